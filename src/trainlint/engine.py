@@ -1,0 +1,67 @@
+"""Run the registered rules of one target over one subject, into a Report."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .config import Settings
+from .model import Run
+from .registry import REGISTRY, Context, NotChecked, StandDown
+from .verdict import Finding, Report
+
+
+def run_rules(target: str, subject: Any, report: Report, settings: Settings | None = None,
+              extra: Mapping[str, Any] | None = None) -> Report:
+    """Apply every enabled rule for ``target`` to ``subject``, recording findings and coverage."""
+    settings = (settings or Settings()).for_path(report.source)
+    debug = bool(os.environ.get("TRAINLINT_DEBUG"))
+    for rule in REGISTRY.all(target):
+        if not settings.enabled(rule):
+            report.checks.not_checked[rule.code] = "not selected by configuration"
+            continue
+        ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {})
+        try:
+            out = rule.check(ctx)
+        except NotChecked as exc:
+            report.checks.not_checked[rule.code] = str(exc)
+            continue
+        except StandDown as exc:
+            report.checks.ran.append(rule.code)
+            report.checks.stood_down[rule.code] = str(exc)
+            continue
+        except Exception as exc:  # a rule bug must not hide the others  # noqa: BLE001
+            if debug:
+                raise
+            report.checks.not_checked[rule.code] = f"internal error in rule: {type(exc).__name__}: {exc}"
+            continue
+        report.checks.ran.append(rule.code)
+        report.findings.extend(_as_list(out))
+    report.findings.sort(key=_finding_order)
+    return report
+
+
+def _as_list(out: Finding | Iterable[Finding] | None) -> list[Finding]:
+    if out is None:
+        return []
+    if isinstance(out, Finding):
+        return [out]
+    return [f for f in out if f is not None]
+
+
+_SEVERITY_RANK = {"FAIL": 0, "WARN": 1, "NOTE": 2}
+
+
+def _finding_order(f: Finding) -> tuple[int, str, float]:
+    return (_SEVERITY_RANK.get(f.severity.value, 3), f.code, f.step if f.step is not None else -1.0)
+
+
+def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
+    """Judge one training run with every log rule."""
+    report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
+                    notes=list(run.notes), summary=run.summary())
+    if not run.has("loss"):
+        names = ", ".join(sorted(run.series)[:12]) or "none"
+        report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
+    return run_rules("log", run, report, settings, extra)

@@ -1,0 +1,1 @@
+"""Inspectors: each module registers the kinds of input it recognises and judges."""

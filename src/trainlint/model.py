@@ -1,0 +1,83 @@
+"""The run model: named metric series as columns, plus provenance.
+
+Readers turn files into a :class:`Run`; rules only read runs. A series holds
+its steps and values as float64 numpy arrays (and, when the source records a
+clock, the wall time of every point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Series:
+    name: str
+    steps: np.ndarray
+    values: np.ndarray
+    wall: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.steps = np.asarray(self.steps, dtype=np.float64)
+        self.values = np.asarray(self.values, dtype=np.float64)
+        if self.wall is not None:
+            self.wall = np.asarray(self.wall, dtype=np.float64)
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def finite(self) -> Series:
+        """The points whose value is finite."""
+        keep = np.isfinite(self.values)
+        if keep.all():
+            return self
+        wall = None if self.wall is None else self.wall[keep]
+        return Series(self.name, self.steps[keep], self.values[keep], wall)
+
+
+@dataclass
+class Damage:
+    """What a reader found broken in its input, read as far as it was intact."""
+
+    kind: str  # "truncated", "corrupt", "skipped-lines", ...
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """One training run: metric series plus where they came from."""
+
+    source: str
+    format: str
+    series: dict[str, Series] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)  # role -> series name
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    damage: list[Damage] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # e.g. crash signatures
+
+    def get(self, role: str) -> Series | None:
+        """The series playing ``role`` (canonical role name or raw metric name)."""
+        name = self.roles.get(role, role)
+        return self.series.get(name)
+
+    def has(self, role: str) -> bool:
+        s = self.get(role)
+        return s is not None and len(s) > 0
+
+    def add(self, name: str, steps: Any, values: Any, wall: Any = None) -> None:
+        self.series[name] = Series(name, steps, values, wall)
+
+    def summary(self) -> dict[str, Any]:
+        loss = self.get("loss")
+        out: dict[str, Any] = {"metrics": len(self.series), "roles": dict(self.roles)}
+        if loss is not None and len(loss):
+            out["loss_points"] = len(loss)
+            out["first_step"] = float(loss.steps[0])
+            out["last_step"] = float(loss.steps[-1])
+        return out

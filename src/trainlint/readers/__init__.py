@@ -1,0 +1,69 @@
+"""Readers: each module registers one format with a content sniffer."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from ..model import Run
+from .base import READERS, ReadError, Reader, read_head
+
+__all__ = ["READERS", "ReadError", "Reader", "load_readers", "sniff", "read_run"]
+
+_loaded = False
+
+
+def load_readers() -> list[Reader]:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if mod.name != "base" and not mod.name.startswith("_"):
+                importlib.import_module(f"{__name__}.{mod.name}")
+    return READERS
+
+
+def sniff(path: Path) -> Reader | None:
+    """The first reader that recognises ``path`` by content, or None."""
+    path = Path(path)
+    readers = load_readers()
+    if path.is_dir():
+        return next((r for r in readers if r.folder and r.sniff(path, b"")), None)
+    try:
+        head = read_head(path)
+    except OSError:
+        return None
+    for r in readers:
+        if r.folder:
+            continue
+        try:
+            if r.sniff(path, head):
+                return r
+        except Exception:  # a sniffer must never take discovery down  # noqa: BLE001
+            continue
+    return None
+
+
+def read_run(path: str | Path, fmt: str | None = None) -> Run:
+    """Read one log into a Run. Raises ReadError with a one-line reason."""
+    path = Path(path)
+    if not path.exists():
+        raise ReadError("no such file or folder")
+    load_readers()
+    if fmt is not None:
+        chosen = next((r for r in READERS if r.name == fmt), None)
+        if chosen is None:
+            raise ReadError(f"unknown format {fmt!r} (known: {', '.join(r.name for r in READERS)})")
+    else:
+        chosen = sniff(path)
+    if chosen is None:
+        raise ReadError("not a training log that trainlint recognises")
+    try:
+        return chosen.read(path)
+    except ReadError:
+        raise
+    except MemoryError:
+        raise ReadError("ran out of memory reading this file") from None
+    except (OSError, ValueError, UnicodeError, RecursionError) as exc:
+        raise ReadError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None

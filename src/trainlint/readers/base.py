@@ -1,0 +1,156 @@
+"""Reader registry and the helpers readers share.
+
+A reader turns one file (or one folder) into a :class:`~trainlint.model.Run`.
+It declares a ``sniff`` that looks at the first bytes of a file and says
+whether it can read it, so that logs are recognised by content. Readers know
+nothing of rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model import Damage, Run
+
+HEAD_BYTES = 8192
+
+
+class ReadError(Exception):
+    """The input cannot be read as a run; the message says why, in one line."""
+
+
+@dataclass
+class Reader:
+    name: str  # the format name reported for runs it reads
+    sniff: Callable[[Path, bytes], bool]
+    read: Callable[[Path], Run]
+    priority: int = 50  # lower runs first
+    folder: bool = False  # sniffs and reads folders, not files
+
+
+READERS: list[Reader] = []
+
+
+def reader(name: str, *, priority: int = 50, folder: bool = False) -> Callable[[Any], Any]:
+    """Class or module-level registration: decorate a class with ``sniff`` and ``read``."""
+
+    def wrap(cls: Any) -> Any:
+        obj = cls()
+        READERS.append(Reader(name, obj.sniff, obj.read, priority, folder))
+        READERS.sort(key=lambda r: r.priority)
+        return cls
+
+    return wrap
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode UTF-8 (BOM stripped); undecodable bytes are replaced and reported."""
+    notes = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        notes.append("stripped a UTF-8 byte-order mark")
+    try:
+        return data.decode("utf-8"), notes
+    except UnicodeDecodeError as exc:
+        bad = data.decode("utf-8", errors="replace").count("\ufffd")
+        notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
+        return data.decode("utf-8", errors="replace"), notes
+
+
+def looks_binary(head: bytes) -> bool:
+    return b"\x00" in head[:1024]
+
+
+_TEXT_NONFINITE = {"nan": math.nan, "+nan": math.nan, "-nan": math.nan, "inf": math.inf,
+                   "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
+                   "-inf": -math.inf, "-infinity": -math.inf}
+
+
+def text_nonfinite(text: str) -> float | None:
+    return _TEXT_NONFINITE.get(text.strip().lower())
+
+
+def sample_lines(items: Iterable[int], limit: int = 20) -> str:
+    items = list(items)
+    shown = ", ".join(str(i) for i in items[:limit])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+class Columns:
+    """Accumulates (step, value) pairs per metric name, checking every value.
+
+    Values that are not real numbers are never silently coerced: booleans and
+    text are dropped and counted; text that spells a non-finite number
+    ("NaN", "inf") is taken as that number and reported; integers too large
+    for a float are reported as overflow.
+    """
+
+    def __init__(self) -> None:
+        self.data: dict[str, tuple[list[float], list[float]]] = {}
+        self.wall: dict[str, list[float]] = {}
+        self.bad: dict[str, dict[str, list[Any]]] = {}  # name -> problem -> [where]
+
+    def _flag(self, name: str, problem: str, where: Any) -> None:
+        self.bad.setdefault(name, {}).setdefault(problem, []).append(where)
+
+    def add(self, step: float, key: str, value: Any, where: Any = None, wall: float | None = None) -> None:
+        kind = type(value)
+        if kind is float or kind is int:
+            try:
+                v = float(value)
+            except OverflowError:
+                self._flag(key, "integer too large for a float", where)
+                return
+        elif kind is str:
+            parsed = text_nonfinite(value)
+            if parsed is None:
+                self._flag(key, "text", where)
+                return
+            self._flag(key, f"text {value.strip()!r} read as {parsed}", where)
+            v = parsed
+        elif kind is bool:
+            self._flag(key, "boolean", where)
+            return
+        else:
+            return  # lists, objects, null: not a scalar metric
+        col = self.data.get(key)
+        if col is None:
+            col = self.data[key] = ([], [])
+        col[0].append(step)
+        col[1].append(v)
+        if wall is not None:
+            self.wall.setdefault(key, []).append(wall)
+
+    def into(self, run: Run) -> None:
+        for name, (steps, values) in self.data.items():
+            wall = self.wall.get(name)
+            run.add(name, np.array(steps, dtype=np.float64), np.array(values, dtype=np.float64),
+                    np.array(wall, dtype=np.float64) if wall and len(wall) == len(values) else None)
+        for name, problems in self.bad.items():
+            if name not in self.data and set(problems) == {"text"}:
+                continue  # a text column (e.g. "mode": "train") is not a metric
+            for problem, where in problems.items():
+                at = sample_lines([w for w in where if w is not None], 5)
+                run.notes.append(f"{name}: {len(where)} value(s) not a real number ({problem})"
+                                 + (f" at {at}" if at else ""))
+
+
+def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False) -> None:
+    """Record lines a reader skipped as a note (and as damage when they were broken records)."""
+    if not lines:
+        return
+    msg = f"skipped {len(lines)} {what}: line(s) {sample_lines(lines)}"
+    run.notes.append(msg)
+    if damage:
+        run.damage.append(Damage("skipped-lines", msg, {"count": len(lines), "first_line": lines[0]}))

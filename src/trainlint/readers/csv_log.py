@@ -1,0 +1,94 @@
+"""CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows), Keras
+CSVLogger ``training.log`` (one row per epoch), and similar tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from ..model import Run
+from ..roles import role_of
+from .base import Columns, ReadError, decode_text, looks_binary, note_skipped, reader
+
+DELIMITERS = ",\t;"
+STEP_COLUMNS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step")
+
+
+def _header(text: str) -> tuple[list[str], str] | None:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    best = max(DELIMITERS, key=first.count)
+    if first.count(best) == 0:
+        return None
+    cols = [c.strip() for c in first.split(best)]
+    return cols, best
+
+
+def _is_metric_header(cols: list[str]) -> bool:
+    return any("loss" in c.lower() or role_of(c) is not None for c in cols) and \
+        not any(c.startswith("{") for c in cols)
+
+
+@reader("csv", priority=45)
+class CsvReader:
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if looks_binary(head):
+            return False
+        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+        found = _header(text)
+        if found is None or not _is_metric_header(found[0]):
+            return False
+        rows = [r for r in text.splitlines()[1:4] if r.strip()]
+        return bool(rows) and any(ch.isdigit() for ch in rows[0])
+
+    def read(self, path: Path) -> Run:
+        text, notes = decode_text(path.read_bytes())
+        run = Run(source=str(path), format="csv", files=[str(path)], notes=notes)
+        found = _header(text)
+        if found is None:
+            raise ReadError("no delimited header line found")
+        header, delim = found
+        reader_ = csv.reader(io.StringIO(text), delimiter=delim)
+        next(reader_)
+        step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
+        epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
+        if step_col is None:
+            run.notes.append("no step column; steps are " + ("epochs" if epoch_col is not None else "row numbers"))
+            run.meta["steps_are"] = "epochs" if epoch_col is not None else "rows"
+        cols, ragged = Columns(), []
+        for n, row in enumerate(reader_):
+            line_no = n + 2
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                ragged.append(line_no)
+                if len(row) > len(header):
+                    continue
+            step = _step(row, step_col if step_col is not None else epoch_col, n)
+            for i, cell in enumerate(row):
+                if i == step_col or not cell.strip():
+                    continue  # Lightning's sparse rows leave most cells empty
+                cols.add(step, header[i], _number(cell), line_no)
+        note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
+        cols.into(run)
+        if not run.series:
+            raise ReadError("no numeric columns found")
+        return run
+
+
+def _number(cell: str) -> float | str | bool:
+    """A CSV cell as a float ("nan" and "inf" are how CSV writers spell those floats)."""
+    try:
+        return float(cell)
+    except ValueError:
+        lowered = cell.strip().lower()
+        return True if lowered == "true" else False if lowered == "false" else cell
+
+
+def _step(row: list[str], col: int | None, n: int) -> float:
+    if col is None or col >= len(row):
+        return float(n)
+    try:
+        return float(row[col])
+    except ValueError:
+        return float(n)

@@ -1,0 +1,99 @@
+"""Hugging Face Trainer ``trainer_state.json``: the ``log_history`` train and eval entries."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..model import Damage, Run
+from .base import Columns, ReadError, decode_text, reader
+
+META_KEYS = ("max_steps", "logging_steps", "eval_steps", "save_steps", "global_step",
+             "num_train_epochs", "train_batch_size", "best_model_checkpoint", "best_metric",
+             "best_global_step", "epoch")
+SUMMARY_KEYS = ("train_runtime", "total_flos")
+NOT_SERIES = {"step"}
+_LOG_HISTORY = re.compile(r'"log_history"\s*:\s*\[')
+
+
+@reader("hf-trainer-state", priority=10)
+class TrainerStateReader:
+    def sniff(self, path: Path, head: bytes) -> bool:
+        text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+        if not text.startswith(b"{"):
+            return False
+        return b'"log_history"' in head or (path.name == "trainer_state.json" and b'"global_step"' in head)
+
+    def read(self, path: Path) -> Run:
+        text, notes = decode_text(path.read_bytes())
+        run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
+        try:
+            state = json.loads(text)
+        except json.JSONDecodeError as exc:
+            state = _salvage(text, exc, run)
+        if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):
+            raise ReadError("a JSON object without a 'log_history' list: not a trainer_state.json")
+        run.meta.update({k: state[k] for k in META_KEYS if k in state})
+        _columns(state["log_history"], run).into(run)
+        return run
+
+
+def _columns(history: list[Any], run: Run) -> Columns:
+    cols = Columns()
+    skipped = 0
+    for i, entry in enumerate(history):
+        if not isinstance(entry, dict):
+            skipped += 1
+            continue
+        if any(k in entry for k in SUMMARY_KEYS):
+            run.meta["completed"] = True  # the Trainer writes this entry when train() returns
+            run.meta["summary"] = {k: v for k, v in entry.items() if isinstance(v, (int, float))}
+            continue
+        step = entry.get("step")
+        if type(step) not in (int, float):
+            skipped += 1
+            continue
+        for key, value in entry.items():
+            if key not in NOT_SERIES:
+                cols.add(step, key, value, f"log_history[{i}]")
+    if skipped:
+        run.notes.append(f"skipped {skipped} log_history entries without a numeric step")
+    return cols
+
+
+def _salvage(text: str, exc: json.JSONDecodeError, run: Run) -> dict[str, Any]:
+    """Recover the complete log_history entries of a truncated or damaged file."""
+    m = _LOG_HISTORY.search(text)
+    if m is None:
+        raise ReadError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+    decoder = json.JSONDecoder()
+    entries: list[Any] = []
+    pos = m.end()
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        entries.append(obj)
+    if not entries:
+        raise ReadError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+    msg = (f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); "
+           f"recovered {len(entries)} complete log_history entries before it")
+    run.damage.append(Damage("truncated", msg, {"entries_recovered": len(entries),
+                                                "error_line": exc.lineno, "bytes": len(text)}))
+    head = text[: m.start()]
+    meta: dict[str, Any] = {}
+    for key in META_KEYS:
+        km = re.search(r'"%s"\s*:\s*("(?:[^"\\]|\\.)*"|[-0-9.eE+]+|null)' % key, head)
+        if km:
+            try:
+                meta[key] = json.loads(km.group(1))
+            except json.JSONDecodeError:
+                pass
+    return {**meta, "log_history": entries}

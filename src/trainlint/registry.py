@@ -1,0 +1,162 @@
+"""One registry of coded rules.
+
+A rule declares its code (``TL`` + three digits), a kebab-case name, one
+category from :data:`CATEGORIES`, a default severity, named thresholds with
+defaults and docs, the kind of input it judges (``target``), and an
+explanation. ``trainlint rules``, RULES.md and the SARIF rule table all come
+from here.
+
+A rule's check function takes a :class:`Context` and returns findings (made
+with :meth:`Context.fire`); it declines to judge by raising :class:`NotChecked`
+(could not run: missing input) or :class:`StandDown` (ran, chose not to judge).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .verdict import Finding, Severity
+
+CATEGORIES = (
+    "nan", "divergence", "spike", "stagnation", "lr", "gradient", "overfit", "leakage",
+    "generalization", "throughput", "stall", "crash", "resume", "integrity", "data",
+    "tokenizer", "checkpoint", "security", "environment", "compare",
+)
+TARGETS = ("log", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
+
+_CODE = re.compile(r"^TL\d{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class NotChecked(Exception):
+    """The check could not run (missing series, too little data, missing prerequisite)."""
+
+
+class StandDown(Exception):
+    """The check ran and deliberately declined to judge; the reason is recorded."""
+
+
+@dataclass(frozen=True)
+class Threshold:
+    name: str
+    default: float
+    doc: str
+
+
+@dataclass
+class Rule:
+    code: str
+    name: str
+    category: str
+    severity: Severity
+    target: str
+    summary: str
+    explanation: str
+    thresholds: tuple[Threshold, ...]
+    check: Callable[[Context], Iterable[Finding] | Finding | None]
+    requires: tuple[str, ...] = ()
+
+    def threshold_defaults(self) -> dict[str, float]:
+        return {t.name: t.default for t in self.thresholds}
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+        self._loaded = False
+
+    def add(self, rule: Rule) -> None:
+        if not _CODE.match(rule.code):
+            raise ValueError(f"bad rule code {rule.code!r}")
+        if not _NAME.match(rule.name):
+            raise ValueError(f"bad rule name {rule.name!r}")
+        if rule.category not in CATEGORIES:
+            raise ValueError(f"{rule.code}: unknown category {rule.category!r}")
+        if rule.target not in TARGETS:
+            raise ValueError(f"{rule.code}: unknown target {rule.target!r}")
+        other = self._rules.get(rule.code)
+        if other is not None and other.check is not rule.check:
+            raise ValueError(f"duplicate rule code {rule.code} ({other.name}, {rule.name})")
+        if any(r.name == rule.name and r.code != rule.code for r in self._rules.values()):
+            raise ValueError(f"duplicate rule name {rule.name}")
+        self._rules[rule.code] = rule
+
+    def load(self) -> None:
+        """Import every module of the ``trainlint.rules`` package (each registers its rules)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        from . import rules as pkg
+
+        for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            if not mod.name.startswith("_"):
+                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+
+    def all(self, target: str | None = None) -> list[Rule]:
+        self.load()
+        rules = sorted(self._rules.values(), key=lambda r: r.code)
+        return [r for r in rules if target is None or r.target == target]
+
+    def get(self, key: str) -> Rule | None:
+        """Look a rule up by code (case-insensitive) or by name."""
+        self.load()
+        key = key.strip()
+        if key.upper() in self._rules:
+            return self._rules[key.upper()]
+        return next((r for r in self._rules.values() if r.name == key.lower()), None)
+
+
+REGISTRY = _Registry()
+
+
+def rule(*, code: str, name: str, category: str, severity: Severity | str, summary: str,
+         explanation: str, target: str = "log", requires: Iterable[str] = (),
+         thresholds: Iterable[Threshold] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated check function as a rule."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        REGISTRY.add(Rule(code=code, name=name, category=category, severity=Severity(severity),
+                          target=target, summary=summary, explanation=explanation.strip(),
+                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires)))
+        return fn
+
+    return wrap
+
+
+@dataclass
+class Context:
+    """What a check function sees: its subject, its thresholds, and how to fire."""
+
+    rule: Rule
+    subject: Any
+    thresholds: Mapping[str, float]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def run(self) -> Any:
+        return self.subject
+
+    def t(self, name: str) -> float:
+        return self.thresholds[name]
+
+    def series(self, role: str, *, min_points: int = 1, finite: bool = True) -> Any:
+        """The run's series for ``role``; NotChecked when absent or too short."""
+        s = self.subject.get(role)
+        if s is None or len(s) == 0:
+            raise NotChecked(f"no {role} series in this log")
+        if finite:
+            s = s.finite()
+        if len(s) < min_points:
+            raise NotChecked(f"{role} has {len(s)} finite points, needs at least {min_points}")
+        return s
+
+    def fire(self, message: str, *, step: float | None = None,
+             severity: Severity | str | None = None, **evidence: Any) -> Finding:
+        sev = Severity(severity) if severity is not None else self.rule.severity
+        return Finding(code=self.rule.code, name=self.rule.name, category=self.rule.category,
+                       severity=sev, message=message, evidence=evidence, step=step)

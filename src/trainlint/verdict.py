@@ -1,0 +1,173 @@
+"""The verdict contract: severities, findings, reports, and the exit code.
+
+Severity of a *report* (and of the whole result) is one of FAIL, WARN,
+NOT-CHECKED, PASS. A *finding* is FAIL, WARN or NOTE (a NOTE is recorded
+evidence that does not change the verdict). Exit codes are a separate axis:
+1 if anything FAILs, else 2 if anything could not be judged, else 0.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = "1.0"
+
+
+class Severity(str, enum.Enum):
+    FAIL = "FAIL"
+    WARN = "WARN"
+    NOTE = "NOTE"
+    NOT_CHECKED = "NOT-CHECKED"
+    PASS = "PASS"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+# Order used to combine report verdicts into one result verdict.
+_VERDICT_ORDER = {Severity.FAIL: 3, Severity.NOT_CHECKED: 2, Severity.WARN: 1, Severity.PASS: 0}
+
+EXIT_CODES = {Severity.FAIL: 1, Severity.NOT_CHECKED: 2, Severity.WARN: 0, Severity.PASS: 0}
+
+
+def _clean(value: Any) -> Any:
+    """Make evidence JSON-safe: non-finite floats become strings ("NaN", "Infinity")."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        return _clean(value.item())  # numpy scalar
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+@dataclass
+class Finding:
+    """One rule firing, with the numbers it fired on."""
+
+    code: str
+    name: str
+    category: str
+    severity: Severity
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    step: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        step = self.step
+        if step is not None:
+            step = float(step)
+            step = int(step) if step.is_integer() else step
+        return {
+            "code": self.code,
+            "name": self.name,
+            "category": self.category,
+            "severity": self.severity.value,
+            "message": self.message,
+            "evidence": _clean(self.evidence),
+            "step": step,
+        }
+
+
+@dataclass
+class Checks:
+    """Which checks ran, which stood down (ran, decided not to judge), and which could not run."""
+
+    ran: list[str] = field(default_factory=list)
+    stood_down: dict[str, str] = field(default_factory=dict)
+    not_checked: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ran": list(self.ran), "stood_down": dict(self.stood_down),
+                "not_checked": dict(self.not_checked)}
+
+
+@dataclass
+class Report:
+    """The judgement of one input (a run, a dataset, a checkpoint, ...)."""
+
+    source: str
+    kind: str
+    format: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    checks: Checks = field(default_factory=Checks)
+    unjudged: str | None = None  # reason the input as a whole could not be judged
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Severity:
+        severities = {f.severity for f in self.findings}
+        if Severity.FAIL in severities:
+            return Severity.FAIL
+        if self.unjudged is not None:
+            return Severity.NOT_CHECKED
+        if Severity.WARN in severities:
+            return Severity.WARN
+        return Severity.PASS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "format": self.format,
+            "verdict": self.verdict.value,
+            "reason": self.unjudged,
+            "files": list(self.files) or [self.source],
+            "notes": list(self.notes),
+            "summary": _clean(self.summary),
+            "findings": [f.to_dict() for f in self.findings],
+            "checks": self.checks.to_dict(),
+        }
+
+
+def combine(verdicts: list[Severity]) -> Severity:
+    """Combine report verdicts: FAIL > NOT-CHECKED > WARN > PASS. No reports: NOT-CHECKED."""
+    if not verdicts:
+        return Severity.NOT_CHECKED
+    return max(verdicts, key=lambda v: _VERDICT_ORDER[v])
+
+
+@dataclass
+class Result:
+    """What every command returns: a list of reports, one verdict, one exit code."""
+
+    command: str
+    reports: list[Report] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    empty_reason: str | None = None  # why there is nothing to report, when nothing is
+
+    @property
+    def verdict(self) -> Severity:
+        if not self.reports and self.empty_reason is None:
+            return Severity.PASS
+        return combine([r.verdict for r in self.reports])
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        from . import __version__
+
+        out: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "trainlint", "version": __version__},
+            "command": self.command,
+            "verdict": self.verdict.value,
+            "exit_code": self.exit_code,
+            "reason": self.empty_reason,
+            "reports": [r.to_dict() for r in self.reports],
+        }
+        out.update(_clean(self.extra))
+        return out
