@@ -1,0 +1,48 @@
+"""Shared fixtures: the real-log evidence folder (skipped when absent) and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EVIDENCE = ROOT.parent / "shared" / "evidence"
+
+os.environ.setdefault("TRAINLINT_DEBUG", "1")  # rule bugs raise in tests instead of hiding
+
+
+@pytest.fixture
+def evidence() -> Path:
+    """../shared/evidence beside the checkout; skip cleanly when it is not there."""
+    if not EVIDENCE.is_dir():
+        pytest.skip(f"real-log evidence folder not present at {EVIDENCE}")
+    return EVIDENCE
+
+
+class CliResult:
+    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+        self.code = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli():
+    """Run ``python -m trainlint ARGS`` from this checkout's src; returns code/out/err."""
+
+    def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
+        full_env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1", **(env or {})}
+        full_env.pop("TRAINLINT_DEBUG", None)
+        proc = subprocess.run([sys.executable, "-m", "trainlint", *map(str, args)], capture_output=True,
+                              text=True, cwd=cwd, env=full_env, timeout=300)
+        return CliResult(proc)
+
+    return run
