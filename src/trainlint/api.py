@@ -10,7 +10,7 @@ from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
 from .model import Run
-from .readers import ReadError, read_run as _read_raw
+from .readers import ReadError, read_any, read_run as _read_raw
 from .roles import assign_roles
 from .verdict import Report, Result
 
@@ -48,14 +48,23 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None)
             continue
         items = list(walk(path))
         if not items and path.is_file():
-            result.reports.append(Report(source=str(raw), kind="log",
-                                         unjudged="not an input trainlint recognises"))
+            result.reports.append(_judge_unclaimed(path, options))
             continue
         for item in items:
             result.reports.append(item.inspector.judge(item.path, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
     return result
+
+
+def _judge_unclaimed(path: Path, options: Options) -> Report:
+    """A file named explicitly that no inspector recognised: try it as a log anyway."""
+    try:
+        run = read_any(path)
+    except ReadError:
+        return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
+    run.roles = assign_roles(run.series, options.role_map)
+    return judge_run(run, options.settings)
 
 
 __all__ = ["Options", "ReadError", "doctor", "judge", "match_file", "read_run"]

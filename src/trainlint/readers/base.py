@@ -138,12 +138,18 @@ class Columns:
             run.add(name, np.array(steps, dtype=np.float64), np.array(values, dtype=np.float64),
                     np.array(wall, dtype=np.float64) if wall and len(wall) == len(values) else None)
         for name, problems in self.bad.items():
-            if name not in self.data and set(problems) == {"text"}:
+            if name not in self.data and set(problems) == {"text"} and not _metric_name(name):
                 continue  # a text column (e.g. "mode": "train") is not a metric
             for problem, where in problems.items():
                 at = sample_lines([w for w in where if w is not None], 5)
                 run.notes.append(f"{name}: {len(where)} value(s) not a real number ({problem})"
                                  + (f" at {at}" if at else ""))
+
+
+def _metric_name(name: str) -> bool:
+    from ..roles import role_of
+
+    return "loss" in name.lower() or role_of(name) is not None
 
 
 def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False) -> None:

@@ -72,7 +72,8 @@ class CsvReader:
         note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
         cols.into(run)
         if not run.series:
-            raise ReadError("no numeric columns found")
+            why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
+            raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         return run
 
 
