@@ -160,3 +160,51 @@ def test_directory_named_like_a_log(tmp_path):
 def test_missing_path():
     with pytest.raises(ReadError, match="no such file"):
         read_run("/nonexistent/trainer_state.json")
+
+
+def _as_dict(cols):
+    from trainlint.model import Run
+
+    run = Run("x", "jsonl")
+    cols.into(run)
+    return {k: (s.steps.tolist(), s.values.tolist()) for k, s in run.series.items()}
+
+
+def test_jsonl_bulk_path_equals_general_path():
+    from hypothesis import given, settings, strategies as st
+
+    from trainlint.model import Run
+    from trainlint.readers.jsonl import _general, _Template
+
+    num = st.one_of(st.integers(-10 ** 6, 10 ** 6),
+                    st.floats(allow_nan=False, allow_infinity=False, width=64))
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(num, num), min_size=1, max_size=30), st.booleans())
+    def check(rows, compact):
+        seps = (",", ":") if compact else (", ", ": ")
+        text = "\n".join(json.dumps({"step": i, "loss": a, "lr": b}, separators=seps)
+                         for i, (a, b) in enumerate(rows)) + "\n"
+        fast = _Template.whole_file(text)
+        assert fast is not None
+        assert _as_dict(fast[0]) == _as_dict(_general(text, Run("x", "jsonl")))
+
+    check()
+
+
+def test_jsonl_bulk_path_declines_odd_lines():
+    from trainlint.readers.jsonl import _Template
+
+    base = '{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n'
+    assert _Template.whole_file(base) is not None
+    for odd in ('{"step": 3, "loss": 1.0, "loss": 9.0}\n', '{"loss": 1.0, "step": 3}\n',
+                '{"step": 3, "loss": NaN}\n', '{"step": 3, "loss": 1e999}\n', "banner\n"):
+        assert _Template.whole_file(base + odd) is None, odd
+
+
+def test_jsonl_overflowing_literal_is_reported(tmp_path):
+    p = tmp_path / "m.jsonl"
+    p.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": ' + "9" * 400 + "}\n")
+    run = read_run(p)
+    assert run.get("loss").values.tolist() == [2.0]
+    assert any("too large for a float" in n for n in run.notes)

@@ -55,7 +55,7 @@ class CsvReader:
         if step_col is None:
             run.notes.append("no step column; steps are " + ("epochs" if epoch_col is not None else "row numbers"))
             run.meta["steps_are"] = "epochs" if epoch_col is not None else "rows"
-        cols, ragged = Columns(), []
+        records, steps, where, ragged = [], [], [], []
         for n, row in enumerate(reader_):
             line_no = n + 2
             if not row or not any(cell.strip() for cell in row):
@@ -64,11 +64,12 @@ class CsvReader:
                 ragged.append(line_no)
                 if len(row) > len(header):
                     continue
-            step = _step(row, step_col if step_col is not None else epoch_col, n)
-            for i, cell in enumerate(row):
-                if i == step_col or not cell.strip():
-                    continue  # Lightning's sparse rows leave most cells empty
-                cols.add(step, header[i], _number(cell), line_no)
+            # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
+            records.append({header[i]: _number(c) for i, c in enumerate(row) if i != step_col and c.strip()})
+            steps.append(_step(row, step_col if step_col is not None else epoch_col, n))
+            where.append(line_no)
+        cols = Columns()
+        cols.add_records(records, steps, where)
         note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
         cols.into(run)
         if not run.series:
