@@ -100,3 +100,18 @@ def test_judging_is_amortised():
     for i in range(5000):
         g.observe(i, loss=1.0 + 0.01 * rng.standard_normal(), lr=1e-3)
     assert len(calls) < 32 * (2 + math.log(5000 / 32))  # ~growth * ln(n), not one per step
+
+
+def test_doctor_reads_the_guard_log(cli, tmp_path):
+    log = tmp_path / "out" / "trainlint-guard.jsonl"
+    g = Guard(stop_on="FAIL", log_path=log)
+    for i in range(100):
+        g.observe(i, loss=math.nan if i >= 50 else 1.0, lr=1e-3)
+        if g.should_stop:
+            break
+    data = cli("doctor", log, "--format", "json").json()
+    rep = data["reports"][0]
+    assert rep["format"] == "trainlint-guard" and rep["verdict"] == "FAIL"
+    assert [f["code"] for f in rep["findings"]] == ["TL001"]
+    assert any("stopped the run at step 50" in n for n in rep["notes"])
+    assert any("no end record" in n for n in rep["notes"])

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..engine import judge_run
+from ..engine import judge_run, run_rules
 from ..registry import REGISTRY
 from ..verdict import Finding, Report, Severity
 from .history import LiveRun
@@ -61,6 +61,17 @@ class StopPolicy:
 
 
 @dataclass
+class LiveStatus:
+    """The state of a feed being watched, for the "live" rules."""
+
+    records: int
+    last_step: float
+    last_record_time: float
+    now: float
+    cadence: float | None  # median seconds between records, when known
+
+
+@dataclass
 class Guard:
     """Judge a run while it trains. ``observe`` returns the newly announced findings.
 
@@ -87,7 +98,8 @@ class Guard:
         self.policy = StopPolicy.of(self.stop_on, self.warmup_steps)
         self.history = LiveRun(self.source, self.role_map, self.meta)
         self.announced: dict[str, str] = {}
-        self.current: list[Finding] = []
+        self._log_findings: list[Finding] = []
+        self._live_findings: list[Finding] = []
         self._next_judge = 1
         self._last_judged = 0
         self._best_loss = math.inf
@@ -143,11 +155,21 @@ class Guard:
     def _judge(self, n: int) -> list[Finding]:
         self._last_judged = n
         self._next_judge = n + max(1, n // self.growth)
-        report = judge_run(self.history.view(), self.settings, {"live": True})
-        return self._announce(report.findings)
+        self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}).findings
+        return self._announce()
 
-    def _announce(self, findings: list[Finding]) -> list[Finding]:
-        self.current = findings
+    def judge_live(self, status: Any) -> list[Finding]:
+        """Run the rules about the feed itself (e.g. a stall) on a :class:`LiveStatus`."""
+        report = run_rules("live", status, Report(self.source, "log", "live"), self.settings)
+        self._live_findings = report.findings
+        return self._announce()
+
+    @property
+    def current(self) -> list[Finding]:
+        return self._log_findings + self._live_findings
+
+    def _announce(self) -> list[Finding]:
+        findings = self.current
         worst: dict[str, Finding] = {}
         for f in findings:
             if f.severity in (Severity.FAIL, Severity.WARN) and (
@@ -173,7 +195,8 @@ class Guard:
         """The run ended: judge it as doctor would judge the finished log."""
         report = judge_run(self.history.view(), self.settings)
         report.source = self.source
-        self._announce(report.findings)
+        self._log_findings = report.findings
+        self._announce()
         self._log({"type": "end", "time": self.clock(), "at_step": self._step,
                    "verdict": report.verdict.value, "codes": sorted({f.code for f in report.findings})})
         return report

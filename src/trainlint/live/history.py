@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Run, Series
+from ..readers.base import text_nonfinite
 from ..roles import assign_roles
 
 
@@ -90,9 +91,12 @@ class LiveRun:
 
 
 def _scalar(value: Any) -> float | None:
-    """A framework tensor or numpy scalar as a float; None for anything else (bools, text)."""
+    """A framework tensor or numpy scalar as a float; text spelling a non-finite number
+    ("NaN") as that number, as the readers do; None for anything else (bools, text)."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, str):
+        return text_nonfinite(value)
     item = getattr(value, "item", None)
     if item is None:
         return None
