@@ -106,7 +106,7 @@ def test_doctor_reads_the_guard_log(cli, tmp_path):
     log = tmp_path / "out" / "trainlint-guard.jsonl"
     g = Guard(stop_on="FAIL", log_path=log)
     for i in range(100):
-        g.observe(i, loss=math.nan if i >= 50 else 1.0, lr=1e-3)
+        g.observe(i, loss=math.nan if i >= 50 else 1.0 + 1.0 / (i + 1), lr=1e-3)
         if g.should_stop:
             break
     data = cli("doctor", log, "--format", "json").json()
