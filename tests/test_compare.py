@@ -266,3 +266,19 @@ def test_baseline_problem_and_missing_loss_are_not_checked():
     noloss = Run(source="n.jsonl", format="generated")
     noloss.add("acc", [1, 2, 3], [0.1, 0.2, 0.3])
     assert "no loss series" in judge(noloss, SEEDS[:1]).unjudged
+
+
+def test_tl160_far_below_is_a_note():
+    rep = judge(make_run(30, name="low.jsonl", floor=0.03, start=3.0), SEEDS[:1])
+    f = finding(rep, "TL160")
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] < 0.1
+    assert f.evidence["ratio"] == pytest.approx(f.evidence["value"] / f.evidence["baseline"])
+    assert rep.verdict.value == "PASS"
+    assert "TL160" not in codes(judge(SEEDS[1], SEEDS[:1]))
+
+
+def test_band_curve_spread_is_leave_one_out():
+    rep = judge(SEEDS[0], SEEDS)
+    cell = rep.summary["metrics"]["loss_gap"]
+    lo, hi = cell["baseline_range"]
+    assert lo < 1.0 < hi  # each seed against the others, not against a centre it is part of

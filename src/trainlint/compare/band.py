@@ -18,9 +18,9 @@ import numpy as np
 from ..registry import Threshold
 
 BAND_THRESHOLDS = (
-    Threshold("band_warn_sigmas", 3.0, "with several baseline runs: WARN beyond the worst one plus this many SDs"),
-    Threshold("band_fail_sigmas", 6.0, "with several baseline runs: FAIL beyond the worst one plus this many SDs"),
-    Threshold("band_min_margin", 0.05, "with several baseline runs: WARN limit at least this fraction off their median"),
+    Threshold("band_warn_sigmas", 3.0, "several baseline runs: WARN beyond the worst one plus this many SDs"),
+    Threshold("band_fail_sigmas", 6.0, "several baseline runs: FAIL beyond the worst one plus this many SDs"),
+    Threshold("band_min_margin", 0.05, "several baseline runs: WARN limit at least this fraction off their median"),
 )
 
 

@@ -82,7 +82,14 @@ def loss_gaps(run_m: RunMetrics, base_m: list[RunMetrics]) -> tuple[float | None
     curves = [b.curve for b in base_m]
     if run_m.curve is None or not curves or any(c is None for c in curves):
         return None, []
-    centre = np.median(np.vstack(curves), axis=0)
+    stack = np.vstack(curves)
+    centre = np.median(stack, axis=0)
     if not np.all(centre > 0):
         return None, []
-    return float(np.mean(run_m.curve / centre)), [float(np.mean(c / centre)) for c in curves]
+    if len(curves) == 1:
+        return float(np.mean(run_m.curve / centre)), [1.0]
+    # each baseline run against the median of the others, so its own curve does not pull the centre
+    others = [np.median(np.delete(stack, i, axis=0), axis=0) for i in range(len(curves))]
+    if not all(np.all(o > 0) for o in others):
+        return None, []
+    return float(np.mean(run_m.curve / centre)), [float(np.mean(c / o)) for c, o in zip(curves, others)]

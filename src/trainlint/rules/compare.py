@@ -169,7 +169,8 @@ several times higher means larger, noisier updates (learning rate, loss scale, b
 labels); several times lower means the updates nearly vanished (frozen layers, a tiny
 learning rate). Infinite or NaN gradient norms in the run but not in the baseline
 point at overflow (fp16 without enough headroom). A symptom, so a WARN.""",
-      thresholds=[Threshold("max_ratio", 3.0, "WARN when run/baseline grad-norm level is above this or below its inverse"),
+      thresholds=[Threshold("max_ratio", 3.0, "WARN when run/baseline grad-norm level is above this "
+                            "or below its inverse"),
                   Threshold("min_points", 5, "grad-norm points each run needs")])
 def grad_norm(ctx):
     comp = ctx.subject
@@ -318,3 +319,28 @@ def loss_not_finite(ctx):
         raise StandDown(f"the baseline has non-finite loss values too ({base_bad})")
     return ctx.fire(f"{bad} non-finite loss values in the run, none in the baseline",
                     count=bad, baseline_count=base_bad, threshold=ctx.t("min_count"))
+
+
+@rule(code="TL160", name="loss-far-below-baseline", category="compare", severity="NOTE",
+      target="comparison",
+      summary="The run's loss went far below the baseline's: a different task, not necessarily a better run.",
+      explanation="""
+A run of the same recipe rarely beats a known-good baseline by a large factor. A loss
+floor far below the baseline's usually means the run saw different (easier, smaller or
+repeated) data: memorisation of a tiny training set, eval or test data leaked into
+training, or a different loss normalisation. Recorded as a NOTE: check the eval loss
+and the data before trusting the improvement.""",
+      thresholds=[Threshold("max_ratio", 0.5, "run floor / baseline floor at or below which this notes"),
+                  MIN_POINTS])
+def loss_far_below(ctx):
+    _window_ok(ctx, ctx.t("min_points"))
+    m = ctx.subject.metric("loss_floor")
+    if m.run is None or not m.base or min(m.base) <= 0:
+        raise StandDown("the baseline loss floor is not positive; a ratio means nothing")
+    ratio = m.run / m.center
+    if ratio > ctx.t("max_ratio"):
+        return None
+    return ctx.fire(f"loss floor {fmt(m.run)} is {fmt(ratio)}x the baseline's {fmt(m.center)} "
+                    f"(threshold {fmt(ctx.t('max_ratio'))}x): different data, memorisation or leakage?",
+                    value=m.run, baseline=m.center, baseline_values=m.base, ratio=ratio,
+                    threshold=ctx.t("max_ratio"))
