@@ -282,3 +282,17 @@ def test_band_curve_spread_is_leave_one_out():
     cell = rep.summary["metrics"]["loss_gap"]
     lo, hi = cell["baseline_range"]
     assert lo < 1.0 < hi  # each seed against the others, not against a centre it is part of
+
+
+def test_resumed_log_with_repeated_steps_and_long_runs():
+    base = make_run(31)
+    steps = base.get("loss").steps
+    resumed = make_run(32, name="resumed.jsonl")
+    s = resumed.series["loss"]
+    again = (steps >= 500) & (steps <= 700)  # a restart re-logged steps 500-700 with worse values
+    s.steps = np.r_[s.steps[steps <= 700], steps[again], s.steps[steps > 700]]
+    s.values = np.r_[s.values[steps <= 700], s.values[again] * 1.01, s.values[steps > 700]]
+    assert judge(resumed, [base]).verdict.value == "PASS"
+    long = make_run(33, n=200_000, every=1, name="long.jsonl")
+    rep = judge(long, [make_run(34, n=200_000, every=1)])
+    assert rep.verdict.value == "PASS"

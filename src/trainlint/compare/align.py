@@ -52,13 +52,22 @@ class Alignment:
         if series is None or len(series) == 0 or self.lo is None or self.hi is None:
             return np.empty(0), np.empty(0)
         s = series.finite() if finite else series
-        x = self.position(run, s.steps)
+        x, v = _last_per_step(self.position(run, s.steps), s.values)
         keep = (x >= self.lo - 1e-12) & (x <= self.hi + 1e-12)
-        return x[keep], s.values[keep]
+        return x[keep], v[keep]
 
     def to_dict(self) -> dict[str, object]:
         return {"mode": self.mode, "window": [self.lo, self.hi], "reason": self.reason,
                 "planned_lengths": dict(self.lengths), "no_overlap": self.no_overlap}
+
+
+def _last_per_step(x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted by position; where a step was logged twice (a resumed run) the later value wins."""
+    if len(x) < 2 or (np.all(np.diff(x) > 0)):
+        return x, v
+    rev_x, rev_v = x[::-1], v[::-1]
+    _, first = np.unique(rev_x, return_index=True)  # first in reversed order = last logged
+    return rev_x[first], rev_v[first]
 
 
 def _choose_mode(lengths: list[float], mode: str, tolerance: float) -> tuple[str, str]:
@@ -82,7 +91,8 @@ def align(run: Run, baselines: list[Run], mode: str = "auto", tolerance: float =
     lengths = {r.source: v or 0.0 for r, v in zip(everyone, per_run)}
     if not all(per_run):
         missing = [r.source for r, v in zip(everyone, per_run) if not v]
-        return Alignment("step", lengths, no_overlap="no loss points in " + ", ".join(missing))
+        why = "no loss points at a positive step in " + ", ".join(missing)
+        return Alignment("step", lengths, no_overlap=why)
     known = [float(v) for v in per_run]
     chosen, reason = _choose_mode(known, mode, tolerance)
     out = Alignment(chosen, lengths, reason=reason)
@@ -93,8 +103,8 @@ def align(run: Run, baselines: list[Run], mode: str = "auto", tolerance: float =
             out.no_overlap = f"no finite loss points in {r.source}"
             return out
         x = out.position(r, loss.steps)  # non-finite points count: the run was logged there
-        starts.append(float(x[0]))
-        ends.append(float(x[-1]))
+        starts.append(float(np.min(x)))
+        ends.append(float(np.max(x)))
     lo, hi = max(starts), min(ends)
     if hi <= lo:
         unit = "steps" if chosen == "step" else "fraction of training"

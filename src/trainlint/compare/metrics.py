@@ -13,6 +13,7 @@ from .align import Alignment, planned_length
 
 GRID_POINTS = 101
 LR_GRID_POINTS = 51
+MAX_POINTS = 5000  # longer loss series are reduced to block medians first
 
 
 @dataclass
@@ -38,6 +39,19 @@ class RunMetrics:
     lr_peak: float | None = None
     lr_shape: np.ndarray | None = None  # LR / peak on a 0..1 fraction-of-training grid
     extra: dict[str, float] = field(default_factory=dict)
+
+
+def thin(x: np.ndarray, v: np.ndarray, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """Block medians of a long series (bounded memory and time); short series unchanged."""
+    if len(v) <= max_points:
+        return x, v
+    size = int(np.ceil(len(v) / max_points))
+    cut = len(v) // size * size
+    xs = np.median(x[:cut].reshape(-1, size), axis=1)
+    vs = np.median(v[:cut].reshape(-1, size), axis=1)
+    if cut < len(v):
+        xs, vs = np.append(xs, np.median(x[cut:])), np.append(vs, np.median(v[cut:]))
+    return xs, vs
 
 
 def floor_level(values: np.ndarray) -> float:
@@ -66,6 +80,7 @@ def _loss(m: RunMetrics, run: Run, al: Alignment) -> None:
     m.loss_points = len(v)
     if len(v) == 0:
         return
+    x, v = thin(x, v)
     m.floor, m.end, m.start = floor_level(v), robust_level(v), head_level(v)
     if m.start > 0:
         m.improvement = (m.start - m.end) / m.start
