@@ -176,3 +176,10 @@ def test_each_file_read_once_in_compare_and_doctor(seeds, reads):
     kinds = Counter(r.kind for r in res.reports)
     assert kinds == {"log": 3, "comparison": 2}
     assert res.exit_code == 0
+
+
+def test_gallery_overfit_floor_far_below_is_only_a_note(cli, evidence):
+    g = evidence / GALLERY
+    rep = cli("compare", g / "healthy", g / "overfit", "--format", "json").json()["reports"][0]
+    assert rep["verdict"] == "PASS"
+    assert [(f["code"], f["severity"]) for f in rep["findings"]] == [("TL160", "NOTE")]
