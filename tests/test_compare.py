@@ -301,3 +301,9 @@ def test_resumed_log_with_repeated_steps_and_long_runs():
     long = make_run(33, n=200_000, every=1, name="long.jsonl")
     rep = judge(long, [make_run(34, n=200_000, every=1)])
     assert rep.verdict.value == "PASS"
+
+
+def test_all_nan_run_fails_against_a_finite_baseline():
+    rep = judge(make_run(40, name="nan.jsonl", loss=np.full(150, np.nan)), SEEDS[:1])
+    assert rep.verdict.value == "FAIL" and codes(rep, "FAIL") == {"TL159"}
+    assert "too few loss points" in rep.checks.stood_down["TL150"]
