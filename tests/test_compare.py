@@ -307,3 +307,13 @@ def test_all_nan_run_fails_against_a_finite_baseline():
     rep = judge(make_run(40, name="nan.jsonl", loss=np.full(150, np.nan)), SEEDS[:1])
     assert rep.verdict.value == "FAIL" and codes(rep, "FAIL") == {"TL159"}
     assert "too few loss points" in rep.checks.stood_down["TL150"]
+
+
+def test_floor_and_end_findings_carry_steps():
+    rep = judge(make_run(41, name="floor.jsonl", floor=6.0, start=18.0), SEEDS[:1])
+    floor, end = finding(rep, "TL150"), finding(rep, "TL151")
+    assert 1000 <= floor.step <= 1500 and floor.evidence["floor_at"] == floor.step
+    assert end.step == 1500
+    long = make_run(42, n=450, name="long.jsonl", floor=6.0, start=18.0)
+    f = finding(judge(long, SEEDS[:1]), "TL150")
+    assert f.step is None and "fraction" in f.message and 0.6 < f.evidence["floor_at"] <= 1.0

@@ -93,7 +93,7 @@ def test_gallery_text_table(cli, evidence):
     lines = r.out.splitlines()
     assert lines[0].startswith("comparison with 1 baseline run")
     assert "floor" in lines[1] and "end" in lines[1]
-    assert any("bad_labels" in ln and "(5.28x)" in ln for ln in lines[2:5])
+    assert lines[3].startswith("bad_labels/trainer_state.json  FAIL") and "5.678 (5.28x)" in lines[3]
     assert "TL150 loss-floor-above-baseline" in r.out
 
 

@@ -24,6 +24,7 @@ class RunMetrics:
     loss_points: int = 0
     loss_non_finite: int = 0
     floor: float | None = None
+    floor_at: float | None = None  # where on the common axis the floor was held
     end: float | None = None
     start: float | None = None
     improvement: float | None = None  # (start - end) / start
@@ -54,12 +55,15 @@ def thin(x: np.ndarray, v: np.ndarray, max_points: int = MAX_POINTS) -> tuple[np
     return xs, vs
 
 
-def floor_level(values: np.ndarray) -> float:
-    """The lowest level the series holds: min of a full-window rolling median."""
+def floor_level(values: np.ndarray) -> tuple[float, int]:
+    """The lowest level the series holds (min of a full-window rolling median) and the index
+    of the middle of that window."""
     w = window_for(len(values))
     if len(values) < w:
-        return float(np.median(values))
-    return float(np.min(np.median(sliding_window_view(values, w), axis=1)))
+        return float(np.median(values)), len(values) // 2
+    med = np.median(sliding_window_view(values, w), axis=1)
+    i = int(np.argmin(med))
+    return float(med[i]), i + w // 2
 
 
 def measure(run: Run, al: Alignment) -> RunMetrics:
@@ -81,7 +85,8 @@ def _loss(m: RunMetrics, run: Run, al: Alignment) -> None:
     if len(v) == 0:
         return
     x, v = thin(x, v)
-    m.floor, m.end, m.start = floor_level(v), robust_level(v), head_level(v)
+    (m.floor, at), m.end, m.start = floor_level(v), robust_level(v), head_level(v)
+    m.floor_at = float(x[at])
     if m.start > 0:
         m.improvement = (m.start - m.end) / m.start
     if len(v) >= 2 and al.lo is not None:

@@ -62,7 +62,12 @@ the data pipeline and which parameters are trainable.""",
                   MIN_POINTS, *BAND_THRESHOLDS])
 def loss_floor(ctx):
     _window_ok(ctx, ctx.t("min_points"))
-    return _ratio_finding(ctx, "loss_floor", "the run never got as low as the baseline")
+    comp = ctx.subject
+    at = comp.run_m.floor_at
+    step = at if comp.alignment.mode == "step" else None
+    where = f" (floor held around fraction {fmt(at)} of training)" if step is None and at is not None else ""
+    return _ratio_finding(ctx, "loss_floor", "the run never got as low as the baseline" + where, step=step,
+                          floor_at=at, align=comp.alignment.mode)
 
 
 @rule(code="TL151", name="end-loss-above-baseline", category="compare", severity="FAIL",
@@ -78,7 +83,10 @@ matched. Try a lower learning rate, warm-up, gradient clipping, bf16.""",
                   MIN_POINTS, *BAND_THRESHOLDS])
 def end_loss(ctx):
     _window_ok(ctx, ctx.t("min_points"))
-    return _ratio_finding(ctx, "loss_end", "the run ended above the baseline")
+    al = ctx.subject.alignment
+    where = "" if al.mode == "step" else f" (window end: fraction {fmt(al.hi)} of training)"
+    return _ratio_finding(ctx, "loss_end", f"the run ended above the baseline{where}",
+                          step=al.hi if al.mode == "step" else None, window_end=al.hi, align=al.mode)
 
 
 @rule(code="TL152", name="improvement-below-baseline", category="compare", severity="FAIL",
