@@ -10,7 +10,7 @@ from .._common import build_options, judging_options
 
 @click.command()
 @click.argument("baseline", type=click.Path(path_type=Path))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...", type=click.Path(path_type=Path))
 @click.option("--baseline", "more_baseline", multiple=True, type=click.Path(path_type=Path),
               help="Another baseline run (a seed of the same recipe); repeatable.")
 @click.option("--align", type=click.Choice(["auto", "step", "fraction"]), default="auto", show_default=True,
