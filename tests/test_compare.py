@@ -317,3 +317,13 @@ def test_floor_and_end_findings_carry_steps():
     long = make_run(42, n=450, name="long.jsonl", floor=6.0, start=18.0)
     f = finding(judge(long, SEEDS[:1]), "TL150")
     assert f.step is None and "fraction" in f.message and 0.6 < f.evidence["floor_at"] <= 1.0
+
+
+def test_damaged_run_is_compared_with_a_note():
+    from trainlint.model import Damage
+
+    run = make_run(43, name="cut.jsonl")
+    run.damage.append(Damage("truncated", "last line cut short"))
+    rep = judge(run, SEEDS[:1])
+    assert rep.verdict.value == "PASS"
+    assert any("the run is damaged (last line cut short)" in n for n in rep.notes)

@@ -183,3 +183,13 @@ def test_gallery_overfit_floor_far_below_is_only_a_note(cli, evidence):
     rep = cli("compare", g / "healthy", g / "overfit", "--format", "json").json()["reports"][0]
     assert rep["verdict"] == "PASS"
     assert [(f["code"], f["severity"]) for f in rep["findings"]] == [("TL160", "NOTE")]
+
+
+def test_thresholds_apply_to_compare_rules(cli, evidence):
+    g = evidence / GALLERY
+    r = cli("compare", g / "healthy", g / "bad_labels", "--threshold", "TL150.fail_ratio=10",
+            "--ignore", "TL151", "--ignore", "TL153", "--format", "json")
+    rep = r.json()["reports"][0]
+    assert [(f["code"], f["severity"]) for f in rep["findings"]] == [("TL150", "WARN")]
+    assert rep["findings"][0]["evidence"]["fail_limit"] == pytest.approx(10 * rep["findings"][0]["evidence"]["baseline"])
+    assert r.code == 0

@@ -119,6 +119,11 @@ def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto"
         names = ", ".join(sorted(run.series)[:12]) or "none"
         report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
         return report
+    for r in (run, *base.runs):
+        if r.damage:
+            who = "the run" if r is run else f"baseline {r.source}"
+            report.notes.append(f"{who} is damaged ({'; '.join(d.message for d in r.damage[:3])}); "
+                                "compared on what was intact")
     al = align(run, base.runs, mode)
     run_m, base_m = measure(run, al), [measure(b, al) for b in base.runs]
     run_gap, base_gaps = loss_gaps(run_m, base_m)
