@@ -191,5 +191,6 @@ def test_thresholds_apply_to_compare_rules(cli, evidence):
             "--ignore", "TL151", "--ignore", "TL153", "--format", "json")
     rep = r.json()["reports"][0]
     assert [(f["code"], f["severity"]) for f in rep["findings"]] == [("TL150", "WARN")]
-    assert rep["findings"][0]["evidence"]["fail_limit"] == pytest.approx(10 * rep["findings"][0]["evidence"]["baseline"])
+    ev = rep["findings"][0]["evidence"]
+    assert ev["fail_limit"] == pytest.approx(10 * ev["baseline"])
     assert r.code == 0

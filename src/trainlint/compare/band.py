@@ -21,7 +21,7 @@ from ..registry import Threshold
 BAND_THRESHOLDS = (
     Threshold("band_warn_sigmas", 3.0, "several baseline runs: WARN beyond the worst one plus this many SDs"),
     Threshold("band_fail_sigmas", 6.0, "several baseline runs: FAIL beyond the worst one plus this many SDs"),
-    Threshold("band_min_margin", 0.08, "several baseline runs: WARN limit at least this fraction off their median"),
+    Threshold("band_min_margin", 0.08, "several baseline runs: WARN limit at least this far off their median"),
 )
 
 
