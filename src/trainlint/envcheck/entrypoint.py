@@ -24,6 +24,7 @@ from .facts import EntryResult
 CHILD = r"""
 import faulthandler, json, os, sys, traceback
 target, result_path, kind, hang_after = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+sys.argv = [target]  # the module sees a command line with no arguments
 faulthandler.enable()
 faulthandler.dump_traceback_later(hang_after, exit=True)
 def frames(tb):
