@@ -87,17 +87,44 @@ def _summaries(result: Any, s: Subject) -> None:
     for rep in result.reports:
         if rep.format == "resources" and s.resources is not None:
             rep.summary = {k: v for k, v in vars(s.resources).items() if v is not None}
+            rep.notes.append(_resources_line(s.resources))
         elif rep.format == "accelerators" and s.gpu is not None:
             g = s.gpu
+            rep.notes.append(_gpu_line(g))
             rep.summary = {"nvidia_smi": g.smi_path, "driver": g.driver_version, "driver_cuda": g.driver_cuda,
                            "gpus": [f"{x.index}: {x.name}" for x in g.gpus],
                            "cuda_visible_devices": g.cuda_visible_devices, "torch": g.torch_version,
                            "torch_cuda": g.torch_cuda}
         elif rep.format == "versions" and s.versions is not None:
             rep.summary = dict(s.versions.installed)
+            rep.notes.append(", ".join(f"{k} {v}" for k, v in sorted(s.versions.installed.items())) or
+                             "none of the key packages is installed")
         elif rep.format == "entrypoint" and s.entry is not None:
             rep.summary = {"outcome": s.entry.outcome, "seconds": s.entry.seconds}
         elif s.config is not None and rep.source == s.config.source:
             rep.summary = {k: v[0] for k, v in s.config.found.items()
                            if isinstance(v[0], (int, float, str, bool, list)) and k != "eval_data"}
             rep.notes.extend(s.config.notes)
+
+
+def _gb(n: int | None) -> str:
+    return "?" if n is None else f"{n / 1024 ** 3:.1f} GiB"
+
+
+def _resources_line(r: Any) -> str:
+    soft = "unlimited" if r.nofile_soft is not None and r.nofile_soft < 0 else r.nofile_soft
+    return (f"memory {_gb(r.mem_available)} available; disk {_gb(r.disk_free)} free at {r.disk_path}; "
+            f"/dev/shm {_gb(r.shm_total)}; open files {soft}")
+
+
+def _gpu_line(g: Any) -> str:
+    if g.smi_path is None:
+        drv = "no nvidia-smi"
+    elif g.smi_error:
+        drv = f"nvidia-smi fails ({g.smi_error})"
+    else:
+        drv = f"driver {g.driver_version} (CUDA {g.driver_cuda}), {len(g.gpus)} GPU(s)"
+    torch = "torch not installed" if g.torch_version is None else \
+        f"torch {g.torch_version} ({'CUDA ' + g.torch_cuda if g.torch_cuda else 'CPU build'})"
+    cvd = "" if g.cuda_visible_devices is None else f"; CUDA_VISIBLE_DEVICES={g.cuda_visible_devices!r}"
+    return f"{drv}; {torch}{cvd}"
