@@ -192,3 +192,14 @@ def test_env_cli_with_training_args(hf_args, cli):
     r = cli("env", "--training-args", hf_args / "nope.bin", "--format", "json")
     rep = r.json()["reports"][-1]
     assert rep["verdict"] == "NOT-CHECKED" and "no such file" in rep["reason"] and r.code == 2
+
+
+@pytest.mark.slow  # writes real training_args.bin with transformers (a heavy import)
+def test_training_args_given_as_output_folder(hf_args):
+    cfg = read_config(hf_args / "lr_zero")
+    assert Path(cfg.source).name == "training_args.bin" and cfg.get("learning_rate") == 0
+
+
+def test_folder_without_config_is_one_line(tmp_path):
+    with pytest.raises(ConfigReadError, match="no training_args.bin"):
+        read_config(tmp_path)

@@ -135,3 +135,12 @@ def test_cli_entrypoint_failure_exit_code(tmp_path, cli):
     assert rep["source"] == "entrypoint boom" and rep["verdict"] == "FAIL"
     assert rep["findings"][0]["code"] == "TL400" and "boom.py:1" in rep["findings"][0]["message"]
     assert r.code == 1
+
+
+def test_lingering_thread_does_not_hold_the_import(tmp_path):
+    p = write(tmp_path, "threads.py", """\
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,)).start()
+        """)
+    e = import_entrypoint(str(p), timeout=30)
+    assert e.outcome == "ok" and e.seconds < 10

@@ -54,6 +54,9 @@ except BaseException as exc:
 faulthandler.cancel_dump_traceback_later()
 with open(result_path, "w") as fh:
     json.dump(rec, fh)
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)  # do not wait for threads or atexit hooks the module started
 """
 
 HANG_EXIT_MARK = "Timeout ("

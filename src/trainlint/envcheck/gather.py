@@ -49,7 +49,7 @@ def _config(subject: Subject, opts: EnvOptions, problems: dict[str, str]) -> Non
     except ConfigReadError as exc:
         problems["training-config"] = str(exc)
         return
-    folders = [Path(opts.training_args).parent]
+    folders = [Path(subject.config.source).parent]
     out = opts.output_dir or _config_output_dir(subject)
     if out:
         folders.append(Path(out))
@@ -75,7 +75,8 @@ def env_result(opts: EnvOptions, settings: Any = None) -> Any:
         result.reports.append(group_report(group, f"{group} ({host})", subject, settings, problems.get(group)))
     if opts.training_args:
         cfg = subject.config
-        result.reports.append(group_report("training-config", str(opts.training_args), subject, settings,
+        source = cfg.source if cfg is not None else str(opts.training_args)
+        result.reports.append(group_report("training-config", source, subject, settings,
                                            problems.get("training-config"),
                                            fmt=cfg.format if cfg is not None else None))
     _summaries(result, subject)

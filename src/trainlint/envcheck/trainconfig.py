@@ -185,6 +185,8 @@ def read_yaml(path: Path) -> TrainConfig:
 def read_config(path: str | Path) -> TrainConfig:
     """Read any supported training configuration; ConfigReadError with one line when not."""
     path = Path(path)
+    if path.is_dir():
+        path = _in_folder(path)
     if not path.is_file():
         raise ConfigReadError(f"no such file: {path}")
     suffix = path.suffix.lower()
@@ -197,6 +199,17 @@ def read_config(path: str | Path) -> TrainConfig:
     cfg.found = find_keys(cfg.raw)
     _attach_deepspeed(cfg, path.parent)
     return cfg
+
+
+FOLDER_NAMES = ("training_args.bin", "training_args.json", "hparams.yaml", "config.yaml")
+
+
+def _in_folder(folder: Path) -> Path:
+    """The training configuration inside an output folder."""
+    for name in FOLDER_NAMES:
+        if (folder / name).is_file():
+            return folder / name
+    raise ConfigReadError(f"no {', '.join(FOLDER_NAMES)} in folder {folder}")
 
 
 def _attach_deepspeed(cfg: TrainConfig, base: Path) -> None:
