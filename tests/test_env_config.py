@@ -37,6 +37,10 @@ for name, kw in cases.items():
     d = os.path.join(out, name)
     os.makedirs(d)
     torch.save(TrainingArguments(output_dir=d, use_cpu=True, **kw), os.path.join(d, "training_args.bin"))
+legacy = os.path.join(out, "legacy")
+os.makedirs(legacy)
+torch.save(TrainingArguments(output_dir=legacy, use_cpu=True, learning_rate=0.0),
+           os.path.join(legacy, "training_args.bin"), _use_new_zipfile_serialization=False)
 """
 
 
@@ -203,3 +207,15 @@ def test_training_args_given_as_output_folder(hf_args):
 def test_folder_without_config_is_one_line(tmp_path):
     with pytest.raises(ConfigReadError, match="no training_args.bin"):
         read_config(tmp_path)
+
+
+@pytest.mark.slow  # writes real training_args.bin with transformers (a heavy import)
+def test_legacy_torch_save_format(hf_args):
+    path = hf_args / "legacy" / "training_args.bin"
+    assert path.read_bytes()[:2] != b"PK"
+    cfg = read_config(path)
+    assert cfg.get("learning_rate") == 0.0 and cfg.get("output_dir").endswith("legacy")
+    from trainlint.discover import match_file
+
+    assert match_file(path).kind == "training-config"
+    assert match_file(hf_args / "healthy" / "training_args.bin").kind == "training-config"

@@ -13,9 +13,12 @@ from ..verdict import Report
 _CHECKPOINT = re.compile(r"^(checkpoint|global_step|step)[-_]?\d+$")
 
 
+_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."  # torch.save before zip files
+
+
 def _is_args_pickle(head: bytes) -> bool:
-    return head[:4] == b"PK\x03\x04" and b"data.pkl" in head and b"learning_rate" in head \
-        and b"output_dir" in head
+    container = (head[:4] == b"PK\x03\x04" and b"data.pkl" in head) or head.startswith(_LEGACY_MAGIC)
+    return container and b"learning_rate" in head and b"output_dir" in head
 
 
 def _is_args_json(head: bytes) -> bool:
