@@ -64,7 +64,9 @@ def test_import_error_gives_raising_file_and_line(tmp_path):
         if __name__ == "__main__":
             raise SystemExit("never runs under trainlint")
         """)
+    before = sorted(x.name for x in tmp_path.iterdir())
     e = import_entrypoint(str(p), timeout=20)
+    assert sorted(x.name for x in tmp_path.iterdir()) == before  # no __pycache__ left behind
     assert e.outcome == "exception" and e.exc_type == "ModuleNotFoundError"
     assert (Path(e.file).name, e.line) == ("helpers.py", 2)
     report, f = judged(e)

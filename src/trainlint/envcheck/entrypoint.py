@@ -81,7 +81,8 @@ def import_entrypoint(target: str, timeout: float = 120.0, python: str | None = 
     fd, result_path = tempfile.mkstemp(prefix="trainlint-entry-", suffix=".json")
     os.close(fd)
     hang_after = max(timeout, 0.5)
-    cmd = [python or sys.executable, "-c", CHILD, target, result_path, kind, str(hang_after)]
+    # -B: importing must not leave __pycache__ folders in the user's tree
+    cmd = [python or sys.executable, "-B", "-c", CHILD, target, result_path, kind, str(hang_after)]
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
