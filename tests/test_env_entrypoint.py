@@ -53,7 +53,8 @@ def test_ctypes_crash_points_at_user_line(tmp_path):
     assert "ct.py:3" in f["TL401"].message
 
 
-def test_import_error_gives_raising_file_and_line(tmp_path):
+def test_import_error_gives_raising_file_and_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     write(tmp_path, "helpers.py", """\
         import json
         from not_installed_pkg_xyz import thing
