@@ -219,3 +219,20 @@ def test_legacy_torch_save_format(hf_args):
 
     assert match_file(path).kind == "training-config"
     assert match_file(hf_args / "healthy" / "training_args.bin").kind == "training-config"
+
+
+def test_doctor_softens_disk_verdict_for_an_existing_folder(tmp_path, monkeypatch):
+    from trainlint.inspectors import training_config as tc
+
+    run = tmp_path / "run"
+    (run / "checkpoint-10").mkdir(parents=True)
+    (run / "checkpoint-10" / "model.safetensors").write_bytes(b"\0" * 4096)
+    args = json.loads((DATA / "training_args.json").read_text())
+    args.update(save_strategy="steps", save_steps=10, save_total_limit=3)
+    (run / "training_args.json").write_text(json.dumps(args, indent=2))
+    import trainlint.envcheck.probe as probe
+
+    monkeypatch.setattr(probe.shutil, "disk_usage", lambda p: type("U", (), {"free": 1000})())
+    rep = tc.TrainingConfigInspector().judge(run / "training_args.json", None)
+    f = {x.code: x for x in rep.findings}
+    assert f["TL439"].severity.value == "WARN" and "up to 4 x 4.0 KiB = 16.0 KiB" in f["TL439"].message

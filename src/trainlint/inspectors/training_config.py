@@ -56,7 +56,18 @@ class TrainingConfigInspector:
                           log_files=find_log_files([folder]))
         report = group_report("training-config", str(path), subject, getattr(options, "settings", None),
                               fmt=cfg.format)
+        _soften_disk(report)
         report.notes.extend(cfg.notes)
         report.summary = {k: v[0] for k, v in cfg.found.items()
                           if isinstance(v[0], (int, float, str, bool)) and k != "eval_data"}
         return report
+
+
+def _soften_disk(report: Report) -> None:
+    """Free disk is a fact about this machine now, not about the run found in the folder: WARN."""
+    from ..verdict import Severity
+
+    for f in report.findings:
+        if f.code == "TL439" and f.severity == Severity.FAIL:
+            f.severity = Severity.WARN
+            f.message += " (judged from an existing output folder: WARN, not FAIL)"

@@ -26,7 +26,12 @@ def _part(ctx: Any, name: str, why: str) -> Any:
 
 
 def gib(n: float | None) -> str:
-    return "?" if n is None else f"{n / GIB:.2f} GiB"
+    """A byte count for people: GiB with two decimals, smaller amounts in MiB or KiB."""
+    if n is None:
+        return "?"
+    if abs(n) >= GIB:
+        return f"{n / GIB:.2f} GiB"
+    return f"{n / MIB:.1f} MiB" if abs(n) >= MIB else f"{n / 1024:.1f} KiB"
 
 
 def mib(n: float | None) -> str:
