@@ -135,3 +135,14 @@ def test_cli_broken_driver_with_require_gpu(tmp_path, cli):
     acc = next(rep for rep in r.json()["reports"] if rep["format"] == "accelerators")
     assert acc["verdict"] == "FAIL" and "version mismatch" in acc["findings"][0]["message"]
     assert r.code == 1
+
+
+def test_gpu_memory_already_in_use():
+    g = facts(n=2)
+    g.gpus[0].memory_total_mib, g.gpus[0].memory_used_mib = 81559, 3
+    g.gpus[1].memory_total_mib, g.gpus[1].memory_used_mib = 81559, 40000
+    _r, f = judge(g)
+    assert "GPU 1 (NVIDIA H100) already has 40000 of 81559 MiB in use (49% > 10%)" in f["TL425"].message
+    g.cuda_visible_devices = "0"  # the busy GPU is hidden from this run
+    _r, f = judge(g)
+    assert "TL425" not in f

@@ -407,6 +407,37 @@ def torch_cpu_build(ctx):
                     source=g.torch_cuda_source)
 
 
+@rule(code="TL425", name="gpu-memory-in-use", severity="WARN", **E,
+      summary="A GPU the run will use already has much of its memory taken.",
+      explanation="""
+Another process (a forgotten notebook, a previous run that did not exit, another user's job)
+holds memory on a GPU this run can see, per nvidia-smi's memory.used. The run then goes out of
+memory at a batch size that fits an empty GPU, or competes for compute. Fires when used /
+total exceeds `max_used_fraction` on any visible GPU.""",
+      thresholds=[Threshold("max_used_fraction", 0.1, "fraction of a GPU's memory already in use")])
+def gpu_memory_in_use(ctx):
+    g = _gpu(ctx)
+    if g.smi_path is None or g.smi_error or not g.gpus:
+        raise NotChecked("no GPUs listed by nvidia-smi")
+    usable, _bad, _dropped = visible_devices(g.cuda_visible_devices, g.gpus)
+    out = []
+    for gpu in g.gpus:
+        if not _is_visible(gpu, usable) or not gpu.memory_total_mib or gpu.memory_used_mib is None:
+            continue
+        frac = gpu.memory_used_mib / gpu.memory_total_mib
+        if frac > ctx.t("max_used_fraction"):
+            out.append(ctx.fire(f"GPU {gpu.index} ({gpu.name}) already has {gpu.memory_used_mib:.0f} of "
+                                f"{gpu.memory_total_mib:.0f} MiB in use ({frac:.0%} > "
+                                f"{ctx.t('max_used_fraction'):.0%})", value=frac,
+                                threshold=ctx.t("max_used_fraction"), gpu=gpu.index,
+                                used_mib=gpu.memory_used_mib, total_mib=gpu.memory_total_mib))
+    return out
+
+
+def _is_visible(gpu: Any, usable: list[str]) -> bool:
+    return any(e == str(gpu.index) or (e.startswith("GPU-") and gpu.uuid.startswith(e)) for e in usable)
+
+
 # --- versions -------------------------------------------------------------------------------
 
 @rule(code="TL430", name="known-bad-versions", severity="FAIL", **E,
