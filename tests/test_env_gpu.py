@@ -20,10 +20,12 @@ QUERY_OUT = ("0, NVIDIA H100 80GB HBM3, GPU-aaaa1111, 81559, 3, 550.54.15\n"
 HEADER = "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |\n"
 
 
-def facts(n=2, cvd=None, torch_cuda="12.1", driver_cuda="12.4", **kw):
+def facts(n=2, cvd=None, torch_cuda="12.1", driver_cuda="12.4",
+          torch_cuda_source="/site-packages/torch/version.py", **kw):
     gpus = [Gpu(i, "NVIDIA H100", f"GPU-{i}{i}{i}") for i in range(n)]
     return GpuFacts(smi_path="/usr/bin/nvidia-smi", driver_version="550.54.15", driver_cuda=driver_cuda,
-                    gpus=gpus, cuda_visible_devices=cvd, torch_version="2.3.0+cu121", torch_cuda=torch_cuda, **kw)
+                    gpus=gpus, cuda_visible_devices=cvd, torch_version="2.3.0+cu121", torch_cuda=torch_cuda,
+                    torch_cuda_source=torch_cuda_source, **kw)
 
 
 def judge(g, require_gpu=False):
@@ -88,8 +90,10 @@ def test_cpu_torch_on_gpu_machine():
     assert f["TL424"].severity.value == "WARN" and "CPU-only" in f["TL424"].message
     _r, f = judge(facts(torch_cuda=None), require_gpu=True)
     assert f["TL424"].severity.value == "FAIL"
-    _r, f = judge(GpuFacts(torch_version="2.3.0+cpu"))
+    _r, f = judge(GpuFacts(torch_version="2.3.0+cpu", torch_cuda_source="torch version tag"))
     assert f == {}
+    rep, f = judge(facts(torch_cuda=None, torch_cuda_source=None))  # build unknown: no guess
+    assert f == {} and "could not be read" in rep.checks.not_checked["TL424"]
 
 
 def test_torch_build_read_without_import():

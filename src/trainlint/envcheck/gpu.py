@@ -51,24 +51,46 @@ def _smi(path: str, args: list[str]) -> tuple[int, str]:
 
 
 def torch_build() -> tuple[str | None, str | None, str | None, str | None]:
-    """(torch version, CUDA build, HIP build, where read) from installed files; never imports torch."""
+    """(torch version, CUDA build, HIP build, where it was read); never imports torch.
+
+    The last item is None when the build could not be read (then CUDA None means "unknown",
+    not "CPU build")."""
     try:
         dist = metadata.distribution("torch")
     except metadata.PackageNotFoundError:
         return None, None, None, None
     version = dist.version
+    path = _version_py(dist)
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            return version, _assigned(text, "cuda"), _assigned(text, "hip"), path
+        except OSError:
+            pass
+    m = re.search(r"\+cu(\d+)(\d)$", version)
+    if m:
+        return version, f"{m.group(1)}.{m.group(2)}", None, "torch version tag"
+    if version.endswith("+cpu"):
+        return version, None, None, "torch version tag"
+    return version, None, None, None
+
+
+def _version_py(dist: metadata.Distribution) -> str | None:
+    """torch/version.py of the installed distribution, found without importing torch."""
     for f in dist.files or []:
         if str(f).replace("\\", "/") == "torch/version.py":
-            path = str(dist.locate_file(f))
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
-            except OSError:
-                break
-            return version, _assigned(text, "cuda"), _assigned(text, "hip"), path
-    m = re.search(r"\+cu(\d+)(\d)$", version)
-    cuda = f"{m.group(1)}.{m.group(2)}" if m else None
-    return version, cuda, None, "torch version tag"
+            return str(dist.locate_file(f))
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("torch")  # a top-level package: located, not executed
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    candidate = os.path.join(os.path.dirname(spec.origin), "version.py")
+    return candidate if os.path.isfile(candidate) else None
 
 
 def _assigned(text: str, name: str) -> str | None:

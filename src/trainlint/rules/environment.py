@@ -398,6 +398,8 @@ def torch_cpu_build(ctx):
         raise NotChecked("torch is not installed")
     if g.torch_cuda or g.torch_hip:
         return None
+    if g.torch_cuda_source is None:
+        raise NotChecked(f"the CUDA build of torch {g.torch_version} could not be read")
     need = ctx.subject.request.require_gpu
     if not need and not g.gpus:
         return None
