@@ -236,3 +236,19 @@ def test_doctor_softens_disk_verdict_for_an_existing_folder(tmp_path, monkeypatc
     rep = tc.TrainingConfigInspector().judge(run / "training_args.json", None)
     f = {x.code: x for x in rep.findings}
     assert f["TL439"].severity.value == "WARN" and "up to 4 x 4.0 KiB = 16.0 KiB" in f["TL439"].message
+
+
+@pytest.mark.parametrize("fields,fires,key", [
+    ({"warmup_steps": 0.5}, False, None),
+    ({"warmup_steps": 1.0}, False, None),  # 1 and above is a step count: 1 step of 100
+    ({"warmup_steps": 100}, True, "warm-up of 100 steps (warmup_steps)"),
+    ({"warmup_ratio": 1.2}, True, "warmup_ratio = 1.2"),
+    ({"warmup_steps": 0, "warmup_ratio": 0.0}, False, None),
+])
+def test_warmup_ratio_forms(tmp_path, fields, fires, key):
+    p = tmp_path / "training_args.json"
+    p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, "max_steps": 100, **fields}))
+    rep, f = judge(read_config(p))
+    assert ("TL436" in f) is fires
+    if fires:
+        assert key in f["TL436"].message

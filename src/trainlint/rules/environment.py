@@ -542,13 +542,16 @@ def config_warmup_covers_training(ctx):
     if max_steps is None or max_steps <= 0:
         raise NotChecked("max_steps not set (run length given in epochs)")
     ws, wr = _num(cfg.get("warmup_steps")), _num(cfg.get("warmup_ratio"))
-    if ws is not None and 0 < ws < 1:
-        ws, wr = None, ws
-    warm, key = (ws, cfg.path("warmup_steps")) if ws else (None, "")
-    if not warm and wr:
-        warm, key = wr * max_steps, cfg.path("warmup_ratio") if cfg.has("warmup_ratio") else cfg.path("warmup_steps")
-    if warm is None:
-        raise NotChecked("no warm-up configured") if ws is None and wr is None else StandDown("warm-up is 0")
+    if ws is not None and 0 < ws < 1:  # transformers reads warmup_steps below 1 as a ratio
+        warm, key = ws * max_steps, f"{cfg.path('warmup_steps')} = {ws:g} as a ratio"
+    elif ws:
+        warm, key = ws, cfg.path("warmup_steps")
+    elif wr:
+        warm, key = wr * max_steps, f"{cfg.path('warmup_ratio')} = {wr:g}"
+    elif ws is None and wr is None:
+        raise NotChecked("no warm-up configured")
+    else:
+        raise StandDown("warm-up is 0")
     if warm < max_steps:
         return None
     return ctx.fire(f"warm-up of {warm:g} steps ({key}) >= max_steps {max_steps:g} "
