@@ -147,3 +147,24 @@ def test_lingering_thread_does_not_hold_the_import(tmp_path):
         """)
     e = import_entrypoint(str(p), timeout=30)
     assert e.outcome == "ok" and e.seconds < 10
+
+
+def test_python_option_and_unstartable_interpreter(tmp_path):
+    p = write(tmp_path, "fine.py", "X = 1\n")
+    assert import_entrypoint(str(p), timeout=20, python=sys.executable).outcome == "ok"
+    e = import_entrypoint(str(p), timeout=20, python=str(tmp_path / "no-python"))
+    assert e.outcome == "error" and "could not start" in e.message
+    report = group_report("entrypoint", "x", Subject(entry=e), unjudged=e.message)
+    assert report.verdict.value == "NOT-CHECKED"
+
+
+def test_env_json_contract_all_groups(tmp_path, cli):
+    write(tmp_path, "fine.py", "X = 1\n")
+    r = cli("env", "--entrypoint", tmp_path / "fine.py", "--output-dir", tmp_path, "--format", "json")
+    out = r.json()
+    assert out["command"] == "env"
+    assert [rep["format"] for rep in out["reports"]] == ["entrypoint", "resources", "accelerators", "versions"]
+    assert all(rep["kind"] == "environment" for rep in out["reports"])
+    assert out["reports"][0]["verdict"] == "PASS" and out["reports"][1]["summary"]["writable"] is True
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["fine.py"]  # write test left nothing
+    assert r.code == {"PASS": 0, "WARN": 0, "NOT-CHECKED": 2, "FAIL": 1}[out["verdict"]]
