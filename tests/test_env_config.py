@@ -252,3 +252,14 @@ def test_warmup_ratio_forms(tmp_path, fields, fires, key):
     assert ("TL436" in f) is fires
     if fires:
         assert key in f["TL436"].message
+
+
+@pytest.mark.parametrize("fields,why", [
+    ({"fp16": True}, "Hugging Face Trainer"),
+    ({"trainer": {"precision": "16-mixed"}}, "dynamic gradient scaler"),
+])
+def test_fp16_with_a_scaler_stands_down(tmp_path, fields, why):
+    p = tmp_path / "training_args.json"
+    p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, **fields}))
+    rep, f = judge(read_config(p))
+    assert "TL437" not in f and why in rep.checks.stood_down["TL437"]

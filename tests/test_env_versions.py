@@ -90,3 +90,9 @@ def test_this_environment_passes_versions(cli):
     r = cli("env", "--format", "json", "--select", "TL430")
     rep = next(x for x in r.json()["reports"] if x["format"] == "versions")
     assert rep["checks"]["ran"] == ["TL430"] and "numpy" in rep["summary"]
+
+
+def test_declared_requirement_met_passes():
+    rep, found = judge({"transformers": "5.24.0", "torch": "2.13.0+cpu"},
+                       {"transformers": ['torch>=2.6; extra == "torch"']}, table=[])
+    assert found == [] and "TL431" in rep.checks.ran
