@@ -263,3 +263,17 @@ def test_fp16_with_a_scaler_stands_down(tmp_path, fields, why):
     p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, **fields}))
     rep, f = judge(read_config(p))
     assert "TL437" not in f and why in rep.checks.stood_down["TL437"]
+
+
+def test_other_pickles_and_binaries_are_not_training_args(tmp_path):
+    state = tmp_path / "pytorch_model.bin"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pickle.dumps({"layer.weight": [0.1, 0.2]}, protocol=2))
+    state.write_bytes(buf.getvalue())
+    with pytest.raises(ConfigReadError, match="no TrainingArguments-like object"):
+        read_config(state)
+    noise = tmp_path / "model.safetensors"
+    noise.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      " + bytes(range(256)) * 4)
+    with pytest.raises(ConfigReadError, match="not a torch.save file"):
+        read_config(noise)

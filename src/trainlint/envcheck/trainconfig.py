@@ -9,7 +9,6 @@ Hydra-style configs (``trainer.max_steps``, ``model.optimizer.lr``) work too.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from dataclasses import dataclass, field
@@ -122,38 +121,37 @@ def plain(node: Any, depth: int = 0) -> Any:
     return f"<{type(node).__name__}>"
 
 
-def _pickle_bytes(path: Path) -> bytes:
-    """The object pickle of a torch.save file (zip archive, or the legacy concatenated form)."""
-    data = path.read_bytes()
-    if data[:4] == b"PK\x03\x04":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                names = [n for n in zf.namelist() if n.endswith("data.pkl")]
-                if not names:
-                    raise ConfigReadError("zip archive without a data.pkl: not a torch.save file")
-                return zf.read(names[0])
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise ConfigReadError(f"damaged torch.save archive: {exc}") from None
-    start = 0
-    for _ in range(3):  # legacy: magic number, protocol version, system info, then the object
-        res = picklewalk.walk(data, start)
-        if not res.complete:
-            raise ConfigReadError(f"not a torch.save file: {res.error or 'no pickle'}")
-        start = res.end
-    return data[start:]
+def _walk_object(path: Path) -> picklewalk.PickleResult:
+    """Walk the object pickle of a torch.save file (zip archive, or the legacy concatenated
+    form) without loading the whole file: tensors' storages are never read."""
+    with open(path, "rb") as fh:
+        if fh.read(4) == b"PK\x03\x04":
+            try:
+                with zipfile.ZipFile(fh) as zf:
+                    names = [n for n in zf.namelist() if n.endswith("data.pkl")]
+                    if not names:
+                        raise ConfigReadError("zip archive without a data.pkl: not a torch.save file")
+                    return picklewalk.walk(zf.read(names[0]))
+            except (zipfile.BadZipFile, OSError) as exc:
+                raise ConfigReadError(f"damaged torch.save archive: {exc}") from None
+        start = 0
+        for _ in range(3):  # legacy: magic number, protocol version, system info, then the object
+            res = picklewalk.walk(fh, start)
+            if not res.complete:
+                raise ConfigReadError(f"not a torch.save file: {res.error or 'no pickle'}")
+            start = res.end
+        return picklewalk.walk(fh, start)
 
 
 def read_bin(path: Path) -> TrainConfig:
-    res = picklewalk.walk(_pickle_bytes(path))
+    res = _walk_object(path)
     if not res.complete:
         raise ConfigReadError(f"training arguments pickle unreadable: {res.error}")
     root = res.root
     state = picklewalk.mapping(root) if isinstance(root, picklewalk.Call) else None
     if not state or "learning_rate" not in state:
         raise ConfigReadError("pickle holds no TrainingArguments-like object (no learning_rate field)")
-    raw = plain(state)
-    cfg = TrainConfig(str(path), "hf-training-args-bin", raw, class_name=root.name)
-    return cfg
+    return TrainConfig(str(path), "hf-training-args-bin", plain(state), class_name=root.name)
 
 
 def read_json(path: Path) -> TrainConfig:
