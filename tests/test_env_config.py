@@ -277,3 +277,14 @@ def test_other_pickles_and_binaries_are_not_training_args(tmp_path):
     noise.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      " + bytes(range(256)) * 4)
     with pytest.raises(ConfigReadError, match="not a torch.save file"):
         read_config(noise)
+
+
+def test_doctor_ignores_empty_lightning_hparams(tmp_path, cli):
+    from trainlint.discover import match_file
+
+    (tmp_path / "hparams.yaml").write_text("{}\n")
+    assert match_file(tmp_path / "hparams.yaml") is None
+    (tmp_path / "hparams.yaml").write_text("hidden: 64\nlr: 0.0\n")
+    assert match_file(tmp_path / "hparams.yaml").kind == "training-config"
+    r = cli("doctor", tmp_path, "--format", "json")
+    assert r.json()["reports"][0]["findings"][0]["code"] == "TL435" and r.code == 1

@@ -10,6 +10,8 @@ from typing import Any
 from ..discover import inspector
 from ..verdict import Report
 
+_YAML_KEYS = (b"lr:", b"learning_rate:", b"max_steps:", b"warmup", b"precision:", b"save_top_k:",
+              b"logger:")
 _CHECKPOINT = re.compile(r"^(checkpoint|global_step|step)[-_]?\d+$")
 
 
@@ -35,8 +37,8 @@ def _copy_in_checkpoint(path: Path) -> bool:
 @inspector("training-config", priority=40)
 class TrainingConfigInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
-        if path.name == "hparams.yaml":
-            return True
+        if path.name == "hparams.yaml":  # only when it holds something the rules can judge
+            return any(key in head for key in _YAML_KEYS)
         if _is_args_pickle(head) or _is_args_json(head):
             return not _copy_in_checkpoint(path)
         return False
