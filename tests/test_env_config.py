@@ -288,3 +288,23 @@ def test_doctor_ignores_empty_lightning_hparams(tmp_path, cli):
     assert match_file(tmp_path / "hparams.yaml").kind == "training-config"
     r = cli("doctor", tmp_path, "--format", "json")
     assert r.json()["reports"][0]["findings"][0]["code"] == "TL435" and r.code == 1
+
+
+@pytest.mark.parametrize("fields,kept", [
+    ({"save_total_limit": 2}, 2),
+    ({"save_total_limit": 0}, 10),  # HF: 0 means no limit, so max_steps / save_steps
+    ({"save_total_limit": None}, 10),
+])
+def test_hf_checkpoint_count(tmp_path, fields, kept):
+    p = tmp_path / "training_args.json"
+    p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, "max_steps": 1000,
+                             "save_strategy": "steps", "save_steps": 100, **fields}))
+    _rep, f = judge(read_config(p), Resources(disk_free=1 * GIB), checkpoint_gb=1)
+    assert f["TL439"].evidence["kept"] == kept
+
+
+def test_lightning_save_top_k_zero_stands_down(tmp_path):
+    p = tmp_path / "config.yaml"
+    p.write_text("trainer:\n  max_steps: 100\ncallbacks:\n  ckpt:\n    save_top_k: 0\n")
+    rep, _f = judge(read_config(p), Resources(disk_free=1), checkpoint_gb=1)
+    assert "no checkpoints are kept" in rep.checks.stood_down["TL439"]

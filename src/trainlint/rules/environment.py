@@ -617,10 +617,10 @@ def _saves_kept(cfg: Any) -> tuple[int | None, str]:
     if strategy == "no":
         raise StandDown("save_strategy is 'no': no checkpoints are written")
     limit = cfg.get("save_total_limit")
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
-        if limit == 0 and cfg.framework != "hf":
-            raise StandDown(f"{cfg.path('save_total_limit')} = 0: no checkpoints are kept")
-        return (limit or None), f"{cfg.path('save_total_limit')} = {limit}"
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit, f"{cfg.path('save_total_limit')} = {limit}"
+    if limit == 0 and cfg.framework != "hf":  # Lightning save_top_k=0 keeps none; HF 0 = no limit
+        raise StandDown(f"{cfg.path('save_total_limit')} = 0: no checkpoints are kept")
     max_steps, every = _num(cfg.get("max_steps")), _num(cfg.get("save_steps"))
     if strategy == "steps" and max_steps and max_steps > 0 and every and every > 0:
         n = math.ceil(max_steps / every)
