@@ -120,3 +120,21 @@ def test_rules_json_uses_envelope(cli):
     data = cli("rules", "--format", "json").json()
     jsonschema.validate(data, SCHEMA)
     assert {r["code"] for r in data["rules"]} >= {"TL001", "TL010", "TL030", "TL040"}
+
+
+def test_sarif_output(cli, logs):
+    from trainlint.registry import REGISTRY
+
+    r = cli("doctor", logs["FAIL"], logs["NOT-CHECKED"], "--format", "sarif")
+    assert r.code == 1
+    sarif = r.json()
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    rule_ids = [x["id"] for x in run["tool"]["driver"]["rules"]]
+    assert rule_ids == [x.code for x in REGISTRY.all()]
+    res = [x for x in run["results"] if x["ruleId"] == "TL001"]
+    assert res and res[0]["level"] == "error" and res[0]["properties"]["step"] == 210
+    assert res[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == str(logs["FAIL"])
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert "no such file or folder" in notes[0]["message"]["text"]
+    assert run["invocations"][0]["exitCode"] == 1

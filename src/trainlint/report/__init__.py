@@ -7,12 +7,16 @@ from typing import IO
 
 from ..verdict import Result
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif")
 
 
 def render(result: Result, fmt: str = "text", stream: IO[str] | None = None) -> None:
     stream = stream or sys.stdout
-    if fmt == "json":
+    if fmt == "sarif":
+        from .sarif import render_sarif
+
+        render_sarif(result, stream)
+    elif fmt == "json":
         from .json_out import render_json
 
         render_json(result, stream)
