@@ -1,0 +1,150 @@
+"""Inspect checkpoints without executing them.
+
+``inspect_path(path, values=None, crc=None) -> Inspection`` reads a checkpoint
+file (torch zip or legacy archive, plain pickle, safetensors, sharded index) or
+folder (HF checkpoint, torch.distributed.checkpoint, DeepSpeed) as structure.
+Pickles are walked by :mod:`trainlint.picklewalk`; nothing is unpickled and
+torch is never imported. ``values``/``crc``: True forces a full value scan /
+CRC check, False skips it, None (default) does it for inputs up to
+:data:`AUTO_FULL_BYTES`. ``judge(...)`` turns an Inspection into a Report with
+the checkpoint rules.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from .model import Inspection, PickleScan, TensorInfo
+
+AUTO_FULL_BYTES = 512 * 1024 * 1024
+CKPT_SUFFIXES = {".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".pkl", ".pickle", ".tar", ".distcp",
+                 ".model", ".h5", ".gguf", ".pdparams"}
+LFS_HEAD = b"version https://git-lfs.github.com/spec/v1"
+ZIP_HEAD = b"PK\x03\x04"
+
+
+def content_kind(head: bytes) -> str | None:
+    """What the first bytes say the file is: torch-zip, torch-legacy, pickle, safetensors,
+    lfs-pointer, html, zip, or None."""
+    from .safetensors import looks_like
+    from .torchfmt import LEGACY_MAGIC
+
+    if head.startswith(ZIP_HEAD):
+        return "torch-zip" if b"data.pkl" in head[:512] else "zip"
+    if head.startswith(LEGACY_MAGIC):
+        return "torch-legacy"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "pickle"
+    if looks_like(head):
+        return "safetensors"
+    if head.startswith(LFS_HEAD):
+        return "lfs-pointer"
+    low = head[:1024].lstrip().lower()
+    if low.startswith((b"<!doctype html", b"<html", b"<?xml")) or b"<html" in low[:256]:
+        return "html"
+    return None
+
+
+def kind_is_zip(head: bytes) -> bool:
+    return head.startswith(ZIP_HEAD)
+
+
+def _special(path: Path, head: bytes, insp: Inspection) -> bool:
+    kind = content_kind(head)
+    if insp.size == 0:
+        insp.kind_problem = "empty"
+    elif kind == "lfs-pointer":
+        text = head.decode("utf-8", "replace")
+        oid = re.search(r"oid sha256:([0-9a-f]+)", text)
+        size = re.search(r"size (\d+)", text)
+        insp.kind_problem = "lfs-pointer"
+        insp.meta["lfs"] = {"oid": oid.group(1) if oid else None, "size": int(size.group(1)) if size else None}
+    elif kind == "html":
+        title = re.search(rb"<title>(.*?)</title>", head, re.I | re.S)
+        insp.kind_problem = "html"
+        insp.meta["html_title"] = title.group(1).decode("utf-8", "replace").strip()[:120] if title else None
+    elif kind is None:
+        insp.kind_problem = "not-a-checkpoint"
+        insp.meta["head"] = head[:16].hex()
+    else:
+        return False
+    insp.format = insp.kind_problem
+    return True
+
+
+def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None) -> Inspection:
+    """Inspect one checkpoint file. Never raises on damaged content."""
+    path = Path(path)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    insp = Inspection(path=str(path), format="unknown", size=size)
+    if _special(path, head, insp):
+        return insp
+    insp.format = "torch-zip" if kind_is_zip(head) else (content_kind(head) or "unknown")
+    full = size <= AUTO_FULL_BYTES
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        _dispatch(buf, size, insp, crc if crc is not None else full)
+        if values if values is not None else full:
+            from .values import scan_tensors
+
+            insp.scan_seconds = scan_tensors(buf, insp.tensors)
+            insp.values_scanned = True
+    return insp
+
+
+def _dispatch(buf: Any, size: int, insp: Inspection, crc: bool) -> None:
+    from . import safetensors, torchfmt
+
+    if insp.format == "torch-zip":
+        torchfmt.inspect_zip(buf, size, insp, crc)
+    elif insp.format == "torch-legacy":
+        torchfmt.inspect_legacy(buf, size, insp)
+    elif insp.format == "safetensors":
+        safetensors.inspect_safetensors(buf, size, insp)
+    elif insp.format == "pickle":
+        _plain_pickle(buf, insp)
+
+
+def _plain_pickle(buf: Any, insp: Inspection) -> None:
+    from ..picklewalk import walk
+    from .torchfmt import tensor_table
+
+    res = walk(buf)
+    insp.pickles.append(PickleScan(insp.path, res.globals, res.error, 0))
+    if res.error:
+        insp.pickle_error = res.error
+        if res.error.startswith("truncated"):
+            insp.truncated = res.error
+        return
+    insp.tensors = tensor_table(res.root)
+    for t in insp.tensors:  # tensors in a plain pickle have no storage in this file
+        t.complete = False
+
+
+def inspect_path(path: str | Path, values: bool | None = None, crc: bool | None = None) -> Inspection:
+    """A file or a recognised checkpoint folder."""
+    path = Path(path)
+    if path.is_dir():
+        from .folders import inspect_folder
+
+        return inspect_folder(path, values=values)
+    return inspect_file(path, values=values, crc=crc)
+
+
+def tensor_map(insp: Inspection) -> dict[str, TensorInfo]:
+    return {t.name: t for t in insp.tensors}
+
+
+def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+__all__ = ["AUTO_FULL_BYTES", "CKPT_SUFFIXES", "Inspection", "TensorInfo", "content_kind", "inspect_file",
+           "inspect_path", "tensor_map"]

@@ -1,0 +1,73 @@
+"""What ``trainlint ckpt`` does, callable from Python: judge each path, and the drift of a pair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..verdict import Report, Result
+from .judge import judge, judge_path
+from .model import Inspection
+
+
+def _paths_under(path: Path) -> list[Path]:
+    """A checkpoint file or folder itself, else every checkpoint found under the folder."""
+    from ..discover import walk
+    from .folders import folder_kind
+
+    if path.is_file() or not path.exists() or folder_kind(path):
+        return [path]
+    return [item.path for item in walk(path) if item.inspector.kind == "checkpoint"]
+
+
+def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: bool | None = None,
+             show_tensors: bool = False, diff: bool = False) -> Result:
+    result = Result(command="ckpt")
+    for raw in paths:
+        found = _paths_under(Path(raw))
+        if not found:
+            result.reports.append(Report(source=str(raw), kind="checkpoint", unjudged="no checkpoint found here"))
+        for p in found:
+            report = judge_path(p, settings, values=values, crc=crc)
+            if show_tensors:
+                report.summary["tensor_table"] = _table(p)
+            result.reports.append(report)
+    if diff:
+        a, b = (Path(p) for p in paths)
+        result.reports.append(drift_report(a, b, settings))
+    return result
+
+
+def tensors_of(path: Path) -> Inspection | None:
+    """The tensor-bearing inspection of a file, an index, or an HF folder's weights."""
+    from . import inspect_file
+    from .folders import WEIGHT_NAMES, inspect_index
+
+    if path.is_dir():
+        idx = sorted(path.glob("*.index.json"))
+        weights = [path / n for n in WEIGHT_NAMES if (path / n).is_file()]
+        path = idx[0] if idx else weights[0] if weights else path
+    if path.is_dir() or not path.exists():
+        return None
+    if path.name.endswith(".index.json"):
+        return inspect_index(path)
+    return inspect_file(path, values=False, crc=False)
+
+
+def drift_report(a: Path, b: Path, settings: Any = None) -> Report:
+    from .drift import drift
+
+    ia, ib = tensors_of(a), tensors_of(b)
+    for p, i in ((a, ia), (b, ib)):
+        if i is None or not i.tensors:
+            return Report(source=f"{a} -> {b}", kind="comparison",
+                          unjudged=f"no tensor table read from {p}; cannot compare")
+    return judge(drift(ia, ib), settings)
+
+
+def _table(path: Path) -> list[dict[str, Any]]:
+    insp = tensors_of(path)
+    if insp is None:
+        return []
+    return [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes, "offset": t.file_offset,
+             "complete": t.complete, **({"file": t.file} if t.file else {})} for t in insp.tensors]
