@@ -79,7 +79,8 @@ def test_nan_inf_and_zero_tensors_fire_with_numbers(tmp_path):
     bf = torch.randn(8, 8).to(torch.bfloat16)
     bf[2, 2] = float("nan")
     sd = {"bad.weight": w, "dead.weight": torch.zeros(8, 8), "ok.bias": torch.zeros(8), "bf.weight": bf,
-          "good.weight": torch.randn(8, 8)}
+          "good.weight": torch.randn(8, 8), "best_score": torch.tensor(float("inf")),
+          "callbacks": {"ModelCheckpoint": {"kth": torch.full((2,), float("-inf"))}}}
     p = tmp_path / "bad.pt"
     torch.save(sd, p)
     rep = judge_path(p)

@@ -25,7 +25,7 @@ def folder_kind(path: Path) -> str | None:
         names = {p.name for p in path.iterdir() if p.is_file()}
     except OSError:
         return None
-    if ".metadata" in names and any(n.endswith(".distcp") for n in names):
+    if ".metadata" in names and (any(n.endswith(".distcp") for n in names) or _is_pickle(path / ".metadata")):
         return "dcp"
     if any(DS_MODEL.search(n) or DS_OPTIM.search(n) for n in names):
         return "deepspeed"
@@ -35,6 +35,14 @@ def folder_kind(path: Path) -> str | None:
             any(n in names for n in WEIGHT_NAMES) or any(n.endswith(".index.json") for n in names)):
         return "hf-folder"
     return None
+
+
+def _is_pickle(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1) == b"\x80"
+    except OSError:
+        return False
 
 
 def inspect_folder(path: Path, values: bool | None = None) -> Inspection:

@@ -190,18 +190,26 @@ def _scanned(ctx: Any) -> list[Any]:
     return [t for t in tensors if t.stats is not None]
 
 
+def _sentinel(t: Any) -> bool:
+    """Callback bookkeeping (Lightning's best/kth score starts at +-inf) or a lone +-inf scalar."""
+    return t.name.startswith("callbacks.") or (t.numel == 1 and t.stats["nan"] == 0)
+
+
 @rule(code="TL310", name="non-finite-tensor", category="checkpoint", severity="FAIL", target="checkpoint",
       summary="Tensors in the checkpoint hold NaN or Inf values.",
       explanation="""
 A NaN or Inf in a weight poisons every forward pass through it; in optimizer state it poisons the
 next update. Usually the run diverged before the save (look at the loss near this step) or an fp16
-overflow went unscaled. Try: resume from an earlier checkpoint with a lower learning rate or bf16.""",
+overflow went unscaled. Try: resume from an earlier checkpoint with a lower learning rate or bf16.
+Not judged: tensors under `callbacks.` and single-value +-inf scalars (a "best score so far" starts
+at +-inf by design); a NaN anywhere is judged.""",
       thresholds=[Threshold("min_values", 1, "non-finite values in one tensor needed to fire")])
 def non_finite_tensor(ctx):
     scanned = _scanned(ctx)
-    bad = [t for t in scanned if t.stats["nan"] + t.stats["inf"] >= ctx.t("min_values")]
+    bad = [t for t in scanned if t.stats["nan"] + t.stats["inf"] >= ctx.t("min_values") and not _sentinel(t)]
     if not bad:
-        raise StandDown(f"{len(scanned)} tensors scanned, all finite")
+        raise StandDown(f"{len(scanned)} tensors scanned, all finite (scalar +-inf sentinels and callback "
+                        f"state not judged)")
     desc = [f"{t.name} ({t.stats['nan']} NaN, {t.stats['inf']} Inf of {t.numel})" for t in bad]
     return ctx.fire(f"{len(bad)} of {len(scanned)} tensors hold NaN/Inf: {_names(desc, 3)}",
                     count=len(bad), scanned=len(scanned), threshold=ctx.t("min_values"),
