@@ -24,7 +24,7 @@ _NATIVE = {"float64": np.float64, "float32": np.float32, "float16": np.float16, 
 # fp8 layouts: exponent bits, mantissa bits, bias, has_inf, "fnuz" (0x80 is the only NaN)
 _FP8 = {"float8_e4m3fn": (4, 3, 7, False, False), "float8_e5m2": (5, 2, 15, True, False),
         "float8_e4m3fnuz": (4, 3, 8, False, True), "float8_e5m2fnuz": (5, 2, 16, False, True)}
-CHUNK = 1 << 23  # elements per chunk for widened formats
+CHUNK = 1 << 20  # elements per chunk for widened formats (fits in cache)
 
 
 def fp8_table(dtype: str) -> np.ndarray:
@@ -77,7 +77,11 @@ class _Acc:
                 return
             mn, mx = finite.min(), finite.max()
         self.mn, self.mx = min(self.mn, float(mn)), max(self.mx, float(mx))
-        self.total += float(np.add.reduce(finite, dtype=np.float64))
+        wide = np.float32 if finite.dtype.itemsize < 4 else None
+        total = float(np.add.reduce(finite, dtype=wide))  # pairwise, in float32 at least: fast
+        if not np.isfinite(total):
+            total = float(np.add.reduce(finite, dtype=np.float64))
+        self.total += total
         self.n += finite.size
         self.nonzero = self.nonzero or bool(mn != 0 or mx != 0)
 
@@ -98,13 +102,22 @@ class _Acc:
                 "all_zero": have and not self.nonzero and self.nan == 0 and self.inf == 0}
 
 
+def _scan_bf16(u: np.ndarray, acc: _Acc) -> None:
+    """Widen bfloat16 to float32 by writing its 16 bits into the high half of each float32."""
+    buf = np.zeros(min(CHUNK, u.size), dtype=np.float32)
+    halves = buf.view(np.uint16)
+    hi = 1 if np.little_endian else 0
+    for i in range(0, u.size, CHUNK):
+        chunk = u[i:i + CHUNK]
+        halves[hi:2 * chunk.size:2] = chunk
+        acc.add_float(buf[:chunk.size])
+
+
 def scan_array(raw: np.ndarray, dtype: str, numel: int) -> dict[str, Any] | None:
     """Stats of ``numel`` values whose bytes are ``raw`` (a uint8 array); None for unknown dtypes."""
     acc = _Acc()
     if dtype == "bfloat16":
-        u = raw.view(np.uint16)
-        for i in range(0, u.size, CHUNK):
-            acc.add_float((u[i:i + CHUNK].astype(np.uint32) << 16).view(np.float32))
+        _scan_bf16(raw.view(np.uint16), acc)
     elif dtype in _FP8 or dtype == "float8_e8m0fnu":
         table = _TABLES.setdefault(dtype, fp8_table(dtype))
         for i in range(0, raw.size, CHUNK):
