@@ -170,3 +170,13 @@ def test_deepspeed_partitions(tmp_path):
     f = finding(judge_path(bad), "TL321")
     assert f.evidence["missing_ranks"] == ["dp1/mp0", "dp3/mp0"] and f.evidence["expected"] == 4
     assert "2 of 4 ZeRO partitions" in f.message
+
+
+def test_trainer_state_alone_is_a_log_not_a_checkpoint(tmp_path, evidence):
+    from trainlint.checkpoint.folders import folder_kind
+
+    folder = tmp_path / "checkpoint-100"
+    folder.mkdir()
+    (folder / "trainer_state.json").write_text(json.dumps({"global_step": 100, "log_history": []}))
+    assert folder_kind(folder) is None
+    assert folder_kind(evidence / "qwen-qlora-gallery" / "healthy") is None

@@ -29,10 +29,15 @@ def folder_kind(path: Path) -> str | None:
         return "dcp"
     if any(DS_MODEL.search(n) or DS_OPTIM.search(n) for n in names):
         return "deepspeed"
-    if "trainer_state.json" in names or CHECKPOINT_DIR.match(path.name):
+    weights = any(n in names for n in WEIGHT_NAMES) or any(n.endswith(".index.json") for n in names)
+    state = bool({"optimizer.pt", "scheduler.pt", "training_args.bin"} & names) or any(
+        re.match(r"rng_state(_\d+)?\.pth$", n) for n in names)
+    config = "config.json" in names or "adapter_config.json" in names
+    named = CHECKPOINT_DIR.match(path.name) is not None
+    # trainer_state.json alone is a training log, not a checkpoint
+    if (weights or state) and (config or named or "trainer_state.json" in names):
         return "hf-folder"
-    if ("config.json" in names or "adapter_config.json" in names) and (
-            any(n in names for n in WEIGHT_NAMES) or any(n.endswith(".index.json") for n in names)):
+    if named and config:
         return "hf-folder"
     return None
 
@@ -92,8 +97,7 @@ def inspect_index(path: Path) -> Inspection:
         if sub.kind_problem or sub.pickle_error or sub.truncated:
             idx["unreadable"].append({"shard": shard, "why": sub.kind_problem or sub.pickle_error or sub.truncated})
             continue
-        insp.pickles.extend(sub.pickles)
-        names = {t.name for t in sub.tensors}
+        names = {t.name for t in sub.tensors}  # shards' own pickles are judged as files of their own
         stored += sum(t.nbytes for t in sub.tensors)
         for t in sub.tensors:
             t.file = shard
@@ -191,8 +195,6 @@ def _fields(node: Call, names: tuple[str, ...]) -> dict[str, Any]:
 
 # -- DeepSpeed -----------------------------------------------------------------------
 def inspect_deepspeed(path: Path, insp: Inspection) -> None:
-    from . import inspect_file
-
     names = sorted(p.name for p in path.iterdir() if p.is_file())
     model = [n for n in names if DS_MODEL.search(n)]
     optim = [(int(m.group(1)), int(m.group(2)), n) for n in names if (m := DS_OPTIM.search(n))]
@@ -200,9 +202,7 @@ def inspect_deepspeed(path: Path, insp: Inspection) -> None:
     insp.deepspeed = facts
     dp = mp = None
     for name in model[:1]:
-        sub = inspect_file(path / name, values=False, crc=False)
-        insp.pickles.extend(sub.pickles)
-        root = _root_of(path / name)
+        root = _root_of(path / name)  # the file's pickle is judged (security) as a file of its own
         d = mapping(root) or {}
         dp, mp = d.get("dp_world_size"), d.get("mp_world_size")
     facts["dp_world_size"], facts["mp_world_size"] = dp, mp

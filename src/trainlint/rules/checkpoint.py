@@ -26,6 +26,17 @@ def _tensors(ctx: Any) -> list[Any]:
     return s.tensors
 
 
+FOLDER_FORMATS = ("hf-folder", "dcp", "deepspeed", "sharded-index", "folder", "drift")
+
+
+def file_only(ctx: Any) -> Any:
+    """The subject when it is a single checkpoint file; NotChecked (not applicable) otherwise."""
+    s = ctx.subject
+    if s.drift is not None or s.format in FOLDER_FORMATS:
+        raise NotChecked(NA)
+    return s
+
+
 def _names(items: list[str], n: int = 5) -> str:
     head = ", ".join(items[:n])
     return head + (f" and {len(items) - n} more" if len(items) > n else "")
@@ -38,9 +49,7 @@ A zero-byte checkpoint is what a save leaves when the process died (or the disk 
 before any byte was written, or when a copy/download failed. It cannot be loaded.
 Try: re-save from the live run, or fall back to the previous checkpoint; check free disk space.""")
 def empty_checkpoint(ctx):
-    s = ctx.subject
-    if s.drift is not None:
-        raise NotChecked(NA)
+    s = file_only(ctx)
     if s.kind_problem != "empty":
         raise StandDown(f"file holds {s.size} bytes")
     return ctx.fire(f"checkpoint is empty: 0 bytes at {s.path}", bytes=0)
@@ -56,8 +65,8 @@ promises. The finding lists which tensors are complete (salvageable by reading t
 and which are lost. Try: use the previous checkpoint; save to a temporary name and rename
 when complete so a crash never leaves a half file under the real name.""")
 def truncated_checkpoint(ctx):
-    s = ctx.subject
-    if s.drift is not None or s.kind_problem:
+    s = file_only(ctx)
+    if s.kind_problem:
         raise NotChecked(NA)
     if not s.truncated:
         raise StandDown("file is complete")
@@ -127,9 +136,9 @@ def zip_header_mismatch(ctx):
 A clone without git-lfs (or with GIT_LFS_SKIP_SMUDGE) leaves ~130-byte text pointers in place
 of large files. Loading one fails with an unpickling error. Try: `git lfs pull` in the repository.""")
 def lfs_pointer(ctx):
-    s = ctx.subject
+    s = file_only(ctx)
     if s.kind_problem != "lfs-pointer":
-        raise NotChecked(NA) if s.drift is not None else StandDown("not an LFS pointer")
+        raise StandDown("not an LFS pointer")
     lfs = s.meta.get("lfs", {})
     return ctx.fire(f"Git LFS pointer ({s.size} bytes) instead of the checkpoint: object sha256 "
                     f"{lfs.get('oid')}, real size {lfs.get('size')} bytes; run `git lfs pull`",
@@ -143,9 +152,9 @@ wget/curl save whatever the server returns: a login page, a 404 page or a rate-l
 ends up under the checkpoint's file name. Try: download again with authentication, and check
 the HTTP status before saving.""")
 def html_page(ctx):
-    s = ctx.subject
+    s = file_only(ctx)
     if s.kind_problem != "html":
-        raise NotChecked(NA) if s.drift is not None else StandDown("not an HTML page")
+        raise StandDown("not an HTML page")
     title = s.meta.get("html_title")
     return ctx.fire(f"HTML page ({s.size} bytes) instead of a checkpoint" + (f": {title!r}" if title else ""),
                     bytes=s.size, title=title)
@@ -182,6 +191,7 @@ def missing_storage(ctx):
 
 
 def _scanned(ctx: Any) -> list[Any]:
+    file_only(ctx)
     tensors = _tensors(ctx)
     if not tensors:
         raise NotChecked("no tensors found")

@@ -17,7 +17,7 @@ def _classified(ctx: Any, wanted: str) -> list[dict[str, Any]]:
 
     s = ctx.subject
     if s.drift is not None or not s.pickles:
-        raise NotChecked("no pickle in this input" if s.drift is None else "not applicable to this input")
+        raise NotChecked(_why_none(s))
     out = []
     for p in s.pickles:
         for g in p.globals:
@@ -25,6 +25,12 @@ def _classified(ctx: Any, wanted: str) -> list[dict[str, Any]]:
                 out.append({"global": g.dotted, "offset": g.offset + p.base_offset, "pickle_offset": g.offset,
                             "opcode": g.opcode, "where": p.where})
     return out
+
+
+def _why_none(s: Any) -> str:
+    if s.drift is not None or s.format in ("hf-folder", "deepspeed") or s.kind_problem:
+        return "not applicable to this input"  # folders: each pickle file is judged on its own
+    return "no pickle in this input"
 
 
 def _count(ctx: Any) -> int:
@@ -92,7 +98,7 @@ verdict covers only the part that was read.""")
 def pickle_not_fully_read(ctx):
     s = ctx.subject
     if s.drift is not None or not s.pickles:
-        raise NotChecked("no pickle in this input" if s.drift is None else "not applicable to this input")
+        raise NotChecked(_why_none(s))
     bad = [p for p in s.pickles if p.error]
     if not bad:
         raise StandDown(f"{len(s.pickles)} pickles read to their end")
