@@ -21,6 +21,8 @@ from typing import Any
 from .model import Inspection, PickleScan, TensorInfo
 
 AUTO_FULL_BYTES = 512 * 1024 * 1024
+DAMAGE = (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError, RecursionError,
+          UnicodeDecodeError, __import__("struct").error)
 CKPT_SUFFIXES = {".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".pkl", ".pickle", ".tar", ".distcp",
                  ".model", ".h5", ".gguf", ".pdparams"}
 LFS_HEAD = b"version https://git-lfs.github.com/spec/v1"
@@ -88,7 +90,11 @@ def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None
     insp.format = "torch-zip" if kind_is_zip(head) else (content_kind(head) or "unknown")
     full = size <= AUTO_FULL_BYTES
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-        _dispatch(buf, size, insp, crc if crc is not None else full)
+        try:
+            _dispatch(buf, size, insp, crc if crc is not None else full)
+        except DAMAGE as exc:  # structure so damaged that a reader step failed: report, never raise
+            insp.damaged = f"{type(exc).__name__}: {exc}"
+            return insp
         if values if values is not None else full:
             from .values import scan_tensors
 

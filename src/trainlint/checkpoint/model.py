@@ -57,6 +57,7 @@ class Inspection:
     crc_checked: bool = False
     crc_mismatches: list[dict[str, Any]] = field(default_factory=list)
     pickle_error: str | None = None
+    damaged: str | None = None                    # a structure so damaged that reading stopped
     tensors: list[TensorInfo] = field(default_factory=list)
     missing_storages: list[dict[str, Any]] = field(default_factory=list)
     pickles: list[PickleScan] = field(default_factory=list)

@@ -186,6 +186,10 @@ def _locate_legacy(buf: Any, size: int, pos: int, keys: list[str], insp: Inspect
         if pos + 8 > size:
             break
         (numel,) = struct.unpack_from("<q", buf, pos)
+        if numel < 0 or numel > size:
+            insp.notes.append(f"storage {key}: impossible element count {numel} at byte {pos}")
+            pos = size + 1
+            break
         nbytes = numel * ITEMSIZE.get(dtype.get(key, "uint8"), 1)
         where[key] = (pos + 8, nbytes)
         pos += 8 + nbytes

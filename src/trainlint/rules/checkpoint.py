@@ -160,14 +160,17 @@ def html_page(ctx):
                     bytes=s.size, title=title)
 
 
-@rule(code="TL307", name="unreadable-pickle", category="integrity", severity="FAIL", target="checkpoint",
-      summary="The checkpoint's pickle (data.pkl) is missing or damaged.",
+@rule(code="TL307", name="unreadable-structure", category="integrity", severity="FAIL", target="checkpoint",
+      summary="The checkpoint's structure (its pickle, zip directory or storage table) is missing or damaged.",
       explanation="""
-The pickle holds the structure (names, shapes, dtypes) of everything in the checkpoint. When it is
-missing or its opcodes are damaged, no loader can rebuild the object. Try: an earlier checkpoint.""")
-def unreadable_pickle(ctx):
-    s = ctx.subject
-    if s.drift is not None or s.kind_problem or s.format not in ("torch-zip", "torch-legacy", "pickle"):
+The pickle (data.pkl) holds the structure (names, shapes, dtypes) of everything in a torch checkpoint,
+and the zip directory or storage table says where the bytes are. When either is missing or damaged,
+no loader can rebuild the object. Try: re-copy the file; otherwise use an earlier checkpoint.""")
+def unreadable_structure(ctx):
+    s = file_only(ctx)
+    if s.damaged:
+        return ctx.fire(f"structure damaged, reading stopped: {s.damaged}", error=s.damaged)
+    if s.kind_problem or s.format not in ("torch-zip", "torch-legacy", "pickle"):
         raise NotChecked(NA)
     if not s.pickle_error or (s.truncated and "truncated" in s.pickle_error):
         raise StandDown("pickle walked to its end" if not s.pickle_error else "reported as truncation")
