@@ -245,3 +245,22 @@ def test_drift_between_two_checkpoints(tmp_path, cli):
     assert changed["fc.weight"]["after"]["dtype"] == "bfloat16"
     same = cli("ckpt", a, a, "--format", "json").json()["reports"][-1]
     assert same["verdict"] == "PASS" and "TL330" in same["checks"]["stood_down"]
+
+
+def test_json_error_body_under_checkpoint_name_is_not_checked(tmp_path, cli):
+    (tmp_path / "model.safetensors").write_text('{"error": "Repository Not Found for url"}')
+    r = cli("doctor", tmp_path, "--format", "json")
+    rep = r.json()["reports"][0]
+    assert rep["verdict"] == "NOT-CHECKED" and "Repository Not Found" in rep["reason"] and r.code == 2
+
+
+def test_torch_pickle_reads_objects_symbolically(tmp_path):
+    from trainlint.checkpoint import torch_pickle
+    from trainlint.picklewalk import mapping
+
+    p = tmp_path / "args.bin"
+    torch.save({"learning_rate": 3e-4, "output_dir": "out", "w": torch.ones(1)}, p)
+    res = torch_pickle(p)
+    assert mapping(res.root)["learning_rate"] == 3e-4 and res.error is None
+    torch.save({"lr": 0.1}, tmp_path / "old.bin", _use_new_zipfile_serialization=False)
+    assert torch_pickle(tmp_path / "old.bin").root == {"lr": 0.1}

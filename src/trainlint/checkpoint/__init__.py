@@ -71,7 +71,9 @@ def _special(path: Path, head: bytes, insp: Inspection) -> bool:
         insp.meta["html_title"] = title.group(1).decode("utf-8", "replace").strip()[:120] if title else None
     elif kind is None:
         insp.kind_problem = "not-a-checkpoint"
-        insp.meta["head"] = head[:16].hex()
+        text = head[:80].decode("utf-8", "replace")
+        printable = sum(c.isprintable() or c in "\n\r\t" for c in text) >= 0.9 * max(1, len(text))
+        insp.meta["head"] = repr(" ".join(text.split())[:60]) if printable else head[:16].hex()
     else:
         return False
     insp.format = insp.kind_problem
@@ -142,6 +144,32 @@ def inspect_path(path: str | Path, values: bool | None = None, crc: bool | None 
     return inspect_file(path, values=values, crc=crc)
 
 
+def torch_pickle(path: str | Path) -> Any:
+    """The walked main pickle of a torch.save file (zip ``*/data.pkl``, legacy, or plain pickle)
+    as a :class:`trainlint.picklewalk.PickleResult`; never unpickles. For reading small
+    pickled objects such as HF ``training_args.bin`` symbolically (``picklewalk.mapping(res.root)``)."""
+    from ..picklewalk import PickleResult, walk
+    from .torchfmt import LEGACY_MAGIC
+    from .zipread import read_zip
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data.startswith(ZIP_HEAD):
+        e = read_zip(data, len(data)).find("data.pkl")
+        if e is None or not e.complete or e.method != 0:
+            return PickleResult(error="no complete data.pkl in the archive")
+        return walk(data[e.data_offset:e.data_offset + e.compressed_size])
+    if data.startswith(LEGACY_MAGIC):
+        pos = 0
+        for _ in range(3):
+            res = walk(data, pos)
+            if res.error:
+                return res
+            pos = res.end
+        return walk(data, pos)
+    return walk(data)
+
+
 def tensor_map(insp: Inspection) -> dict[str, TensorInfo]:
     return {t.name: t for t in insp.tensors}
 
@@ -153,4 +181,4 @@ def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
 
 
 __all__ = ["AUTO_FULL_BYTES", "CKPT_SUFFIXES", "Inspection", "TensorInfo", "content_kind", "inspect_file",
-           "inspect_path", "tensor_map"]
+           "inspect_path", "tensor_map", "torch_pickle"]

@@ -12,6 +12,7 @@ from ..discover import inspector
 from ..verdict import Report
 
 _NAMED_ONLY = {"pickle", "lfs-pointer", "html"}  # trusted only under a checkpoint file name
+_UNAMBIGUOUS = {".pt", ".pth", ".ckpt", ".safetensors"}  # reported (NOT-CHECKED) even when unreadable
 
 
 def _options(options: Any) -> tuple[Any, Any, Any]:
@@ -33,7 +34,7 @@ class CheckpointFileInspector:
         named = suffix in CKPT_SUFFIXES
         if named and not head:
             return True  # an empty file under a checkpoint name
-        return named and kind in _NAMED_ONLY
+        return named and (kind in _NAMED_ONLY or suffix in _UNAMBIGUOUS)
 
     def judge(self, path: Path, options: Any) -> Report:
         from ..checkpoint.judge import judge_path
