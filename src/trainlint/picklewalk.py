@@ -221,7 +221,7 @@ def _appends(target: Any, values: list[Any]) -> None:
 _CONST = {"NONE": None, "NEWTRUE": True, "NEWFALSE": False}
 _PUSH_ARG = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4", "FLOAT", "BINFLOAT",
              "STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE",
-             "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "LONG1"}
+             "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8"}
 _CONTAINER_EMPTY = {"EMPTY_LIST": list, "EMPTY_DICT": dict, "EMPTY_SET": set}
 _MEMO_PUT = {"PUT", "BINPUT", "LONG_BINPUT"}
 _MEMO_GET = {"GET", "BINGET", "LONG_BINGET"}
@@ -311,10 +311,7 @@ def _op_control(m: _Machine, name: str, arg: Any, pos: int) -> bool:
 
 def _op_call(m: _Machine, name: str, arg: Any, pos: int) -> bool:
     st = m.stack
-    if name == "REDUCE":
-        args = m.pop()
-        st.append(m.call(m.pop(), args, pos))
-    elif name == "NEWOBJ":
+    if name == "REDUCE" or name == "NEWOBJ":
         args = m.pop()
         st.append(m.call(m.pop(), args, pos))
     elif name == "NEWOBJ_EX":

@@ -205,5 +205,12 @@ def _locate_legacy(buf: Any, size: int, pos: int, keys: list[str], insp: Inspect
         insp.notes.append(f"{size - pos} bytes after the last storage")
 
 
-__all__ = ["ITEMSIZE", "LEGACY_MAGIC", "check_crcs", "inspect_legacy", "inspect_zip", "tensor_table",
-           "entry_crc"]
+__all__ = [
+    "ITEMSIZE",
+    "LEGACY_MAGIC",
+    "check_crcs",
+    "entry_crc",
+    "inspect_legacy",
+    "inspect_zip",
+    "tensor_table",
+]

@@ -135,7 +135,7 @@ def _check_local(buf: Any, size: int, e: ZipEntry) -> None:
         e.complete = False
         return
     f = _LOCAL.unpack_from(buf, off)
-    flags, method, crc, csize, usize, nlen, elen = f[2], f[3], f[6], f[7], f[8], f[9], f[10]
+    flags, method, crc, usize, nlen, elen = f[2], f[3], f[6], f[8], f[9], f[10]
     name = bytes(buf[off + 30:off + 30 + nlen]).decode("utf-8", "replace")
     e.data_offset = off + 30 + nlen + elen
     if name != e.name:
