@@ -95,3 +95,30 @@ def test_dcp_folder_complete_then_missing_shard(tmp_path):
     f = next(f for f in judge_path(folder).findings if f.code == "TL320")
     assert f.evidence["missing_files"] == [shard.name]
     shutil.rmtree(folder)
+
+
+def test_real_hf_trainer_checkpoint_passes(tmp_path, cli):
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=32, n_positions=16)
+    model = transformers.GPT2LMHeadModel(cfg)
+    ids = torch.randint(0, 32, (8, 8))
+    data = [{"input_ids": r, "labels": r} for r in ids]
+    args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=2, save_steps=2,
+                                          per_device_train_batch_size=4, report_to=[], use_cpu=True,
+                                          logging_steps=1, disable_tqdm=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        transformers.Trainer(model=model, args=args, train_dataset=data).train()
+    ckpt = tmp_path / "out" / "checkpoint-2"
+    r = cli("ckpt", ckpt, *sorted(p for p in ckpt.iterdir() if p.suffix in (".pt", ".pth", ".bin", ".safetensors")),
+            "--no-diff", "--format", "json")
+    reports = r.json()["reports"]
+    assert {x["verdict"] for x in reports} == {"PASS"}, [(x["source"], x["findings"]) for x in reports]
+    folder = next(x for x in reports if x["format"] == "hf-folder")
+    assert "TL318" in folder["checks"]["stood_down"]
+    notes = [f for x in reports for f in x["findings"] if f["code"] == "TL342"]
+    assert notes and all(f["severity"] == "NOTE" for f in notes)  # rng_state / training_args framework classes
+    shutil.move(str(ckpt / "optimizer.pt"), str(tmp_path / "optimizer.pt"))
+    rep = judge_path(ckpt)
+    assert rep.verdict.value == "WARN" and next(f for f in rep.findings if f.code == "TL318").evidence["missing"] == [
+        "optimizer"]

@@ -264,3 +264,49 @@ def test_torch_pickle_reads_objects_symbolically(tmp_path):
     assert mapping(res.root)["learning_rate"] == 3e-4 and res.error is None
     torch.save({"lr": 0.1}, tmp_path / "old.bin", _use_new_zipfile_serialization=False)
     assert torch_pickle(tmp_path / "old.bin").root == {"lr": 0.1}
+
+
+def _zip64(entries: list[tuple[str, bytes]]) -> bytes:
+    """A stored zip whose sizes and offsets all live in zip64 extra fields (as in files over 4 GB)."""
+    import zlib
+
+    out, central = bytearray(), bytearray()
+    for name, data in entries:
+        crc, off, raw = zlib.crc32(data), len(out), name.encode()
+        extra = struct.pack("<HHQQ", 1, 16, len(data), len(data))
+        out += struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, 0, 0, 0, 0, crc, 0xFFFFFFFF, 0xFFFFFFFF,
+                           len(raw), len(extra)) + raw + extra + data
+        cextra = struct.pack("<HHQQQ", 1, 24, len(data), len(data), off)
+        central += struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 45, 0, 0, 0, 0, crc, 0xFFFFFFFF,
+                               0xFFFFFFFF, len(raw), len(cextra), 0, 0, 0, 0, 0xFFFFFFFF) + raw + cextra
+    cd_off = len(out)
+    out += central
+    e64 = len(out)
+    out += struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, len(entries), len(entries),
+                       len(central), cd_off)
+    out += struct.pack("<4sIQI", b"PK\x06\x07", 0, e64, 1)
+    out += struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return bytes(out)
+
+
+def test_zip64_records_are_followed(tmp_path, healthy):
+    with zipfile.ZipFile(healthy) as z:
+        entries = [(i.filename, z.read(i)) for i in z.infolist()]
+    p = tmp_path / "model_step7.pt"
+    p.write_bytes(_zip64(entries))
+    with zipfile.ZipFile(p) as z:  # the writer above makes a valid zip64 archive
+        assert z.testzip() is None
+    a, b = inspect_file(healthy), inspect_file(p)
+    assert [(t.name, t.shape, t.stats["max"]) for t in a.tensors] == [(t.name, t.shape, t.stats["max"]) for t in b.tensors]
+    rep = judge_path(p)
+    assert rep.verdict.value == "PASS" and "TL302" in rep.checks.stood_down
+
+
+def test_ckpt_on_a_folder_of_checkpoints(tmp_path, cli):
+    (tmp_path / "runs" / "a").mkdir(parents=True)
+    torch.save({"w": torch.ones(2, 2)}, tmp_path / "runs" / "a" / "x.pt")
+    torch.save({"w": torch.full((2, 2), float("nan"))}, tmp_path / "runs" / "y.pth")
+    (tmp_path / "runs" / "log.txt").write_text("hello")
+    r = cli("ckpt", tmp_path / "runs", "--format", "json")
+    verdicts = {Path(x["source"]).name: x["verdict"] for x in r.json()["reports"]}
+    assert verdicts == {"x.pt": "PASS", "y.pth": "FAIL"} and r.code == 1

@@ -172,8 +172,8 @@ def unreadable_structure(ctx):
         return ctx.fire(f"structure damaged, reading stopped: {s.damaged}", error=s.damaged)
     if s.kind_problem or s.format not in ("torch-zip", "torch-legacy", "pickle"):
         raise NotChecked(NA)
-    if not s.pickle_error or (s.truncated and "truncated" in s.pickle_error):
-        raise StandDown("pickle walked to its end" if not s.pickle_error else "reported as truncation")
+    if not s.pickle_error or s.truncated:
+        raise StandDown("pickle walked to its end" if not s.pickle_error else "reported as truncation (TL301)")
     return ctx.fire(f"pickle unreadable: {s.pickle_error}", error=s.pickle_error)
 
 

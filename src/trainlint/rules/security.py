@@ -73,13 +73,15 @@ def unknown_global(ctx):
                     f"{first['offset']})", globals=bad[:MAX_LISTED], distinct=names[:MAX_LISTED])
 
 
-@rule(code="TL342", name="framework-global", category="security", severity="WARN", target="checkpoint",
-      summary="The pickle imports framework classes torch's weights_only loader refuses (numpy, transformers, ...).",
+@rule(code="TL342", name="framework-global", category="security", severity="NOTE", target="checkpoint",
+      summary="The pickle builds framework classes torch's weights_only loader refuses (numpy, transformers, ...).",
       explanation="""
-Training checkpoints often pickle numpy RNG state, argparse namespaces, Lightning AttributeDicts or
-transformers TrainingArguments. torch.load(weights_only=True) refuses them, so loading needs
-weights_only=False (which trusts the whole file) or torch.serialization.add_safe_globals for these
-names. Classes from well-known frameworks are reported here; anything else is TL341.""")
+Training checkpoints routinely pickle numpy RNG state (rng_state.pth), transformers TrainingArguments
+(training_args.bin), Lightning AttributeDicts or argparse namespaces. torch.load(weights_only=True)
+refuses them, so loading needs weights_only=False (which trusts the whole file) or
+torch.serialization.add_safe_globals for these names. They are recorded here as a NOTE (every
+healthy HF checkpoint has some); classes from well-known frameworks only: anything else outside
+the allow-list is TL341 (FAIL), anything that runs code is TL340 (FAIL).""")
 def framework_global(ctx):
     hits = _classified(ctx, "framework")
     if not hits:
