@@ -310,3 +310,15 @@ def test_ckpt_on_a_folder_of_checkpoints(tmp_path, cli):
     r = cli("ckpt", tmp_path / "runs", "--format", "json")
     verdicts = {Path(x["source"]).name: x["verdict"] for x in r.json()["reports"]}
     assert verdicts == {"x.pt": "PASS", "y.pth": "FAIL"} and r.code == 1
+
+
+def test_tensor_table_with_stats_and_s3_error_xml(tmp_path, cli):
+    p = tmp_path / "m.pt"
+    torch.save({"w": torch.tensor([[1.0, -2.0], [3.0, 4.0]])}, p)
+    (tmp_path / "dl.pth").write_text('<?xml version="1.0"?><Error><Code>AccessDenied</Code>'
+                                     '<Message>Request has expired</Message></Error>')
+    r = cli("ckpt", p, tmp_path / "dl.pth", "--tensors", "--no-diff", "--format", "json")
+    rep = r.json()["reports"]
+    row = rep[0]["summary"]["tensor_table"][0]
+    assert row["name"] == "w" and row["shape"] == [2, 2] and row["min"] == -2.0 and row["mean"] == 1.5
+    assert "Request has expired" in rep[1]["findings"][0]["message"]

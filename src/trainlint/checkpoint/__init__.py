@@ -66,7 +66,8 @@ def _special(path: Path, head: bytes, insp: Inspection) -> bool:
         insp.kind_problem = "lfs-pointer"
         insp.meta["lfs"] = {"oid": oid.group(1) if oid else None, "size": int(size.group(1)) if size else None}
     elif kind == "html":
-        title = re.search(rb"<title>(.*?)</title>", head, re.IGNORECASE | re.DOTALL)
+        title = re.search(rb"<title>(.*?)</title>", head, re.IGNORECASE | re.DOTALL) or re.search(
+            rb"<Message>(.*?)</Message>", head, re.DOTALL) or re.search(rb"<Code>(.*?)</Code>", head, re.DOTALL)
         insp.kind_problem = "html"
         insp.meta["html_title"] = title.group(1).decode("utf-8", "replace").strip()[:120] if title else None
     elif kind is None:

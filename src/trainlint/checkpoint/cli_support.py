@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..verdict import Report, Result
-from .judge import judge, judge_path
+from .judge import inspect_and_judge, judge
 from .model import Inspection
 
 
@@ -28,9 +28,10 @@ def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: 
         if not found:
             result.reports.append(Report(source=str(raw), kind="checkpoint", unjudged="no checkpoint found here"))
         for p in found:
-            report = judge_path(p, settings, values=values, crc=crc)
+            insp, report = inspect_and_judge(p, settings, values=values, crc=crc)
             if show_tensors:
-                report.summary["tensor_table"] = _table(p)
+                report.summary["tensor_table"] = tensor_table(insp if insp is not None and insp.tensors else
+                                                              tensors_of(p))
             result.reports.append(report)
     if diff:
         a, b = (Path(p) for p in paths)
@@ -65,9 +66,17 @@ def drift_report(a: Path, b: Path, settings: Any = None) -> Report:
     return judge(drift(ia, ib), settings)
 
 
-def _table(path: Path) -> list[dict[str, Any]]:
-    insp = tensors_of(path)
+def tensor_table(insp: Inspection | None) -> list[dict[str, Any]]:
+    """One row per tensor: name, dtype, shape, bytes, file offset, complete, and value stats when scanned."""
     if insp is None:
         return []
-    return [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes, "offset": t.file_offset,
-             "complete": t.complete, **({"file": t.file} if t.file else {})} for t in insp.tensors]
+    rows = []
+    for t in insp.tensors:
+        row = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes,
+               "offset": t.file_offset, "complete": t.complete}
+        if t.file:
+            row["file"] = t.file
+        if t.stats is not None:
+            row.update({k: t.stats[k] for k in ("min", "max", "mean", "nan", "inf", "all_zero")})
+        rows.append(row)
+    return rows

@@ -38,17 +38,23 @@ def judge(insp: Inspection, settings: Any = None) -> Report:
 def judge_path(path: str | Path, settings: Any = None, values: bool | None = None,
                crc: bool | None = None) -> Report:
     """Inspect and judge one checkpoint file or folder; a missing or unreadable path is NOT-CHECKED."""
+    return inspect_and_judge(path, settings, values, crc)[1]
+
+
+def inspect_and_judge(path: str | Path, settings: Any = None, values: bool | None = None,
+                      crc: bool | None = None) -> tuple[Inspection | None, Report]:
+    """:func:`judge_path`, also returning the Inspection (None when the path could not be read)."""
     from . import inspect_path
     from .folders import inspect_index
 
     path = Path(path)
     if not path.exists():
-        return Report(source=str(path), kind="checkpoint", unjudged="no such file or folder")
+        return None, Report(source=str(path), kind="checkpoint", unjudged="no such file or folder")
     try:
         if path.is_file() and path.name.endswith(".index.json"):
             insp = inspect_index(path)
         else:
             insp = inspect_path(path, values=values, crc=crc)
     except OSError as exc:
-        return Report(source=str(path), kind="checkpoint", unjudged=f"cannot read: {exc.strerror or exc}")
-    return judge(insp, settings)
+        return None, Report(source=str(path), kind="checkpoint", unjudged=f"cannot read: {exc.strerror or exc}")
+    return insp, judge(insp, settings)

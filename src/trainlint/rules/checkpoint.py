@@ -156,7 +156,7 @@ def html_page(ctx):
     if s.kind_problem != "html":
         raise StandDown("not an HTML page")
     title = s.meta.get("html_title")
-    return ctx.fire(f"HTML page ({s.size} bytes) instead of a checkpoint" + (f": {title!r}" if title else ""),
+    return ctx.fire(f"HTML/XML page ({s.size} bytes) instead of a checkpoint" + (f": {title!r}" if title else ""),
                     bytes=s.size, title=title)
 
 
