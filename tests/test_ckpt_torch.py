@@ -322,3 +322,12 @@ def test_tensor_table_with_stats_and_s3_error_xml(tmp_path, cli):
     row = rep[0]["summary"]["tensor_table"][0]
     assert row["name"] == "w" and row["shape"] == [2, 2] and row["min"] == -2.0 and row["mean"] == 1.5
     assert "Request has expired" in rep[1]["findings"][0]["message"]
+
+
+def test_truncated_scan_jumps_with_storage_sizes_from_the_pickle(tmp_path, healthy):
+    from trainlint.checkpoint.torchfmt import _storage_hints
+
+    data = healthy.read_bytes()
+    with zipfile.ZipFile(healthy) as z:
+        sizes = {i.filename: i.file_size for i in z.infolist() if "/data/" in i.filename}
+    assert _storage_hints(data, len(data)) == sizes

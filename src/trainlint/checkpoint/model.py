@@ -20,6 +20,7 @@ class TensorInfo:
     offset: int = 0                   # storage offset in elements (torch)
     file_offset: int | None = None    # absolute byte offset of the tensor's first element
     nbytes: int = 0                   # bytes the tensor spans in storage
+    storage_bytes: int | None = None  # size of the whole storage, as the pickle records it
     complete: bool = True             # its bytes are all present in the file
     file: str | None = None           # shard file, for folders
     stats: dict[str, Any] | None = None  # filled by a value scan

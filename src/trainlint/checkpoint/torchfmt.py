@@ -8,7 +8,7 @@ from typing import Any
 
 from ..picklewalk import Call, Global, PersistentId, iter_nodes, walk
 from .model import Inspection, PickleScan, TensorInfo
-from .zipread import ZipInfo, entry_crc, read_zip
+from .zipread import ZipInfo, entry_crc, first_entry, has_end_record, read_zip
 
 # dtype name -> bytes per element
 ITEMSIZE = {
@@ -66,6 +66,9 @@ def tensor_from_call(name: str, call: Call) -> TensorInfo | None:
     offset = int(args[1]) if isinstance(args[1], int) else 0
     t = TensorInfo(name=name, dtype=dtype, shape=shape, stride=stride, storage=key, offset=offset)
     t.nbytes = _span(shape, stride) * ITEMSIZE.get(dtype, 1)
+    if isinstance(pid, tuple) and len(pid) > 4 and isinstance(pid[4], int) and isinstance(pid[1], Global):
+        untyped = pid[1].name == "UntypedStorage"  # counted in bytes; typed storages count elements
+        t.storage_bytes = pid[4] * (1 if untyped else ITEMSIZE.get(dtype, 1))
     return t
 
 
@@ -94,7 +97,7 @@ def tensor_table(root: Any) -> list[TensorInfo]:
 
 def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None:
     """Fill ``insp`` from a torch zip archive held in ``buf``."""
-    info = read_zip(buf, size)
+    info = read_zip(buf, size, None if has_end_record(buf, size) else _storage_hints(buf, size))
     insp.zip = info
     if info.truncated:
         insp.truncated = (f"no central directory (zip end record missing): the save stopped after "
@@ -121,6 +124,18 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     _locate_zip_storages(info, insp)
     if verify_crc:
         check_crcs(buf, info, insp)
+
+
+def _storage_hints(buf: Any, size: int) -> dict[str, int]:
+    """For a zip without its directory: each storage entry's size, from data.pkl (written first),
+    so the scan can jump over tensor data instead of searching it for the next header."""
+    pkl = first_entry(buf, size)
+    if pkl is None or not pkl.name.endswith("data.pkl") or not pkl.complete:
+        return {}
+    res = walk(memoryview(buf)[pkl.data_offset:pkl.data_offset + pkl.compressed_size])
+    prefix = pkl.name[: -len("data.pkl")]
+    return {f"{prefix}data/{t.storage}": t.storage_bytes for t in tensor_table(res.root)
+            if t.storage_bytes is not None}
 
 
 def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:

@@ -90,14 +90,28 @@ def _central(buf: Any, size: int, eocd: int) -> tuple[int, int]:
     return count, cd_off
 
 
-def read_zip(buf: Any, size: int) -> ZipInfo:
-    """Structure of the zip in ``buf`` (bytes or mmap) of ``size`` bytes."""
+def has_end_record(buf: Any, size: int) -> bool:
+    return _find_eocd(buf, size) >= 0
+
+
+def first_entry(buf: Any, size: int) -> ZipEntry | None:
+    """The first local entry, read without the central directory (None when there is none)."""
+    info = ZipInfo(file_size=size)
+    _scan_local(buf, size, info, {}, limit=1)
+    return next(iter(info.entries.values()), None)
+
+
+def read_zip(buf: Any, size: int, hints: dict[str, int] | None = None) -> ZipInfo:
+    """Structure of the zip in ``buf`` (bytes or mmap) of ``size`` bytes.
+
+    ``hints`` (entry name -> expected size) lets the scan of a zip without a central
+    directory jump straight to each entry's data descriptor instead of searching for it."""
     info = ZipInfo(file_size=size)
     eocd = _find_eocd(buf, size)
     if eocd < 0:
         info.has_central = False
         info.truncated = True
-        _scan_local(buf, size, info)
+        _scan_local(buf, size, info, hints or {})
         return info
     try:
         count, pos = _central(buf, size, eocd)
@@ -152,10 +166,10 @@ def _check_local(buf: Any, size: int, e: ZipEntry) -> None:
         e.problems.append(f"data runs past the end of the file ({e.data_offset + e.compressed_size} > {size})")
 
 
-def _scan_local(buf: Any, size: int, info: ZipInfo) -> None:
+def _scan_local(buf: Any, size: int, info: ZipInfo, hints: dict[str, int], limit: int = -1) -> None:
     """No central directory: follow local headers (and data descriptors) from byte 0."""
     pos = 0
-    while pos + 30 <= size and buf[pos:pos + 4] == LOCAL_SIG:
+    while pos + 30 <= size and buf[pos:pos + 4] == LOCAL_SIG and limit != len(info.entries):
         f = _LOCAL.unpack_from(buf, pos)
         flags, method, crc, csize, usize, nlen, elen = f[2], f[3], f[6], f[7], f[8], f[9], f[10]
         name = bytes(buf[pos + 30:pos + 30 + nlen]).decode("utf-8", "replace")
@@ -163,7 +177,7 @@ def _scan_local(buf: Any, size: int, info: ZipInfo) -> None:
         e = ZipEntry(name, pos, data, method=method, flags=flags, crc=crc)
         info.entries[name] = e
         if flags & 8:
-            end = _descriptor_end(buf, size, data, e)
+            end = _descriptor_end(buf, size, data, e, hints.get(name))
         else:
             e.compressed_size, e.size = csize, usize
             end = data + csize
@@ -173,21 +187,36 @@ def _scan_local(buf: Any, size: int, info: ZipInfo) -> None:
         pos = end
 
 
-def _descriptor_end(buf: Any, size: int, data: int, e: ZipEntry) -> int:
+def _descriptor_end(buf: Any, size: int, data: int, e: ZipEntry, hint: int | None = None) -> int:
     """Find the data descriptor that closes the entry starting at ``data``; -1 when absent."""
+    if hint is not None:
+        if data + hint > size:
+            return -1  # the entry's bytes run past the end of the file: no need to search
+        end = _descriptor_at(buf, size, data, data + hint, e)
+        if end > 0:
+            return end
     at = data
     while True:
         at = buf.find(DESC_SIG, at, size)
         if at < 0:
             return -1
-        length = at - data
-        for fmt, width in (("<III", 16), ("<IQQ", 24)):
-            if at + width <= size:
-                crc, csize, usize = _u(fmt, buf, at + 4)
-                if csize == length:
-                    e.crc, e.compressed_size, e.size = crc, csize, usize
-                    return at + width
+        end = _descriptor_at(buf, size, data, at, e)
+        if end > 0:
+            return end
         at += 1
+
+
+def _descriptor_at(buf: Any, size: int, data: int, at: int, e: ZipEntry) -> int:
+    """End of a data descriptor at ``at`` whose recorded size matches, else -1."""
+    if buf[at:at + 4] != DESC_SIG:
+        return -1
+    for fmt, width in (("<III", 16), ("<IQQ", 24)):
+        if at + width <= size:
+            crc, csize, usize = _u(fmt, buf, at + 4)
+            if csize == at - data:
+                e.crc, e.compressed_size, e.size = crc, csize, usize
+                return at + width
+    return -1
 
 
 def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24) -> int | None:
