@@ -84,11 +84,15 @@ def _span(shape: tuple[int, ...], stride: tuple[int, ...] | None) -> int:
     return 1 + sum((d - 1) * abs(s) for d, s in zip(shape, stride))
 
 
+def _is_tensor(node: Any) -> bool:
+    return isinstance(node, Call) and node.name in REBUILD_TENSOR
+
+
 def tensor_table(root: Any) -> list[TensorInfo]:
     """Every tensor in a walked torch pickle, named by its key path (nested dicts included)."""
     out: list[TensorInfo] = []
-    for path, node in iter_nodes(root):
-        if isinstance(node, Call) and node.name in REBUILD_TENSOR:
+    for path, node in iter_nodes(root, prune=_is_tensor):
+        if _is_tensor(node):
             t = tensor_from_call(_clean_path(path), node)
             if t is not None:
                 out.append(t)
