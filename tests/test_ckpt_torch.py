@@ -331,3 +331,37 @@ def test_truncated_scan_jumps_with_storage_sizes_from_the_pickle(tmp_path, healt
     with zipfile.ZipFile(healthy) as z:
         sizes = {i.filename: i.file_size for i in z.infolist() if "/data/" in i.filename}
     assert _storage_hints(data, len(data)) == sizes
+
+
+def _local_data_offset(data: bytes, header_offset: int) -> int:
+    nlen, elen = struct.unpack_from("<HH", data, header_offset + 26)
+    return header_offset + 30 + nlen + elen
+
+
+def test_damaged_pickle_is_unreadable_structure(tmp_path, healthy):
+    data = bytearray(healthy.read_bytes())
+    start = _local_data_offset(bytes(data), 0)  # data.pkl is the first entry
+    data[start + 40] = 0xFF  # not an opcode
+    (tmp_path / "bad").mkdir()
+    p = tmp_path / "bad" / "model_step7.pt"
+    p.write_bytes(bytes(data))
+    rep = judge_path(p)
+    f = finding(rep, "TL307")
+    assert f.severity.value == "FAIL" and "damaged pickle at byte" in f.message
+    partial = finding(rep, "TL343")
+    assert partial.severity.value == "WARN" and "data.pkl" in partial.message
+    assert "TL307" in judge_path(healthy).checks.stood_down and "TL343" in judge_path(healthy).checks.stood_down
+
+
+def test_crc_not_recorded(tmp_path, healthy):
+    data = bytearray(healthy.read_bytes())
+    cd = data.find(b"PK\x01\x02")
+    struct.pack_into("<I", data, cd + 16, 0)  # first central record: CRC field -> 0
+    (tmp_path / "bad").mkdir()
+    p = tmp_path / "bad" / "model_step7.pt"
+    p.write_bytes(bytes(data))
+    rep = judge_path(p)
+    f = finding(rep, "TL303")
+    assert f.evidence["entries"] == ["model_step7/data.pkl"] and f.severity.value == "WARN"
+    assert "TL302" in rep.checks.stood_down  # the others still verify
+    assert "TL303" in judge_path(healthy).checks.stood_down

@@ -103,6 +103,8 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     """Fill ``insp`` from a torch zip archive held in ``buf``."""
     info = read_zip(buf, size, None if has_end_record(buf, size) else _storage_hints(buf, size))
     insp.zip = info
+    if verify_crc:
+        check_crcs(buf, info, insp)
     if info.truncated:
         insp.truncated = (f"no central directory (zip end record missing): the save stopped after "
                           f"{size} bytes; {sum(e.complete for e in info.entries.values())} of "
@@ -126,8 +128,6 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
         return
     insp.tensors = tensor_table(res.root)
     _locate_zip_storages(info, insp)
-    if verify_crc:
-        check_crcs(buf, info, insp)
 
 
 def _storage_hints(buf: Any, size: int) -> dict[str, int]:

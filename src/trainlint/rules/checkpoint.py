@@ -90,7 +90,7 @@ def crc_mismatch(ctx):
     if s.zip is None or s.drift is not None:
         raise NotChecked(NA)
     if not s.crc_checked:
-        raise NotChecked("CRCs not verified (file over the automatic size limit; use --crc)")
+        raise NotChecked("CRCs not verified (over the 512 MB automatic limit, or --no-crc; use --crc)")
     if not s.crc_mismatches:
         raise StandDown(f"all {len(s.zip.entries)} entry CRCs match")
     m = s.crc_mismatches
@@ -199,7 +199,7 @@ def _scanned(ctx: Any) -> list[Any]:
     if not tensors:
         raise NotChecked("no tensors found")
     if not ctx.subject.values_scanned:
-        raise NotChecked("values not scanned (input over the automatic size limit; use --values)")
+        raise NotChecked("values not scanned (over the 512 MB automatic limit, or --no-values; use --values)")
     return [t for t in tensors if t.stats is not None]
 
 
