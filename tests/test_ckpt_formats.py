@@ -145,6 +145,8 @@ def test_hf_checkpoint_folder_resume_needs(tmp_path, cli):
     bad = _hf_checkpoint(tmp_path / "run" / "checkpoint-600", drop=("optimizer.pt", "rng_state.pth"))
     f = finding(judge_path(bad), "TL318")
     assert f.evidence["missing"] == ["optimizer", "rng_state"] and f.step == 600
+    assert finding(judge_path(bad), "TL322").evidence == {"folder_step": 600, "global_step": 500}
+    assert "TL322" in judge_path(ok).checks.stood_down
     nowt = _hf_checkpoint(tmp_path / "run" / "checkpoint-700", drop=("weights",))
     assert finding(judge_path(nowt), "TL319").severity.value == "FAIL"
     r = cli("doctor", tmp_path / "run", "--format", "json")

@@ -377,6 +377,24 @@ def weights_missing(ctx):
     return ctx.fire(f"no weights in the folder (files: {_names(hf['files'], 8)})", files=hf["files"][:MAX_LISTED])
 
 
+@rule(code="TL322", name="resume-step-mismatch", category="checkpoint", severity="WARN", target="checkpoint",
+      summary="A checkpoint-N folder whose trainer_state.json records a different global step.",
+      explanation="""
+The Trainer names each checkpoint folder after the step it saved (checkpoint-500) and records the same
+step in trainer_state.json. When they differ, the folder was renamed or its files were copied from
+another save, and a resume would restart the schedule and data order from the recorded step, not
+the one in the name.""")
+def resume_step_mismatch(ctx):
+    hf = need(ctx, "hf_folder")
+    named, recorded = hf.get("folder_step"), hf.get("global_step")
+    if named is None or not isinstance(recorded, int):
+        raise NotChecked("needs a checkpoint-N folder name and a global_step in trainer_state.json")
+    if named == recorded:
+        raise StandDown(f"folder step {named} matches trainer_state.json")
+    return ctx.fire(f"folder is checkpoint-{named} but trainer_state.json records global_step {recorded}",
+                    step=named, folder_step=named, global_step=recorded)
+
+
 @rule(code="TL320", name="dcp-incomplete", category="integrity", severity="FAIL", target="checkpoint",
       summary="A torch.distributed.checkpoint folder lacks .distcp files (or bytes) its .metadata refers to.",
       explanation="""
