@@ -182,3 +182,12 @@ def test_trainer_state_alone_is_a_log_not_a_checkpoint(tmp_path, evidence):
     (folder / "trainer_state.json").write_text(json.dumps({"global_step": 100, "log_history": []}))
     assert folder_kind(folder) is None
     assert folder_kind(evidence / "qwen-qlora-gallery" / "healthy") is None
+
+
+def test_damaged_deepspeed_model_states_is_reported(tmp_path):
+    folder = _deepspeed(tmp_path / "x" / "global_step1", 2, [0, 1])
+    f = folder / "mp_rank_00_model_states.pt"
+    f.write_bytes(b"PK\x03\x04" + b"\xff" * 200)
+    rep = judge_path(folder)
+    assert rep.verdict.value == "FAIL"
+    assert "mp_rank_00_model_states.pt" in next(x for x in rep.findings if x.code == "TL307").message

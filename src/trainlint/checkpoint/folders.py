@@ -51,8 +51,18 @@ def _is_pickle(path: Path) -> bool:
 
 
 def inspect_folder(path: Path, values: bool | None = None) -> Inspection:
+    from . import DAMAGE
+
     kind = folder_kind(path)
     insp = Inspection(path=str(path), format=kind or "folder")
+    try:
+        _inspect_kind(path, kind, insp)
+    except DAMAGE as exc:  # a file in the folder so damaged that a reader step failed: report it
+        insp.damaged = f"{type(exc).__name__}: {exc}"
+    return insp
+
+
+def _inspect_kind(path: Path, kind: str | None, insp: Inspection) -> None:
     if kind == "dcp":
         inspect_dcp(path, insp)
     elif kind == "deepspeed":
@@ -62,7 +72,6 @@ def inspect_folder(path: Path, values: bool | None = None) -> Inspection:
     else:
         insp.kind_problem = "not-a-checkpoint"
         insp.meta["folder"] = "no checkpoint layout recognised (HF, DCP, DeepSpeed)"
-    return insp
 
 
 # -- sharded index -------------------------------------------------------------------
@@ -203,6 +212,8 @@ def inspect_deepspeed(path: Path, insp: Inspection) -> None:
     dp = mp = None
     for name in model[:1]:
         root = _root_of(path / name)  # the file's pickle is judged (security) as a file of its own
+        if root is None:
+            insp.damaged = f"{name}: no readable data.pkl (the file's own report says why)"
         d = mapping(root) or {}
         dp, mp = d.get("dp_world_size"), d.get("mp_world_size")
     facts["dp_world_size"], facts["mp_world_size"] = dp, mp
@@ -226,4 +237,5 @@ def _root_of(path: Path) -> Any:
         e = info.find("data.pkl")
         if e is None or not e.complete:
             return None
-        return walk(buf[e.data_offset:e.data_offset + e.compressed_size]).root
+        res = walk(buf[e.data_offset:e.data_offset + e.compressed_size])
+        return res.root if res.complete else None

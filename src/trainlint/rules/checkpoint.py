@@ -167,9 +167,9 @@ The pickle (data.pkl) holds the structure (names, shapes, dtypes) of everything 
 and the zip directory or storage table says where the bytes are. When either is missing or damaged,
 no loader can rebuild the object. Try: re-copy the file; otherwise use an earlier checkpoint.""")
 def unreadable_structure(ctx):
+    if ctx.subject.damaged and ctx.subject.drift is None:
+        return ctx.fire(f"structure damaged, reading stopped: {ctx.subject.damaged}", error=ctx.subject.damaged)
     s = file_only(ctx)
-    if s.damaged:
-        return ctx.fire(f"structure damaged, reading stopped: {s.damaged}", error=s.damaged)
     if s.kind_problem or s.format not in ("torch-zip", "torch-legacy", "pickle"):
         raise NotChecked(NA)
     if not s.pickle_error or s.truncated:
