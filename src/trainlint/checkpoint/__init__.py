@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import mmap
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -173,12 +172,6 @@ def torch_pickle(path: str | Path) -> Any:
 
 def tensor_map(insp: Inspection) -> dict[str, TensorInfo]:
     return {t.name: t for t in insp.tensors}
-
-
-def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start
 
 
 __all__ = ["AUTO_FULL_BYTES", "CKPT_SUFFIXES", "Inspection", "TensorInfo", "content_kind", "inspect_file",
