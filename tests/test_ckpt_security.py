@@ -125,3 +125,21 @@ def test_trainlint_never_imports_torch(tmp_path):
             "assert 'torch' not in sys.modules, 'torch imported'")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     subprocess.run([sys.executable, "-c", code, str(p)], check=True, env=env)
+
+
+@pytest.mark.parametrize("proto", [0, 1])
+def test_protocol_0_and_1_pickles_are_caught(tmp_path, cli, proto):
+    canary = tmp_path / "CANARY"
+    p = tmp_path / "model.bin"
+    with open(p, "wb") as fh:
+        pickle.dump({"x": Evil(canary)}, fh, protocol=proto)
+    r = cli("doctor", tmp_path, "--format", "json")
+    rep = r.json()["reports"][0]
+    assert rep["format"] == "pickle" and r.code == 1 and not canary.exists()
+    f = next(f for f in rep["findings"] if f["code"] == "TL340")
+    assert f["evidence"]["global"] == "posix.system"
+    text = tmp_path / "notes.bin"
+    text.write_text("Invalid text that is not a pickle\n")
+    from trainlint.checkpoint import content_kind
+
+    assert content_kind(text.read_bytes()) is None

@@ -47,7 +47,20 @@ def content_kind(head: bytes) -> str | None:
     low = head[:1024].lstrip().lower()
     if low.startswith((b"<!doctype html", b"<html", b"<?xml")) or b"<html" in low[:256]:
         return "html"
+    if _old_pickle(head):
+        return "pickle"
     return None
+
+
+def _old_pickle(head: bytes) -> bool:
+    """A protocol 0/1 pickle (no PROTO header): torch.load runs these too, so they must be caught.
+    True when the first bytes walk as a pickle (to STOP, or cut off only by the end of ``head``)."""
+    from ..picklewalk import walk
+
+    if not head or head[:1] not in b"(}])cdlNIFLSVUTXJKMGhjqrpgaesut.0":
+        return False
+    res = walk(head)
+    return res.opcodes >= 2 and (res.complete or (res.error or "").startswith("truncated"))
 
 
 def kind_is_zip(head: bytes) -> bool:
