@@ -143,3 +143,26 @@ def test_protocol_0_and_1_pickles_are_caught(tmp_path, cli, proto):
     from trainlint.checkpoint import content_kind
 
     assert content_kind(text.read_bytes()) is None
+
+
+def test_a_second_or_duplicate_data_pkl_is_also_checked(tmp_path):
+    import zipfile
+
+    good, bad = tmp_path / "good.pt", tmp_path / "bad.pt"
+    torch.save({"w": torch.ones(2)}, good)
+    torch.save({"x": Evil(tmp_path / "never")}, bad)
+    with zipfile.ZipFile(bad) as z:
+        evil_pkl = z.read("bad/data.pkl")
+    mixed = tmp_path / "good2.pt"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(mixed, "w") as dst:
+        for item in src.infolist():
+            dst.writestr(item.filename.replace("good/", "good2/"), src.read(item))
+        with pytest.warns(UserWarning):
+            dst.writestr("good2/data.pkl", evil_pkl)  # a duplicate record
+        dst.writestr("other/data.pkl", evil_pkl)
+    rep = judge_path(mixed)
+    hits = [f for f in rep.findings if f.code == "TL340"]
+    assert len(hits) == 2 and {f.evidence["global"] for f in hits} == {"posix.system"}
+    assert any("more than once" in p["problem"] for f in rep.findings if f.code == "TL304"
+               for p in f.evidence["problems"])
+    assert {t.name for t in __import__("trainlint.checkpoint", fromlist=["x"]).inspect_file(mixed).tensors} == {"w"}

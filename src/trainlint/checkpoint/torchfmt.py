@@ -109,7 +109,8 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
         insp.truncated = (f"no central directory (zip end record missing): the save stopped after "
                           f"{size} bytes; {sum(e.complete for e in info.entries.values())} of "
                           f"{len(info.entries)} entries started are complete")
-    pkl = info.find("data.pkl")
+    pkl = _main_pickle(info)
+    _other_pickles(buf, info, pkl, insp)
     if pkl is None and not info.truncated and info.entries:
         insp.kind_problem = "not-a-checkpoint"
         insp.meta["zip_entries"] = sorted(info.entries)[:10]
@@ -128,6 +129,26 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
         return
     insp.tensors = tensor_table(res.root)
     _locate_zip_storages(info, insp)
+
+
+def _main_pickle(info: ZipInfo) -> Any:
+    """The data.pkl torch would read: in the folder named by the archive's first record."""
+    if info.first_name and "/" in info.first_name:
+        e = info.entries.get(info.first_name.split("/")[0] + "/data.pkl")
+        if e is not None:
+            return e
+    return info.find("data.pkl")
+
+
+def _other_pickles(buf: Any, info: ZipInfo, main: Any, insp: Inspection) -> None:
+    """Every other pickle in the archive (a second data.pkl, a duplicate record) is checked for
+    security too: a loader that picks a different copy must not run something unseen."""
+    for e in [*info.entries.values(), *info.duplicates]:
+        if e is main or not e.name.endswith(".pkl") or not e.complete or e.method != 0:
+            continue
+        res = walk(memoryview(buf)[e.data_offset:e.data_offset + e.compressed_size])
+        insp.pickles.append(PickleScan(f"{insp.path}:{e.name}@{e.header_offset}", res.globals, res.error,
+                                       e.data_offset))
 
 
 def _storage_hints(buf: Any, size: int) -> dict[str, int]:

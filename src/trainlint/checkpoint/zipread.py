@@ -48,6 +48,16 @@ class ZipInfo:
     file_size: int = 0
     central_count: int = 0
     error: str | None = None  # damage that stopped the read
+    duplicates: list[ZipEntry] = field(default_factory=list)  # later records reusing a name
+    first_name: str | None = None  # torch takes its folder prefix from the first record
+
+    def add(self, e: ZipEntry) -> None:
+        if self.first_name is None:
+            self.first_name = e.name
+        if e.name in self.entries:
+            self.duplicates.append(e)
+        else:
+            self.entries[e.name] = e
 
     def find(self, suffix: str) -> ZipEntry | None:
         for name, e in self.entries.items():
@@ -120,8 +130,11 @@ def read_zip(buf: Any, size: int, hints: dict[str, int] | None = None) -> ZipInf
             pos = _central_entry(buf, size, pos, info)
     except (struct.error, ValueError) as exc:
         info.error = f"central directory damaged: {exc}"
-    for e in info.entries.values():
+    for e in [*info.entries.values(), *info.duplicates]:
         _check_local(buf, size, e)
+    for e in info.duplicates:
+        e.problems.append("the central directory names this entry more than once (loaders may disagree "
+                          "on which copy they read)")
     return info
 
 
@@ -138,7 +151,7 @@ def _central_entry(buf: Any, size: int, pos: int, info: ZipInfo) -> int:
         _zip64_extra(extra, want, vals)
     e = ZipEntry(name, vals["off"], compressed_size=vals["csize"], size=vals["size"], crc=crc,
                  method=method, flags=flags, crc_recorded=not (crc == 0 and vals["size"] > 0))
-    info.entries[name] = e
+    info.add(e)
     return pos + 46 + nlen + elen + clen
 
 
@@ -175,7 +188,7 @@ def _scan_local(buf: Any, size: int, info: ZipInfo, hints: dict[str, int], limit
         name = bytes(buf[pos + 30:pos + 30 + nlen]).decode("utf-8", "replace")
         data = pos + 30 + nlen + elen
         e = ZipEntry(name, pos, data, method=method, flags=flags, crc=crc)
-        info.entries[name] = e
+        info.add(e)
         if flags & 8:
             end = _descriptor_end(buf, size, data, e, hints.get(name))
         else:

@@ -120,7 +120,7 @@ same entry; when they disagree (name, sizes, CRC, compression, or an offset that
 header), the archive was edited or damaged, and different readers will see different data.""")
 def zip_header_mismatch(ctx):
     z = need(ctx, "zip")
-    bad = [(e.name, p) for e in z.entries.values() for p in e.problems]
+    bad = [(e.name, p) for e in [*z.entries.values(), *z.duplicates] for p in e.problems]
     if z.error:
         bad.insert(0, ("<central directory>", z.error))
     if not bad:
