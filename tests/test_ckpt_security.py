@@ -166,3 +166,21 @@ def test_a_second_or_duplicate_data_pkl_is_also_checked(tmp_path):
     assert any("more than once" in p["problem"] for f in rep.findings if f.code == "TL304"
                for p in f.evidence["problems"])
     assert {t.name for t in __import__("trainlint.checkpoint", fromlist=["x"]).inspect_file(mixed).tensors} == {"w"}
+
+
+def test_deflated_data_pkl_is_still_walked(tmp_path):
+    import zipfile
+
+    bad = tmp_path / "bad.pt"
+    torch.save({"w": torch.ones(2), "x": Evil(tmp_path / "never")}, bad)
+    deflated = tmp_path / "deflated.pt"
+    with zipfile.ZipFile(bad) as src, zipfile.ZipFile(deflated, "w", compression=zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            dst.writestr(item.filename.replace("bad/", "deflated/"), src.read(item))
+    rep = judge_path(deflated)
+    f = next(f for f in rep.findings if f.code == "TL340")
+    assert f.evidence["global"] == "posix.system" and f.evidence["offset"] is None
+    assert "uncompressed pickle" in f.message and "(deflated)" in f.message
+    from trainlint.checkpoint import inspect_file
+
+    assert [t.name for t in inspect_file(deflated).tensors] == ["w"]

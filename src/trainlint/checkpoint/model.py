@@ -41,6 +41,7 @@ class PickleScan:
     globals: list[GlobalRef] = field(default_factory=list)
     error: str | None = None
     base_offset: int = 0             # add to a global's offset to get the byte in the file
+    in_file: bool = True             # False for a compressed pickle: offsets count its uncompressed bytes
     allow_extra: tuple[str, ...] = ()  # prefixes this pickle may legitimately import (DCP metadata)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..picklewalk import Call, Global, PersistentId, iter_nodes, walk
 from .model import Inspection, PickleScan, TensorInfo
-from .zipread import ZipInfo, entry_crc, first_entry, has_end_record, read_zip
+from .zipread import ZipInfo, entry_bytes, entry_crc, first_entry, has_end_record, read_zip
 
 # dtype name -> bytes per element
 ITEMSIZE = {
@@ -119,11 +119,10 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
         insp.pickle_error = "no data.pkl entry in the archive" + (f" ({info.error})" if info.error else "")
         return
     insp.prefix = pkl.name[: -len("data.pkl")].rstrip("/")
-    if not pkl.complete or pkl.method != 0:
-        insp.pickle_error = "data.pkl is incomplete" if not pkl.complete else "data.pkl is compressed"
+    res = _walk_entry(buf, pkl, insp)
+    if res is None:
+        insp.pickle_error = f"{pkl.name} is incomplete" if not pkl.complete else f"{pkl.name} cannot be decompressed"
         return
-    res = walk(memoryview(buf)[pkl.data_offset:pkl.data_offset + pkl.compressed_size])
-    insp.pickles.append(PickleScan(f"{insp.path}:{pkl.name}", res.globals, res.error, pkl.data_offset))
     if res.error:
         insp.pickle_error = f"{pkl.name}: {res.error}"
         return
@@ -144,11 +143,20 @@ def _other_pickles(buf: Any, info: ZipInfo, main: Any, insp: Inspection) -> None
     """Every other pickle in the archive (a second data.pkl, a duplicate record) is checked for
     security too: a loader that picks a different copy must not run something unseen."""
     for e in [*info.entries.values(), *info.duplicates]:
-        if e is main or not e.name.endswith(".pkl") or not e.complete or e.method != 0:
-            continue
-        res = walk(memoryview(buf)[e.data_offset:e.data_offset + e.compressed_size])
-        insp.pickles.append(PickleScan(f"{insp.path}:{e.name}@{e.header_offset}", res.globals, res.error,
-                                       e.data_offset))
+        if e is not main and e.name.endswith(".pkl"):
+            _walk_entry(buf, e, insp, f"@{e.header_offset}")
+
+
+def _walk_entry(buf: Any, e: Any, insp: Inspection, tag: str = "") -> Any:
+    """Walk a zip entry's pickle (stored, or deflated: torch's reader inflates those too)."""
+    data = entry_bytes(buf, e)
+    if data is None:
+        return None
+    res = walk(data)
+    stored = e.method == 0
+    where = f"{insp.path}:{e.name}{tag}" + ("" if stored else " (deflated)")
+    insp.pickles.append(PickleScan(where, res.globals, res.error, e.data_offset if stored else 0, in_file=stored))
+    return res
 
 
 def _storage_hints(buf: Any, size: int) -> dict[str, int]:
@@ -174,7 +182,9 @@ def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:
             continue
         start = t.offset * ITEMSIZE.get(t.dtype, 1)
         t.file_offset = e.data_offset + start if e.data_offset >= 0 else None
-        t.complete = e.complete and e.method == 0
+        t.complete = e.complete
+        if e.method != 0:  # compressed storage: present, but not readable in place
+            t.file_offset = None
         if e.complete and e.size >= 0 and start + t.nbytes > e.size:
             t.complete = False
             insp.missing_storages.append({"tensor": t.name, "storage": t.storage, "why":

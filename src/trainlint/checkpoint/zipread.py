@@ -253,3 +253,18 @@ def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24) -> int | None:
         return crc & 0xFFFFFFFF
     except zlib.error:
         return None
+
+
+def entry_bytes(buf: Any, e: ZipEntry, limit: int = 1 << 30) -> bytes | None:
+    """The entry's uncompressed bytes (stored or deflated, at most ``limit``), or None."""
+    if not e.complete or e.data_offset < 0:
+        return None
+    raw = buf[e.data_offset:e.data_offset + e.compressed_size]
+    if e.method == 0:
+        return bytes(raw)
+    if e.method != 8:
+        return None
+    try:
+        return zlib.decompressobj(-15).decompress(raw, limit)
+    except zlib.error:
+        return None

@@ -22,8 +22,8 @@ def _classified(ctx: Any, wanted: str) -> list[dict[str, Any]]:
     for p in s.pickles:
         for g in p.globals:
             if classify(g.module, g.name, p.allow_extra) == wanted:
-                out.append({"global": g.dotted, "offset": g.offset + p.base_offset, "pickle_offset": g.offset,
-                            "opcode": g.opcode, "where": p.where})
+                out.append({"global": g.dotted, "offset": g.offset + p.base_offset if p.in_file else None,
+                            "pickle_offset": g.offset, "opcode": g.opcode, "where": p.where})
     return out
 
 
@@ -50,9 +50,15 @@ def code_execution_global(ctx):
     bad = _classified(ctx, "dangerous")
     if not bad:
         raise StandDown(f"{_count(ctx)} globals, none that runs code")
-    return [ctx.fire(f"loading would import {b['global']} (byte {b['offset']} of {b['where'].split(':')[0]}"
-                     f"{', pickle offset ' + str(b['pickle_offset']) if b['offset'] != b['pickle_offset'] else ''}"
-                     f"): a global that can run code", **b) for b in bad[:MAX_LISTED]]
+    return [ctx.fire(f"loading would import {b['global']} ({_where(b)}): a global that can run code", **b)
+            for b in bad[:MAX_LISTED]]
+
+
+def _where(b: dict[str, Any]) -> str:
+    if b["offset"] is None:
+        return f"byte {b['pickle_offset']} of the uncompressed pickle {b['where']}"
+    inner = f", pickle offset {b['pickle_offset']}" if b["offset"] != b["pickle_offset"] else ""
+    return f"byte {b['offset']} of {b['where'].split(':')[0]}{inner}"
 
 
 @rule(code="TL341", name="unknown-global", category="security", severity="FAIL", target="checkpoint",
@@ -69,8 +75,8 @@ def unknown_global(ctx):
     names = sorted({b["global"] for b in bad})
     first = bad[0]
     return ctx.fire(f"{len(names)} globals outside the weights_only allow-list: "
-                    f"{', '.join(names[:5])}{' ...' if len(names) > 5 else ''} (first {first['global']} at byte "
-                    f"{first['offset']})", globals=bad[:MAX_LISTED], distinct=names[:MAX_LISTED])
+                    f"{', '.join(names[:5])}{' ...' if len(names) > 5 else ''} (first {first['global']} at "
+                    f"{_where(first)})", globals=bad[:MAX_LISTED], distinct=names[:MAX_LISTED])
 
 
 @rule(code="TL342", name="framework-global", category="security", severity="NOTE", target="checkpoint",
