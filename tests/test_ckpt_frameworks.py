@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -110,9 +111,10 @@ def test_real_hf_trainer_checkpoint_passes(tmp_path, cli):
         warnings.simplefilter("ignore")
         transformers.Trainer(model=model, args=args, train_dataset=data).train()
     ckpt = tmp_path / "out" / "checkpoint-2"
-    r = cli("ckpt", ckpt, *sorted(p for p in ckpt.iterdir() if p.suffix in (".pt", ".pth", ".bin", ".safetensors")),
-            "--no-diff", "--format", "json")
+    r = cli("ckpt", ckpt, "--format", "json")  # the folder and every checkpoint file in it
     reports = r.json()["reports"]
+    assert {Path(x["source"]).name for x in reports} == {"checkpoint-2", "model.safetensors", "optimizer.pt",
+                                                         "scheduler.pt", "rng_state.pth", "training_args.bin"}
     assert {x["verdict"] for x in reports} == {"PASS"}, [(x["source"], x["findings"]) for x in reports]
     folder = next(x for x in reports if x["format"] == "hf-folder")
     assert "TL318" in folder["checks"]["stood_down"]

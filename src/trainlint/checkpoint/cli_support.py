@@ -11,13 +11,18 @@ from .model import Inspection
 
 
 def _paths_under(path: Path) -> list[Path]:
-    """A checkpoint file or folder itself, else every checkpoint found under the folder."""
+    """A file itself; for a folder, the folder when it is a checkpoint layout (HF, DCP, DeepSpeed)
+    and every checkpoint file and checkpoint folder under it."""
     from ..discover import walk
     from .folders import folder_kind
 
-    if path.is_file() or not path.exists() or folder_kind(path):
+    if path.is_file() or not path.exists():
         return [path]
-    return [item.path for item in walk(path) if item.inspector.kind == "checkpoint"]
+    found = [path] if folder_kind(path) else []
+    for item in walk(path):
+        if item.inspector.kind == "checkpoint" and item.path != path:
+            found.append(item.path)
+    return found
 
 
 def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: bool | None = None,
