@@ -244,7 +244,8 @@ def test_drift_between_two_checkpoints(tmp_path, cli):
     assert changed["emb"]["before"]["shape"] == [10, 4] and changed["emb"]["after"]["shape"] == [12, 4]
     assert changed["fc.weight"]["after"]["dtype"] == "bfloat16"
     same = cli("ckpt", a, a, "--format", "json").json()["reports"][-1]
-    assert same["verdict"] == "PASS" and "TL330" in same["checks"]["stood_down"]
+    assert "TL330" in same["checks"]["stood_down"] and "TL331" in same["checks"]["stood_down"]
+    assert [f["code"] for f in same["findings"]] == ["TL332"]  # a file compared with itself did not change
 
 
 def test_json_error_body_under_checkpoint_name_is_not_checked(tmp_path, cli):
@@ -365,3 +366,18 @@ def test_crc_not_recorded(tmp_path, healthy):
     assert f.evidence["entries"] == ["model_step7/data.pkl"] and f.severity.value == "WARN"
     assert "TL302" in rep.checks.stood_down  # the others still verify
     assert "TL303" in judge_path(healthy).checks.stood_down
+
+
+def test_weights_unchanged_between_checkpoints(tmp_path, cli):
+    sd = {"fc.weight": torch.randn(4, 4), "fc.bias": torch.randn(4), "pos": torch.arange(4)}
+    a, b, c = tmp_path / "step100.pt", tmp_path / "step200.pt", tmp_path / "step300.pt"
+    torch.save(sd, a)
+    torch.save({k: v.clone() for k, v in sd.items()}, b)  # saved again, nothing trained
+    torch.save({**sd, "fc.weight": sd["fc.weight"] + 1e-3}, c)
+    rep = cli("ckpt", a, b, "--format", "json").json()["reports"][-1]
+    f = next(x for x in rep["findings"] if x["code"] == "TL332")
+    assert f["evidence"]["unchanged"] == 2 and f["evidence"]["compared"] == 2  # the int buffer is not compared
+    rep = cli("ckpt", a, c, "--format", "json").json()["reports"][-1]
+    assert rep["checks"]["stood_down"]["TL332"] == "1 of 2 float tensors changed (1 unchanged)"
+    rep = cli("ckpt", a, c, "--no-values", "--format", "json").json()["reports"][-1]
+    assert "TL332" in rep["checks"]["not_checked"]

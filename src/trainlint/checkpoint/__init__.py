@@ -93,8 +93,11 @@ def _special(path: Path, head: bytes, insp: Inspection) -> bool:
     return True
 
 
-def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None) -> Inspection:
-    """Inspect one checkpoint file. Never raises on damaged content."""
+def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None,
+                 digest: bool | None = False) -> Inspection:
+    """Inspect one checkpoint file. Never raises on damaged content.
+
+    ``digest`` (None: automatic by size) also records a CRC-32 of every tensor's bytes (for drift)."""
     path = Path(path)
     size = path.stat().st_size
     with open(path, "rb") as fh:
@@ -115,6 +118,10 @@ def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None
 
             insp.scan_seconds = scan_tensors(buf, insp.tensors)
             insp.values_scanned = True
+        if digest if digest is not None else full:
+            from .values import digest_tensors
+
+            digest_tensors(buf, insp.tensors)
     return insp
 
 

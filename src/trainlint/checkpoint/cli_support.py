@@ -40,11 +40,11 @@ def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: 
             result.reports.append(report)
     if diff:
         a, b = (Path(p) for p in paths)
-        result.reports.append(drift_report(a, b, settings))
+        result.reports.append(drift_report(a, b, settings, digest=values))
     return result
 
 
-def tensors_of(path: Path) -> Inspection | None:
+def tensors_of(path: Path, digest: bool | None = False) -> Inspection | None:
     """The tensor-bearing inspection of a file, an index, or an HF folder's weights."""
     from . import inspect_file
     from .folders import WEIGHT_NAMES, inspect_index
@@ -56,14 +56,16 @@ def tensors_of(path: Path) -> Inspection | None:
     if path.is_dir() or not path.exists():
         return None
     if path.name.endswith(".index.json"):
-        return inspect_index(path)
-    return inspect_file(path, values=False, crc=False)
+        return inspect_index(path, digest=digest)
+    return inspect_file(path, values=False, crc=False, digest=digest)
 
 
-def drift_report(a: Path, b: Path, settings: Any = None) -> Report:
+def drift_report(a: Path, b: Path, settings: Any = None, digest: bool | None = None) -> Report:
+    """Keys, shapes and dtypes of two checkpoints compared; with ``digest`` (None: automatic by
+    size) also which tensors' bytes are unchanged."""
     from .drift import drift
 
-    ia, ib = tensors_of(a), tensors_of(b)
+    ia, ib = tensors_of(a, digest), tensors_of(b, digest)
     for p, i in ((a, ia), (b, ib)):
         if i is None or not i.tensors:
             return Report(source=f"{a} -> {b}", kind="comparison",

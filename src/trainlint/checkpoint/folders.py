@@ -75,7 +75,7 @@ def _inspect_kind(path: Path, kind: str | None, insp: Inspection) -> None:
 
 
 # -- sharded index -------------------------------------------------------------------
-def inspect_index(path: Path) -> Inspection:
+def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
     from . import inspect_file
 
     insp = Inspection(path=str(path), format="sharded-index", size=path.stat().st_size)
@@ -102,7 +102,7 @@ def inspect_index(path: Path) -> Inspection:
         if not f.is_file():
             idx["missing_shards"].append({"shard": shard, "keys": len(keys)})
             continue
-        sub = inspect_file(f, values=False, crc=False)
+        sub = inspect_file(f, values=False, crc=False, digest=digest)
         if sub.kind_problem or sub.pickle_error or sub.truncated:
             idx["unreadable"].append({"shard": shard, "why": sub.kind_problem or sub.pickle_error or sub.truncated})
             continue

@@ -24,6 +24,7 @@ class TensorInfo:
     complete: bool = True             # its bytes are all present in the file
     file: str | None = None           # shard file, for folders
     stats: dict[str, Any] | None = None  # filled by a value scan
+    digest: int | None = None         # CRC-32 of the tensor's bytes (for drift), when asked
 
     @property
     def numel(self) -> int:

@@ -158,6 +158,16 @@ def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     return True
 
 
+def digest_tensors(buf: Any, tensors: Iterable[TensorInfo]) -> None:
+    """CRC-32 of each complete tensor's bytes, to tell changed weights from unchanged ones."""
+    import zlib
+
+    for t in tensors:
+        raw = _view(buf, t)
+        if raw is not None:
+            t.digest = zlib.crc32(raw)
+
+
 def scan_tensors(buf: Any, tensors: Iterable[TensorInfo]) -> float:
     """Fill ``t.stats`` for every complete tensor; returns the seconds it took.
 

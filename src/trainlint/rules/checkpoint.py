@@ -447,6 +447,29 @@ def keys_drift(ctx):
                     keys_before=d["keys_before"], keys_after=d["keys_after"])
 
 
+@rule(code="TL332", name="weights-unchanged", category="checkpoint", severity="WARN", target="checkpoint",
+      summary="Two checkpoints hold byte-identical floating-point weights: training did not change them.",
+      explanation="""
+Between two checkpoints of one run every trained weight should change. When the bytes of every
+floating-point tensor are identical (CRC-32 of each tensor compared), the optimizer never updated
+them: a learning rate of 0, all parameters frozen, gradients never reaching them, or the same
+state saved twice. A partly unchanged model (a frozen base under LoRA adapters) is reported in
+the stand-down reason, not as a warning, below the threshold fraction.""",
+      thresholds=[Threshold("min_fraction", 1.0, "fraction of compared float tensors unchanged needed to fire")])
+def weights_unchanged(ctx):
+    d = need(ctx, "drift")
+    n, same = d.get("values_compared", 0), d.get("unchanged", [])
+    if n == 0:
+        raise NotChecked("tensor bytes not compared (over the 512 MB automatic limit, or --no-values; use --values)")
+    frac = len(same) / n
+    if frac < ctx.t("min_fraction"):
+        raise StandDown(f"{n - len(same)} of {n} float tensors changed ({len(same)} unchanged)")
+    return ctx.fire(f"{len(same)} of {n} float tensors are byte-identical in both checkpoints "
+                    f"({frac:.0%} >= {ctx.t('min_fraction'):.0%}): the weights did not change",
+                    unchanged=len(same), compared=n, fraction=frac, threshold=ctx.t("min_fraction"),
+                    tensors=same[:MAX_LISTED])
+
+
 @rule(code="TL331", name="checkpoint-shape-drift", category="checkpoint", severity="WARN", target="checkpoint",
       summary="Tensors present in both checkpoints changed shape or dtype.",
       explanation="""
