@@ -381,3 +381,20 @@ def test_weights_unchanged_between_checkpoints(tmp_path, cli):
     assert rep["checks"]["stood_down"]["TL332"] == "1 of 2 float tensors changed (1 unchanged)"
     rep = cli("ckpt", a, c, "--no-values", "--format", "json").json()["reports"][-1]
     assert "TL332" in rep["checks"]["not_checked"]
+
+
+def test_negative_adam_second_moment(tmp_path):
+    p = torch.nn.Parameter(torch.randn(4, 4))
+    opt = torch.optim.Adam([p], lr=0.1)
+    p.grad = torch.randn(4, 4)
+    opt.step()
+    good = tmp_path / "optimizer.pt"
+    torch.save(opt.state_dict(), good)
+    assert "TL312" in judge_path(good).checks.stood_down
+    sd = opt.state_dict()
+    sd["state"][0]["exp_avg_sq"][1, 1] = -0.5
+    bad = tmp_path / "bad" / "optimizer.pt"
+    bad.parent.mkdir()
+    torch.save(sd, bad)
+    f = finding(judge_path(bad), "TL312")
+    assert f.evidence["tensors"] == [{"name": "state.0.exp_avg_sq", "min": -0.5}]

@@ -253,6 +253,26 @@ def all_zero_tensor(ctx):
                     tensors=[{"name": t.name, "shape": list(t.shape), "dtype": t.dtype} for t in zero[:MAX_LISTED]])
 
 
+@rule(code="TL312", name="optimizer-state-invalid", category="checkpoint", severity="FAIL", target="checkpoint",
+      summary="Adam's second-moment state (exp_avg_sq) holds negative values, which it cannot.",
+      explanation="""
+Adam and AdamW keep exp_avg_sq, a running mean of squared gradients: it is never negative. A
+negative value means the optimizer state was corrupted (bit flips, a bad conversion, or state
+saved from the wrong buffers); resuming from it takes the square root of a negative number and
+produces NaN updates. Try: resume with a fresh optimizer state, or from an earlier checkpoint.""")
+def optimizer_state_invalid(ctx):
+    scanned = [t for t in _scanned(ctx) if t.name.rsplit(".", 1)[-1] in ("exp_avg_sq", "max_exp_avg_sq")]
+    if not scanned:
+        raise StandDown("no Adam exp_avg_sq state in this checkpoint")
+    bad = [t for t in scanned if t.stats["min"] is not None and t.stats["min"] < 0]
+    if not bad:
+        raise StandDown(f"{len(scanned)} exp_avg_sq tensors, all non-negative")
+    desc = [f"{t.name} (min {t.stats['min']:.4g})" for t in bad]
+    return ctx.fire(f"{len(bad)} of {len(scanned)} exp_avg_sq tensors hold negative values: {_names(desc, 3)}",
+                    count=len(bad), judged=len(scanned),
+                    tensors=[{"name": t.name, "min": t.stats["min"]} for t in bad[:MAX_LISTED]])
+
+
 @rule(code="TL313", name="safetensors-header-invalid", category="integrity", severity="FAIL", target="checkpoint",
       summary="A safetensors header is unreadable: bad length, bad JSON, unknown dtype or duplicate keys.",
       explanation="""
