@@ -31,7 +31,8 @@ def judge(insp: Inspection, settings: Any = None) -> Report:
     run_rules("checkpoint", insp, report, settings)
     report.checks.not_checked = {k: v for k, v in report.checks.not_checked.items() if v != NA}
     if insp.values_scanned:
-        report.notes.append(f"values scanned: {len(insp.tensors)} tensors in {insp.scan_seconds * 1000:.0f} ms")
+        done = sum(t.stats is not None for t in insp.tensors)
+        report.notes.append(f"values scanned: {done} of {len(insp.tensors)} tensors in {insp.scan_seconds * 1000:.0f} ms")
     return report
 
 
