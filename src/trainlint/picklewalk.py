@@ -29,7 +29,12 @@ nodes; everything that would need an import is one of
 Helpers: :func:`mapping` turns a dict or a dict-like Call (``OrderedDict()``,
 a dict subclass, an object whose BUILD state is a dict) into a plain dict;
 :func:`iter_nodes` walks the tree without recursion, safely on shared or
-cyclic structures, yielding ``(path, node)`` with a dotted key path.
+cyclic structures, yielding ``(path, node)`` with a dotted key path
+(``prune=`` stops the descent below chosen nodes).
+
+Protocol 0-2 pickles get the Python 2 -> 3 name mapping ``pickle.load`` applies
+(``__builtin__.exec`` is reported as ``builtins.exec``, what would be imported).
+To read the pickle inside a torch.save file, see ``trainlint.checkpoint.torch_pickle``.
 """
 
 from __future__ import annotations
