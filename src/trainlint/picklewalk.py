@@ -29,14 +29,19 @@ nodes; everything that would need an import is one of
 Helpers: :func:`mapping` turns a dict or a dict-like Call (``OrderedDict()``,
 a dict subclass, an object whose BUILD state is a dict) into a plain dict;
 :func:`iter_nodes` walks the tree without recursion, safely on shared or
-cyclic structures, yielding ``(path, node)`` with a dotted key path.
+cyclic structures, yielding ``(path, node)`` with a dotted key path
+(``prune=`` stops the descent below chosen nodes).
+
+Protocol 0-2 pickles get the Python 2 -> 3 name mapping ``pickle.load`` applies
+(``__builtin__.exec`` is reported as ``builtins.exec``, what would be imported).
+To read the pickle inside a torch.save file, see ``trainlint.checkpoint.torch_pickle``.
 """
 
 from __future__ import annotations
 
 import io
 import pickletools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
 
@@ -221,7 +226,7 @@ def _appends(target: Any, values: list[Any]) -> None:
 _CONST = {"NONE": None, "NEWTRUE": True, "NEWFALSE": False}
 _PUSH_ARG = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4", "FLOAT", "BINFLOAT",
              "STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE",
-             "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "LONG1"}
+             "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8"}
 _CONTAINER_EMPTY = {"EMPTY_LIST": list, "EMPTY_DICT": dict, "EMPTY_SET": set}
 _MEMO_PUT = {"PUT", "BINPUT", "LONG_BINPUT"}
 _MEMO_GET = {"GET", "BINGET", "LONG_BINGET"}
@@ -311,10 +316,7 @@ def _op_control(m: _Machine, name: str, arg: Any, pos: int) -> bool:
 
 def _op_call(m: _Machine, name: str, arg: Any, pos: int) -> bool:
     st = m.stack
-    if name == "REDUCE":
-        args = m.pop()
-        st.append(m.call(m.pop(), args, pos))
-    elif name == "NEWOBJ":
+    if name == "REDUCE" or name == "NEWOBJ":
         args = m.pop()
         st.append(m.call(m.pop(), args, pos))
     elif name == "NEWOBJ_EX":
@@ -350,11 +352,17 @@ def _op_call(m: _Machine, name: str, arg: Any, pos: int) -> bool:
 
 
 def _step(m: _Machine, name: str, arg: Any, pos: int) -> None:
-    if name in ("PROTO", "FRAME"):
-        if name == "PROTO":
-            m.res.protocol = int(arg)
-        return
-    if not (_op_data(m, name, arg, pos) or _op_control(m, name, arg, pos)):
+    if name in _PUSH_ARG:  # the commonest opcodes first
+        m.stack.append(arg)
+    elif name in _MEMO_PUT:
+        m.memo[int(arg)] = m.top()
+    elif name == "MEMOIZE":
+        m.memo[len(m.memo)] = m.top()
+    elif name == "MARK":
+        m.marks.append(len(m.stack))
+    elif name == "PROTO":
+        m.res.protocol = int(arg)
+    elif name != "FRAME" and not (_op_data(m, name, arg, pos) or _op_control(m, name, arg, pos)):
         raise ValueError(f"opcode {name} not understood")
 
 
@@ -427,8 +435,11 @@ def mapping(node: Any) -> dict[Any, Any] | None:
     return None
 
 
-def iter_nodes(root: Any, max_nodes: int = 5_000_000) -> Iterator[tuple[str, Any]]:
-    """Every node under ``root`` with a dotted path, depth first, each container once."""
+def iter_nodes(root: Any, max_nodes: int = 5_000_000,
+               prune: Callable[[Any], bool] | None = None) -> Iterator[tuple[str, Any]]:
+    """Every node under ``root`` with a dotted path, depth first, each container once.
+
+    ``prune(node) -> True`` yields the node but does not descend into it."""
     seen: set[int] = set()
     todo: list[tuple[str, Any]] = [("", root)]
     count = 0
@@ -436,31 +447,29 @@ def iter_nodes(root: Any, max_nodes: int = 5_000_000) -> Iterator[tuple[str, Any
         path, node = todo.pop()
         count += 1
         yield path, node
-        if isinstance(node, (list, tuple, dict, set, frozenset, Call)):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-        todo.extend(reversed(list(_children(path, node))))
+        if not isinstance(node, _CONTAINERS) or id(node) in seen or (prune is not None and prune(node)):
+            continue
+        seen.add(id(node))
+        kids = _children(path, node)
+        kids.reverse()
+        todo.extend(kids)
 
 
-def _children(path: str, node: Any) -> Iterator[tuple[str, Any]]:
-    def join(k: Any) -> str:
-        return f"{path}.{k}" if path else str(k)
+_CONTAINERS = (list, tuple, dict, set, frozenset, Call)
 
+
+def _children(path: str, node: Any) -> list[tuple[str, Any]]:
+    pre = path + "." if path else ""
     if isinstance(node, dict):
-        for k, v in node.items():
-            yield join(k), v
-    elif isinstance(node, (list, tuple)):
-        for i, v in enumerate(node):
-            yield join(i), v
-    elif isinstance(node, Call):
-        d = mapping(node)
-        if d is not None:
-            for k, v in d.items():
-                yield join(k), v
-        for i, v in enumerate(node.args):
-            yield join(f"<arg{i}>"), v
-        if node.state is not None and d is not node.state:
-            yield join("<state>"), node.state
-        for i, v in enumerate(node.listitems):
-            yield join(i), v
+        return [(f"{pre}{k}", v) for k, v in node.items()]
+    if isinstance(node, (list, tuple)):
+        return [(f"{pre}{i}", v) for i, v in enumerate(node)]
+    if not isinstance(node, Call):
+        return []
+    d = mapping(node)
+    out = [(f"{pre}{k}", v) for k, v in d.items()] if d is not None else []
+    out += [(f"{pre}<arg{i}>", v) for i, v in enumerate(node.args)]
+    if node.state is not None and d is not node.state:
+        out.append((f"{pre}<state>", node.state))
+    out += [(f"{pre}{i}", v) for i, v in enumerate(node.listitems)]
+    return out
