@@ -34,7 +34,7 @@ def _copy_in_checkpoint(path: Path) -> bool:
     return bool(_CHECKPOINT.match(path.parent.name)) and (path.parent.parent / path.name).is_file()
 
 
-@inspector("training-config", priority=40)
+@inspector("training-config", priority=15)  # before checkpoints: training_args.bin is a pickle too
 class TrainingConfigInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.name == "hparams.yaml":  # only when it holds something the rules can judge
