@@ -71,16 +71,20 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def match_file(path: Path) -> Inspector | None:
+def match_file(path: Path, kinds: set[str] | None = None) -> Inspector | None:
     head = _head(path)
     for ins in load_inspectors():
+        if kinds is not None and ins.kind not in kinds:
+            continue
         if not ins.folder and _safe_sniff(ins, path, head):
             return ins
     return None
 
 
-def match_folder(path: Path) -> Inspector | None:
+def match_folder(path: Path, kinds: set[str] | None = None) -> Inspector | None:
     for ins in load_inspectors():
+        if kinds is not None and ins.kind not in kinds:
+            continue
         if ins.folder and _safe_sniff(ins, path, b""):
             return ins
     return None
@@ -93,10 +97,10 @@ def _safe_sniff(ins: Inspector, path: Path, head: bytes) -> bool:
         return False
 
 
-def walk(root: Path) -> Iterator[Item]:
-    """Everything under ``root`` that some inspector recognises, in a stable order."""
+def walk(root: Path, kinds: set[str] | None = None) -> Iterator[Item]:
+    """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises."""
     if root.is_file():
-        ins = match_file(root)
+        ins = match_file(root, kinds)
         if ins is not None:
             yield Item(root, ins)
         return
@@ -104,7 +108,7 @@ def walk(root: Path) -> Iterator[Item]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         here = Path(folder)
-        ins = match_folder(here)
+        ins = match_folder(here, kinds)
         if ins is not None:
             used = ins.claims(here) if ins.claims else []
             claimed.update(p.resolve() for p in used)
@@ -113,6 +117,6 @@ def walk(root: Path) -> Iterator[Item]:
             path = here / name
             if path.resolve() in claimed or name.startswith("."):
                 continue
-            fins = match_file(path)
+            fins = match_file(path, kinds)
             if fins is not None:
                 yield Item(path, fins)

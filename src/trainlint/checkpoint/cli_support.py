@@ -19,8 +19,8 @@ def _paths_under(path: Path) -> list[Path]:
     if path.is_file() or not path.exists():
         return [path]
     found = [path] if folder_kind(path) else []
-    for item in walk(path):
-        if item.inspector.kind == "checkpoint" and item.path != path:
+    for item in walk(path, kinds={"checkpoint"}):
+        if item.path != path:
             found.append(item.path)
     return found
 
