@@ -1,0 +1,107 @@
+"""Scan a dataset and judge it: the glue between sources, the scan, token stats and the
+data rules. Also computes the label entropy that ``doctor --dataset`` hands to TL099."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .scan import Scan
+from .sources import DataError, open_source
+from .tokens import TokenStats, default_max_length, label_entropy, load_tokenizer
+
+
+def dataset_parts(path: Path) -> list[Path]:
+    """A DatasetDict folder (``dataset_dict.json``) is judged split by split."""
+    marker = path / "dataset_dict.json"
+    if path.is_dir() and marker.is_file():
+        try:
+            splits = json.loads(marker.read_text("utf-8")).get("splits", [])
+        except (OSError, ValueError, AttributeError):
+            splits = []
+        found = [path / s for s in splits if (path / s).is_dir()]
+        return found or sorted(p for p in path.iterdir() if (p / "state.json").is_file())
+    return [path]
+
+
+def scan_dataset(path: Path, tokenizer: Path | None = None, max_length: int | None = None,
+                 data_format: str | None = None) -> Scan:
+    """One pass over ``path``. Raises DataError when the data cannot be read at all;
+    token problems (no library, no tokenizer.json) are recorded on the scan instead."""
+    source = open_source(Path(path))
+    tokens, reason, limit_from = None, "no --tokenizer given", None
+    if tokenizer is not None:
+        try:
+            tok = load_tokenizer(Path(tokenizer))
+            if max_length is None:
+                max_length, limit_from = default_max_length(Path(tokenizer))
+            else:
+                limit_from = "--max-length"
+            tokens, reason = TokenStats(tok, max_length), None
+        except DataError as exc:
+            reason = str(exc)
+    scan = Scan(source, data_format, tokens)
+    scan.tokens_reason = reason
+    scan.max_length_from = limit_from
+    scan.run()
+    if scan.rows == 0 and not any(scan.bad.values()):
+        raise DataError("no rows found")
+    return scan
+
+
+def summary(scan: Scan) -> dict[str, Any]:
+    out: dict[str, Any] = {"rows": scan.rows, "row_format": scan.shape.format if scan.shape else None,
+                           "numbering": scan.source.numbering}
+    if scan.tokens is not None:
+        out["tokens"] = scan.tokens.distribution()
+        out["max_length"] = scan.tokens.max_length
+        out["target_entropy_nats"] = scan.tokens.entropy()
+    if scan.labels and not scan.label_overflow:
+        out["label_entropy_nats"] = label_entropy(scan.labels)
+        out["labels"] = len(scan.labels)
+    return out
+
+
+def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | None = None,
+                  data_format: str | None = None, settings: Any = None) -> list[Any]:
+    """One Report per dataset (per split for a DatasetDict folder)."""
+    from ..engine import run_rules
+    from ..verdict import Report
+
+    reports = []
+    for part in dataset_parts(Path(path)):
+        report = Report(source=str(part), kind="dataset")
+        try:
+            scan = scan_dataset(part, tokenizer, max_length, data_format)
+        except DataError as exc:
+            report.unjudged = str(exc)
+            reports.append(report)
+            continue
+        except MemoryError:
+            report.unjudged = "ran out of memory reading this dataset"
+            reports.append(report)
+            continue
+        report.format = scan.source.format
+        report.summary = summary(scan)
+        reports.append(run_rules("dataset", scan, report, settings))
+    return reports
+
+
+def entropy_for(dataset: Path, tokenizer: Path | None = None,
+                data_format: str | None = None) -> tuple[float | None, str]:
+    """(entropy in nats, where it came from) or (None, why not): classification rows give the
+    entropy of their labels; other rows the unigram entropy of the target tokens."""
+    try:
+        part = dataset_parts(Path(dataset))[0]
+        scan = scan_dataset(part, tokenizer, None, data_format)
+    except DataError as exc:
+        return None, f"dataset {dataset}: {exc}"
+    if scan.labels and not scan.label_overflow:
+        return label_entropy(scan.labels), f"entropy of the {len(scan.labels)} labels in {part}"
+    if scan.tokens is None:
+        return None, f"needs a tokenizer for the target-token entropy of {part} ({scan.tokens_reason})"
+    value = scan.tokens.entropy()
+    if value is None:
+        return None, f"no target tokens in {part}"
+    return value, f"unigram entropy of the target tokens in {part}"

@@ -1,0 +1,119 @@
+"""The single streaming pass over a dataset. Per-check state is bounded: Rows
+collectors (first 20 line numbers and a count), 64-bit hashes in typed arrays for
+duplicates, capped key/type tables, and token counts in numpy arrays."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from .rows import HashLog, Keyed, Rows
+from .shape import Shape, detect, row_shape
+from .sources import Bad, Source
+
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# fields that are empty by design in common formats (Alpaca's "input", an optional system prompt)
+OPTIONAL_FIELDS = {"input", "system", "context", "history", "system_prompt", "tools", "id"}
+MAX_LABELS = 100_000
+
+
+def _type_name(v: Any) -> str:
+    t = type(v)
+    if t is bool:
+        return "bool"
+    if t is int or t is float:
+        return "number"
+    return {str: "string", list: "list", dict: "object", type(None): "null"}.get(t, t.__name__)
+
+
+class Scan:
+    """Everything the data rules read, filled in one pass by :meth:`add`."""
+
+    def __init__(self, source: Source, forced_format: str | None = None, tokens: Any = None) -> None:
+        self.source, self.forced, self.tokens = source, forced_format, tokens
+        self.shape: Shape | None = None
+        self.rows = 0
+        self.bad: dict[str, Rows] = {"json": Rows(), "utf8": Rows(), "row": Rows()}
+        self.bad_detail: dict[str, list[str]] = {"json": [], "utf8": [], "row": []}
+        self.control = Rows()
+        self.control_chars: Counter[str] = Counter()
+        self.empty = Keyed()
+        self.hashes = HashLog()
+        self.keysets = Keyed(cap=64)
+        self.types = Keyed()
+        self.problems: dict[str, Keyed] = {}
+        self.problem_rows: dict[str, Rows] = {}
+        self.labels: Counter[str] = Counter()
+        self.label_overflow = False
+
+    def run(self) -> Scan:
+        for number, row, key in self.source.rows:
+            if type(row) is Bad:
+                self._bad(number, row)
+            else:
+                self.add(number, row, key)
+        if self.tokens is not None:
+            self.tokens.flush()
+        return self
+
+    def _bad(self, number: int, bad: Bad) -> None:
+        self.bad[bad.kind].add(number)
+        if len(self.bad_detail[bad.kind]) < 20:
+            where = f" (file offset {bad.offset})" if bad.offset is not None else ""
+            self.bad_detail[bad.kind].append(f"{number}: {bad.message}{where}")
+
+    def add(self, number: int, obj: dict[str, Any], key: Any) -> None:
+        self.rows += 1
+        if self.shape is None:
+            self.shape = detect(obj, self.forced)
+        self.keysets.add(tuple(sorted(obj)), number)
+        strings: list[str] = []
+        for k, v in obj.items():
+            self.types.add((k, _type_name(v)), number)
+            if type(v) is str:
+                strings.append(v)
+                if not v.strip() and k not in OPTIONAL_FIELDS:
+                    self.empty.add(k, number)
+            elif v is None and k not in OPTIONAL_FIELDS:
+                self.empty.add(k, number)
+            elif type(v) in (list, dict):
+                _strings(v, strings, 0)
+        blob = "\n".join(strings)
+        found = CONTROL.search(blob)
+        if found:
+            self.control.add(number)
+            self.control_chars[f"U+{ord(found.group()):04X}"] += 1
+        self.hashes.add(number, hash(key if key is not None else blob), hash(" ".join(blob.lower().split())))
+        self._shape(number, obj)
+
+    def _shape(self, number: int, obj: dict[str, Any]) -> None:
+        rs = row_shape(self.shape, obj)
+        seen = set()
+        for check, detail in rs.problems:
+            self.problems.setdefault(check, Keyed(cap=64)).add(detail, number)
+            if check not in seen:
+                seen.add(check)
+                self.problem_rows.setdefault(check, Rows()).add(number)
+        if rs.label is not None and not self.label_overflow:
+            self.labels[str(rs.label)] += 1
+            self.label_overflow = len(self.labels) > MAX_LABELS
+        if self.tokens is not None:
+            self.tokens.add(number, rs.segments)
+
+    def problem(self, check: str) -> tuple[Rows, dict[Any, Rows]]:
+        keyed = self.problems.get(check)
+        return self.problem_rows.get(check, Rows()), (keyed.by if keyed else {})
+
+
+def _strings(value: Any, out: list[str], depth: int) -> None:
+    if depth > 8:
+        return
+    if type(value) is str:
+        out.append(value)
+    elif type(value) is list:
+        for v in value:
+            _strings(v, out, depth + 1)
+    elif type(value) is dict:
+        for v in value.values():
+            _strings(v, out, depth + 1)

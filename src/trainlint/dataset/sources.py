@@ -1,0 +1,258 @@
+"""Streaming row readers. Each yields ``(number, row, key)`` where ``row`` is a dict
+(or a :class:`Bad` for a row that could not be read) and ``key`` is the row's raw
+text (for exact-duplicate hashing). Numbers are file line numbers for JSONL and CSV,
+1-based row numbers for JSON arrays, Parquet and Arrow."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BOM = b"\xef\xbb\xbf"
+CHUNK = 1 << 20
+MAX_WHOLE_JSON = 512 << 20
+
+
+class DataError(Exception):
+    """The dataset cannot be read at all; the message says why, in one line."""
+
+
+@dataclass
+class Bad:
+    kind: str  # "json" (malformed), "utf8" (non-UTF-8 bytes), "row" (not an object / wrong width)
+    message: str
+    offset: int | None = None  # byte offset in the file (non-UTF-8)
+
+
+@dataclass
+class Source:
+    path: Path
+    format: str
+    numbering: str  # "line" or "row"
+    rows: Iterator[tuple[int, Any, Any]]
+
+
+def head_bytes(path: Path, size: int = 65536) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def open_source(path: Path) -> Source:
+    """Pick the reader for ``path`` by content (and suffix for CSV/TSV)."""
+    if path.is_dir():
+        from .arrow import open_arrow_folder
+
+        return Source(path, "hf-arrow", "row", open_arrow_folder(path))
+    try:
+        head = head_bytes(path)
+    except OSError as exc:
+        raise DataError(f"cannot open: {exc.strerror or exc}") from None
+    if head.startswith(b"PAR1") or path.suffix.lower() == ".parquet":
+        from .arrow import iter_parquet
+
+        return Source(path, "parquet", "row", iter_parquet(path))
+    if path.suffix.lower() == ".arrow":
+        from .arrow import iter_arrow_files
+
+        return Source(path, "arrow", "row", iter_arrow_files([path]))
+    if b"\x00" in head[:4096]:
+        raise DataError("binary file, not a dataset format trainlint reads")
+    text = head.lstrip(BOM).lstrip()
+    if not text:
+        raise DataError("empty file")
+    if path.suffix.lower() in (".csv", ".tsv") or text[:1] not in (b"{", b"["):
+        return Source(path, "csv", "line", iter_csv(path, head))
+    if text[:1] == b"[":
+        return Source(path, "json", "row", iter_json_array(path))
+    first = text.split(b"\n", 1)[0].strip()
+    try:
+        if isinstance(json.loads(first), dict):
+            return Source(path, "jsonl", "line", iter_jsonl(path))
+    except ValueError:
+        pass
+    return Source(path, "json", "row", iter_json_object(path))
+
+
+def _json_message(exc: json.JSONDecodeError) -> str:
+    return f"{exc.msg} at column {exc.colno}"
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, Any]]:
+    loads = json.loads
+    offset = 0
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            start = offset
+            offset += len(raw)
+            if n == 1 and raw.startswith(BOM):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield n, Bad("utf8", f"{exc.reason} (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                             start + exc.start), None
+                text = raw.decode("utf-8", errors="replace")
+            text = text.strip()
+            if not text:
+                continue
+            try:
+                obj = loads(text)
+            except ValueError as exc:
+                msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+                yield n, Bad("json", msg), None
+                continue
+            except RecursionError:
+                yield n, Bad("json", "nested too deeply to parse"), None
+                continue
+            if type(obj) is not dict:
+                yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
+                continue
+            yield n, obj, text
+
+
+def _decode_chunks(path: Path) -> Iterator[tuple[str, Bad | None]]:
+    """Text chunks; a chunk with invalid UTF-8 is decoded with replacement and flagged."""
+    strict = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            data = fh.read(CHUNK)
+            final = not data
+            if done == 0 and data.startswith(BOM):
+                data = data[3:]
+            try:
+                text, bad = strict.decode(data, final), None
+            except UnicodeDecodeError as exc:
+                bad = Bad("utf8", f"{exc.reason} (byte 0x{data[exc.start]:02x})", done + exc.start)
+                strict.reset()
+                text = data.decode("utf-8", errors="replace")
+            done += len(data)
+            yield text, bad
+            if final:
+                return
+
+
+def iter_json_array(path: Path) -> Iterator[tuple[int, Any, Any]]:
+    """Stream the elements of a top-level JSON array with ``raw_decode`` over a sliding buffer."""
+    decoder = json.JSONDecoder()
+    chunks = _decode_chunks(path)
+    buf, pos, line, n, eof, opened = "", 0, 1, 0, False, False
+    while True:
+        while pos < len(buf) and buf[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(buf) or (not eof and len(buf) - pos < 64):
+            if eof:
+                if pos >= len(buf):
+                    yield n + 1, Bad("json", f"file ends inside the array (line {line})"), None
+                    return
+            else:
+                line += buf.count("\n", 0, pos)
+                buf, pos = buf[pos:], 0
+                text, bad = next(chunks)
+                if bad is not None:
+                    yield n + 1, bad, None
+                eof = text == ""
+                buf += text
+                continue
+        ch = buf[pos]
+        if not opened:
+            if ch != "[":
+                yield 1, Bad("json", f"expected '[' at line {line}"), None
+                return
+            opened, pos = True, pos + 1
+            continue
+        if ch == "]":
+            return
+        try:
+            obj, end = decoder.raw_decode(buf, pos)
+        except ValueError as exc:
+            if not eof:
+                text, bad = next(chunks)
+                if bad is not None:
+                    yield n + 1, bad, None
+                eof = text == ""
+                buf += text
+                continue
+            where = line + buf.count("\n", 0, getattr(exc, "pos", pos))
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            yield n + 1, Bad("json", f"{msg} at line {where}; the rest of the array is unreadable"), None
+            return
+        n += 1
+        if type(obj) is dict:
+            yield n, obj, buf[pos:end]
+        else:
+            yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
+        pos = end
+
+
+def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
+    """A whole JSON document holding one list of row objects (e.g. ``{"data": [...]}``)."""
+    if path.stat().st_size > MAX_WHOLE_JSON:
+        raise DataError("a JSON object this large cannot be streamed; convert it to JSONL")
+    try:
+        doc = json.loads(path.read_bytes().lstrip(BOM).decode("utf-8", errors="replace"))
+    except ValueError as exc:
+        msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise DataError(f"not JSONL and not a JSON document: {msg} (line {getattr(exc, 'lineno', '?')})") from None
+    lists = [v for v in doc.values() if isinstance(v, list) and v and isinstance(v[0], dict)] \
+        if isinstance(doc, dict) else []
+    if not lists:
+        raise DataError("a JSON object with no list of row objects in it")
+    for n, obj in enumerate(lists[0], 1):
+        if type(obj) is dict:
+            yield n, obj, json.dumps(obj, sort_keys=True)
+        else:
+            yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
+
+
+def _dialect(path: Path, head: bytes) -> str:
+    if path.suffix.lower() == ".tsv":
+        return "\t"
+    first = head.lstrip(BOM).decode("utf-8", errors="replace").split("\n", 1)[0]
+    return max(",\t;|", key=first.count) if any(c in first for c in ",\t;|") else ","
+
+
+def iter_csv(path: Path, head: bytes) -> Iterator[tuple[int, Any, Any]]:
+    csv.field_size_limit(1 << 30)
+    delim = _dialect(path, head)
+    with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as fh:
+        reader = csv.reader(fh, delimiter=delim)
+        header: list[str] | None = None
+        last = 0
+        while True:
+            try:
+                values = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield last + 1, Bad("json", f"CSV: {exc}"), None
+                last = reader.line_num
+                continue
+            start, last = last + 1, reader.line_num
+            if not values or (len(values) == 1 and not values[0].strip()):
+                continue
+            if header is None:
+                header = [h.strip() for h in values]
+                continue
+            yield from _csv_row(start, header, values)
+
+
+def _csv_row(line: int, header: list[str], values: list[str]) -> Iterator[tuple[int, Any, Any]]:
+    joined = "\x1f".join(values)
+    if any("\udc80" <= c <= "\udcff" for c in joined):
+        raw = joined.encode("utf-8", errors="surrogateescape")
+        bad = next(i for i, c in enumerate(joined) if "\udc80" <= c <= "\udcff")
+        at = len(joined[:bad].encode("utf-8", errors="surrogateescape")) + 1
+        yield line, Bad("utf8", f"invalid UTF-8 byte 0x{ord(joined[bad]) - 0xdc00:02x} "
+                                f"at byte {at} of the row"), None
+        joined = raw.decode("utf-8", errors="replace")
+        values = joined.split("\x1f")
+    if len(values) != len(header):
+        yield line, Bad("row", f"{len(values)} fields, the header has {len(header)}"), None
+        return
+    yield line, dict(zip(header, values)), joined
