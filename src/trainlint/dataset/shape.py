@@ -130,6 +130,10 @@ def _chat(turns: Any, out: RowShape) -> None:
             out.problems.append(("empty-content", f"{role or raw} turn {i + 1}"))
         if text:
             out.segments.append((text, role == "assistant"))
+    if any(check == "unknown-role" for check, _ in out.problems):
+        if roles[-1] != "assistant":
+            out.problems.append(("no-final-assistant", f"last turn is {roles[-1]}"))
+        return  # the order of turns with unknown roles is not judged
     _order(roles, out)
 
 

@@ -116,7 +116,7 @@ class TokenStats:
         if n == 0:
             return None
         p = self.counts[self.counts > 0] / n
-        return float(-(p * np.log(p)).sum())
+        return max(0.0, float(-(p * np.log(p)).sum()))
 
     def distribution(self) -> dict[str, Any]:
         lengths = np.frombuffer(self.lengths, dtype=np.int64)
@@ -133,4 +133,4 @@ def label_entropy(labels: dict[str, int]) -> float | None:
     n = sum(labels.values())
     if n == 0:
         return None
-    return float(-sum(c / n * math.log(c / n) for c in labels.values() if c))
+    return max(0.0, float(-sum(c / n * math.log(c / n) for c in labels.values() if c)))

@@ -144,8 +144,10 @@ def _adds_bos(tf: TokenizerFolder) -> bool | None:
 
 
 def load_folder(folder: Path) -> TokenizerFolder:
+    if not folder.exists():
+        raise NotATokenizer("no such folder")
     if not folder.is_dir():
-        raise NotATokenizer("not a folder")
+        raise NotATokenizer("not a folder (pass the folder that holds tokenizer.json)")
     if not any((folder / n).is_file() for n in TOKENIZER_FILES):
         raise NotATokenizer("no tokenizer files (tokenizer.json, tokenizer_config.json, ...) in this folder")
     tf = TokenizerFolder(folder)
