@@ -16,6 +16,7 @@ def sentences(n: int, seed: int = 0, length: tuple[int, int] = (3, 9)) -> list[s
 
 
 def write_jsonl(path: Path, rows: list) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write((row if isinstance(row, str) else json.dumps(row)) + "\n")
@@ -36,7 +37,7 @@ def make_tokenizer(folder: Path, *, bos: str | None = "<s>", eos: str | None = "
     from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 
     folder.mkdir(parents=True, exist_ok=True)
-    specials = [t for t in ("<unk>", bos, eos, pad) if t] if in_vocab else ["<unk>"]
+    specials = list(dict.fromkeys(t for t in ("<unk>", bos, eos, pad) if t)) if in_vocab else ["<unk>"]
     tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.train_from_iterator(sentences(300, seed=42), trainers.WordLevelTrainer(special_tokens=specials))

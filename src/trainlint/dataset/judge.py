@@ -84,6 +84,10 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
             continue
         report.format = scan.source.format
         report.summary = summary(scan)
+        report.notes.append(f"{scan.rows} rows read, format {report.summary['row_format']}; findings give "
+                            f"{scan.source.numbering} numbers")
+        if scan.tokens is None and tokenizer is not None:
+            report.notes.append(f"token checks skipped: {scan.tokens_reason}")
         reports.append(run_rules("dataset", scan, report, settings))
     return reports
 
