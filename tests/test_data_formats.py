@@ -176,3 +176,15 @@ def test_doctor_finds_save_to_disk_folder(cli, tmp_path):
     _save_to_disk(pa, table, tmp_path / "ds")
     doc = cli("doctor", tmp_path, "--format", "json").json()
     assert [(r["kind"], r["source"].rsplit("/", 1)[1]) for r in doc["reports"]] == [("dataset", "ds")]
+
+
+def test_json_array_across_small_chunks(tmp_path, monkeypatch):
+    from trainlint.dataset import sources
+
+    monkeypatch.setattr(sources, "CHUNK", 37)
+    rows = [{"text": s, "n": i} for i, s in enumerate(sentences(200))]
+    rows[150]["text"] = "caf\u00e9 \u2603 " * 5  # multi-byte characters split across chunk edges
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    r = judge_dataset(p)[0]
+    assert r.summary["rows"] == 200 and not [f for f in r.findings if f.code in ("TL200", "TL201")]

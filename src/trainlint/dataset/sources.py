@@ -137,57 +137,63 @@ def _decode_chunks(path: Path) -> Iterator[tuple[str, Bad | None]]:
                 return
 
 
+class _Buffer:
+    """A sliding text window over a file, refilled chunk by chunk."""
+
+    def __init__(self, path: Path) -> None:
+        self.chunks = _decode_chunks(path)
+        self.buf, self.pos, self.line, self.eof = "", 0, 1, False
+
+    def fill(self) -> Bad | None:
+        self.line += self.buf.count("\n", 0, self.pos)
+        self.buf, self.pos = self.buf[self.pos:], 0
+        text, bad = next(self.chunks)
+        self.eof = text == ""
+        self.buf += text
+        return bad
+
+    def skip(self, chars: str) -> None:
+        while self.pos < len(self.buf) and self.buf[self.pos] in chars:
+            self.pos += 1
+
+
 def iter_json_array(path: Path) -> Iterator[tuple[int, Any, Any]]:
     """Stream the elements of a top-level JSON array with ``raw_decode`` over a sliding buffer."""
-    decoder = json.JSONDecoder()
-    chunks = _decode_chunks(path)
-    buf, pos, line, n, eof, opened = "", 0, 1, 0, False, False
+    decoder, b, n, opened = json.JSONDecoder(), _Buffer(path), 0, False
     while True:
-        while pos < len(buf) and buf[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= len(buf) or (not eof and len(buf) - pos < 64):
-            if eof:
-                if pos >= len(buf):
-                    yield n + 1, Bad("json", f"file ends inside the array (line {line})"), None
-                    return
-            else:
-                line += buf.count("\n", 0, pos)
-                buf, pos = buf[pos:], 0
-                text, bad = next(chunks)
-                if bad is not None:
-                    yield n + 1, bad, None
-                eof = text == ""
-                buf += text
-                continue
-        ch = buf[pos]
-        if not opened:
-            if ch != "[":
-                yield 1, Bad("json", f"expected '[' at line {line}"), None
-                return
-            opened, pos = True, pos + 1
+        b.skip(" \t\r\n," if opened else " \t\r\n")
+        if not b.eof and len(b.buf) - b.pos < 64:
+            bad = b.fill()
+            if bad is not None:
+                yield n + 1, bad, None
             continue
-        if ch == "]":
+        if b.pos >= len(b.buf):
+            yield n + 1, Bad("json", f"file ends inside the array (line {b.line})"), None
+            return
+        if not opened:
+            if b.buf[b.pos] != "[":
+                yield 1, Bad("json", f"expected '[' at line {b.line}"), None
+                return
+            opened, b.pos = True, b.pos + 1
+            continue
+        if b.buf[b.pos] == "]":
             return
         try:
-            obj, end = decoder.raw_decode(buf, pos)
+            obj, end = decoder.raw_decode(b.buf, b.pos)
         except ValueError as exc:
-            if not eof:
-                text, bad = next(chunks)
+            if not b.eof:
+                bad = b.fill()
                 if bad is not None:
                     yield n + 1, bad, None
-                eof = text == ""
-                buf += text
                 continue
-            where = line + buf.count("\n", 0, getattr(exc, "pos", pos))
+            where = b.line + b.buf.count("\n", 0, getattr(exc, "pos", b.pos))
             msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             yield n + 1, Bad("json", f"{msg} at line {where}; the rest of the array is unreadable"), None
             return
         n += 1
-        if type(obj) is dict:
-            yield n, obj, buf[pos:end]
-        else:
-            yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
-        pos = end
+        yield (n, obj, b.buf[b.pos:end]) if type(obj) is dict else \
+            (n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None)
+        b.pos = end
 
 
 def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
