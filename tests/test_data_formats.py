@@ -188,3 +188,12 @@ def test_json_array_across_small_chunks(tmp_path, monkeypatch):
     p.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     r = judge_dataset(p)[0]
     assert r.summary["rows"] == 200 and not [f for f in r.findings if f.code in ("TL200", "TL201")]
+
+
+def test_doctor_finds_rows_longer_than_the_sniffed_head(cli, tmp_path):
+    long = " ".join(sentences(3000))
+    write_jsonl(tmp_path / "long.jsonl", [{"messages": [{"role": "user", "content": long},
+                                                        {"role": "assistant", "content": "ok"}]}] * 2)
+    (tmp_path / "doc.json").write_text(json.dumps({"version": "1.0", "added_tokens": [{"id": 0, "content": long}]}))
+    doc = cli("doctor", tmp_path, "--format", "json").json()
+    assert [(r["kind"], r["source"].rsplit("/", 1)[1]) for r in doc["reports"]] == [("dataset", "long.jsonl")]

@@ -5,6 +5,7 @@ the target tokens."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from array import array
@@ -80,13 +81,14 @@ class TokenStats:
         if not self.pending:
             return
         texts = [t for _, segs in self.pending for t, _ in segs]
-        encoded = iter(self.tok.encode_batch(texts, add_special_tokens=False)) if texts else iter(())
+        encode = getattr(self.tok, "encode_batch_fast", self.tok.encode_batch)  # no offsets: faster
+        encoded = iter(encode(texts, add_special_tokens=False)) if texts else iter(())
         targets: list[list[int]] = []
         for number, segs in self.pending:
             self._row(number, [(next(encoded).ids, is_t) for _, is_t in segs], targets)
         self.pending = []
         if targets:
-            ids = np.fromiter((i for t in targets for i in t), dtype=np.int64)
+            ids = np.fromiter(itertools.chain.from_iterable(targets), dtype=np.int64)
             if len(ids):
                 self.counts += np.bincount(ids, minlength=len(self.counts))[: len(self.counts)]
 

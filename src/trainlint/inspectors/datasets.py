@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,21 @@ def _first_objects(text: str) -> list[Any]:
     return out
 
 
+_KEY = re.compile(r'"([^"\\]{1,64})"\s*:')
+
+
+def _long_row(text: str) -> bool:
+    """A first row longer than the sniffed head: judged by its leading keys (the first must be
+    a data key or an id, so minified JSON documents such as tokenizer.json do not match)."""
+    body = text.lstrip("\ufeff").lstrip().lstrip("[").lstrip()
+    if not body.startswith("{"):
+        return False
+    keys = [k.lower() for k in _KEY.findall(body.split("\n", 1)[0][:4096])][:5]
+    if not keys or keys[0] not in _data_keys() | {"id", "idx", "uuid", "source", "task"}:
+        return False
+    return bool(set(keys) & _data_keys()) and not (set(keys) & METRIC_KEYS or any("loss" in k for k in keys))
+
+
 def _csv_header(text: str) -> list[str]:
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     delim = max(",\t;|", key=first.count)
@@ -75,7 +91,9 @@ class DatasetInspector:
             cols = set(_csv_header(text))
             return bool(cols & _data_keys()) and not (cols & METRIC_KEYS or any("loss" in c for c in cols))
         objs = _first_objects(text)
-        return bool(objs) and all(_is_data_row(o) for o in objs)
+        if objs:
+            return all(_is_data_row(o) for o in objs)
+        return _long_row(text)
 
     def judge(self, path: Path, options: Any) -> Report:
         from ..dataset.judge import judge_dataset
