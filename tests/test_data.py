@@ -198,3 +198,21 @@ def test_tokenizer_folder_without_tokenizer_json(tmp_path):
     (tmp_path / "tok" / "tokenizer_config.json").write_text("{}")
     r = judge(write_jsonl(tmp_path / "d.jsonl", chat_rows(3)), tokenizer=tmp_path / "tok")
     assert "no tokenizer.json" in r.checks.not_checked["TL215"]
+
+
+def test_unknown_row_format_is_not_judged_on_tokens(tmp_path, tok):
+    r = judge(write_jsonl(tmp_path / "d.jsonl", [{"a": "x", "b": "y"}] * 3), tokenizer=tok)
+    assert "not recognised" in r.checks.not_checked["TL214"] and r.verdict.value != "FAIL"
+
+
+def test_rows_without_text_are_not_near_duplicates(tmp_path):
+    r = judge(write_jsonl(tmp_path / "d.jsonl", [{"label": i, "score": i * 2} for i in range(10)]))
+    stood_down(r, "TL205")
+    stood_down(r, "TL204")
+
+
+def test_same_text_different_label_is_listed(tmp_path):
+    rows = [{"text": s, "label": 0} for s in sentences(10)]
+    rows[8] = {"text": rows[1]["text"], "label": 1}
+    f = fired(judge(write_jsonl(tmp_path / "d.jsonl", rows)), "TL205")
+    assert f.evidence["first_groups"] == [{"lines": [2, 9], "rows": 2}]

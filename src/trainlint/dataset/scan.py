@@ -84,7 +84,9 @@ class Scan:
         if found:
             self.control.add(number)
             self.control_chars[f"U+{ord(found.group()):04X}"] += 1
-        self.hashes.add(number, hash(key if key is not None else blob), hash(" ".join(blob.lower().split())))
+        exact = hash(key if key is not None else repr(obj))
+        norm = " ".join(blob.lower().split())
+        self.hashes.add(number, exact, hash(norm) if norm else exact)  # no text: nothing to normalise
         self._shape(number, obj)
 
     def _shape(self, number: int, obj: dict[str, Any]) -> None:

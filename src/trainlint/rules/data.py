@@ -22,6 +22,9 @@ def _chat_only(scan):
 def _tokens(scan):
     if scan.tokens is None:
         raise NotChecked(scan.tokens_reason or "no tokenizer")
+    if scan.shape is None or scan.shape.format == "unknown":
+        raise NotChecked("row format not recognised (no messages/prompt/completion/text fields); "
+                         "pass --data-format")
     return scan.tokens
 
 
@@ -120,7 +123,9 @@ def duplicate_rows(ctx):
       explanation="""
 Copies that differ only in case or spacing (or key order) slip past exact
 deduplication and have the same effect: over-weighted examples and split leakage.
-Try: deduplicate on normalised text.""")
+The text of all string fields is compared, so rows with the same text but different
+non-text fields (a numeric label) are listed too: contradictory labels.
+Try: deduplicate on normalised text; resolve contradictory labels.""")
 def near_duplicates(ctx):
     scan = ctx.subject
     _need_rows(scan)
