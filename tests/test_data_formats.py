@@ -197,3 +197,15 @@ def test_doctor_finds_rows_longer_than_the_sniffed_head(cli, tmp_path):
     (tmp_path / "doc.json").write_text(json.dumps({"version": "1.0", "added_tokens": [{"id": 0, "content": long}]}))
     doc = cli("doctor", tmp_path, "--format", "json").json()
     assert [(r["kind"], r["source"].rsplit("/", 1)[1]) for r in doc["reports"]] == [("dataset", "long.jsonl")]
+
+
+def test_text_lines_and_unknown_text(tmp_path):
+    p = tmp_path / "corpus.txt"
+    p.write_text("\n".join(sentences(5) + [sentences(1)[0]]) + "\n")
+    r = judge_dataset(p)[0]
+    assert r.format == "text-lines" and r.summary["row_format"] == "text"
+    assert next(f for f in r.findings if f.code == "TL204").evidence["first_groups"][0]["lines"] == [1, 6]
+    notes = tmp_path / "notes.md"
+    notes.write_text("# A heading\nsome prose\n")
+    r2 = judge_dataset(notes)[0]
+    assert r2.verdict.value == "NOT-CHECKED" and "not a dataset format" in r2.unjudged

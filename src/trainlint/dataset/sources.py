@@ -65,7 +65,14 @@ def open_source(path: Path) -> Source:
     text = head.lstrip(BOM).lstrip()
     if not text:
         raise DataError("empty file")
-    if path.suffix.lower() in (".csv", ".tsv") or text[:1] not in (b"{", b"["):
+    if path.suffix.lower() == ".txt":
+        return Source(path, "text-lines", "line", iter_text_lines(path))
+    if path.suffix.lower() in (".csv", ".tsv"):
+        return Source(path, "csv", "line", iter_csv(path, head))
+    if text[:1] not in (b"{", b"["):
+        first = text.split(b"\n", 1)[0]
+        if not any(c in first for c in (b",", b"\t", b";", b"|")):
+            raise DataError("not a dataset format trainlint reads (JSONL, JSON, CSV/TSV, Parquet, .txt lines)")
         return Source(path, "csv", "line", iter_csv(path, head))
     if text[:1] == b"[":
         return Source(path, "json", "row", iter_json_array(path))
@@ -82,37 +89,52 @@ def _json_message(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg} at column {exc.colno}"
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, Any]]:
-    loads = json.loads
+def _decoded_lines(path: Path) -> Iterator[tuple[int, str, Bad | None]]:
+    """(line number, text, Bad for invalid UTF-8 or None); bad bytes are replaced so the row is still read."""
     offset = 0
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
-            start = offset
-            offset += len(raw)
+            start, offset = offset, offset + len(raw)
             if n == 1 and raw.startswith(BOM):
-                raw = raw[3:]
+                raw, start = raw[3:], 3
             try:
-                text = raw.decode("utf-8")
+                yield n, raw.decode("utf-8"), None
             except UnicodeDecodeError as exc:
-                yield n, Bad("utf8", f"{exc.reason} (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-                             start + exc.start), None
-                text = raw.decode("utf-8", errors="replace")
-            text = text.strip()
-            if not text:
-                continue
-            try:
-                obj = loads(text)
-            except ValueError as exc:
-                msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
-                yield n, Bad("json", msg), None
-                continue
-            except RecursionError:
-                yield n, Bad("json", "nested too deeply to parse"), None
-                continue
-            if type(obj) is not dict:
-                yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
-                continue
-            yield n, obj, text
+                yield n, raw.decode("utf-8", errors="replace"), Bad(
+                    "utf8", f"{exc.reason} (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", start + exc.start)
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, Any]]:
+    loads = json.loads
+    for n, text, bad in _decoded_lines(path):
+        if bad is not None:
+            yield n, bad, None
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            obj = loads(text)
+        except ValueError as exc:
+            msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+            yield n, Bad("json", msg), None
+            continue
+        except RecursionError:
+            yield n, Bad("json", "nested too deeply to parse"), None
+            continue
+        if type(obj) is not dict:
+            yield n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None
+            continue
+        yield n, obj, text
+
+
+def iter_text_lines(path: Path) -> Iterator[tuple[int, Any, Any]]:
+    """A plain-text corpus: every non-empty line is one row ``{"text": line}``."""
+    for n, text, bad in _decoded_lines(path):
+        if bad is not None:
+            yield n, bad, None
+        text = text.rstrip("\r\n")
+        if text.strip():
+            yield n, {"text": text}, text
 
 
 def _decode_chunks(path: Path) -> Iterator[tuple[str, Bad | None]]:
