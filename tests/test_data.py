@@ -162,6 +162,8 @@ def test_over_max_length_and_tokens_lost(tmp_path, tok):
     assert f.evidence["longest"] == 23
     r2 = judge(tmp_path / "d.jsonl", tokenizer=tok, max_length=64)
     stood_down(r2, "TL213")
+    stood_down(r2, "TL212")  # every completion is there
+    assert r2.verdict.value == "WARN" and {f.code for f in r2.findings} == {"TL204", "TL215"}
 
 
 def test_target_cut_away_or_empty(tmp_path, tok):
@@ -191,6 +193,7 @@ def test_token_statistics_and_entropy(tmp_path, tok):
 def test_token_rules_not_checked_without_tokenizer(tmp_path):
     r = judge(write_jsonl(tmp_path / "d.jsonl", chat_rows(3)))
     assert r.checks.not_checked["TL213"] == "no --tokenizer given"
+    assert r.checks.not_checked["TL215"] == "no --tokenizer given"
 
 
 def test_tokenizer_folder_without_tokenizer_json(tmp_path):
