@@ -82,6 +82,10 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
             report.unjudged = "ran out of memory reading this dataset"
             reports.append(report)
             continue
+        except (OSError, ValueError, UnicodeError) as exc:  # a read failing midway: one line, no traceback
+            report.unjudged = f"cannot read: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            reports.append(report)
+            continue
         report.format = scan.source.format
         report.summary = summary(scan)
         report.notes.append(f"{scan.rows} rows read, format {report.summary['row_format']}; findings give "
