@@ -209,3 +209,23 @@ def test_text_lines_and_unknown_text(tmp_path):
     notes.write_text("# A heading\nsome prose\n")
     r2 = judge_dataset(notes)[0]
     assert r2.verdict.value == "NOT-CHECKED" and "not a dataset format" in r2.unjudged
+
+
+def test_jsonl_with_broken_first_line(tmp_path):
+    p = write_jsonl(tmp_path / "d.jsonl", ['{"text": "cut sh'] + [json.dumps(r) for r in ROWS[:5]])
+    r = judge_dataset(p)[0]
+    assert r.format == "jsonl" and next(f for f in r.findings if f.code == "TL200").evidence["lines"] == [1]
+
+
+def test_single_line_json_document(tmp_path):
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps({"data": ROWS}))
+    _expect_same(judge_dataset(p)[0])
+
+
+def test_jsonl_rows_longer_than_the_head(tmp_path):
+    long = " ".join(sentences(20000))  # > 64 KB a row
+    p = write_jsonl(tmp_path / "d.data", [{"text": long}, {"text": long}, {"text": "short"}])
+    r = judge_dataset(p)[0]
+    assert r.format == "jsonl" and r.summary["rows"] == 3
+    assert next(f for f in r.findings if f.code == "TL204").evidence["first_groups"][0]["lines"] == [1, 2]

@@ -76,13 +76,38 @@ def open_source(path: Path) -> Source:
         return Source(path, "csv", "line", iter_csv(path, head))
     if text[:1] == b"[":
         return Source(path, "json", "row", iter_json_array(path))
-    first = text.split(b"\n", 1)[0].strip()
-    try:
-        if isinstance(json.loads(first), dict):
-            return Source(path, "jsonl", "line", iter_jsonl(path))
-    except ValueError:
-        pass
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".jsonlines") or _is_jsonl(text) or \
+            (b"\n" not in text.rstrip() and _first_line_is_row(path)):
+        return Source(path, "jsonl", "line", iter_jsonl(path))
     return Source(path, "json", "row", iter_json_object(path))
+
+
+def _first_line_is_row(path: Path, limit: int = 256 << 20) -> bool:
+    """A first line longer than the sniffed head: read it whole and see if it is one object."""
+    with open(path, "rb") as fh:
+        line = fh.readline(limit)
+    if not line.endswith(b"\n"):
+        return False  # the whole file is one line: a JSON document
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _is_jsonl(text: bytes) -> bool:
+    """JSON lines: some complete line among the first 20 is an object on its own (a broken first
+    line does not make it a JSON document). One line wrapping a list of rows is a document."""
+    lines = [ln.strip() for ln in text.split(b"\n")[:20]]
+    for i, line in enumerate(lines[:-1] if len(lines) > 1 else lines):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            return False
+        wrapper = any(isinstance(v, list) and v and isinstance(v[0], dict) for v in obj.values())
+        return not (wrapper and len([ln for ln in lines if ln]) == 1)
+    return False
 
 
 def _json_message(exc: json.JSONDecodeError) -> str:
