@@ -94,3 +94,10 @@ def test_doctor_text_without_tokenizer_is_not_checked(tmp_path):
     res = doctor([run], Options(dataset=data))
     log = next(r for r in res.reports if r.kind == "log")
     assert "needs a tokenizer" in log.checks.not_checked["TL099"]
+
+
+def test_entropy_pools_shards(tmp_path):
+    write_jsonl(tmp_path / "d" / "a.jsonl", [{"text": "x", "label": "a"}] * 10)
+    write_jsonl(tmp_path / "d" / "b.jsonl", [{"text": "y", "label": "b"}] * 10)
+    value, why = entropy_for(tmp_path / "d")
+    assert value == pytest.approx(math.log(2)) and "2 files" in why

@@ -229,3 +229,14 @@ def test_jsonl_rows_longer_than_the_head(tmp_path):
     r = judge_dataset(p)[0]
     assert r.format == "jsonl" and r.summary["rows"] == 3
     assert next(f for f in r.findings if f.code == "TL204").evidence["first_groups"][0]["lines"] == [1, 2]
+
+
+def test_folder_of_shards(tmp_path):
+    write_jsonl(tmp_path / "data" / "train-0.jsonl", ROWS[:6])
+    write_jsonl(tmp_path / "data" / "train-1.jsonl", ROWS[6:])
+    (tmp_path / "data" / "README.md").write_text("# card")
+    reports = judge_dataset(tmp_path / "data")
+    assert [r.source.rsplit("/", 1)[1] for r in reports] == ["train-0.jsonl", "train-1.jsonl"]
+    assert judge_dataset(tmp_path / "data" / "README.md")[0].verdict.value == "NOT-CHECKED"
+    (tmp_path / "empty").mkdir()
+    assert "no Arrow data files" in judge_dataset(tmp_path / "empty")[0].unjudged

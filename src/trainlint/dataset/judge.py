@@ -4,12 +4,16 @@ data rules. Also computes the label entropy that ``doctor --dataset`` hands to T
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from .scan import Scan
 from .sources import DataError, open_source
 from .tokens import TokenStats, default_max_length, label_entropy, load_tokenizer
+
+
+SHARD_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet"}
 
 
 def dataset_parts(path: Path) -> list[Path]:
@@ -22,6 +26,10 @@ def dataset_parts(path: Path) -> list[Path]:
             splits = []
         found = [path / s for s in splits if (path / s).is_dir()]
         return found or sorted(p for p in path.iterdir() if (p / "state.json").is_file())
+    if path.is_dir() and not any(path.glob("*.arrow")):  # a folder of shards: each file on its own
+        shards = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SHARD_SUFFIXES
+                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        return shards or [path]
     return [path]
 
 
@@ -99,17 +107,28 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
 def entropy_for(dataset: Path, tokenizer: Path | None = None,
                 data_format: str | None = None) -> tuple[float | None, str]:
     """(entropy in nats, where it came from) or (None, why not): classification rows give the
-    entropy of their labels; other rows the unigram entropy of the target tokens."""
-    try:
-        part = dataset_parts(Path(dataset))[0]
-        scan = scan_dataset(part, tokenizer, None, data_format)
-    except DataError as exc:
-        return None, f"dataset {dataset}: {exc}"
-    if scan.labels and not scan.label_overflow:
-        return label_entropy(scan.labels), f"entropy of the {len(scan.labels)} labels in {part}"
-    if scan.tokens is None:
-        return None, f"needs a tokenizer for the target-token entropy of {part} ({scan.tokens_reason})"
-    value = scan.tokens.entropy()
+    entropy of their labels; other rows the unigram entropy of the target tokens. A folder of
+    shards (or a DatasetDict) is pooled; for a DatasetDict only the first split (the training one)."""
+    parts = dataset_parts(Path(dataset))
+    if (Path(dataset) / "dataset_dict.json").is_file():
+        parts = parts[:1]
+    labels: Counter[str] = Counter()
+    counts = None
+    for part in parts:
+        try:
+            scan = scan_dataset(part, tokenizer, None, data_format)
+        except (DataError, OSError, ValueError) as exc:
+            return None, f"dataset {part}: {exc}"
+        if scan.labels and not scan.label_overflow:
+            labels.update(scan.labels)
+        elif scan.tokens is None:
+            return None, f"needs a tokenizer for the target-token entropy of {part} ({scan.tokens_reason})"
+        else:
+            counts = scan.tokens.counts if counts is None else counts + scan.tokens.counts
+    where = str(dataset) + (f" ({len(parts)} files)" if len(parts) > 1 else "")
+    if labels:
+        return label_entropy(labels), f"entropy of the {len(labels)} labels in {where}"
+    value = TokenStats.entropy_of(counts) if counts is not None else None
     if value is None:
-        return None, f"no target tokens in {part}"
-    return value, f"unigram entropy of the target tokens in {part}"
+        return None, f"no target tokens in {where}"
+    return value, f"unigram entropy of the target tokens in {where}"

@@ -114,10 +114,14 @@ class TokenStats:
 
     def entropy(self) -> float | None:
         """Unigram entropy (nats) of the target tokens: the loss of predicting token frequencies."""
-        n = int(self.counts.sum())
+        return self.entropy_of(self.counts)
+
+    @staticmethod
+    def entropy_of(counts: np.ndarray) -> float | None:
+        n = int(counts.sum())
         if n == 0:
             return None
-        p = self.counts[self.counts > 0] / n
+        p = counts[counts > 0] / n
         return max(0.0, float(-(p * np.log(p)).sum()))
 
     def distribution(self) -> dict[str, Any]:
