@@ -40,12 +40,13 @@ def test_eos_missing(tmp_path):
 def test_pad_is_eos(tmp_path):
     r = judge_tokenizer(make_tokenizer(tmp_path / "t", pad="</s>"))
     f = fired(r, "TL241")
-    assert f.evidence["pad_id"] == 2 and f.evidence["eos_ids"] == [2]
+    assert f.evidence["pad_id"] == 2 and f.evidence["eos_ids"] == [2] and f.severity.value == "WARN"
 
 
 def test_pad_id_among_generation_eos_ids(tmp_path):
     folder = make_tokenizer(tmp_path / "t", generation={"eos_token_id": [2, 3]})  # 3 is <pad>
-    assert fired(judge_tokenizer(folder), "TL241").evidence["pad_id"] == 3
+    f = fired(judge_tokenizer(folder), "TL241")
+    assert f.evidence["pad_id"] == 3 and f.severity.value == "NOTE"  # a second stop id, not the EOS
 
 
 def test_no_pad_is_not_checked(tmp_path):

@@ -51,9 +51,14 @@ def pad_is_eos(ctx):
     eos_ids = {i for ids in tf.config_ids("eos_token_id").values() for i in ids}
     if tf.token_id("eos") is not None:
         eos_ids.add(tf.token_id("eos"))
-    if (pad is not None and pad == eos) or (pad_id is not None and pad_id in eos_ids):
-        return ctx.fire(f"pad token {pad!r} (id {pad_id}) equals the EOS token {eos!r} / EOS ids "
-                        f"{sorted(eos_ids)}", pad_token=pad, pad_id=pad_id, eos_token=eos, eos_ids=sorted(eos_ids))
+    same = (pad is not None and pad == eos) or (pad_id is not None and pad_id == tf.token_id("eos"))
+    if same:
+        return ctx.fire(f"pad token {pad!r} (id {pad_id}) is the EOS token {eos!r}: masking padding by id "
+                        "masks every EOS", pad_token=pad, pad_id=pad_id, eos_token=eos, eos_ids=sorted(eos_ids))
+    if pad_id is not None and pad_id in eos_ids:  # e.g. a second stop id in generation_config
+        return ctx.fire(f"pad token {pad!r} (id {pad_id}) is among the config's EOS ids {sorted(eos_ids)} but is not "
+                        f"the tokenizer's EOS {eos!r}: harmless while the data ends turns with {eos!r}",
+                        severity="NOTE", pad_token=pad, pad_id=pad_id, eos_token=eos, eos_ids=sorted(eos_ids))
     raise StandDown(f"pad {pad!r} (id {pad_id}) differs from eos {eos!r} (ids {sorted(eos_ids)})")
 
 
