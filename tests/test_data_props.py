@@ -51,3 +51,20 @@ def test_json_array_stream_equals_json_loads(tmp_path, monkeypatch, rows, chunk,
     p.write_text(json.dumps(rows, indent=indent, ensure_ascii=False), encoding="utf-8")
     got = [row for _, row, _ in sources.iter_json_array(p)]
     assert got == rows
+
+
+CHUNKS = st.sampled_from([b'{"text": "a"}\n', b'{"messages": [', b'"', b"\n", b"\xff\xfe", b"[", b"]", b",",
+                          b'{"prompt": 1, "completion": null}\n', b"a,b\n", b"\x00", b"PAR1", b"}", b"\\u12"])
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(parts=st.lists(CHUNKS, max_size=25), suffix=st.sampled_from([".jsonl", ".json", ".csv", ".txt", ".dat"]))
+def test_any_bytes_give_a_report_never_a_traceback(tmp_path, parts, suffix):
+    from trainlint.dataset.judge import judge_dataset
+
+    p = tmp_path / f"x{suffix}"
+    p.write_bytes(b"".join(parts))
+    for report in judge_dataset(p):
+        assert report.unjudged is None or "\n" not in report.unjudged
+        report.to_dict()

@@ -135,3 +135,14 @@ def test_doctor_finds_tokenizer_folder(cli, tmp_path):
     make_tokenizer(tmp_path / "run" / "tok", pad="</s>")
     doc = cli("doctor", tmp_path, "--format", "json").json()
     assert [(r["kind"], r["verdict"]) for r in doc["reports"]] == [("tokenizer", "WARN")]
+
+
+def test_wrong_types_in_json_files_are_tolerated(tmp_path):
+    folder = make_tokenizer(tmp_path / "t")
+    cfg = json.loads((folder / "tokenizer_config.json").read_text())
+    cfg.update(additional_special_tokens=7, added_tokens_decoder="x", eos_token={"content": 5}, add_bos_token="yes")
+    (folder / "tokenizer_config.json").write_text(json.dumps(cfg))
+    (folder / "config.json").write_text(json.dumps({"vocab_size": True, "eos_token_id": [None, "2"]}))
+    r = judge_tokenizer(folder)
+    assert r.unjudged is None
+    assert "TL246" in r.checks.not_checked and "TL248" in r.checks.not_checked

@@ -158,7 +158,7 @@ multiple of 64) is normal. Try: resize the embeddings to len(tokenizer).""")
 def vocab_size_mismatch(ctx):
     tf = ctx.subject
     model = tf.config.get("vocab_size")
-    if not isinstance(model, int):
+    if not isinstance(model, int) or isinstance(model, bool) or model <= 0:
         raise NotChecked("no config.json with vocab_size beside the tokenizer")
     if tf.vocab_size is None:
         raise NotChecked("no readable vocabulary")

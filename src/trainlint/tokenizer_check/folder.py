@@ -55,6 +55,14 @@ class TokenizerFolder:
         return max(self.vocab.values()) + 1 if self.vocab else None
 
 
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _token_text(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("content")
@@ -88,7 +96,7 @@ def _specials(tf: TokenizerFolder) -> None:
             if text is not None and role not in tf.specials:
                 tf.specials[role] = text
                 tf.special_source[role] = name
-        for extra in doc.get("additional_special_tokens") or []:
+        for extra in _l(doc.get("additional_special_tokens")):
             text = _token_text(extra)
             if text and text not in tf.additional:
                 tf.additional.append(text)
@@ -96,21 +104,21 @@ def _specials(tf: TokenizerFolder) -> None:
 
 def _vocab(tf: TokenizerFolder) -> None:
     vocab: dict[str, int] = {}
-    model = tf.files.get("tokenizer.json", {}).get("model") or {}
+    model = _d(tf.files.get("tokenizer.json", {}).get("model"))
     raw = model.get("vocab")
     if isinstance(raw, dict):
         vocab.update({k: v for k, v in raw.items() if isinstance(v, int)})
     elif isinstance(raw, list):  # Unigram: [[piece, score], ...]
-        vocab.update({p[0]: i for i, p in enumerate(raw) if isinstance(p, list) and p})
-    elif isinstance(tf.files.get("vocab.json"), dict):
+        vocab.update({p[0]: i for i, p in enumerate(raw) if isinstance(p, list) and p and isinstance(p[0], str)})
+    elif tf.files.get("vocab.json"):
         vocab.update({k: v for k, v in tf.files["vocab.json"].items() if isinstance(v, int)})
-    for tok in tf.files.get("tokenizer.json", {}).get("added_tokens") or []:
+    for tok in _l(tf.files.get("tokenizer.json", {}).get("added_tokens")):
         if isinstance(tok, dict) and isinstance(tok.get("id"), int) and isinstance(tok.get("content"), str):
             vocab[tok["content"]] = tok["id"]
-    for k, v in (tf.files.get("added_tokens.json") or {}).items():
+    for k, v in _d(tf.files.get("added_tokens.json")).items():
         if isinstance(v, int):
             vocab[k] = v
-    for k, v in (tf.files.get("tokenizer_config.json", {}).get("added_tokens_decoder") or {}).items():
+    for k, v in _d(tf.files.get("tokenizer_config.json", {}).get("added_tokens_decoder")).items():
         if isinstance(v, dict) and isinstance(v.get("content"), str) and str(k).isdigit():
             vocab[v["content"]] = int(k)
     tf.vocab = vocab or None
@@ -121,7 +129,7 @@ def _template(folder: Path, tf: TokenizerFolder) -> None:
     if tpl is None and (folder / "chat_template.jinja").is_file():
         tpl = (folder / "chat_template.jinja").read_text("utf-8", errors="replace")
     if tpl is None:
-        tpl = tf.files.get("chat_template.json", {}).get("chat_template")
+        tpl = _d(tf.files.get("chat_template.json")).get("chat_template")
     if isinstance(tpl, list):  # named templates: [{"name": "default", "template": "..."}]
         tpl = "\n".join(t.get("template", "") for t in tpl if isinstance(t, dict))
     tf.chat_template = tpl if isinstance(tpl, str) and tpl.strip() else None
@@ -135,10 +143,11 @@ def _adds_bos(tf: TokenizerFolder) -> bool | None:
     post = tf.files.get("tokenizer.json", {}).get("post_processor")
     if not isinstance(post, dict):
         return None if "tokenizer.json" not in tf.files else False
-    procs = post.get("processors") if post.get("type") == "Sequence" else [post]
-    for proc in procs or []:
+    procs = _l(post.get("processors")) if post.get("type") == "Sequence" else [post]
+    for proc in procs:
         single = proc.get("single") if isinstance(proc, dict) else None
-        if isinstance(single, list) and single and isinstance(single[0], dict) and "SpecialToken" in single[0]:
+        if isinstance(single, list) and single and isinstance(single[0], dict) and \
+                isinstance(single[0].get("SpecialToken"), dict):
             return bos is None or single[0]["SpecialToken"].get("id") == bos
     return False
 
@@ -155,7 +164,7 @@ def load_folder(folder: Path) -> TokenizerFolder:
     tf.config = tf.files.get("config.json", {})
     if isinstance(tf.config.get("text_config"), dict):  # multimodal configs nest the language model's
         tf.config = {**tf.config, **tf.config["text_config"]}
-    tf.generation = tf.files.get("generation_config.json", {})
+    tf.generation = _d(tf.files.get("generation_config.json"))
     _specials(tf)
     _vocab(tf)
     _template(folder, tf)
@@ -173,6 +182,9 @@ def judge_tokenizer(folder: Path, settings: Any = None, data_format: str | None 
         tf = load_folder(Path(folder))
     except NotATokenizer as exc:
         report.unjudged = str(exc)
+        return report
+    except (OSError, TypeError, AttributeError, ValueError, KeyError) as exc:  # a structure we do not expect
+        report.unjudged = f"cannot read the tokenizer files: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         return report
     report.files = [str(folder / n) for n in (*TOKENIZER_FILES, "config.json", "generation_config.json")
                     if (folder / n).is_file()]
