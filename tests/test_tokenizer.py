@@ -146,3 +146,17 @@ def test_wrong_types_in_json_files_are_tolerated(tmp_path):
     r = judge_tokenizer(folder)
     assert r.unjudged is None
     assert "TL246" in r.checks.not_checked and "TL248" in r.checks.not_checked
+
+
+def test_bos_added_by_a_sequence_post_processor(tmp_path):
+    """Llama-3-style: tokenizer.json's post-processor is Sequence[ByteLevel, TemplateProcessing(<s> $A)]."""
+    from tokenizers import Tokenizer, processors
+
+    folder = make_tokenizer(tmp_path / "t", chat_template=CHAT_TEMPLATE)
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok.post_processor = processors.Sequence([
+        processors.ByteLevel(trim_offsets=False),
+        processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)])])
+    tok.save(str(folder / "tokenizer.json"))
+    assert json.loads((folder / "tokenizer.json").read_text())["post_processor"]["type"] == "Sequence"
+    fired(judge_tokenizer(folder), "TL242")
