@@ -18,13 +18,15 @@ OPTIONAL_FIELDS = {"input", "system", "context", "history", "system_prompt", "to
 MAX_LABELS = 100_000
 
 
-def _type_name(v: Any) -> str:
-    t = type(v)
-    if t is bool:
-        return "bool"
-    if t is int or t is float:
-        return "number"
-    return {str: "string", list: "list", dict: "object", type(None): "null"}.get(t, t.__name__)
+TYPE_NAMES = {bool: "bool", int: "number", float: "number", str: "string", list: "list", dict: "object",
+              type(None): "null"}
+MAX_SIGNATURES = 256
+
+
+def _merge(groups: dict[Any, list[Rows]], cap: int) -> Keyed:
+    out = Keyed(cap=cap)
+    out.by = {k: Rows.merged(parts) for k, parts in groups.items()}
+    return out
 
 
 class Scan:
@@ -40,8 +42,9 @@ class Scan:
         self.control_chars: Counter[str] = Counter()
         self.empty = Keyed()
         self.hashes = HashLog()
-        self.keysets = Keyed(cap=64)
-        self.types = Keyed()
+        self.signatures: dict[tuple[Any, ...], Rows] = {}  # ((key, type), ...) per row shape
+        self.signature_overflow = 0
+        self.keysets, self.types = Keyed(), Keyed()
         self.problems: dict[str, Keyed] = {}
         self.problem_rows: dict[str, Rows] = {}
         self.labels: Counter[str] = Counter()
@@ -55,7 +58,19 @@ class Scan:
                 self.add(number, row, key)
         if self.tokens is not None:
             self.tokens.flush()
+        self._schema()
         return self
+
+    def _schema(self) -> None:
+        """Key sets and key types, folded from the per-row signatures."""
+        keysets: dict[Any, list[Rows]] = {}
+        types: dict[Any, list[Rows]] = {}
+        for sig, rows in self.signatures.items():
+            keysets.setdefault(tuple(sorted(k for k, _ in sig)), []).append(rows)
+            for k, t in sig:
+                types.setdefault((k, TYPE_NAMES.get(t, t.__name__)), []).append(rows)
+        self.keysets, self.types = _merge(keysets, 64), _merge(types, 256)
+        self.keysets.overflow = self.signature_overflow
 
     def _bad(self, number: int, bad: Bad) -> None:
         self.bad[bad.kind].add(number)
@@ -67,10 +82,16 @@ class Scan:
         self.rows += 1
         if self.shape is None:
             self.shape = detect(obj, self.forced)
-        self.keysets.add(tuple(sorted(obj)), number)
+        sig = tuple([(k, type(v)) for k, v in obj.items()])
+        rows = self.signatures.get(sig)
+        if rows is None and len(self.signatures) < MAX_SIGNATURES:
+            rows = self.signatures[sig] = Rows()
+        if rows is not None:
+            rows.add(number)
+        else:
+            self.signature_overflow += 1
         strings: list[str] = []
         for k, v in obj.items():
-            self.types.add((k, _type_name(v)), number)
             if type(v) is str:
                 strings.append(v)
                 if not v.strip() and k not in OPTIONAL_FIELDS:

@@ -164,8 +164,8 @@ def schema_keys(ctx):
                             key=key, present=present.count, missing=missing.count, listed=side.split()[0],
                             total_rows=scan.rows, **rows.evidence()))
     if scan.keysets.overflow:
-        out.append(ctx.fire(f"{scan.keysets.overflow} rows have key sets beyond the first 64 distinct ones "
-                            "(counts above exclude them)", severity="NOTE", rows=scan.keysets.overflow))
+        out.append(ctx.fire(f"{scan.keysets.overflow} rows have key/type combinations beyond the first 256 "
+                            "distinct ones (counts above exclude them)", severity="NOTE", rows=scan.keysets.overflow))
     return out
 
 
