@@ -96,7 +96,8 @@ def test_special_token_not_in_vocab(tmp_path):
 def test_vocab_larger_than_model(tmp_path):
     r = judge_tokenizer(make_tokenizer(tmp_path / "t", vocab_size=32))
     f = fired(r, "TL246")
-    assert f.evidence == {"tokenizer_size": 37, "model_vocab_size": 32, "out_of_range": 5}
+    assert f.evidence == {"tokenizer_size": 37, "model_vocab_size": 32, "out_of_range": 5,
+                          "limit_from": "config.json vocab_size"}
     stood_down(judge_tokenizer(make_tokenizer(tmp_path / "u", vocab_size=64)), "TL246")
 
 
@@ -160,3 +161,19 @@ def test_bos_added_by_a_sequence_post_processor(tmp_path):
     tok.save(str(folder / "tokenizer.json"))
     assert json.loads((folder / "tokenizer.json").read_text())["post_processor"]["type"] == "Sequence"
     fired(judge_tokenizer(folder), "TL242")
+
+
+def test_embedding_rows_from_safetensors_header(tmp_path):
+    np = pytest.importorskip("numpy")
+    st = pytest.importorskip("safetensors.numpy")
+    folder = make_tokenizer(tmp_path / "t", vocab_size=64)  # config says 64 ...
+    st.save_file({"model.embed_tokens.weight": np.zeros((30, 4), dtype=np.float32),
+                  "lm_head.weight": np.zeros((30, 4), dtype=np.float32)}, str(folder / "model.safetensors"))
+    f = fired(judge_tokenizer(folder), "TL246")  # ... but the embedding has 30 rows
+    assert f.evidence["model_vocab_size"] == 30 and "embed_tokens" in f.evidence["limit_from"]
+    (folder / "model.safetensors").rename(folder / "model-00001-of-00002.safetensors")
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors"}}))
+    assert fired(judge_tokenizer(folder), "TL246").evidence["out_of_range"] == 7
+    (folder / "model-00001-of-00002.safetensors").write_bytes(b"\xff" * 8 + b"junk")
+    stood_down(judge_tokenizer(folder), "TL246")  # header unreadable: back to config's 64

@@ -154,20 +154,29 @@ def special_not_in_vocab(ctx):
 An id at or above the embedding size indexes out of range: a CUDA device-side assert
 on GPU, an IndexError on CPU. It happens after adding tokens without
 model.resize_token_embeddings. A tokenizer smaller than the embedding (padded to a
-multiple of 64) is normal. Try: resize the embeddings to len(tokenizer).""")
+multiple of 64) is normal. The model's size is config.json's vocab_size and, when the
+folder holds safetensors weights, the rows of the input embedding read from the file
+header (no tensor is loaded). Try: resize the embeddings to len(tokenizer).""")
 def vocab_size_mismatch(ctx):
     tf = ctx.subject
+    limits = {}
     model = tf.config.get("vocab_size")
-    if not isinstance(model, int) or isinstance(model, bool) or model <= 0:
-        raise NotChecked("no config.json with vocab_size beside the tokenizer")
+    if isinstance(model, int) and not isinstance(model, bool) and model > 0:
+        limits["config.json vocab_size"] = model
+    if tf.embedding is not None:
+        limits[f"{tf.embedding[1]} rows in {tf.embedding[2]}"] = tf.embedding[0]
+    if not limits:
+        raise NotChecked("no config.json vocab_size or safetensors embedding beside the tokenizer")
     if tf.vocab_size is None:
         raise NotChecked("no readable vocabulary")
-    if tf.vocab_size <= model:
-        raise StandDown(f"tokenizer ids fit: {tf.vocab_size} <= vocab_size {model}")
-    top = sorted(((i, t) for t, i in tf.vocab.items() if i >= model))[:10]
-    return ctx.fire(f"the tokenizer has ids up to {tf.vocab_size - 1} but the model's vocab_size is {model}: "
-                    f"{tf.vocab_size - model} id(s) out of range, e.g. {', '.join(f'{t!r}={i}' for i, t in top)}",
-                    tokenizer_size=tf.vocab_size, model_vocab_size=model, out_of_range=tf.vocab_size - model)
+    where, limit = min(limits.items(), key=lambda kv: kv[1])
+    if tf.vocab_size <= limit:
+        raise StandDown(f"tokenizer ids fit: {tf.vocab_size} <= {limits}")
+    top = sorted(((i, t) for t, i in tf.vocab.items() if i >= limit))[:10]
+    return ctx.fire(f"the tokenizer has ids up to {tf.vocab_size - 1} but the model has {limit} ({where}): "
+                    f"{tf.vocab_size - limit} id(s) out of range, e.g. {', '.join(f'{t!r}={i}' for i, t in top)}",
+                    tokenizer_size=tf.vocab_size, model_vocab_size=limit, limit_from=where,
+                    out_of_range=tf.vocab_size - limit)
 
 
 @rule(code="TL247", name="tokenizer-file-malformed", category="tokenizer", severity="FAIL", target="tokenizer",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .embedding import embedding_rows
+
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                    "added_tokens.json", "vocab.json", "merges.txt", "tokenizer.model",
                    "chat_template.jinja", "chat_template.json", "vocab.txt")
@@ -34,6 +36,7 @@ class TokenizerFolder:
     model_max_length: Any = None
     config: dict[str, Any] = field(default_factory=dict)
     generation: dict[str, Any] = field(default_factory=dict)
+    embedding: tuple[int, str, str] | None = None  # (rows, tensor, file) from safetensors headers
 
     def token_id(self, role: str) -> int | None:
         tok = self.specials.get(role)
@@ -170,6 +173,7 @@ def load_folder(folder: Path) -> TokenizerFolder:
     _template(folder, tf)
     tf.add_bos = _adds_bos(tf)
     tf.model_max_length = tf.files.get("tokenizer_config.json", {}).get("model_max_length")
+    tf.embedding = embedding_rows(folder)
     return tf
 
 
