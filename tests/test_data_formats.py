@@ -240,3 +240,19 @@ def test_folder_of_shards(tmp_path):
     assert judge_dataset(tmp_path / "data" / "README.md")[0].verdict.value == "NOT-CHECKED"
     (tmp_path / "empty").mkdir()
     assert "no Arrow data files" in judge_dataset(tmp_path / "empty")[0].unjudged
+
+
+def test_optional_libraries_missing(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    p = tmp_path / "d.parquet"
+    p.write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
+    r = judge_dataset(p)[0]
+    assert r.verdict.value == "NOT-CHECKED" and "needs pyarrow" in r.unjudged
+    (tmp_path / "tok").mkdir()
+    (tmp_path / "tok" / "tokenizer.json").write_text("{}")
+    r2 = judge_dataset(write_jsonl(tmp_path / "d.jsonl", ROWS), tokenizer=tmp_path / "tok")[0]
+    assert "tokenizers library" in r2.checks.not_checked["TL213"]
+    assert any("token checks skipped" in n for n in r2.notes)

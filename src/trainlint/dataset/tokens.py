@@ -22,13 +22,13 @@ UNLIMITED = 10**18
 
 
 def load_tokenizer(folder: Path) -> Any:
+    path = folder / "tokenizer.json" if folder.is_dir() else folder
+    if not path.is_file():
+        raise DataError(f"no tokenizer.json in {folder} (the tokenizers library reads only that file)")
     try:
         from tokenizers import Tokenizer
     except ImportError:
         raise DataError("token checks need the tokenizers library (pip install 'trainlint[data]')") from None
-    path = folder / "tokenizer.json" if folder.is_dir() else folder
-    if not path.is_file():
-        raise DataError(f"no tokenizer.json in {folder} (the tokenizers library reads only that file)")
     try:
         tok = Tokenizer.from_file(str(path))
     except Exception as exc:  # the Rust side raises plain Exception  # noqa: BLE001
