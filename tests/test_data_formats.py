@@ -256,3 +256,24 @@ def test_optional_libraries_missing(tmp_path, monkeypatch):
     r2 = judge_dataset(write_jsonl(tmp_path / "d.jsonl", ROWS), tokenizer=tmp_path / "tok")[0]
     assert "tokenizers library" in r2.checks.not_checked["TL213"]
     assert any("token checks skipped" in n for n in r2.notes)
+
+
+def test_rows_shared_between_splits_and_shards(tmp_path):
+    pa, table = _arrow_table()
+    test_rows = [dict(ROWS[0]), {"prompt": "fresh", "completion": "row"}, dict(ROWS[4])]
+    test_rows[2]["prompt"] = test_rows[2]["prompt"].upper()  # a normalised copy
+    _save_to_disk(pa, table, tmp_path / "dd" / "train")
+    _save_to_disk(pa, pa.Table.from_pylist(test_rows), tmp_path / "dd" / "test")
+    (tmp_path / "dd" / "dataset_dict.json").write_text(json.dumps({"splits": ["train", "test"]}))
+    train, test = judge_dataset(tmp_path / "dd")
+    assert "first split" in train.checks.not_checked["TL216"]
+    f = next(f for f in test.findings if f.code == "TL216")
+    assert f.evidence["other"] == "train" and f.evidence["lines"] == [1, 3] and f.evidence["rows"] == 2
+    write_jsonl(tmp_path / "shards" / "a.jsonl", ROWS[:6])
+    write_jsonl(tmp_path / "shards" / "b.jsonl", ROWS[6:])
+    b = judge_dataset(tmp_path / "shards")[1]
+    f = next(f for f in b.findings if f.code == "TL216")  # ROWS[7] (line 2 of b) repeats ROWS[2] (in a)
+    assert f.evidence["other"] == "a.jsonl" and f.evidence["lines"] == [2]
+    write_jsonl(tmp_path / "clean" / "a.jsonl", ROWS[:5])
+    write_jsonl(tmp_path / "clean" / "b.jsonl", ROWS[8:])
+    assert "TL216" in judge_dataset(tmp_path / "clean")[1].checks.stood_down

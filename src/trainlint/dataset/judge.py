@@ -71,29 +71,33 @@ def summary(scan: Scan) -> dict[str, Any]:
     return out
 
 
+def _scan_or_reason(part: Path, *args: Any) -> tuple[Scan | None, str | None]:
+    try:
+        return scan_dataset(part, *args), None
+    except DataError as exc:
+        return None, str(exc)
+    except MemoryError:
+        return None, "ran out of memory reading this dataset"
+    except (OSError, ValueError, UnicodeError) as exc:  # a read failing midway: one line, no traceback
+        return None, f"cannot read: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
 def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | None = None,
                   data_format: str | None = None, settings: Any = None) -> list[Any]:
-    """One Report per dataset (per split for a DatasetDict folder)."""
+    """One Report per dataset (per split of a DatasetDict folder, per file of a folder of shards).
+    Each part is also compared with the parts before it (rows that appear in both)."""
     from ..engine import run_rules
     from ..verdict import Report
 
-    reports = []
+    reports, earlier = [], []
     for part in dataset_parts(Path(path)):
         report = Report(source=str(part), kind="dataset")
-        try:
-            scan = scan_dataset(part, tokenizer, max_length, data_format)
-        except DataError as exc:
-            report.unjudged = str(exc)
+        scan, reason = _scan_or_reason(part, tokenizer, max_length, data_format)
+        if scan is None:
+            report.unjudged = reason
             reports.append(report)
             continue
-        except MemoryError:
-            report.unjudged = "ran out of memory reading this dataset"
-            reports.append(report)
-            continue
-        except (OSError, ValueError, UnicodeError) as exc:  # a read failing midway: one line, no traceback
-            report.unjudged = f"cannot read: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            reports.append(report)
-            continue
+        scan.earlier = list(earlier)
         report.format = scan.source.format
         report.summary = summary(scan)
         report.notes.append(f"{scan.rows} rows read, format {report.summary['row_format']}; findings give "
@@ -101,6 +105,7 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
         if scan.tokens is None and tokenizer is not None:
             report.notes.append(f"token checks skipped: {scan.tokens_reason}")
         reports.append(run_rules("dataset", scan, report, settings))
+        earlier.append((part.name, scan.hashes))  # only the hashes are kept for the next parts
     return reports
 
 

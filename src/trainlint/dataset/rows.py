@@ -90,6 +90,14 @@ class HashLog:
         out.sort(key=lambda g: int(g[0]))
         return out
 
+    def found_in(self, other: HashLog) -> np.ndarray:
+        """Line numbers (ascending) of rows whose normalised hash also occurs in ``other``."""
+        mine = np.frombuffer(self.norm, dtype=np.int64)
+        theirs = np.frombuffer(other.norm, dtype=np.int64)
+        if not len(mine) or not len(theirs):
+            return np.zeros(0, dtype=np.int64)
+        return np.frombuffer(self.line, dtype=np.int64)[np.isin(mine, theirs)]
+
     def near_groups(self) -> list[np.ndarray]:
         """Normalised-duplicate groups whose rows are not all exact copies of each other."""
         lines = np.frombuffer(self.line, dtype=np.int64)  # ascending: one pass, in order

@@ -49,6 +49,7 @@ class Scan:
         self.problem_rows: dict[str, Rows] = {}
         self.labels: Counter[str] = Counter()
         self.label_overflow = False
+        self.earlier: list[tuple[str, HashLog]] = []  # earlier splits/shards of the same dataset
 
     def run(self) -> Scan:
         for number, row, key in self.source.rows:

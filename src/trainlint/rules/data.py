@@ -329,3 +329,30 @@ def token_statistics(ctx):
     return ctx.fire(f"tokens per row: median {fmt(dist['p50'])}, p90 {fmt(dist['p90'])}, p99 {fmt(dist['p99'])}, "
                     f"max {dist['max']}; {dist['target_tokens']} target tokens, unigram entropy "
                     f"{fmt(ent) if ent is not None else 'n/a'} nats", entropy_nats=ent, **dist)
+
+
+@rule(code="TL216", name="rows-in-another-split", category="data", severity="WARN", target="dataset",
+      summary="Rows that also appear (after normalising case and whitespace) in an earlier split or shard.",
+      explanation="""
+A DatasetDict is judged split by split and a folder of shards file by file; each part is
+compared with the parts before it. A test or validation row that is also a training row
+makes the evaluation measure memorisation (leakage); copies across shards over-weight
+those rows. Try: deduplicate across splits before training (drop the listed rows from
+the later split).""")
+def rows_in_another_split(ctx):
+    scan = ctx.subject
+    _need_rows(scan)
+    if not scan.earlier:
+        raise NotChecked("nothing to compare with (a single file, or the first split/shard)")
+    out = []
+    for name, other in scan.earlier:
+        lines = scan.hashes.found_in(other)
+        if len(lines):
+            first = [int(n) for n in lines[:20]]
+            out.append(ctx.fire(f"{_pct(len(lines), scan.rows)} also appear in {name}: "
+                                f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, first))}"
+                                + (f" ... ({len(lines)} in all)" if len(lines) > 20 else ""),
+                                other=name, rows=int(len(lines)), lines=first, total_rows=scan.rows))
+    if not out:
+        raise StandDown(f"no row also appears in {', '.join(n for n, _ in scan.earlier)}")
+    return out
