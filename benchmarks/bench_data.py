@@ -97,7 +97,8 @@ def measure(kind: str, path: Path, tok: Path | None) -> dict | None:
     proc = subprocess.run([sys.executable, "-c", CHILD, kind, str(path), str(tok or "")],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        print(f"  {kind:<22} skipped: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+        why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode
+        print(f"  {kind:<22} skipped: {why}")
         return None
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

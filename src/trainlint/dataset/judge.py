@@ -12,7 +12,6 @@ from .scan import Scan
 from .sources import DataError, open_source
 from .tokens import TokenStats, default_max_length, label_entropy, load_tokenizer
 
-
 SHARD_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet"}
 
 

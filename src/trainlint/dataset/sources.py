@@ -98,7 +98,7 @@ def _is_jsonl(text: bytes) -> bool:
     """JSON lines: some complete line among the first 20 is an object on its own (a broken first
     line does not make it a JSON document). One line wrapping a list of rows is a document."""
     lines = [ln.strip() for ln in text.split(b"\n")[:20]]
-    for i, line in enumerate(lines[:-1] if len(lines) > 1 else lines):
+    for line in lines[:-1] if len(lines) > 1 else lines:
         try:
             obj = json.loads(line)
         except ValueError:

@@ -112,7 +112,8 @@ def duplicate_rows(ctx):
         raise StandDown(f"{ev['extra_copies']} duplicate rows (fraction {fmt(frac)}, "
                         f"threshold {fmt(ctx.t('max_fraction'))})")
     first = ev["first_groups"][0]
-    return ctx.fire(f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({_pct(ev['extra_copies'], scan.rows)},"
+    share = _pct(ev["extra_copies"], scan.rows)
+    return ctx.fire(f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({share},"
                     f" threshold {fmt(ctx.t('max_fraction'))}); first group: lines "
                     f"{', '.join(map(str, first['lines']))}", fraction=frac,
                     threshold=ctx.t("max_fraction"), total_rows=scan.rows, rows=ev["extra_copies"], **ev)
