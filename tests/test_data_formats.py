@@ -277,3 +277,16 @@ def test_rows_shared_between_splits_and_shards(tmp_path):
     write_jsonl(tmp_path / "clean" / "a.jsonl", ROWS[:5])
     write_jsonl(tmp_path / "clean" / "b.jsonl", ROWS[8:])
     assert "TL216" in judge_dataset(tmp_path / "clean")[1].checks.stood_down
+
+
+def test_doctor_reports_damaged_parquet(cli, tmp_path):
+    pa, table = _arrow_table()
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, tmp_path / "d.parquet")
+    pq.write_table(pa.Table.from_pylist([{"step": 1, "loss": 2.0}]), tmp_path / "metrics.parquet")
+    data = (tmp_path / "d.parquet").read_bytes()
+    (tmp_path / "d.parquet").write_bytes(data[:100] + data[-8:])  # header and magic, footer gone
+    doc = cli("doctor", tmp_path, "--format", "json").json()
+    assert [(r["kind"], r["verdict"]) for r in doc["reports"]] == [("dataset", "NOT-CHECKED")]
+    assert doc["exit_code"] == 2

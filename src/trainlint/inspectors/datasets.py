@@ -75,7 +75,10 @@ def _parquet_columns(path: Path) -> set[str] | None:
         import pyarrow.parquet as pq
     except ImportError:
         return None
-    return {n.lower() for n in pq.read_schema(str(path)).names}
+    try:
+        return {n.lower() for n in pq.read_schema(str(path)).names}
+    except Exception:  # unreadable footer: claim it, so that judging says why  # noqa: BLE001
+        return None
 
 
 @inspector("dataset", priority=60)
@@ -83,7 +86,8 @@ class DatasetInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
         if head.startswith(b"PAR1"):
             cols = _parquet_columns(path)
-            return cols is None or bool(cols & _data_keys()) and "loss" not in cols
+            return cols is None or bool(cols & _data_keys()) and not (cols & METRIC_KEYS or
+                                                                       any("loss" in c for c in cols))
         if b"\x00" in head[:1024] or not head.strip():
             return False
         text = head.decode("utf-8", errors="replace")
