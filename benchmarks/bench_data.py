@@ -4,6 +4,8 @@ Generates a chat-format JSONL file in a temporary folder (1 GB by default, 64 MB
 --quick, or --size-mb N), then times in fresh subprocesses, each reporting its own
 peak RSS:
 
+Wall time and CPU time (the process's own, less sensitive to a busy machine) are both printed.
+
   * trainlint's dataset scan (every data rule; with --tokenizer also token statistics
     using a small locally trained tokenizer),
   * what a user would otherwise run: a plain ``json.loads`` loop (parse only, no checks),
@@ -33,7 +35,7 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 kind, path, tok = sys.argv[1], Path(sys.argv[2]), (sys.argv[3] or None)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 rows = 0
 if kind == "trainlint":
     from trainlint.dataset.judge import judge_dataset
@@ -56,8 +58,8 @@ elif kind == "pandas":
     import pandas as pd
     rows = len(pd.read_json(path, lines=True))
     extra = []
-dt = time.perf_counter() - t0
-print(json.dumps({"rows": rows, "seconds": dt, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"rows": rows, "seconds": dt, "cpu": cpu, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "findings": extra}))
 """
 
@@ -130,12 +132,13 @@ def main() -> None:
                 continue
             results[kind] = res
             print(f"  {kind:<22} {res['rows'] / res['seconds']:>10,.0f} rows/s  {mb / res['seconds']:>7.1f} MB/s"
-                  f"  {res['seconds']:>7.1f} s  peak {res['peak_mb']:>7.0f} MB"
+                  f"  {res['seconds']:>7.1f} s (cpu {res['cpu']:.1f} s)  peak {res['peak_mb']:>7.0f} MB"
                   + (f"  findings {res['findings']}" if res["findings"] else ""))
         base = results.get("trainlint")
         for kind, res in results.items():
             if base and kind != "trainlint":
-                print(f"  trainlint / {kind}: time x{base['seconds'] / res['seconds']:.2f}, "
+                print(f"  trainlint / {kind}: time x{base['seconds'] / res['seconds']:.2f} "
+                      f"(cpu x{base['cpu'] / res['cpu']:.2f}), "
                       f"peak memory x{base['peak_mb'] / res['peak_mb']:.2f}")
 
 
