@@ -102,6 +102,7 @@ def test_near_duplicates_not_exact(tmp_path):
     stood_down(r, "TL204")
     f = fired(r, "TL205")
     assert f.evidence["first_groups"][0]["lines"] == [4, 13]
+    assert f.evidence["lines"] == [13] and f.evidence["rows"] == 1 and f.evidence["rows_involved"] == 2
 
 
 def test_schema_drift_keys_and_types(tmp_path):

@@ -137,7 +137,7 @@ def near_duplicates(ctx):
     first = ev["first_groups"][0]
     return ctx.fire(f"{ev['groups']} group(s) of rows equal after normalising case and whitespace "
                     f"({ev['rows_involved']} rows); first group: lines {', '.join(map(str, first['lines']))}",
-                    total_rows=scan.rows, rows=ev["rows_involved"], **ev)
+                    total_rows=scan.rows, **ev, rows=ev["extra_copies"])
 
 
 @rule(code="TL206", name="schema-drift-keys", category="data", severity="WARN", target="dataset",
