@@ -220,3 +220,13 @@ def test_same_text_different_label_is_listed(tmp_path):
     rows[8] = {"text": rows[1]["text"], "label": 1}
     f = fired(judge(write_jsonl(tmp_path / "d.jsonl", rows)), "TL205")
     assert f.evidence["first_groups"] == [{"lines": [2, 9], "rows": 2}]
+
+
+def test_special_tokens_in_text(tmp_path, tok):
+    rows = [{"prompt": "the cat", "completion": "sat"} for _ in range(8)]
+    rows[2] = {"prompt": "the cat", "completion": "sat </s> and ran"}
+    rows[6] = {"prompt": "<s> the <s> dog", "completion": "ran"}
+    r = judge(write_jsonl(tmp_path / "d.jsonl", rows), tokenizer=tok)
+    f = fired(r, "TL217")
+    assert f.evidence["lines"] == [3, 7] and f.evidence["tokens"] == {"<s>": 2, "</s>": 1}
+    stood_down(judge(write_jsonl(tmp_path / "ok.jsonl", rows[:2]), tokenizer=tok), "TL217")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from array import array
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,16 @@ def default_max_length(folder: Path) -> tuple[int | None, str]:
     return None, "no --max-length and no usable model_max_length or max_position_embeddings"
 
 
+def _special_pattern(tokenizer: Any) -> re.Pattern[str] | None:
+    """One regex for every special added token (longest first), or None."""
+    try:
+        added = tokenizer.get_added_tokens_decoder().values()
+    except AttributeError:  # tokenizers older than 0.19
+        return None
+    specials = sorted({t.content for t in added if t.special and t.content}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, specials))) if specials else None
+
+
 class TokenStats:
     def __init__(self, tokenizer: Any, max_length: int | None) -> None:
         self.tok = tokenizer
@@ -71,8 +82,21 @@ class TokenStats:
         self.over, self.masked, self.cut = Rows(), Rows(), Rows()
         self.lost = 0
         self.target_tokens = 0
+        self.special_re = _special_pattern(tokenizer)
+        self.special_rows = Rows()
+        self.special_seen: dict[str, int] = {}
+
+    def _specials_in(self, number: int, segments: list[tuple[str, bool]]) -> None:
+        found = [m.group() for text, _ in segments for m in self.special_re.finditer(text)]
+        if found:
+            self.special_rows.add(number)
+            for tok in found:
+                if tok in self.special_seen or len(self.special_seen) < 50:
+                    self.special_seen[tok] = self.special_seen.get(tok, 0) + 1
 
     def add(self, number: int, segments: list[tuple[str, bool]]) -> None:
+        if self.special_re is not None:
+            self._specials_in(number, segments)
         self.pending.append((number, segments))
         if len(self.pending) >= BATCH:
             self.flush()

@@ -357,3 +357,25 @@ def rows_in_another_split(ctx):
     if not out:
         raise StandDown(f"no row also appears in {', '.join(n for n, _ in scan.earlier)}")
     return out
+
+
+@rule(code="TL217", name="special-token-in-text", category="data", severity="WARN", target="dataset",
+      summary="Row text that contains the tokenizer's special tokens literally (e.g. '</s>', '<|im_end|>').",
+      explanation="""
+The tokenizer turns a special token written in plain text into the special token itself:
+an EOS in the middle of an answer teaches the model to stop there, a chat marker inside
+a message breaks the turn structure (and is a prompt-injection path). Usually left over
+from text that was already rendered with a template. Try: strip or escape them, or
+tokenize content with split_special_tokens=True.""")
+def special_token_in_text(ctx):
+    scan = ctx.subject
+    tok = _tokens(scan)
+    if tok.special_re is None:
+        raise NotChecked("the tokenizer declares no special tokens (or the tokenizers library is too old)")
+    rows = tok.special_rows
+    if not rows:
+        raise StandDown("no row contains one of the special tokens")
+    seen = dict(sorted(tok.special_seen.items(), key=lambda kv: -kv[1])[:10])
+    return ctx.fire(f"{_pct(rows.count, scan.rows)} contain special tokens as text "
+                    f"({', '.join(f'{t!r} x{n}' for t, n in seen.items())}): {rows.where()}",
+                    tokens=seen, total_rows=scan.rows, **rows.evidence())
