@@ -230,3 +230,24 @@ def test_special_tokens_in_text(tmp_path, tok):
     f = fired(r, "TL217")
     assert f.evidence["lines"] == [3, 7] and f.evidence["tokens"] == {"<s>": 2, "</s>": 1}
     stood_down(judge(write_jsonl(tmp_path / "ok.jsonl", rows[:2]), tokenizer=tok), "TL217")
+
+
+def test_byte_level_bpe_tokenizer(tmp_path):
+    pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    folder = tmp_path / "bpe"
+    folder.mkdir()
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(sentences(300, seed=3), trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    bpe.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<|endoftext|>", "model_max_length": 64}))
+    rows = chat_rows(40) + [{"messages": [{"role": "user", "content": "caf\u00e9 \u2603"},
+                                          {"role": "assistant", "content": "x" * 200}]}]
+    r = judge(write_jsonl(tmp_path / "d.jsonl", rows), tokenizer=folder)
+    stats = fired(r, "TL215").evidence
+    assert stats["rows"] == 41 and stats["entropy_nats"] > 1.0 and stats["max"] > 64
+    assert fired(r, "TL213").evidence["lines"] == [41]
