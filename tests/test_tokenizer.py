@@ -177,3 +177,11 @@ def test_embedding_rows_from_safetensors_header(tmp_path):
     assert fired(judge_tokenizer(folder), "TL246").evidence["out_of_range"] == 7
     (folder / "model-00001-of-00002.safetensors").write_bytes(b"\xff" * 8 + b"junk")
     stood_down(judge_tokenizer(folder), "TL246")  # header unreadable: back to config's 64
+
+
+def test_tokenizer_command_with_dataset(cli, tmp_path):
+    folder = make_tokenizer(tmp_path / "t")
+    data = write_jsonl(tmp_path / "d.jsonl", chat_rows(3))
+    doc = cli("tokenizer", folder, "--dataset", data, "--format", "json").json()
+    assert [f["code"] for f in doc["reports"][0]["findings"]] == ["TL243"]
+    assert doc["exit_code"] == 0  # a WARN
