@@ -23,6 +23,8 @@ class Options:
     settings: Settings = field(default_factory=Settings)
     role_map: Mapping[str, str] = field(default_factory=dict)
     baseline: tuple[str | Path, ...] = ()  # known-good run(s): doctor also compares every log with them
+    dataset: Path | None = None  # the training data: its label entropy is handed to TL099
+    tokenizer: Path | None = None  # tokenizer folder for dataset token statistics
 
 
 def read_run(path: str | Path, role_map: Mapping[str, str] | None = None) -> Run:
@@ -44,6 +46,7 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None)
     options = options or Options(settings=load_settings())
     result = Result(command="doctor")
     session = _baseline_session(options)
+    paths = list(paths)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -58,6 +61,7 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None)
                 result.reports.extend(session.doctor_log(item.path))
             else:
                 result.reports.append(item.inspector.judge(item.path, options))
+    result.reports.extend(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
     if session is not None:
@@ -72,7 +76,9 @@ def _judge_unclaimed(path: Path, options: Options) -> Report:
     except ReadError:
         return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
     run.roles = assign_roles(run.series, options.role_map)
-    return judge_run(run, options.settings)
+    from .dataset.handoff import log_extra
+
+    return judge_run(run, options.settings, log_extra(options))
 
 
 def _baseline_session(options: Options) -> _compare.BaselineSession | None:
@@ -99,6 +105,24 @@ def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Pa
         result.empty_reason = "no run to compare with the baseline"
     result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
+
+
+def _explicit_inputs(paths: list[str | Path], options: Options) -> list[Report]:
+    """Judge --dataset/--tokenizer paths that the walk over ``paths`` does not reach."""
+    from .dataset.handoff import data_format
+    from .dataset.judge import judge_dataset
+    from .tokenizer_check import judge_tokenizer
+
+    roots = [Path(p).resolve() for p in paths]
+    out: list[Report] = []
+    for extra, kind in ((options.dataset, "dataset"), (options.tokenizer, "tokenizer")):
+        if extra is None or any(r == Path(extra).resolve() or r in Path(extra).resolve().parents for r in roots):
+            continue
+        if kind == "dataset":
+            out.extend(judge_dataset(Path(extra), options.tokenizer, settings=options.settings))
+        else:
+            out.append(judge_tokenizer(Path(extra), options.settings, data_format(options.dataset)))
+    return out
 
 
 __all__ = ["Options", "ReadError", "compare", "doctor", "judge", "match_file", "read_run"]

@@ -178,7 +178,9 @@ class BaselineSession:
             run = self.cache.get(path)
         except ReadError as exc:
             return [Report(source=str(path), kind="log", unjudged=str(exc))]
-        own = judge_run(run, self.settings)
+        from ..dataset.handoff import log_extra
+
+        own = judge_run(run, self.settings, log_extra(self.options))
         if path.resolve() in self.baseline.paths:
             own.notes.append("this log is part of the baseline")
             return [own]

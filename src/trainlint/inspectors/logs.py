@@ -28,4 +28,6 @@ class LogInspector:
             run = read_and_map(path, options)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
-        return judge_run(run, getattr(options, "settings", None))
+        from ..dataset.handoff import log_extra
+
+        return judge_run(run, getattr(options, "settings", None), log_extra(options))

@@ -11,12 +11,17 @@ from .._common import build_options, judging_options
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--baseline", multiple=True, type=click.Path(path_type=Path),
               help="A known-good run (log or folder of seeds' logs); every log found is also compared with it.")
+@click.option("--dataset", type=click.Path(exists=True, path_type=Path),
+              help="The run's training data: TL099 compares the final loss with its label/token entropy.")
+@click.option("--tokenizer", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
 @judging_options
-def command(paths, baseline, fmt, config, select, ignore, thresholds, role_map) -> None:
+def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
 
     options = build_options(config, select, ignore, thresholds, role_map)
     options.baseline = tuple(baseline)
+    options.dataset, options.tokenizer = dataset, tokenizer
     emit(doctor(paths or (Path("."),), options), fmt)

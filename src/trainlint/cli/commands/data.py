@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .._common import build_options, finish, judging_options
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--tokenizer", type=click.Path(path_type=Path),
+              help="Tokenizer folder (tokenizer.json) for token statistics; its folder is checked too.")
+@click.option("--max-length", type=click.IntRange(min=1),
+              help="Max sequence length (default: the tokenizer's model_max_length or the model config's).")
+@click.option("--data-format", "--rows", "data_format",
+              type=click.Choice(["chat", "prompt-completion", "text", "classification"]),
+              help="Row format (default: detected from the first row).")
+@judging_options
+def command(path, tokenizer, max_length, data_format, fmt, config, select, ignore, thresholds, role_map) -> None:
+    """Preflight a training dataset (JSONL, JSON, CSV, Parquet, save_to_disk folder)."""
+    from ...dataset.judge import judge_dataset
+    from ...verdict import Report, Result
+
+    options = build_options(config, select, ignore, thresholds, role_map)
+    result = Result(command="data")
+    if not path.exists():
+        result.reports.append(Report(source=str(path), kind="dataset", unjudged="no such file or folder"))
+        finish(result, fmt)
+    result.reports.extend(judge_dataset(path, tokenizer, max_length, data_format, options.settings))
+    if tokenizer is not None:
+        from ...tokenizer_check import judge_tokenizer
+
+        row_format = data_format or next((r.summary.get("row_format") for r in result.reports
+                                          if r.summary.get("row_format")), None)
+        result.reports.append(judge_tokenizer(tokenizer, options.settings, row_format))
+    finish(result, fmt)

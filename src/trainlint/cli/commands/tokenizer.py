@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .._common import build_options, finish, judging_options
+
+
+@click.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--dataset", type=click.Path(path_type=Path),
+              help="The training data: chat rows need a chat template (TL243).")
+@judging_options
+def command(folder, dataset, fmt, config, select, ignore, thresholds, role_map) -> None:
+    """Preflight a tokenizer folder (tokenizer.json, tokenizer_config.json, special_tokens_map.json,
+    config.json, generation_config.json): plain JSON, no transformers needed."""
+    from ...dataset.handoff import data_format
+    from ...tokenizer_check import judge_tokenizer
+    from ...verdict import Result
+
+    options = build_options(config, select, ignore, thresholds, role_map)
+    report = judge_tokenizer(folder, options.settings, data_format(dataset))
+    finish(Result(command="tokenizer", reports=[report]), fmt)

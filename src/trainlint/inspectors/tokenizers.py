@@ -1,0 +1,27 @@
+"""Tokenizer folders: a folder holding tokenizer.json or tokenizer_config.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..discover import inspector
+from ..verdict import Report
+
+
+@inspector("tokenizer", priority=70, folder=True)
+class TokenizerInspector:
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return (path / "tokenizer.json").is_file() or (path / "tokenizer_config.json").is_file()
+
+    def claims(self, folder: Path) -> list[Path]:
+        from ..tokenizer_check import TOKENIZER_FILES
+
+        return [folder / n for n in TOKENIZER_FILES if (folder / n).is_file()]
+
+    def judge(self, path: Path, options: Any) -> Report:
+        from ..dataset.handoff import data_format
+        from ..tokenizer_check import judge_tokenizer
+
+        fmt = data_format(getattr(options, "dataset", None))
+        return judge_tokenizer(path, getattr(options, "settings", None), fmt)
