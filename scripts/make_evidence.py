@@ -54,7 +54,7 @@ class Knob:
 HEALTHY = Knob("healthy", "no fault")
 FAULTS = [
     HEALTHY,
-    replace(HEALTHY, name="lr_hot", what="learning rate x100 (0.3)", lr=0.3),
+    replace(HEALTHY, name="lr_hot", what="learning rate about 700x too high (2.0)", lr=2.0),
     replace(HEALTHY, name="lr_zero", what="learning rate 0", lr=0.0),
     replace(HEALTHY, name="nan_filter_on", what="loss made NaN from step 70; HF logging_nan_inf_filter=True",
             nan_at=70),
@@ -109,7 +109,7 @@ def tiny_gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel
 
     cfg = GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=64, n_layer=2, n_head=2,
-                     bos_token_id=0, eos_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+                     bos_token_id=0, eos_token_id=0, tie_word_embeddings=False, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
     return GPT2LMHeadModel(cfg)
 
 
