@@ -1,11 +1,16 @@
-"""CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows), Keras
-CSVLogger ``training.log`` (one row per epoch), and similar tables."""
+"""CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows, ``_step``/
+``_epoch`` suffixes), Keras CSVLogger ``training.log`` (one row per epoch, ``val_``
+columns), ultralytics/YOLO ``results.csv`` (space-padded headers, per-part
+losses), and similar tables."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
+
+import numpy as np
 
 from ..model import Run
 from ..roles import role_of
@@ -73,6 +78,7 @@ class CsvReader:
         cols.into(run)
         if not run.series:
             raise ReadError("no numeric columns found")
+        _flavour(run, header, path)
         return run
 
 
@@ -92,3 +98,45 @@ def _step(row: list[str], col: int | None, n: int) -> float:
         return float(row[col])
     except ValueError:
         return float(n)
+
+
+_YOLO_LOSS = re.compile(r"^(train|val)/(\w+)_loss$")
+_YOLO_LR = re.compile(r"^x/lr(\d+)$")
+
+
+def _flavour(run: Run, header: list[str], path: Path) -> None:
+    """Name the tool that wrote the table and add what its layout implies."""
+    lower = [c.lower() for c in header]
+    if "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
+        _yolo(run, header)
+    elif "step" in lower and "epoch" in lower and any(c.endswith(("_step", "_epoch")) for c in lower):
+        run.format = "lightning-csv"
+        run.meta["epoch_aggregates"] = [c for c in header if c.endswith("_epoch")]
+        run.meta["step_values"] = [c for c in header if c.endswith("_step")]
+    elif path.name == "metrics.csv" and "step" in lower and "epoch" in lower:
+        run.format = "lightning-csv"
+    elif run.meta.get("steps_are") == "epochs" and (path.name == "training.log"
+                                                    or any(c.startswith("val_") for c in lower)):
+        run.format = "keras-csv"
+
+
+def _yolo(run: Run, header: list[str]) -> None:
+    """YOLO logs box/cls/dfl losses separately: their sum is the loss the rules judge."""
+    run.format = "yolo-results"
+    run.meta["steps_are"] = "epochs"
+    for name in list(run.series):
+        m = _YOLO_LR.match(name)
+        if m and f"lr/pg{m.group(1)}" not in run.series:
+            run.series[f"lr/pg{m.group(1)}"] = run.series.pop(name)
+            run.series[f"lr/pg{m.group(1)}"].name = f"lr/pg{m.group(1)}"
+    for split in ("train", "val"):
+        parts = [c for c in header if (m := _YOLO_LOSS.match(c)) and m.group(1) == split and c in run.series]
+        total = f"{split}/loss"
+        if not parts or total in run.series:
+            continue
+        steps = run.series[parts[0]].steps
+        if any(not np.array_equal(run.series[c].steps, steps) for c in parts):
+            run.notes.append(f"{split} losses are not logged at the same epochs; no {total} derived")
+            continue
+        run.add(total, steps, np.sum([run.series[c].values for c in parts], axis=0))
+        run.notes.append(f"{total} is the sum of {', '.join(parts)}")
