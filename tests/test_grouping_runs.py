@@ -32,7 +32,7 @@ out, lr, steps = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 args = TrainingArguments(output_dir=out, max_steps=steps, logging_steps=5, save_steps=steps // 2,
     eval_strategy="steps", eval_steps=10, per_device_train_batch_size=8, learning_rate=lr,
     report_to=["tensorboard"], use_cpu=True, dataloader_num_workers=0, disable_tqdm=True, seed=0,
-    lr_scheduler_type="constant", max_grad_norm=1e9)
+    lr_scheduler_type="constant", max_grad_norm=1e9, optim="sgd")
 Trainer(model=M(), args=args, train_dataset=DS(256), eval_dataset=DS(32)).train()
 '''
 
