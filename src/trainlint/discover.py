@@ -85,10 +85,13 @@ def match_file(path: Path) -> Inspector | None:
 
 
 def match_folder(path: Path) -> Inspector | None:
-    for ins in load_inspectors():
-        if ins.folder and _safe_sniff(ins, path, b""):
-            return ins
-    return None
+    found = match_folders(path)
+    return found[0] if found else None
+
+
+def match_folders(path: Path) -> list[Inspector]:
+    """Every folder inspector that recognises ``path`` (a run folder can also be a checkpoint)."""
+    return [ins for ins in load_inspectors() if ins.folder and _safe_sniff(ins, path, b"")]
 
 
 def _safe_sniff(ins: Inspector, path: Path, head: bytes) -> bool:
@@ -114,9 +117,10 @@ def walk(root: Path) -> Iterator[Item]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         here = Path(folder)
-        item = _folder_item(here, claimed)
-        if item is not None:
-            yield item
+        for ins in match_folders(here):
+            item = _folder_item(here, ins, claimed)
+            if item is not None:
+                yield item
         for name in sorted(files):
             path = here / name
             if path.resolve() in claimed or name.startswith("."):
@@ -126,10 +130,7 @@ def walk(root: Path) -> Iterator[Item]:
                 yield from _expand(path, fins)
 
 
-def _folder_item(here: Path, claimed: set[Path]) -> Item | None:
-    ins = match_folder(here)
-    if ins is None:
-        return None
+def _folder_item(here: Path, ins: Inspector, claimed: set[Path]) -> Item | None:
     try:
         used = [p.resolve() for p in ins.claims(here)] if ins.claims else []
     except OSError:

@@ -102,3 +102,23 @@ class RunFolderInspector:
             return Report(source=str(path), kind="log", files=[str(p) for p in group.claims()],
                           unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0])
         return _judge(run, options)
+
+
+def is_uri(text: str) -> bool:
+    """A tracking-server address rather than a path (``mlflow://HOST:PORT/EXPERIMENT``)."""
+    from ..readers.mlflow_store import URI_PREFIX
+
+    return str(text).startswith(URI_PREFIX)
+
+
+def judge_uri(uri: str, options: Any) -> list[Report]:
+    """Judge every run behind a tracking-server address; one NOT-CHECKED report when unreachable."""
+    from ..readers.mlflow_store import server_runs
+
+    try:
+        runs = server_runs(uri)
+    except ReadError as exc:
+        return [Report(source=uri, kind="log", unjudged=str(exc))]
+    if not runs:
+        return [Report(source=uri, kind="log", unjudged="no runs in this experiment")]
+    return [_judge(run, options) for run in runs]

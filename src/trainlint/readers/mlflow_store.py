@@ -168,3 +168,116 @@ def _read_part(path: Path, part: str) -> Run:
 
 
 multi_run("mlflow-sqlite", _run_ids, _read_part)
+
+
+# ---------------------------------------------------------------- tracking server (REST, stdlib only)
+
+URI_PREFIX = "mlflow://"
+PAGE = 1000
+
+
+class _NotFound(ReadError):
+    pass
+
+
+def parse_uri(uri: str) -> tuple[str, str, str | None]:
+    """``mlflow://HOST:PORT/EXPERIMENT[/RUN_ID]`` -> (base URL, experiment name or id, run id)."""
+    rest = uri[len(URI_PREFIX):] if uri.startswith(URI_PREFIX) else ""
+    host, _, path = rest.partition("/")
+    parts = [p for p in path.split("/") if p]
+    if not host or not parts or len(parts) > 2:
+        raise ReadError(f"expected mlflow://HOST:PORT/EXPERIMENT[/RUN_ID], got {uri!r}")
+    from urllib.parse import unquote
+
+    return f"http://{host}", unquote(parts[0]), parts[1] if len(parts) == 2 else None
+
+
+def _call(base: str, endpoint: str, body: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+    import json
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urlencode
+
+    url = f"{base}/api/2.0/mlflow/{endpoint}"
+    data = None
+    if endpoint.endswith("get-history") or endpoint.startswith("experiments/get"):
+        url += "?" + urlencode(body or {})  # GET endpoints
+    elif body is not None:
+        data = json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read().decode("utf-8", "replace"))
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode("utf-8", "replace")
+        try:
+            detail = json.loads(detail).get("message", detail)
+        except (ValueError, AttributeError):
+            pass
+        kind = _NotFound if exc.code == 404 else ReadError
+        raise kind(f"MLflow server {base} answered {exc.code} for {endpoint}: "
+                   + str(detail)[:200].replace("\n", " ")) from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise ReadError(f"MLflow server {base} unreachable: {exc}") from None
+
+
+def _experiment_id(base: str, experiment: str) -> tuple[str, str]:
+    if experiment.isdigit():
+        try:
+            exp = _call(base, "experiments/get", {"experiment_id": experiment})["experiment"]
+            return exp["experiment_id"], exp.get("name", experiment)
+        except ReadError:
+            pass
+    try:
+        exp = _call(base, "experiments/get-by-name", {"experiment_name": experiment}).get("experiment") or {}
+    except _NotFound:
+        exp = {}
+    if "experiment_id" not in exp:
+        raise ReadError(f"no experiment {experiment!r} on the MLflow server {base}")
+    return exp["experiment_id"], exp.get("name", experiment)
+
+
+def server_runs(uri: str) -> list[Run]:
+    """Every run of an experiment on a tracking server (or the one run named), oldest first."""
+    base, experiment, run_id = parse_uri(uri)
+    exp_id, exp_name = _experiment_id(base, experiment)
+    infos, token = [], None
+    while True:
+        body: dict[str, Any] = {"experiment_ids": [exp_id], "max_results": PAGE,
+                                "order_by": ["attributes.start_time ASC"]}
+        if token:
+            body["page_token"] = token
+        page = _call(base, "runs/search", body)
+        infos += page.get("runs", [])
+        token = page.get("next_page_token")
+        if not token:
+            break
+    if run_id is not None:
+        infos = [r for r in infos if r.get("info", {}).get("run_id") == run_id]
+        if not infos:
+            raise ReadError(f"no run {run_id} in experiment {exp_name!r} on {base}")
+    return [_server_run(base, uri, exp_name, r) for r in infos]
+
+
+def _server_run(base: str, uri: str, exp_name: str, found: dict[str, Any]) -> Run:
+    info, data = found.get("info", {}), found.get("data", {})
+    rid = info.get("run_id") or info.get("run_uuid")
+    run = Run(source=f"{base.replace('http://', URI_PREFIX)}/{exp_name}/{rid}", format="mlflow-server",
+              files=[uri])
+    cols = Columns()
+    for key in sorted({m["key"] for m in data.get("metrics", []) if "key" in m}):
+        token = None
+        while True:
+            q = {"run_id": rid, "metric_key": key, "max_results": 25000}
+            if token:
+                q["page_token"] = token
+            page = _call(base, "metrics/get-history", q)
+            for m in page.get("metrics", []):
+                cols.add(float(m.get("step", 0)), key, m.get("value"), None, m.get("timestamp", 0) / 1000.0)
+            token = page.get("next_page_token")
+            if not token:
+                break
+    cols.into(run)
+    run.meta.update({"run_id": rid, "params": {p["key"]: p.get("value") for p in data.get("params", [])}})
+    _finish(run, info.get("status"), info.get("run_name"), exp_name)
+    return run
