@@ -15,8 +15,8 @@ from typing import Any
 
 from ..model import Run
 from ._parts import multi_run
+from ._rows import json_rows, rows_into
 from .base import ReadError, decode_text, looks_binary, note_skipped, reader
-from .jsonl import _columns, _parse
 
 MARKERS = ("total_loss", "eta_seconds", "data_time", "loss_cls", "loss_box_reg")
 
@@ -53,8 +53,8 @@ class Detectron2Reader:
 
 def _launches(path: Path) -> tuple[list[list[tuple[int, dict[str, Any]]]], list[str], list[int], list[int]]:
     text, notes = decode_text(path.read_bytes())
-    objects, other, broken = _parse(text.splitlines())
-    objects = [(n, o) for n, o in objects if isinstance(o, dict) and type(o.get("iteration")) in (int, float)]
+    objects, other, broken = json_rows(text)
+    objects = [(n, o) for n, o in objects if type(o.get("iteration")) in (int, float)]
     if not objects:
         raise ReadError("no JSON lines with an 'iteration' found")
     launches: list[list[tuple[int, dict[str, Any]]]] = [[]]
@@ -76,7 +76,7 @@ def _as_run(path: Path, launches: list[list[tuple[int, dict[str, Any]]]], k: int
     broken_here = [b for b in broken if first <= b <= last or (k == len(launches) - 1 and b > last)]
     note_skipped(run, "unparseable JSON line(s)", broken_here, damage=True)
     note_skipped(run, "non-object line(s)", [o for o in other if first <= o <= last])
-    _columns(part, run).into(run)
+    rows_into(part, run, step_key="iteration")
     if "time" in run.series and "step_time" not in run.series:
         run.series["step_time"] = run.series.pop("time")  # seconds per iteration
         run.series["step_time"].name = "step_time"

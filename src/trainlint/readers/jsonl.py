@@ -1,5 +1,4 @@
-"""JSON-lines metric logs: one JSON object per line (LLaMA-Factory's
-``trainer_log.jsonl`` among them: its ``elapsed_time`` gives every record a clock).
+"""JSON-lines metric logs: one JSON object per line.
 
 Banner lines, bare numbers and other non-object lines are counted and
 reported, never fatal. A line that starts like an object but does not parse
@@ -9,7 +8,6 @@ is a damaged record and reported as such.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -60,20 +58,6 @@ class JsonlReader:
         return run
 
 
-LLAMAFACTORY_KEYS = ("current_steps", "total_steps")
-LLAMAFACTORY_SKIP = {"total_steps", "percentage", "elapsed_time", "remaining_time"}
-_ELAPSED = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
-
-
-def _elapsed(value: Any) -> float | None:
-    """LLaMA-Factory's "elapsed_time" ("1 day, 2:03:04" or "0:00:28") in seconds."""
-    m = _ELAPSED.match(value.strip()) if isinstance(value, str) else None
-    if m is None:
-        return None
-    days, h, mi, sec = m.groups()
-    return int(days or 0) * 86400 + int(h) * 3600 + int(mi) * 60 + float(sec)
-
-
 def _parse(lines: list[str]) -> tuple[list[tuple[int, dict[str, Any]]], list[int], list[int]]:
     """(line number, object) pairs; line numbers of non-object lines; of broken object lines."""
     idx = [i for i, line in enumerate(lines) if line.lstrip().startswith("{")]
@@ -101,18 +85,11 @@ def _columns(objects: list[tuple[int, dict[str, Any]]], run: Run) -> Columns:
     if step_key is None:
         run.notes.append("no step field; steps are record numbers")
     skip = {step_key}
-    llama = all(k in first for k in LLAMAFACTORY_KEYS)
-    if llama:
-        run.format = "llamafactory"
-        skip |= LLAMAFACTORY_SKIP
-        if type(first.get("total_steps")) is int:
-            run.meta["max_steps"] = first["total_steps"]
     for n, (line_no, obj) in enumerate(objects):
         step = obj.get(step_key, n) if step_key else n
         if type(step) not in (int, float):
             step = n
-        wall = _elapsed(obj.get("elapsed_time")) if llama else None
         for key, value in obj.items():
             if key not in skip:
-                cols.add(step, key, value, line_no, wall)
+                cols.add(step, key, value, line_no)
     return cols

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Damage, Run
-from .base import Columns, ReadError, reader
+from ._rows import json_rows, rows_into
+from .base import ReadError, reader
 
 RUN_DIR = re.compile(r"^(offline-)?run-\d{8}_\d{6}-[A-Za-z0-9]+$")
 IDENT = b":W&B"
@@ -74,30 +75,22 @@ def _why_nothing(history: Path | None, binary: Path | None, run: Run) -> str:
 
 
 def _read_history_jsonl(path: Path, run: Run) -> None:
-    from .jsonl import _columns, _parse
-
     run.files.append(str(path))
-    objects, _, broken = _parse(path.read_text(encoding="utf-8", errors="replace").splitlines())
-    objects = [(n, o) for n, o in objects if isinstance(o, dict)]
+    objects, _, broken = json_rows(path.read_text(encoding="utf-8", errors="replace"))
     if broken:
         run.damage.append(Damage("skipped-lines", f"{len(broken)} unparseable history line(s)",
                                  {"first_line": broken[0]}))
-    if objects:
-        cols = _columns([(n, {k: v for k, v in o.items() if k != "_timestamp"}) for n, o in objects], run)
-        _with_clock(cols, objects).into(run)
+    _history_into(objects, run)
 
 
-def _with_clock(cols: Columns, rows: list[tuple[Any, dict[str, Any]]]) -> Columns:
-    """Rebuild ``cols`` so that every point carries the row's ``_timestamp``."""
-    timed = Columns()
-    for n, row in rows:
-        step, wall = row.get("_step"), row.get("_timestamp")
-        if type(step) not in (int, float):
-            return cols
-        for key, value in row.items():
-            if key not in SKIP_KEYS:
-                timed.add(step, key, value, n, wall if type(wall) in (int, float) else None)
-    return timed
+def _history_into(rows: list[tuple[int, dict[str, Any]]], run: Run) -> None:
+    """History rows as series: ``_step`` is the step, ``_timestamp`` every point's clock."""
+    def wall(row: dict[str, Any]) -> float | None:
+        ts = row.get("_timestamp")
+        return float(ts) if type(ts) in (int, float) else None
+
+    if rows:
+        rows_into(rows, run, step_key="_step", skip=SKIP_KEYS, wall_of=wall)
 
 
 def _read_summary(folder: Path, run: Run) -> None:
@@ -157,8 +150,7 @@ def _read_binary(path: Path, run: Run) -> None:
     if summary:
         run.meta["summary"] = {k: v for k, v in summary.items()
                                if type(v) in (int, float) and not k.startswith("_")}
-    if rows:
-        _with_clock(Columns(), rows).into(run)
+    _history_into(rows, run)
     run.meta["history_rows"] = len(rows)
 
 
