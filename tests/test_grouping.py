@@ -113,6 +113,14 @@ def test_stale_top_level_state_loses_to_a_longer_checkpoint_copy(tmp_path):
     assert "trainer_state.json (step 15)" in note and "checkpoint-15/trainer_state.json (step 15)" in note
 
 
+def test_a_run_folder_reads_as_one_run_wherever_a_log_is_accepted(tmp_path):
+    _write(tmp_path / "trainer_state.json", _state([5, 10, 15], [3.0, 2.5, 2.0]), mtime=1_000_000)
+    _write(tmp_path / "checkpoint-20" / "trainer_state.json", _state([5, 10, 15, 20], [3.0, 2.5, 2.0, 1.9]))
+    run = api.read_run(tmp_path)
+    assert run.format == "hf-trainer-state" and run.meta["run_group"] == "hf-output"
+    assert run.summary()["last_step"] == 20.0 and run.source == str(tmp_path)
+
+
 def test_same_length_copies_the_newest_wins(tmp_path):
     _write(tmp_path / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]), mtime=1_000_000)
     _write(tmp_path / "trainer_state.json", _state([5, 10], [3.0, 2.0]), mtime=2_000_000)

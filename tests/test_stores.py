@@ -41,7 +41,7 @@ def _logs(result):
 
 def test_lightning_metrics_csv_steps_and_epoch_aggregates(tmp_path):
     run = api.read_run(_write(tmp_path / "metrics.csv", LIGHTNING_CSV.encode()))
-    assert run.format == "lightning-csv"
+    assert run.format == "csv" and run.meta["written_by"] == "lightning"
     assert run.roles["loss"] == "train_loss_step" and run.roles["eval_loss"] == "val_loss"
     assert list(run.get("loss").steps) == [3, 7, 11, 15, 19, 23]
     assert list(run.series["train_loss_epoch"].steps) == [15, 23]
@@ -51,7 +51,7 @@ def test_lightning_metrics_csv_steps_and_epoch_aggregates(tmp_path):
 
 def test_keras_training_log_epochs_and_val_columns(tmp_path):
     run = api.read_run(_write(tmp_path / "training.log", KERAS_LOG.encode()))
-    assert run.format == "keras-csv" and run.meta["steps_are"] == "epochs"
+    assert run.meta["written_by"] == "keras" and run.meta["steps_are"] == "epochs"
     assert list(run.get("loss").steps) == [0, 1, 2, 3]
     assert run.get("eval_loss").values[-1] == pytest.approx(5.920131683349609)
 
@@ -75,7 +75,7 @@ YOLO_PLAIN = ("epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/m
 @pytest.mark.parametrize("text", [YOLO_PADDED, YOLO_PLAIN], ids=["padded-8.0", "plain-8.3"])
 def test_yolo_results_sum_the_loss_parts(tmp_path, text):
     run = api.read_run(_write(tmp_path / "results.csv", text))
-    assert run.format == "yolo-results"
+    assert run.format == "csv" and run.meta["written_by"] == "ultralytics"
     assert run.roles["loss"] == "train/loss" and run.roles["eval_loss"] == "val/loss"
     assert list(run.get("loss").values) == pytest.approx([5.3, 4.65])
     assert list(run.get("eval_loss").values) == pytest.approx([5.8, 5.3])

@@ -12,6 +12,7 @@ _LAZY = {
     "Finding": "verdict", "Report": "verdict", "Result": "verdict", "Severity": "verdict",
     "Settings": "config", "load_settings": "config",
     "REGISTRY": "registry", "rule": "registry", "Threshold": "registry",
+    "Guard": "live.guard", "StopPolicy": "live.guard",
 }
 
 

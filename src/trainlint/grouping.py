@@ -103,7 +103,7 @@ def _coqui_group(folder: Path) -> RunGroup | None:
 
 def _folder_reader_group(folder: Path) -> RunGroup | None:
     for r in load_readers():
-        if not r.folder:
+        if not r.folder or r.name == "run-folder":  # that one reads the groups found here
             continue
         try:
             if r.sniff(folder, b""):

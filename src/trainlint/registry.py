@@ -27,7 +27,7 @@ CATEGORIES = (
     "generalization", "throughput", "stall", "crash", "resume", "integrity", "data",
     "tokenizer", "checkpoint", "security", "environment", "compare",
 )
-TARGETS = ("log", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
+TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
 
 _CODE = re.compile(r"^TL\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

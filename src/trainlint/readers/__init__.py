@@ -9,7 +9,7 @@ from pathlib import Path
 from ..model import Run
 from .base import READERS, ReadError, Reader, read_head
 
-__all__ = ["READERS", "ReadError", "Reader", "load_readers", "sniff", "read_run"]
+__all__ = ["READERS", "ReadError", "Reader", "load_readers", "sniff", "read_run", "read_any"]
 
 _loaded = False
 
@@ -67,3 +67,21 @@ def read_run(path: str | Path, fmt: str | None = None) -> Run:
         raise ReadError("ran out of memory reading this file") from None
     except (OSError, ValueError, UnicodeError, RecursionError) as exc:
         raise ReadError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+
+def read_any(path: str | Path) -> Run:
+    """For a file the user named explicitly that no sniffer claims (e.g. metric names
+    no alias knows, mapped with --map): try each file reader in turn."""
+    path = Path(path)
+    errors = []
+    for r in load_readers():
+        if r.folder:
+            continue
+        try:
+            run = read_run(path, r.name)
+        except ReadError as exc:
+            errors.append(f"{r.name}: {exc}")
+            continue
+        if run.series:
+            return run
+    raise ReadError("not a training log that trainlint recognises")

@@ -93,57 +93,111 @@ class Columns:
     Values that are not real numbers are never silently coerced: booleans and
     text are dropped and counted; text that spells a non-finite number
     ("NaN", "inf") is taken as that number and reported; integers too large
-    for a float are reported as overflow.
+    for a float are reported as overflow. Blocks of records are turned into
+    numpy columns in bulk; only columns with odd values take the per-value path.
     """
 
     def __init__(self) -> None:
-        self.data: dict[str, tuple[list[float], list[float]]] = {}
-        self.wall: dict[str, list[float]] = {}
+        self.parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        self.pending: dict[str, tuple[list[float], list[float]]] = {}
         self.bad: dict[str, dict[str, list[Any]]] = {}  # name -> problem -> [where]
 
     def _flag(self, name: str, problem: str, where: Any) -> None:
         self.bad.setdefault(name, {}).setdefault(problem, []).append(where)
 
-    def add(self, step: float, key: str, value: Any, where: Any = None, wall: float | None = None) -> None:
+    def _flush(self, key: str) -> None:
+        steps, values = self.pending.pop(key)
+        self.parts.setdefault(key, []).append((np.array(steps, np.float64), np.array(values, np.float64)))
+
+    def add_array(self, key: str, steps: np.ndarray, values: np.ndarray) -> None:
+        if key in self.pending:
+            self._flush(key)
+        if len(values):
+            self.parts.setdefault(key, []).append((np.asarray(steps, np.float64), np.asarray(values, np.float64)))
+
+    def add_records(self, records: list[dict[str, Any]], steps: list[Any], where: list[Any],
+                    skip: set[str] | frozenset[str] = frozenset()) -> None:
+        """Add a block of flat records (dicts) whose steps are already numbers."""
+        keys = [k for k in dict.fromkeys(k for r in records for k in r) if k not in skip]
+        step_arr = np.asarray(steps, dtype=np.float64)
+        for key in keys:
+            col = [r.get(key) for r in records]
+            kinds = set(map(type, col))
+            if kinds <= _PLAIN:
+                try:
+                    values = np.array(col, dtype=np.float64)  # None (absent) becomes NaN, masked below
+                except OverflowError:
+                    values = None
+                if values is not None:
+                    if type(None) in kinds:
+                        keep = np.fromiter((v is not None for v in col), bool, len(col))
+                        self.add_array(key, step_arr[keep], values[keep])
+                    else:
+                        self.add_array(key, step_arr, values)
+                    continue
+            self._slow(key, col, step_arr, where)
+
+    def _slow(self, key: str, col: list[Any], steps: np.ndarray, where: list[Any]) -> None:
+        out_s, out_v = [], []
+        for i, value in enumerate(col):
+            v = self._value(key, value, where[i])
+            if v is not None:
+                out_s.append(steps[i])
+                out_v.append(v)
+        self.add_array(key, np.array(out_s), np.array(out_v))
+
+    def _value(self, key: str, value: Any, where: Any) -> float | None:
         kind = type(value)
         if kind is float or kind is int:
             try:
-                v = float(value)
+                return float(value)
             except OverflowError:
                 self._flag(key, "integer too large for a float", where)
-                return
-        elif kind is str:
+                return None
+        if kind is str:
             parsed = text_nonfinite(value)
             if parsed is None:
                 self._flag(key, "text", where)
-                return
+                return None
             self._flag(key, f"text {value.strip()!r} read as {parsed}", where)
-            v = parsed
-        elif kind is bool:
+            return parsed
+        if kind is bool:
             self._flag(key, "boolean", where)
-            return
-        else:
-            return  # lists, objects, null: not a scalar metric
-        col = self.data.get(key)
-        if col is None:
-            col = self.data[key] = ([], [])
-        col[0].append(step)
-        col[1].append(v)
-        if wall is not None:
-            self.wall.setdefault(key, []).append(wall)
+        return None  # lists, objects, null: not a scalar metric
+
+    def add(self, step: float, key: str, value: Any, where: Any = None) -> None:
+        """Add one value (for readers that see values one at a time)."""
+        v = self._value(key, value, where)
+        if v is not None:
+            col = self.pending.get(key)
+            if col is None:
+                col = self.pending[key] = ([], [])
+            col[0].append(step)
+            col[1].append(v)
 
     def into(self, run: Run) -> None:
-        for name, (steps, values) in self.data.items():
-            wall = self.wall.get(name)
-            run.add(name, np.array(steps, dtype=np.float64), np.array(values, dtype=np.float64),
-                    np.array(wall, dtype=np.float64) if wall and len(wall) == len(values) else None)
+        for key in list(self.pending):
+            self._flush(key)
+        for name, parts in self.parts.items():
+            steps = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+            values = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+            run.add(name, steps, values)
         for name, problems in self.bad.items():
-            if name not in self.data and set(problems) == {"text"}:
+            if name not in self.parts and set(problems) == {"text"} and not _metric_name(name):
                 continue  # a text column (e.g. "mode": "train") is not a metric
             for problem, where in problems.items():
                 at = sample_lines([w for w in where if w is not None], 5)
                 run.notes.append(f"{name}: {len(where)} value(s) not a real number ({problem})"
                                  + (f" at {at}" if at else ""))
+
+
+_PLAIN = {float, int, type(None)}
+
+
+def _metric_name(name: str) -> bool:
+    from ..roles import role_of
+
+    return "loss" in name.lower() or role_of(name) is not None
 
 
 def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False) -> None:

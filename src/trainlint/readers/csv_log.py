@@ -60,7 +60,7 @@ class CsvReader:
         if step_col is None:
             run.notes.append("no step column; steps are " + ("epochs" if epoch_col is not None else "row numbers"))
             run.meta["steps_are"] = "epochs" if epoch_col is not None else "rows"
-        cols, ragged = Columns(), []
+        records, steps, where, ragged = [], [], [], []
         for n, row in enumerate(reader_):
             line_no = n + 2
             if not row or not any(cell.strip() for cell in row):
@@ -69,15 +69,17 @@ class CsvReader:
                 ragged.append(line_no)
                 if len(row) > len(header):
                     continue
-            step = _step(row, step_col if step_col is not None else epoch_col, n)
-            for i, cell in enumerate(row):
-                if i == step_col or not cell.strip():
-                    continue  # Lightning's sparse rows leave most cells empty
-                cols.add(step, header[i], _number(cell), line_no)
+            # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
+            records.append({header[i]: _number(c) for i, c in enumerate(row) if i != step_col and c.strip()})
+            steps.append(_step(row, step_col if step_col is not None else epoch_col, n))
+            where.append(line_no)
+        cols = Columns()
+        cols.add_records(records, steps, where)
         note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
         cols.into(run)
         if not run.series:
-            raise ReadError("no numeric columns found")
+            why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
+            raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
 
@@ -105,24 +107,24 @@ _YOLO_LR = re.compile(r"^x/lr(\d+)$")
 
 
 def _flavour(run: Run, header: list[str], path: Path) -> None:
-    """Name the tool that wrote the table and add what its layout implies."""
+    """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
     lower = [c.lower() for c in header]
     if "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
         _yolo(run, header)
     elif "step" in lower and "epoch" in lower and any(c.endswith(("_step", "_epoch")) for c in lower):
-        run.format = "lightning-csv"
+        run.meta["written_by"] = "lightning"
         run.meta["epoch_aggregates"] = [c for c in header if c.endswith("_epoch")]
         run.meta["step_values"] = [c for c in header if c.endswith("_step")]
     elif path.name == "metrics.csv" and "step" in lower and "epoch" in lower:
-        run.format = "lightning-csv"
+        run.meta["written_by"] = "lightning"
     elif run.meta.get("steps_are") == "epochs" and (path.name == "training.log"
                                                     or any(c.startswith("val_") for c in lower)):
-        run.format = "keras-csv"
+        run.meta["written_by"] = "keras"
 
 
 def _yolo(run: Run, header: list[str]) -> None:
     """YOLO logs box/cls/dfl losses separately: their sum is the loss the rules judge."""
-    run.format = "yolo-results"
+    run.meta["written_by"] = "ultralytics"
     run.meta["steps_are"] = "epochs"
     for name in list(run.series):
         m = _YOLO_LR.match(name)

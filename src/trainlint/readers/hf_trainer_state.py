@@ -41,7 +41,7 @@ class TrainerStateReader:
 
 
 def _columns(history: list[Any], run: Run) -> Columns:
-    cols = Columns()
+    records, steps, where = [], [], []
     skipped = 0
     for i, entry in enumerate(history):
         if not isinstance(entry, dict):
@@ -49,17 +49,19 @@ def _columns(history: list[Any], run: Run) -> Columns:
             continue
         if any(k in entry for k in SUMMARY_KEYS):
             run.meta["completed"] = True  # the Trainer writes this entry when train() returns
-            run.meta["summary"] = {k: v for k, v in entry.items() if isinstance(v, (int, float))}
+            run.meta["summary"] = {k: v for k, v in entry.items() if type(v) in (int, float)}
             continue
         step = entry.get("step")
         if type(step) not in (int, float):
             skipped += 1
             continue
-        for key, value in entry.items():
-            if key not in NOT_SERIES:
-                cols.add(step, key, value, f"log_history[{i}]")
+        records.append(entry)
+        steps.append(step)
+        where.append(f"log_history[{i}]")
     if skipped:
         run.notes.append(f"skipped {skipped} log_history entries without a numeric step")
+    cols = Columns()
+    cols.add_records(records, steps, where, skip=NOT_SERIES)
     return cols
 
 

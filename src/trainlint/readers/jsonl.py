@@ -8,8 +8,11 @@ is a damaged record and reported as such.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..model import Run
 from ..roles import role_of
@@ -47,49 +50,159 @@ class JsonlReader:
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())
         run = Run(source=str(path), format="jsonl", files=[str(path)], notes=notes)
-        lines = text.splitlines()
-        objects, other, broken = _parse(lines)
-        del lines, text
-        if not objects:
-            raise ReadError("no JSON object lines found" + (f" ({len(broken)} unparseable)" if broken else ""))
-        note_skipped(run, "non-object line(s)", other)
-        note_skipped(run, "unparseable JSON line(s)", broken, damage=True)
-        _columns(objects, run).into(run)
+        fast = _Template.whole_file(text)
+        if fast is None:
+            cols = _general(text, run)
+        else:
+            cols, step_key = fast
+            if step_key is None:
+                run.notes.append("no step field; steps are record numbers")
+        cols.into(run)
+        if not run.series:
+            raise ReadError("no numeric metrics in the JSON object lines")
         return run
 
 
-def _parse(lines: list[str]) -> tuple[list[tuple[int, dict[str, Any]]], list[int], list[int]]:
-    """(line number, object) pairs; line numbers of non-object lines; of broken object lines."""
-    idx = [i for i, line in enumerate(lines) if line.lstrip().startswith("{")]
-    other = [i + 1 for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("{")]
-    try:  # fast path: one C-level parse of every object line
-        parsed = json.loads("[" + ",".join(lines[i] for i in idx) + "]")
-        return [(i + 1, o) for i, o in zip(idx, parsed)], other, []
+def _general(text: str, run: Run) -> Columns:
+    """Any JSONL: classify lines, parse objects chunk by chunk, report what was skipped."""
+    lines = text.split("\n")
+    idx, other = _classify(lines)
+    if not idx:
+        raise ReadError("no JSON object lines found")
+    cols, broken = Columns(), []
+    step_key = _step_key(lines, idx)
+    if step_key is None:
+        run.notes.append("no step field; steps are record numbers")
+    for c0 in range(0, len(idx), CHUNK):
+        chunk_idx = idx[c0:c0 + CHUNK]
+        broken += _slow_chunk([lines[i] for i in chunk_idx], chunk_idx, cols, step_key, c0)
+    note_skipped(run, "non-object line(s)", other)
+    note_skipped(run, "unparseable JSON line(s)", broken, damage=True)
+    return cols
+
+
+CHUNK = 65536
+TEXT_CHUNK = 8 << 20
+_NUM = r"(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+_VALUE = re.compile(r":\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*[,}])")
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_./\- ]{1,100}$")
+
+
+def _classify(lines: list[str]) -> tuple[list[int], list[int]]:
+    """Indexes of object lines; 1-based numbers of other non-blank lines."""
+    idx, other = [], []
+    for i, line in enumerate(lines):
+        if line[:1] == "{":
+            idx.append(i)
+        elif line.strip():
+            (idx.append(i) if line.lstrip()[:1] == "{" else other.append(i + 1))
+    return idx, other
+
+
+def _step_key(lines: list[str], idx: list[int]) -> str | None:
+    for i in idx[:100]:
+        try:
+            obj = json.loads(lines[i])
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            key = next((k for k in STEP_KEYS if k in obj), None)
+            if key is not None:
+                return key
+    return None
+
+
+class _Template:
+    """Bulk path for the common case: flat objects with the same numeric keys in the
+    same order on every line. Only lines that match the template exactly take it;
+    a chunk with any other line (or a value that overflows) takes the general path."""
+
+    def __init__(self, keys: list[str], pattern: re.Pattern[str]) -> None:
+        self.keys, self.pattern = keys, pattern
+
+    @classmethod
+    def of(cls, line: str) -> _Template | None:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict) or not obj or len(obj) > 64 or \
+                any(type(v) not in (int, float) or not _PLAIN_KEY.match(k) for k, v in obj.items()):
+            return None
+        # The first line itself, with each value replaced by a number group: separators and
+        # spacing are taken literally, so matching needs no backtracking.
+        line = line.rstrip("\r")
+        body, pos, found = "", 0, 0
+        for m in _VALUE.finditer(line):
+            body += re.escape(line[pos:m.start(1)]) + _NUM
+            pos, found = m.end(1), found + 1
+        if found != len(obj):
+            return None
+        body += re.escape(line[pos:])
+        return cls(list(obj), re.compile("^" + body + "\r?$", re.M))
+
+    @classmethod
+    def whole_file(cls, text: str) -> tuple[Columns, str | None] | None:
+        """(columns, step key) for a file whose every line matches its first line's template."""
+        first = text[: text.find("\n")] if "\n" in text else text
+        fast = cls.of(first)
+        if fast is None:
+            return None
+        step_key = next((k for k in STEP_KEYS if k in fast.keys), None)
+        cols, count, pos = Columns(), 0, 0
+        while pos < len(text):
+            end = text.find("\n", pos + TEXT_CHUNK)
+            end = len(text) if end < 0 else end + 1
+            block = text[pos:end]
+            rows = fast.pattern.findall(block)
+            if len(rows) != block.count("\n") + (not block.endswith("\n")):
+                return None  # some line is not of the template: the general path decides
+            if rows and not fast._add(rows, cols, step_key, count):
+                return None
+            count, pos = count + len(rows), end
+        return cols, step_key
+
+    def _add(self, rows: list[Any], cols: Columns, step_key: str | None, count: int) -> bool:
+        arr = np.array(rows, dtype=np.float64).reshape(len(rows), len(self.keys))
+        if not np.isfinite(arr).all():
+            return False  # an overflowing literal: let the general path report it
+        if step_key is not None:
+            steps = arr[:, self.keys.index(step_key)]
+        else:
+            steps = np.arange(count, count + len(rows), dtype=np.float64)
+        for j, key in enumerate(self.keys):
+            if key != step_key:
+                cols.add_array(key, steps, arr[:, j])
+        return True
+
+
+def _slow_chunk(chunk: list[str], chunk_idx: list[int], cols: Columns, step_key: str | None,
+                count: int) -> list[int]:
+    """Parse a chunk object by object; returns the 1-based numbers of broken lines."""
+    objects, broken = _parse(chunk, chunk_idx)
+    records, steps, where = [], [], []
+    for n, (line_no, obj) in enumerate(objects):
+        step = obj.get(step_key) if step_key else None
+        records.append(obj)
+        steps.append(step if type(step) in (int, float) else count + n)
+        where.append(line_no)
+    cols.add_records(records, steps, where, skip={step_key} if step_key else frozenset())
+    return broken
+
+
+def _parse(chunk: list[str], chunk_idx: list[int]) -> tuple[list[tuple[int, dict[str, Any]]], list[int]]:
+    try:  # one C-level parse of the whole chunk
+        parsed = json.loads("[" + ",".join(chunk) + "]")
+        if all(type(o) is dict for o in parsed):
+            return [(i + 1, o) for i, o in zip(chunk_idx, parsed)], []
     except (ValueError, RecursionError):
         pass
     objects, broken = [], []
-    for i in idx:
+    for i, line in zip(chunk_idx, chunk):
         try:
-            objects.append((i + 1, json.loads(lines[i])))
+            obj = json.loads(line)
         except (ValueError, RecursionError):
             broken.append(i + 1)
-    return objects, other, broken
-
-
-def _columns(objects: list[tuple[int, dict[str, Any]]], run: Run) -> Columns:
-    cols = Columns()
-    first = objects[0][1]
-    step_key = next((k for k in STEP_KEYS if k in first), None)
-    if step_key is None:
-        step_key = next((k for k in STEP_KEYS if any(k in o for _, o in objects[:100])), None)
-    if step_key is None:
-        run.notes.append("no step field; steps are record numbers")
-    skip = {step_key}
-    for n, (line_no, obj) in enumerate(objects):
-        step = obj.get(step_key, n) if step_key else n
-        if type(step) not in (int, float):
-            step = n
-        for key, value in obj.items():
-            if key not in skip:
-                cols.add(step, key, value, line_no)
-    return cols
+            continue
+        (objects.append((i + 1, obj)) if type(obj) is dict else broken.append(i + 1))
+    return objects, broken

@@ -73,7 +73,9 @@ def _report(out: Any, r: Report) -> None:
         out.line(f"  checked ({len(ch.ran)}): " + ", ".join(ch.ran))
     for code, why in ch.stood_down.items():
         out.line(f"  stood down {code}: {why}")
-    if ch.not_checked:
-        out.line(f"  not checked ({len(ch.not_checked)}): " +
-                 "; ".join(f"{c} ({why})" for c, why in ch.not_checked.items()))
+    by_reason: dict[str, list[str]] = {}
+    for code, why in ch.not_checked.items():
+        by_reason.setdefault(why, []).append(code)
+    for why, codes in by_reason.items():
+        out.line(f"  not checked: {', '.join(codes)}: {why}")
     out.line()

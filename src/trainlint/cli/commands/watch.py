@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .._common import build_options, finish, judging_options
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--until", type=click.Choice(["FAIL", "WARN"], case_sensitive=False),
+              help="Exit as soon as a finding this severe appears (FAIL exits 1).")
+@click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between polls.")
+@click.option("--idle-exit", type=float, default=None, help="Stop after this many seconds with no new record.")
+@click.option("--max-time", type=float, default=None, help="Stop after this many seconds in all.")
+@judging_options
+def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ignore, thresholds, role_map):
+    """Follow live training logs, judging them as they grow (reads only the new bytes).
+
+    Prints each finding when it first appears; at the end (Ctrl-C, --idle-exit, --max-time or
+    --until) prints the verdict of every log and exits with the usual code.
+    """
+    from ...discover import walk
+    from ...live.watch import watch
+    from ...readers import sniff
+
+    options = build_options(config, select, ignore, thresholds, role_map)
+    targets = []
+    for p in paths:
+        files = [i.path for i in walk(p) if i.inspector.kind == "log"] if p.is_dir() else [p]
+        for f in files:
+            reader = sniff(f)
+            targets.append((f, reader.name if reader else "unknown"))
+    if not targets:
+        raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
+
+    def emit(path, f):
+        if fmt == "text":
+            at = f" step {f.step:g}" if f.step is not None else ""
+            click.echo(f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]")
+
+    result = watch(targets, settings=options.settings, role_map=options.role_map, until=until,
+                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
+    finish(result, fmt)

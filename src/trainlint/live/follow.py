@@ -1,0 +1,134 @@
+"""Follow a log that is being written: read only what is new since the last poll.
+
+A follower turns new bytes into records ``(step, wall_time, {metric: value})``.
+Appended formats (JSONL, CSV) are read from the last complete line on; a
+``trainer_state.json`` is rewritten whole by the Trainer, so it is re-read when it
+changes and only the entries past those already seen are returned.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..readers.jsonl import STEP_KEYS
+
+Record = tuple[float, float, dict[str, Any]]
+
+
+class _Appended:
+    """Complete new lines of a file that only grows; a shrunk file is read again from 0."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.count = path, 0, 0
+
+    def _new_lines(self) -> list[str]:
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            return []
+        if size < self.offset:  # truncated or replaced: start over
+            self.offset = 0
+            self.restart()
+        if size == self.offset:
+            return []
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset)
+            data = fh.read(size - self.offset)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            return []
+        self.offset += cut + 1
+        return data[: cut + 1].decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+
+    def restart(self) -> None:
+        pass
+
+
+class JsonlFollower(_Appended):
+    def poll(self) -> list[Record]:
+        out = []
+        for line in self._new_lines():
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(obj, dict):
+                continue
+            key = next((k for k in STEP_KEYS if k in obj), None)
+            step = obj.pop(key) if key else self.count
+            out.append((float(step) if type(step) in (int, float) else float(self.count), math.nan, obj))
+            self.count += 1
+        return out
+
+
+class CsvFollower(_Appended):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.header: list[str] | None = None
+        self.delim = ","
+
+    def restart(self) -> None:
+        self.header = None
+
+    def poll(self) -> list[Record]:
+        lines = self._new_lines()
+        if self.header is None and lines:
+            first = lines.pop(0)
+            self.delim = max(",\t;", key=first.count)
+            self.header = [c.strip() for c in first.split(self.delim)]
+        out = []
+        for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=self.delim):
+            rec = {}
+            for name, cell in zip(self.header or [], row):
+                try:
+                    rec[name] = float(cell)
+                except ValueError:
+                    continue
+            step = rec.pop("step", rec.get("epoch", float(self.count)))
+            out.append((step, math.nan, rec))
+            self.count += 1
+        return out
+
+
+class TrainerStateFollower:
+    def __init__(self, path: Path) -> None:
+        self.path, self.seen, self.stamp = path, 0, None
+
+    def poll(self) -> list[Record]:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return []
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == self.stamp:
+            return []
+        try:
+            state = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []  # caught mid-rewrite: try again at the next poll
+        self.stamp = stamp
+        history = state.get("log_history", []) if isinstance(state, dict) else []
+        new = history[self.seen:]
+        self.seen = len(history)
+        out = []
+        for entry in new:
+            if isinstance(entry, dict) and "train_runtime" not in entry and "step" in entry:
+                rec = {k: v for k, v in entry.items() if k != "step"}
+                out.append((float(entry["step"]), math.nan, rec))
+        return out
+
+
+def follower_for(path: Path, fmt: str) -> Any:
+    """A follower for a log of reader format ``fmt``; None when it cannot be followed."""
+    kinds = {"jsonl": JsonlFollower, "csv": CsvFollower, "hf-trainer-state": TrainerStateFollower}
+    cls = kinds.get(fmt)
+    return cls(path) if cls else None

@@ -1,0 +1,210 @@
+"""The streaming engine: feed records one at a time, get findings as they appear.
+
+Cost per logged step is constant (amortised): a record is appended to numpy
+columns in O(1); the full rule set is re-run only when the history has grown by
+a fixed fraction since the last judgement (so judging a history of n points
+happens about every n/``growth`` records), or at once when a record looks
+alarming (a non-finite loss, eval loss or grad norm; a loss far above its best).
+The rules are the registered rules, run on the same arrays ``doctor`` would
+read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..engine import judge_run, run_rules
+from ..registry import REGISTRY
+from ..verdict import Finding, Report, Severity
+from .history import LiveRun
+
+ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
+GRACE_CATEGORIES = ("stagnation", "lr", "overfit", "generalization", "leakage")
+
+
+@dataclass
+class StopPolicy:
+    """When the guard asks the trainer to stop.
+
+    ``stop_on`` holds severities ("FAIL", "WARN"), rule codes ("TL001") or categories
+    ("nan"); empty means warn only. Findings of the slow-to-judge categories
+    (stagnation, lr, overfit, ...) never stop a run before its warm-up is over.
+    """
+
+    stop_on: frozenset[str] = frozenset()
+    warmup_steps: float | None = None
+
+    @classmethod
+    def of(cls, stop_on: str | Iterable[str] | None, warmup_steps: float | None = None) -> StopPolicy:
+        if stop_on is None:
+            items: frozenset[str] = frozenset()
+        elif isinstance(stop_on, str):
+            items = frozenset({stop_on})
+        else:
+            items = frozenset(stop_on)
+        return cls(frozenset(s.upper() if s.upper() in ("FAIL", "WARN") or s.upper().startswith("TL")
+                             else s.lower() for s in items), warmup_steps)
+
+    def wants_stop(self, f: Finding, warmup_over: bool) -> bool:
+        if f.severity not in (Severity.FAIL, Severity.WARN):
+            return False
+        hit = (f.severity.value in self.stop_on or f.code in self.stop_on or f.category in self.stop_on
+               or (f.severity is Severity.FAIL and "WARN" in self.stop_on))
+        return hit and (warmup_over or f.category not in GRACE_CATEGORIES)
+
+
+@dataclass
+class LiveStatus:
+    """The state of a feed being watched, for the "live" rules."""
+
+    records: int
+    last_step: float
+    last_record_time: float
+    now: float
+    cadence: float | None  # median seconds between records, when known
+
+
+@dataclass
+class Guard:
+    """Judge a run while it trains. ``observe`` returns the newly announced findings.
+
+    >>> guard = Guard(stop_on="FAIL")
+    >>> for step in range(100):
+    ...     new = guard.observe(step, loss=..., lr=...)   # doctest: +SKIP
+    ...     if guard.should_stop: break                   # doctest: +SKIP
+    """
+
+    stop_on: str | Iterable[str] | None = None
+    warmup_steps: float | None = None
+    settings: Settings | None = None
+    role_map: dict[str, str] | None = None
+    meta: dict[str, Any] | None = None
+    log_path: str | Path | None = None
+    source: str = "<live>"
+    growth: int = 32
+    on_finding: Callable[[Finding], None] | None = None
+    clock: Callable[[], float] = time.time
+    should_stop: bool = field(default=False, init=False)
+    stop_reason: Finding | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.policy = StopPolicy.of(self.stop_on, self.warmup_steps)
+        self.history = LiveRun(self.source, self.role_map, self.meta)
+        self.announced: dict[str, str] = {}
+        self._log_findings: list[Finding] = []
+        self._live_findings: list[Finding] = []
+        self._next_judge = 1
+        self._last_judged = 0
+        self._best_loss = math.inf
+        self._lr_peak = -math.inf
+        self._lr_falling = 0
+        self._step = 0.0
+        REGISTRY.load()
+        self._log({"type": "start", "time": self.clock()})
+
+    # -- feeding -----------------------------------------------------------------------
+    def observe(self, step: float, wall_time: float | None = None, **metrics: Any) -> list[Finding]:
+        """Record one logged step's metrics; returns findings announced by this call."""
+        self._step = float(step)
+        wall = self.clock() if wall_time is None else float(wall_time)
+        kept = self.history.append(step, metrics, wall)
+        alarm = self._alarming(kept)
+        n = self.history.records
+        if not alarm and n < self._next_judge:
+            return []
+        return self._judge(n)
+
+    def _alarming(self, kept: list[tuple[str, float]]) -> bool:
+        roles = self.history.roles
+        alarm = False
+        for name, v in kept:
+            if name == roles.get("learning_rate"):
+                self._track_lr(v)
+            if name not in (roles.get(r) for r in ALARM_ROLES):
+                continue
+            if not math.isfinite(v):
+                alarm = True
+            elif name == roles.get("loss"):
+                if v > 2 * self._best_loss > 0 and self.history.records - self._last_judged >= 4:
+                    alarm = True
+                self._best_loss = min(self._best_loss, v)
+        return alarm
+
+    def _track_lr(self, lr: float) -> None:
+        if lr > self._lr_peak:
+            self._lr_peak, self._lr_falling = lr, 0
+        else:
+            self._lr_falling += 1
+
+    @property
+    def warmup_over(self) -> bool:
+        if self.policy.warmup_steps is not None:
+            return self._step >= self.policy.warmup_steps
+        if "learning_rate" in self.history.roles:
+            return self._lr_falling >= 2
+        return self.history.records >= 10
+
+    # -- judging -----------------------------------------------------------------------
+    def _judge(self, n: int) -> list[Finding]:
+        self._last_judged = n
+        self._next_judge = n + max(1, n // self.growth)
+        self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}).findings
+        return self._announce()
+
+    def judge_live(self, status: Any) -> list[Finding]:
+        """Run the rules about the feed itself (e.g. a stall) on a :class:`LiveStatus`."""
+        report = run_rules("live", status, Report(self.source, "log", "live"), self.settings)
+        self._live_findings = report.findings
+        return self._announce()
+
+    @property
+    def current(self) -> list[Finding]:
+        return self._log_findings + self._live_findings
+
+    def _announce(self) -> list[Finding]:
+        findings = self.current
+        worst: dict[str, Finding] = {}
+        for f in findings:
+            if f.severity in (Severity.FAIL, Severity.WARN) and (
+                    f.code not in worst or f.severity is Severity.FAIL):
+                worst[f.code] = f
+        new = [f for code, f in worst.items() if self.announced.get(code) != f.severity.value]
+        self.announced = {code: f.severity.value for code, f in worst.items()}
+        for f in new:
+            self._log({"type": "finding", "time": self.clock(), "at_step": self._step, **f.to_dict()})
+            if self.on_finding is not None:
+                self.on_finding(f)
+            if not self.should_stop and self.policy.wants_stop(f, self.warmup_over):
+                self.should_stop, self.stop_reason = True, f
+                self._log({"type": "stop", "time": self.clock(), "at_step": self._step, "code": f.code,
+                           "severity": f.severity.value, "message": f.message})
+        return new
+
+    def check_now(self) -> list[Finding]:
+        """Judge the whole history now (e.g. at an evaluation or epoch end)."""
+        return self._judge(self.history.records)
+
+    def close(self) -> Report:
+        """The run ended: judge it as doctor would judge the finished log."""
+        report = judge_run(self.history.view(), self.settings)
+        report.source = self.source
+        self._log_findings = report.findings
+        self._announce()
+        self._log({"type": "end", "time": self.clock(), "at_step": self._step,
+                   "verdict": report.verdict.value, "codes": sorted({f.code for f in report.findings})})
+        return report
+
+    def _log(self, record: dict[str, Any]) -> None:
+        if self.log_path is None:
+            return
+        path = Path(self.log_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"trainlint_guard": 1, **record}, allow_nan=False, default=str) + "\n")

@@ -1,0 +1,85 @@
+"""`trainlint watch`: follow live logs, judge them as they grow, report findings as they appear."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+
+from ..config import Settings
+from ..verdict import Finding, Report, Result, Severity
+from .follow import follower_for
+from .guard import Guard, LiveStatus
+
+
+@dataclass
+class Watched:
+    path: Path
+    follower: object
+    guard: Guard
+    last_data: float = 0.0
+    gaps: deque = field(default_factory=lambda: deque(maxlen=32))
+    polls_with_data: int = 0
+
+    def status(self, now: float) -> LiveStatus:
+        cadence = median(self.gaps) if len(self.gaps) >= 2 else None
+        return LiveStatus(self.guard.history.records, self.guard._step, self.last_data, now, cadence)
+
+
+def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, role_map=None,
+          until: str | None = None, interval: float = 2.0, idle_exit: float | None = None,
+          max_time: float | None = None, emit: Callable[[Path, Finding], None] | None = None,
+          clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> Result:
+    """Follow each (path, reader format) until a finding of severity ``until`` appears, the
+    logs stay idle for ``idle_exit`` seconds, or ``max_time`` passes. Returns the final Result."""
+    start = clock()
+    watched = []
+    result = Result(command="watch")
+    for path, fmt in targets:
+        follower = follower_for(path, fmt)
+        if follower is None:
+            result.reports.append(Report(str(path), "log", fmt, unjudged=f"a {fmt} log cannot be followed live"))
+            continue
+        watched.append(Watched(path, follower, Guard(settings=settings, role_map=role_map, source=str(path)), start))
+    stop = False
+    try:
+        while watched and not stop:
+            now = clock()
+            for w in watched:
+                stop |= _poll(w, now, emit, until)
+            if stop or (max_time is not None and now - start >= max_time) or \
+                    (idle_exit is not None and all(now - w.last_data >= idle_exit for w in watched)):
+                break
+            sleep(interval)
+    except KeyboardInterrupt:
+        pass
+    for w in watched:
+        report = w.guard.close() if w.guard.history.records else Report(str(w.path), "log", unjudged="no records yet")
+        report.findings += [f for f in w.guard._live_findings if f not in report.findings]
+        result.reports.append(report)
+    return result
+
+
+def _poll(w: Watched, now: float, emit, until: str | None) -> bool:
+    records = w.follower.poll()
+    new: list[Finding] = []
+    if records:
+        if w.polls_with_data:
+            w.gaps.append((now - w.last_data) / len(records))
+        w.polls_with_data += 1
+        w.last_data = now
+        for step, _wall, metrics in records:
+            new += w.guard.observe(step, wall_time=now, **metrics)
+    new += w.guard.judge_live(w.status(now))
+    for f in new:
+        if emit is not None:
+            emit(w.path, f)
+    return until is not None and any(_at_least(f.severity, until) for f in new)
+
+
+def _at_least(sev: Severity, until: str) -> bool:
+    order = {"NOTE": 0, "WARN": 1, "FAIL": 2}
+    return order.get(sev.value, -1) >= order[until.upper()]

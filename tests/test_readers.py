@@ -1,0 +1,210 @@
+"""Readers against well-formed and nasty inputs: a correct read, or a one-line ReadError."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from trainlint.api import read_run
+from trainlint.readers import ReadError, sniff
+
+
+def hf_state(entries, **top):
+    return json.dumps({"global_step": 30, "max_steps": 30, "logging_steps": 10, **top,
+                       "log_history": entries}, indent=2)
+
+
+TRAIN = [{"step": 10, "epoch": 0.1, "loss": 2.0, "grad_norm": 1.5, "learning_rate": 1e-4},
+         {"step": 20, "epoch": 0.2, "loss": 1.5, "grad_norm": 1.2, "learning_rate": 9e-5},
+         {"step": 20, "epoch": 0.2, "eval_loss": 1.7, "eval_runtime": 3.0},
+         {"step": 30, "epoch": 0.3, "loss": 1.2, "grad_norm": 1.0, "learning_rate": 8e-5},
+         {"step": 30, "epoch": 0.3, "train_runtime": 100.0, "train_loss": 1.5, "total_flos": 1e12}]
+
+
+def test_hf_trainer_state(tmp_path):
+    p = tmp_path / "trainer_state.json"
+    p.write_text(hf_state(TRAIN, best_model_checkpoint="out/checkpoint-20"))
+    run = read_run(p)
+    assert run.format == "hf-trainer-state"
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "eval_loss"
+    assert run.get("loss").steps.tolist() == [10, 20, 30]
+    assert run.get("loss").values.tolist() == [2.0, 1.5, 1.2]
+    assert run.get("eval_loss").steps.tolist() == [20]
+    assert "train_loss" not in run.series  # the final summary entry is excluded
+    assert run.meta["max_steps"] == 30 and run.meta["completed"] is True
+    assert run.meta["best_model_checkpoint"] == "out/checkpoint-20"
+
+
+def test_hf_found_by_content_not_name(tmp_path):
+    p = tmp_path / "state-copy.txt"
+    p.write_text(hf_state(TRAIN))
+    assert sniff(p).name == "hf-trainer-state"
+
+
+def test_hf_truncated_file_is_salvaged(tmp_path):
+    text = hf_state(TRAIN[:4])
+    p = tmp_path / "trainer_state.json"
+    p.write_text(text[: text.index('"step": 30')])  # killed mid-write
+    run = read_run(p)
+    assert run.get("loss").values.tolist() == [2.0, 1.5]
+    assert run.damage and run.damage[0].kind == "truncated"
+    assert run.damage[0].evidence["entries_recovered"] == 3
+    assert run.meta["max_steps"] == 30
+
+
+def test_hf_nasty_values_are_reported_not_coerced(tmp_path):
+    entries = [{"step": 1, "loss": 1.0}, {"step": 2, "loss": True}, {"step": 3, "loss": "NaN"},
+               {"step": 4, "loss": 1e308}, {"step": 5, "loss": "high"}, {"step": 6, "loss": 10 ** 400}]
+    p = tmp_path / "trainer_state.json"
+    p.write_text(hf_state(entries))
+    run = read_run(p)
+    loss = run.get("loss")
+    assert loss.steps.tolist() == [1, 3, 4]
+    assert math.isnan(loss.values[1]) and loss.values[2] == 1e308
+    notes = " | ".join(run.notes)
+    assert "boolean" in notes and "text 'NaN' read as nan" in notes
+    assert "(text) at log_history[4]" in notes and "too large" in notes
+
+
+def test_hf_json_nan_tokens(tmp_path):
+    p = tmp_path / "trainer_state.json"
+    p.write_text(hf_state([{"step": 1, "loss": 1.0, "grad_norm": 2.0},
+                           {"step": 2, "loss": 0.9, "grad_norm": float("inf")}]))
+    assert "Infinity" in p.read_text()
+    assert np.isinf(read_run(p).get("grad_norm").values[1])
+
+
+def test_jsonl_with_bom_banner_and_bare_numbers(tmp_path):
+    lines = ["Starting training run 7", '{"step": 1, "loss": 3.0, "lr": 0.001}', "123",
+             '{"step": 2, "loss": 2.5, "lr": 0.001, "ok": true}', "", '{"step": 3, "loss": "inf"}']
+    p = tmp_path / "metrics.jsonl"
+    p.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode())
+    run = read_run(p)
+    assert run.format == "jsonl"
+    assert run.get("loss").values[:2].tolist() == [3.0, 2.5] and np.isinf(run.get("loss").values[2])
+    assert run.roles["learning_rate"] == "lr"
+    notes = " | ".join(run.notes)
+    assert "byte-order mark" in notes
+    assert "skipped 2 non-object line(s): line(s) 1, 3" in notes
+    assert "ok: 1 value(s) not a real number (boolean)" in notes
+    assert not run.damage
+
+
+def test_jsonl_broken_line_is_damage_not_fatal(tmp_path):
+    p = tmp_path / "log.jsonl"
+    p.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.0}\n{"step": 3, "lo')
+    run = read_run(p)
+    assert run.get("loss").values.tolist() == [2.0, 1.0]
+    assert run.damage[0].kind == "skipped-lines" and run.damage[0].evidence["first_line"] == 3
+
+
+def test_jsonl_without_step_uses_record_numbers(tmp_path):
+    p = tmp_path / "log.jsonl"
+    p.write_text('{"loss": 2.0}\n{"loss": 1.0}\n')
+    run = read_run(p)
+    assert run.get("loss").steps.tolist() == [0, 1]
+    assert any("record numbers" in n for n in run.notes)
+
+
+def test_lightning_sparse_csv(tmp_path):
+    p = tmp_path / "metrics.csv"
+    p.write_text("epoch,step,train_loss_step,val_loss,lr-AdamW\n"
+                 "0,9,2.0,,\n0,9,,,0.001\n0,19,1.5,,\n0,19,,1.8,\n1,29,1.2,,\n")
+    run = read_run(p)
+    assert run.format == "csv"
+    assert run.roles["loss"] == "train_loss_step" and run.roles["eval_loss"] == "val_loss"
+    assert run.roles["learning_rate"] == "lr-AdamW"
+    assert run.get("loss").steps.tolist() == [9, 19, 29]
+    assert run.get("eval_loss").values.tolist() == [1.8]
+
+
+def test_keras_csvlogger_steps_are_epochs(tmp_path):
+    p = tmp_path / "training.log"
+    p.write_text("epoch,accuracy,loss,val_accuracy,val_loss\n0,0.5,1.0,0.5,1.1\n1,0.6,0.8,0.55,nan\n")
+    run = read_run(p)
+    assert run.get("loss").steps.tolist() == [0, 1]
+    assert math.isnan(run.get("eval_loss").values[1])
+    assert run.meta["steps_are"] == "epochs"
+
+
+def test_tsv_with_bom_and_semicolons(tmp_path):
+    p = tmp_path / "a.tsv"
+    p.write_bytes(b"\xef\xbb\xbfstep\tloss\n1\t2.0\n2\t1.0\n")
+    assert read_run(p).get("loss").values.tolist() == [2.0, 1.0]
+    q = tmp_path / "b.csv"
+    q.write_text("step;loss\n1;2,0\n")  # decimal comma: text, reported, never coerced
+    with pytest.raises(ReadError, match=r"loss: 1 value\(s\) not a real number \(text\)"):
+        read_run(q)
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02garbage\xff" * 100, b"{", b"not a log at all\n",
+                                     b'{"step": 1, "loss"'])
+def test_unreadable_inputs_raise_one_line_read_error(tmp_path, content):
+    p = tmp_path / "trainer_state.json"
+    p.write_bytes(content)
+    with pytest.raises(ReadError) as err:
+        read_run(p)
+    assert "\n" not in str(err.value) and str(err.value)
+
+
+def test_directory_named_like_a_log(tmp_path):
+    d = tmp_path / "trainer_state.json"
+    d.mkdir()
+    with pytest.raises(ReadError):
+        read_run(d)
+
+
+def test_missing_path():
+    with pytest.raises(ReadError, match="no such file"):
+        read_run("/nonexistent/trainer_state.json")
+
+
+def _as_dict(cols):
+    from trainlint.model import Run
+
+    run = Run("x", "jsonl")
+    cols.into(run)
+    return {k: (s.steps.tolist(), s.values.tolist()) for k, s in run.series.items()}
+
+
+def test_jsonl_bulk_path_equals_general_path():
+    from hypothesis import given, settings, strategies as st
+
+    from trainlint.model import Run
+    from trainlint.readers.jsonl import _general, _Template
+
+    num = st.one_of(st.integers(-10 ** 6, 10 ** 6),
+                    st.floats(allow_nan=False, allow_infinity=False, width=64))
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(num, num), min_size=1, max_size=30), st.booleans())
+    def check(rows, compact):
+        seps = (",", ":") if compact else (", ", ": ")
+        text = "\n".join(json.dumps({"step": i, "loss": a, "lr": b}, separators=seps)
+                         for i, (a, b) in enumerate(rows)) + "\n"
+        fast = _Template.whole_file(text)
+        assert fast is not None
+        assert _as_dict(fast[0]) == _as_dict(_general(text, Run("x", "jsonl")))
+
+    check()
+
+
+def test_jsonl_bulk_path_declines_odd_lines():
+    from trainlint.readers.jsonl import _Template
+
+    base = '{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n'
+    assert _Template.whole_file(base) is not None
+    for odd in ('{"step": 3, "loss": 1.0, "loss": 9.0}\n', '{"loss": 1.0, "step": 3}\n',
+                '{"step": 3, "loss": NaN}\n', '{"step": 3, "loss": 1e999}\n', "banner\n"):
+        assert _Template.whole_file(base + odd) is None, odd
+
+
+def test_jsonl_overflowing_literal_is_reported(tmp_path):
+    p = tmp_path / "m.jsonl"
+    p.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": ' + "9" * 400 + "}\n")
+    run = read_run(p)
+    assert run.get("loss").values.tolist() == [2.0]
+    assert any("too large for a float" in n for n in run.notes)
