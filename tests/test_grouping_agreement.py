@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from test_grouping import stub_events  # noqa: F401  (the dry-run fixture, see USE_STUB)
 from test_grouping_runs import hf_run, lightning_run
 
 from trainlint import api
@@ -54,8 +55,6 @@ def _agree(a: Path, b: Path, reader: str) -> tuple[str, list[str]]:
     assert (va, ca) == (vb, cb), detail
     return va, ca
 
-
-from test_grouping import stub_events  # noqa: E402,F401  (the dry-run fixture)
 
 HF_CASES = {"healthy": (0.05, "PASS", set()), "lr-zero": (0.0, "FAIL", {"TL040"}),
             "diverged": (3.0, "FAIL", None)}

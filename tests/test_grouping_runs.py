@@ -67,7 +67,7 @@ def _run(script: str, module: str, *args: str) -> None:
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
            "PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
     proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
-                          env=env, timeout=240)
+                          env=env, timeout=240, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{module} run failed:\n{proc.stderr[-3000:]}")
 

@@ -86,15 +86,15 @@ def test_yolo_results_sum_the_loss_parts(tmp_path, text):
 
 # ---------------------------------------------------------------- LLaMA-Factory and Detectron2
 
-LLAMA = "\n".join([
+LLAMA = (
     '{"current_steps": 5, "total_steps": 20, "loss": 1.5184, "lr": 4.9e-05, "epoch": 0.25, '
-    '"percentage": 25.0, "elapsed_time": "0:00:28", "remaining_time": "0:01:24"}',
+    '"percentage": 25.0, "elapsed_time": "0:00:28", "remaining_time": "0:01:24"}\n'
     '{"current_steps": 10, "total_steps": 20, "loss": 1.2, "lr": 3.5e-05, "epoch": 0.5, '
-    '"percentage": 50.0, "elapsed_time": "0:00:55", "remaining_time": "0:00:55"}',
+    '"percentage": 50.0, "elapsed_time": "0:00:55", "remaining_time": "0:00:55"}\n'
     '{"current_steps": 10, "total_steps": 20, "eval_loss": 1.3, "epoch": 0.5, '
-    '"percentage": 50.0, "elapsed_time": "0:01:02", "remaining_time": "0:01:02"}',
+    '"percentage": 50.0, "elapsed_time": "0:01:02", "remaining_time": "0:01:02"}\n'
     '{"current_steps": 15, "total_steps": 20, "loss": 1.1, "lr": 1.5e-05, "epoch": 0.75, '
-    '"percentage": 75.0, "elapsed_time": "1 day, 0:01:30", "remaining_time": "0:00:30"}']) + "\n"
+    '"percentage": 75.0, "elapsed_time": "1 day, 0:01:30", "remaining_time": "0:00:30"}\n')
 
 
 def test_llamafactory_trainer_log(tmp_path):

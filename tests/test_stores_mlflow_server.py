@@ -67,9 +67,9 @@ def server(tmp_path):
     cmd = _mlflow_cmd() + ["server", "--backend-store-uri", f"sqlite:///{tmp_path}/mlflow.db",
                            "--default-artifact-root", str(tmp_path / "artifacts"),
                            "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
-    log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                            env={**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"})
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"})
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -85,7 +85,6 @@ def server(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
-        log.close()
 
 
 def _log_run(base: str, exp_id: str, name: str, losses: list[float], status: str, start: int) -> str:

@@ -113,7 +113,8 @@ def _read_console(folder: Path, run: Run) -> None:
     path = _find(folder, "output.log")
     if path is None:
         return
-    from . import ReadError as _RE, read_run, sniff
+    from . import ReadError as _RE
+    from . import read_run, sniff
 
     if sniff(path) is None:
         return
