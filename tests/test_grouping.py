@@ -185,6 +185,32 @@ def test_merge_refuses_a_record_of_another_run():
     assert any("do not match" in n for n in primary.notes)
 
 
+def test_merge_refuses_another_launch_logged_at_the_same_steps():
+    primary = _run([10, 20, 30, 40], [3.0, 2.0, 1.5, 1.2])
+    other = _run([10, 20, 30, 40], [2.9, 2.2, 1.7, 1.0], [1.0, 2.0, 3.0, 4.0])
+    assert not merge_into(primary, other, "runs/old/events")
+    assert primary.series["loss"].wall is None
+
+
+def test_merge_accepts_float32_rounding_and_matching_nan():
+    primary = _run([10, 20, 30], [3.0000001, 0.1234567, float("nan")])
+    other = _run([10, 20, 30], [np.float32(3.0000001), np.float32(0.1234567), np.nan], [1.0, 2.0, 3.0])
+    assert merge_into(primary, other, "events")
+    assert list(primary.series["loss"].wall) == [1.0, 2.0, 3.0]
+
+
+def test_two_launches_clock_the_run_together():
+    primary = _run([10, 20, 30, 40, 50, 60], [3.0, 2.0, 1.5, 1.2, 1.1, 1.0])
+    first = _run([10, 20, 30], [3.0, 2.0, 1.5], [100.0, 110.0, 120.0])
+    second = _run([40, 50, 60], [1.2, 1.1, 1.0], [500.0, 505.0, 510.0])
+    assert merge_into(primary, first, "runs/a/events")  # half the steps: still the same run
+    assert merge_into(primary, second, "runs/b/events")
+    assert list(primary.series["loss"].wall) == [100.0, 110.0, 120.0, 500.0, 505.0, 510.0]
+    st = primary.series["step_time"]
+    assert list(st.values) == [1.0, 1.0, 38.0, 0.5, 0.5]  # the restart gap shows as one slow interval
+    assert sum("derived from the wall clock" in n for n in primary.notes) == 1
+
+
 def test_merge_keeps_the_primary_clock_and_step_time():
     primary = _run([10, 20], [3.0, 2.0], [5.0, 6.0])
     primary.add("step_time", [10, 20], [0.1, 0.1])
@@ -241,3 +267,19 @@ def test_evidence_every_log_judged_once(evidence):
     assert len(states) == 6
     assert not any(r.source.endswith("run_meta.json") for r in reports)
     assert len({r.source for r in reports}) == len(reports)
+
+
+def test_cli_names_the_files_of_a_run(cli, tmp_path):
+    _write(tmp_path / "out" / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
+    _write(tmp_path / "out" / "checkpoint-20" / "trainer_state.json",
+           _state([5, 10, 15, 20], [3.0, 2.0, 1.8, 1.7]))
+    _write(tmp_path / "out" / "config.json", json.dumps({"vocab_size": 1000}))
+    r = cli("doctor", tmp_path, "--format", "json")
+    reports = [rep for rep in r.json()["reports"] if rep["kind"] == "log"]
+    assert len(reports) == 1
+    rep = reports[0]
+    assert rep["source"] == str(tmp_path / "out")
+    assert rep["files"] == [str(tmp_path / "out" / "checkpoint-20" / "trainer_state.json")]
+    assert any("checkpoint-10/trainer_state.json (step 10)" in n for n in rep["notes"])
+    text = cli("doctor", tmp_path / "out")
+    assert str(tmp_path / "out") in text.out and "older copies not judged" not in text.err

@@ -259,6 +259,7 @@ def _rel(path: Path, folder: Path) -> str:
 # ---------------------------------------------------------------- merging
 
 MIN_OVERLAP = 0.5  # share of the primary's loss steps the other record must also hold
+SAME_VALUES = 0.9  # share of the shared steps where both records hold the same loss
 
 
 def merge_into(run: Run, other: Run, label: str) -> bool:
@@ -270,7 +271,7 @@ def merge_into(run: Run, other: Run, label: str) -> bool:
     """
     mine, theirs = assign_roles(run.series), assign_roles(other.series)
     if not _same_run(run, mine, other, theirs):
-        run.notes.append(f"{label}: its steps do not match this run's; not merged")
+        run.notes.append(f"{label}: its loss steps or values do not match this run's; not merged")
         return False
     clocked = _lend_clock(run, other)
     taken = []
@@ -287,11 +288,17 @@ def merge_into(run: Run, other: Run, label: str) -> bool:
 
 
 def _same_run(run: Run, mine: dict[str, str], other: Run, theirs: dict[str, str]) -> bool:
+    """Both records hold the loss at mostly the same steps, with the same values there."""
     a, b = run.series.get(mine.get("loss", "")), other.series.get(theirs.get("loss", ""))
     if a is None or b is None or not len(a) or not len(b):
         return True  # nothing to compare: trust the folder convention
-    shared = np.intersect1d(a.steps, b.steps)
-    return len(shared) >= MIN_OVERLAP * min(len(np.unique(a.steps)), len(np.unique(b.steps)))
+    shared, ia, ib = np.intersect1d(a.steps, b.steps, return_indices=True)
+    if len(shared) < MIN_OVERLAP * min(len(np.unique(a.steps)), len(np.unique(b.steps))):
+        return False
+    va, vb = a.values[ia], b.values[ib]
+    same = np.isclose(va, vb, rtol=1e-3, atol=1e-6) | (np.isnan(va) & np.isnan(vb)) | \
+        (np.isinf(va) & (va == vb))
+    return bool(same.mean() >= SAME_VALUES)
 
 
 def _clock(other: Run) -> tuple[np.ndarray, np.ndarray] | None:
@@ -311,20 +318,21 @@ def _clock(other: Run) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _lend_clock(run: Run, other: Run) -> int:
-    if any(s.wall is not None for s in run.series.values()):
-        return 0
+    """Give the points of ``run`` that have no wall time the other record's clock at their step
+    (interpolated between its records; none outside them). Returns how many series gained."""
     clock = _clock(other)
     if clock is None:
         return 0
     steps, wall = clock
     lent = 0
     for s in run.series.values():
-        if not len(s):
+        missing = np.ones(len(s), bool) if s.wall is None else ~np.isfinite(s.wall)
+        inside = missing & (s.steps >= steps[0]) & (s.steps <= steps[-1])
+        if not len(s) or not inside.any() or (s.wall is None and inside.mean() < MIN_OVERLAP):
             continue
-        inside = (s.steps >= steps[0]) & (s.steps <= steps[-1])
-        if inside.mean() < MIN_OVERLAP:
-            continue
-        s.wall = np.where(inside, np.interp(s.steps, steps, wall), np.nan)
+        new = np.full(len(s), np.nan) if s.wall is None else s.wall.copy()
+        new[inside] = np.interp(s.steps[inside], steps, wall)
+        s.wall = new
         lent += 1
     return lent
 
@@ -333,7 +341,8 @@ def derive_step_time(run: Run) -> None:
     """Seconds per step (and steps per second) from the wall clock of the loss series."""
     roles = assign_roles(run.series)
     loss = run.series.get(roles.get("loss", ""))
-    if "step_time" in roles or loss is None or loss.wall is None or "step_time" in run.series:
+    ours = run.meta.get("step_time_derived", False)
+    if loss is None or loss.wall is None or (not ours and ("step_time" in roles or "step_time" in run.series)):
         return
     ok = np.isfinite(loss.wall)
     st, wa = loss.steps[ok], loss.wall[ok]
@@ -344,12 +353,13 @@ def derive_step_time(run: Run) -> None:
     per_step = dw[good] / ds[good]
     at = st[1:][good]
     run.add("step_time", at, per_step)
-    if "throughput" not in roles and "it/s" not in run.series:
+    if ours or ("throughput" not in roles and "it/s" not in run.series):
         with np.errstate(divide="ignore"):
             run.add("it/s", at, np.where(per_step > 0, 1.0 / per_step, np.nan))
+    if not ours:
+        run.notes.append("step_time and it/s derived from the wall clock between logged steps "
+                         "(intervals include evaluation and checkpoint saving)")
     run.meta["step_time_derived"] = True
-    run.notes.append("step_time and it/s derived from the wall clock between logged steps "
-                     "(intervals include evaluation and checkpoint saving)")
 
 
 # ---------------------------------------------------------------- companions
