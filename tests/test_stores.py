@@ -171,6 +171,20 @@ def test_mlflow_file_store_run(tmp_path):
     assert run.meta["params"] == {"learning_rate": "0.001"} and run.meta["completed"] is True
 
 
+def test_store_run_folders_leave_user_artifacts_to_other_inspectors(tmp_path):
+    from trainlint.grouping import find_group
+
+    folder = _mlruns(tmp_path)
+    art = _write(folder / "artifacts" / "train_log.jsonl", '{"step": 1, "loss": 2.0}\n')
+    claims = find_group(folder).claims()
+    assert folder / "metrics" / "train" / "loss" in claims and art not in claims
+    assert str(art) in [r.source for r in _logs(api.doctor([tmp_path]))]
+    wb = _wandb_history_folder(tmp_path)
+    saved = _write(wb / "files" / "my_metrics.jsonl", '{"step": 1, "loss": 2.0}\n')
+    claims = find_group(wb).claims()
+    assert wb / "files" / "wandb-history.jsonl" in claims and saved not in claims
+
+
 def test_mlflow_failed_run_and_damaged_metric_lines(tmp_path):
     folder = _mlruns(tmp_path, status=4)
     with open(folder / "metrics" / "lr", "a") as fh:
@@ -351,3 +365,35 @@ def test_wandb_binary_flipped_byte_is_a_checksum_mismatch(tmp_path):
     path.write_bytes(bytes(data))
     run = api.read_run(folder)
     assert run.damage and "checksum mismatch" in run.damage[0].message
+
+
+KERAS_SCRIPT = r'''
+import sys, numpy as np, keras
+m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+m.compile(keras.optimizers.SGD(float(sys.argv[2])), "mse")
+x = np.random.RandomState(0).randn(64, 4).astype("float32"); y = x.sum(1)
+m.fit(x, y, epochs=12, validation_split=0.25, verbose=0, callbacks=[keras.callbacks.CSVLogger(sys.argv[1])])
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("lr", "verdict"), [(0.05, "PASS"), (3.0, "FAIL")])
+def test_real_keras_csvlogger(tmp_path, lr, verdict):
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("keras") is None or importlib.util.find_spec("torch") is None:
+        pytest.skip("keras with the torch backend is not installed")
+    out = tmp_path / "training.log"
+    env = {**os.environ, "KERAS_BACKEND": "torch", "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", KERAS_SCRIPT, str(out), repr(lr)], capture_output=True,
+                          text=True, env=env, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert out.read_bytes().startswith(b"epoch,")
+    reports = _logs(api.doctor([tmp_path]))
+    assert len(reports) == 1 and reports[0].format == "csv"
+    run = api.read_run(out)
+    assert run.meta["written_by"] == "keras" and list(run.get("loss").steps) == list(range(12))
+    assert reports[0].verdict.value == verdict, [f.message for f in reports[0].findings]

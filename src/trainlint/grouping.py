@@ -46,9 +46,19 @@ class RunGroup:
     folder_reader: Reader | None = None
 
     def claims(self) -> list[Path]:
+        """The files judged as part of this run (not again on their own). Of a store's run
+        folder, the store's own files: user artifacts (checkpoints, data) stay for their inspectors."""
         if self.folder_reader is not None:
-            return sorted(p for p in self.folder.rglob("*") if p.is_file())
+            return sorted(p for p in self.folder.rglob("*") if p.is_file() and _store_file(self.folder, p))
         return list(self.logs)
+
+
+STORE_OWN = re.compile(r"^(meta\.yaml|metrics/.*|params/.*|tags/.*|[^/]+\.wandb|logs/.*|files/(wandb-[^/]+|"
+                       r"output\.log|config\.yaml|requirements\.txt|conda-environment\.yaml|diff\.patch))$")
+
+
+def _store_file(folder: Path, path: Path) -> bool:
+    return bool(STORE_OWN.match(path.relative_to(folder).as_posix()))
 
 
 def _events(folder: Path) -> list[Path]:
