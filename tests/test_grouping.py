@@ -151,10 +151,12 @@ def test_model_config_and_dataset_are_linked_to_the_run(tmp_path):
 def test_vocab_size_from_a_checkpoint_config_and_nested_text_config(tmp_path):
     _write(tmp_path / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
     _write(tmp_path / "checkpoint-10" / "config.json", json.dumps({"text_config": {"vocab_size": 32000}}))
+    _write(tmp_path / "checkpoint-9" / "config.json", json.dumps({"vocab_size": 1}))
     _write(tmp_path / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
     run = read_group(find_group(tmp_path))
     assert run.meta["vocab_size"] == 32000
     assert run.meta["model_config_path"].endswith("checkpoint-10/config.json")
+    assert "linked to this run: vocab_size 32000, model_config checkpoint-10/config.json" in run.notes
 
 
 # ---------------------------------------------------------------- merging

@@ -384,7 +384,8 @@ def link_companions(run: Run, folder: Path) -> None:
             run.notes.append(f"hparams.yaml unreadable: {exc}")
     vocab = _vocab_size(found.get("config.json"))
     if vocab is None:
-        for ck in reversed(_subdirs(folder, CHECKPOINT_DIR)):
+        newest_first = sorted(_subdirs(folder, CHECKPOINT_DIR), key=lambda p: -int(p.name.split("-")[1]))
+        for ck in newest_first:
             vocab = _vocab_size(ck / "config.json")
             if vocab is not None:
                 found["config.json"] = ck / "config.json"
@@ -396,6 +397,13 @@ def link_companions(run: Run, folder: Path) -> None:
         run.meta["tokenizer_path"] = str(found["tokenizer"])
     if "dataset" in found:
         run.meta["dataset_path"] = str(found["dataset"])
+    linked = [f"{k} {run.meta[k]}" for k in ("vocab_size",) if k in run.meta]
+    linked += [f"{k.removesuffix('_path')} {_rel(Path(run.meta[k]), folder)}"
+               for k in ("model_config_path", "tokenizer_path", "dataset_path") if k in run.meta]
+    if "hparams" in run.meta:
+        linked.append("hparams.yaml")
+    if linked:
+        run.notes.append("linked to this run: " + ", ".join(linked))
 
 
 def _vocab_size(path: Path | None) -> int | None:
