@@ -111,9 +111,14 @@ def _coqui_group(folder: Path) -> RunGroup | None:
     return RunGroup(folder, "coqui", texts + _events(folder))
 
 
+STORE_READERS = ("mlflow-run", "wandb-run")  # folder readers whose folder is one run of a store
+
+
 def _folder_reader_group(folder: Path) -> RunGroup | None:
+    """A store's run folder. Other folder readers (a folder of event files) are left to their
+    own inspectors; their files join a run here only through the conventions below."""
     for r in load_readers():
-        if not r.folder or r.name == "run-folder":  # that one reads the groups found here
+        if not r.folder or r.name not in STORE_READERS:
             continue
         try:
             if r.sniff(folder, b""):
@@ -129,7 +134,7 @@ def find_group(folder: Path) -> RunGroup | None:
     Only files some registered reader recognises count (an event file is no
     member while no reader for event files is installed).
     """
-    for finder in (_folder_reader_group, _hf_group, _lightning_group, _coqui_group):
+    for finder in (_hf_group, _lightning_group, _coqui_group, _folder_reader_group):
         group = finder(folder)
         if group is None:
             continue

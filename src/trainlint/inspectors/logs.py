@@ -76,7 +76,7 @@ def _cached_group(folder: str, stamp: int) -> Any:
     return group if group is not None and worth_grouping(group) else None
 
 
-@inspector("log", priority=40, folder=True)
+@inspector("log", priority=30, folder=True)  # before folder inspectors of one format
 class RunFolderInspector:
     """A folder that records one run (HF output dir, Lightning version, Coqui run, W&B run, ...)."""
 
