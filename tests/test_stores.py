@@ -82,6 +82,8 @@ def test_yolo_results_sum_the_loss_parts(tmp_path, text):
     assert run.roles["learning_rate"] == "lr/pg0"
     assert run.get("learning_rate").values[0] == pytest.approx(0.070297 if "x/lr0" in text else 0.07)
     assert any("sum of train/box_loss, train/cls_loss, train/dfl_loss" in n for n in run.notes)
+    wall = run.get("loss").wall
+    assert (wall is None) if "x/lr0" in text else list(wall) == [12.5, 24.9]
 
 
 # ---------------------------------------------------------------- LLaMA-Factory and Detectron2
@@ -397,3 +399,14 @@ def test_real_keras_csvlogger(tmp_path, lr, verdict):
     run = api.read_run(out)
     assert run.meta["written_by"] == "keras" and list(run.get("loss").steps) == list(range(12))
     assert reports[0].verdict.value == verdict, [f.message for f in reports[0].findings]
+
+
+def test_wandb_nested_keys_are_joined_with_a_slash():
+    from trainlint.readers.wandb_run import _items
+
+    # HistoryRecord.item as wandb 0.31 writes wandb.log({"train": {"loss": 1.9}, "eval/loss": 1}):
+    # nested_key (field 2) parts and value_json (field 16).
+    nested = b"\x12\x05train\x12\x04loss\x82\x01\x031.9"
+    flat = b"\x12\teval/loss\x82\x01\x011"
+    record = b"\x0a" + bytes([len(nested)]) + nested + b"\x0a" + bytes([len(flat)]) + flat
+    assert _items(record) == {"train/loss": 1.9, "eval/loss": 1}

@@ -142,3 +142,14 @@ def _yolo(run: Run, header: list[str]) -> None:
             continue
         run.add(total, steps, np.sum([run.series[c].values for c in parts], axis=0))
         run.notes.append(f"{total} is the sum of {', '.join(parts)}")
+    _yolo_clock(run)
+
+
+def _yolo_clock(run: Run) -> None:
+    """ultralytics 8.3 writes "time": seconds since training started, one per epoch row."""
+    clock = run.series.get("time")
+    if clock is None or len(clock) < 2 or not (np.diff(clock.values) >= 0).all():
+        return
+    for s in run.series.values():
+        if s is not clock and len(s) and np.isin(s.steps, clock.steps).all():
+            s.wall = np.interp(s.steps, clock.steps, clock.values)
