@@ -285,3 +285,20 @@ def test_cli_names_the_files_of_a_run(cli, tmp_path):
     assert any("checkpoint-10/trainer_state.json (step 10)" in n for n in rep["notes"])
     text = cli("doctor", tmp_path / "out")
     assert str(tmp_path / "out") in text.out and "older copies not judged" not in text.err
+
+
+def test_a_reader_bug_in_a_run_folder_is_not_checked_not_a_traceback(tmp_path, monkeypatch):
+    from trainlint import grouping
+
+    _write(tmp_path / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
+    _write(tmp_path / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
+
+    def broken(group):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(grouping, "read_group", broken)
+    monkeypatch.delenv("TRAINLINT_DEBUG", raising=False)
+    reports = _logs(api.doctor([tmp_path]))
+    assert len(reports) == 1 and reports[0].verdict.value == "NOT-CHECKED"
+    assert reports[0].unjudged == "could not read this run: KeyError: 'boom'"
+    assert str(tmp_path / "trainer_state.json") in reports[0].files

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,11 @@ class RunFolderInspector:
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc),
                           files=[str(p) for p in group.claims()])
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # a reader bug must not become a traceback
+            if os.environ.get("TRAINLINT_DEBUG"):
+                raise
             return Report(source=str(path), kind="log", files=[str(p) for p in group.claims()],
-                          unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0])
+                          unjudged=f"could not read this run: {type(exc).__name__}: {exc}".splitlines()[0])
         return _judge(run, options)
 
 
