@@ -302,3 +302,19 @@ def test_a_reader_bug_in_a_run_folder_is_not_checked_not_a_traceback(tmp_path, m
     assert len(reports) == 1 and reports[0].verdict.value == "NOT-CHECKED"
     assert reports[0].unjudged == "could not read this run: KeyError: 'boom'"
     assert str(tmp_path / "trainer_state.json") in reports[0].files
+
+
+def test_llamafactory_output_dir_trainer_log_gives_the_clock(tmp_path):
+    losses = [2.123456, 1.51844, 1.20001, 0.012345]
+    _write(tmp_path / "trainer_state.json", _state([5, 10, 15, 20], losses))
+    rows = [{"current_steps": 5 * (i + 1), "total_steps": 20, "loss": round(v, 4), "lr": 1e-4,
+             "epoch": 0.1, "percentage": 25.0 * (i + 1), "elapsed_time": f"0:00:{10 * (i + 1):02d}",
+             "remaining_time": "0:00:10"} for i, v in enumerate(losses)]
+    _write(tmp_path / "trainer_log.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
+    reports = _logs(api.doctor([tmp_path]))
+    assert [r.source for r in reports] == [str(tmp_path)]
+    assert reports[0].files == [str(tmp_path / "trainer_state.json"), str(tmp_path / "trainer_log.jsonl")]
+    run = read_group(find_group(tmp_path))
+    assert run.format == "hf-trainer-state+llamafactory"
+    assert list(run.series["loss"].wall) == [10.0, 20.0, 30.0, 40.0]
+    assert list(run.series["step_time"].values) == [2.0, 2.0, 2.0]

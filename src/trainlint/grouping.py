@@ -33,6 +33,7 @@ EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")
 CHECKPOINT_DIR = re.compile(r"^checkpoint-\d+$")
 LIGHTNING_DIR = re.compile(r"^version_\d+$")
+HF_TEXT_LOGS = ("trainer_log.jsonl",)  # LLaMA-Factory writes it beside trainer_state.json
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "spm.model", "vocab.txt")
 DATASET_SUFFIXES = (".jsonl", ".parquet", ".arrow", ".csv", ".tsv", ".json")
 DATASET_HINTS = ("train", "data", "dataset", "valid", "eval", "test")
@@ -89,7 +90,8 @@ def _hf_group(folder: Path) -> RunGroup | None:
         events += _events(runs)
         for sub in _subdirs(runs):
             events += _events(sub) + [e for s in _subdirs(sub) for e in _events(s)]
-    return RunGroup(folder, "hf-output", states + events)
+    extra = [folder / n for n in HF_TEXT_LOGS if (folder / n).is_file()]
+    return RunGroup(folder, "hf-output", states + extra + events)
 
 
 def _lightning_group(folder: Path) -> RunGroup | None:
@@ -311,8 +313,8 @@ def _same_run(run: Run, mine: dict[str, str], other: Run, theirs: dict[str, str]
     if len(shared) < MIN_OVERLAP * min(len(np.unique(a.steps)), len(np.unique(b.steps))):
         return False
     va, vb = a.values[ia], b.values[ib]
-    same = np.isclose(va, vb, rtol=1e-3, atol=1e-6) | (np.isnan(va) & np.isnan(vb)) | \
-        (np.isinf(va) & (va == vb))
+    same = (np.isclose(va, vb, rtol=1e-3, atol=1e-4)  # text logs round to 4-5 decimals
+            | (np.isnan(va) & np.isnan(vb)) | (np.isinf(va) & (va == vb)))
     return bool(same.mean() >= SAME_VALUES)
 
 
