@@ -5,11 +5,12 @@ of every folder would make discovery slow); the files are then read by
 whichever reader recognises them, so grouping knows no file format:
 
 - a Hugging Face output dir: ``trainer_state.json`` and its
-  ``checkpoint-*/trainer_state.json`` copies, plus the ``runs/*/`` event files;
+  ``checkpoint-*/trainer_state.json`` copies, plus the ``runs/*/`` event files
+  (and LLaMA-Factory's ``trainer_log.jsonl``);
 - a Lightning version folder: ``hparams.yaml`` or ``version_N`` with
   ``metrics.csv`` and/or event files;
 - a Coqui run folder: ``trainer_N_log.txt`` with event files beside it;
-- any folder a folder reader recognises (an MLflow run, a W&B run folder).
+- a store's run folder that its folder reader recognises (an MLflow run, a W&B run).
 
 The run is read from every member, the best record becomes the primary one
 and the others complement it: series it lacks, and a clock (wall times).
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .model import Run
-from .readers import READERS, Reader, ReadError, load_readers, read_run, sniff
+from .readers import Reader, ReadError, load_readers, read_run, sniff
 from .readers._yaml import flatten, load_yaml
 from .roles import assign_roles
 
@@ -118,7 +119,7 @@ STORE_READERS = ("mlflow-run", "wandb-run")  # folder readers whose folder is on
 
 def _folder_reader_group(folder: Path) -> RunGroup | None:
     """A store's run folder. Other folder readers (a folder of event files) are left to their
-    own inspectors; their files join a run here only through the conventions below."""
+    own inspectors; their files join a run here only through the conventions above."""
     for r in load_readers():
         if not r.folder or r.name not in STORE_READERS:
             continue
@@ -158,7 +159,7 @@ def worth_grouping(group: RunGroup) -> bool:
 def companions(folder: Path) -> dict[str, Path]:
     """Files beside a run that describe its model, tokenizer, data or settings."""
     found: dict[str, Path] = {}
-    for name in ("hparams.yaml", "config.json", "config.yaml", "args.json", "training_args.json"):
+    for name in ("hparams.yaml", "config.json"):
         if (folder / name).is_file():
             found[name] = folder / name
     for name in TOKENIZER_FILES:
@@ -185,7 +186,7 @@ def _dataset_file(folder: Path) -> Path | None:
 
 def registered(name: str) -> bool:
     """Whether a reader of this name is registered (e.g. "tfevents")."""
-    return any(r.name == name for r in load_readers() or READERS)
+    return any(r.name == name for r in load_readers())
 
 
 # ---------------------------------------------------------------- reading a group
