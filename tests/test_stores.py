@@ -410,3 +410,19 @@ def test_wandb_nested_keys_are_joined_with_a_slash():
     flat = b"\x12\teval/loss\x82\x01\x011"
     record = b"\x0a" + bytes([len(nested)]) + nested + b"\x0a" + bytes([len(flat)]) + flat
     assert _items(record) == {"train/loss": 1.9, "eval/loss": 1}
+
+
+def test_yaml_without_pyyaml(tmp_path, monkeypatch):
+    import sys
+
+    from trainlint.readers._yaml import flatten, load_yaml
+
+    path = _write(tmp_path / "hparams.yaml",
+                  "lr: 0.0001\nmodel:\n  _target_: x.Y\n  layers: 4\n  name: 'tiny'  # a comment\n"
+                  "betas:\n- 0.9\n- 0.95\nuse_amp: true\nnothing: null\n")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml raises ImportError
+    data = load_yaml(path)
+    assert flatten(data) == {"lr": 0.0001, "model._target_": "x.Y", "model.layers": 4, "model.name": "tiny",
+                             "use_amp": True, "nothing": None}
+    meta = load_yaml(_write(tmp_path / "meta.yaml", "run_id: abc\nstatus: 4\nexperiment_id: '1'\ntags: []\n"))
+    assert meta["status"] == 4 and meta["experiment_id"] == "1" and meta["tags"] == []
