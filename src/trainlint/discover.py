@@ -7,7 +7,7 @@ import importlib
 import os
 import pkgutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,10 @@ class Inspector:
     priority: int = 50
     folder: bool = False
     claims: Callable[[Path], list[Path]] | None = None  # files a folder inspector consumes
+    # A file that holds several runs (an MLflow SQLite store, appended Detectron2 logs):
+    # parts(path) names them, judge_part(path, part, options) judges one.
+    parts: Callable[[Path], list[str]] | None = None
+    judge_part: Callable[[Path, str, Any], Report] | None = None
 
 
 INSPECTORS: list[Inspector] = []
@@ -37,7 +41,8 @@ def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callabl
     def wrap(cls: Any) -> Any:
         obj = cls()
         INSPECTORS.append(Inspector(kind, obj.sniff, obj.judge, priority, folder,
-                                    getattr(obj, "claims", None)))
+                                    getattr(obj, "claims", None), getattr(obj, "parts", None),
+                                    getattr(obj, "judge_part", None)))
         INSPECTORS.sort(key=lambda i: i.priority)
         return cls
 
@@ -82,12 +87,14 @@ def match_file(path: Path, kinds: set[str] | None = None) -> Inspector | None:
 
 
 def match_folder(path: Path, kinds: set[str] | None = None) -> Inspector | None:
-    for ins in load_inspectors():
-        if kinds is not None and ins.kind not in kinds:
-            continue
-        if ins.folder and _safe_sniff(ins, path, b""):
-            return ins
-    return None
+    found = match_folders(path, kinds)
+    return found[0] if found else None
+
+
+def match_folders(path: Path, kinds: set[str] | None = None) -> list[Inspector]:
+    """Every folder inspector (of ``kinds``) that recognises ``path`` (a run folder can also be a checkpoint)."""
+    return [ins for ins in load_inspectors()
+            if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"")]
 
 
 def _safe_sniff(ins: Inspector, path: Path, head: bytes) -> bool:
@@ -98,25 +105,59 @@ def _safe_sniff(ins: Inspector, path: Path, head: bytes) -> bool:
 
 
 def walk(root: Path, kinds: set[str] | None = None) -> Iterator[Item]:
-    """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises."""
+    """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises.
+
+    A folder inspector (a run folder) claims the files it consumes, so they are
+    not judged again on their own; a folder whose files were all claimed
+    already (a checkpoint copy inside a run folder) is not matched again.
+    """
     if root.is_file():
         ins = match_file(root, kinds)
         if ins is not None:
-            yield Item(root, ins)
+            yield from _expand(root, ins)
         return
     claimed: set[Path] = set()
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         here = Path(folder)
-        ins = match_folder(here, kinds)
-        if ins is not None:
-            used = ins.claims(here) if ins.claims else []
-            claimed.update(p.resolve() for p in used)
-            yield Item(here, ins, used)
+        for ins in match_folders(here, kinds):
+            item = _folder_item(here, ins, claimed)
+            if item is not None:
+                yield item
         for name in sorted(files):
             path = here / name
             if path.resolve() in claimed or name.startswith("."):
                 continue
             fins = match_file(path, kinds)
             if fins is not None:
-                yield Item(path, fins)
+                yield from _expand(path, fins)
+
+
+def _folder_item(here: Path, ins: Inspector, claimed: set[Path]) -> Item | None:
+    try:
+        used = [p.resolve() for p in ins.claims(here)] if ins.claims else []
+    except OSError:
+        used = []
+    if used and all(p in claimed for p in used):
+        return None  # already judged as part of an enclosing run
+    claimed.update(used)
+    return Item(here, ins, used)
+
+
+def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
+    """One item per run a file holds (most files hold one)."""
+    parts: list[str] = []
+    if ins.parts is not None and ins.judge_part is not None:
+        try:
+            parts = list(ins.parts(path))
+        except Exception:  # a broken store is judged (and reported) as one input  # noqa: BLE001
+            parts = []
+    if len(parts) <= 1:
+        yield Item(path, ins)
+        return
+    judge_part = ins.judge_part
+    for part in parts:
+        def judge(p: Path, options: Any, _part: str = part) -> Report:
+            return judge_part(p, _part, options)
+
+        yield Item(path, replace(ins, judge=judge))

@@ -1,13 +1,17 @@
-"""Training logs: any file a registered reader recognises."""
+"""Training logs: any file a registered reader recognises, and run folders
+(the files that record one run, judged once; see :mod:`trainlint.grouping`)."""
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..discover import inspector
 from ..engine import judge_run
-from ..readers import ReadError, load_readers, read_run
+from ..readers import ReadError, load_readers, read_run, sniff
+from ..readers._parts import PARTS
 from ..roles import assign_roles
 from ..verdict import Report
 
@@ -16,6 +20,13 @@ def read_and_map(path: Path, options: Any) -> Any:
     run = read_run(path)
     run.roles = assign_roles(run.series, getattr(options, "role_map", None))
     return run
+
+
+def _judge(run: Any, options: Any) -> Report:
+    from ..dataset.handoff import log_extra
+
+    run.roles = assign_roles(run.series, getattr(options, "role_map", None))
+    return judge_run(run, getattr(options, "settings", None), log_extra(options))
 
 
 @inspector("log", priority=50)
@@ -28,6 +39,91 @@ class LogInspector:
             run = read_and_map(path, options)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
-        from ..dataset.handoff import log_extra
+        return _judge(run, options)
 
-        return judge_run(run, getattr(options, "settings", None), log_extra(options))
+    def parts(self, path: Path) -> list[str]:
+        chosen = sniff(path)
+        split = PARTS.get(chosen.name) if chosen is not None else None
+        return split.parts(path) if split is not None else []
+
+    def judge_part(self, path: Path, part: str, options: Any) -> Report:
+        source = f"{path}#{part}"
+        chosen = sniff(path)
+        split = PARTS.get(chosen.name) if chosen is not None else None
+        if split is None:
+            return Report(source=source, kind="log", unjudged="this file no longer holds several runs")
+        try:
+            run = split.read_part(path, part)
+        except ReadError as exc:
+            return Report(source=source, kind="log", unjudged=str(exc), files=[str(path)])
+        except (OSError, ValueError) as exc:
+            return Report(source=source, kind="log", files=[str(path)],
+                          unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0])
+        run.source = source
+        return _judge(run, options)
+
+
+def _group(folder: str) -> Any:
+    try:
+        stamp = Path(folder).stat().st_mtime_ns
+    except OSError:
+        return None
+    return _cached_group(folder, stamp)
+
+
+@lru_cache(maxsize=256)
+def _cached_group(folder: str, stamp: int) -> Any:
+    from ..grouping import find_group, worth_grouping
+
+    group = find_group(Path(folder))
+    return group if group is not None and worth_grouping(group) else None
+
+
+@inspector("log", priority=30, folder=True)  # before folder inspectors of one format
+class RunFolderInspector:
+    """A folder that records one run (HF output dir, Lightning version, Coqui run, W&B run, ...)."""
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return _group(str(path)) is not None
+
+    def claims(self, folder: Path) -> list[Path]:
+        group = _group(str(folder))
+        return group.claims() if group is not None else []
+
+    def judge(self, path: Path, options: Any) -> Report:
+        from ..grouping import read_group
+
+        group = _group(str(path))
+        if group is None:
+            return Report(source=str(path), kind="log", unjudged="no longer a run folder")
+        try:
+            run = read_group(group)
+        except ReadError as exc:
+            return Report(source=str(path), kind="log", unjudged=str(exc),
+                          files=[str(p) for p in group.claims()])
+        except Exception as exc:  # a reader bug must not become a traceback
+            if os.environ.get("TRAINLINT_DEBUG"):
+                raise
+            return Report(source=str(path), kind="log", files=[str(p) for p in group.claims()],
+                          unjudged=f"could not read this run: {type(exc).__name__}: {exc}".splitlines()[0])
+        return _judge(run, options)
+
+
+def is_uri(text: str) -> bool:
+    """A tracking-server address rather than a path (``mlflow://HOST:PORT/EXPERIMENT``)."""
+    from ..readers.mlflow_store import URI_PREFIX
+
+    return str(text).startswith(URI_PREFIX)
+
+
+def judge_uri(uri: str, options: Any) -> list[Report]:
+    """Judge every run behind a tracking-server address; one NOT-CHECKED report when unreachable."""
+    from ..readers.mlflow_store import server_runs
+
+    try:
+        runs = server_runs(uri)
+    except ReadError as exc:
+        return [Report(source=uri, kind="log", unjudged=str(exc))]
+    if not runs:
+        return [Report(source=uri, kind="log", unjudged="no runs in this experiment")]
+    return [_judge(run, options) for run in runs]

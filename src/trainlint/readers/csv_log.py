@@ -1,11 +1,16 @@
-"""CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows), Keras
-CSVLogger ``training.log`` (one row per epoch), and similar tables."""
+"""CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows, ``_step``/
+``_epoch`` suffixes), Keras CSVLogger ``training.log`` (one row per epoch, ``val_``
+columns), ultralytics/YOLO ``results.csv`` (space-padded headers, per-part
+losses), and similar tables."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
+
+import numpy as np
 
 from ..model import Run
 from ..roles import role_of
@@ -75,6 +80,7 @@ class CsvReader:
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
+        _flavour(run, header, path)
         return run
 
 
@@ -94,3 +100,56 @@ def _step(row: list[str], col: int | None, n: int) -> float:
         return float(row[col])
     except ValueError:
         return float(n)
+
+
+_YOLO_LOSS = re.compile(r"^(train|val)/(\w+)_loss$")
+_YOLO_LR = re.compile(r"^x/lr(\d+)$")
+
+
+def _flavour(run: Run, header: list[str], path: Path) -> None:
+    """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
+    lower = [c.lower() for c in header]
+    if "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
+        _yolo(run, header)
+    elif "step" in lower and "epoch" in lower and any(c.endswith(("_step", "_epoch")) for c in lower):
+        run.meta["written_by"] = "lightning"
+        run.meta["epoch_aggregates"] = [c for c in header if c.endswith("_epoch")]
+        run.meta["step_values"] = [c for c in header if c.endswith("_step")]
+    elif path.name == "metrics.csv" and "step" in lower and "epoch" in lower:
+        run.meta["written_by"] = "lightning"
+    elif run.meta.get("steps_are") == "epochs" and (path.name == "training.log"
+                                                    or any(c.startswith("val_") for c in lower)):
+        run.meta["written_by"] = "keras"
+
+
+def _yolo(run: Run, header: list[str]) -> None:
+    """YOLO logs box/cls/dfl losses separately: their sum is the loss the rules judge."""
+    run.meta["written_by"] = "ultralytics"
+    run.meta["steps_are"] = "epochs"
+    for name in list(run.series):
+        m = _YOLO_LR.match(name)
+        if m and f"lr/pg{m.group(1)}" not in run.series:
+            run.series[f"lr/pg{m.group(1)}"] = run.series.pop(name)
+            run.series[f"lr/pg{m.group(1)}"].name = f"lr/pg{m.group(1)}"
+    for split in ("train", "val"):
+        parts = [c for c in header if (m := _YOLO_LOSS.match(c)) and m.group(1) == split and c in run.series]
+        total = f"{split}/loss"
+        if not parts or total in run.series:
+            continue
+        steps = run.series[parts[0]].steps
+        if any(not np.array_equal(run.series[c].steps, steps) for c in parts):
+            run.notes.append(f"{split} losses are not logged at the same epochs; no {total} derived")
+            continue
+        run.add(total, steps, np.sum([run.series[c].values for c in parts], axis=0))
+        run.notes.append(f"{total} is the sum of {', '.join(parts)}")
+    _yolo_clock(run)
+
+
+def _yolo_clock(run: Run) -> None:
+    """ultralytics 8.3 writes "time": seconds since training started, one per epoch row."""
+    clock = run.series.get("time")
+    if clock is None or len(clock) < 2 or not (np.diff(clock.values) >= 0).all():
+        return
+    for s in run.series.values():
+        if s is not clock and len(s) and np.isin(s.steps, clock.steps).all():
+            s.wall = np.interp(s.steps, clock.steps, clock.values)
