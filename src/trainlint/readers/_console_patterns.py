@@ -1,0 +1,267 @@
+"""The declarative table of one-line console shapes, and the engine that applies it.
+
+Each :class:`LinePattern` is one regular expression with named groups:
+
+- ``step``, ``epoch``, ``seen`` (samples or batches into the epoch), ``per_epoch``:
+  where the point lies (see ``step_from``);
+- ``max_steps``, ``planned_epochs``: how long the run was meant to be (kept in run.meta);
+- ``kv``: a stretch of ``name: value`` / ``name=value`` / ``name value`` pairs, split by ``kv``;
+- any other group: a metric of that name (a ``_ms`` suffix means milliseconds, stored in seconds).
+
+To support another framework, add a row to :data:`PATTERNS` (most specific first).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._console_text import NUM, Capture, Line
+
+_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
+_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
+_KV = {mode: re.compile(r"(?<![\w/.\-@])(?P<name>[A-Za-z_][\w/.\-@]*)(?:%s)(?P<val>%s)(?P<unit>ms|s|%%)?"
+                        r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
+_PROGRESS_BAR = re.compile(r"\d+%\||━|\[[=>.]{5,}\]")
+
+
+@dataclass(frozen=True)
+class LinePattern:
+    name: str
+    framework: str
+    regex: re.Pattern[str]
+    needle: str | None = None  # a substring every matching line holds (cheap pre-test)
+    kv: str = "any"  # how to split the ``kv`` group: ":", "=", " " or "any"
+    prefix: str = ""  # put before every metric name (e.g. "valid_")
+    rename: Mapping[str, str] = field(default_factory=dict)
+    step_from: str = "step"  # step | epoch | epoch1-seen | epoch0-seen | kv:NAME | previous | epoch-end
+    needs_loss: bool = False  # generic shapes count only when a loss-like value is on the line
+    fallback_for: str | None = None  # used only when the named pattern matched nothing
+    derive: Callable[[re.Match[str]], dict[str, float]] | None = None
+    generic: bool = False  # a generic shape: never on progress-bar redraws, lower tier
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern.replace("NUM", NUM), flags)
+
+
+def _ratio(m: re.Match[str]) -> dict[str, float]:
+    return {"test_accuracy": int(m["acc_n"]) / max(int(m["acc_d"]), 1)}
+
+
+def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
+    out = {}
+    t = re.search(r"(%s) ms\b" % NUM, m.string)
+    if t:
+        out["step_time"] = float(t[1]) / 1000
+    tok = re.search(r"(%s) tok/s" % NUM, m.string)
+    if tok:
+        out["tokens_per_second"] = float(tok[1])
+    return out
+
+
+_EPOCH_KW = r"(?<![\w/])[Ee]poch"
+_STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
+
+PATTERNS: tuple[LinePattern, ...] = (
+    # PyTorch examples/mnist
+    LinePattern("pytorch-mnist-train", "pytorch-example", _c(
+        r"Train Epoch: (?P<epoch>\d+) \[(?P<seen>\d+)/(?P<per_epoch>\d+) \(\d+%\)\]\s+Loss: (?P<loss>NUM)"),
+        needle="Train Epoch:", step_from="epoch1-seen"),
+    LinePattern("pytorch-mnist-test", "pytorch-example", _c(
+        r"Test set: Average loss: (?P<test_loss>NUM), Accuracy: (?P<acc_n>\d+)/(?P<acc_d>\d+)"),
+        needle="Test set:", step_from="epoch-end", derive=_ratio),
+    # PyTorch examples/imagenet
+    LinePattern("pytorch-imagenet-train", "pytorch-example", _c(
+        r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+Time\s+(?P<step_time>NUM)\s.*?"
+        r"Loss\s+(?P<loss>NUM)\s.*?Acc@1\s+(?P<acc1>NUM)\s.*?Acc@5\s+(?P<acc5>NUM)"),
+        needle="Epoch: [", step_from="epoch0-seen"),
+    LinePattern("pytorch-imagenet-val", "pytorch-example", _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"),
+                needle="* Acc@1", step_from="epoch-end"),
+    # Detectron2 d2.utils.events CommonMetricPrinter
+    LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
+                rename={"time": "step_time"}),
+    # fairseq (train_inner, valid and epoch summaries; old "| epoch 001 |" and hydra-era logging)
+    LinePattern("fairseq-inner", "fairseq", _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
+                needle="epoch ", kv="=", step_from="kv:num_updates"),
+    LinePattern("fairseq-valid", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| valid on '[^']*' subset \| (?P<kv>.+)"),
+                needle="valid on", kv=" ", prefix="valid_", step_from="kv:num_updates"),
+    LinePattern("fairseq-epoch", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| (?P<kv>loss .+)"), needle="| epoch ",
+                kv=" ", step_from="kv:num_updates", fallback_for="fairseq-inner"),
+    # nanoGPT
+    LinePattern("nanogpt-iter", "nanogpt", _c(
+        r"^iter (?P<step>\d+): loss (?P<loss>NUM), time (?P<step_time_ms>NUM)ms(?:, mfu (?P<mfu>NUM)%)?"),
+        needle="iter "),
+    LinePattern("nanogpt-eval", "nanogpt", _c(r"^step (?P<step>\d+): train loss (?P<eval_train_loss>NUM), "
+                                              r"val loss (?P<val_loss>NUM)"), needle="val loss"),
+    # llm.c (train_gpt2.cu and the CPU reference train_gpt2.c)
+    LinePattern("llmc-step", "llm.c", _c(r"^step\s+(?P<step>\d+)/(?P<max_steps>\d+)\s*\|\s*(?P<kv>.*)"),
+                needle="|", kv=" ", rename={"norm": "grad_norm"}, derive=_llmc_extras),
+    LinePattern("llmc-cpu", "llm.c", _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"),
+                needle="took"),
+    LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
+    # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y", "step N ... loss=X"
+    LinePattern("generic-epoch-step", "generic-epoch-step", _c(
+        _EPOCH_KW + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
+        r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
+        step_from="epoch1-seen", needs_loss=True, generic=True),
+    LinePattern("generic-step", "generic-step", _c(
+        _STEP_KW + r"\s*[\[:#]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
+        needs_loss=True, generic=True),
+    LinePattern("generic-epoch", "generic-epoch", _c(
+        _EPOCH_KW + r"\s*[\[:#]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
+        r"[\s,:|\-]*(?P<kv>.*)"), step_from="epoch", needs_loss=True, generic=True),
+)
+
+
+@dataclass
+class _State:
+    capture: Capture
+    last_step: float | None = None
+    last_epoch: float | None = None
+    per_epoch: float | None = None
+    epoch_base: int = 1
+
+
+def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None) -> list[Capture]:
+    """One Capture per framework that any pattern matched, in table order."""
+    patterns = list(patterns)
+    states: dict[str, _State] = {}
+    matched: set[str] = set()
+    for line in lines:
+        for seg in _distinct(line.segments):
+            bar = None
+            for pat in patterns:
+                if pat.needle is not None and pat.needle not in seg:
+                    continue
+                if pat.generic:
+                    bar = _PROGRESS_BAR.search(seg) is not None if bar is None else bar
+                    if bar:
+                        continue
+                m = pat.regex.search(seg)
+                if m is None:
+                    continue
+                key = pat.framework + ("#" + pat.name if pat.fallback_for else "")
+                state = states.get(key)
+                if state is None:
+                    t = tier if tier is not None else (1 if pat.generic else 2)
+                    state = states[key] = _State(Capture(pat.framework, t))
+                if _take(pat, m, state, line.no):
+                    matched.add(pat.name)
+                    break
+    _drop_fallbacks(states, patterns, matched)
+    return [s.capture for s in states.values() if s.capture.lines]
+
+
+def _distinct(segments: list[str]) -> list[str]:
+    out: list[str] = []
+    for s in segments:
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
+def parse_kv(text: str, mode: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for m in _KV[mode].finditer(text):
+        try:
+            v = float(m["val"])
+        except ValueError:
+            continue
+        if m["unit"] == "ms":
+            v /= 1000.0
+        out.setdefault(m["name"].rstrip(".:"), v)
+    return out
+
+
+def _values(pat: LinePattern, m: re.Match[str]) -> dict[str, float]:
+    vals: dict[str, float] = {}
+    for key, text in m.groupdict().items():
+        if text is None or key in _SPECIAL or key in ("acc_n", "acc_d"):
+            continue
+        try:
+            v = float(text)
+        except ValueError:
+            continue
+        if key.endswith("_ms"):
+            key, v = key[:-3], v / 1000.0
+        vals[key] = v
+    if m.groupdict().get("kv"):
+        for k, v in parse_kv(m["kv"], pat.kv).items():
+            vals.setdefault(k, v)
+    if pat.derive is not None:
+        vals.update(pat.derive(m))
+    return vals
+
+
+def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
+    vals = _values(pat, m)
+    if not vals or (pat.needs_loss and not any("loss" in k.lower() for k in vals)):
+        return False
+    g = m.groupdict()
+    step = _step(pat, g, vals, st)
+    if step is None:
+        return False
+    cap = st.capture
+    if pat.step_from.startswith("kv:"):
+        vals.pop(pat.step_from[3:], None)
+    for key, v in vals.items():
+        name = pat.prefix + pat.rename.get(key, key)
+        cap.add(name, step, v)
+    if g.get("epoch") is not None and "epoch" not in vals:
+        cap.add("epoch", step, float(g["epoch"]))
+    for key in ("max_steps", "planned_epochs"):
+        if g.get(key):
+            cap.meta[key] = int(g[key])
+    cap.lines.append(line_no)
+    st.last_step = step
+    return True
+
+
+def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _State) -> float | None:
+    how = pat.step_from
+    epoch = float(g["epoch"]) if g.get("epoch") is not None else None
+    if epoch is not None:
+        st.last_epoch = epoch
+    if g.get("per_epoch"):
+        st.per_epoch = float(g["per_epoch"])
+    if how.startswith("kv:") and how[3:] in vals:
+        return vals[how[3:]]
+    if how == "step" and g.get("step") is not None:
+        return float(g["step"])
+    if how in ("epoch1-seen", "epoch0-seen") and epoch is not None and g.get("seen") is not None:
+        base = epoch - 1 if how == "epoch1-seen" else epoch
+        return base * float(g["per_epoch"]) + float(g["seen"])
+    if how in ("epoch1-seen", "epoch0-seen"):
+        st.epoch_base = 1 if how == "epoch1-seen" else 0
+    if how == "epoch-end" and st.last_epoch is not None and st.per_epoch is not None:
+        return (st.last_epoch + 1 - st.epoch_base) * st.per_epoch
+    if how in ("previous", "epoch-end"):
+        return st.last_step
+    return epoch
+
+
+def _drop_fallbacks(states: dict[str, _State], patterns: list[LinePattern], matched: set[str]) -> None:
+    """A fallback pattern's points count only when the pattern it stands in for matched nothing."""
+    for pat in patterns:
+        st = states.pop(pat.framework + "#" + pat.name, None) if pat.fallback_for else None
+        if st is None:
+            continue
+        main = states.get(pat.framework)
+        if pat.fallback_for in matched:
+            if main is not None:
+                main.capture.notes.append(f"{len(st.capture.lines)} {pat.name} line(s) not used: the "
+                                          f"{pat.fallback_for} lines record the same run in more detail")
+            continue
+        if main is None:
+            states[pat.framework] = st
+            continue
+        cols = main.capture.cols
+        for name, (steps, values) in st.capture.cols.items():
+            old = dict(zip(*cols.get(name, ([], []))))
+            old.update(zip(steps, values))
+            cols[name] = ([k for k in sorted(old)], [old[k] for k in sorted(old)])
+        main.capture.lines = sorted(main.capture.lines + st.capture.lines)
+        main.capture.meta.update(st.capture.meta)

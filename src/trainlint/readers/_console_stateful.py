@@ -1,0 +1,269 @@
+"""Recognisers that need more than one line: progress bars that redraw, and
+printed records whose step is shown by the bar drawn after them.
+
+- Keras ``fit()``: ``Epoch k/N`` headers; the per-epoch values come from the
+  epoch-final redraw (``n/n``), never from the running averages drawn mid-epoch.
+- Lightning's TQDM bar: ``Epoch 3: 100%|...| 75/75 [..., train_loss=0.42, val_loss=0.51]``;
+  one point per epoch, from the last redraw at 100%.
+- Hugging Face Trainer: the printed dicts (``{'loss': ..., 'epoch': ...}``); the
+  step is the count on the main bar redrawn right after the dict.
+- Ultralytics YOLO: the ``Epoch GPU_mem box_loss ...`` table and the ``all`` validation row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from ._console_patterns import parse_kv
+from ._console_text import NUM, Capture, Line
+
+# ---------------------------------------------------------------- Keras
+
+_KERAS_HEADER = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_KERAS_PROGRESS = re.compile(r"^\s*(\d+)/(\d+)\b(.*)$")
+_KERAS_METRIC = re.compile(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
+_KERAS_STOP = re.compile(r"^\s*Epoch (\d+): early stopping")
+
+
+def keras(lines: list[Line]) -> Capture | None:
+    cap = Capture("keras")
+    epoch = planned = None
+    final: tuple[int, str] | None = None  # (line, text) of the epoch-final redraw seen so far
+    done: list[int] = []
+
+    def close() -> None:
+        if epoch is not None and final is not None:
+            for name, value in _KERAS_METRIC.findall(final[1]):
+                cap.add(name, float(epoch), float(value))
+            cap.lines.append(final[0])
+            done.append(epoch)
+
+    for line in lines:
+        head = _KERAS_HEADER.match(line.final)
+        if head:
+            close()
+            epoch, planned, final = int(head[1]), int(head[2]), None
+            continue
+        if epoch is None:
+            continue
+        stop = _KERAS_STOP.match(line.final)
+        if stop:
+            cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
+        for seg in line.segments:
+            m = _KERAS_PROGRESS.match(seg)
+            if m and m[1] == m[2] and _KERAS_METRIC.search(m[3]):
+                final = (line.no, seg)
+    close()
+    if not cap.lines:
+        return None
+    cap.meta.update(steps_are="epochs", planned_epochs=planned, last_epoch=epoch)
+    if done and done[-1] == planned:
+        cap.meta["completed"] = True
+    elif epoch is not None and (not done or done[-1] != epoch):
+        cap.notes.append(f"epoch {epoch}/{planned} has no epoch-final line: the log ends inside it")
+    return cap
+
+
+# ---------------------------------------------------------------- Lightning (TQDM and Rich bars)
+
+_LIT_BAR = re.compile(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
+_LIT_RICH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
+_LIT_STOP = re.compile(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
+_VAL_PREFIX = ("val", "valid", "eval", "test")
+
+
+def _tqdm_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]:
+    """(line, epoch, n, total, metrics text) per TQDM redraw; epoch "" for a validation bar."""
+    for line in lines:
+        for seg in line.segments:
+            if seg.lstrip().startswith("Validation"):
+                yield line.no, "", "", "", ""
+                continue
+            m = _LIT_BAR.match(seg)
+            if m:
+                yield line.no, m[1], m[2], m[3], m[4] or ""
+
+
+def _rich_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]:
+    """The same for Rich bars, whose metrics wrap onto the following indented lines."""
+    cur: list[object] | None = None
+    for line in lines:
+        for seg in line.segments:
+            m = _LIT_RICH.match(seg)
+            if m or seg.lstrip().startswith(("Validation", "Epoch")) or not seg.startswith("  "):
+                if cur is not None:
+                    yield tuple(cur)  # type: ignore[misc]
+                    cur = None
+                if seg.lstrip().startswith("Validation"):
+                    yield line.no, "", "", "", ""
+                elif m:
+                    cur = [line.no, m[1], m[3], m[4], m[5]]
+            elif cur is not None:
+                cur[4] = f"{cur[4]} {seg.strip()}"
+    if cur is not None:
+        yield tuple(cur)  # type: ignore[misc]
+
+
+def lightning(lines: list[Line]) -> Capture | None:
+    cap = None
+    for name, renders in (("lightning", _tqdm_renders), ("lightning-rich", _rich_renders)):
+        cap = _epoch_finals(Capture(name), renders(lines))
+        if cap.lines:
+            break
+    if cap is None or not cap.lines:
+        return None
+    for line in lines:
+        stop = _LIT_STOP.search(line.final)
+        if stop:
+            cap.meta["completed"] = True
+            cap.meta["planned_epochs" if stop[1] == "max_epochs" else "max_steps"] = int(stop[2])
+    return cap
+
+
+def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]]) -> Capture:
+    """One point per epoch from its last complete redraw, at the global step the epoch ended on."""
+    cur, final, val_seen = None, None, False
+    last_vals: dict[str, float] = {}
+
+    def close() -> None:
+        if final is None:
+            return
+        line_no, epoch, n, text = final
+        offset = (int(epoch) + 1) * float(n)  # the global step at the end of the epoch
+        for name, value in parse_kv(text, "any").items():
+            if name == "v_num":
+                continue
+            if name.lower().startswith(_VAL_PREFIX) and not val_seen and last_vals.get(name) == value:
+                continue  # a validation value carried over from an earlier epoch
+            cap.add(name, offset, value)
+            last_vals[name] = value
+        cap.add("epoch", offset, float(epoch))
+        cap.lines.append(line_no)
+
+    for line_no, epoch, n, total, text in renders:
+        if not epoch:
+            val_seen = True
+            continue
+        if epoch != cur:
+            close()
+            cur, final, val_seen = epoch, None, False
+        if total != "?" and n == total:
+            final = (line_no, epoch, n, text)
+    close()
+    if cur is not None:
+        cap.meta["last_epoch"] = int(cur)
+    return cap
+
+
+# ---------------------------------------------------------------- Hugging Face Trainer dicts
+
+_HF_DICT = re.compile(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
+_HF_PAIR = re.compile(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
+_HF_BAR = re.compile(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+
+
+def hf_trainer(lines: list[Line]) -> Capture | None:
+    cap = Capture("hf-trainer")
+    main_total: str | None = None
+    pending: list[tuple[int, dict[str, float]]] = []
+    step = None
+    for line in lines:
+        for seg in line.segments:
+            bar = _HF_BAR.match(seg)
+            if bar:
+                main_total = main_total or bar[3]
+                if bar[3] == main_total:
+                    step = float(bar[2])
+                    _flush(cap, pending, step)
+                continue
+            if _HF_DICT.match(seg):
+                pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+    _flush(cap, pending, step)
+    if not cap.lines:
+        return None
+    if main_total is not None:
+        cap.meta["max_steps"] = int(main_total)
+    return cap
+
+
+def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
+    for line_no, rec in pending:
+        if "train_runtime" in rec:
+            cap.meta["completed"] = True
+            cap.meta["summary"] = rec
+            cap.lines.append(line_no)
+            continue
+        at = step
+        if at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
+            at = rec.get("epoch")
+            cap.meta["steps_are"] = "epochs"
+        if at is None:
+            continue
+        for k, v in rec.items():
+            cap.add(k, at, v)
+        cap.lines.append(line_no)
+    pending.clear()
+
+
+# ---------------------------------------------------------------- Ultralytics YOLO
+
+_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$")
+_YOLO_ROW = re.compile(r"^\s*(\d+)/(\d+)\s+\S+\s+(.*?):\s+(\d+)%\|")
+_YOLO_ALL = re.compile(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
+_YOLO_DONE = re.compile(r"^\s*\d+ epochs? completed in")
+_YOLO_VAL = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)")
+
+
+def yolo(lines: list[Line]) -> Capture | None:
+    cap = Capture("yolo")
+    cols: list[str] = []
+    epoch = None
+    for line in lines:
+        text = line.final
+        head = _YOLO_HEADER.match(text)
+        if head:
+            cols = head[1].split()
+            continue
+        if _YOLO_DONE.match(text):
+            cap.meta["completed"] = True
+        allrow = _YOLO_ALL.match(text)
+        if allrow and epoch is not None:
+            for name, value in zip(_YOLO_VAL, allrow.groups()):
+                cap.add(name, float(epoch), float(value))
+            continue
+        if cols:
+            epoch = _yolo_row(cap, line, cols, epoch)
+    if not cap.lines:
+        return None
+    _yolo_total(cap)
+    cap.meta["steps_are"] = "epochs"
+    return cap
+
+
+def _yolo_row(cap: Capture, line: Line, cols: list[str], epoch: int | None) -> int | None:
+    for seg in reversed(line.segments):
+        m = _YOLO_ROW.match(seg)
+        if m is None or m[4] != "100":
+            continue
+        epoch = int(m[1])
+        cap.meta["planned_epochs"] = int(m[2])
+        for name, value in zip(cols, m[3].split()):
+            if name.endswith("_loss"):
+                cap.add("train/" + name, float(epoch), float(value))
+        cap.lines.append(line.no)
+        break
+    return epoch
+
+
+def _yolo_total(cap: Capture) -> None:
+    parts = [n for n in cap.cols if n.startswith("train/") and n.endswith("_loss")]
+    if not parts:
+        return
+    steps = cap.cols[parts[0]][0]
+    if all(cap.cols[n][0] == steps for n in parts):
+        cap.cols["loss"] = (list(steps), [sum(v) for v in zip(*(cap.cols[n][1] for n in parts))])
+        cap.notes.append("loss = " + " + ".join(parts) + " (the total YOLO optimises)")
+
+
+RECOGNISERS = (keras, lightning, hf_trainer, yolo)

@@ -1,0 +1,156 @@
+"""Console output of training scripts (``nohup.out``, ``slurm-1234.out``, saved notebook
+output, CI logs): one reader that runs a set of recognisers over the text as a
+terminal would have shown it, keeps the one that read the most, and records
+crash signatures for the crash rule.
+
+Recognisers: the declarative one-line table in ``_console_patterns`` (PyTorch
+examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
+multi-line ones in ``_console_stateful`` (Keras, Lightning, Hugging Face Trainer,
+YOLO), and any ``--pattern REGEX`` the user gives (see :func:`use_patterns`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+from ..model import Run
+from ._console_crash import SIGNATURES, find_crashes
+from ._console_patterns import PATTERNS, LinePattern, apply_patterns
+from ._console_stateful import RECOGNISERS
+from ._console_text import Capture, Line, split_lines, strip_ansi
+from .base import ReadError, decode_text, looks_binary, reader
+
+USER_PATTERNS: ContextVar[tuple[LinePattern, ...]] = ContextVar("trainlint_console_patterns", default=())
+
+_CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
+_TXT_NAME_HINT = re.compile(r"log|train|console|stdout|stderr|output|nohup|slurm", re.I)
+# Lines that announce a console log even before a full record has been printed.
+_HINTS = re.compile(r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
+                    r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|", re.M)
+_TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
+# Source, markup and data files are never console logs, whatever text they quote.
+_NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
+                ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
+_COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
+                        r"|^\s*Training completed\. |`Trainer\.fit` stopped: |\d+ epochs? completed in ")
+
+
+def compile_user_pattern(text: str) -> LinePattern:
+    """A ``--pattern`` regex as a recogniser; ValueError with a one-line reason when unusable."""
+    try:
+        regex = re.compile(text)
+    except re.error as exc:
+        raise ValueError(f"--pattern {text!r} is not a valid regular expression: {exc}") from None
+    names = set(regex.groupindex)
+    metrics = names - {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
+    if not metrics and "kv" not in names:
+        raise ValueError(f"--pattern {text!r} names no metric: use named groups such as (?P<step>\\d+) "
+                         "and (?P<loss>[0-9.eE+-]+)")
+    step_from = "step" if "step" in names else "epoch" if "epoch" in names else "previous"
+    return LinePattern("user", "user-pattern", regex, step_from=step_from)
+
+
+@contextmanager
+def use_patterns(patterns: Iterable[str | LinePattern]) -> Iterator[None]:
+    """Add user recognisers (``--pattern``) for console logs read inside this block."""
+    compiled = tuple(p if isinstance(p, LinePattern) else compile_user_pattern(p) for p in patterns)
+    token = USER_PATTERNS.set(USER_PATTERNS.get() + compiled)
+    try:
+        yield
+    finally:
+        USER_PATTERNS.reset(token)
+
+
+def recognise(lines: list[Line]) -> list[Capture]:
+    """Every recogniser's capture, best first."""
+    caps: list[Capture] = []
+    user = USER_PATTERNS.get()
+    if user:
+        for cap in apply_patterns(lines, user, tier=3):
+            cap.framework = "user-pattern"
+            caps.append(cap)
+    for fn in RECOGNISERS:
+        cap = fn(lines)
+        if cap is not None:
+            caps.append(cap)
+    caps.extend(apply_patterns(lines, PATTERNS))
+    caps.sort(key=lambda c: (c.tier, c.has_loss(), c.records), reverse=True)
+    return caps
+
+
+def _table_like(text: str) -> bool:
+    """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith(("{", "[")):
+        return True
+    fields = re.split(r"[,\t;]", first)
+    return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
+
+
+# Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
+@reader("console", priority=44)
+class ConsoleReader:
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if looks_binary(head) or path.suffix.lower() in _NOT_CONSOLE:
+            return False
+        text = strip_ansi(head.decode("utf-8", errors="replace"))
+        if _HINTS.search(text) or _TRACEBACK.search(text):
+            return True
+        if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
+            return True
+        if recognise(split_lines(text)):
+            return True
+        suffix = path.suffix.lower()
+        named = suffix in _CONSOLE_SUFFIXES or path.name == "nohup.out" or \
+            (suffix == ".txt" and _TXT_NAME_HINT.search(path.stem) is not None)
+        return named and not _table_like(text)
+
+    def read(self, path: Path) -> Run:
+        text, notes = decode_text(path.read_bytes())
+        lines = split_lines(text)
+        del text
+        caps = recognise(lines)
+        best = caps[0] if caps else None
+        last_progress = max(best.lines) if best else 0
+        events = find_crashes(lines, last_progress)
+        if best is None and not events:
+            raise ReadError("no known training-progress lines found")
+        run = Run(source=str(path), format="console" + (f"/{best.framework}" if best else ""),
+                  files=[str(path)], notes=notes, events=events)
+        if best is not None:
+            _fill(run, best, caps[1:])
+        else:
+            run.notes.append("no training-progress lines found; the log records "
+                             + ", ".join(sorted({e["signature"] for e in events})))
+        _completion(run, lines)
+        return run
+
+
+def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
+    for name, (steps, values) in best.cols.items():
+        run.add(name, steps, values)
+    run.meta.update({k: v for k, v in best.meta.items() if v is not None})
+    run.meta["recogniser"] = best.framework
+    run.meta["lines_matched"] = len(best.lines)
+    steps = [s for col in best.cols.values() for s in col[0]]
+    if steps:
+        run.meta.setdefault("last_step", max(steps))
+    run.notes.append(f"read as {best.framework} console output ({len(best.lines)} line(s) matched, "
+                     f"first at line {best.lines[0]})")
+    run.notes.extend(best.notes)
+    also = [f"{c.framework} ({c.records})" for c in others if c.framework != best.framework]
+    if also:
+        run.notes.append("lines of other shapes not used: " + ", ".join(also))
+
+
+def _completion(run: Run, lines: list[Line]) -> None:
+    if run.meta.get("completed"):
+        return
+    for line in lines[-200:]:
+        if _COMPLETED.search(line.final):
+            run.meta["completed"] = True
+            return
