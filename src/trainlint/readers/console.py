@@ -36,7 +36,7 @@ _TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last
 _NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
                 ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
 _COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
-                        r"|^\s*Training completed\. |`Trainer\.fit` stopped: |\d+ epochs? completed in ")
+                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |\d+ epochs? completed in ")
 
 
 def compile_user_pattern(text: str) -> LinePattern:
@@ -125,7 +125,7 @@ class ConsoleReader:
             _fill(run, best, caps[1:])
         else:
             run.notes.append("no training-progress lines found; the log records "
-                             + ", ".join(sorted({e["signature"] for e in events})))
+                             + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events))
         _completion(run, lines)
         return run
 

@@ -149,12 +149,48 @@ def generic_step() -> str:
     return "\n".join(out) + "\n"
 
 
+def coqui() -> str:
+    """Coqui TTS trainer_0_log.txt: an eval before training, 3 epochs of 40 steps, best model at 80."""
+    b, u, z = "\x1b[1m", "\x1b[4m", "\x1b[0m"
+    out = [" > Training Environment:", " | > Backend: Torch", " | > Mixed precision: False", " | > Num. of GPUs: 1",
+           " > Start Tensorboard: tensorboard --logdir=/runs/tiny-run", "", " > Model has 1234567 parameters", ""]
+    evals = [4.88, 2.75, 2.68, 2.71]
+    for epoch in range(4):
+        out += [f"{u}{b} > EPOCH: {epoch}/4{z}", " --> /runs/tiny-run", ""]
+        if epoch:
+            out += [f"{b} > TRAINING (2026-02-11 01:{epoch * 10:02d}:00) {z}", ""]
+            for k in range(0, 40, 10):
+                g = (epoch - 1) * 40 + k
+                loss = decay(g, 0.06, 0.03, 120)
+                out += [f"{b}   --> TIME: 2026-02-11 01:{epoch * 10 + k // 10:02d}:{k:02d} -- STEP: {k}/40 -- "
+                        f"GLOBAL_STEP: {g}{z}",
+                        f"     | > loss_mel_ce: {loss * 80:.15g}  ({loss * 81:.15g})",
+                        f"     | > loss: {loss:.15g}  ({loss * 1.01:.15g})",
+                        f"     | > grad_norm: {1.5 - g / 100:.4g}  ({1.5:.4g})",
+                        "     | > current_lr: 5e-06 ",
+                        f"     | > step_time: {0.05 + k / 1000:.4g}  (0.0513328075408)",
+                        f"     | > loader_time: 0.0051  (0.00445958614349)", "", ""]
+                if g in (50, 100):
+                    out += [f" > CHECKPOINT : /runs/tiny-run/checkpoint_{g}.pth", ""]
+        prev = evals[epoch - 1] if epoch else None
+        colour, delta = ("\x1b[92m", f"({evals[epoch] - prev:+.15g})") if prev else ("", "(+0)")
+        out += [f"{b} > EVALUATION {z}", "", "", f"  {b}--> EVAL PERFORMANCE{z}",
+                f"     | > avg_loader_time:{colour} 0.0117105728104 {z}{delta}",
+                f"     | > avg_loss_mel_ce:{colour} {evals[epoch] - 0.02:.15g} {z}{delta}",
+                f"     | > avg_loss:{colour} {evals[epoch]:.15g} {z}{delta}", ""]
+        if epoch and evals[epoch] == min(evals[1:epoch + 1]):
+            out += [f" > BEST MODEL : /runs/tiny-run/best_model_{epoch * 40}.pth", ""]
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     for name, fn in [("pytorch_mnist.log", pytorch_mnist), ("detectron2.log", detectron2), ("yolo.log", yolo),
                      ("nanogpt.log", nanogpt), ("llmc.log", llmc), ("fairseq_hydra.log", fairseq_hydra),
                      ("fairseq_legacy.log", fairseq_legacy), ("generic_epoch.txt", generic_epoch),
                      ("generic_step.log", generic_step)]:
         write(name, fn())
+    (OUT / "coqui").mkdir(exist_ok=True)
+    write("coqui/trainer_0_log.txt", coqui())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,236 @@
+"""The console-log reader: one test per recogniser, on real captures or exact-format samples."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trainlint.api import read_run
+from trainlint.readers import ReadError, sniff
+from trainlint.readers._console_text import split_lines
+
+DATA = Path(__file__).parent / "data" / "console"
+
+
+def series(run, name):
+    s = run.series[name]
+    return s.steps.tolist(), s.values.tolist()
+
+
+def test_split_lines_applies_carriage_returns_backspaces_and_ansi():
+    lines = split_lines("a\r\x1b[1mb\x1b[0m\n12345\b\b\b\b\bxy\r\ny\n\n")
+    assert [(ln.no, ln.segments) for ln in lines] == [(1, ["a", "b"]), (2, ["xy"]), (3, ["y"])]
+    assert lines[0].final == "b"
+
+
+# ------------------------------------------------------------------ Keras (real captures)
+
+def test_keras_series_come_from_epoch_final_lines():
+    run = read_run(DATA / "keras_fit.txt")
+    assert run.format == "console/keras"
+    assert series(run, "loss") == ([1.0, 2.0, 3.0, 4.0], [0.6405, 0.5579, 0.5150, 0.5146])
+    assert series(run, "val_loss")[1] == [0.5530, 0.5067, 0.5064, 0.5064]
+    # ReduceLROnPlateau: printed as 0.0100, then 1.0000e-04 and 1.0000e-06
+    assert series(run, "learning_rate")[1] == [0.01, 0.01, 1e-4, 1e-6]
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert run.meta["planned_epochs"] == 4 and run.meta["completed"] is True
+    assert run.events == []
+
+
+def test_keras_nan_and_zero_exponent_values():
+    run = read_run(DATA / "keras_nan.txt")
+    # The first mid-epoch redraw shows a finite running loss (4.06e11); the epoch-final value is nan.
+    assert all(math.isnan(v) for v in series(run, "loss")[1])
+    assert series(run, "accuracy")[1] == [0.0, 0.0, 0.0]  # printed as 0.0000e+00
+    raw = (DATA / "keras_nan.txt").read_bytes()
+    assert b"loss: 406250127360.0000" in raw and b"0.0000e+00" in raw
+
+
+def test_keras_log_cut_mid_epoch_records_the_plan_not_a_completion():
+    run = read_run(DATA / "keras_cut.txt")
+    assert series(run, "loss")[0] == [1.0, 2.0]  # epoch 3 never finished: its redraw is not a point
+    assert run.meta["planned_epochs"] == 50 and run.meta["last_epoch"] == 3
+    assert "completed" not in run.meta
+    assert any("epoch 3/50 has no epoch-final line" in n for n in run.notes)
+
+
+# ------------------------------------------------------------------ Lightning (real captures)
+
+def test_lightning_tqdm_bar_one_point_per_epoch_at_the_global_step():
+    run = read_run(DATA / "lightning_tqdm.txt")
+    assert run.format == "console/lightning"
+    assert series(run, "train_loss") == ([5.0, 10.0, 15.0], [2.23, 0.665, 0.272])
+    assert series(run, "val_loss") == ([5.0, 10.0, 15.0], [1.74, 0.832, 0.456])
+    assert series(run, "epoch")[1] == [0.0, 1.0, 2.0]
+    assert run.meta["completed"] is True and run.meta["planned_epochs"] == 3
+    assert b"\r" in (DATA / "lightning_tqdm.txt").read_bytes()
+
+
+def test_lightning_rich_bar_metrics_wrapped_onto_following_lines():
+    run = read_run(DATA / "lightning_rich.txt")
+    assert run.format == "console/lightning-rich"
+    assert series(run, "train_loss") == ([15.0], [0.272])
+    assert series(run, "val_loss") == ([15.0], [0.456])
+
+
+# ------------------------------------------------------------------ Hugging Face Trainer (real captures)
+
+def test_hf_trainer_dicts_take_the_step_of_the_bar_drawn_after_them():
+    run = read_run(DATA / "hf_trainer.txt")
+    assert run.format == "console/hf-trainer"
+    assert series(run, "loss") == ([5.0, 10.0, 15.0, 20.0], [8.614, 5.43, 4.603, 3.832])
+    assert series(run, "eval_loss") == ([10.0, 20.0], [3.805, 2.963])
+    assert series(run, "grad_norm")[1][0] == 6.262
+    assert run.meta["max_steps"] == 20 and run.meta["completed"] is True
+    assert run.meta["summary"]["train_loss"] == 5.62
+
+
+def test_hf_trainer_without_bars_uses_the_epoch():
+    run = read_run(DATA / "hf_trainer_notqdm.txt")
+    assert series(run, "loss")[0] == [0.625, 1.25, 1.875, 2.5]
+    assert run.meta["steps_are"] == "epochs"
+
+
+# ------------------------------------------------------------------ exact-format samples
+
+def test_pytorch_mnist_example():
+    run = read_run(DATA / "pytorch_mnist.log")
+    assert run.format == "console/pytorch-example"
+    steps, values = series(run, "loss")
+    assert len(steps) == 30 and steps[:2] == [0.0, 6016.0] and values[0] == 2.3
+    assert steps[10] == 60000.0  # epoch 2 starts after 60000 samples
+    assert series(run, "test_loss") == ([60000.0, 120000.0, 180000.0], [0.09, 0.045, 0.03])
+    assert series(run, "test_accuracy")[1] == [0.975, 0.98, 0.985]
+    assert run.roles["eval_loss"] == "test_loss"
+
+
+def test_pytorch_line_with_a_tab_is_not_taken_for_a_csv_table():
+    assert sniff(DATA / "pytorch_mnist.log").name == "console"
+
+
+def test_detectron2_text_log():
+    run = read_run(DATA / "detectron2.log")
+    steps, values = series(run, "total_loss")
+    assert len(steps) == 25 and steps[0] == 19.0 and values[0] == 2.029
+    assert run.roles["loss"] == "total_loss" and run.roles["learning_rate"] == "lr"
+    assert series(run, "step_time")[1][0] == 0.443
+    assert "max_mem" not in run.series  # "2345M" is not a bare number
+    assert run.meta["completed"] is True
+
+
+def test_yolo_console_table():
+    run = read_run(DATA / "yolo.log")
+    assert series(run, "train/box_loss") == ([1.0, 2.0, 3.0], [1.12, 1.02, 0.92])
+    assert series(run, "metrics/mAP50-95(B)")[1] == [0.35, 0.4, 0.45]
+    assert np.allclose(series(run, "loss")[1], [1.12 + 1.45 + 1.2, 1.02 + 1.3 + 1.15, 0.92 + 1.15 + 1.1])
+    assert run.meta["planned_epochs"] == 3 and run.meta["completed"] is True
+
+
+def test_nanogpt_iter_and_eval_lines():
+    run = read_run(DATA / "nanogpt.log")
+    steps, values = series(run, "loss")
+    assert steps[:3] == [0.0, 10.0, 20.0] and len(steps) == 31
+    assert series(run, "val_loss")[0] == [0.0, 100.0, 200.0, 300.0]
+    assert series(run, "step_time")[1][0] == pytest.approx(0.34512)  # printed in ms
+    assert run.roles["eval_loss"] == "val_loss"
+
+
+def test_llmc_step_table():
+    run = read_run(DATA / "llmc.log")
+    assert run.format == "console/llm.c"
+    steps, _ = series(run, "loss")
+    assert steps[0] == 1.0 and steps[-1] == 40.0
+    assert series(run, "val_loss")[0] == [20.0, 40.0]
+    assert run.meta["max_steps"] == 74
+    assert run.roles["grad_norm"] == "grad_norm" and run.roles["throughput"] == "tokens_per_second"
+    assert series(run, "step_time")[1][0] == pytest.approx(0.45397)
+
+
+def test_fairseq_inner_lines_step_on_num_updates():
+    run = read_run(DATA / "fairseq_hydra.log")
+    steps, values = series(run, "loss")
+    assert steps == [float(s) for s in range(100, 1001, 100)]
+    assert series(run, "valid_loss") == ([500.0, 1000.0], [8.5, 7.5])
+    assert run.roles["eval_loss"] == "valid_loss" and run.roles["grad_norm"] == "gnorm"
+    assert any("fairseq-epoch line(s) not used" in n for n in run.notes)
+    assert run.meta["completed"] is True
+
+
+def test_fairseq_legacy_epoch_summaries():
+    run = read_run(DATA / "fairseq_legacy.log")
+    steps, values = series(run, "loss")
+    assert steps == [1000.0, 2000.0, 3000.0, 4000.0, 5000.0]
+    assert values[0] == 7.237
+    assert series(run, "valid_loss")[0] == steps
+
+
+def test_generic_epoch_lines_record_the_plan():
+    run = read_run(DATA / "generic_epoch.txt")
+    assert run.format == "console/generic-epoch"
+    assert series(run, "train_loss")[0] == [float(e) for e in range(1, 13)]
+    assert run.meta["planned_epochs"] == 20 and "completed" not in run.meta
+
+
+def test_generic_step_lines():
+    run = read_run(DATA / "generic_step.log")
+    steps, values = series(run, "loss")
+    assert steps[0] == 50.0 and steps[-1] == 1000.0 and values[0] == 3.6074
+    assert run.roles["grad_norm"] == "grad_norm"
+    assert run.meta["completed"] is True  # "Training completed." at the end
+
+
+def test_progress_bar_redraws_are_not_taken_as_generic_lines(tmp_path):
+    log = tmp_path / "bar.log"
+    log.write_text("Epoch 3: 50%|#####     | 5/10 [00:01<00:01, loss=0.42]\r"
+                   "Epoch 3: 60%|######    | 6/10 [00:01<00:01, loss=0.41]\n")
+    with pytest.raises(ReadError, match="no known training-progress lines found"):
+        read_run(log)
+
+
+def test_unmatched_console_file_is_not_checked():
+    with pytest.raises(ReadError, match="^no known training-progress lines found$"):
+        read_run(DATA / "not_training.log")
+
+
+def test_sniffer_claims_console_names_and_progress_content_only(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("remember to buy milk\n")
+    table = tmp_path / "training.log"
+    table.write_text("epoch,loss,val_loss\n0,0.5,0.6\n1,0.4,0.5\n")
+    source = tmp_path / "crash.py"
+    source.write_text('EXAMPLE = """\nTraceback (most recent call last):\nValueError: x\n"""\n')
+    progress = tmp_path / "run_output"  # no suffix, but progress lines
+    progress.write_text("step 1 loss=2.0\nstep 2 loss=1.9\n")
+    assert sniff(notes) is None
+    assert sniff(table).name == "csv"  # Keras CSVLogger's training.log stays with the CSV reader
+    assert sniff(source) is None
+    assert sniff(progress).name == "console"
+    assert sniff(DATA / "not_training.log").name == "console"
+
+
+def test_crlf_console_log(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_bytes(b"step 10 loss=2.5\r\nstep 20 loss=2.4\r\n")
+    run = read_run(log)
+    assert series(run, "loss") == ([10.0, 20.0], [2.5, 2.4])
+
+
+def test_user_pattern_wins_over_the_built_in_shapes(tmp_path):
+    log = tmp_path / "custom.log"
+    log.write_text("it=10 | objective 2.50 | step 1 loss=9\nit=20 | objective 2.25 | step 2 loss=9\n")
+    run = read_run(log, patterns=[r"it=(?P<step>\d+) \| objective (?P<loss>[0-9.]+)"])
+    assert run.format == "console/user-pattern"
+    assert series(run, "loss") == ([10.0, 20.0], [2.5, 2.25])
+    assert read_run(log).format == "console/generic-step"  # without the pattern
+
+
+def test_user_pattern_must_name_a_metric():
+    from trainlint.readers.console import compile_user_pattern
+
+    with pytest.raises(ValueError, match="names no metric"):
+        compile_user_pattern(r"step (?P<step>\d+)")
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        compile_user_pattern(r"step (?P<step>\d+")
