@@ -234,3 +234,58 @@ def test_user_pattern_must_name_a_metric():
         compile_user_pattern(r"step (?P<step>\d+)")
     with pytest.raises(ValueError, match="not a valid regular expression"):
         compile_user_pattern(r"step (?P<step>\d+")
+
+
+def test_keras2_progbar_with_backspaces_eta_and_lr(tmp_path):
+    bs = "\b" * 90
+    text = ("Epoch 1/3\n"
+            "\r  1/469 [..............................] - ETA: 2:15 - loss: 2.3026 - accuracy: 0.0938" + bs +
+            "\r 50/469 [===>..........................] - ETA: 1s - loss: 1.1000 - accuracy: 0.6500" + bs +
+            "\r469/469 [==============================] - 3s 6ms/step - loss: 0.3614 - accuracy: 0.8984"
+            " - val_loss: 0.1760 - val_accuracy: 0.9490 - lr: 0.0010\n"
+            "Epoch 2/3\n"
+            "\r  1/469 [..............................] - ETA: 3s - loss: 0.2000 - accuracy: 0.9300" + bs +
+            "\r469/469 [==============================] - 3s 6ms/step - loss: 0.1912 - accuracy: 0.9441"
+            " - val_loss: 0.1393 - val_accuracy: 0.9588 - lr: 0.0010\n"
+            "\nEpoch 00002: ReduceLROnPlateau reducing learning rate to 0.00010000000474974513.\n"
+            "Epoch 3/3\n"
+            "469/469 - 3s - loss: 0.1500 - accuracy: 0.9500 - val_loss: 0.1300 - val_accuracy: 0.9600"
+            " - lr: 1.0000e-04 - 3s/epoch - 6ms/step\n")
+    log = tmp_path / "nohup.out"
+    log.write_text(text)
+    run = read_run(log)
+    assert run.format == "console/keras"
+    assert series(run, "loss") == ([1.0, 2.0, 3.0], [0.3614, 0.1912, 0.15])
+    assert series(run, "lr")[1] == [0.001, 0.001, 1e-4]
+    assert run.roles["learning_rate"] == "lr" and run.meta["completed"] is True
+
+
+def test_keras_early_stopping_is_a_normal_end(tmp_path):
+    log = tmp_path / "fit.log"
+    log.write_text("Epoch 1/100\n5/5 - 0s - loss: 0.5 - val_loss: 0.6\nEpoch 2/100\n5/5 - 0s - loss: 0.4 - val_loss: 0.7\n"
+                   "Epoch 2: early stopping\nRestoring model weights from the end of the best epoch: 1.\n")
+    run = read_run(log)
+    assert run.meta["completed"] is True and run.meta["early_stopped_epoch"] == 2
+    assert run.meta["planned_epochs"] == 100
+
+
+def test_lightning_validation_value_carried_over_is_not_a_new_point(tmp_path):
+    """check_val_every_n_epoch=2: the bar keeps showing the old val_loss in epochs without validation."""
+    def bar(e, n, post):
+        return f"Epoch {e}: {n * 100 // 75:>3}%|#####     | {n}/75 [00:01<00:00, 50.1it/s, {post}]"
+    text = "\r".join([
+        bar(0, 1, "loss=0.90, v_num=1"), bar(0, 75, "loss=0.52, v_num=1"),
+        bar(1, 75, "loss=0.45, v_num=1"), "Validation: 0it [00:00, ?it/s]", "Validation DataLoader 0: 100%|##| 4/4",
+        bar(1, 75, "loss=0.42, v_num=1, val_loss=0.51"),
+        bar(2, 30, "loss=0.40, v_num=1, val_loss=0.51"), bar(2, 75, "loss=0.39, v_num=1, val_loss=0.51"),
+        bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"), "Validation: 0it [00:00, ?it/s]",
+        bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"),
+    ]) + "\n"
+    log = tmp_path / "lightning.log"
+    log.write_text(text)
+    run = read_run(log)
+    assert run.format == "console/lightning"
+    assert series(run, "loss") == ([75.0, 150.0, 225.0, 300.0], [0.52, 0.42, 0.39, 0.35])
+    # epoch 1 validated (0.51); epoch 2 only carried it over; epoch 3 validated again and got 0.51 again
+    assert series(run, "val_loss") == ([150.0, 300.0], [0.51, 0.51])
+    assert "v_num" not in run.series

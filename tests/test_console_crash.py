@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trainlint.api import read_run
 from trainlint.readers._console_crash import find_crashes
 from trainlint.readers._console_text import split_lines
@@ -89,3 +91,34 @@ def test_fish_speech_launch_crashes_become_a_run_with_crash_events(evidence):
         ("python-traceback", 62, "ValueError: data\\protos_val\\* is not a file or directory"),
     ]
     assert any("no training-progress lines" in n for n in run.notes)
+
+
+SAMPLES = {
+    "cuda-out-of-memory": "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
+    "nccl-timeout": "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1) ran for 600012 ms",
+    "nccl-error": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970",
+    "dataloader-worker-killed": "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.",
+    "slurm-time-limit": "slurmstepd: error: *** STEP 77.0 ON node1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***",
+    "slurm-cancelled": "slurmstepd: error: *** JOB 77 ON node1 CANCELLED AT 2026-01-01T00:00:00 ***",
+    "oom-killed": "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77.batch.",
+    "killed": "Killed",
+    "segmentation-fault": "Segmentation fault (core dumped)",
+    "cuda-error": "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "child-failed": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+}
+
+
+@pytest.mark.parametrize("signature", sorted(SAMPLES))
+def test_each_signature_is_found_on_its_own_line(signature):
+    from trainlint.readers._console_crash import SIGNATURES
+
+    assert signature in {s for s, _ in SIGNATURES}
+    text = "step 1 loss=2.0\n" + SAMPLES[signature] + "\n"
+    events = find_crashes(split_lines(text), 1, text)
+    assert [(e["signature"], e["line"]) for e in events] == [(signature, 2)]
+
+
+def test_every_signature_has_a_sample():
+    from trainlint.readers._console_crash import SIGNATURES
+
+    assert set(SAMPLES) == {s for s, _ in SIGNATURES}

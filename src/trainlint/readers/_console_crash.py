@@ -44,21 +44,37 @@ _EXCEPTION = re.compile(_PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt
                         r"(?::\s?(.*))?$")
 
 
-def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:
-    """Crash events in ``lines``; ``resumed`` says whether training output follows the crash."""
+# Every signature holds one of these words: a log holding none has no crash (a fast first test).
+_KEYWORDS = ("Traceback", "memory", "Memory", "NCCL", "nccl", "DataLoader worker", "CANCELLED", "oom", "OOM",
+             "Killed", "Segmentation", "SIGSEGV", "CUDA", "CUBLAS", "ChildFailedError", "illegal", "Watchdog",
+             "cudaError")
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)",
+                  re.M)
+
+
+def find_crashes(lines: list[Line], last_progress_line: int = 0, text: str | None = None) -> list[dict[str, Any]]:
+    """Crash events in ``lines``; ``resumed`` says whether training output follows the crash.
+
+    ``text``, the whole log, lets a log without any signature return at once.
+    """
+    if text is not None and not any(k in text for k in _KEYWORDS):
+        return []
     events: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], dict[str, Any]] = {}
     i = 0
     while i < len(lines):
-        text = lines[i].final
-        if _TRACEBACK.match(text):
+        cur = lines[i].final
+        if not any(k in cur for k in _KEYWORDS) or _ANY.search(cur) is None:
+            i += 1
+            continue
+        if _TRACEBACK.match(cur):
             end, exc_text, sig = _traceback(lines, i)
             _record(events, seen, sig, lines[i].no, exc_text)
             i = end + 1
             continue
         for sig, pat in SIGNATURES:
-            if pat.search(text):
-                _record(events, seen, sig, lines[i].no, text.strip()[:300])
+            if pat.search(cur):
+                _record(events, seen, sig, lines[i].no, cur.strip()[:300])
                 break
         i += 1
     for ev in events:

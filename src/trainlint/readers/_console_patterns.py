@@ -32,7 +32,7 @@ class LinePattern:
     name: str
     framework: str
     regex: re.Pattern[str]
-    needle: str | None = None  # a substring every matching line holds (cheap pre-test)
+    needle: str | tuple[str, ...] | None = None  # a matching line holds (one of) these: a cheap pre-test
     kv: str = "any"  # how to split the ``kv`` group: ":", "=", " " or "any"
     prefix: str = ""  # put before every metric name (e.g. "valid_")
     rename: Mapping[str, str] = field(default_factory=dict)
@@ -106,13 +106,13 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern("generic-epoch-step", "generic-epoch-step", _c(
         _EPOCH_KW + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
         r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
-        step_from="epoch1-seen", needs_loss=True, generic=True),
+        needle="poch", step_from="epoch1-seen", needs_loss=True, generic=True),
     LinePattern("generic-step", "generic-step", _c(
         _STEP_KW + r"\s*[\[:#]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
-        needs_loss=True, generic=True),
+        needle=("tep", "ter", "TEP", "TER"), needs_loss=True, generic=True),
     LinePattern("generic-epoch", "generic-epoch", _c(
         _EPOCH_KW + r"\s*[\[:#]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
-        r"[\s,:|\-]*(?P<kv>.*)"), step_from="epoch", needs_loss=True, generic=True),
+        r"[\s,:|\-]*(?P<kv>.*)"), needle=("poch", "POCH"), step_from="epoch", needs_loss=True, generic=True),
 )
 
 
@@ -125,16 +125,29 @@ class _State:
     epoch_base: int = 1
 
 
-def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None) -> list[Capture]:
-    """One Capture per framework that any pattern matched, in table order."""
-    patterns = list(patterns)
+def _needles(pat: LinePattern) -> tuple[str, ...]:
+    return () if pat.needle is None else (pat.needle,) if isinstance(pat.needle, str) else pat.needle
+
+
+def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None,
+                   text: str | None = None) -> list[Capture]:
+    """One Capture per framework that any pattern matched, in table order.
+
+    ``text``, the whole log, drops at once the patterns whose needles it never holds.
+    """
+    table = [(pat, _needles(pat)) for pat in patterns]
+    if text is not None:
+        table = [(pat, nd) for pat, nd in table if not nd or any(n in text for n in nd)]
+    patterns = [pat for pat, _ in table]
     states: dict[str, _State] = {}
     matched: set[str] = set()
+    if not table:
+        return []
     for line in lines:
         for seg in _distinct(line.segments):
             bar = None
-            for pat in patterns:
-                if pat.needle is not None and pat.needle not in seg:
+            for pat, nd in table:
+                if nd and not any(n in seg for n in nd):
                     continue
                 if pat.generic:
                     bar = _PROGRESS_BAR.search(seg) is not None if bar is None else bar

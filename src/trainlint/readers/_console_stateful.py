@@ -266,4 +266,5 @@ def _yolo_total(cap: Capture) -> None:
         cap.notes.append("loss = " + " + ".join(parts) + " (the total YOLO optimises)")
 
 
-RECOGNISERS = (keras, lightning, hf_trainer, yolo)
+# Each recogniser with the text a log must hold somewhere for it to be worth running.
+RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "GPU_mem"))

@@ -65,19 +65,19 @@ def use_patterns(patterns: Iterable[str | LinePattern]) -> Iterator[None]:
         USER_PATTERNS.reset(token)
 
 
-def recognise(lines: list[Line]) -> list[Capture]:
-    """Every recogniser's capture, best first."""
+def recognise(lines: list[Line], text: str) -> list[Capture]:
+    """Every recogniser's capture, best first (``text`` is the whole log, ANSI codes removed)."""
     caps: list[Capture] = []
     user = USER_PATTERNS.get()
     if user:
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn in RECOGNISERS:
-        cap = fn(lines)
+    for fn, needle in RECOGNISERS:
+        cap = fn(lines) if needle in text else None
         if cap is not None:
             caps.append(cap)
-    caps.extend(apply_patterns(lines, PATTERNS))
+    caps.extend(apply_patterns(lines, PATTERNS, text=text))
     caps.sort(key=lambda c: (c.tier, c.has_loss(), c.records), reverse=True)
     return caps
 
@@ -102,7 +102,7 @@ class ConsoleReader:
             return True
         if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
             return True
-        if recognise(split_lines(text)):
+        if recognise(split_lines(text), text):
             return True
         suffix = path.suffix.lower()
         named = suffix in _CONSOLE_SUFFIXES or path.name == "nohup.out" or \
@@ -111,12 +111,13 @@ class ConsoleReader:
 
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())
+        text = strip_ansi(text)
         lines = split_lines(text)
-        del text
-        caps = recognise(lines)
+        caps = recognise(lines, text)
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress)
+        events = find_crashes(lines, last_progress, text)
+        del text
         if best is None and not events:
             raise ReadError("no known training-progress lines found")
         run = Run(source=str(path), format="console" + (f"/{best.framework}" if best else ""),

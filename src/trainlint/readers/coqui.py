@@ -37,10 +37,11 @@ class CoquiReader:
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())
         run = Run(source=str(path), format="coqui", files=[str(path)], notes=notes)
-        last_line = _parse(strip_ansi(text), run)
+        text = strip_ansi(text)
+        last_line = _parse(text, run)
         if not run.series:
             raise ReadError("no Coqui training or evaluation blocks found")
-        run.events = find_crashes(split_lines(text), last_line)
+        run.events = find_crashes(split_lines(text), last_line, text)
         return run
 
 
@@ -106,7 +107,7 @@ def _value(st: _State, line: str, no: int) -> None:
 
 def _time(text: str) -> float | None:
     try:
-        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+        return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
     except ValueError:
         return None
 
