@@ -186,6 +186,15 @@ def test_progress_bar_redraws_are_not_taken_as_generic_lines(tmp_path):
     log = tmp_path / "bar.log"
     log.write_text("Epoch 3: 50%|#####     | 5/10 [00:01<00:01, loss=0.42]\r"
                    "Epoch 3: 60%|######    | 6/10 [00:01<00:01, loss=0.41]\n")
+    run = read_run(log)  # read by bar position, not as two "epoch 3" lines
+    assert run.format == "console/tqdm-postfix"
+    assert series(run, "loss") == ([5.0, 6.0], [0.42, 0.41])
+
+
+def test_bars_without_a_loss_are_noise(tmp_path):
+    log = tmp_path / "prep.log"
+    log.write_text("Map: 50%|#####     | 500/1000 [00:00<00:00]\rMap: 100%|##########| 1000/1000 [00:00<00:00]\n"
+                   "Downloading: 100%|##########| 1.2G/1.2G [00:10<00:00, 120MB/s]\n")
     with pytest.raises(ReadError, match="no known training-progress lines found"):
         read_run(log)
 
@@ -289,3 +298,16 @@ def test_lightning_validation_value_carried_over_is_not_a_new_point(tmp_path):
     # epoch 1 validated (0.51); epoch 2 only carried it over; epoch 3 validated again and got 0.51 again
     assert series(run, "val_loss") == ([150.0, 300.0], [0.51, 0.51])
     assert "v_num" not in run.series
+
+
+def test_tqdm_postfix_loss_in_a_hand_written_loop(tmp_path):
+    def bar(n, loss):
+        return f"epoch 1:  {n * 10:>3}%|{'#' * n:<10}| {n}/10 [00:0{n}<00:05,  2.00it/s, loss={loss}]"
+    redraws = [bar(1, 2.5), bar(2, 2.4), bar(2, 2.4), bar(10, 2.0)]
+    second = [b.replace("epoch 1", "epoch 2") for b in (bar(0, 2.0), bar(5, 1.5), bar(10, 1.2))]
+    log = tmp_path / "notebook_output.txt"
+    log.write_text("\r".join(redraws) + "\n" + "\r".join(second) + "\n"
+                   + "Map: 100%|##########| 1000/1000 [00:00<00:00, 5000.00 examples/s]\n")
+    run = read_run(log)
+    assert run.format == "console/tqdm-postfix"
+    assert series(run, "loss") == ([1.0, 2.0, 10.0, 10.0 + 5.0, 20.0], [2.5, 2.4, 2.0, 1.5, 1.2])

@@ -266,5 +266,38 @@ def _yolo_total(cap: Capture) -> None:
         cap.notes.append("loss = " + " + ".join(parts) + " (the total YOLO optimises)")
 
 
+# ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
+
+_TQDM = re.compile(r"^(.*?)\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+
+
+def tqdm_postfix(lines: list[Line]) -> Capture | None:
+    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
+
+    The step counts on across bars: when the count falls back (a new epoch's bar), the
+    previous bar's total is added. A generic shape: any framework recogniser wins over it.
+    """
+    cap = Capture("tqdm-postfix", tier=1)
+    offset, last_n, last_total = 0.0, -1.0, 0.0
+    for line in lines:
+        for seg in line.segments:
+            m = _TQDM.match(seg)
+            if m is None or "=" not in m[5]:
+                continue
+            vals = {k: v for k, v in parse_kv(m[5], "=").items() if k != "v_num"}
+            if not any("loss" in k.lower() for k in vals):
+                continue
+            n = float(m[3])
+            if n < last_n:
+                offset += last_total or last_n
+            last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
+            for k, v in vals.items():
+                cap.add(k, offset + n, v)
+            if not cap.lines or cap.lines[-1] != line.no:
+                cap.lines.append(line.no)
+    return cap if cap.lines else None
+
+
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
-RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "GPU_mem"))
+RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "GPU_mem"),
+               (tqdm_postfix, "%|"))

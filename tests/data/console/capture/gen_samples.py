@@ -75,7 +75,7 @@ def nanogpt() -> str:
         if it % 100 == 0:
             out.append(f"step {it}: train loss {decay(it, 10.98, 3.2, 300):.4f}, val loss {decay(it, 10.99, 3.3, 300):.4f}")
             if it:
-                out.append(f"saving checkpoint to out")
+                out.append("saving checkpoint to out")
         mfu = -100.0 if it < 50 else 31.5
         out.append(f"iter {it}: loss {decay(it, 10.98, 3.2, 300) + 0.05:.4f}, time {345.12 + it % 7:.2f}ms, mfu {mfu:.2f}%")
     return "\n".join(out) + "\n"
@@ -169,7 +169,7 @@ def coqui() -> str:
                         f"     | > grad_norm: {1.5 - g / 100:.4g}  ({1.5:.4g})",
                         "     | > current_lr: 5e-06 ",
                         f"     | > step_time: {0.05 + k / 1000:.4g}  (0.0513328075408)",
-                        f"     | > loader_time: 0.0051  (0.00445958614349)", "", ""]
+                        "     | > loader_time: 0.0051  (0.00445958614349)", "", ""]
                 if g in (50, 100):
                     out += [f" > CHECKPOINT : /runs/tiny-run/checkpoint_{g}.pth", ""]
         prev = evals[epoch - 1] if epoch else None
