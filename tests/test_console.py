@@ -311,3 +311,34 @@ def test_tqdm_postfix_loss_in_a_hand_written_loop(tmp_path):
     run = read_run(log)
     assert run.format == "console/tqdm-postfix"
     assert series(run, "loss") == ([1.0, 2.0, 10.0, 10.0 + 5.0, 20.0], [2.5, 2.4, 2.0, 1.5, 1.2])
+
+
+def test_pytorch_imagenet_example_epochs_count_from_zero(tmp_path):
+    log = tmp_path / "imagenet.log"
+    log.write_text(
+        "Epoch: [0][   0/5005]\tTime  5.112 ( 5.112)\tData  4.001 ( 4.001)\tLoss 6.9412e+00 (6.9412e+00)\t"
+        "Acc@1   0.00 (  0.00)\tAcc@5   0.39 (  0.39)\n"
+        "Epoch: [0][5000/5005]\tTime  0.212 ( 0.250)\tData  0.001 ( 0.010)\tLoss 3.1000e+00 (4.2000e+00)\t"
+        "Acc@1  35.20 ( 20.10)\tAcc@5  60.00 ( 45.00)\n"
+        "Test: [  0/196]\tTime  2.000 ( 2.000)\tLoss 2.9000e+00 (2.9000e+00)\tAcc@1  40.00 ( 40.00)\n"
+        " * Acc@1 41.234 Acc@5 66.789\n")
+    run = read_run(log)
+    assert run.format == "console/pytorch-example"
+    assert series(run, "loss") == ([0.0, 5000.0], [6.9412, 3.1])
+    assert series(run, "val_acc1") == ([5005.0], [41.234])
+    assert series(run, "step_time")[1] == [5.112, 0.212]
+
+
+def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
+    log = tmp_path / "train.out"
+    log.write_text(
+        "\r  0%|          | 0/30 [00:00<?, ?it/s]\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]"
+        "\r                                                \r{'loss': 2.1234, 'grad_norm': inf, 'learning_rate': 4.5e-05, "
+        "'epoch': 0.33}\n\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]"
+        "\r{'loss': nan, 'grad_norm': nan, 'learning_rate': 2.5e-05, 'epoch': 0.67}\n"
+        "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]\r 70%|#######   | 21/30 [00:04<00:02,  4.90it/s]")
+    run = read_run(log)
+    steps, values = series(run, "loss")
+    assert steps == [10.0, 20.0] and values[0] == 2.1234 and math.isnan(values[1])
+    assert series(run, "grad_norm")[1][0] == math.inf
+    assert run.meta["max_steps"] == 30 and "completed" not in run.meta

@@ -22,7 +22,7 @@ from ._console_text import NUM, Capture, Line
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
-_KV = {mode: re.compile(r"(?<![\w/.\-@])(?P<name>[A-Za-z_][\w/.\-@]*)(?:%s)(?P<val>%s)(?P<unit>ms|s|%%)?"
+_KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(%s)(ms|s|%%)?"
                         r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
 _PROGRESS_BAR = re.compile(r"\d+%\||━|\[[=>.]{5,}\]")
 
@@ -177,21 +177,22 @@ def _distinct(segments: list[str]) -> list[str]:
 
 
 def parse_kv(text: str, mode: str) -> dict[str, float]:
+    """``name: value`` / ``name=value`` / ``name value`` pairs; the first of a repeated name wins."""
     out: dict[str, float] = {}
-    for m in _KV[mode].finditer(text):
+    for name, val, unit in _KV[mode].findall(text):
         try:
-            v = float(m["val"])
+            v = float(val)
         except ValueError:
             continue
-        if m["unit"] == "ms":
-            v /= 1000.0
-        out.setdefault(m["name"].rstrip(".:"), v)
+        name = name.rstrip(".:")
+        if name not in out:
+            out[name] = v / 1000.0 if unit == "ms" else v
     return out
 
 
-def _values(pat: LinePattern, m: re.Match[str]) -> dict[str, float]:
+def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, float]:
     vals: dict[str, float] = {}
-    for key, text in m.groupdict().items():
+    for key, text in g.items():
         if text is None or key in _SPECIAL or key in ("acc_n", "acc_d"):
             continue
         try:
@@ -201,8 +202,8 @@ def _values(pat: LinePattern, m: re.Match[str]) -> dict[str, float]:
         if key.endswith("_ms"):
             key, v = key[:-3], v / 1000.0
         vals[key] = v
-    if m.groupdict().get("kv"):
-        for k, v in parse_kv(m["kv"], pat.kv).items():
+    if g.get("kv"):
+        for k, v in parse_kv(g["kv"], pat.kv).items():
             vals.setdefault(k, v)
     if pat.derive is not None:
         vals.update(pat.derive(m))
@@ -210,10 +211,10 @@ def _values(pat: LinePattern, m: re.Match[str]) -> dict[str, float]:
 
 
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
-    vals = _values(pat, m)
+    g = m.groupdict()
+    vals = _values(pat, m, g)
     if not vals or (pat.needs_loss and not any("loss" in k.lower() for k in vals)):
         return False
-    g = m.groupdict()
     step = _step(pat, g, vals, st)
     if step is None:
         return False
@@ -244,11 +245,10 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
         return vals[how[3:]]
     if how == "step" and g.get("step") is not None:
         return float(g["step"])
-    if how in ("epoch1-seen", "epoch0-seen") and epoch is not None and g.get("seen") is not None:
-        base = epoch - 1 if how == "epoch1-seen" else epoch
-        return base * float(g["per_epoch"]) + float(g["seen"])
     if how in ("epoch1-seen", "epoch0-seen"):
         st.epoch_base = 1 if how == "epoch1-seen" else 0
+        if epoch is not None and g.get("seen") is not None:
+            return (epoch - st.epoch_base) * float(g["per_epoch"]) + float(g["seen"])
     if how == "epoch-end" and st.last_epoch is not None and st.per_epoch is not None:
         return (st.last_epoch + 1 - st.epoch_base) * st.per_epoch
     if how in ("previous", "epoch-end"):
