@@ -342,3 +342,17 @@ def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
     assert steps == [10.0, 20.0] and values[0] == 2.1234 and math.isnan(values[1])
     assert series(run, "grad_norm")[1][0] == math.inf
     assert run.meta["max_steps"] == 30 and "completed" not in run.meta
+
+
+def test_progress_after_a_long_banner_in_a_plain_txt_is_found(tmp_path):
+    log = tmp_path / "run42.txt"
+    log.write_text("warning: something harmless happened here\n" * 400 + "step 10 loss=2.5\nstep 20 loss=2.4\n")
+    assert log.stat().st_size > 8192
+    assert sniff(log).name == "console"
+    assert series(read_run(log), "loss") == ([10.0, 20.0], [2.5, 2.4])
+
+
+def test_a_text_dataset_named_train_txt_is_not_a_console_log(tmp_path):
+    data = tmp_path / "train.txt"
+    data.write_text("The quick brown fox jumps over the lazy dog.\n" * 50)
+    assert sniff(data) is None

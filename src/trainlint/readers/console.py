@@ -27,7 +27,7 @@ from .base import ReadError, decode_text, looks_binary, reader
 USER_PATTERNS: ContextVar[tuple[LinePattern, ...]] = ContextVar("trainlint_console_patterns", default=())
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
-_TXT_NAME_HINT = re.compile(r"log|train|console|stdout|stderr|output|nohup|slurm", re.I)
+_SNIFF_MORE = 128 * 1024
 # Lines that announce a console log even before a full record has been printed.
 _HINTS = re.compile(r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
                     r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|", re.M)
@@ -82,6 +82,15 @@ def recognise(lines: list[Line], text: str) -> list[Capture]:
     return caps
 
 
+def _progress_or_crash(data: bytes) -> bool:
+    text = strip_ansi(data.decode("utf-8", errors="replace"))
+    if _HINTS.search(text) or _TRACEBACK.search(text):
+        return True
+    if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
+        return True
+    return bool(recognise(split_lines(text), text))
+
+
 def _table_like(text: str) -> bool:
     """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
@@ -97,17 +106,16 @@ class ConsoleReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if looks_binary(head) or path.suffix.lower() in _NOT_CONSOLE:
             return False
-        text = strip_ansi(head.decode("utf-8", errors="replace"))
-        if _HINTS.search(text) or _TRACEBACK.search(text):
-            return True
-        if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
-            return True
-        if recognise(split_lines(text), text):
+        if _progress_or_crash(head):
             return True
         suffix = path.suffix.lower()
-        named = suffix in _CONSOLE_SUFFIXES or path.name == "nohup.out" or \
-            (suffix == ".txt" and _TXT_NAME_HINT.search(path.stem) is not None)
-        return named and not _table_like(text)
+        if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
+            return not _table_like(head.decode("utf-8", errors="replace"))
+        if suffix in (".txt", "") and len(head) >= 8192:  # a long banner: look further in
+            with open(path, "rb") as fh:
+                more = fh.read(_SNIFF_MORE)
+            return not looks_binary(more) and _progress_or_crash(more)
+        return False
 
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())
