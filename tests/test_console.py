@@ -356,3 +356,14 @@ def test_a_text_dataset_named_train_txt_is_not_a_console_log(tmp_path):
     data = tmp_path / "train.txt"
     data.write_text("The quick brown fox jumps over the lazy dog.\n" * 50)
     assert sniff(data) is None
+
+
+def test_lightning_rich_bar_under_a_terminal():
+    """Captured under a pty: Rich redraws with cursor moves, and shows an epoch's validation
+    loss only on the next epoch's bar."""
+    run = read_run(DATA / "lightning_rich_tty.txt")
+    assert run.format == "console/lightning-rich"
+    assert series(run, "train_loss") == ([5.0, 10.0, 15.0], [2.229, 0.665, 0.272])
+    # 4.864 is the sanity check before training; not an epoch's value
+    assert series(run, "val_loss") == ([5.0, 10.0, 15.0], [1.738, 0.832, 0.456])
+    assert run.meta["completed"] is True

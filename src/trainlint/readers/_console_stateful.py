@@ -122,35 +122,47 @@ def lightning(lines: list[Line]) -> Capture | None:
 
 
 def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]]) -> Capture:
-    """One point per epoch from its last complete redraw, at the global step the epoch ended on."""
+    """One point per epoch from its last complete redraw, at the global step the epoch ended on.
+
+    Validation values change only when validation runs: one that changed between an epoch's
+    last redraw and the next epoch's first (Rich draws the epoch's bar before its validation
+    ends) belongs to the epoch that just ended.
+    """
     cur, final, val_seen = None, None, False
     last_vals: dict[str, float] = {}
 
-    def close() -> None:
+    def close(next_text: str) -> None:
         if final is None:
             return
         line_no, epoch, n, text = final
-        offset = (int(epoch) + 1) * float(n)  # the global step at the end of the epoch
-        for name, value in parse_kv(text, "any").items():
+        step = (int(epoch) + 1) * float(n)  # the global step at the end of the epoch
+        vals = parse_kv(text, "any")
+        fresh = set()  # validation values that changed between this epoch's bar and the next one's
+        for name, value in parse_kv(next_text, "any").items():
+            if name.lower().startswith(_VAL_PREFIX) and vals.get(name) != value:
+                vals[name] = value
+                fresh.add(name)
+        for name, value in vals.items():
             if name == "v_num":
                 continue
-            if name.lower().startswith(_VAL_PREFIX) and not val_seen and last_vals.get(name) == value:
+            if name.lower().startswith(_VAL_PREFIX) and not (val_seen or name in fresh) \
+                    and last_vals.get(name) == value:
                 continue  # a validation value carried over from an earlier epoch
-            cap.add(name, offset, value)
+            cap.add(name, step, value)
             last_vals[name] = value
-        cap.add("epoch", offset, float(epoch))
+        cap.add("epoch", step, float(epoch))
         cap.lines.append(line_no)
 
     for line_no, epoch, n, total, text in renders:
         if not epoch:
-            val_seen = True
+            val_seen = val_seen or final is not None
             continue
         if epoch != cur:
-            close()
+            close(text)
             cur, final, val_seen = epoch, None, False
         if total != "?" and n == total:
             final = (line_no, epoch, n, text)
-    close()
+    close("")
     if cur is not None:
         cap.meta["last_epoch"] = int(cur)
     return cap

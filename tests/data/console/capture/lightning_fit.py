@@ -2,6 +2,8 @@
 
 python lightning_fit.py tqdm > ../lightning_tqdm.txt 2>&1   # TQDMProgressBar, \r redraws
 python lightning_fit.py rich > ../lightning_rich.txt 2>&1   # default RichProgressBar (rich installed)
+script -q -c "stty cols 100 rows 40; python lightning_fit.py rich" /dev/null > ../lightning_rich_tty.txt
+                                                             # the Rich bar drawn on a terminal
 """
 import sys
 
