@@ -367,3 +367,28 @@ def test_lightning_rich_bar_under_a_terminal():
     # 4.864 is the sanity check before training; not an epoch's value
     assert series(run, "val_loss") == ([5.0, 10.0, 15.0], [1.738, 0.832, 0.456])
     assert run.meta["completed"] is True
+
+
+def test_utf16_console_log_from_powershell(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_bytes("step 10 loss=2.5\r\nstep 20 loss=2.4\r\n".encode("utf-16"))  # with its BOM
+    assert sniff(log).name == "console"
+    run = read_run(log)
+    assert series(run, "loss") == ([10.0, 20.0], [2.5, 2.4])
+    assert any("UTF-16" in n for n in run.notes)
+
+
+def test_generic_step_total_is_the_planned_length(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {s}/1000 | loss {3 - s / 100:.2f} | lr 1e-4\n" for s in range(10, 130, 10)))
+    run = read_run(log)
+    assert run.meta["max_steps"] == 1000 and run.meta["last_step"] == 120.0
+    assert "completed" not in run.meta
+
+
+def test_user_pattern_with_epoch_and_kv_groups(tmp_path):
+    log = tmp_path / "custom.log"
+    log.write_text("[E 1] metrics :: loss=0.9 acc=0.5\n[E 2] metrics :: loss=0.7 acc=0.6\n")
+    run = read_run(log, patterns=[r"\[E (?P<epoch>\d+)\] metrics :: (?P<kv>.*)"])
+    assert series(run, "loss") == ([1.0, 2.0], [0.9, 0.7])
+    assert series(run, "acc")[1] == [0.5, 0.6]

@@ -82,6 +82,13 @@ def recognise(lines: list[Line], text: str) -> list[Capture]:
     return caps
 
 
+def _utf16_to_utf8(data: bytes) -> bytes:
+    """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace").encode("utf-8")
+    return data
+
+
 def _progress_or_crash(data: bytes) -> bool:
     text = strip_ansi(data.decode("utf-8", errors="replace"))
     if _HINTS.search(text) or _TRACEBACK.search(text):
@@ -104,7 +111,10 @@ def _table_like(text: str) -> bool:
 @reader("console", priority=44)
 class ConsoleReader:
     def sniff(self, path: Path, head: bytes) -> bool:
-        if looks_binary(head) or path.suffix.lower() in _NOT_CONSOLE:
+        if path.suffix.lower() in _NOT_CONSOLE:
+            return False
+        head = _utf16_to_utf8(head)
+        if looks_binary(head):
             return False
         if _progress_or_crash(head):
             return True
@@ -118,7 +128,11 @@ class ConsoleReader:
         return False
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        data = path.read_bytes()
+        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+        text, notes = decode_text(_utf16_to_utf8(data))
+        if utf16:
+            notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
         text = strip_ansi(text)
         lines = split_lines(text)
         caps = recognise(lines, text)
