@@ -271,7 +271,8 @@ def test_keras2_progbar_with_backspaces_eta_and_lr(tmp_path):
 
 def test_keras_early_stopping_is_a_normal_end(tmp_path):
     log = tmp_path / "fit.log"
-    log.write_text("Epoch 1/100\n5/5 - 0s - loss: 0.5 - val_loss: 0.6\nEpoch 2/100\n5/5 - 0s - loss: 0.4 - val_loss: 0.7\n"
+    log.write_text("Epoch 1/100\n5/5 - 0s - loss: 0.5 - val_loss: 0.6\n"
+                   "Epoch 2/100\n5/5 - 0s - loss: 0.4 - val_loss: 0.7\n"
                    "Epoch 2: early stopping\nRestoring model weights from the end of the best epoch: 1.\n")
     run = read_run(log)
     assert run.meta["completed"] is True and run.meta["early_stopped_epoch"] == 2
@@ -333,8 +334,9 @@ def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
     log = tmp_path / "train.out"
     log.write_text(
         "\r  0%|          | 0/30 [00:00<?, ?it/s]\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]"
-        "\r                                                \r{'loss': 2.1234, 'grad_norm': inf, 'learning_rate': 4.5e-05, "
-        "'epoch': 0.33}\n\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]"
+        "\r                                                \r{'loss': 2.1234, 'grad_norm': inf, "
+        "'learning_rate': 4.5e-05, 'epoch': 0.33}\n\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]"
+        "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]"
         "\r{'loss': nan, 'grad_norm': nan, 'learning_rate': 2.5e-05, 'epoch': 0.67}\n"
         "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]\r 70%|#######   | 21/30 [00:04<00:02,  4.90it/s]")
     run = read_run(log)

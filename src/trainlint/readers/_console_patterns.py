@@ -78,13 +78,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+Time\s+(?P<step_time>NUM)\s.*?"
         r"Loss\s+(?P<loss>NUM)\s.*?Acc@1\s+(?P<acc1>NUM)\s.*?Acc@5\s+(?P<acc5>NUM)"),
         needle="Epoch: [", step_from="epoch0-seen"),
-    LinePattern("pytorch-imagenet-val", "pytorch-example", _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"),
-                needle="* Acc@1", step_from="epoch-end"),
+    LinePattern("pytorch-imagenet-val", "pytorch-example",
+                _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"), needle="* Acc@1", step_from="epoch-end"),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
                 rename={"time": "step_time"}),
     # fairseq (train_inner, valid and epoch summaries; old "| epoch 001 |" and hydra-era logging)
-    LinePattern("fairseq-inner", "fairseq", _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
+    LinePattern("fairseq-inner", "fairseq",
+                _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
                 needle="epoch ", kv="=", step_from="kv:num_updates"),
     LinePattern("fairseq-valid", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| valid on '[^']*' subset \| (?P<kv>.+)"),
                 needle="valid on", kv=" ", prefix="valid_", step_from="kv:num_updates"),
@@ -99,10 +100,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     # llm.c (train_gpt2.cu and the CPU reference train_gpt2.c)
     LinePattern("llmc-step", "llm.c", _c(r"^step\s+(?P<step>\d+)/(?P<max_steps>\d+)\s*\|\s*(?P<kv>.*)"),
                 needle="|", kv=" ", rename={"norm": "grad_norm"}, derive=_llmc_extras),
-    LinePattern("llmc-cpu", "llm.c", _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"),
-                needle="took"),
+    LinePattern("llmc-cpu", "llm.c",
+                _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"), needle="took"),
     LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
-    # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y", "step N ... loss=X"
+    # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
+    # "step N ... loss=X"
     LinePattern("generic-epoch-step", "generic-epoch-step", _c(
         _EPOCH_KW + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
         r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
