@@ -394,3 +394,10 @@ def test_user_pattern_with_epoch_and_kv_groups(tmp_path):
     run = read_run(log, patterns=[r"\[E (?P<epoch>\d+)\] metrics :: (?P<kv>.*)"])
     assert series(run, "loss") == ([1.0, 2.0], [0.9, 0.7])
     assert series(run, "acc")[1] == [0.5, 0.6]
+
+
+def test_user_pattern_without_a_position_counts_records(tmp_path):
+    log = tmp_path / "custom.log"
+    log.write_text("objective 2.5\nnoise\nobjective 2.25\n")
+    run = read_run(log, patterns=[r"^objective (?P<loss>[0-9.]+)$"])
+    assert series(run, "loss") == ([0.0, 1.0], [2.5, 2.25])

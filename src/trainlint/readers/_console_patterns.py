@@ -36,7 +36,7 @@ class LinePattern:
     kv: str = "any"  # how to split the ``kv`` group: ":", "=", " " or "any"
     prefix: str = ""  # put before every metric name (e.g. "valid_")
     rename: Mapping[str, str] = field(default_factory=dict)
-    step_from: str = "step"  # step | epoch | epoch1-seen | epoch0-seen | kv:NAME | previous | epoch-end
+    step_from: str = "step"  # step | epoch | epoch1-seen | epoch0-seen | kv:NAME | previous | epoch-end | index
     needs_loss: bool = False  # generic shapes count only when a loss-like value is on the line
     fallback_for: str | None = None  # used only when the named pattern matched nothing
     derive: Callable[[re.Match[str]], dict[str, float]] | None = None
@@ -255,6 +255,8 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
         return (st.last_epoch + 1 - st.epoch_base) * st.per_epoch
     if how in ("previous", "epoch-end"):
         return st.last_step
+    if how == "index":  # no position printed: the record count
+        return float(len(st.capture.lines))
     return epoch
 
 

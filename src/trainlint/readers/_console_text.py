@@ -65,11 +65,6 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
-def number(text: str) -> float:
-    """A number as printed (``1.2e-05``, ``nan``, ``inf``); raises ValueError."""
-    return float(text)
-
-
 @dataclass
 class Capture:
     """What one recogniser read from a console log: series, matched lines, metadata."""

@@ -50,7 +50,7 @@ def compile_user_pattern(text: str) -> LinePattern:
     if not metrics and "kv" not in names:
         raise ValueError(f"--pattern {text!r} names no metric: use named groups such as (?P<step>\\d+) "
                          "and (?P<loss>[0-9.eE+-]+)")
-    step_from = "step" if "step" in names else "epoch" if "epoch" in names else "previous"
+    step_from = "step" if "step" in names else "epoch" if "epoch" in names else "index"
     return LinePattern("user", "user-pattern", regex, step_from=step_from)
 
 
