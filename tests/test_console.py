@@ -401,3 +401,14 @@ def test_user_pattern_without_a_position_counts_records(tmp_path):
     log.write_text("objective 2.5\nnoise\nobjective 2.25\n")
     run = read_run(log, patterns=[r"^objective (?P<loss>[0-9.]+)$"])
     assert series(run, "loss") == ([0.0, 1.0], [2.5, 2.25])
+
+
+def test_hf_trainer_info_banner_gives_the_plan(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("***** Running training *****\n  Num examples = 6,400\n  Num Epochs = 3\n"
+                   "  Total optimization steps = 2,400\n"
+                   "\r  0%|          | 0/2400 [00:00<?, ?it/s]\r{'loss': 2.5, 'learning_rate': 5e-05, 'epoch': 0.01}\n"
+                   "\r  1%|          | 10/2400 [00:02<08:00,  4.90it/s]\n")
+    run = read_run(log)
+    assert run.meta["planned_epochs"] == 3 and run.meta["max_steps"] == 2400
+    assert series(run, "loss") == ([10.0], [2.5])

@@ -173,6 +173,7 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
 _HF_DICT = re.compile(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
 _HF_PAIR = re.compile(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
 _HF_BAR = re.compile(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+_HF_PLAN = re.compile(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
 
 
 def hf_trainer(lines: list[Line]) -> Capture | None:
@@ -191,11 +192,14 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
                 continue
             if _HF_DICT.match(seg):
                 pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+            elif "=" in seg and (plan := _HF_PLAN.match(seg)):
+                key = "planned_epochs" if plan[1] == "Num Epochs" else "max_steps"
+                cap.meta[key] = int(plan[2].replace(",", ""))
     _flush(cap, pending, step)
     if not cap.lines:
         return None
     if main_total is not None:
-        cap.meta["max_steps"] = int(main_total)
+        cap.meta.setdefault("max_steps", int(main_total))
     return cap
 
 

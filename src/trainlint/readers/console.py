@@ -78,7 +78,8 @@ def recognise(lines: list[Line], text: str) -> list[Capture]:
         if cap is not None:
             caps.append(cap)
     caps.extend(apply_patterns(lines, PATTERNS, text=text))
-    caps.sort(key=lambda c: (c.tier, c.has_loss(), c.records), reverse=True)
+    # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
+    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
     return caps
 
 
