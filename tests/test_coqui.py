@@ -71,6 +71,8 @@ def test_real_xtts_log(evidence):
     assert run.meta["best_step"] == 49880
     assert run.meta["checkpoints"] == [10000, 20000, 30000, 40000, 50000, 60000, 70000]
     assert run.meta["last_checkpoint_step"] == 70000
+    assert "trainer bookkeeping: best model at step 49880, last checkpoint at step 70000, log ends at step 72900" \
+        in run.notes
     assert run.get("eval_loss").steps.tolist() == [0, 24940, 49880]
     assert run.meta["planned_epochs"] == 1000 and "completed" not in run.meta
     assert run.events == []
