@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ._console_text import NUM, Capture, Line
@@ -41,6 +42,11 @@ class LinePattern:
     fallback_for: str | None = None  # used only when the named pattern matched nothing
     derive: Callable[[re.Match[str]], dict[str, float]] | None = None
     generic: bool = False  # a generic shape: never on progress-bar redraws, lower tier
+
+    @cached_property
+    def metric_groups(self) -> tuple[str, ...]:
+        """The named groups that are metrics (not positions, plans, or the kv stretch)."""
+        return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d"))
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -137,28 +143,29 @@ def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier:
 
     ``text``, the whole log, drops at once the patterns whose needles it never holds.
     """
-    table = [(pat, _needles(pat)) for pat in patterns]
+    table = [(pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else ""))
+             for pat in patterns]
     if text is not None:
-        table = [(pat, nd) for pat, nd in table if not nd or any(n in text for n in nd)]
-    patterns = [pat for pat, _ in table]
+        table = [row for row in table if not row[1] or any(n in text for n in row[1])]
+    patterns = [row[0] for row in table]
     states: dict[str, _State] = {}
     matched: set[str] = set()
     if not table:
         return []
     for line in lines:
-        for seg in _distinct(line.segments):
+        for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
             bar = None
-            for pat, nd in table:
+            for pat, nd, key in table:
                 if nd and not any(n in seg for n in nd):
                     continue
                 if pat.generic:
-                    bar = _PROGRESS_BAR.search(seg) is not None if bar is None else bar
+                    if bar is None:
+                        bar = ("|" in seg or "━" in seg or "[" in seg) and _PROGRESS_BAR.search(seg) is not None
                     if bar:
                         continue
                 m = pat.regex.search(seg)
                 if m is None:
                     continue
-                key = pat.framework + ("#" + pat.name if pat.fallback_for else "")
                 state = states.get(key)
                 if state is None:
                     t = tier if tier is not None else (1 if pat.generic else 2)
@@ -194,8 +201,9 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
 
 def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, float]:
     vals: dict[str, float] = {}
-    for key, text in g.items():
-        if text is None or key in _SPECIAL or key in ("acc_n", "acc_d"):
+    for key in pat.metric_groups:
+        text = g[key]
+        if text is None:
             continue
         try:
             v = float(text)
@@ -223,9 +231,10 @@ def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     cap = st.capture
     if pat.step_from.startswith("kv:"):
         vals.pop(pat.step_from[3:], None)
+    if pat.prefix or pat.rename:
+        vals = {pat.prefix + pat.rename.get(k, k): v for k, v in vals.items()}
     for key, v in vals.items():
-        name = pat.prefix + pat.rename.get(key, key)
-        cap.add(name, step, v)
+        cap.add(key, step, v)
     if g.get("epoch") is not None and "epoch" not in vals:
         cap.add("epoch", step, float(g["epoch"]))
     for key in ("max_steps", "planned_epochs"):
