@@ -62,7 +62,7 @@ def make_keras(path: Path, epochs: int, batches: int) -> None:
 def row(name: str, lines: int, ours: float, other_name: str, other: float | None) -> None:
     ratio = f"{other / ours:6.2f}x" if other else "   n/a"
     other_s = f"{other:8.3f}s" if other else "     n/a"
-    print(f"{name:<34} {lines:>9,} lines  trainlint {ours:8.3f}s ({lines / ours:>10,.0f} lines/s)  "
+    print(f"{name:<34} {lines:>9,} lines/redraws  trainlint {ours:8.3f}s ({lines / ours:>10,.0f} lines/s)  "
           f"{other_name:<10} {other_s}  ratio {ratio}")
 
 
@@ -98,7 +98,8 @@ def bench_console(tmp: Path, n: int) -> None:
         ours = best_of(lambda: ConsoleReader().read(path), 1)
         other = best_of(lambda: subprocess.run([*cmd, str(path)], capture_output=True, check=False), 3) \
             if cmd[0] else None
-        row(name, path.read_bytes().count(b"\n") or n, ours, Path(cmd[0]).name if cmd[0] else "-", other)
+        raw = path.read_bytes()
+        row(name, max(raw.count(b"\n"), raw.count(b"\r")), ours, Path(cmd[0]).name if cmd[0] else "-", other)
 
 
 def main() -> None:

@@ -117,7 +117,7 @@ def test_each_signature_is_found_on_its_own_line(signature):
 
     assert signature in {s for s, _ in SIGNATURES}
     text = "step 1 loss=2.0\n" + SAMPLES[signature] + "\n"
-    events = find_crashes(split_lines(text), 1, text)
+    events = find_crashes(split_lines(text), 1)
     assert [(e["signature"], e["line"]) for e in events] == [(signature, 2)]
 
 

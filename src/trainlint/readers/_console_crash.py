@@ -52,13 +52,16 @@ _ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Trace
                   re.M)
 
 
-def find_crashes(lines: list[Line], last_progress_line: int = 0, text: str | None = None) -> list[dict[str, Any]]:
+def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:
     """Crash events in ``lines``; ``resumed`` says whether training output follows the crash.
 
-    ``text``, the whole log, lets a log without any signature return at once.
+    Only what stayed on screen is searched (the last redraw of each line): a log whose screen
+    text holds none of the signatures' words returns at once.
     """
-    if text is not None and not any(k in text for k in _KEYWORDS):
+    screen = "\n".join(line.final for line in lines)
+    if not any(k in screen for k in _KEYWORDS):
         return []
+    del screen
     events: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], dict[str, Any]] = {}
     i = 0

@@ -50,10 +50,12 @@ def keras(lines: list[Line]) -> Capture | None:
         stop = _KERAS_STOP.match(line.final)
         if stop:
             cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
-        for seg in line.segments:
+        for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
             m = _KERAS_PROGRESS.match(seg)
-            if m and m[1] == m[2] and _KERAS_METRIC.search(m[3]):
-                final = (line.no, seg)
+            if m:
+                if m[1] == m[2] and _KERAS_METRIC.search(m[3]):
+                    final = (line.no, seg)
+                break
     close()
     if not cap.lines:
         return None

@@ -40,6 +40,9 @@ def strip_ansi(text: str) -> str:
 
 
 def _backspace(seg: str) -> str:
+    body = seg.rstrip("\b")
+    if "\b" not in body:  # the common case: a redraw erased by a run of backspaces at its end
+        return body[: max(0, len(body) - (len(seg) - len(body)))]
     out: list[str] = []
     for ch in seg:
         if ch == "\b":

@@ -139,7 +139,7 @@ class ConsoleReader:
         caps = recognise(lines, text)
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress, text)
+        events = find_crashes(lines, last_progress)
         del text
         if best is None and not events:
             raise ReadError("no known training-progress lines found")

@@ -41,7 +41,7 @@ class CoquiReader:
         last_line = _parse(text, run)
         if not run.series:
             raise ReadError("no Coqui training or evaluation blocks found")
-        run.events = find_crashes(split_lines(text), last_line, text)
+        run.events = find_crashes(split_lines(text), last_line)
         return run
 
 
