@@ -412,3 +412,26 @@ def test_hf_trainer_info_banner_gives_the_plan(tmp_path):
     run = read_run(log)
     assert run.meta["planned_epochs"] == 3 and run.meta["max_steps"] == 2400
     assert series(run, "loss") == ([10.0], [2.5])
+
+
+def test_megatron_iteration_and_validation_lines():
+    run = read_run(DATA / "megatron.log")
+    assert run.format == "console/megatron"
+    steps, values = series(run, "loss")
+    assert steps[:2] == [10.0, 20.0] and values[0] == 10.1006  # printed as 1.010060E+01
+    assert series(run, "val_loss")[0] == [100.0, 200.0]
+    assert series(run, "step_time")[1][0] == pytest.approx(1.2375)  # elapsed time per iteration (ms): 1237.5
+    assert run.meta["max_steps"] == 500000
+    assert run.roles["learning_rate"] == "learning_rate" and run.roles["grad_norm"] == "grad_norm"
+
+
+def test_thousands_separators_in_generic_lines(tmp_path):
+    log = tmp_path / "titan.log"
+    log.write_text("[titan] 2026-01-05 12:00:00,000 - root - INFO - step:  1  loss: 12.2500  memory: 30.25GiB(31.83%)"
+                   "  tps: 1,234  tflops: 12.34  mfu: 12.34%\n"
+                   "[titan] 2026-01-05 12:00:10,000 - root - INFO - step: 10  loss:  9.1000  memory: 30.25GiB(31.83%)"
+                   "  tps: 12,345  tflops: 12.34  mfu: 12.34%\n")
+    run = read_run(log)
+    assert series(run, "loss") == ([1.0, 10.0], [12.25, 9.1])
+    assert series(run, "tps")[1] == [1234.0, 12345.0]
+    assert "memory" not in run.series  # "30.25GiB" is not a bare number

@@ -21,9 +21,10 @@ from typing import Any
 
 from ._console_text import NUM, Capture, Line
 
-_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
+_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
-_KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(%s)(ms|s|%%)?"
+# A value may use thousands separators ("tps: 1,234"), removed before it is read.
+_KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
                         r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
 _PROGRESS_BAR = re.compile(r"\d+%\||━|\[[=>.]{5,}\]")
 
@@ -68,6 +69,31 @@ def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
     return out
 
 
+_MEGATRON_NAMES = {"lm_loss": "loss", "lm_loss_value": "val_loss", "lm_loss_ppl": "val_ppl",
+                   "elapsed_time_per_iteration_(ms)": "step_time_ms", "learning_rate": "learning_rate",
+                   "grad_norm": "grad_norm", "loss_scale": "loss_scale", "consumed_samples": "consumed_samples",
+                   "global_batch_size": "global_batch_size", "number_of_nan_iterations": "nan_iterations",
+                   "number_of_skipped_iterations": "skipped_iterations", "throughput_per_gpu_(tflop/s/gpu)": "tflops"}
+
+
+def _megatron(m: re.Match[str]) -> dict[str, float]:
+    """Megatron-LM's ``| name with spaces: value |`` cells."""
+    out = {}
+    for cell in m["cells"].split("|"):
+        name, sep, value = cell.rpartition(":")
+        key = _MEGATRON_NAMES.get("_".join(name.strip().lower().split()))
+        if not sep or key is None:
+            continue
+        try:
+            v = float(value.strip())
+        except ValueError:
+            continue
+        if key.endswith("_ms"):
+            key, v = key[:-3], v / 1000.0
+        out[key] = v
+    return out
+
+
 _EPOCH_KW = r"(?<![\w/])[Ee]poch"
 _STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
 
@@ -109,6 +135,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern("llmc-cpu", "llm.c",
                 _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"), needle="took"),
     LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
+    # Megatron-LM (and Megatron-DeepSpeed): " iteration      100/  500000 | ... | lm loss: 7.1E+00 | ..."
+    LinePattern("megatron-train", "megatron", _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
+                needle="iteration", derive=_megatron),
+    LinePattern("megatron-val", "megatron", _c(r"validation loss at iteration (?P<step>\d+)\s*(?:on \w+ set\s*)?\|"
+                                               r"(?P<cells>.*)"), needle="validation loss at", derive=_megatron),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
     LinePattern("generic-epoch-step", "generic-epoch-step", _c(
@@ -190,7 +221,7 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for name, val, unit in _KV[mode].findall(text):
         try:
-            v = float(val)
+            v = float(val.replace(",", "")) if "," in val else float(val)
         except ValueError:
             continue
         name = name.rstrip(".:")

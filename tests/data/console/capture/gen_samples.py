@@ -132,6 +132,23 @@ def fairseq_legacy() -> str:
     return "\n".join(out) + "\n"
 
 
+def megatron() -> str:
+    """Megatron-LM training_log() and evaluate_and_print_results() lines."""
+    out = ["> building GPT2BPETokenizer tokenizer ..."]
+    for it in range(10, 201, 10):
+        out.append(f" iteration {it:>8}/{500000:>8} | consumed samples: {it * 512:>12} | elapsed time per iteration "
+                   f"(ms): {1234.5 + it % 7:.1f} | learning rate: {3e-4 * min(1, it / 100):.6E} | global batch size: "
+                   f"{512:>5} | lm loss: {decay(it, 10.9, 5.2, 200):.6E} | loss scale: 65536.0 | grad norm: "
+                   f"{1.5 - it / 400:.3f} | number of skipped iterations: {0:>3} | number of nan iterations: {0:>3} |")
+        if it % 100 == 0:
+            loss = decay(it, 10.9, 5.2, 200) + 0.1
+            out.append("-" * 100)
+            out.append(f" validation loss at iteration {it} | lm loss value: {loss:.6E} | lm loss PPL: "
+                       f"{math.exp(loss):.6E} | ")
+            out.append("-" * 100)
+    return "\n".join(out) + "\n"
+
+
 def generic_epoch() -> str:
     out = ["Using device: cuda", "Loaded 50000 training images"]
     for e in range(1, 13):
@@ -187,7 +204,7 @@ def main() -> None:
     for name, fn in [("pytorch_mnist.log", pytorch_mnist), ("detectron2.log", detectron2), ("yolo.log", yolo),
                      ("nanogpt.log", nanogpt), ("llmc.log", llmc), ("fairseq_hydra.log", fairseq_hydra),
                      ("fairseq_legacy.log", fairseq_legacy), ("generic_epoch.txt", generic_epoch),
-                     ("generic_step.log", generic_step)]:
+                     ("generic_step.log", generic_step), ("megatron.log", megatron)]:
         write(name, fn())
     (OUT / "coqui").mkdir(exist_ok=True)
     write("coqui/trainer_0_log.txt", coqui())
