@@ -13,7 +13,8 @@ from trainlint.readers.console import ConsoleReader, use_patterns
 
 FRAGMENTS = [
     "Epoch 3/50", "Epoch 3: 100%|##########| 75/75 [00:01<00:00, loss=0.42, v_num=1, val_loss=0.51]",
-    "5/5 ━━━━━━━━━━━━━━━━━━━━ 0s 4ms/step - loss: nan - val_loss: 0.0000e+00", "{'loss': '0.5', 'epoch': '1.0'}",
+    "5/5 ━━━━━━━━━━━━━━━━━━━━ 0s 4ms/step - loss: nan - val_loss: 0.0000e+00",
+    "{'loss': '0.5', 'epoch': '1.0'}", " iteration 10/ 100 | lm loss: 1.0E+00 | grad norm: x |",
     " 50%|#####     | 5/10 [00:01<00:01]", "iter 10: loss 2.3, time 12.0ms, mfu 1.0%", "step 5/10 | loss 1e9 | lr 0",
     "   --> TIME: 2026-02-11 01:08:34 -- STEP: 0/40 -- GLOBAL_STEP: 0", "     | > loss: inf  (inf)",
     " > EPOCH: 0/4", " > EVALUATION ", "     | > avg_loss: 1.0 (+0)", " > BEST MODEL : /x/best_model_9.pth",

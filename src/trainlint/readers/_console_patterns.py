@@ -136,7 +136,8 @@ PATTERNS: tuple[LinePattern, ...] = (
                 _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"), needle="took"),
     LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
     # Megatron-LM (and Megatron-DeepSpeed): " iteration      100/  500000 | ... | lm loss: 7.1E+00 | ..."
-    LinePattern("megatron-train", "megatron", _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
+    LinePattern("megatron-train", "megatron",
+                _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
                 needle="iteration", derive=_megatron),
     LinePattern("megatron-val", "megatron", _c(r"validation loss at iteration (?P<step>\d+)\s*(?:on \w+ set\s*)?\|"
                                                r"(?P<cells>.*)"), needle="validation loss at", derive=_megatron),
