@@ -106,8 +106,9 @@ SAMPLES = {
     "oom-killed": "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77.batch.",
     "killed": "Killed",
     "segmentation-fault": "Segmentation fault (core dumped)",
+    "fatal-signal": "Bus error (core dumped)",
     "cuda-error": "RuntimeError: CUDA error: an illegal memory access was encountered",
-    "child-failed": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+    "child-failed": "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 7)",
 }
 
 
@@ -125,3 +126,21 @@ def test_every_signature_has_a_sample():
     from trainlint.readers._console_crash import SIGNATURES
 
     assert set(SAMPLES) == {s for s, _ in SIGNATURES}
+
+
+def test_teardown_noise_after_a_normal_end(tmp_path):
+    from trainlint.api import read_run
+
+    log = tmp_path / "train.log"
+    log.write_text(
+        "Epoch 1/2\n5/5 - 0s - loss: 0.5\nEpoch 2/2\n5/5 - 0s - loss: 0.4\n"
+        "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>\n"
+        "Traceback (most recent call last):\n  File \"dataloader.py\", line 1478, in __del__\n"
+        "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n"
+        "Traceback (most recent call last):\n  File \"wandb/sdk/wandb_run.py\", line 2200, in _atexit\n"
+        "BrokenPipeError: [Errno 32] Broken pipe\n")
+    run = read_run(log)
+    assert run.meta["completed"] is True
+    # the unraisable-hook report is not a crash; the later one is flagged as after the normal end
+    assert [(e["text"], e.get("after_end")) for e in run.events] == [
+        ("BrokenPipeError: [Errno 32] Broken pipe", True)]

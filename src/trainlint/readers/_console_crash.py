@@ -33,13 +33,16 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("oom-killed", re.compile(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
     ("killed", re.compile(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
     ("segmentation-fault", re.compile(r"Segmentation fault|SIGSEGV")),
+    ("fatal-signal", re.compile(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
     ("cuda-error", re.compile(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
-    ("child-failed", re.compile(r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError")),
+    ("child-failed", re.compile(r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
+                                r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")),
 )
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
 _TRACEBACK = re.compile(_PREFIX + r"Traceback \(most recent call last\):")
-_CONTINUE = re.compile(_PREFIX + r"(?:During handling of the above exception|The above exception was the direct"
-                       r"|Original Traceback|Traceback \(most recent call last\))")
+_CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
+_CONTINUE = re.compile(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
+_CHAINED = re.compile(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
 _EXCEPTION = re.compile(_PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
                         r"(?::\s?(.*))?$")
 
@@ -47,7 +50,7 @@ _EXCEPTION = re.compile(_PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt
 # Every signature holds one of these words: a log holding none has no crash (a fast first test).
 _KEYWORDS = ("Traceback", "memory", "Memory", "NCCL", "nccl", "DataLoader worker", "CANCELLED", "oom", "OOM",
              "Killed", "Segmentation", "SIGSEGV", "CUDA", "CUBLAS", "ChildFailedError", "illegal", "Watchdog",
-             "cudaError")
+             "cudaError", "Bus error", "SIGBUS", "Aborted", "Fatal Python", "exitcode")
 _ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)",
                   re.M)
 
@@ -72,7 +75,8 @@ def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[st
             continue
         if _TRACEBACK.match(cur):
             end, exc_text, sig = _traceback(lines, i)
-            _record(events, seen, sig, lines[i].no, exc_text)
+            if i == 0 or "Exception ignored in" not in lines[i - 1].final:  # not an unraisable-hook report
+                _record(events, seen, sig, lines[i].no, exc_text)
             i = end + 1
             continue
         for sig, pat in SIGNATURES:
@@ -109,7 +113,7 @@ def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
             exc_text, last = body.strip()[:300], i
             raised.append(exc_text)
             nxt = lines[i + 1].final if i + 1 < len(lines) else ""
-            if not _CONTINUE.match(nxt):
+            if not _CHAINED.match(nxt):
                 break
         else:
             break

@@ -150,7 +150,7 @@ class ConsoleReader:
         else:
             run.notes.append("no training-progress lines found; the log records "
                              + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events))
-        _completion(run, lines)
+        _completion(run, lines, last_progress)
         return run
 
 
@@ -171,10 +171,16 @@ def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
         run.notes.append("lines of other shapes not used: " + ", ".join(also))
 
 
-def _completion(run: Run, lines: list[Line]) -> None:
-    if run.meta.get("completed"):
-        return
+def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
+    """Mark a normal end, and crashes printed after it (teardown noise rather than a failed run)."""
+    end = last_progress if run.meta.get("completed") else None
     for line in lines[-200:]:
-        if _COMPLETED.search(line.final):
+        if _COMPLETED.search(line.final) or "{'train_runtime'" in line.final:
             run.meta["completed"] = True
-            return
+            end = line.no if end is None else min(end, line.no)
+            break
+    if end is None:
+        return
+    for ev in run.events:
+        if ev["line"] > end:
+            ev["after_end"] = True
