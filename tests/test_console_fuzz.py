@@ -41,3 +41,22 @@ def test_arbitrary_console_text_never_raises_anything_but_read_error(tmp_path_fa
             assert s.steps.shape == s.values.shape and s.steps.dtype.kind == "f"
         for ev in run.events:
             assert ev["type"] == "crash" and isinstance(ev["line"], int)
+
+
+def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
+    """Regexes are written so no input makes them backtrack quadratically (300k-char lines here)."""
+    import time
+
+    bodies = ["step 1 loss " + "1" * 300_000, "Epoch 1: " + "1" * 300_000 + "%|", "epoch 1 " + " " * 300_000 + "x",
+              "iter: 1 " + "a: 1 " * 60_000, "done training in " + "1" * 300_000, "x" + "1" * 300_000 + " epochs"]
+    for i, body in enumerate(bodies):
+        path = tmp_path / f"long{i}.log"
+        path.write_text(body + "\n")
+        start = time.perf_counter()
+        for reader in (ConsoleReader(), CoquiReader()):
+            reader.sniff(path, path.read_bytes()[:8192])
+            try:
+                reader.read(path)
+            except ReadError:
+                pass
+        assert time.perf_counter() - start < 3.0, body[:20]

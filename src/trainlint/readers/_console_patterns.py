@@ -26,7 +26,7 @@ _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
 _KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
                         r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
-_PROGRESS_BAR = re.compile(r"\d+%\||━|\[[=>.]{5,}\]")
+_PROGRESS_BAR = re.compile(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
 
 @dataclass(frozen=True)

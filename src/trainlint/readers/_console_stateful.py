@@ -286,7 +286,7 @@ def _yolo_total(cap: Capture) -> None:
 
 # ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
 
-_TQDM = re.compile(r"^(.*?)\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+_TQDM = re.compile(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
 def tqdm_postfix(lines: list[Line]) -> Capture | None:

@@ -36,7 +36,7 @@ _TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last
 _NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
                 ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
 _COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
-                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |\d+ epochs? completed in ")
+                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in ")
 
 
 def compile_user_pattern(text: str) -> LinePattern:
