@@ -435,3 +435,22 @@ def test_thousands_separators_in_generic_lines(tmp_path):
     assert series(run, "loss") == ([1.0, 10.0], [12.25, 9.1])
     assert series(run, "tps")[1] == [1234.0, 12345.0]
     assert "memory" not in run.series  # "30.25GiB" is not a bare number
+
+
+@pytest.mark.parametrize("end", [
+    "Training completed. Do not forget to share your model on huggingface.co/models =)",
+    "`Trainer.fit` stopped: `max_steps=30` reached.",
+    "Monitored metric val_loss did not improve in the last 3 records. Best score: 0.512. Signaling Trainer to stop.",
+    "Stopping training early as no improvement observed in last 50 epochs. Best results observed at epoch 12",
+    "total average iteration time: 452.123456 ms",
+    "[after training is done] datetime: 2026-01-05 04:00:00",
+    "[11/29 10:19:30 d2.engine.hooks]: Total training time: 0:03:48 (0:00:08 on hooks)",
+    "2021-03-01 10:30:00 | INFO | fairseq_cli.train | done training in 3298.8 seconds",
+    "3 epochs completed in 0.010 hours.",
+])
+def test_normal_end_lines(tmp_path, end):
+    log = tmp_path / "train.log"
+    log.write_text("step 10 loss=2.5\nstep 20 loss=2.4\n" + end + "\n")
+    assert read_run(log).meta.get("completed") is True
+    log.write_text("step 10 loss=2.5\nstep 20 loss=2.4\n")
+    assert "completed" not in read_run(log).meta

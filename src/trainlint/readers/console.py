@@ -35,8 +35,11 @@ _TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last
 # Source, markup and data files are never console logs, whatever text they quote.
 _NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
                 ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
+# Lines a framework prints when training ends normally (an early stop is a normal end).
 _COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
-                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in ")
+                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
+                        r"|Signaling Trainer to stop\.|Stopping training early as no improvement"
+                        r"|total average iteration time: |\[after training is done\]")
 
 
 def compile_user_pattern(text: str) -> LinePattern:
