@@ -454,3 +454,14 @@ def test_normal_end_lines(tmp_path, end):
     assert read_run(log).meta.get("completed") is True
     log.write_text("step 10 loss=2.5\nstep 20 loss=2.4\n")
     assert "completed" not in read_run(log).meta
+
+
+def test_a_resume_into_the_same_log_is_noted(tmp_path):
+    log = tmp_path / "nohup.out"
+    log.write_text("step 100 loss=2.0\nstep 200 loss=1.9\nstep 300 loss=1.8\nKilled\n"
+                   "step 200 loss=1.9\nstep 300 loss=1.8\nstep 400 loss=1.7\n")
+    run = read_run(log)
+    assert run.meta["step_resets"] == [{"from": 300.0, "to": 200.0}]
+    assert series(run, "loss")[0] == [100.0, 200.0, 300.0, 200.0, 300.0, 400.0]
+    (ev,) = run.events
+    assert ev["signature"] == "killed" and ev["resumed"] is True

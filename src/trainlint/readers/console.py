@@ -169,9 +169,23 @@ def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
     run.notes.append(f"read as {best.framework} console output ({len(best.lines)} line(s) matched, "
                      f"first at line {best.lines[0]})")
     run.notes.extend(best.notes)
+    _step_resets(run, best)
     also = [f"{c.framework} ({c.records})" for c in others if c.framework != best.framework]
     if also:
         run.notes.append("lines of other shapes not used: " + ", ".join(also))
+
+
+def _step_resets(run: Run, best: Capture) -> None:
+    """Where the step count falls back (a relaunch or resume writing into the same log)."""
+    name = next((n for n in best.cols if "loss" in n.lower()), None)
+    if name is None:
+        return
+    steps = best.cols[name][0]
+    resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
+    if resets:
+        run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
+        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:g} to "
+                         f"{resets[0][1]:g}): a relaunch or resume into the same log; series keep the order written")
 
 
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
