@@ -465,3 +465,12 @@ def test_a_resume_into_the_same_log_is_noted(tmp_path):
     assert series(run, "loss")[0] == [100.0, 200.0, 300.0, 200.0, 300.0, 400.0]
     (ev,) = run.events
     assert ev["signature"] == "killed" and ev["resumed"] is True
+
+
+def test_torchrun_rank_prefixes_keep_rank_zero(tmp_path):
+    log = tmp_path / "torchrun.log"
+    log.write_text("[rank0]: step 100 loss=2.00\n[rank1]: step 100 loss=2.10\n"
+                   "[rank0]: step 200 loss=1.90\n[rank1]: step 200 loss=1.95\n"
+                   "[default0]:Epoch 1/2\n")
+    run = read_run(log)
+    assert series(run, "loss") == ([100.0, 200.0], [2.0, 1.9])

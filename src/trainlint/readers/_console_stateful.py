@@ -8,6 +8,7 @@ printed records whose step is shown by the bar drawn after them.
 - Hugging Face Trainer: the printed dicts (``{'loss': ..., 'epoch': ...}``); the
   step is the count on the main bar redrawn right after the dict.
 - Ultralytics YOLO: the ``Epoch GPU_mem box_loss ...`` table and the ``all`` validation row.
+- Any tqdm bar whose postfix carries a loss (``pbar.set_postfix(loss=...)``): a generic shape.
 """
 
 from __future__ import annotations

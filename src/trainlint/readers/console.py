@@ -86,6 +86,24 @@ def recognise(lines: list[Line], text: str) -> list[Capture]:
     return caps
 
 
+_RANK = re.compile(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
+
+
+def _rank_zero(lines: list[Line]) -> list[Line]:
+    """Progress as rank 0 printed it: torchrun's ``[rankN]:`` / ``[default N]:`` prefixes are
+    removed and other ranks' lines (the same steps again) left out. Crashes use every line."""
+    if not any(_RANK.match(line.segments[0]) for line in lines[:2000]):
+        return lines
+    out = []
+    for line in lines:
+        m = _RANK.match(line.segments[0])
+        if m is None:
+            out.append(line)
+        elif m[1] == "0":
+            out.append(Line(line.no, [_RANK.sub("", seg, count=1) for seg in line.segments]))
+    return out
+
+
 def _utf16_to_utf8(data: bytes) -> bytes:
     """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -139,7 +157,7 @@ class ConsoleReader:
             notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
         text = strip_ansi(text)
         lines = split_lines(text)
-        caps = recognise(lines, text)
+        caps = recognise(_rank_zero(lines), text)
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
         events = find_crashes(lines, last_progress)
