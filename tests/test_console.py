@@ -474,3 +474,20 @@ def test_torchrun_rank_prefixes_keep_rank_zero(tmp_path):
                    "[default0]:Epoch 1/2\n")
     run = read_run(log)
     assert series(run, "loss") == ([100.0, 200.0], [2.0, 1.9])
+
+
+def test_torchvision_reference_metric_logger(tmp_path):
+    log = tmp_path / "detr.log"
+    log.write_text(
+        "Epoch: [0]  [0/6]  eta: 0:00:25  lr: 0.001004  loss: 8.2773 (8.2773)  loss_classifier: 0.7230 (0.7230)"
+        "  time: 4.1973  data: 1.1906  max mem: 2547\n"
+        "Epoch: [0]  [5/6]  eta: 0:00:00  lr: 0.005000  loss: 2.4622 (4.1605)  loss_classifier: 0.5505 (0.5914)"
+        "  time: 0.9761  data: 0.2334  max mem: 2670\n"
+        "Epoch: [0] Total time: 0:00:05 (0.9880 s / it)\n"
+        "Epoch: [1]  [0/6]  eta: 0:00:09  lr: 0.005000  loss: 1.7961 (1.7961)  loss_classifier: 0.4389 (0.4389)"
+        "  time: 1.6615  data: 1.3112  max mem: 2852\n")
+    run = read_run(log)
+    assert run.format == "console/pytorch-example"
+    assert series(run, "loss") == ([0.0, 5.0, 6.0], [8.2773, 2.4622, 1.7961])  # the current value, not the average
+    assert series(run, "lr")[1] == [0.001004, 0.005, 0.005]
+    assert series(run, "step_time")[1][0] == 4.1973

@@ -112,6 +112,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="Epoch: [", step_from="epoch0-seen"),
     LinePattern("pytorch-imagenet-val", "pytorch-example",
                 _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"), needle="* Acc@1", step_from="epoch-end"),
+    # torchvision's reference scripts' MetricLogger (detection, classification, segmentation; DETR and
+    # many others): "Epoch: [0]  [ 10/5005]  eta: 0:10:00  lr: 0.1  loss: 6.9 (6.9)  ...  max mem: 2547"
+    LinePattern("torchvision-reference", "pytorch-example",
+                _c(r"Epoch: \[(?P<epoch>\d+)\]\s+\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+                needle="Epoch: [", kv=":", step_from="epoch0-seen", rename={"time": "step_time", "data": "data_time"}),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
                 rename={"time": "step_time"}),
