@@ -491,3 +491,20 @@ def test_torchvision_reference_metric_logger(tmp_path):
     assert series(run, "loss") == ([0.0, 5.0, 6.0], [8.2773, 2.4622, 1.7961])  # the current value, not the average
     assert series(run, "lr")[1] == [0.001004, 0.005, 0.005]
     assert series(run, "step_time")[1][0] == 4.1973
+
+
+def test_yolov5_console_table_counts_epochs_from_zero(tmp_path):
+    log = tmp_path / "yolov5.log"
+    log.write_text(
+        "\n     Epoch   gpu_mem       box       obj       cls    labels  img_size\n"
+        "     0/299     3.23G   0.04523   0.06178   0.02281       220       640:  50%|#####     | 59/118 [00:30<00:30]"
+        "\r     0/299     3.23G   0.04400   0.06000   0.02200       220       640: 100%|##########| 118/118 [01:00<00:00]\n"
+        "               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: 100%|#| 8/8 [00:03<00:00]\n"
+        "                 all        128        929      0.651      0.552      0.611      0.451\n"
+        "EarlyStopping: Training stopped early as no improvement observed in last 100 epochs.\n")
+    run = read_run(log)
+    assert run.format == "console/yolo"
+    assert series(run, "train/obj_loss") == ([0.0], [0.06])
+    assert series(run, "loss")[1] == [pytest.approx(0.044 + 0.06 + 0.022)]
+    assert series(run, "metrics/mAP50(B)")[1] == [0.611]
+    assert run.meta["planned_epochs"] == 300 and run.meta["completed"] is True

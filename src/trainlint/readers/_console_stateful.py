@@ -227,10 +227,11 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
 
 # ---------------------------------------------------------------- Ultralytics YOLO
 
-_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$")
-_YOLO_ROW = re.compile(r"^\s*(\d+)/(\d+)\s+\S+\s+(.*?):\s+(\d+)%\|")
+_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
+_YOLO_ROW = re.compile(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
+_YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
 _YOLO_ALL = re.compile(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
-_YOLO_DONE = re.compile(r"^\s*\d+ epochs? completed in")
+_YOLO_DONE = re.compile(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
 _YOLO_VAL = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)")
 
 
@@ -266,8 +267,11 @@ def _yolo_row(cap: Capture, line: Line, cols: list[str], epoch: int | None) -> i
         if m is None or m[4] != "100":
             continue
         epoch = int(m[1])
-        cap.meta["planned_epochs"] = int(m[2])
+        if epoch == 0:  # YOLOv5 counts epochs from 0 ("0/299" of 300)
+            cap.meta["zero_based"] = True
+        cap.meta["planned_epochs"] = int(m[2]) + (1 if cap.meta.get("zero_based") else 0)
         for name, value in zip(cols, m[3].split()):
+            name = _YOLO_SHORT.get(name, name)
             if name.endswith("_loss"):
                 cap.add("train/" + name, float(epoch), float(value))
         cap.lines.append(line.no)
@@ -318,5 +322,5 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
 
 
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
-RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "GPU_mem"),
+RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"),
                (tqdm_postfix, "%|"))

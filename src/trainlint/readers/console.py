@@ -38,7 +38,7 @@ _NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml",
 # Lines a framework prints when training ends normally (an early stop is a normal end).
 _COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
                         r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
-                        r"|Signaling Trainer to stop\.|Stopping training early as no improvement"
+                        r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
                         r"|total average iteration time: |\[after training is done\]")
 
 
