@@ -508,3 +508,19 @@ def test_yolov5_console_table_counts_epochs_from_zero(tmp_path):
     assert series(run, "loss")[1] == [pytest.approx(0.044 + 0.06 + 0.022)]
     assert series(run, "metrics/mAP50(B)")[1] == [0.611]
     assert run.meta["planned_epochs"] == 300 and run.meta["completed"] is True
+
+
+def test_fairseq_json_log_format(tmp_path):
+    log = tmp_path / "fairseq.log"
+    log.write_text(
+        '2021-03-01 10:01:40 | INFO | train_inner | {"epoch": 1, "update": 0.091, "loss": "12.817", "nll_loss": '
+        '"12.672", "ppl": "6527.64", "wps": "21045.4", "num_updates": "100", "lr": "1.25975e-05", "gnorm": "2.591"}\n'
+        '2021-03-01 10:03:20 | INFO | train_inner | {"epoch": 1, "update": 0.181, "loss": "11.9", "num_updates": '
+        '"200", "lr": "2.5e-05", "gnorm": "2.1"}\n'
+        '2021-03-01 10:18:30 | INFO | valid | {"epoch": 1, "valid_loss": "9.514", "valid_ppl": "481.42", '
+        '"valid_num_updates": "200"}\n')
+    run = read_run(log)
+    assert run.format == "console/fairseq"
+    assert series(run, "loss") == ([100.0, 200.0], [12.817, 11.9])
+    assert series(run, "valid_loss") == ([200.0], [9.514])
+    assert run.roles["grad_norm"] == "gnorm" and run.roles["eval_loss"] == "valid_loss"

@@ -21,7 +21,7 @@ from typing import Any
 
 from ._console_text import NUM, Capture, Line
 
-_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells"}
+_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
 _KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
@@ -94,6 +94,29 @@ def _megatron(m: re.Match[str]) -> dict[str, float]:
     return out
 
 
+def _fairseq_json(m: re.Match[str]) -> dict[str, float]:
+    """fairseq's ``--log-format json``: a JSON object after the logger prefix, numbers as strings."""
+    import json
+
+    try:
+        obj = json.loads(m["json"])
+    except ValueError:
+        return {}
+    prefix = "valid_" if m["which"] == "valid" else ""
+    out = {}
+    for key, value in obj.items() if isinstance(obj, dict) else ():
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            continue
+        if key in ("valid_num_updates", "valid_epoch"):
+            key = key[len("valid_"):]
+        elif key not in ("num_updates", "epoch") and not key.startswith(prefix):
+            key = prefix + key  # fairseq already tags valid stats "valid_..."
+        out[key] = v
+    return out
+
+
 _EPOCH_KW = r"(?<![\w/])[Ee]poch"
 _STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
 
@@ -128,6 +151,8 @@ PATTERNS: tuple[LinePattern, ...] = (
                 needle="valid on", kv=" ", prefix="valid_", step_from="kv:num_updates"),
     LinePattern("fairseq-epoch", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| (?P<kv>loss .+)"), needle="| epoch ",
                 kv=" ", step_from="kv:num_updates", fallback_for="fairseq-inner"),
+    LinePattern("fairseq-json", "fairseq", _c(r"\| (?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),
+                needle="| {", derive=_fairseq_json, step_from="kv:num_updates"),
     # nanoGPT
     LinePattern("nanogpt-iter", "nanogpt", _c(
         r"^iter (?P<step>\d+): loss (?P<loss>NUM), time (?P<step_time_ms>NUM)ms(?:, mfu (?P<mfu>NUM)%)?"),
