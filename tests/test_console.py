@@ -524,3 +524,28 @@ def test_fairseq_json_log_format(tmp_path):
     assert series(run, "loss") == ([100.0, 200.0], [12.817, 11.9])
     assert series(run, "valid_loss") == ([200.0], [9.514])
     assert run.roles["grad_norm"] == "gnorm" and run.roles["eval_loss"] == "valid_loss"
+
+
+def test_openmmlab_mmengine_and_mmcv_lines(tmp_path):
+    log = tmp_path / "mmdet.log"
+    log.write_text(
+        "2023/05/01 12:00:00 - mmengine - INFO - Epoch(train)  [1][ 50/1000]  base_lr: 2.0000e-02 lr: 2.0000e-02  "
+        "eta: 1 day, 0:00:00  time: 0.5000  data_time: 0.0100  memory: 3000  grad_norm: 10.5  loss: 1.2345  "
+        "loss_cls: 0.5000\n"
+        "2023/05/01 12:00:30 - mmengine - INFO - Epoch(train)  [1][100/1000]  base_lr: 2.0000e-02 lr: 2.0000e-02  "
+        "eta: 23:59:00  time: 0.4900  data_time: 0.0100  memory: 3000  grad_norm: 9.5  loss: 1.1000  loss_cls: 0.4500\n"
+        "2023/05/01 13:00:00 - mmengine - INFO - Epoch(val) [1][500/500]    coco/bbox_mAP: 0.3700  "
+        "coco/bbox_mAP_50: 0.5800  data_time: 0.0100  time: 0.1000\n")
+    run = read_run(log)
+    assert run.format == "console/openmmlab"
+    assert series(run, "loss") == ([50.0, 100.0], [1.2345, 1.1])
+    assert series(run, "val/coco/bbox_mAP") == ([100.0], [0.37])
+    assert "eta" not in run.series and run.roles["grad_norm"] == "grad_norm"
+    old = tmp_path / "mmcv.log"
+    old.write_text("2022-01-01 12:00:00,000 - mmdet - INFO - Epoch [1][50/7330]\tlr: 1.990e-03, eta: 1 day, 0:00:00, "
+                   "time: 0.500, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.5000, loss: 1.5000, grad_norm: 10.0\n"
+                   "2022-01-01 12:00:25,000 - mmdet - INFO - Epoch [2][50/7330]\tlr: 2.000e-02, eta: 23:00:00, "
+                   "time: 0.400, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.4000, loss: 1.2000, grad_norm: 9.0\n")
+    run = read_run(old)
+    assert series(run, "loss") == ([50.0, 7380.0], [1.5, 1.2])
+    assert series(run, "step_time")[1] == [0.5, 0.4]

@@ -26,6 +26,7 @@ _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
 _KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
                         r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
+_NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 1 day, 0:10:00")
 _PROGRESS_BAR = re.compile(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
 
@@ -140,6 +141,20 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern("torchvision-reference", "pytorch-example",
                 _c(r"Epoch: \[(?P<epoch>\d+)\]\s+\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
                 needle="Epoch: [", kv=":", step_from="epoch0-seen", rename={"time": "step_time", "data": "data_time"}),
+    # OpenMMLab: mmengine "Epoch(train)  [1][ 50/1000]  lr: ...  loss: ..." / "Iter(train) [ 50/90000] ...",
+    # "Epoch(val) [1][500/500]  coco/bbox_mAP: ..."; mmcv 1.x "Epoch [1][50/7330]\tlr: ..., loss: ..."
+    LinePattern("mmengine-epoch", "openmmlab", _c(
+        r"Epoch\(train\)\s*\[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch(train)", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
+    LinePattern("mmengine-iter", "openmmlab", _c(
+        r"Iter\(train\)\s*\[\s*(?P<step>\d+)/(?P<max_steps>\d+)\]\s+(?P<kv>.*)"),
+        needle="Iter(train)", kv=":", rename={"time": "step_time"}),
+    LinePattern("mmengine-val", "openmmlab", _c(
+        r"(?:Epoch|Iter)\(val\)\s*(?:\[\d+\])?\[\s*(?P<seen>\d+)/(?P=seen)\]\s+(?P<kv>.*)"),
+        needle="(val)", kv=":", prefix="val/", step_from="previous"),
+    LinePattern("mmcv-epoch", "openmmlab", _c(
+        r"Epoch \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch [", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
                 rename={"time": "step_time"}),
@@ -295,6 +310,8 @@ def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
         vals.pop(pat.step_from[3:], None)
     if pat.prefix or pat.rename:
         vals = {pat.prefix + pat.rename.get(k, k): v for k, v in vals.items()}
+    for k in _NOT_METRICS.intersection(vals):
+        del vals[k]
     for key, v in vals.items():
         cap.add(key, step, v)
     if g.get("epoch") is not None and "epoch" not in vals:
