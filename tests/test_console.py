@@ -498,8 +498,10 @@ def test_yolov5_console_table_counts_epochs_from_zero(tmp_path):
     log.write_text(
         "\n     Epoch   gpu_mem       box       obj       cls    labels  img_size\n"
         "     0/299     3.23G   0.04523   0.06178   0.02281       220       640:  50%|#####     | 59/118 [00:30<00:30]"
-        "\r     0/299     3.23G   0.04400   0.06000   0.02200       220       640: 100%|##########| 118/118 [01:00<00:00]\n"
-        "               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: 100%|#| 8/8 [00:03<00:00]\n"
+        "\r     0/299     3.23G   0.04400   0.06000   0.02200       220       640: 100%|##########| 118/118 "
+        "[01:00<00:00]\n"
+        "               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: 100%|#| 8/8 "
+        "[00:03<00:00]\n"
         "                 all        128        929      0.651      0.552      0.611      0.451\n"
         "EarlyStopping: Training stopped early as no improvement observed in last 100 epochs.\n")
     run = read_run(log)
