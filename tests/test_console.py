@@ -348,7 +348,8 @@ def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
 
 def test_progress_after_a_long_banner_in_a_plain_txt_is_found(tmp_path):
     log = tmp_path / "run42.txt"
-    log.write_text("warning: something harmless happened here\n" * 400 + "step 10 loss=2.5\nstep 20 loss=2.4\n")
+    log.write_text("/opt/lib/site-packages/x.py:12: UserWarning: something harmless happened\n" * 200
+                   + "step 10 loss=2.5\nstep 20 loss=2.4\n")
     assert log.stat().st_size > 8192
     assert sniff(log).name == "console"
     assert series(read_run(log), "loss") == ([10.0, 20.0], [2.5, 2.4])
@@ -358,6 +359,9 @@ def test_a_text_dataset_named_train_txt_is_not_a_console_log(tmp_path):
     data = tmp_path / "train.txt"
     data.write_text("The quick brown fox jumps over the lazy dog.\n" * 50)
     assert sniff(data) is None
+    big = tmp_path / "shard_0001.txt"  # a long corpus shard is not read past its first 8 KB
+    big.write_text("A sentence of prose, nothing printed by a training loop.\n" * 400 + "step 10 loss=2.5\n")
+    assert sniff(big) is None
 
 
 def test_lightning_rich_bar_under_a_terminal():

@@ -28,6 +28,9 @@ USER_PATTERNS: ContextVar[tuple[LinePattern, ...]] = ContextVar("trainlint_conso
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
+# What a console banner holds and a text corpus does not: only then is a long .txt read further.
+_CONSOLE_NOISE = re.compile(rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
+                            rb"|DeprecationWarning")
 # Lines that announce a console log even before a full record has been printed.
 _HINTS = re.compile(r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
                     r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|", re.M)
@@ -143,9 +146,12 @@ class ConsoleReader:
         suffix = path.suffix.lower()
         if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
             return not _table_like(head.decode("utf-8", errors="replace"))
-        if suffix in (".txt", "") and len(head) >= 8192:  # a long banner: look further in
-            with open(path, "rb") as fh:
-                more = fh.read(_SNIFF_MORE)
+        if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
+            try:
+                with open(path, "rb") as fh:
+                    more = _utf16_to_utf8(fh.read(_SNIFF_MORE))
+            except OSError:
+                return False
             return not looks_binary(more) and _progress_or_crash(more)
         return False
 
