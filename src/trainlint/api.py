@@ -25,11 +25,20 @@ class Options:
     baseline: tuple[str | Path, ...] = ()  # known-good run(s): doctor also compares every log with them
     dataset: Path | None = None  # the training data: its label entropy is handed to TL099
     tokenizer: Path | None = None  # tokenizer folder for dataset token statistics
+    # Extra console-log recognisers: regexes with named groups (step, epoch, loss, ...), as --pattern.
+    patterns: tuple[str, ...] = ()
 
 
-def read_run(path: str | Path, role_map: Mapping[str, str] | None = None) -> Run:
-    """Read a log into a Run with roles assigned. Raises ReadError when it cannot."""
-    run = _read_raw(path)
+def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
+             patterns: Iterable[str] = ()) -> Run:
+    """Read a log into a Run with roles assigned. Raises ReadError when it cannot.
+
+    ``patterns``: extra console-log recognisers (regexes with named groups, like ``--pattern``).
+    """
+    from .readers.console import use_patterns
+
+    with use_patterns(patterns):
+        run = _read_raw(path)
     run.roles = assign_roles(run.series, role_map)
     return run
 
@@ -43,7 +52,14 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
 
 def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result."""
+    from .readers.console import use_patterns
+
     options = options or Options(settings=load_settings())
+    with use_patterns(options.patterns):
+        return _doctor(paths, options)
+
+
+def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
     result = Result(command="doctor")
     session = _baseline_session(options)
     paths = list(paths)

@@ -98,22 +98,25 @@ class Columns:
     """
 
     def __init__(self) -> None:
-        self.parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-        self.pending: dict[str, tuple[list[float], list[float]]] = {}
+        self.parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = {}
+        self.pending: dict[str, tuple[list[float], list[float], list[float]]] = {}
         self.bad: dict[str, dict[str, list[Any]]] = {}  # name -> problem -> [where]
 
     def _flag(self, name: str, problem: str, where: Any) -> None:
         self.bad.setdefault(name, {}).setdefault(problem, []).append(where)
 
     def _flush(self, key: str) -> None:
-        steps, values = self.pending.pop(key)
-        self.parts.setdefault(key, []).append((np.array(steps, np.float64), np.array(values, np.float64)))
+        steps, values, walls = self.pending.pop(key)
+        wall = np.array(walls, np.float64)
+        self.parts.setdefault(key, []).append((np.array(steps, np.float64), np.array(values, np.float64),
+                                               wall if np.isfinite(wall).all() else None))
 
-    def add_array(self, key: str, steps: np.ndarray, values: np.ndarray) -> None:
+    def add_array(self, key: str, steps: np.ndarray, values: np.ndarray, wall: np.ndarray | None = None) -> None:
         if key in self.pending:
             self._flush(key)
         if len(values):
-            self.parts.setdefault(key, []).append((np.asarray(steps, np.float64), np.asarray(values, np.float64)))
+            self.parts.setdefault(key, []).append((np.asarray(steps, np.float64), np.asarray(values, np.float64),
+                                                   None if wall is None else np.asarray(wall, np.float64)))
 
     def add_records(self, records: list[dict[str, Any]], steps: list[Any], where: list[Any],
                     skip: set[str] | frozenset[str] = frozenset()) -> None:
@@ -165,15 +168,23 @@ class Columns:
             self._flag(key, "boolean", where)
         return None  # lists, objects, null: not a scalar metric
 
-    def add(self, step: float, key: str, value: Any, where: Any = None) -> None:
-        """Add one value (for readers that see values one at a time)."""
+    def add(self, step: float, key: str, value: Any, where: Any = None, wall: float | None = None) -> None:
+        """Add one value (for readers that see values one at a time), with its wall time if known."""
         v = self._value(key, value, where)
         if v is not None:
             col = self.pending.get(key)
             if col is None:
-                col = self.pending[key] = ([], [])
+                col = self.pending[key] = ([], [], [])
             col[0].append(step)
             col[1].append(v)
+            col[2].append(np.nan if wall is None else wall)
+
+    def has_wall(self, key: str) -> bool:
+        """Whether every point of ``key`` added so far carries a wall time."""
+        if key in self.pending:
+            self._flush(key)
+        parts = self.parts.get(key, [])
+        return bool(parts) and all(p[2] is not None for p in parts)
 
     def into(self, run: Run) -> None:
         for key in list(self.pending):
@@ -181,7 +192,10 @@ class Columns:
         for name, parts in self.parts.items():
             steps = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
             values = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
-            run.add(name, steps, values)
+            wall = None
+            if all(p[2] is not None for p in parts):
+                wall = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
+            run.add(name, steps, values, wall)
         for name, problems in self.bad.items():
             if name not in self.parts and set(problems) == {"text"} and not _metric_name(name):
                 continue  # a text column (e.g. "mode": "train") is not a metric

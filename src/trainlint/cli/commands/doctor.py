@@ -16,7 +16,11 @@ from .._common import build_options, judging_options
 @click.option("--tokenizer", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
 @judging_options
-def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, thresholds, role_map) -> None:
+@click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
+              help="Extra console-log recogniser: a regex with named groups, e.g. "
+                   "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
+def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, thresholds, role_map,
+            patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
@@ -24,4 +28,13 @@ def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, th
     options = build_options(config, select, ignore, thresholds, role_map)
     options.baseline = tuple(baseline)
     options.dataset, options.tokenizer = dataset, tokenizer
+    if patterns:
+        from ...readers.console import compile_user_pattern
+
+        try:
+            for p in patterns:
+                compile_user_pattern(p)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        options.patterns = tuple(patterns)
     emit(doctor(paths or (Path("."),), options), fmt)

@@ -1,0 +1,98 @@
+"""Console text as a terminal would have shown it.
+
+A console log saved to a file keeps every redraw of a progress bar: carriage
+returns (``\\r``) start a redraw, backspaces (``\\b``) erase, and ANSI escape
+sequences colour and move the cursor. This module turns the bytes into
+physical lines, each split into its redraw *segments* (what was on the line
+after each ``\\r``), with ANSI codes removed and backspaces applied.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# CSI sequences (colours, cursor moves), OSC titles, and lone two-byte escapes.
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
+
+
+@dataclass
+class Line:
+    """One physical line: its 1-based number and its redraw segments (ANSI removed)."""
+
+    no: int
+    segments: list[str]
+
+    @property
+    def final(self) -> str:
+        """What stayed on screen: the last segment that is not blank."""
+        for seg in reversed(self.segments):
+            if seg.strip():
+                return seg
+        return ""
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text) if "\x1b" in text else text
+
+
+def _backspace(seg: str) -> str:
+    body = seg.rstrip("\b")
+    if "\b" not in body:  # the common case: a redraw erased by a run of backspaces at its end
+        return body[: max(0, len(body) - (len(seg) - len(body)))]
+    out: list[str] = []
+    for ch in seg:
+        if ch == "\b":
+            if out:
+                out.pop()
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def split_lines(text: str) -> list[Line]:
+    """Physical lines with their redraw segments; CRLF counts as one line end."""
+    text = strip_ansi(text.replace("\r\n", "\n"))
+    lines = []
+    for i, raw in enumerate(text.split("\n")):
+        if "\r" in raw or "\b" in raw:
+            segs = [_backspace(s) if "\b" in s else s for s in raw.split("\r")]
+            segs = [s for s in segs if s.strip()]
+        else:
+            segs = [raw] if raw.strip() else []
+        if segs:
+            lines.append(Line(i + 1, segs))
+    return lines
+
+
+@dataclass
+class Capture:
+    """What one recogniser read from a console log: series, matched lines, metadata."""
+
+    framework: str
+    tier: int = 2  # 3 user pattern, 2 framework-specific, 1 generic shape
+    cols: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)
+    lines: list[int] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, name: str, step: float, value: float) -> None:
+        """Append a point; a repeated step at the end (a redraw) replaces the last point."""
+        col = self.cols.get(name)
+        if col is None:
+            col = self.cols[name] = ([], [])
+        if col[0] and col[0][-1] == step:
+            col[1][-1] = value
+            return
+        col[0].append(step)
+        col[1].append(value)
+
+    def has_loss(self) -> bool:
+        return any("loss" in name.lower() for name in self.cols)
+
+    @property
+    def records(self) -> int:
+        return len(self.lines)
