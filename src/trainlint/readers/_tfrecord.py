@@ -1,0 +1,273 @@
+"""TFRecord framing: find the records of a file, checking both CRCs, recovering from damage.
+
+A record is ``u64 length | u32 masked CRC-32C(length) | data | u32 masked CRC-32C(data)``
+(little-endian). The CRCs come from the hardware-accelerated ``google_crc32c``
+library. Length CRCs are checked for many records at once: CRC-32C of an
+8-byte message is affine in its bytes, so eight 256-entry tables (built once
+by asking the library about single-byte messages) give every record's length
+CRC with a few numpy gathers.
+
+No length read from the file is trusted before it has been compared with the
+bytes that remain, so nothing is ever allocated from an untrusted length.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import google_crc32c
+import numpy as np
+
+from ..model import Damage
+from ._tffast import ld64, words_of
+
+MASK_DELTA = 0xA282EAD8
+HEADER = 12  # u64 length + u32 length CRC
+OVERHEAD = 16  # header + u32 data CRC
+CHUNK = 1 << 17  # records walked before their length CRCs are checked in bulk
+RESYNC_WINDOW = 1 << 16
+
+_U64 = struct.Struct("<Q").unpack_from
+_TABLES: tuple[int, np.ndarray] | None = None
+
+
+def masked_crc(data: bytes) -> int:
+    crc = google_crc32c.value(data)
+    return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
+
+
+def _mask(crc: np.ndarray) -> np.ndarray:
+    c = crc.astype(np.uint64)
+    return ((((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA))
+            & np.uint64(0xFFFFFFFF))
+
+
+def _tables() -> tuple[int, np.ndarray]:
+    global _TABLES
+    if _TABLES is None:
+        base = google_crc32c.value(bytes(8))
+        table = np.empty((8, 256), dtype=np.uint32)
+        msg = bytearray(8)
+        for k in range(8):
+            for b in range(256):
+                msg[k] = b
+                table[k, b] = google_crc32c.value(bytes(msg)) ^ base
+            msg[k] = 0
+        _TABLES = (base, table)
+    return _TABLES
+
+
+def gather(u8: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each position (caller guarantees they are in range), shape (n, width)."""
+    return u8[pos[:, None] + np.arange(width, dtype=np.int64)]
+
+
+def length_crc_ok(u8: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """For record headers at ``pos`` (all with 12 bytes in range): does the length CRC match?"""
+    base, table = _tables()
+    head = gather(u8, pos, HEADER)
+    crc = np.full(pos.shape[0], base, dtype=np.uint32)
+    for k in range(8):
+        crc ^= table[k][head[:, k]]
+    stored = np.ascontiguousarray(head[:, 8:12]).view("<u4")[:, 0]
+    return _mask(crc) == stored
+
+
+_BYTE = np.uint64(0xFF)
+
+
+def length_crc_ok_words(words: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`length_crc_ok` on the word view; also returns the lengths."""
+    base, table = _tables()
+    length = ld64(words, pos)
+    stored = ld64(words, pos + 8) & np.uint64(0xFFFFFFFF)
+    crc = np.full(pos.shape[0], base, dtype=np.uint32)
+    for k in range(8):
+        crc ^= table[k][((length >> np.uint64(8 * k)) & _BYTE).astype(np.intp)]
+    return _mask(crc) == stored, length
+
+
+@dataclass
+class Framing:
+    starts: np.ndarray  # offset of each intact record's data
+    ends: np.ndarray  # offset just past it (before its data CRC)
+    damage: list[Damage] = field(default_factory=list)
+    skipped_records: int = 0
+    words: np.ndarray | None = None  # the file as u64 words (see _tffast.words_of)
+
+
+class _Walk:
+    def __init__(self, buf: bytes, verify_data: bool) -> None:
+        self.buf = buf
+        self.u8 = np.frombuffer(buf, dtype=np.uint8)
+        self.words = words_of(buf)
+        self.size = len(buf)
+        self.verify_data = verify_data
+        self.starts: list[np.ndarray] = []
+        self.ends: list[np.ndarray] = []
+        self.damage: list[Damage] = []
+        self.skipped = 0
+
+    def run(self) -> Framing:
+        off = 0
+        while off < self.size:
+            off = self._chunk(off)
+        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64))
+        return Framing(cat(self.starts), cat(self.ends), self.damage, self.skipped, self.words)
+
+    def _chunk(self, off: int) -> int:
+        """Walk up to CHUNK records from ``off``, keep the intact ones; returns where to go on."""
+        pos, o = _offsets(self.buf, self.words, off, CHUNK)
+        if pos.size:
+            good, lengths = length_crc_ok_words(self.words, pos)
+        else:
+            good, lengths = np.zeros(0, bool), np.zeros(0, np.uint64)
+        bad = int(np.argmin(good)) if pos.size and not good.all() else pos.size
+        starts = pos[:bad] + HEADER
+        ends = starts + lengths[:bad].astype(np.int64)
+        if self.verify_data and starts.size:
+            starts, ends = self._data_crcs(starts, ends)
+        self.starts.append(starts)
+        self.ends.append(ends)
+        if bad < pos.size:
+            return self._broken(int(pos[bad]))
+        if pos.size == CHUNK:
+            return o
+        return self._tail(o)
+
+    def _data_crcs(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        buf, crc = self.buf, google_crc32c.value
+        got = np.fromiter((crc(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist())),
+                          dtype=np.uint32, count=starts.shape[0])
+        stored = gather(self.u8, ends, 4).view("<u4")[:, 0]
+        ok = _mask(got) == stored
+        if ok.all():
+            return starts, ends
+        for i in np.flatnonzero(~ok).tolist():
+            at, n = int(starts[i]) - HEADER, int(ends[i] - starts[i])
+            self.skipped += 1
+            self.damage.append(Damage("corrupt", (
+                f"record at byte {at}: data CRC mismatch; skipped that record ({n + OVERHEAD} bytes)"),
+                {"offset": at, "bytes_skipped": n + OVERHEAD, "records_skipped": 1}))
+        return starts[ok], ends[ok]
+
+    def _tail(self, o: int) -> int:
+        """The walk stopped at ``o`` without a length CRC failure: end of file, or a cut."""
+        size = self.size
+        if o >= size:
+            return size
+        if size - o >= HEADER and not length_crc_ok(self.u8, np.array([o]))[0]:
+            return self._broken(o)
+        if size - o >= HEADER:
+            n = _U64(self.buf, o)[0]
+            what = f"its header announces {n} data bytes but only {size - o - HEADER} remain"
+        else:
+            what = f"only {size - o} of its 12 header bytes remain"
+        self.damage.append(Damage("truncated", (
+            f"file cut short at byte {size}: the last record (from byte {o}) is incomplete, "
+            f"{what}; lost {size - o} bytes"), {"offset": o, "bytes_lost": size - o, "file_size": size}))
+        return size
+
+    def _broken(self, o: int) -> int:
+        """A bad length CRC at ``o``: scan forward for the next header whose length CRC holds."""
+        nxt = self._resync(o + 1)
+        if nxt is None:
+            lost = self.size - o
+            self.damage.append(Damage("corrupt", (
+                f"corrupt record header at byte {o}; no intact record after it: "
+                f"the last {lost} bytes (at least one record) are unreadable"),
+                {"offset": o, "bytes_skipped": lost, "records_skipped": 1}))
+            self.skipped += 1
+            return self.size
+        self.damage.append(Damage("corrupt", (
+            f"corrupt record header at byte {o} (length CRC mismatch); resynchronised at byte {nxt}, "
+            f"skipping {nxt - o} bytes (at least one record)"),
+            {"offset": o, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1}))
+        self.skipped += 1
+        return nxt
+
+    def _resync(self, start: int) -> int | None:
+        last = self.size - HEADER  # highest offset with a whole header
+        p = start
+        while p <= last:
+            pos = np.arange(p, min(p + RESYNC_WINDOW, last + 1), dtype=np.int64)
+            hit = np.flatnonzero(length_crc_ok(self.u8, pos))
+            if hit.size:
+                return int(pos[hit[0]])
+            p = int(pos[-1]) + 1
+        return None
+
+
+def scan(buf: bytes, verify_data: bool = True) -> Framing:
+    """Every intact record of ``buf``, with what was damaged."""
+    return _Walk(buf, verify_data).run()
+
+
+def _py_walk(buf: bytes, o: int, limit: int, count: int, offs: list[int], sizes: list[int]) -> int:
+    """Walk up to ``count`` records one by one; stops early where a record would not fit."""
+    for _ in range(count):
+        if o > limit:
+            break
+        n = _U64(buf, o)[0]
+        if n > limit - o:
+            break
+        offs.append(o)
+        sizes.append(n + OVERHEAD)
+        o += n + OVERHEAD
+    return o
+
+
+def _period(sizes: list[int], most: int = 16) -> int:
+    """Smallest P such that the last 2P record sizes repeat with period P (0: none)."""
+    for p in range(1, min(most, len(sizes) // 2) + 1):
+        if sizes[-p:] == sizes[-2 * p:-p]:
+            return p
+    return 0
+
+
+def _offsets(buf: bytes, words: np.ndarray, off: int, most: int) -> tuple[np.ndarray, int]:
+    """Offsets of up to ``most`` consecutive records from ``off`` (lengths not yet CRC-checked).
+
+    Record sizes in event files repeat (the same tags logged step after step), so
+    after walking a few records one by one the walk guesses the next offsets from
+    the repeating pattern and checks all the guessed lengths at once; where a guess
+    fails it goes back to walking one by one from the last confirmed record.
+    """
+    limit = len(buf) - OVERHEAD
+    parts: list[np.ndarray] = []
+    offs: list[int] = []
+    sizes: list[int] = []
+    o, total, span = off, 0, 256
+    while total + len(offs) < most:
+        o2 = _py_walk(buf, o, limit, min(32, most - total - len(offs)), offs, sizes)
+        if o2 == o:
+            break
+        o = o2
+        p = _period(sizes)
+        if not p:
+            continue
+        o, got = _guess(words, o, sizes[-p:], min(span, most - total - len(offs)), len(buf))
+        if got.size:
+            parts.append(np.array(offs, dtype=np.int64))
+            parts.append(got)
+            total += len(offs) + got.size
+            offs, sizes = [], sizes[-2 * p:]
+            span = min(span * 4, 1 << 16) if got.size >= span // 2 else max(span // 4, 64)
+    parts.append(np.array(offs, dtype=np.int64))
+    return np.concatenate(parts), o
+
+
+def _guess(words: np.ndarray, o: int, pattern: list[int], count: int, size: int) -> tuple[int, np.ndarray]:
+    """Confirm the records at offsets predicted by a repeating size pattern: (next offset, offsets)."""
+    reps = -(-count // len(pattern))
+    step = np.tile(np.array(pattern, dtype=np.int64), reps)[:count]
+    ends = o + np.cumsum(step)
+    fits = int(np.searchsorted(ends, size, side="right"))
+    step, ends = step[:fits], ends[:fits]
+    pos = ends - step
+    match = ld64(words, pos) == (step - OVERHEAD).astype(np.uint64)
+    m = int(np.argmin(match)) if not match.all() else match.shape[0]
+    if m == 0:
+        return o, np.zeros(0, dtype=np.int64)
+    return int(ends[m - 1]), pos[:m]

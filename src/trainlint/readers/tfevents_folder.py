@@ -1,0 +1,118 @@
+"""One run's folder of TensorBoard event files, merged into one run.
+
+A Lightning version folder, an HF ``runs/<launch>`` folder or any folder where a
+resumed job left several ``events.out.tfevents.*`` files: the files are read in
+the order they were written (first event wall time, then name), and each tag's
+points are merged in step order. A file that starts a tag at a step the
+previous files already reached is a resume: the earlier points of that tag at
+or after that step are superseded (as TensorBoard shows them), and the resume
+is recorded in ``run.meta["resumes"]`` and in a note.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model import Damage, Run, Series
+from .base import ReadError, reader
+from .tfevents import Points, decode_file, describe, is_event_file_name, points_to_series
+
+
+def event_files(folder: Path) -> list[Path]:
+    """The event files directly inside ``folder``, in name order."""
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_file() and is_event_file_name(p.name))
+    except OSError:
+        return []
+
+
+def _read_all(files: list[Path], verify_data: bool) -> tuple[list[tuple[Path, Run]], list[str]]:
+    runs, unreadable = [], []
+    for f in files:
+        try:
+            pts, damage = decode_file(f, verify_data)
+        except ReadError as exc:
+            unreadable.append(f"{f.name}: {exc}")
+            continue
+        run = Run(source=str(f), format="tfevents", files=[str(f)], damage=damage)
+        points_to_series(pts, run)
+        describe(run, pts)
+        runs.append((f, run))
+    return runs, unreadable
+
+
+def _first_wall(run: Run) -> float:
+    walls = [float(s.wall.min()) for s in run.series.values() if s.wall is not None and len(s)]
+    return min(walls) if walls else float("inf")
+
+
+def merge_runs(parts: list[tuple[Path, Run]], out: Run) -> None:
+    """Merge per-file runs (in writing order) into ``out``; records resumes."""
+    acc: dict[str, Series] = {}
+    resumes: list[dict[str, Any]] = []
+    for path, run in parts:
+        superseded, at = 0, None
+        for name, s in run.series.items():
+            old = acc.get(name)
+            if old is None or not len(s):
+                acc[name] = s if old is None else old
+                continue
+            first = float(s.steps.min())
+            keep = old.steps < first
+            if not keep.all():
+                superseded += int((~keep).sum())
+                at = first if at is None else min(at, first)
+            acc[name] = _concat(name, old, keep, s)
+        if at is not None:
+            resumes.append({"file": path.name, "at_step": at, "points_superseded": superseded})
+        out.damage.extend(Damage(d.kind, f"{path.name}: {d.message}", {**d.evidence, "file": path.name})
+                          for d in run.damage)
+        out.notes.extend(f"{path.name}: {n}" for n in run.notes)
+        for key, val in run.meta.items():
+            if key == "hparams":
+                out.meta.setdefault("hparams", {}).update(val)
+            elif key != "resumes":
+                out.meta.setdefault(key, val)
+    for name, s in acc.items():
+        order = np.argsort(s.steps, kind="stable")
+        out.series[name] = Series(name, s.steps[order], s.values[order],
+                                  None if s.wall is None else s.wall[order])
+    if resumes:
+        out.meta["resumes"] = resumes
+        out.notes.append(f"{len(resumes)} resume(s) detected: " + "; ".join(
+            f"{r['file']} restarts at step {r['at_step']:g} ({r['points_superseded']} earlier point(s) "
+            "superseded)" for r in resumes))
+
+
+def _concat(name: str, old: Series, keep: np.ndarray, new: Series) -> Series:
+    wall = None
+    if old.wall is not None and new.wall is not None:
+        wall = np.concatenate([old.wall[keep], new.wall])
+    return Series(name, np.concatenate([old.steps[keep], new.steps]),
+                  np.concatenate([old.values[keep], new.values]), wall)
+
+
+@reader("tfevents-folder", priority=5, folder=True)
+class TFEventsFolderReader:
+    verify_data = True
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return path.is_dir() and bool(event_files(path))
+
+    def read(self, path: Path) -> Run:
+        files = event_files(Path(path))
+        if not files:
+            raise ReadError("no events.out.tfevents.* files in this folder")
+        parts, unreadable = _read_all(files, self.verify_data)
+        if not parts:
+            raise ReadError("no readable event file: " + "; ".join(unreadable))
+        parts.sort(key=lambda pr: (_first_wall(pr[1]), pr[0].name))
+        run = Run(source=str(path), format="tfevents", files=[str(f) for f, _ in parts])
+        merge_runs(parts, run)
+        for msg in unreadable:
+            run.notes.append(f"unreadable event file skipped: {msg}")
+        run.meta["event_files"] = len(parts)
+        return run
