@@ -56,8 +56,11 @@ _SH1, _SH3, _SH63 = np.uint64(1), np.uint64(3), np.uint64(63)
 
 
 def ld64(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The 8 bytes at each byte offset ``pos`` as a little-endian uint64 (any alignment)."""
-    q = pos >> 3
+    """The 8 bytes at each byte offset ``pos`` as a little-endian uint64 (any alignment).
+
+    Offsets past the end read padding or garbage (never out of bounds); callers mask them.
+    """
+    q = np.minimum(pos >> 3, words.shape[0] - 2)
     sh = (pos & 7).astype(np.uint64) << _SH3
     return (words[q] >> sh) | ((words[q + 1] << _SH1) << (_SH63 - sh))
 
