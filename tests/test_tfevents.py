@@ -210,7 +210,7 @@ def test_chunking_and_pattern_walk_agree(monkeypatch):
     assert len(ref["a"][0]) == 3000 and ref["bb"][1][-1] == -2999
     monkeypatch.setattr(_tfrecord, "CHUNK", 7)
     assert points(buf)[0] == ref
-    offs, end = _tfrecord._offsets(buf, _tfrecord.words_of(buf), 0, 10**6)
+    offs, end = _tfrecord._offsets(buf, _tfrecord.Mem(buf), 0, 10**6)
     assert end == len(buf) and list(offs) == list(np.cumsum([0] + [len(r) for r in recs])[:-1])
 
 

@@ -39,38 +39,25 @@ def varints(u8: np.ndarray, pos: np.ndarray, end: np.ndarray) -> tuple[np.ndarra
     return val, nxt, ok
 
 
-def fixed(u8: np.ndarray, pos: np.ndarray, dtype: str) -> np.ndarray:
-    """Little-endian fixed-width numbers at ``pos`` (in range)."""
-    w = np.dtype(dtype).itemsize
-    return u8[pos[:, None] + np.arange(w, dtype=np.int64)].view(dtype)[:, 0]
+class Mem:
+    """The file's bytes, zero-padded, with views that load a number at any byte offset.
 
-
-def words_of(buf: bytes) -> np.ndarray:
-    """The bytes as aligned little-endian u64 words, zero-padded so any 8 bytes can be loaded."""
-    words = np.zeros(len(buf) // 8 + 2, dtype="<u8")
-    words.view(np.uint8)[: len(buf)] = np.frombuffer(buf, dtype=np.uint8)
-    return words
-
-
-_SH1, _SH3, _SH63 = np.uint64(1), np.uint64(3), np.uint64(63)
-
-
-def ld64(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The 8 bytes at each byte offset ``pos`` as a little-endian uint64 (any alignment).
-
-    Offsets past the end read padding or garbage (never out of bounds); callers mask them.
+    ``u64[p]`` is the little-endian uint64 at byte offset ``p`` (a stride-1 view,
+    so one gather loads many unaligned values). Offsets up to ``size + 8`` are
+    safe to load; bytes past the end read as zero.
     """
-    q = np.minimum(pos >> 3, words.shape[0] - 2)
-    sh = (pos & 7).astype(np.uint64) << _SH3
-    return (words[q] >> sh) | ((words[q + 1] << _SH1) << (_SH63 - sh))
 
+    PAD = 24
 
-def ld_f64(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return ld64(words, pos).view(np.float64)
-
-
-def ld_f32(words: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return ld64(words, pos).astype(np.uint32).view(np.float32).astype(np.float64)
+    def __init__(self, buf: bytes) -> None:
+        self.size = len(buf)
+        words = np.zeros((len(buf) + self.PAD) // 8 + 1, dtype="<u8")
+        self.u8 = words.view(np.uint8)
+        self.u8[: len(buf)] = np.frombuffer(buf, dtype=np.uint8)
+        n = self.u8.shape[0] - 8
+        self.top = n - 1  # highest offset any view may load
+        view = (lambda dt: np.ndarray((n,), dtype=dt, buffer=words, strides=(1,)))
+        self.u64, self.f64, self.f32, self.u32 = view("<u8"), view("<f8"), view("<f4"), view("<u4")
 
 
 class Fields:
@@ -168,9 +155,37 @@ def summary_values(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
     return cat(owners), cat(ords), cat(vs), cat(ve), bad
 
 
-def tensor_scalars(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+# (byte prefix, its length, value width) of one-element tensors as the writers lay them out:
+# dtype, [empty shape], then float_val / double_val packed or tensor_content
+_TENSOR_TEMPLATES = [(bytes(p), len(p), w) for p, w in (
+    ([0x08, 0x01, 0x2A, 0x04], 4), ([0x08, 0x01, 0x12, 0x00, 0x2A, 0x04], 4),
+    ([0x08, 0x01, 0x22, 0x04], 4), ([0x08, 0x01, 0x12, 0x00, 0x22, 0x04], 4),
+    ([0x08, 0x02, 0x32, 0x08], 8), ([0x08, 0x02, 0x12, 0x00, 0x32, 0x08], 8),
+    ([0x08, 0x02, 0x22, 0x08], 8), ([0x08, 0x02, 0x12, 0x00, 0x22, 0x08], 8))]
+
+
+def tensor_scalars(mem: Mem, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values of shape-[] float32/float64 TensorProtos; (values, ok). Lanes not ok need the exact path."""
-    f = walk(u8, start, end, TENSOR_SPEC)
+    n = start.shape[0]
+    val = np.zeros(n, dtype=np.float64)
+    done = np.zeros(n, dtype=bool)
+    w = mem.u64[start]
+    size = end - start
+    for prefix, k, width in _TENSOR_TEMPLATES:
+        mask = np.uint64((1 << (8 * k)) - 1)
+        hit = np.flatnonzero((size == k + width) & ((w & mask) == np.uint64(int.from_bytes(prefix, "little"))))
+        if hit.size:
+            val[hit] = (mem.f32 if width == 4 else mem.f64)[start[hit] + k]
+            done[hit] = True
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        v2, ok2 = _tensor_scalars_walk(mem, start[rest], end[rest])
+        val[rest], done[rest] = np.where(ok2, v2, 0.0), ok2
+    return val, done
+
+
+def _tensor_scalars_walk(mem: Mem, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = walk(mem.u8, start, end, TENSOR_SPEC)
     n = start.shape[0]
     val = np.zeros(n, dtype=np.float64)
     done = np.zeros(n, dtype=bool)
@@ -178,7 +193,7 @@ def tensor_scalars(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
     scalar_shape = ~f.has(0x12) | (f.z[0x12] == f.a[0x12])
     base = ~f.bad & f.has(0x08) & scalar_shape
     clen = np.where(f.has(0x22), f.z[0x22] - f.a[0x22], 0)
-    for dt, code, packed, single, w in (("<f4", 1, 0x2A, 0x2D, 4), ("<f8", 2, 0x32, 0x31, 8)):
+    for view, code, packed, single, w in ((mem.f32, 1, 0x2A, 0x2D, 4), (mem.f64, 2, 0x32, 0x31, 8)):
         other = 0x32 if code == 1 else 0x2A  # the other dtype's field must be absent
         mine = base & (dtype == code) & ~f.has(other)
         from_content = mine & (clen == w)
@@ -187,62 +202,89 @@ def tensor_scalars(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
         for sel, pos in ((from_content, f.a[0x22]), (from_packed, f.a[packed]), (from_single, f.a[single])):
             idx = np.flatnonzero(sel)
             if idx.size:
-                val[idx] = fixed(u8, pos[idx], dt)
+                val[idx] = view[pos[idx]]
                 done[idx] = True
     return val, done
 
 
 # ---- the two layouts nearly every writer uses, matched without walking -------------------
-def event_header(u8: np.ndarray, words: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, ...]:
+_CONT = np.uint64(0x8080808080808080)
+_GROUPS = [(np.uint64(k), np.uint64(0x7F << (7 * k))) for k in range(8)]
+
+
+def varints8(mem: Mem, pos: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like :func:`varints`, branch-free for varints of up to 8 bytes (longer ones: the loop)."""
+    v = mem.u64[np.minimum(pos, mem.top)]
+    stops = ~v & _CONT
+    lsb = stops & (~stops + np.uint64(1))
+    nbytes = ((np.log2(np.maximum(lsb, 1).astype(np.float64)).astype(np.int64) + 1) >> 3)
+    x = v & ((lsb << np.uint64(1)) - np.uint64(1))
+    val = x & _GROUPS[0][1]
+    for k in range(1, int(nbytes.max(initial=1))):
+        sh, mask = _GROUPS[k]
+        val |= (x >> sh) & mask
+    nxt = pos + nbytes
+    ok = (stops != 0) & (nxt <= end)
+    long = np.flatnonzero(stops == 0)
+    if long.size:
+        lv, ln, lok = varints(mem.u8, pos[long], end[long])
+        val[long], nxt[long], ok[long] = lv, ln, lok
+    return val, nxt, ok
+
+
+def event_header(mem: Mem, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, ...]:
     """Event starting ``wall_time, [step]``: (ok, wall, step, position after the step field)."""
-    ok = (e - s >= 10) & (u8[np.minimum(s, u8.shape[0] - 1)] == 0x09)
-    idx = np.flatnonzero(ok)
-    s_ok = s[idx]
-    wall = np.zeros(s.shape[0], dtype=np.float64)
-    wall[idx] = ld_f64(words, s_ok + 1)
-    step = np.zeros(s.shape[0], dtype=np.int64)
-    after = s + 9
-    has = idx[u8[s_ok + 9] == 0x10]
-    v, nx, vok = varints(u8, s[has] + 10, e[has])
-    step[has] = v.view(np.int64)
-    after[has] = nx
-    ok[has[~vok]] = False
+    u8 = mem.u8
+    ok = (e - s >= 10) & (u8[s] == 0x09)
+    wall = np.where(ok, mem.f64[s + 1], 0.0)
+    has = ok & (u8[s + 9] == 0x10)
+    v, nx, vok = varints8(mem, s + 10, e)
+    step = np.where(has, v.view(np.int64), 0)
+    after = np.where(has, nx, s + 9)
+    ok &= vok | ~has
     return ok, wall, step, after
 
 
-def quick_values(u8: np.ndarray, words: np.ndarray, r: np.ndarray, e: np.ndarray) -> dict[str, np.ndarray]:
+_U8 = np.uint64(8)
+_LOW5 = np.uint64(0xFFFFFFFFFF)
+_SUMMARY_HEAD = np.uint64(0x2A | 0x0A << 16 | 0x0A << 32)
+
+
+def quick_values(mem: Mem, r: np.ndarray, e: np.ndarray) -> dict[str, np.ndarray]:
     """Summaries holding one Value ``tag, simple_value`` or ``tag, tensor[, metadata]``, with
     one-byte lengths: the layout of torch, tensorboardX, Lightning, Keras/TF2 and TF1 scalars.
 
     Returns per lane: kind (-1 no match, 0 simple, 1 tensor), tag span, simple value,
     tensor span and metadata span (-1 when absent).
     """
-    n, top = r.shape[0], u8.shape[0] - 1
-    at = (lambda p: u8[np.minimum(p, top)])
+    u8 = mem.u8  # zero-padded: the 8 bytes at r are always loadable (r <= file size)
+    w = mem.u64[r]
     rl = e - r
-    ok = (rl >= 8) & (rl - 2 < 128)
-    ok &= (at(r) == 0x2A) & (at(r + 1) == rl - 2) & (at(r + 2) == 0x0A) & (at(r + 3) == rl - 4)
-    ok &= (at(r + 4) == 0x0A) & (at(r + 5) < 0x80)
+    lens = ((rl - 2).astype(np.uint64) << _U8) | ((rl - 4).astype(np.uint64) << np.uint64(24))
+    ok = (rl >= 8) & (rl - 2 < 128) & ((w & _LOW5) == (_SUMMARY_HEAD | lens))
+    tl = ((w >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
+    ok &= tl < 0x80
     ts = r + 6
-    te = ts + at(r + 5).astype(np.int64)
-    key = at(te)
-    kind = np.full(n, -1, dtype=np.int8)
+    te = np.minimum(ts + tl, mem.size)
+    pair = mem.u64[te]
+    key = (pair & np.uint64(0xFF)).astype(np.int64)
+    lt = ((pair >> _U8) & np.uint64(0xFF)).astype(np.int64)
+    kind = np.full(r.shape[0], -1, dtype=np.int8)
     simple = ok & (key == 0x15) & (te + 5 == e)
     kind[simple] = 0
-    lt = at(te + 1).astype(np.int64)
     tens_s = te + 2
     tens_e = tens_s + lt
     tens = ok & (key == 0x42) & (lt < 0x80) & (tens_e <= e)
-    lm = at(tens_e + 1).astype(np.int64)
+    tail = mem.u64[np.minimum(tens_e, mem.size)]
+    lm = ((tail >> _U8) & np.uint64(0xFF)).astype(np.int64)
     no_meta = tens & (tens_e == e)
-    with_meta = tens & (tens_e < e) & (at(tens_e) == 0x4A) & (lm < 0x80) & (tens_e + 2 + lm == e)
+    with_meta = tens & (tens_e < e) & ((tail & np.uint64(0xFF)) == 0x4A) & (lm < 0x80) & (tens_e + 2 + lm == e)
     kind[no_meta | with_meta] = 1
-    value = np.zeros(n, dtype=np.float64)
-    idx = np.flatnonzero(simple)
-    value[idx] = ld_f32(words, te[idx] + 1)
+    value = np.where(simple, mem.f32[te + 1], np.float32(0)).astype(np.float64)
     neg = np.int64(-1)
+    is_t = kind == 1
     return {"kind": kind, "tag_a": ts, "tag_z": te, "value": value,
-            "ts": np.where(kind == 1, tens_s, neg), "te": np.where(kind == 1, tens_e, neg),
+            "ts": np.where(is_t, tens_s, neg), "te": np.where(is_t, tens_e, neg),
             "ms": np.where(with_meta, tens_e + 2, neg), "me": np.where(with_meta, e, neg)}
 
 
@@ -250,31 +292,35 @@ _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD
                  0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x27D4EB2F165667C5, 0x94D049BB133111EB],
                 dtype=np.uint64)
 _SLOTS = 1 << 16
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def group_spans(words: np.ndarray, a: np.ndarray, z: np.ndarray, max_width: int = 64,
+def group_spans(mem: Mem, a: np.ndarray, z: np.ndarray, max_width: int = 64,
                 rounds: int = 8) -> np.ndarray:
     """Group byte strings [a, z) by exact content without sorting.
 
     Returns the representative lane of each lane (-1 where not grouped here).
-    Strings are hashed into a slot table; every lane is then compared word for
-    word with its slot's representative, so a hash collision costs a round,
-    never a wrong group. Lanes longer than ``max_width`` are left to the caller.
+    Each string is covered by the 8-byte words ending at ``z`` (bytes before
+    ``a`` masked off). Strings are hashed into a slot table, then every lane is
+    compared word for word with its slot's representative, so a hash collision
+    costs a round, never a wrong group. Lanes longer than ``max_width`` (or that
+    start too close to the file's start) are left to the caller.
     """
     n = a.shape[0]
     rep = np.full(n, -1, dtype=np.int64)
     length = z - a
-    todo = np.flatnonzero(length <= max_width)
+    todo = np.flatnonzero((length <= max_width) & (z >= max_width + 8))
     if todo.size == 0:
         return rep
-    at, ln = a[todo], length[todo]
+    end, ln = z[todo], length[todo]
     cols = []
-    for j in range(0, int(ln.max()), 8):
-        w = ld64(words, at + j)
-        left = np.clip(ln - j, 0, 8).astype(np.uint64)
-        keep = np.where(left >= 8, np.uint64(0xFFFFFFFFFFFFFFFF),
-                        (np.uint64(1) << (left << _SH3)) - np.uint64(1))
-        cols.append(w & keep)
+    for k in range(max(1, -(-int(ln.max()) // 8))):
+        w = mem.u64[end - 8 * (k + 1)]
+        before = 8 * (k + 1) - ln  # bytes of this word that lie before the string
+        if int(before.max()) > 0:
+            nb = np.clip(before, 0, 7).astype(np.uint64) << np.uint64(3)
+            w = np.where(before >= 8, np.uint64(0), w & (_ONES << nb))
+        cols.append(w)
     h = ln.astype(np.uint64) * _MIX[7]
     for j, w in enumerate(cols):
         h = (h ^ w) * _MIX[j % 7]

@@ -20,7 +20,7 @@ import google_crc32c
 import numpy as np
 
 from ..model import Damage
-from ._tffast import ld64, words_of
+from ._tffast import Mem
 
 MASK_DELTA = 0xA282EAD8
 HEADER = 12  # u64 length + u32 length CRC
@@ -74,17 +74,34 @@ def length_crc_ok(u8: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return _mask(crc) == stored
 
 
-_BYTE = np.uint64(0xFF)
+_PAIR = np.uint64(0xFFFF)
 
 
-def length_crc_ok_words(words: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`length_crc_ok` on the word view; also returns the lengths."""
-    base, table = _tables()
-    length = ld64(words, pos)
-    stored = ld64(words, pos + 8) & np.uint64(0xFFFFFFFF)
+_WIDE: list[np.ndarray] = []
+
+
+def _wide_tables() -> list[np.ndarray]:
+    """The byte tables combined two bytes at a time: four tables of 65536 entries."""
+    if not _WIDE:
+        _, table = _tables()
+        for k in range(0, 8, 2):
+            _WIDE.append((table[k][None, :] ^ table[k + 1][:, None]).reshape(-1))
+    return _WIDE
+
+
+def length_crc_ok_mem(mem: Mem, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`length_crc_ok` on a :class:`Mem`; also returns the lengths."""
+    base, _ = _tables()
+    wide = _wide_tables()
+    length = mem.u64[pos]
+    stored = mem.u32[pos + 8]
     crc = np.full(pos.shape[0], base, dtype=np.uint32)
-    for k in range(8):
-        crc ^= table[k][((length >> np.uint64(8 * k)) & _BYTE).astype(np.intp)]
+    top = int(length.max(initial=0))
+    for k in range(4):
+        if top >> (16 * k) == 0:  # the remaining bytes are zero in every lane
+            crc ^= wide[k][0]
+            continue
+        crc ^= wide[k][((length >> np.uint64(16 * k)) & _PAIR).astype(np.intp)]
     return _mask(crc) == stored, length
 
 
@@ -94,14 +111,14 @@ class Framing:
     ends: np.ndarray  # offset just past it (before its data CRC)
     damage: list[Damage] = field(default_factory=list)
     skipped_records: int = 0
-    words: np.ndarray | None = None  # the file as u64 words (see _tffast.words_of)
+    mem: Mem | None = None  # the file's bytes with loading views
 
 
 class _Walk:
     def __init__(self, buf: bytes, verify_data: bool) -> None:
         self.buf = buf
         self.u8 = np.frombuffer(buf, dtype=np.uint8)
-        self.words = words_of(buf)
+        self.mem = Mem(buf)
         self.size = len(buf)
         self.verify_data = verify_data
         self.starts: list[np.ndarray] = []
@@ -114,13 +131,13 @@ class _Walk:
         while off < self.size:
             off = self._chunk(off)
         cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64))
-        return Framing(cat(self.starts), cat(self.ends), self.damage, self.skipped, self.words)
+        return Framing(cat(self.starts), cat(self.ends), self.damage, self.skipped, self.mem)
 
     def _chunk(self, off: int) -> int:
         """Walk up to CHUNK records from ``off``, keep the intact ones; returns where to go on."""
-        pos, o = _offsets(self.buf, self.words, off, CHUNK)
+        pos, o = _offsets(self.buf, self.mem, off, CHUNK)
         if pos.size:
-            good, lengths = length_crc_ok_words(self.words, pos)
+            good, lengths = length_crc_ok_mem(self.mem, pos)
         else:
             good, lengths = np.zeros(0, bool), np.zeros(0, np.uint64)
         bad = int(np.argmin(good)) if pos.size and not good.all() else pos.size
@@ -140,7 +157,7 @@ class _Walk:
         buf, crc = self.buf, google_crc32c.value
         got = np.fromiter((crc(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist())),
                           dtype=np.uint32, count=starts.shape[0])
-        stored = gather(self.u8, ends, 4).view("<u4")[:, 0]
+        stored = self.mem.u32[ends]
         ok = _mask(got) == stored
         if ok.all():
             return starts, ends
@@ -157,7 +174,7 @@ class _Walk:
         size = self.size
         if o >= size:
             return size
-        if size - o >= HEADER and not length_crc_ok(self.u8, np.array([o]))[0]:
+        if size - o >= HEADER and not length_crc_ok_mem(self.mem, np.array([o]))[0][0]:
             return self._broken(o)
         if size - o >= HEADER:
             n = _U64(self.buf, o)[0]
@@ -192,7 +209,7 @@ class _Walk:
         p = start
         while p <= last:
             pos = np.arange(p, min(p + RESYNC_WINDOW, last + 1), dtype=np.int64)
-            hit = np.flatnonzero(length_crc_ok(self.u8, pos))
+            hit = np.flatnonzero(length_crc_ok_mem(self.mem, pos)[0])
             if hit.size:
                 return int(pos[hit[0]])
             p = int(pos[-1]) + 1
@@ -226,7 +243,7 @@ def _period(sizes: list[int], most: int = 16) -> int:
     return 0
 
 
-def _offsets(buf: bytes, words: np.ndarray, off: int, most: int) -> tuple[np.ndarray, int]:
+def _offsets(buf: bytes, mem: Mem, off: int, most: int) -> tuple[np.ndarray, int]:
     """Offsets of up to ``most`` consecutive records from ``off`` (lengths not yet CRC-checked).
 
     Record sizes in event files repeat (the same tags logged step after step), so
@@ -247,7 +264,7 @@ def _offsets(buf: bytes, words: np.ndarray, off: int, most: int) -> tuple[np.nda
         p = _period(sizes)
         if not p:
             continue
-        o, got = _guess(words, o, sizes[-p:], min(span, most - total - len(offs)), len(buf))
+        o, got = _guess(mem, o, sizes[-p:], min(span, most - total - len(offs)), len(buf))
         if got.size:
             parts.append(np.array(offs, dtype=np.int64))
             parts.append(got)
@@ -258,7 +275,7 @@ def _offsets(buf: bytes, words: np.ndarray, off: int, most: int) -> tuple[np.nda
     return np.concatenate(parts), o
 
 
-def _guess(words: np.ndarray, o: int, pattern: list[int], count: int, size: int) -> tuple[int, np.ndarray]:
+def _guess(mem: Mem, o: int, pattern: list[int], count: int, size: int) -> tuple[int, np.ndarray]:
     """Confirm the records at offsets predicted by a repeating size pattern: (next offset, offsets)."""
     reps = -(-count // len(pattern))
     step = np.tile(np.array(pattern, dtype=np.int64), reps)[:count]
@@ -266,7 +283,7 @@ def _guess(words: np.ndarray, o: int, pattern: list[int], count: int, size: int)
     fits = int(np.searchsorted(ends, size, side="right"))
     step, ends = step[:fits], ends[:fits]
     pos = ends - step
-    match = ld64(words, pos) == (step - OVERHEAD).astype(np.uint64)
+    match = mem.u64[pos] == (step - OVERHEAD).astype(np.uint64)
     m = int(np.argmin(match)) if not match.all() else match.shape[0]
     if m == 0:
         return o, np.zeros(0, dtype=np.int64)

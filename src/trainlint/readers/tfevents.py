@@ -66,26 +66,34 @@ class Points:
 class _Decoder:
     """Decodes the records of one file, chunk by chunk, into :class:`Points`."""
 
-    def __init__(self, buf: bytes, words: np.ndarray | None = None) -> None:
+    def __init__(self, buf: bytes, mem: fast.Mem | None = None) -> None:
         self.buf = buf
-        self.u8 = np.frombuffer(buf, dtype=np.uint8)
-        self.words = fast.words_of(buf) if words is None else words
+        self.mem = fast.Mem(buf) if mem is None else mem
+        self.u8 = self.mem.u8
         self.pts = Points()
         self.tag_ids: dict[bytes, int] = {}
         self.pending: list[tuple[int, float]] = []  # restart markers of the chunk: (record, step)
 
     def chunk(self, starts: np.ndarray, ends: np.ndarray) -> None:
         u8 = self.u8
-        ok, wall, step, after = fast.event_header(u8, self.words, starts, ends)
-        q = fast.quick_values(u8, self.words, after, ends)
+        ok, wall, step, after = fast.event_header(self.mem, starts, ends)
+        q = fast.quick_values(self.mem, after, ends)
         quick = ok & (q["kind"] >= 0)
         rest = np.flatnonzero(~quick)
         parts = [self._quick_columns(q, np.flatnonzero(quick), wall, step)]
         if rest.size:
             generic, slow = self._generic_columns(rest, starts, ends)
-            parts += [generic, self._slow_columns(slow, starts, ends)]
+            parts += [self._useful(generic), self._useful(self._slow_columns(slow, starts, ends))]
         self._finish(_merge(parts))
         self.pts.records += starts.shape[0]
+
+    def _useful(self, c: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Drop values that carry neither a number nor metadata (counting images, histograms, audio)."""
+        other = int(np.count_nonzero(c["kind"] == KIND_OTHER))
+        if other:
+            self.pts.skipped["image/histogram/audio"] = self.pts.skipped.get("image/histogram/audio", 0) + other
+        keep = (c["kind"] <= KIND_TENSOR) | (c["ms"] >= 0)
+        return c if keep.all() else {k: v[keep] for k, v in c.items()}
 
     def _quick_columns(self, q: dict[str, np.ndarray], idx: np.ndarray, wall: np.ndarray,
                        step: np.ndarray) -> dict[str, np.ndarray]:
@@ -116,10 +124,10 @@ class _Decoder:
         simple = np.flatnonzero(z[0x15] >= 0)
         kind[simple] = KIND_SIMPLE
         value = np.zeros(keep.shape[0], dtype=np.float64)
-        value[simple] = fast.fixed(u8, a[0x15][simple], "<f4")
+        value[simple] = self.mem.f32[a[0x15][simple]]
         wall = np.zeros(recs.shape[0], dtype=np.float64)
         hw = np.flatnonzero(ev.has(0x09))
-        wall[hw] = fast.fixed(u8, ev.a[0x09][hw], "<f8")
+        wall[hw] = self.mem.f64[ev.a[0x09][hw]]
         step = np.where(ev.has(0x10), ev.a[0x10], 0)
         cols = {"rec": recs[rec], "ord": ords[keep], "tag": self._tag_index(a[0x0A], z[0x0A]),
                 "kind": kind, "value": value, "step": step[rec], "wall": wall[rec],
@@ -129,7 +137,7 @@ class _Decoder:
     def _tag_index(self, a: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Global tag index of each span (absent tag: the empty tag)."""
         a, z = np.where(z >= 0, a, 0), np.where(z >= 0, z, 0)
-        rep = fast.group_spans(self.words, a, z)
+        rep = fast.group_spans(self.mem, a, z)
         out = np.empty(a.shape[0], dtype=np.int64)
         reps = np.flatnonzero(rep == np.arange(a.shape[0]))
         lookup = np.empty(a.shape[0], dtype=np.int64)
@@ -188,7 +196,7 @@ class _Decoder:
         tensor = np.flatnonzero((c["kind"] == KIND_TENSOR) & plugin_of[c["tag"]])
         good = c["kind"] == KIND_SIMPLE
         if tensor.size:
-            vals, ok = fast.tensor_scalars(self.u8, c["ts"][tensor], c["te"][tensor])
+            vals, ok = fast.tensor_scalars(self.mem, c["ts"][tensor], c["te"][tensor])
             for j in np.flatnonzero(~ok).tolist():
                 v = self._exact_tensor(int(c["ts"][tensor[j]]), int(c["te"][tensor[j]]))
                 if v is not None:
@@ -239,9 +247,6 @@ class _Decoder:
     def _count_skipped(self, c: dict[str, np.ndarray], good: np.ndarray) -> None:
         """Count what was not read as a scalar, by plugin (hparams are read into meta, not counted)."""
         skipped = self.pts.skipped
-        n_other = int(np.count_nonzero(c["kind"] == KIND_OTHER))
-        if n_other:
-            skipped["image/histogram/audio"] = skipped.get("image/histogram/audio", 0) + n_other
         tens = np.flatnonzero(~good & (c["kind"] == KIND_TENSOR))
         if tens.size:
             tags, counts = np.unique(c["tag"][tens], return_counts=True)
@@ -253,14 +258,20 @@ class _Decoder:
 
 
 def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Columns of the bulk and exact paths together, in file order (record, then value in it)."""
-    parts = [p for p in parts if p["rec"].shape[0]] or parts[:1]
-    out = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    key = out["rec"] * 4096 + np.minimum(out["ord"], 4095)
-    if key.shape[0] > 1 and not bool(np.all(key[1:] >= key[:-1])):
-        order = np.argsort(key, kind="stable")
-        out = {k: v[order] for k, v in out.items()}
-    return out
+    """Columns of the bulk and exact paths together, in file order (record, then value in it).
+
+    The first part (one value per record, in record order) is large; the others are
+    small, so they are sorted on their own and inserted where they belong.
+    """
+    first, rest = parts[0], [p for p in parts[1:] if p["rec"].shape[0]]
+    if not rest:
+        return first
+    other = rest[0] if len(rest) == 1 else {k: np.concatenate([p[k] for p in rest]) for k in first}
+    key = other["rec"] * 4096 + np.minimum(other["ord"], 4095)
+    order = np.argsort(key, kind="stable")
+    other = {k: v[order] for k, v in other.items()}
+    at = np.searchsorted(first["rec"] * 4096, key[order], side="right")
+    return {k: np.insert(first[k], at, other[k]) for k in first}
 
 
 def decode_file(path: Path, verify_data: bool = True) -> tuple[Points, list[Damage]]:
@@ -280,7 +291,7 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
         why = "; ".join(d.message for d in framing.damage[:1])
         raise ReadError(f"not a readable TensorBoard event file: no intact record in {len(buf)} bytes"
                         + (f" ({why})" if why else ""))
-    dec = _Decoder(buf, framing.words)
+    dec = _Decoder(buf, framing.mem)
     step = 1 << 16
     for i in range(0, framing.starts.shape[0], step):
         dec.chunk(framing.starts[i:i + step], framing.ends[i:i + step])
@@ -310,7 +321,8 @@ def points_to_series(pts: Points, run: Run) -> None:
             {"kind": "session-restart", "at_step": s, "points_superseded": dropped} for _, s in pts.restarts)
         run.notes.append(f"{len(pts.restarts)} restart marker(s) in the file; {dropped} earlier point(s) "
                          "at or after the restart step were superseded")
-    order = np.argsort(c["tag"], kind="stable")
+    tag = c["tag"].astype(np.uint16) if len(pts.tags) < 1 << 16 else c["tag"]
+    order = np.argsort(tag, kind="stable")  # a radix sort for 16-bit keys
     tags_sorted = c["tag"][order]
     bounds = np.flatnonzero(np.diff(tags_sorted)) + 1
     for grp in np.split(order, bounds) if order.size else []:
