@@ -268,3 +268,39 @@ def test_folder_keeps_damage_per_file(tmp_path):
     assert len(run.series["train/loss"]) == 19
     assert [d.kind for d in run.damage] == ["truncated"]
     assert run.damage[0].evidence["file"] == cut.name and "resumes" not in run.meta
+
+
+def _tensor_run(path, tag, steps, wall0, base):
+    recs = [record(event(0, wall0, extra=ld(3, b"brain.Event:2")))]
+    recs += [record(event(s, wall0 + s, tensor_scalar(tag, base + s))) for s in steps]
+    path.write_bytes(b"".join(recs))
+
+
+def test_keras_train_and_validation_subfolders(tmp_path, cli):
+    (tmp_path / "train").mkdir()
+    (tmp_path / "validation").mkdir()
+    _tensor_run(tmp_path / "train" / "events.out.tfevents.1.h.1.0.v2", "epoch_loss", range(5), 10.0, 1.0)
+    _tensor_run(tmp_path / "validation" / "events.out.tfevents.1.h.1.1.v2", "epoch_loss", range(5), 10.5, 2.0)
+    run = read_run(tmp_path)
+    assert sorted(run.series) == ["train/epoch_loss", "validation/epoch_loss"]
+    assert run.meta["layout"] == "keras" and len(run.files) == 2
+    assert list(run.series["validation/epoch_loss"].values) == [2.0, 3.0, 4.0, 5.0, 6.0]
+    res = cli("doctor", tmp_path, "--format", "json")
+    reports = res.json()["reports"]
+    assert [r["source"] for r in reports] == [str(tmp_path)]
+    roles = reports[0]["summary"]["roles"]
+    assert roles["loss"] == "train/epoch_loss" and roles["eval_loss"] == "validation/epoch_loss"
+
+
+def test_hf_runs_folder_is_one_run_with_resume(tmp_path, cli):
+    runs = tmp_path / "runs"
+    (runs / "Jan01_10-00-00_host").mkdir(parents=True)
+    (runs / "Jan01_12-00-00_host").mkdir()
+    _write_run(runs / "Jan01_10-00-00_host" / "events.out.tfevents.100.host.1.0", range(0, 20), 1000.0)
+    _write_run(runs / "Jan01_12-00-00_host" / "events.out.tfevents.200.host.2.0", range(15, 30), 5000.0, 0.25)
+    run = read_run(runs)
+    assert run.meta["layout"] == "hf-runs"
+    assert list(run.series["train/loss"].steps) == list(range(30))
+    assert run.meta["resumes"][0]["at_step"] == 15 and run.meta["resumes"][0]["points_superseded"] == 10  # 5 steps x 2 tags
+    reports = cli("doctor", tmp_path, "--format", "json").json()["reports"]
+    assert [r["source"] for r in reports] == [str(runs)]

@@ -1,7 +1,9 @@
 """One run's folder of TensorBoard event files, merged into one run.
 
-A Lightning version folder, an HF ``runs/<launch>`` folder or any folder where a
-resumed job left several ``events.out.tfevents.*`` files: the files are read in
+A Lightning version folder, an HF ``runs/`` folder (one subfolder per launch), a
+Keras log folder (``train/`` and ``validation/`` subfolders, whose tags become
+``train/...`` and ``validation/...``) or any folder where a resumed job left
+several ``events.out.tfevents.*`` files: the files are read in
 the order they were written (first event wall time, then name), and each tag's
 points are merged in step order. A file that starts a tag at a step the
 previous files already reached is a resume: the earlier points of that tag at
@@ -27,6 +29,37 @@ def event_files(folder: Path) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.is_file() and is_event_file_name(p.name))
     except OSError:
         return []
+
+
+SPLITS = ("train", "validation", "eval", "test")  # Keras' TensorBoard callback writes one subfolder each
+
+
+def _subfolders(folder: Path) -> dict[str, list[Path]]:
+    try:
+        subs = sorted(d for d in folder.iterdir() if d.is_dir())
+    except OSError:
+        return {}
+    found = {d.name: event_files(d) for d in subs}
+    return {k: v for k, v in found.items() if v}
+
+
+def run_layout(folder: Path) -> tuple[str, dict[str, list[Path]]] | None:
+    """How ``folder`` holds one run's event files: (layout, {tag prefix: files}), or None."""
+    direct = event_files(folder)
+    if direct:
+        return "files", {"": direct}
+    subs = _subfolders(folder)
+    if "train" in subs and set(subs) <= set(SPLITS):
+        return "keras", {f"{k}/": v for k, v in subs.items()}
+    if folder.name == "runs" and subs:
+        return "hf-runs", {"": [f for files in subs.values() for f in files]}
+    return None
+
+
+def part_of_parent_run(folder: Path) -> bool:
+    """A train/ or runs/<launch> subfolder whose parent is read as the run."""
+    parent = run_layout(folder.parent)
+    return parent is not None and parent[0] != "files"
 
 
 def _read_all(files: list[Path], verify_data: bool) -> tuple[list[tuple[Path, Run]], list[str]]:
@@ -100,19 +133,38 @@ class TFEventsFolderReader:
     verify_data = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return path.is_dir() and bool(event_files(path))
+        return path.is_dir() and run_layout(path) is not None
 
     def read(self, path: Path) -> Run:
-        files = event_files(Path(path))
-        if not files:
-            raise ReadError("no events.out.tfevents.* files in this folder")
-        parts, unreadable = _read_all(files, self.verify_data)
-        if not parts:
-            raise ReadError("no readable event file: " + "; ".join(unreadable))
-        parts.sort(key=lambda pr: (_first_wall(pr[1]), pr[0].name))
-        run = Run(source=str(path), format="tfevents", files=[str(f) for f, _ in parts])
-        merge_runs(parts, run)
-        for msg in unreadable:
-            run.notes.append(f"unreadable event file skipped: {msg}")
-        run.meta["event_files"] = len(parts)
+        found = run_layout(Path(path))
+        if found is None:
+            raise ReadError("no events.out.tfevents.* files in this folder (nor in train/, validation/ "
+                            "or runs/ subfolders)")
+        layout, groups = found
+        run = Run(source=str(path), format="tfevents")
+        for prefix, files in groups.items():
+            self._read_group(prefix, files, run)
+        if not run.files:
+            raise ReadError("no readable event file in this folder")
+        run.meta["event_files"] = len(run.files)
+        run.meta["layout"] = layout
         return run
+
+    def _read_group(self, prefix: str, files: list[Path], run: Run) -> None:
+        parts, unreadable = _read_all(files, self.verify_data)
+        parts.sort(key=lambda pr: (_first_wall(pr[1]), pr[0].name))
+        sub = Run(source=str(prefix), format="tfevents")
+        merge_runs(parts, sub)
+        run.files.extend(str(f) for f, _ in parts)
+        for name, s in sub.series.items():
+            run.series[prefix + name] = Series(prefix + name, s.steps, s.values, s.wall)
+        run.damage.extend(sub.damage)
+        run.notes.extend(f"{prefix}{n}" if prefix else n for n in sub.notes)
+        run.notes.extend(f"unreadable event file skipped: {msg}" for msg in unreadable)
+        for key, val in sub.meta.items():
+            if key == "resumes":
+                run.meta.setdefault("resumes", []).extend({**r, "group": prefix} if prefix else r for r in val)
+            elif key == "hparams":
+                run.meta.setdefault("hparams", {}).update(val)
+            else:
+                run.meta.setdefault(key, val)
