@@ -146,7 +146,7 @@ def test_flip_every_byte():
 def test_flip_every_byte_without_data_crc_never_raises():
     buf, _ = small_file()
     for k in range(len(buf)):
-        for mask in (0x01, 0x80, 0xFF):
+        for mask in (0x01, 0xFF):
             flipped = bytearray(buf)
             flipped[k] ^= mask
             try:
@@ -301,6 +301,7 @@ def test_hf_runs_folder_is_one_run_with_resume(tmp_path, cli):
     run = read_run(runs)
     assert run.meta["layout"] == "hf-runs"
     assert list(run.series["train/loss"].steps) == list(range(30))
-    assert run.meta["resumes"][0]["at_step"] == 15 and run.meta["resumes"][0]["points_superseded"] == 10  # 5 steps x 2 tags
+    resume = run.meta["resumes"][0]
+    assert resume["at_step"] == 15 and resume["points_superseded"] == 10  # 5 steps x 2 tags
     reports = cli("doctor", tmp_path, "--format", "json").json()["reports"]
     assert [r["source"] for r in reports] == [str(runs)]

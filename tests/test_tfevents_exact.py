@@ -32,7 +32,10 @@ def assert_same_as_ea(path: Path) -> dict:
     return run
 
 
-@pytest.mark.parametrize("style", sorted(WRITERS))
+STYLES = [pytest.param(s, marks=pytest.mark.slow) if s == "lightning" else s for s in sorted(WRITERS)]
+
+
+@pytest.mark.parametrize("style", STYLES)  # lightning: slow to import
 def test_same_as_event_accumulator(style, tmp_path):
     path = WRITERS[style](tmp_path)
     run = assert_same_as_ea(path)
@@ -53,6 +56,9 @@ def test_writer_specifics(tmp_path):
     assert run.series["int64"].values[0] == -7
     assert list(run.series["half"].steps) == [-5, 0, 3, 2**35]
 
+
+@pytest.mark.slow
+def test_lightning_hparams_and_roles(tmp_path):
     run = assert_same_as_ea(WRITERS["lightning"](tmp_path / "c"))
     assert run.meta["hparams"] == {"lr": 0.001, "batch_size": 32.0, "optimizer": "AdamW", "amp": True}
     roles = assign_roles(run.series)

@@ -39,6 +39,10 @@ def varints(u8: np.ndarray, pos: np.ndarray, end: np.ndarray) -> tuple[np.ndarra
     return val, nxt, ok
 
 
+def concat(parts: list[np.ndarray], dtype: type = np.int64) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
 class Mem:
     """The file's bytes, zero-padded, with views that load a number at any byte offset.
 
@@ -56,8 +60,8 @@ class Mem:
         self.u8[: len(buf)] = np.frombuffer(buf, dtype=np.uint8)
         n = self.u8.shape[0] - 8
         self.top = n - 1  # highest offset any view may load
-        view = (lambda dt: np.ndarray((n,), dtype=dt, buffer=words, strides=(1,)))
-        self.u64, self.f64, self.f32, self.u32 = view("<u8"), view("<f8"), view("<f4"), view("<u4")
+        self.u64, self.f64, self.f32, self.u32 = (np.ndarray((n,), dtype=dt, buffer=words, strides=(1,))
+                                                  for dt in ("<u8", "<f8", "<f4", "<u4"))
 
 
 class Fields:
@@ -151,8 +155,7 @@ def summary_values(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
         cur[act[ok]] = z[ok]
         act = act[ok][z[ok] < e[ok]]
         ordinal += 1
-    cat = (lambda p: np.concatenate(p) if p else np.zeros(0, np.int64))
-    return cat(owners), cat(ords), cat(vs), cat(ve), bad
+    return concat(owners), concat(ords), concat(vs), concat(ve), bad
 
 
 # (byte prefix, its length, value width) of one-element tensors as the writers lay them out:
@@ -257,8 +260,7 @@ def quick_values(mem: Mem, r: np.ndarray, e: np.ndarray) -> dict[str, np.ndarray
     Returns per lane: kind (-1 no match, 0 simple, 1 tensor), tag span, simple value,
     tensor span and metadata span (-1 when absent).
     """
-    u8 = mem.u8  # zero-padded: the 8 bytes at r are always loadable (r <= file size)
-    w = mem.u64[r]
+    w = mem.u64[r]  # zero-padded: the 8 bytes at r are always loadable (r <= file size)
     rl = e - r
     lens = ((rl - 2).astype(np.uint64) << _U8) | ((rl - 4).astype(np.uint64) << np.uint64(24))
     ok = (rl >= 8) & (rl - 2 < 128) & ((w & _LOW5) == (_SUMMARY_HEAD | lens))

@@ -20,7 +20,7 @@ import google_crc32c
 import numpy as np
 
 from ..model import Damage
-from ._tffast import Mem
+from ._tffast import Mem, concat
 
 MASK_DELTA = 0xA282EAD8
 HEADER = 12  # u64 length + u32 length CRC
@@ -130,8 +130,7 @@ class _Walk:
         off = 0
         while off < self.size:
             off = self._chunk(off)
-        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64))
-        return Framing(cat(self.starts), cat(self.ends), self.damage, self.skipped, self.mem)
+        return Framing(concat(self.starts), concat(self.ends), self.damage, self.skipped, self.mem)
 
     def _chunk(self, off: int) -> int:
         """Walk up to CHUNK records from ``off``, keep the intact ones; returns where to go on."""

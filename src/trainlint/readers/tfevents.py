@@ -75,7 +75,6 @@ class _Decoder:
         self.pending: list[tuple[int, float]] = []  # restart markers of the chunk: (record, step)
 
     def chunk(self, starts: np.ndarray, ends: np.ndarray) -> None:
-        u8 = self.u8
         ok, wall, step, after = fast.event_header(self.mem, starts, ends)
         q = fast.quick_values(self.mem, after, ends)
         quick = ok & (q["kind"] >= 0)
@@ -300,9 +299,8 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
 
 
 def _columns(pts: Points) -> dict[str, np.ndarray]:
-    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
-    return {"tag": cat(pts.tag, np.int64), "step": cat(pts.step, np.int64),
-            "wall": cat(pts.wall, np.float64), "value": cat(pts.value, np.float64)}
+    return {"tag": fast.concat(pts.tag), "step": fast.concat(pts.step),
+            "wall": fast.concat(pts.wall, np.float64), "value": fast.concat(pts.value, np.float64)}
 
 
 def _restart_purge(c: dict[str, np.ndarray], restarts: list[tuple[int, float]]) -> tuple[dict, int]:

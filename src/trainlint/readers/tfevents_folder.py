@@ -20,7 +20,7 @@ import numpy as np
 
 from ..model import Damage, Run, Series
 from .base import ReadError, reader
-from .tfevents import Points, decode_file, describe, is_event_file_name, points_to_series
+from .tfevents import decode_file, describe, is_event_file_name, points_to_series
 
 
 def event_files(folder: Path) -> list[Path]:
