@@ -305,3 +305,18 @@ def test_hf_runs_folder_is_one_run_with_resume(tmp_path, cli):
     assert resume["at_step"] == 15 and resume["points_superseded"] == 10  # 5 steps x 2 tags
     reports = cli("doctor", tmp_path, "--format", "json").json()["reports"]
     assert [r["source"] for r in reports] == [str(runs)]
+
+
+def test_bulk_crcs_match_the_library():
+    google_crc32c = pytest.importorskip("google_crc32c")
+    rng = np.random.default_rng(0)
+    buf = rng.integers(0, 256, 50_000, dtype=np.uint8).tobytes()
+    starts = np.sort(rng.integers(0, 49_000, 3000))
+    ends = starts + rng.integers(0, 200, 3000)  # short (bulk) and long (one call each)
+    mem = _tfrecord.Mem(buf)
+    ref = np.array([google_crc32c.value(buf[a:b]) for a, b in zip(starts, ends)], dtype=np.uint32)
+    short = (ends - starts) <= _tfrecord.SHORT
+    assert np.array_equal(_tfrecord._bulk_crcs(mem, starts[short], ends[short]), ref[short])
+    pos = rng.integers(0, 49_000, 5000)
+    assert np.array_equal(_tfrecord.length_crc_ok_mem(mem, pos)[0],
+                          _tfrecord.length_crc_ok(np.frombuffer(buf, np.uint8), pos))

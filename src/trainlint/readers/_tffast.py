@@ -60,8 +60,8 @@ class Mem:
         self.u8[: len(buf)] = np.frombuffer(buf, dtype=np.uint8)
         n = self.u8.shape[0] - 8
         self.top = n - 1  # highest offset any view may load
-        self.u64, self.f64, self.f32, self.u32 = (np.ndarray((n,), dtype=dt, buffer=words, strides=(1,))
-                                                  for dt in ("<u8", "<f8", "<f4", "<u4"))
+        self.u64, self.f64, self.f32, self.u32, self.u16 = (
+            np.ndarray((n,), dtype=dt, buffer=words, strides=(1,)) for dt in ("<u8", "<f8", "<f4", "<u4", "<u2"))
 
 
 class Fields:
