@@ -320,3 +320,15 @@ def test_bulk_crcs_match_the_library():
     pos = rng.integers(0, 49_000, 5000)
     assert np.array_equal(_tfrecord.length_crc_ok_mem(mem, pos)[0],
                           _tfrecord.length_crc_ok(np.frombuffer(buf, np.uint8), pos))
+
+
+def test_data_crc_can_be_skipped(tmp_path, monkeypatch):
+    buf, bounds = small_file()
+    b = bytearray(buf)
+    b[bounds[3] - 5] ^= 0x01  # a byte of the float in record 2 (its data ends 4 bytes before the next)
+    p = tmp_path / "events.out.tfevents.1.h"
+    p.write_bytes(bytes(b))
+    assert [d.kind for d in read_run(p).damage] == ["corrupt"]
+    monkeypatch.setenv("TRAINLINT_TFEVENTS_DATA_CRC", "0")
+    run = read_run(p)
+    assert not run.damage and len(run.series["train/loss"]) == 5

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..model import Damage, Run, Series
 from .base import ReadError, reader
-from .tfevents import decode_file, describe, is_event_file_name, points_to_series
+from .tfevents import data_crc_wanted, decode_file, describe, is_event_file_name, points_to_series
 
 
 def event_files(folder: Path) -> list[Path]:
@@ -151,7 +151,7 @@ class TFEventsFolderReader:
         return run
 
     def _read_group(self, prefix: str, files: list[Path], run: Run) -> None:
-        parts, unreadable = _read_all(files, self.verify_data)
+        parts, unreadable = _read_all(files, data_crc_wanted(self.verify_data))
         parts.sort(key=lambda pr: (_first_wall(pr[1]), pr[0].name))
         sub = Run(source=str(prefix), format="tfevents")
         merge_runs(parts, sub)
