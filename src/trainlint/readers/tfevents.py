@@ -16,6 +16,7 @@ skipped without being decoded. The hparams plugin's data goes to
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ SCALAR_PLUGINS = ("scalars", "")  # "" = a tensor whose tag never carried plugin
 def data_crc_wanted(default: bool = True) -> bool:
     """Data CRCs are verified unless TRAINLINT_TFEVENTS_DATA_CRC=0 (length CRCs always are)."""
     return default and os.environ.get("TRAINLINT_TFEVENTS_DATA_CRC", "1").strip() not in ("0", "no", "off")
+
+
+TEXT_SUFFIXES = {".py", ".md", ".txt", ".json", ".jsonl", ".csv", ".yaml", ".yml", ".log", ".ipynb"}
 
 
 def is_event_file_name(name: str) -> bool:
@@ -298,8 +302,13 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
                         + (f" ({why})" if why else ""))
     dec = _Decoder(buf, framing.mem)
     step = 1 << 16
-    for i in range(0, framing.starts.shape[0], step):
-        dec.chunk(framing.starts[i:i + step], framing.ends[i:i + step])
+    try:
+        for i in range(0, framing.starts.shape[0], step):
+            dec.chunk(framing.starts[i:i + step], framing.ends[i:i + step])
+    except (IndexError, ValueError, OverflowError, struct.error) as exc:  # a decoder bug, not the user's
+        if os.environ.get("TRAINLINT_DEBUG"):
+            raise
+        raise ReadError(f"could not decode the events: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     dec.pts.meta["records"] = int(framing.starts.shape[0])
     return dec.pts, framing.damage
 
@@ -351,9 +360,10 @@ class TFEventsReader:
     verify_data = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if path.is_dir():
-            return False
-        return looks_like_events(head) or (is_event_file_name(path.name) and not head.startswith(b"{"))
+        if looks_like_events(head):
+            return True
+        return (is_event_file_name(path.name) and path.suffix.lower() not in TEXT_SUFFIXES
+                and not path.is_dir())
 
     def read(self, path: Path) -> Run:
         try:

@@ -26,7 +26,7 @@ from .tfevents import data_crc_wanted, decode_file, describe, is_event_file_name
 def event_files(folder: Path) -> list[Path]:
     """The event files directly inside ``folder``, in name order."""
     try:
-        return sorted(p for p in folder.iterdir() if p.is_file() and is_event_file_name(p.name))
+        return sorted(p for p in folder.iterdir() if is_event_file_name(p.name) and p.is_file())
     except OSError:
         return []
 
@@ -34,30 +34,43 @@ def event_files(folder: Path) -> list[Path]:
 SPLITS = ("train", "validation", "eval", "test")  # Keras' TensorBoard callback writes one subfolder each
 
 
-def _subfolders(folder: Path) -> dict[str, list[Path]]:
-    try:
-        subs = sorted(d for d in folder.iterdir() if d.is_dir())
-    except OSError:
-        return {}
-    found = {d.name: event_files(d) for d in subs}
+def _splits(folder: Path) -> dict[str, list[Path]]:
+    found = {name: event_files(folder / name) for name in SPLITS if (folder / name).is_dir()}
     return {k: v for k, v in found.items() if v}
 
 
+def _launches(runs: Path) -> list[Path]:
+    """HF Trainer's ``runs/<launch>/`` event files."""
+    try:
+        subs = sorted(d for d in runs.iterdir() if d.is_dir())
+    except OSError:
+        return []
+    return [f for d in subs for f in event_files(d)]
+
+
 def run_layout(folder: Path) -> tuple[str, dict[str, list[Path]]] | None:
-    """How ``folder`` holds one run's event files: (layout, {tag prefix: files}), or None."""
+    """How ``folder`` holds one run's event files: (layout, {tag prefix: files}), or None.
+
+    Only fixed names are looked at below ``folder`` (never a whole subtree), so this
+    stays cheap on folders with many files.
+    """
     direct = event_files(folder)
     if direct:
         return "files", {"": direct}
-    subs = _subfolders(folder)
-    if "train" in subs and set(subs) <= set(SPLITS):
-        return "keras", {f"{k}/": v for k, v in subs.items()}
-    if folder.name == "runs" and subs:
-        return "hf-runs", {"": [f for files in subs.values() for f in files]}
+    splits = _splits(folder)
+    if "train" in splits:
+        return "keras", {f"{k}/": v for k, v in splits.items()}
+    if folder.name == "runs":
+        launches = _launches(folder)
+        if launches:
+            return "hf-runs", {"": launches}
     return None
 
 
 def part_of_parent_run(folder: Path) -> bool:
     """A train/ or runs/<launch> subfolder whose parent is read as the run."""
+    if folder.name not in SPLITS and folder.parent.name != "runs":
+        return False
     parent = run_layout(folder.parent)
     return parent is not None and parent[0] != "files"
 
