@@ -84,3 +84,16 @@ def test_doctor_reads_real_event_file(evidence, cli):
     assert len(reports) == 1 and reports[0]["verdict"] != "NOT-CHECKED"
     roles = reports[0]["summary"]["roles"]
     assert roles["loss"] == "train/loss" and roles["eval_loss"] == "val/loss"
+
+
+def test_doctor_on_a_cut_real_file_warns_and_judges_the_rest(evidence, cli, tmp_path):
+    real = next((evidence / "fish-speech-lightning").glob("events.out.tfevents.*"))
+    cut = tmp_path / real.name
+    data = real.read_bytes()
+    cut.write_bytes(data[: len(data) - 1000])
+    report = cli("doctor", cut, "--format", "json").json()["reports"][0]
+    tl100 = [f for f in report["findings"] if f["code"] == "TL100"]
+    assert len(tl100) == 1 and tl100[0]["category"] == "integrity"
+    assert "file cut short at byte" in tl100[0]["message"] and "lost" in tl100[0]["message"]
+    assert report["summary"]["roles"]["eval_loss"] == "val/loss"
+    assert report["summary"]["loss_points"] >= 40
