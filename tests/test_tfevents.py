@@ -198,7 +198,7 @@ def test_random_damage_never_raises(data):
 
 
 # ---- bulk paths agree with the one-at-a-time path -----------------------------------------
-def test_chunking_and_pattern_walk_agree(monkeypatch):
+def test_chunking_pattern_walk_and_bulk_crcs_agree(monkeypatch):
     recs = [record(event(0, 1.0, extra=ld(3, b"brain.Event:2")))]
     for i in range(3000):  # sizes repeat (period 3) until the step varint grows
         recs.append(record(event(i, 10.0 + i, simple("a", i * 0.5))))
@@ -210,6 +210,13 @@ def test_chunking_and_pattern_walk_agree(monkeypatch):
     assert len(ref["a"][0]) == 3000 and ref["bb"][1][-1] == -2999
     monkeypatch.setattr(_tfrecord, "CHUNK", 7)
     assert points(buf)[0] == ref
+    monkeypatch.setattr(_tfrecord, "BULK_MIN", 10**9)  # data CRCs by the library only
+    assert points(buf)[0] == ref
+    flipped = bytearray(buf)
+    flipped[len(buf) // 2] ^= 0x10  # inside some record: its data or its header
+    got, damage = points(bytes(flipped))
+    assert [d.kind for d in damage] == ["corrupt"]
+    assert sum(len(v[0]) for v in got.values()) == sum(len(v[0]) for v in ref.values()) - 1
     offs, end = _tfrecord._offsets(buf, _tfrecord.Mem(buf), 0, 10**6)
     assert end == len(buf) and list(offs) == list(np.cumsum([0] + [len(r) for r in recs])[:-1])
 

@@ -106,6 +106,7 @@ def length_crc_ok_mem(mem: Mem, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 SHORT = 64  # records up to this many data bytes get their data CRCs in bulk
+BULK_MIN = 4096  # ... when there are at least this many of them
 _DIST: np.ndarray | None = None  # [d, b]: linear CRC part of byte b followed by d zero bytes
 _PAIRS: list[np.ndarray] = []  # per pair of bytes counted from the end: 65536-entry tables
 _ZEROS: np.ndarray | None = None  # CRC of n zero bytes, n = 0..SHORT
@@ -153,6 +154,8 @@ def data_crc_ok(buf: bytes, mem: Mem, starts: np.ndarray, ends: np.ndarray) -> n
     """Does each record's data CRC match? Short records in bulk, the others one library call each."""
     got = np.empty(starts.shape[0], dtype=np.uint32)
     short = (ends - starts) <= SHORT
+    if np.count_nonzero(short) < BULK_MIN:  # a small file: not worth building the tables
+        short[:] = False
     got[short] = _bulk_crcs(mem, starts[short], ends[short])
     long = np.flatnonzero(~short)
     if long.size:  # one library call per record, iterated in C
