@@ -10,6 +10,8 @@ import pytest
 from tfevents_writers import WRITERS, ea_points
 
 from trainlint.readers import read_run
+
+ROOT = Path(__file__).resolve().parents[1]
 from trainlint.roles import assign_roles
 
 
@@ -97,3 +99,16 @@ def test_doctor_on_a_cut_real_file_warns_and_judges_the_rest(evidence, cli, tmp_
     assert "file cut short at byte" in tl100[0]["message"] and "lost" in tl100[0]["message"]
     assert report["summary"]["roles"]["eval_loss"] == "val/loss"
     assert report["summary"]["loss_points"] >= 40
+
+
+def test_benchmark_layouts_match_event_accumulator(tmp_path):
+    """The benchmark's generated file (every scalar layout, images, histograms) reads exactly."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_tfevents", ROOT / "benchmarks" / "bench_tfevents.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "events.out.tfevents.1.bench"
+    bench.generate(path, 6000)  # > BULK_MIN short records: the bulk data-CRC path
+    run = assert_same_as_ea(path)
+    assert sum(len(s) for s in run.series.values()) == 6000
