@@ -10,9 +10,9 @@ import pytest
 from tfevents_writers import WRITERS, ea_points
 
 from trainlint.readers import read_run
+from trainlint.roles import assign_roles
 
 ROOT = Path(__file__).resolve().parents[1]
-from trainlint.roles import assign_roles
 
 
 def bits(a: np.ndarray) -> np.ndarray:
