@@ -144,17 +144,25 @@ def read_trainproof(path: Path) -> int:
     return sum(len(v) for v in read_scalars(path).values())
 
 
-def peak_memory(path: Path) -> dict[bool, float]:
-    """Peak memory allocated during one read (tracemalloc, which numpy reports to), in bytes."""
+def peak_memory(path: Path) -> dict[str, float]:
+    """Peak memory allocated during one read (tracemalloc, which numpy reports to), in bytes.
+
+    "cold": the first read in a process, which also builds the CRC tables (about 9 MB, once
+    per process); "warm": a later read, as for every file after the first in a folder.
+    """
     code = ("import sys, tracemalloc; sys.path.insert(0, %r);"
             "from trainlint.readers.tfevents import TFEventsReader; from pathlib import Path;"
+            "import trainlint.readers._tfrecord as tr;"
+            "warm = %s; _ = (tr._tables(), tr._wide_tables(), tr._short_tables()) if warm else None;"
             "r = TFEventsReader(); r.verify_data = %s; tracemalloc.start(); run = r.read(Path(%r));"
             "print(tracemalloc.get_traced_memory()[1])")
     out = {}
     for verify in (True, False):
-        proc = subprocess.run([sys.executable, "-c", code % (str(ROOT / "src"), verify, str(path))],
-                              capture_output=True, text=True)
-        out[verify] = float(proc.stdout.strip() or "nan")
+        for warm in (False, True):
+            proc = subprocess.run([sys.executable, "-c", code % (str(ROOT / "src"), warm, verify, str(path))],
+                                  capture_output=True, text=True)
+            name = f"{'data+length' if verify else 'length only'} CRC, {'warm' if warm else 'cold'}"
+            out[name] = float(proc.stdout.strip() or "nan")
     return out
 
 
@@ -201,7 +209,7 @@ def run_all(path: Path, n: int) -> dict[str, tuple[float, float] | None]:
     return results
 
 
-def report(results: dict[str, tuple[float, float] | None], size: int, mem: dict[bool, float],
+def report(results: dict[str, tuple[float, float] | None], size: int, mem: dict[str, float],
            as_json: bool) -> None:
     print()
     for ours in OURS:
@@ -211,12 +219,12 @@ def report(results: dict[str, tuple[float, float] | None], size: int, mem: dict[
             if theirs:
                 print(f"{ours} vs {other}: {mine[1] / theirs[1]:.1f}x (CPU time), "
                       f"{mine[0] / theirs[0]:.1f}x (wall clock)")
-    for verify, peak in mem.items():
-        print(f"peak memory allocated during one read ({'data+length' if verify else 'length only'} CRC): "
-              f"{peak / 1e6:.0f} MB = {peak / size:.2f}x the file size")
+    for what, peak in mem.items():
+        print(f"peak memory allocated during one read ({what}): {peak / 1e6:.0f} MB = {peak / size:.2f}x "
+              "the file size")
     if as_json:
         print(json.dumps({"rates_wall_cpu": results, "file_bytes": size,
-                          "peak_bytes": {str(k): v for k, v in mem.items()}}))
+                          "peak_bytes": mem}))
 
 
 if __name__ == "__main__":

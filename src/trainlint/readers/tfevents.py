@@ -31,6 +31,7 @@ from .base import ReadError, reader
 
 NAME_MARK = "tfevents"
 KIND_SIMPLE, KIND_TENSOR, KIND_OTHER, KIND_NONE = 0, 1, 2, 3  # OTHER: image, histogram, audio
+DECODE_CHUNK = 1 << 14  # records decoded together (bounds the temporaries)
 SCALAR_PLUGINS = ("scalars", "")  # "" = a tensor whose tag never carried plugin metadata
 
 
@@ -301,7 +302,7 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
         raise ReadError(f"not a readable TensorBoard event file: no intact record in {len(buf)} bytes"
                         + (f" ({why})" if why else ""))
     dec = _Decoder(buf, framing.mem)
-    step = 1 << 16
+    step = DECODE_CHUNK
     try:
         for i in range(0, framing.starts.shape[0], step):
             dec.chunk(framing.starts[i:i + step], framing.ends[i:i + step])
