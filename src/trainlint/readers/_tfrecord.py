@@ -1,11 +1,11 @@
 """TFRecord framing: find the records of a file, checking both CRCs, recovering from damage.
 
 A record is ``u64 length | u32 masked CRC-32C(length) | data | u32 masked CRC-32C(data)``
-(little-endian). The CRCs come from the hardware-accelerated ``google_crc32c``
-library. Length CRCs are checked for many records at once: CRC-32C of an
-8-byte message is affine in its bytes, so eight 256-entry tables (built once
-by asking the library about single-byte messages) give every record's length
-CRC with a few numpy gathers.
+(little-endian). Every CRC is derived from the hardware-accelerated ``google_crc32c``
+library: CRC-32C is affine in the message bytes, so tables built once by asking the
+library about single-byte messages give the CRCs of many short messages at once with
+a few numpy gathers (the 8-byte lengths, and data of up to ``SHORT`` bytes); longer
+data gets one library call per record. The tests check the tables against the library.
 
 No length read from the file is trusted before it has been compared with the
 bytes that remain, so nothing is ever allocated from an untrusted length.
