@@ -340,3 +340,18 @@ def test_data_crc_can_be_skipped(tmp_path, monkeypatch):
     monkeypatch.setenv("TRAINLINT_TFEVENTS_DATA_CRC", "0")
     run = read_run(p)
     assert not run.damage and len(run.series["train/loss"]) == 5
+
+
+def test_lone_train_subfolder_is_not_a_keras_run(tmp_path):
+    (tmp_path / "train").mkdir()
+    _write_run(tmp_path / "train" / "events.out.tfevents.1.h.1.0", range(3), 10.0)
+    assert sniff(tmp_path) is None
+    assert sorted(read_run(tmp_path / "train").series) == ["lr", "train/loss"]
+
+
+def test_folder_of_unreadable_event_files(tmp_path):
+    (tmp_path / "events.out.tfevents.1.h.1.0").write_bytes(b"")
+    (tmp_path / "events.out.tfevents.2.h.1.0").write_bytes(b"garbage" * 10)
+    with pytest.raises(ReadError) as err:
+        read_run(tmp_path)
+    assert "no readable event file" in str(err.value)

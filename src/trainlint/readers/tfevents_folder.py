@@ -58,7 +58,7 @@ def run_layout(folder: Path) -> tuple[str, dict[str, list[Path]]] | None:
     if direct:
         return "files", {"": direct}
     splits = _splits(folder)
-    if "train" in splits:
+    if "train" in splits and len(splits) >= 2:  # train/ plus validation/ (or eval/, test/)
         return "keras", {f"{k}/": v for k, v in splits.items()}
     if folder.name == "runs":
         launches = _launches(folder)
@@ -158,7 +158,8 @@ class TFEventsFolderReader:
         for prefix, files in groups.items():
             self._read_group(prefix, files, run)
         if not run.files:
-            raise ReadError("no readable event file in this folder")
+            first = next((n.split(": ", 1)[1] for n in run.notes if n.startswith("unreadable")), "")
+            raise ReadError("no readable event file in this folder" + (f" ({first})" if first else ""))
         run.meta["event_files"] = len(run.files)
         run.meta["layout"] = layout
         return run
@@ -170,7 +171,8 @@ class TFEventsFolderReader:
         merge_runs(parts, sub)
         run.files.extend(str(f) for f, _ in parts)
         for name, s in sub.series.items():
-            run.series[prefix + name] = Series(prefix + name, s.steps, s.values, s.wall)
+            full = name if name.startswith(prefix) else prefix + name
+            run.series[full] = Series(full, s.steps, s.values, s.wall)
         run.damage.extend(sub.damage)
         run.notes.extend(f"{prefix}{n}" if prefix else n for n in sub.notes)
         run.notes.extend(f"unreadable event file skipped: {msg}" for msg in unreadable)
