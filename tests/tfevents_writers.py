@@ -81,6 +81,7 @@ def _tb_writer(d: Path):
 
 def keras_tf2(d: Path) -> Path:
     """TF2/Keras layout: tensor scalars of the ``scalars`` plugin, histograms as tensors, text."""
+    pytest.importorskip("tensorboard.compat.proto.event_pb2")
     from tensorboard.compat.proto import event_pb2
     from tensorboard.plugins.histogram import summary_v2 as hist
     from tensorboard.plugins.scalar import summary_v2 as scal
@@ -100,7 +101,8 @@ def keras_tf2(d: Path) -> Path:
 
 
 def tf1(d: Path) -> Path:
-    """TF1 layout: merged summaries, several simple_value scalars per event, a session start."""
+    """TF1 layout: merged summaries, several simple_value scalars per event."""
+    pytest.importorskip("tensorboard.compat.proto.event_pb2")
     from tensorboard.compat.proto import event_pb2, summary_pb2
 
     w = _tb_writer(d)
@@ -113,9 +115,27 @@ def tf1(d: Path) -> Path:
     return only_file(d)
 
 
+def tf1_restart(d: Path) -> Path:
+    """A TF1 session restarted from an earlier checkpoint: SessionLog.START at step 15."""
+    pytest.importorskip("tensorboard.compat.proto.event_pb2")
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+
+    w = _tb_writer(d)
+    steps = list(range(0, 25)) + list(range(15, 30))
+    for i, step in enumerate(steps):
+        if i == 25:
+            start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
+            w.add_event(event_pb2.Event(wall_time=4000.0 + i, step=step, session_log=start))
+        val = summary_pb2.Summary.Value(tag="loss", simple_value=float(i))
+        w.add_event(event_pb2.Event(wall_time=4000.0 + i, step=step, summary=summary_pb2.Summary(value=[val])))
+    w.close()
+    return only_file(d)
+
+
 def odd_tensors(d: Path) -> Path:
     """Layouts off the fast path: half, bfloat16, ints, tensor_content doubles, shape [1],
-    a tag longer than 127 bytes, negative and huge steps, an empty tag with node_name."""
+    a tag longer than 127 bytes, negative and huge steps."""
+    pytest.importorskip("tensorboard.compat.proto.event_pb2")
     from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2
 
     meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
@@ -143,7 +163,8 @@ def odd_tensors(d: Path) -> Path:
 
 
 WRITERS = {"torch": torch_simple, "torch-new-style": torch_new_style, "tensorboardX": tensorboardx,
-           "lightning": lightning, "keras-tf2": keras_tf2, "tf1": tf1, "odd-tensors": odd_tensors}
+           "lightning": lightning, "keras-tf2": keras_tf2, "tf1": tf1, "tf1-restart": tf1_restart,
+           "odd-tensors": odd_tensors}
 
 
 def ea_points(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
