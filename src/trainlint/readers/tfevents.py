@@ -229,6 +229,10 @@ class _Decoder:
     def _learn_plugins(self, c: dict[str, np.ndarray]) -> None:
         """A tag's plugin is named by the first metadata it carries (as TensorBoard does)."""
         has = np.flatnonzero(c["ms"] >= 0)
+        if has.size and self.pts.plugins:  # only tags whose plugin is not known yet
+            known = np.zeros(len(self.pts.tags), dtype=bool)
+            known[list(self.pts.plugins)] = True
+            has = has[~known[c["tag"][has]]]
         if not has.size:
             return
         tags, first = np.unique(c["tag"][has], return_index=True)
