@@ -9,6 +9,7 @@ from pathlib import Path
 from . import compare as _compare
 from .config import Settings, load_settings
 from .discover import match_file, walk
+from .inspectors.logs import is_uri, judge_uri
 from .engine import judge_run
 from .model import Run
 from .readers import ReadError, read_any, read_run as _read_raw
@@ -64,6 +65,9 @@ def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
     session = _baseline_session(options)
     paths = list(paths)
     for raw in paths:
+        if is_uri(str(raw)):
+            result.reports.extend(judge_uri(str(raw), options))
+            continue
         path = Path(raw)
         if not path.exists():
             result.reports.append(Report(source=str(raw), kind="log", unjudged="no such file or folder"))

@@ -8,7 +8,7 @@ from .._common import build_options, judging_options
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1)  # paths, or mlflow://HOST:PORT/EXPERIMENT addresses
 @click.option("--baseline", multiple=True, type=click.Path(path_type=Path),
               help="A known-good run (log or folder of seeds' logs); every log found is also compared with it.")
 @click.option("--dataset", type=click.Path(exists=True, path_type=Path),
