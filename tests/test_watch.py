@@ -9,6 +9,8 @@ import sys
 import threading
 import time
 
+import numpy as np
+
 from trainlint.live.follow import CsvFollower, JsonlFollower, TrainerStateFollower
 from trainlint.live.watch import watch
 
@@ -90,3 +92,28 @@ def test_watch_json_envelope(cli, tmp_path):
     r = cli("watch", p, "--interval", "0.05", "--idle-exit", "0.2", "--format", "json")
     assert r.code == 0 and r.json()["command"] == "watch"
     assert r.json()["reports"][0]["source"] == str(p)
+
+
+def test_event_file_follower_reads_records_as_they_are_flushed(tmp_path):
+    import tfevents_writers as writers
+
+    from trainlint.readers import read_run
+    from trainlint.live.follow import EventFollower
+
+    src = tmp_path / "full"
+    src.mkdir()
+    data = writers.torch_new_style(src).read_bytes()  # tensor scalars: the follower decodes both layouts
+    live = tmp_path / "events.out.tfevents.live"
+    f = EventFollower(live)
+    seen = []
+    for cut in range(0, len(data) + 1, 97):  # the writer flushes at arbitrary byte positions
+        live.write_bytes(data[:cut])
+        seen += f.poll()
+    live.write_bytes(data)
+    seen += f.poll()
+    whole = read_run(writers.only_file(src))
+    for tag, series in whole.series.items():
+        got = [(s, m[tag]) for s, _, m in seen if tag in m]
+        assert [s for s, _ in got] == series.steps.tolist(), tag
+        np.testing.assert_array_equal(np.array([v for _, v in got]), series.values)
+    assert not f.broken

@@ -127,8 +127,60 @@ class TrainerStateFollower:
         return out
 
 
+class EventFollower:
+    """A TensorBoard event file being written: complete, CRC-valid records past the last one read.
+    A record whose length CRC does not validate stops the follower there (reported by doctor)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.broken = path, 0, False
+
+    def poll(self) -> list[Record]:
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            return []
+        if self.broken or size <= self.offset:
+            return []
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset)
+            buf = fh.read(size - self.offset)
+        out, used, self.broken = _event_records(buf)
+        self.offset += used
+        return out
+
+
+def _event_records(buf: bytes) -> tuple[list[Record], int, bool]:
+    """Decode the complete records at the start of ``buf``: (records, bytes used, stuck on a
+    length that does not validate)."""
+    from ..readers._tfproto import decode_event, tensor_scalar
+    from ..readers._tfrecord import masked_crc
+
+    out: list[Record] = []
+    pos = 0
+    while len(buf) - pos >= 12:
+        head = buf[pos:pos + 8]
+        if masked_crc(head) != int.from_bytes(buf[pos + 8:pos + 12], "little"):
+            return out, pos, True  # not a record boundary: stop rather than guess
+        n = int.from_bytes(head, "little")
+        if len(buf) - pos < 16 + n:
+            break  # the writer has not finished this record yet
+        a, z = pos + 12, pos + 12 + n
+        if masked_crc(buf[a:z]) == int.from_bytes(buf[z:z + 4], "little"):
+            ev = decode_event(buf, a, z)
+            metrics = {}
+            for v in ev.values:
+                value = v.simple if v.kind == "simple" else tensor_scalar(buf, *v.tensor) if v.kind == "tensor" else None
+                if value is not None:
+                    metrics[v.tag.decode("utf-8", "replace")] = value
+            if metrics:
+                out.append((float(ev.step), float(ev.wall), metrics))
+        pos = z + 4
+    return out, pos, False
+
+
 def follower_for(path: Path, fmt: str) -> Any:
     """A follower for a log of reader format ``fmt``; None when it cannot be followed."""
-    kinds = {"jsonl": JsonlFollower, "csv": CsvFollower, "hf-trainer-state": TrainerStateFollower}
+    kinds = {"jsonl": JsonlFollower, "csv": CsvFollower, "hf-trainer-state": TrainerStateFollower,
+             "tfevents": EventFollower}
     cls = kinds.get(fmt)
     return cls(path) if cls else None
