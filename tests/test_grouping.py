@@ -318,3 +318,30 @@ def test_llamafactory_output_dir_trainer_log_gives_the_clock(tmp_path):
     assert run.format == "hf-trainer-state+llamafactory"
     assert list(run.series["loss"].wall) == [10.0, 20.0, 30.0, 40.0]
     assert list(run.series["step_time"].values) == [2.0, 2.0, 2.0]
+
+
+def test_damage_to_a_companion_file_is_the_runs_damage(tmp_path):
+    """A run judged from trainer_state.json plus a cut event file reports the cut (TL100)."""
+    import json
+
+    from trainlint.api import doctor, Options
+    from trainlint.config import Settings
+
+    tb = __import__("pytest").importorskip("torch.utils.tensorboard")
+    out = tmp_path / "out"
+    (out / "runs").mkdir(parents=True)
+    hist = [{"step": s, "loss": 2.0 / s, "learning_rate": 1e-3} for s in range(1, 31)]
+    (out / "trainer_state.json").write_text(json.dumps({"global_step": 30, "log_history": hist}))
+    w = tb.SummaryWriter(str(out / "runs"))
+    for e in hist:
+        w.add_scalar("train/loss", e["loss"], e["step"])
+    w.close()
+    ev = next((out / "runs").glob("events.out.tfevents*"))
+    size = len(ev.read_bytes()) - 7
+    ev.write_bytes(ev.read_bytes()[:size])
+    (rep,) = [r for r in doctor([out], Options(settings=Settings())).reports if r.kind == "log"]
+    assert len(rep.files) == 2
+    hits = [f for f in rep.findings if f.code == "TL100"]
+    assert hits and hits[0].message.startswith("runs/events.out.tfevents")
+    assert hits[0].evidence["kind"] == "truncated" and hits[0].evidence["file_size"] == size
+    assert 7 < hits[0].evidence["bytes_lost"] < 64  # the record the cut went through

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import Run
+from .model import Damage, Run
 from .readers import Reader, ReadError, load_readers, read_run, sniff
 from .readers._yaml import flatten, load_yaml
 from .roles import assign_roles
@@ -217,7 +217,10 @@ def _read_members(group: RunGroup) -> Run:
     run = primary[1]
     formats = [run.format]
     for path, other in rest:
-        if merge_into(run, other, _rel(path, group.folder)):
+        rel = _rel(path, group.folder)
+        # damage to any file of the run is the run's damage, merged or not
+        run.damage.extend(Damage(d.kind, f"{rel}: {d.message}", d.evidence) for d in other.damage)
+        if merge_into(run, other, rel):
             formats.append(other.format)
             run.files.extend(f for f in other.files if f not in run.files)
     run.format = "+".join(dict.fromkeys(formats))
