@@ -1,0 +1,46 @@
+"""Helpers for rules that compare the eval loss with the train loss."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._stats import coarse, rolling_median
+
+
+def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
+    """A smoothed train loss (rolling median) interpolated at ``steps``; NaN outside its range."""
+    loss = run.get("loss")
+    if loss is None or len(loss.finite()) < 3:
+        return None
+    f = loss.finite()
+    order = np.argsort(f.steps, kind="stable")
+    ts, tv = coarse(f.steps[order], f.values[order])
+    w = max(1, int(round(len(tv) * frac)))
+    sm = rolling_median(tv, w)
+    # centre the trailing window
+    shift = w // 2
+    cs = ts[: len(ts) - shift] if shift else ts
+    sm = sm[shift:] if shift else sm
+    out = np.interp(steps, cs, sm)
+    out[(steps < ts[0]) | (steps > ts[-1])] = np.nan
+    return out
+
+
+def checkpoint_steps(meta) -> list[float]:
+    """Checkpoint steps the log names: meta['checkpoints'] and best_model_checkpoint."""
+    out: list[float] = []
+    for c in meta.get("checkpoints") or []:
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            out.append(float(c))
+        elif isinstance(c, str):
+            m = re.search(r"(\d+)\D*$", c)
+            if m:
+                out.append(float(m.group(1)))
+    best = meta.get("best_model_checkpoint")
+    if isinstance(best, str):
+        m = re.search(r"checkpoint[-_]?(\d+)", best)
+        if m:
+            out.append(float(m.group(1)))
+    return sorted(set(out))

@@ -1,0 +1,49 @@
+"""Stalls: long silences in a log relative to its own cadence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import NotChecked, Threshold, rule
+from ._stats import fmt, wall_clock
+
+
+@rule(code="TL090", name="log-stalled", category="stall", severity="WARN",
+      summary="No new record for a long wall time relative to the run's own logging cadence.",
+      explanation="""
+Measures the wall-clock gap between consecutive records against the run's median gap. A
+gap of `factor` times the cadence (and at least `min_seconds`) means the run hung: a
+deadlocked collective (NCCL), a stuck data loader, a filesystem that stopped answering,
+a very slow checkpoint write. For a live run, the time since the last record counts as
+a gap too. Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
+      thresholds=[Threshold("factor", 10.0, "gap / median gap that fires"),
+                  Threshold("min_seconds", 300, "a gap must also exceed this many seconds"),
+                  Threshold("min_points", 10, "timestamped records needed to judge")])
+def log_stalled(ctx):
+    got = wall_clock(ctx.subject)
+    if got is None:
+        raise NotChecked("no wall-clock timestamps in this log")
+    steps, wall, src = got
+    if len(wall) < ctx.t("min_points"):
+        raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
+    gaps = np.diff(wall)
+    pos = gaps[gaps > 0]
+    if len(pos) == 0:
+        raise NotChecked("all records carry the same timestamp")
+    cadence = float(np.median(pos))
+    now = ctx.extra.get("now") if ctx.extra else None
+    if isinstance(now, (int, float)) and now > wall[-1]:
+        gaps = np.append(gaps, now - wall[-1])
+    limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
+    big = np.flatnonzero(gaps > limit)
+    if len(big) == 0:
+        return None
+    i = int(big[np.argmax(gaps[big])])
+    after = float(steps[min(i, len(steps) - 1)])
+    live = i == len(steps) - 1
+    where = "since the last record" if live else f"after step {fmt(after)}"
+    return ctx.fire(
+        f"log stalled for {fmt(float(gaps[i]))} s {where} ({fmt(float(gaps[i]) / cadence)}x the median gap "
+        f"{fmt(cadence)} s; {len(big)} gap(s) over {fmt(limit)} s; {src})",
+        step=after, gap_seconds=float(gaps[i]), cadence_seconds=cadence, ratio=float(gaps[i]) / cadence,
+        gaps=len(big), threshold=limit, live=live)
