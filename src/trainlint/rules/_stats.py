@@ -174,3 +174,13 @@ def wall_clock(run) -> tuple[np.ndarray, np.ndarray, str] | None:
         f = wt.finite()
         return f.steps, f.values, f"metric {wt.name}"
     return None
+
+
+def centred_median(values: np.ndarray, window: int) -> np.ndarray:
+    """Rolling median over a window centred on each point (edges use the nearest full window)."""
+    n = len(values)
+    rm = rolling_median(values, window)
+    shift = max(0, min(window, n) // 2)
+    if shift == 0:
+        return rm
+    return np.concatenate((rm[shift:], np.full(shift, rm[-1])))

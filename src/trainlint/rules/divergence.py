@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, head_level, longest_run, robust_level, rolling_median, window_for
+from ._stats import (centred_median, coarse, fmt, head_level, longest_run, robust_level, rolling_median,
+                     window_for)
 
 
 def _curve(ctx):
@@ -73,7 +74,8 @@ lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, cli
                   Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def loss_blowup(ctx):
-    s, steps, v, rm = _curve(ctx)
+    s, steps, v, _ = _curve(ctx)
+    rm = centred_median(v, window_for(len(v)))
     best_so_far = np.minimum.accumulate(rm)
     if best_so_far[-1] <= 0:
         raise StandDown("loss level reaches 0 or below; ratios cannot be judged")
