@@ -28,7 +28,7 @@ def test_tl010_last_point_blip_does_not_fire():
     loss[-1] = 10.0
     silent("TL010", make_run(loss))
     loss = decay(100)
-    loss[-12:] = 5.0  # short rise: below the stretch
+    loss[-7:] = 5.0  # short rise: below the stretch
     assert "only over" in stood_down("TL010", make_run(loss))
 
 

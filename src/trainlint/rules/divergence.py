@@ -27,7 +27,7 @@ a WARN. Try: a lower peak learning rate, longer warm-up, gradient clipping, and 
 checkpoint nearest the best step.""",
       thresholds=[Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
                   Threshold("min_points", 10, "finite loss points needed to judge"),
-                  Threshold("min_stretch", 0.2, "fraction of the run the rise must persist over")])
+                  Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over")])
 def loss_diverged(ctx):
     s, steps, v, rm = _curve(ctx)
     best_i = int(np.argmin(rm))
@@ -39,7 +39,8 @@ def loss_diverged(ctx):
     if ratio < ctx.t("min_rise"):
         return None
     half = best * (1 + (ctx.t("min_rise") - 1) / 2)
-    above = float(np.mean(rm[best_i:] > half)) * (len(v) - best_i) / len(v)
+    cm = centred_median(v, window_for(len(v)))
+    above = float(np.mean(cm[best_i:] > half)) * (len(v) - best_i) / len(v)
     if above < ctx.t("min_stretch"):
         raise StandDown(f"loss rose {fmt(ratio)}x but only over {fmt(above * 100)}% of the run")
     evidence = dict(end_level=end, best_level=best, best_step=steps[best_i], ratio=ratio,

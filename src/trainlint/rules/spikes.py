@@ -11,8 +11,8 @@ from ._stats import events, fmt, local_stats, steps_list
 def find_spikes(steps: np.ndarray, values: np.ndarray, z: float, ratio: float, frac: float,
                 max_window: int = 51) -> list[dict]:
     """Spike events: points whose robust score (value - local median) / local MAD exceeds
-    ``z`` and whose value exceeds ``ratio`` times the local median. Consecutive points
-    form one event. Each event: start/end index, peak step, peak value, baseline, score."""
+    ``z``, whose value exceeds ``ratio`` times the local median and that jump up by that
+    ratio from the points just before. Consecutive points form one event. Each event: start/end index, peak step, peak value, baseline, score."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
     med, dev = local_stats(values, window)
@@ -21,6 +21,9 @@ def find_spikes(steps: np.ndarray, values: np.ndarray, z: float, ratio: float, f
     mask = (score > z) & (values > ratio * med) & (med > 0)
     out = []
     for a, b in events(mask):
+        pre = values[max(0, a - 3): a]
+        if a == 0 or values[a:b].max() <= ratio * float(np.median(pre)):
+            continue  # not a jump up from the points before (e.g. the steep start of a run)
         p = a + int(np.argmax(values[a:b]))
         out.append(dict(start=a, end=b, step=float(steps[p]), value=float(values[p]),
                         baseline=float(med[p]), score=float(score[p])))

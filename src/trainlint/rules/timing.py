@@ -25,10 +25,10 @@ def _shape(ctx):
     k = max(3, len(sec) // 4)
     early, late = float(np.median(sec[:k])), float(np.median(sec[-k:]))
     bs, bv = coarse(steps, sec, max_points=max(4, min(20, len(sec) // 5)))
-    jumps = np.diff(bv)
+    jumps = bv[2:] - bv[:-2] if len(bv) > 2 else np.diff(bv)  # a jump may straddle one block edge
     j = int(np.argmax(jumps)) if len(jumps) else 0
     share = float(jumps[j] / (late - early)) if late > early and len(jumps) else 0.0
-    return steps, sec, src, early, late, share, float(bs[j + 1]) if len(jumps) else float(steps[0])
+    return steps, sec, src, early, late, share, float(bs[min(j + 1, len(bs) - 1)]) if len(jumps) else float(steps[0])
 
 
 CLIFF_SHARE = 0.6  # share of the rise made by one jump that makes it a cliff
