@@ -59,3 +59,8 @@ def test_tl033_high_start_is_fine_and_unknown_v_not_checked():
     loss = decay(100, start=math.log(50000) + 1, end=3.0)
     silent("TL033", make_run(loss), extra={"vocab_size": 50000})
     assert "unknown" in not_checked("TL033", make_run(loss))
+
+
+def test_tl032_stands_down_on_a_rise():
+    loss = np.concatenate([decay(100, tau=10), np.linspace(1.0, 4.0, 100)])
+    assert "rose" in stood_down("TL032", make_run(loss, lr=np.full(200, 1e-3)))

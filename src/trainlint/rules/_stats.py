@@ -62,6 +62,13 @@ def fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
+def fstep(x: float) -> str:
+    """A step (or a count of steps) as findings print it: whole numbers in full."""
+    if x is None or not np.isfinite(x):
+        return str(x)
+    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
+
+
 # --- helpers added for the full rule set (all O(n) or O(n log n)) -------------------------
 
 COARSE_POINTS = 2000  # trend rules look at most at this many block medians
@@ -76,6 +83,22 @@ def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINT
     n = len(values)
     if n <= max_points:
         return steps, values
+    key = (id(values), id(steps), n, max_points)
+    hit = _COARSE_CACHE.get(key)
+    if hit is not None and hit[0] is values and hit[1] is steps:
+        return hit[2], hit[3]
+    s, v = _coarse(steps, values, max_points)
+    if len(_COARSE_CACHE) >= 8:
+        _COARSE_CACHE.pop(next(iter(_COARSE_CACHE)))
+    _COARSE_CACHE[key] = (values, steps, s, v)  # holds the arrays, so their ids stay unique
+    return s, v
+
+
+_COARSE_CACHE: dict = {}
+
+
+def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    n = len(values)
     b = -(-n // max_points)
     m = n // b
     v = np.median(values[: m * b].reshape(m, b), axis=1)
@@ -132,7 +155,7 @@ def events(mask: np.ndarray) -> list[tuple[int, int]]:
 
 def steps_list(steps: np.ndarray, limit: int = 5) -> str:
     """Up to ``limit`` steps as text, with the count of the rest."""
-    shown = ", ".join(fmt(float(x)) for x in steps[:limit])
+    shown = ", ".join(fstep(float(x)) for x in steps[:limit])
     return shown + (f" (+{len(steps) - limit} more)" if len(steps) > limit else "")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt
+from ._stats import fmt, fstep
 
 
 def crash_events(run) -> list[dict]:
@@ -62,7 +62,7 @@ def run_incomplete(ctx):
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
     return ctx.fire(
-        f"run stopped at {fmt(reached)} of {fmt(planned)} planned {what} ({fmt(reached / planned * 100)}%){why}",
+        f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%){why}",
         step=_last_step(run), severity=sev, planned=planned, reached=reached, unit=what,
         fraction=reached / planned, crashed=bool(crashes), threshold=ctx.t("tolerance"))
 
@@ -85,6 +85,6 @@ def crashed(ctx):
     where = f" (line {last['line']})" if last.get("line") is not None else ""
     sig = str(last.get("signature") or "crash")
     at = _last_step(ctx.subject)
-    return ctx.fire(f"run crashed: {sig}{where}" + (f"; last logged step {fmt(at)}" if at is not None else ""),
+    return ctx.fire(f"run crashed: {sig}{where}" + (f"; last logged step {fstep(at)}" if at is not None else ""),
                     step=at, signature=sig, line=last.get("line"), crashes=len(found),
                     last_step=at if at is not None else np.nan)

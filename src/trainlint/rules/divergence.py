@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import (centred_median, coarse, fmt, head_level, longest_run, robust_level, rolling_median,
-                     window_for)
+from ._stats import (centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level,
+                     rolling_median, window_for)
 
 
 def _curve(ctx):
@@ -52,12 +52,12 @@ def loss_diverged(ctx):
         if e[-1] <= float(np.min(e)) * 1.01:
             return ctx.fire(
                 f"train loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step "
-                f"{fmt(steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
+                f"{fstep(steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
                 step=steps[best_i], severity="WARN", eval_last=e[-1], eval_best=float(np.min(e)),
                 **evidence)
     return ctx.fire(
         f"loss diverged: end level {fmt(end)} is {fmt(ratio)}x its best {fmt(best)} "
-        f"(step {fmt(steps[best_i])}), {fmt(steps[-1] - steps[best_i])} steps past the best "
+        f"(step {fstep(steps[best_i])}), {fstep(steps[-1] - steps[best_i])} steps past the best "
         f"(threshold {fmt(ctx.t('min_rise'))}x)",
         step=steps[best_i], **evidence)
 
@@ -93,8 +93,8 @@ def loss_blowup(ctx):
     peak_i = start + int(np.argmax(seg))
     return ctx.fire(
         f"loss blew up to {fmt(float(rm[start:start + length].max()) / ref)}x its earlier best "
-        f"{fmt(ref)} from step {fmt(steps[start])} to {fmt(steps[start + length - 1])} "
-        f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fmt(steps[peak_i])}), "
+        f"{fmt(ref)} from step {fstep(steps[start])} to {fstep(steps[start + length - 1])} "
+        f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fstep(steps[peak_i])}), "
         f"then came back to {fmt(end)}",
         step=steps[start], start_step=steps[start], end_step=steps[start + length - 1],
         peak=float(v[peak_i]), peak_step=steps[peak_i], best_before=ref, end_level=end,

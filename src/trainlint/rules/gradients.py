@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, head_level, longest_run, robust_level, rolling_median, window_for
+from ._stats import coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
 def loss_improved(run, rel: float = 0.05) -> float | None:
@@ -48,7 +48,7 @@ def grad_exploding(ctx):
     sev = "FAIL" if to_end else "WARN"
     return ctx.fire(
         f"grad norm {fmt(peak / early)}x its early level {fmt(early)} (rolling median up to {fmt(peak)}) "
-        f"from step {fmt(steps[start])} to {fmt(steps[start + length - 1])}"
+        f"from step {fstep(steps[start])} to {fstep(steps[start + length - 1])}"
         f" ({fmt(frac * 100)}% of the run{', to the end' if to_end else ''}; threshold {fmt(ctx.t('factor'))}x)",
         step=steps[start], severity=sev, early_level=early, peak_level=peak, ratio=peak / early,
         start_step=steps[start], end_step=steps[start + length - 1], stretch_fraction=frac,

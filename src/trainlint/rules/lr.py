@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt
+from ._stats import fmt, fstep
 
 
 def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:
@@ -70,15 +70,15 @@ def warmup_unfinished(ctx):
     meta = ctx.subject.meta
     warm = meta.get("warmup_steps")
     if isinstance(warm, (int, float)) and warm > s.steps[-1] and warm > 0:
-        return ctx.fire(f"warm-up of {fmt(warm)} steps is longer than the run (last step {fmt(s.steps[-1])})",
+        return ctx.fire(f"warm-up of {fstep(warm)} steps is longer than the run (last step {fstep(s.steps[-1])})",
                         step=s.steps[-1], warmup_steps=warm, last_step=s.steps[-1], last_lr=v[-1])
     k = max(2, int(round(len(v) * ctx.t("tail"))))
     before, last = float(v[-k]), float(v[-1])
     rising = last >= v.max() and last > before * (1 + ctx.t("min_rise")) and np.all(np.diff(v[-k:]) >= 0)
     if rising:
         return ctx.fire(
-            f"LR still rising at the last step: {fmt(before)} at step {fmt(s.steps[-k])} to "
-            f"{fmt(last)} at step {fmt(s.steps[-1])}; warm-up never finished",
+            f"LR still rising at the last step: {fmt(before)} at step {fstep(s.steps[-k])} to "
+            f"{fmt(last)} at step {fstep(s.steps[-1])}; warm-up never finished",
             step=s.steps[-1], lr_before=before, last_lr=last, tail_start_step=s.steps[-k],
             threshold=ctx.t("min_rise"))
     peak = meta.get("learning_rate")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, steps_list
+from ._stats import fmt, fstep, steps_list
 
 
 @rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",
@@ -28,7 +28,7 @@ def non_finite_loss(ctx):
     kind = "NaN" if np.isnan(s.values[first]) else "infinite"
     tail = " and stays non-finite to the end" if to_end else ""
     return ctx.fire(
-        f"loss is {kind} at step {fmt(s.steps[first])}{tail}: {count} of {len(s)} points non-finite",
+        f"loss is {kind} at step {fstep(s.steps[first])}{tail}: {count} of {len(s)} points non-finite",
         step=s.steps[first], first_step=s.steps[first], count=count, points=len(s),
         value=s.values[first], non_finite_to_end=to_end, threshold=ctx.t("min_count"))
 
@@ -50,7 +50,7 @@ def non_finite_eval_loss(ctx):
         return None
     first = int(np.argmax(bad))
     return ctx.fire(
-        f"eval loss is {_kind(s.values[first])} at step {fmt(s.steps[first])}: "
+        f"eval loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}: "
         f"{count} of {len(s)} evaluations non-finite",
         step=s.steps[first], first_step=s.steps[first], count=count, points=len(s),
         value=s.values[first], non_finite_to_end=bool(bad[first:].all()), threshold=ctx.t("min_count"))
@@ -95,7 +95,7 @@ def non_finite_grad_norm(ctx):
     zero_at_bad = int(np.sum(loss_here == 0.0)) if loss_here is not None else 0
     ev = dict(count=count, points=len(s), first_step=s.steps[first], tail_points=tail,
               loss_non_finite=loss_bad, loss_zero_at_bad=zero_at_bad, threshold=ctx.t("min_tail"))
-    where = f"{count} of {len(s)} grad norms non-finite (first at step {fmt(s.steps[first])})"
+    where = f"{count} of {len(s)} grad norms non-finite (first at step {fstep(s.steps[first])})"
     if loss_bad or zero_at_bad or tail >= ctx.t("min_tail"):
         why = ("the loss is non-finite too" if loss_bad else
                f"the loss reads exactly 0 at {zero_at_bad} of them" if zero_at_bad else
@@ -157,7 +157,7 @@ def loss_zero(ctx):
     tail = len(zero) - 1 - int(np.flatnonzero(~zero)[-1])
     if tail >= ctx.t("min_tail"):
         at = s.steps[len(zero) - tail]
-        return ctx.fire(f"loss is exactly 0 from step {fmt(at)} to the end ({tail} points)",
+        return ctx.fire(f"loss is exactly 0 from step {fstep(at)} to the end ({tail} points)",
                         step=at, tail_points=tail, threshold=ctx.t("min_tail"), **ev)
     level = float(np.median(s.values[~zero]))
     if level <= ctx.t("min_level"):

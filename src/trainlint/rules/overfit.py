@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import StandDown, Threshold, rule
 from ._evals import checkpoint_steps, train_at
-from ._stats import fmt
+from ._stats import fmt, fstep
 
 
 @rule(code="TL060", name="overfit", category="overfit", severity="WARN",
@@ -42,9 +42,9 @@ def overfit(ctx):
                         f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)")
     ckpts = checkpoint_steps(ctx.subject.meta)
     near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
-    extra = f"; nearest checkpoint: step {fmt(near)}" if near is not None else ""
+    extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
     return ctx.fire(
-        f"overfitting: best eval loss {fmt(best)} at step {fmt(e.steps[best_i])}, ended at {fmt(end)} "
+        f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
         f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
         f"{fmt(tr[0])} to {fmt(tr[1])}{extra}",
         step=e.steps[best_i], best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._segments import reference, resets
-from ._stats import fmt
+from ._stats import fstep
 
 
 @rule(code="TL095", name="resumed", category="resume", severity="NOTE",
@@ -27,7 +27,7 @@ def resumed(ctx):
     if len(cuts) == 0:
         return None
     pairs = [(float(ref.steps[i - 1]), float(ref.steps[i])) for i in cuts]
-    shown = "; ".join(f"{fmt(a)} -> {fmt(b)}" for a, b in pairs[:5])
+    shown = "; ".join(f"{fstep(a)} -> {fstep(b)}" for a, b in pairs[:5])
     to_zero = sum(1 for _, b in pairs if b <= float(np.min(ref.steps[: cuts[0]])))
     repeated = float(sum(a - b for a, b in pairs))
     return ctx.fire(

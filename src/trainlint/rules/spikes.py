@@ -2,37 +2,57 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import events, fmt, local_stats, steps_list
+from ._stats import fmt, local_stats, steps_list
+
+MAX_LISTED = 50  # spike steps kept in the evidence
 
 
-def find_spikes(steps: np.ndarray, values: np.ndarray, z: float, ratio: float, frac: float,
-                max_window: int = 51) -> list[dict]:
+@dataclass
+class Spikes:
+    """Spike events as arrays (one entry per event): first/last+1 index, peak index, baseline, score."""
+
+    start: np.ndarray
+    end: np.ndarray
+    peak: np.ndarray
+    baseline: np.ndarray
+    score: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_window: int = 51) -> Spikes:
     """Spike events: points whose robust score (value - local median) / local MAD exceeds
     ``z``, whose value exceeds ``ratio`` times the local median and that jump up by that
-    ratio from the points just before. Consecutive points form one event. Each event: start/end index, peak step, peak value, baseline, score."""
+    ratio from the points just before. Consecutive points form one event. Vectorised."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
     med, dev = local_stats(values, window)
     floor = np.maximum(dev, 0.01 * np.abs(med)) + 1e-12
     score = (values - med) / floor
     mask = (score > z) & (values > ratio * med) & (med > 0)
-    out = []
-    for a, b in events(mask):
-        pre = values[max(0, a - 3): a]
-        if a == 0 or values[a:b].max() <= ratio * float(np.median(pre)):
-            continue  # not a jump up from the points before (e.g. the steep start of a run)
-        p = a + int(np.argmax(values[a:b]))
-        out.append(dict(start=a, end=b, step=float(steps[p]), value=float(values[p]),
-                        baseline=float(med[p]), score=float(score[p])))
-    return out
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    if len(starts) == 0:
+        return Spikes(*(np.zeros(0, dtype=int),) * 3, np.zeros(0), np.zeros(0))
+    pts = np.flatnonzero(mask)
+    eid = np.cumsum(np.isin(pts, starts)) - 1
+    order = np.lexsort((-values[pts], eid))
+    peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
+    pre = np.median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
+    jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
+    return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
 
 
-def _recovered(values: np.ndarray, ev: dict, ratio: float) -> bool:
-    after = values[ev["end"]: ev["end"] + max(3, ev["end"] - ev["start"])]
-    return len(after) > 0 and float(np.median(after)) < ev["baseline"] * (1 + (ratio - 1) / 2)
+def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
+    """``how`` (np.median / np.max) of values[at + k] for k in offsets, clipped to the series."""
+    idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
+    return how(values[idx], axis=0)
 
 
 @rule(code="TL020", name="loss-spike", category="spike", severity="WARN",
@@ -50,30 +70,33 @@ clipping, a slightly lower LR or longer warm-up, and look at the batches at the 
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def loss_spike(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    found = find_spikes(s.steps, s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
-    if not found:
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    if not len(sp):
         return None
-    worst = max(found, key=lambda e: e["value"] / max(e["baseline"], 1e-300))
-    rec = sum(_recovered(s.values, e, ctx.t("ratio")) for e in found)
-    steps = np.array([e["step"] for e in found])
+    after = _window_stat(s.values, sp.end, range(0, 3), np.median)
+    rec = int(np.sum(after < sp.baseline * (1 + (ctx.t("ratio") - 1) / 2)))
+    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
+    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    steps = s.steps[sp.peak]
     return ctx.fire(
-        f"{len(found)} loss spike(s) at step {steps_list(steps)}; worst {fmt(worst['value'])} vs local "
-        f"median {fmt(worst['baseline'])} ({fmt(worst['value'] / worst['baseline'])}x, score "
-        f"{fmt(worst['score'])}, threshold {fmt(ctx.t('z'))}); {rec} recovered",
-        step=worst["step"], spikes=len(found), spike_steps=steps.tolist(), recovered=rec,
-        peak=worst["value"], baseline=worst["baseline"], score=worst["score"], threshold=ctx.t("z"))
+        f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
+        f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
+        f"{fmt(ctx.t('z'))}); {rec} recovered",
+        step=steps[w], spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(), recovered=rec,
+        peak=peak, baseline=base, score=float(sp.score[w]), threshold=ctx.t("z"))
 
 
-def _loss_reacted(run, ev: dict, ratio: float) -> bool:
-    """Did the loss jump (above ``ratio`` x its median before) within a few logs after the step?"""
+def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
+    """How many spikes the loss reacted to: its max over the next 3 logs above ``ratio``
+    times its median over the 5 logs before the spike's step."""
     loss = run.get("loss")
-    if loss is None or len(loss.finite()) < 6:
-        return False
+    if loss is None or len(loss.finite()) < 6 or not len(steps):
+        return 0
     f = loss.finite()
-    i = int(np.searchsorted(f.steps, ev["step"]))
-    before = f.values[max(0, i - 5): i]
-    after = f.values[i: i + 3]
-    return len(before) > 0 and len(after) > 0 and float(after.max()) > ratio * float(np.median(before))
+    i = np.searchsorted(f.steps, steps)
+    before = _window_stat(f.values, i, range(-5, 0), np.median)
+    after = _window_stat(f.values, i, range(0, 3), np.max)
+    return int(np.sum((i > 0) & (after > ratio * before)))
 
 
 @rule(code="TL021", name="grad-norm-spike", category="spike", severity="WARN",
@@ -92,17 +115,18 @@ a lower LR, a longer warm-up, and the batches at the listed steps.""",
                   Threshold("min_points", 20, "finite grad-norm points needed to judge")])
 def grad_norm_spike(ctx):
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
-    found = find_spikes(s.steps, s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
-    if not found:
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    if not len(sp):
         return None
-    reacted = [e for e in found if _loss_reacted(ctx.subject, e, ctx.t("loss_ratio"))]
-    worst = max(found, key=lambda e: e["value"] / max(e["baseline"], 1e-300))
-    steps = np.array([e["step"] for e in found])
-    sev = "WARN" if len(found) >= ctx.t("repeat") or reacted else "NOTE"
-    tail = f"; the loss jumped after {len(reacted)}" if reacted else "; the loss did not react"
+    steps = s.steps[sp.peak]
+    reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
+    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
+    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    sev = "WARN" if len(sp) >= ctx.t("repeat") or reacted else "NOTE"
+    tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     return ctx.fire(
-        f"{len(found)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(worst['value'])} vs "
-        f"local median {fmt(worst['baseline'])} ({fmt(worst['value'] / worst['baseline'])}x){tail}",
-        step=worst["step"], severity=sev, spikes=len(found), spike_steps=steps.tolist(),
-        loss_reactions=len(reacted), peak=worst["value"], baseline=worst["baseline"],
-        score=worst["score"], threshold=ctx.t("z"), repeat_threshold=ctx.t("repeat"))
+        f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
+        f"local median {fmt(base)} ({fmt(peak / base)}x){tail}",
+        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
+        loss_reactions=reacted, peak=peak, baseline=base, score=float(sp.score[w]),
+        threshold=ctx.t("z"), repeat_threshold=ctx.t("repeat"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, improvement_margin
+from ._stats import coarse, fmt, fstep, improvement_margin
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
@@ -95,8 +95,10 @@ def plateau(ctx):
     margin = improvement_margin(v[mid:], k, ctx.t("min_improvement"))
     if mid_level - end > margin:
         return None
+    if mid_level > 0 and end > 1.5 * mid_level:
+        raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     return ctx.fire(
-        f"plateau: loss {fmt(mid_level)} at mid-run (step {fmt(steps[mid])}), {fmt(end)} at the end "
+        f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
         f"{fmt(lr_end / peak * 100)}% of its peak",
         step=steps[mid], mid_level=mid_level, end_level=end, improvement=mid_level - end,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
-from ._stats import fmt, wall_clock
+from ._stats import fmt, fstep, wall_clock
 
 
 @rule(code="TL090", name="log-stalled", category="stall", severity="WARN",
@@ -41,7 +41,7 @@ def log_stalled(ctx):
     i = int(big[np.argmax(gaps[big])])
     after = float(steps[min(i, len(steps) - 1)])
     live = i == len(steps) - 1
-    where = "since the last record" if live else f"after step {fmt(after)}"
+    where = "since the last record" if live else f"after step {fstep(after)}"
     return ctx.fire(
         f"log stalled for {fmt(float(gaps[i]))} s {where} ({fmt(float(gaps[i]) / cadence)}x the median gap "
         f"{fmt(cadence)} s; {len(big)} gap(s) over {fmt(limit)} s; {src})",

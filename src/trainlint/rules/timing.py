@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import coarse, events, fmt, step_seconds, steps_list
+from ._stats import coarse, events, fmt, fstep, step_seconds, steps_list
 
 
 def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
@@ -55,7 +55,7 @@ def step_time_cliff(ctx):
         raise StandDown(f"step time rose {fmt(late / early)}x gradually, not at once (TL086)")
     return ctx.fire(
         f"step time jumped from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, threshold "
-        f"{fmt(ctx.t('ratio'))}x) around step {fmt(at)} ({src})",
+        f"{fmt(ctx.t('ratio'))}x) around step {fstep(at)} ({src})",
         step=at, early_seconds=early, late_seconds=late, ratio=late / early, threshold=ctx.t("ratio"),
         source=src)
 
@@ -76,7 +76,7 @@ def slowdown(ctx):
     if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
         return None
     if share >= CLIFF_SHARE:
-        raise StandDown(f"step time rose at once around step {fmt(at)} (TL085)")
+        raise StandDown(f"step time rose at once around step {fstep(at)} (TL085)")
     return ctx.fire(
         f"step time grew gradually from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, "
         f"threshold {fmt(ctx.t('ratio'))}x; {src})",
@@ -114,7 +114,7 @@ def periodic_stalls(ctx):
     lost = float(np.sum((sec[slow] - med) * ds[slow]) / np.sum(sec * ds))
     sev = "WARN" if lost >= ctx.t("max_lost") else "NOTE"
     return ctx.fire(
-        f"{len(ev)} stalls every ~{fmt(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
+        f"{len(ev)} stalls every ~{fstep(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
         f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost ({src})",
         step=at[0], severity=sev, stalls=len(ev), period=float(np.median(gaps)), interval_cv=cv,
         lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src)
