@@ -46,3 +46,17 @@ def test_crashed_run_verdict_fail():
     rep = judge(make_run(decay(50), meta={"max_steps": 1000}, events=[CRASH]))
     assert rep.verdict.value == "FAIL"
     assert {f.code for f in rep.findings} >= {"TL080", "TL081"}
+
+
+def test_tl081_relaunched_crash_is_warn_and_console_formats_are_scanned():
+    ev = dict(CRASH, resumed=True)
+    f = one("TL081", make_run(decay(50), events=[ev]))
+    assert f.severity.value == "WARN" and f.evidence["resumed"] and "relaunched" in f.message
+    silent("TL081", make_run(decay(50), fmt="console/keras"))
+    silent("TL081", make_run(decay(50), fmt="coqui"))
+
+
+def test_tl080_planned_epochs_from_console_metadata():
+    run = make_run(decay(50), meta={"planned_epochs": 1000, "last_epoch": 3})
+    f = one("TL080", run)
+    assert f.evidence["planned"] == 1000 and f.evidence["reached"] == 3 and f.evidence["unit"] == "epochs"

@@ -75,3 +75,23 @@ def test_tl070_silent_when_eval_improved_once():
     ev = np.array([3.0, 2.5, 3.05, 3.2, 3.3, 3.25, 3.4, 3.5, 3.45, 3.6])
     silent("TL070", make_run(train, eval_loss=ev, eval_steps=EV_STEPS))
     assert "eval_loss" in not_checked("TL070", make_run(train))
+
+
+def test_tl061_best_model_long_before_the_end():
+    train = decay(200, start=2, end=0.5)
+    ev = np.linspace(2.0, 1.0, 10)
+    ev[4:] = 1.3  # best at step 80 (index 3), later evaluations no better
+    ev[3] = 1.0
+    run = make_run(train, eval_loss=ev, eval_steps=EV_STEPS, meta={"best_model_checkpoint": "out/checkpoint-80"})
+    f = one("TL061", run)
+    assert f.step == 80 and f.evidence["later_evals"] == 6 and abs(f.evidence["stale_fraction"] - 0.6) < 1e-9
+    assert "best_model_checkpoint" in f.message
+
+
+def test_tl061_stands_down_when_best_is_latest_eval_and_not_checked():
+    train = decay(200, start=2, end=0.5)
+    run = make_run(train, eval_loss=[3.0, 2.5, 2.4], eval_steps=[0, 60, 120], meta={"best_step": 120})
+    assert "latest" in stood_down("TL061", run)
+    run = make_run(train, eval_loss=np.linspace(2, 1, 10), eval_steps=EV_STEPS, meta={"best_global_step": 190})
+    silent("TL061", run)
+    assert "no best model" in not_checked("TL061", make_run(train))

@@ -64,3 +64,11 @@ def test_tl033_high_start_is_fine_and_unknown_v_not_checked():
 def test_tl032_stands_down_on_a_rise():
     loss = np.concatenate([decay(100, tau=10), np.linspace(1.0, 4.0, 100)])
     assert "rose" in stood_down("TL032", make_run(loss, lr=np.full(200, 1e-3)))
+
+
+def test_noisy_but_large_drops_are_never_dead_or_plateau():
+    rng = np.random.default_rng(3)
+    loss = np.linspace(8, 3, 41) * (1 + rng.normal(0, 0.3, 41))  # very noisy, 60% drop
+    silent("TL031", make_run(loss))
+    loss = np.concatenate([np.full(20, 5.0), np.linspace(5, 3.5, 21)]) * (1 + rng.normal(0, 0.3, 41))
+    silent("TL032", make_run(loss, lr=np.full(41, 1e-4)))

@@ -34,7 +34,13 @@ def _planned(run) -> tuple[str, float, float] | None:
     ep = _last_epoch(run)
     if isinstance(epochs, (int, float)) and epochs > 0 and ep is not None:
         return "epochs", float(epochs), ep
+    planned, reached = meta.get("planned_epochs"), meta.get("last_epoch")
+    if isinstance(planned, (int, float)) and planned > 0 and isinstance(reached, (int, float)):
+        return "epochs", float(planned), float(reached)
     return None
+
+
+SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
 
 
 @rule(code="TL080", name="run-incomplete", category="crash", severity="WARN",
@@ -72,19 +78,26 @@ def run_incomplete(ctx):
       explanation="""
 The reader found a crash signature in the log: a Python traceback, CUDA out of memory,
 an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed". The run did not
-finish; whatever the curves say covers only the part before the crash. Try: for OOM a
+finish; whatever the curves say covers only the part before the crash. A crash that the
+log shows was followed by a relaunch into the same file is a WARN. Try: for OOM a
 smaller batch, gradient accumulation or checkpointing; for NCCL timeouts a hung rank
 (look at every rank's log); for killed workers fewer workers or more host memory.""")
 def crashed(ctx):
-    found = crash_events(ctx.subject)
+    run = ctx.subject
+    found = crash_events(run)
     if not found:
-        if not ctx.subject.events and not ctx.subject.meta.get("crash_scanned"):
+        scanned = run.meta.get("crash_scanned") or str(run.format or "").startswith(SCANNED_FORMATS)
+        if not scanned and not run.events:
             raise NotChecked("this log format carries no crash records")
         return None
     last = found[-1]
     where = f" (line {last['line']})" if last.get("line") is not None else ""
     sig = str(last.get("signature") or "crash")
-    at = _last_step(ctx.subject)
-    return ctx.fire(f"run crashed: {sig}{where}" + (f"; last logged step {fstep(at)}" if at is not None else ""),
-                    step=at, signature=sig, line=last.get("line"), crashes=len(found),
-                    last_step=at if at is not None else np.nan)
+    text = f": {str(last['text'])[:120]}" if last.get("text") else ""
+    at = _last_step(run)
+    after = f"; last logged step {fstep(at)}" if at is not None else ""
+    ev = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
+    if all(e.get("resumed") for e in found):
+        return ctx.fire(f"run crashed with {sig}{where} and was relaunched into the same log{after}",
+                        step=at, severity="WARN", resumed=True, **ev)
+    return ctx.fire(f"run crashed: {sig}{where}{text}{after}", step=at, resumed=False, **ev)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from ..registry import StandDown, Threshold, rule
+from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import checkpoint_steps, train_at
 from ._stats import fmt, fstep
 
@@ -50,3 +52,53 @@ def overfit(ctx):
         step=e.steps[best_i], best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,
         threshold=ctx.t("min_rise"), train_at_best=float(tr[0]), train_at_end=float(tr[1]),
         nearest_checkpoint=near, steps_past_best=e.steps[-1] - e.steps[best_i])
+
+
+def best_step_of(meta) -> tuple[float, str] | None:
+    """The step of the trainer's own best model: best_step / best_global_step, or the step
+    in best_model_checkpoint's name."""
+    for key in ("best_step", "best_global_step"):
+        v = meta.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v), key
+    best = meta.get("best_model_checkpoint")
+    if isinstance(best, str):
+        m = re.search(r"checkpoint[-_]?(\d+)", best)
+        if m:
+            return float(m.group(1)), "best_model_checkpoint"
+    return None
+
+
+@rule(code="TL061", name="best-model-stale", category="overfit", severity="WARN",
+      summary="The trainer's own best model lies far before the end: the rest of the run brought no improvement.",
+      explanation="""
+Trainers that track a best model (Hugging Face's best_model_checkpoint / best_global_step,
+Coqui's BEST MODEL lines) record the step where the monitored eval metric was last at its
+best. When evaluations followed it and that step lies more than `stale_fraction` of the
+run before the last logged step, the whole tail of the run did not improve the model on
+held-out data: overfitting or a plateau. When the best model is simply the latest
+evaluation, the rule stands down. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
+      thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")])
+def best_model_stale(ctx):
+    run = ctx.subject
+    got = best_step_of(run.meta)
+    if got is None:
+        raise NotChecked("the log names no best model (best_step, best_model_checkpoint)")
+    best, key = got
+    ev = run.get("eval_loss")
+    if ev is None or len(ev.finite()) == 0:
+        raise NotChecked("no eval loss logged to tell whether evaluations followed the best model")
+    later = int(np.sum(ev.finite().steps > best))
+    if later == 0:
+        raise StandDown(f"no evaluation after the best model's step {fstep(best)}: it is the latest one")
+    ends = [float(s.steps.max()) for s in run.series.values() if len(s)]
+    last = max(ends)
+    frac = (last - best) / last if last > 0 else 0.0
+    if frac < ctx.t("stale_fraction"):
+        return None
+    return ctx.fire(
+        f"best model at step {fstep(best)} ({key}), {fstep(last - best)} steps ({fmt(frac * 100)}% of the run) "
+        f"before the last step {fstep(last)}; {later} later evaluation(s) did not improve "
+        f"(threshold {fmt(ctx.t('stale_fraction') * 100)}%)",
+        step=best, best_step=best, last_step=last, stale_fraction=frac, source_key=key, later_evals=later,
+        threshold=ctx.t("stale_fraction"))

@@ -41,11 +41,13 @@ def _window(n: int, frac: float) -> int:
       explanation="""
 Compares the median loss of the first and the last tenth of the run. If the end is not
 lower than the start by more than both a relative margin and the noise (three standard
-errors of the two levels), the run learned nothing measurable. A rise to a multiple of
+errors of the two levels), the run learned nothing measurable (a drop above `max_drop`
+always counts as learning, however noisy the loss). A rise to a multiple of
 the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
       thresholds=[Threshold("min_improvement", 0.02, "relative drop start to end that counts as learning"),
+                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
                   Threshold("window", 0.1, "fraction of the run in each level estimate"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def dead_run(ctx):
@@ -53,7 +55,7 @@ def dead_run(ctx):
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
     start, end = float(np.median(v[:k])), float(np.median(v[-k:]))
-    margin = improvement_margin(v, k, ctx.t("min_improvement"))
+    margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
     if start - end > margin:
         return None
     if start > 0 and end >= 2 * start:
@@ -69,13 +71,14 @@ def dead_run(ctx):
       summary="The loss stopped improving over the last half of the run while the LR was still high.",
       explanation="""
 Compares the loss level around the middle of the run with its level at the end. When the
-second half brought no improvement beyond noise while the learning rate at the end is
+second half brought no improvement beyond noise (and less than `max_drop`) while the learning rate at the end is
 still a sizeable fraction of its peak, the run stopped learning long before its schedule
 ended: the rest of the compute was spent for nothing. Not judged without an LR series
 or when the schedule had decayed (a converged cosine/linear schedule is expected to
 flatten). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
       thresholds=[Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
                   Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
+                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
                   Threshold("window", 0.1, "fraction of the run in each level estimate"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def plateau(ctx):
@@ -92,7 +95,7 @@ def plateau(ctx):
     mid = len(v) // 2
     lo, hi = max(0, mid - k // 2), max(k, mid + (k + 1) // 2)
     mid_level, end = float(np.median(v[lo:hi])), float(np.median(v[-k:]))
-    margin = improvement_margin(v[mid:], k, ctx.t("min_improvement"))
+    margin = min(improvement_margin(v[mid:], k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(mid_level))
     if mid_level - end > margin:
         return None
     if mid_level > 0 and end > 1.5 * mid_level:
