@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._stats import fmt, fstep
 

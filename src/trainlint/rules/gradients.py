@@ -81,8 +81,8 @@ def grad_vanishing(ctx):
         raise StandDown(f"grad norm looks {'zero' if frac >= ctx.t('zero_fraction') else 'collapsed'} "
                         f"but the loss fell {fmt(drop * 100)}%: the logged norm is not the real one")
     if frac >= ctx.t("zero_fraction"):
-        return ctx.fire(f"grad norm is zero at {int(zero.sum())} of {len(s)} points "
-                        f"({fmt(frac * 100)}%, threshold {fmt(ctx.t('zero_fraction') * 100)}%) and the loss did not improve",
+        return ctx.fire(f"grad norm is zero at {int(zero.sum())} of {len(s)} points ({fmt(frac * 100)}%, "
+                        f"threshold {fmt(ctx.t('zero_fraction') * 100)}%) and the loss did not improve",
                         step=s.steps[int(np.argmax(zero))], zero_points=int(zero.sum()), points=len(s),
                         fraction=frac, threshold=ctx.t("zero_fraction"))
     return ctx.fire(f"grad norm collapsed from {fmt(early)} to {fmt(late)} ({fmt(late / early)}x, threshold "
