@@ -185,3 +185,31 @@ def test_step_time_cliff_fires_tl085(n, seed, at, factor):
     sec[k:] *= factor
     f = [f for f in judge(make_run(loss, wall=np.cumsum(sec))).findings if f.code == "TL085"]
     assert len(f) == 1 and abs(f[0].evidence["ratio"] - factor) / factor < 0.15
+
+
+FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                   st.sampled_from([0.0, -0.0, 1e-300, -1.0, 1e308]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(FLOATS, min_size=0, max_size=40), st.lists(FLOATS, min_size=0, max_size=40),
+       st.lists(st.integers(-5, 50), min_size=0, max_size=40), st.booleans(),
+       st.dictionaries(st.sampled_from(["max_steps", "num_train_epochs", "best_step", "vocab_size",
+                                        "warmup_steps", "learning_rate", "checkpoints",
+                                        "best_model_checkpoint", "planned_epochs", "last_epoch"]),
+                       st.one_of(st.integers(-3, 10**6), st.floats(allow_nan=True), st.text(max_size=8),
+                                 st.none(), st.lists(st.integers(0, 100), max_size=3)), max_size=4))
+def test_any_numbers_never_crash_a_rule(loss, other, steps, use_wall, meta):
+    """Garbage in (NaN, inf, zeros, huge values, steps out of order or repeated): no rule raises.
+    (conftest sets TRAINLINT_DEBUG, so a rule error would propagate here.)"""
+    n = len(loss)
+    st_ = (np.array((steps + list(range(n)))[:n], dtype=float) if steps else np.arange(n, dtype=float))
+    m = min(len(other), n)
+    run = make_run(np.array(loss, dtype=float), steps=st_, wall=np.cumsum(np.abs(np.nan_to_num(loss, posinf=1e6, neginf=-1e6)).clip(0, 1e6)) if use_wall else None,
+                   meta=meta)
+    if m:
+        for name in ("grad_norm", "learning_rate", "eval_loss", "step_time", "data_time", "epoch"):
+            run.add(name, st_[:m], np.array(other[:m], dtype=float))
+        run.roles = {r: r for r in ("loss", "grad_norm", "learning_rate", "eval_loss", "step_time", "epoch")}
+    rep = judge(run, extra={"vocab_size": 100, "now": 1e12})
+    assert rep.verdict.value in ("PASS", "WARN", "FAIL", "NOT-CHECKED")

@@ -6,6 +6,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 from .config import Settings
 from .model import Run
 from .registry import REGISTRY, Context, NotChecked, Rule, StandDown
@@ -27,7 +29,8 @@ def run_rules(target: str, subject: Any, report: Report, settings: Settings | No
             continue
         ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {})
         try:
-            out = rule.check(ctx)
+            with np.errstate(all="ignore"):  # overflow on absurd values is judged, not printed
+                out = _as_list(rule.check(ctx))
         except NotChecked as exc:
             report.checks.not_checked[rule.code] = str(exc)
             continue
@@ -41,7 +44,7 @@ def run_rules(target: str, subject: Any, report: Report, settings: Settings | No
             report.checks.not_checked[rule.code] = f"internal error in rule: {type(exc).__name__}: {exc}"
             continue
         report.checks.ran.append(rule.code)
-        report.findings.extend(_as_list(out))
+        report.findings.extend(out)
     report.findings.sort(key=_finding_order)
     return report
 
