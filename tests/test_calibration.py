@@ -205,8 +205,8 @@ def test_any_numbers_never_crash_a_rule(loss, other, steps, use_wall, meta):
     n = len(loss)
     st_ = (np.array((steps + list(range(n)))[:n], dtype=float) if steps else np.arange(n, dtype=float))
     m = min(len(other), n)
-    run = make_run(np.array(loss, dtype=float), steps=st_, wall=np.cumsum(np.abs(np.nan_to_num(loss, posinf=1e6, neginf=-1e6)).clip(0, 1e6)) if use_wall else None,
-                   meta=meta)
+    wall = np.cumsum(np.abs(np.nan_to_num(loss, posinf=1e6, neginf=-1e6)).clip(0, 1e6)) if use_wall else None
+    run = make_run(np.array(loss, dtype=float), steps=st_, wall=wall, meta=meta)
     if m:
         for name in ("grad_norm", "learning_rate", "eval_loss", "step_time", "data_time", "epoch"):
             run.add(name, st_[:m], np.array(other[:m], dtype=float))
