@@ -15,8 +15,11 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
     if loss is None or len(loss.finite()) < 3:
         return None
     f = loss.finite()
-    order = np.argsort(f.steps, kind="stable")
-    ts, tv = coarse(f.steps[order], f.values[order])
+    if np.all(f.steps[1:] >= f.steps[:-1]):
+        ts, tv = coarse(f.steps, f.values)
+    else:
+        order = np.argsort(f.steps, kind="stable")
+        ts, tv = coarse(f.steps[order], f.values[order])
     w = max(1, int(round(len(tv) * frac)))
     sm = rolling_median(tv, w)
     # centre the trailing window
