@@ -46,7 +46,7 @@ def healthy(draw):
     if warm:
         lr = np.where(t < warm, t / warm, lr)
     lr = peak * lr
-    lr[0] = 0.0
+    lr[0] = lr[-1] = 0.0
     gn = np.abs((0.3 + 2 * np.exp(-t / (n / 10))) * rng.lognormal(0, 0.2, n))
     every = draw(st.integers(max(1, n // 30), max(2, n // 5)))
     es = t[every - 1::every] + 1
@@ -213,3 +213,82 @@ def test_any_numbers_never_crash_a_rule(loss, other, steps, use_wall, meta):
         run.roles = {r: r for r in ("loss", "grad_norm", "learning_rate", "eval_loss", "step_time", "epoch")}
     rep = judge(run, extra={"vocab_size": 100, "now": 1e12})
     assert rep.verdict.value in ("PASS", "WARN", "FAIL", "NOT-CHECKED")
+
+
+# ---- faults injected into generated healthy runs --------------------------------------
+
+def _findings(run, code):
+    return [f for f in judge(run).findings if f.code == code]
+
+
+def _loss(run):
+    return run.series["loss"]
+
+
+@SETTINGS
+@given(healthy(), st.floats(0.0, 1.0))
+def test_healthy_plus_nan_fails_at_its_step(run, where):
+    s = _loss(run)
+    i = int(where * (len(s) - 1))
+    s.values[i] = np.inf
+    (f,) = _findings(run, "TL001")
+    assert f.step == s.steps[i] and f.severity.value == "FAIL" and "infinite" in f.message
+
+
+@SETTINGS
+@given(healthy())
+def test_healthy_with_zero_lr_fails(run):
+    run.series["learning_rate"].values[:] = 0.0
+    (f,) = _findings(run, "TL040")
+    assert f.severity.value == "FAIL" and f.evidence["fraction"] == 1.0
+
+
+@SETTINGS
+@given(healthy(), st.floats(0.2, 0.8), st.floats(3.0, 20.0))
+def test_healthy_with_spike_warns_at_its_step(run, where, amp):
+    s = _loss(run)
+    i = max(8, int(where * len(s)))
+    s.values[i] *= amp
+    (f,) = _findings(run, "TL020")
+    assert s.steps[i] in f.evidence["spike_steps"] and f.severity.value == "WARN"
+
+
+@SETTINGS
+@given(healthy(), st.floats(0.2, 0.6), st.floats(3.0, 10.0))
+def test_healthy_that_diverges_fails(run, where, factor):
+    run.series.pop("eval_loss", None)  # an eval loss that kept improving makes it a WARN (tested elsewhere)
+    run.roles.pop("eval_loss", None)
+    s = _loss(run)
+    k = int(where * len(s))
+    s.values[k:] = s.values[k] * np.linspace(1, factor, len(s) - k)
+    fails = [f for f in judge(run).findings if f.severity.value == "FAIL"]
+    assert any(f.code == "TL010" for f in fails), [f.message for f in fails]
+
+
+@SETTINGS
+@given(healthy(), st.floats(0.2, 0.8), st.floats(3600, 86400))
+def test_healthy_with_a_hang_warns_stalled(run, where, gap):
+    s = _loss(run)
+    i = int(where * (len(s) - 1))
+    s.wall[i + 1:] += gap
+    (f,) = _findings(run, "TL090")
+    assert abs(f.evidence["gap_seconds"] - (s.wall[i + 1] - s.wall[i])) < 1e-6 and f.step == s.steps[i]
+
+
+@SETTINGS
+@given(healthy(), st.floats(0.3, 0.9), st.floats(0.1, 0.3))
+def test_healthy_resumed_from_a_checkpoint_is_only_a_note(run, where, back):
+    """A run that resumes from an earlier checkpoint repeats some steps: two healthy segments."""
+    s = _loss(run)
+    n = len(s)
+    k, b = int(where * n), max(2, int(back * where * n))  # b >= 2: the counter really goes back
+    for name, ser in list(run.series.items()):
+        if len(ser) != n:
+            continue
+        idx = np.concatenate([np.arange(k), np.arange(k - b, n)])
+        wall = None if ser.wall is None else np.concatenate([ser.wall[:k], ser.wall[k - b:] + ser.wall[k]])
+        run.add(name, ser.steps[idx], ser.values[idx], wall)
+    rep = judge(run)
+    assert [f.code for f in rep.findings if f.severity.value != "NOTE"] == []
+    (f,) = [f for f in rep.findings if f.code == "TL095"]
+    assert f.evidence["resume_points"] == [[float(s.steps[k - 1]), float(s.steps[k - b])]]

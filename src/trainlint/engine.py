@@ -74,7 +74,7 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     from .rules._segments import judge_segments, split_segments
 
     segs = split_segments(run)
-    if len(segs) == 1:
+    if len(segs) == 1 and segs[0] is run:
         return run_rules("log", run, report, settings, extra)
     judge_segments(run, segs, report,
                    lambda subject, rep, only: run_rules("log", subject, rep, settings, extra, only))

@@ -1,8 +1,12 @@
-"""Resumed runs: split a Run whose step counter goes backwards into segments.
+"""Resumed and restarted runs: turn a Run whose step counter goes backwards into segments.
 
-A log that holds a resume (the step counter resets or goes back to a checkpoint) is not
-one broken curve: the log rules judge each segment on its own, while the rules that look
-at the run as a whole (completion, crash, stalls, the resume itself, damage) see it once.
+Two cases. A *resume* goes back to a checkpoint (the new first step is above the run's
+first step): the restart replays some steps, and the model's real trajectory is the old
+curve up to the checkpoint followed by the new one, so the pieces are stitched (the
+replayed points come from the restart). A *reset* goes back to the start: a new run was
+appended to the log, and each such segment is judged on its own. The rules that look at
+the run as a whole (completion, crash, stalls, the resume itself, damage) see the
+original once.
 """
 
 from __future__ import annotations
@@ -31,55 +35,67 @@ def reference(run: Run) -> Series | None:
     return max(run.series.values(), key=len, default=None)
 
 
-def _pieces(s: Series, cuts: np.ndarray) -> list[Series]:
+def _cut(s: Series, a: int, b: int, keep: np.ndarray | None = None) -> Series:
+    idx = np.arange(a, b) if keep is None else keep
+    return Series(s.name, s.steps[idx], s.values[idx], None if s.wall is None else s.wall[idx])
+
+
+def segments_of(s: Series) -> list[Series]:
+    """One stitched series per reset-to-start segment of ``s``."""
+    cuts = resets(s.steps)
+    if len(cuts) == 0:
+        return [s]
     bounds = [0, *cuts.tolist(), len(s)]
-    return [Series(s.name, s.steps[a:b], s.values[a:b], None if s.wall is None else s.wall[a:b])
-            for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def _place(s: Series, ref_pieces: list[Series], ref_wall_cuts: list[float] | None) -> list[Series | None]:
-    """Split one series into as many pieces as the reference has."""
-    n = len(ref_pieces)
-    own = resets(s.steps)
-    if len(own) == n - 1:
-        return list(_pieces(s, own))
-    if s.wall is not None and ref_wall_cuts is not None:
-        cuts = np.searchsorted(s.wall, ref_wall_cuts)
-        return list(_pieces(s, cuts))
-    out: list[Series | None] = [None] * n
-    if len(own) == 0 and len(s) and s.steps[0] >= ref_pieces[-1].steps[0]:
-        out[-1] = s
-    elif len(own) == 0 and len(s) and s.steps[-1] <= ref_pieces[0].steps[-1]:
-        out[0] = s
+    out: list[Series] = []
+    group: list[np.ndarray] = []
+    first = float(s.steps[0])
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        idx = np.arange(a, b)
+        if group and s.steps[a] <= first:  # back to the start: a new segment
+            out.append(_cut(s, 0, 0, np.concatenate(group)))
+            group, first = [], float(s.steps[a])
+        if group:  # a resume: drop the points the restart replays
+            group = [g[s.steps[g] < s.steps[a]] for g in group]
+        group.append(idx)
+    out.append(_cut(s, 0, 0, np.concatenate(group)))
     return out
 
 
 def split_segments(run: Run) -> list[Run]:
-    """The run's segments (one per stretch of non-decreasing steps of the loss); [run] if none."""
+    """[run] when the step counter never goes back; else the stitched segments (see module doc)."""
     ref = reference(run)
-    if ref is None or len(ref) < 2:
+    if ref is None or len(ref) < 2 or len(resets(ref.steps)) == 0:
         return [run]
-    cuts = resets(ref.steps)
-    if len(cuts) == 0:
-        return [run]
-    ref_pieces = _pieces(ref, cuts)
-    wall_cuts = None if ref.wall is None else [float(ref.wall[c]) for c in cuts]
-    segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta))
-            for _ in ref_pieces]
+    ref_segs = segments_of(ref)
+    segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta)) for _ in ref_segs]
     dropped = []
     for name, s in run.series.items():
-        placed = _place(s, ref_pieces, wall_cuts) if s is not ref else ref_pieces
-        if all(p is None for p in placed):
+        pieces = ref_segs if s is ref else segments_of(s)
+        if len(pieces) != len(ref_segs):
+            pieces = _fallback(pieces, ref_segs)
+        if all(p is None for p in pieces):
             dropped.append(name)
-        for seg, piece in zip(segs, placed):
+        for seg, piece in zip(segs, pieces):
             if piece is not None and len(piece):
                 seg.series[name] = piece
     for seg in segs:
         seg.roles = {r: n for r, n in run.roles.items() if n in seg.series}
     if dropped:
-        run.notes.append("not judged per segment (cannot tell which segment they belong to): "
+        run.notes.append("not judged after the restart (cannot tell which segment they belong to): "
                          + ", ".join(sorted(dropped)[:8]))
     return segs
+
+
+def _fallback(pieces: list[Series], ref_segs: list[Series]) -> list[Series | None]:
+    """A series without the reference's resets: place it by its steps when it fits one segment."""
+    out: list[Series | None] = [None] * len(ref_segs)
+    if len(pieces) == 1 and len(pieces[0]):
+        s = pieces[0]
+        if s.steps[0] >= ref_segs[-1].steps[0]:
+            out[-1] = s
+        elif s.steps[-1] <= ref_segs[0].steps[-1]:
+            out[0] = s
+    return out
 
 
 def judge_segments(run: Run, segs: list[Run], report: Report,
@@ -93,16 +109,18 @@ def judge_segments(run: Run, segs: list[Run], report: Report,
         sub = runner(seg, Report(source=report.source, kind="log"), lambda r: r.code not in WHOLE_RUN)
         ref = reference(seg)
         span = f"{ref.steps[0]:g}-{ref.steps[-1]:g}" if ref is not None and len(ref) else "?"
+        label = f"segment {k}/{len(segs)} (steps {span})" if len(segs) > 1 else ""
         for f in sub.findings:
-            f.message = f"segment {k}/{len(segs)} (steps {span}): {f.message}"
-            f.evidence["segment"] = k
+            if label:
+                f.message = f"{label}: {f.message}"
+                f.evidence["segment"] = k
             report.findings.append(f)
         for code in sub.checks.ran:
             ran[code] = None
         for code, why in sub.checks.stood_down.items():
-            report.checks.stood_down.setdefault(code, f"segment {k}: {why}")
+            report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)
         for code, why in sub.checks.not_checked.items():
-            report.checks.not_checked.setdefault(code, f"segment {k}: {why}")
+            report.checks.not_checked.setdefault(code, f"{label}: {why}" if label else why)
     report.checks.ran.extend(c for c in ran if c not in report.checks.ran)
     for code in ran:
         report.checks.not_checked.pop(code, None)

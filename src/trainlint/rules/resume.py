@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
-from ._segments import reference, resets
+from ._segments import reference, resets, segments_of
 from ._stats import fstep
 
 
@@ -13,9 +13,11 @@ from ._stats import fstep
       summary="The step counter resets or goes backwards: the log holds a resumed (or restarted) run.",
       explanation="""
 A step counter that goes back means the run was restarted, from a checkpoint (steps go
-back a little and repeat) or from scratch (steps reset to 0), and the log was appended
-to. This is reported so the curves are read right: trainlint judges each segment on its
-own rather than as one broken curve, and each finding names its segment. If the
+back a little and repeat) or from scratch (steps reset to the start), and the log was
+appended to. This is reported so the curves are read right and never judged as one broken
+curve: a resume from a checkpoint is stitched (the old curve up to the checkpoint, then
+the restart, which is the model's real trajectory); a reset to the start begins a new
+segment that is judged on its own, and each finding names its segment. If the
 restart was not intended, look for the crash or preemption that preceded it; a reset
 to 0 may also mean two different runs write to the same log file.""",
       thresholds=[Threshold("min_points", 2, "points of the reference series needed to judge")])
@@ -28,10 +30,15 @@ def resumed(ctx):
         return None
     pairs = [(float(ref.steps[i - 1]), float(ref.steps[i])) for i in cuts]
     shown = "; ".join(f"{fstep(a)} -> {fstep(b)}" for a, b in pairs[:5])
-    to_zero = sum(1 for _, b in pairs if b <= float(np.min(ref.steps[: cuts[0]])))
-    repeated = float(sum(a - b for a, b in pairs))
+    segments = len(segments_of(ref))
+    to_start = segments - 1
+    resumes = len(cuts) - to_start
+    parts = []
+    if resumes:
+        parts.append(f"{resumes} resume(s) from a checkpoint, stitched (replayed steps taken from the restart)")
+    if to_start:
+        parts.append(f"{to_start} reset(s) to the start, judged as {segments} separate segments")
     return ctx.fire(
-        f"step counter went back {len(cuts)} time(s) in {ref.name} ({shown}); judged as {len(cuts) + 1} "
-        f"segments" + (f", {to_zero} reset(s) to the start" if to_zero else ""),
-        step=pairs[0][1], resumes=len(cuts), segments=len(cuts) + 1,
-        resume_points=[list(p) for p in pairs[:20]], resets_to_start=to_zero, steps_repeated=repeated)
+        f"step counter went back {len(cuts)} time(s) in {ref.name} ({shown}): " + "; ".join(parts),
+        step=pairs[0][1], resumes=resumes, resets_to_start=to_start, segments=segments,
+        resume_points=[list(p) for p in pairs[:20]], steps_repeated=float(sum(a - b for a, b in pairs)))

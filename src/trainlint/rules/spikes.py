@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt, local_stats, steps_list
+from ._stats import fmt, local_noise, local_stats, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -27,13 +27,16 @@ class Spikes:
 
 
 def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_window: int = 51) -> Spikes:
-    """Spike events: points whose robust score (value - local median) / local MAD exceeds
+    """Spike events: points whose robust score (value - local median) / local noise exceeds
     ``z``, whose value exceeds ``ratio`` times the local median and that jump up by that
     ratio from the points just before. Consecutive points form one event. Vectorised."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
     med, dev = local_stats(values, window)
-    floor = np.maximum(dev, 0.01 * np.abs(med)) + 1e-12
+    # the smaller of two noise estimates: the MAD is inflated by a steep trend, the
+    # successive differences by a turbulent stretch; either alone would hide real spikes
+    sigma = np.minimum(dev, local_noise(values, window))
+    floor = np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
     score = (values - med) / floor
     mask = (score > z) & (values > ratio * med) & (med > 0)
     edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
@@ -59,7 +62,9 @@ def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.
       summary="The loss jumped far above its local level at some steps.",
       explanation="""
 A spike is a point far above the local median by a robust score (distance from the
-median of a rolling window, in units of its median absolute deviation) and by a ratio.
+median of a rolling window, in units of the local noise: the smaller of the window's MAD
+and its median successive difference, so neither a steep trend nor a turbulent stretch
+hides a spike), by a ratio, and by a jump up from the points just before it.
 A spike that recovers is a WARN, never a FAIL: the run survived it, but spikes cost
 progress and often precede divergence. Usual causes: a learning rate near the edge of
 stability, a bad batch (very long or corrupt sample), fp16 overflow. Try: gradient

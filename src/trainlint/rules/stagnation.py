@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, fstep, improvement_margin
+from ._stats import coarse, fmt, fstep, improvement_margin, noise
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
@@ -36,14 +36,23 @@ def _window(n: int, frac: float) -> int:
     return max(3, int(round(n * frac)))
 
 
+def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
+    """Did the loss drop from its first three points to the end beyond noise? (A run whose
+    whole descent happens inside the first tenth learned, even if the rest is flat.)"""
+    first = float(np.median(v[:3]))
+    se = 1.2533 * noise(v) * np.sqrt(1 / 3 + 1 / k)
+    return first - end > max(rel * abs(first), 4.0 * se)
+
+
 @rule(code="TL031", name="dead-run", category="stagnation", severity="WARN",
       summary="No meaningful improvement of the loss from the start of the run to its end.",
       explanation="""
 Compares the median loss of the first and the last tenth of the run. If the end is not
-lower than the start by more than both a relative margin and the noise (three standard
-errors of the two levels), the run learned nothing measurable (a drop above `max_drop`
-always counts as learning, however noisy the loss). A rise to a multiple of
-the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
+lower than the start by more than both a relative margin and the noise (four standard
+errors of the difference of the two levels), the run learned nothing measurable (a drop
+above `max_drop` always counts as learning, however noisy the loss; so does a drop from the first three
+points beyond noise, for runs that learn within their first tenth). A rise to a multiple
+of the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
       thresholds=[Threshold("min_improvement", 0.02, "relative drop start to end that counts as learning"),
@@ -56,7 +65,7 @@ def dead_run(ctx):
     k = _window(len(v), ctx.t("window"))
     start, end = float(np.median(v[:k])), float(np.median(v[-k:]))
     margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
-    if start - end > margin:
+    if start - end > margin or _fast_start(v, end, k, ctx.t("min_improvement")):
         return None
     if start > 0 and end >= 2 * start:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")

@@ -15,7 +15,8 @@ Measures the wall-clock gap between consecutive records against the run's median
 gap of `factor` times the cadence (and at least `min_seconds`) means the run hung: a
 deadlocked collective (NCCL), a stuck data loader, a filesystem that stopped answering,
 a very slow checkpoint write. For a live run, the time since the last record counts as
-a gap too. Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
+a gap too; the gap where the step counter goes back (a restart, TL095) does not count.
+Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
       thresholds=[Threshold("factor", 10.0, "gap / median gap that fires"),
                   Threshold("min_seconds", 300, "a gap must also exceed this many seconds"),
                   Threshold("min_points", 10, "timestamped records needed to judge")])
@@ -27,6 +28,7 @@ def log_stalled(ctx):
     if len(wall) < ctx.t("min_points"):
         raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
     gaps = np.diff(wall)
+    gaps[np.diff(steps) < 0] = 0.0  # the time a restart took is not a hang (TL095 reports resumes)
     pos = gaps[gaps > 0]
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")

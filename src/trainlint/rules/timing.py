@@ -24,6 +24,8 @@ def _shape(ctx):
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     k = max(3, len(sec) // 4)
     early, late = float(np.median(sec[:k])), float(np.median(sec[-k:]))
+    if not early > 0:
+        raise StandDown(f"early median step time is {fmt(early)} s: no ratio to judge")
     bs, bv = coarse(steps, sec, max_points=max(4, min(20, len(sec) // 5)))
     jumps = bv[2:] - bv[:-2] if len(bv) > 2 else np.diff(bv)  # a jump may straddle one block edge
     j = int(np.argmax(jumps)) if len(jumps) else 0
