@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from _rulekit import judge, make_run
 
-SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
 def healthy(draw):
     """A healthy run: a noisy decaying loss, a warm-up + schedule LR, grad norms, eval, wall clock."""
-    n = draw(st.integers(60, 1500))
+    n = draw(st.integers(60, 1000))
     seed = draw(st.integers(0, 2**31 - 1))
     rng = np.random.default_rng(seed)
     t = np.arange(n, dtype=float)
