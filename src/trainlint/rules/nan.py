@@ -127,9 +127,9 @@ def loss_column_untrusted(ctx):
         return None
     gtail = gbad > 0 and not np.isfinite(gn.values[-1])
     sev = "WARN" if ebad or gtail else "NOTE"
-    hf = " (Hugging Face logging_nan_inf_filter drops them)" if "hf" in (ctx.subject.format or "") else ""
     return ctx.fire(f"train loss is finite at all {len(loss)} points but {gbad} grad norm(s) and "
-                    f"{ebad} eval loss(es) are non-finite; the loss column may hide NaNs{hf}",
+                    f"{ebad} eval loss(es) are non-finite; the loss column may hide NaNs (as Hugging "
+                    f"Face's logging_nan_inf_filter does)",
                     severity=sev, grad_norm_non_finite=gbad, eval_loss_non_finite=ebad,
                     loss_points=len(loss))
 
