@@ -121,7 +121,9 @@ def judge_segments(run: Run, segs: list[Run], report: Report,
             report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)
         for code, why in sub.checks.not_checked.items():
             report.checks.not_checked.setdefault(code, f"{label}: {why}" if label else why)
-    report.checks.ran.extend(c for c in ran if c not in report.checks.ran)
+    report.checks.ran = sorted(set(report.checks.ran) | set(ran))
     for code in ran:
         report.checks.not_checked.pop(code, None)
+    report.checks.stood_down = dict(sorted(report.checks.stood_down.items()))
+    report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
     return report
