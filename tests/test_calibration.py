@@ -113,7 +113,7 @@ def test_blowup_fires_tl011(n, seed, at, factor):
 
 @SETTINGS
 @given(st.integers(100, 1500), st.integers(0, 10**6), st.lists(st.floats(0.05, 0.95), min_size=1, max_size=4),
-       st.floats(2.0, 10.0))
+       st.floats(2.5, 10.0))
 def test_loss_spikes_fire_tl020_at_their_steps(n, seed, wheres, amp):
     loss, _ = _base(n, seed)
     idx = sorted({int(w * n) for w in wheres})

@@ -38,7 +38,7 @@ def test_thresholds_merge_by_code_or_name_and_validate():
     s.merge({"thresholds": {"loss-diverged": {"min_rise": 3}, "TL020": {"z": 8.5}}})
     assert s.thresholds_for(_rule("TL010"))["min_rise"] == 3.0
     assert s.thresholds_for(_rule("TL020"))["z"] == 8.5
-    assert s.thresholds_for(_rule("TL020"))["ratio"] == 1.3  # untouched default
+    assert s.thresholds_for(_rule("TL020"))["ratio"] == 1.5  # untouched default
     with pytest.raises(ConfigError, match="no threshold 'nope'"):
         Settings().merge({"thresholds": {"TL010": {"nope": 1}}})
     with pytest.raises(ConfigError, match="must be a number"):

@@ -45,3 +45,12 @@ def test_tl021_silent_and_not_checked():
     gn = np.abs(np.random.default_rng(0).normal(1.0, 0.1, 200))
     silent("TL021", make_run(decay(200), grad_norm=gn))
     assert "grad_norm" in not_checked("TL021", make_run(decay(200)))
+
+
+def test_tl020_lone_small_outlier_is_note_repeated_warn():
+    loss = decay(300, noise=0.01)
+    loss[150] *= 1.7
+    f = one("TL020", make_run(loss))
+    assert f.severity.value == "NOTE" and f.evidence["spikes"] == 1 and 1.6 < f.evidence["ratio"] < 1.8
+    loss[[50, 250]] *= 1.7
+    assert one("TL020", make_run(loss)).severity.value == "WARN"

@@ -52,6 +52,11 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
 
 
+def _repeated(ctx, count: int, points: int) -> bool:
+    """Spikes count as repeated from ``repeat`` of them and ``repeat_rate`` of the points."""
+    return count >= max(ctx.t("repeat"), ctx.t("repeat_rate") * points)
+
+
 def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
     """``how`` (np.median / np.max) of values[at + k] for k in offsets, clipped to the series."""
     idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
@@ -59,18 +64,22 @@ def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.
 
 
 @rule(code="TL020", name="loss-spike", category="spike", severity="WARN",
-      summary="The loss jumped far above its local level at some steps.",
+      summary="The loss jumped far above its local level: a big or repeated spike (WARN), a lone small one (NOTE).",
       explanation="""
 A spike is a point far above the local median by a robust score (distance from the
 median of a rolling window, in units of the local noise: the smaller of the window's MAD
 and its median successive difference, so neither a steep trend nor a turbulent stretch
-hides a spike), by a ratio, and by a jump up from the points just before it.
-A spike that recovers is a WARN, never a FAIL: the run survived it, but spikes cost
-progress and often precede divergence. Usual causes: a learning rate near the edge of
-stability, a bad batch (very long or corrupt sample), fp16 overflow. Try: gradient
-clipping, a slightly lower LR or longer warm-up, and look at the batches at the steps.""",
-      thresholds=[Threshold("z", 6.0, "robust score (MADs above the local median) of a spike"),
-                  Threshold("ratio", 1.3, "value / local median a spike must exceed"),
+hides a spike), by a ratio, and by a jump up from the points just before it. A spike that
+doubles the loss (`warn_ratio`) or spikes that repeat (`repeat`) are a WARN, never a FAIL:
+the run survived, but spikes cost progress and often precede divergence. A lone smaller
+outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
+the edge of stability, a bad batch (very long or corrupt sample), fp16 overflow. Try:
+gradient clipping, a slightly lower LR or longer warm-up, and the batches at the steps.""",
+      thresholds=[Threshold("z", 8.0, "robust score (noise units above the local median) of a spike"),
+                  Threshold("ratio", 1.5, "value / local median a spike must exceed"),
+                  Threshold("warn_ratio", 2.0, "a spike this many times the local median is a WARN"),
+                  Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
+                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
                   Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def loss_spike(ctx):
@@ -83,12 +92,14 @@ def loss_spike(ctx):
     w = int(np.argmax(s.values[sp.peak] / sp.baseline))
     peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
     steps = s.steps[sp.peak]
+    sev = "WARN" if peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s)) else "NOTE"
     return ctx.fire(
         f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
         f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
         f"{fmt(ctx.t('z'))}); {rec} recovered",
-        step=steps[w], spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(), recovered=rec,
-        peak=peak, baseline=base, score=float(sp.score[w]), threshold=ctx.t("z"))
+        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
+        recovered=rec, peak=peak, baseline=base, ratio=peak / base, score=float(sp.score[w]),
+        threshold=ctx.t("z"), warn_ratio=ctx.t("warn_ratio"))
 
 
 def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
@@ -114,7 +125,8 @@ the optimizer keeps being thrown off: WARN. Try: gradient clipping (max_grad_nor
 a lower LR, a longer warm-up, and the batches at the listed steps.""",
       thresholds=[Threshold("z", 6.0, "robust score of a spike"),
                   Threshold("ratio", 3.0, "value / local median a spike must exceed"),
-                  Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction"),
+                  Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction..."),
+                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
                   Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
                   Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
                   Threshold("min_points", 20, "finite grad-norm points needed to judge")])
@@ -127,7 +139,7 @@ def grad_norm_spike(ctx):
     reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
     w = int(np.argmax(s.values[sp.peak] / sp.baseline))
     peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
-    sev = "WARN" if len(sp) >= ctx.t("repeat") or reacted else "NOTE"
+    sev = "WARN" if _repeated(ctx, len(sp), len(s)) or reacted else "NOTE"
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     return ctx.fire(
         f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
