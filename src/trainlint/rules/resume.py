@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..registry import NotChecked, Threshold, rule
 from ._segments import reference, resets, segments_of
 from ._stats import fstep
