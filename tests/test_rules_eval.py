@@ -95,3 +95,9 @@ def test_tl061_stands_down_when_best_is_latest_eval_and_not_checked():
     run = make_run(train, eval_loss=np.linspace(2, 1, 10), eval_steps=EV_STEPS, meta={"best_global_step": 190})
     silent("TL061", run)
     assert "no best model" in not_checked("TL061", make_run(train))
+
+
+def test_tl065_one_percent_gap_of_pretraining_is_fine():
+    train = decay(200, noise=0.0)
+    run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 1.01, eval_steps=EV_STEPS)
+    silent("TL065", run)

@@ -29,10 +29,12 @@ CAUSES = ("usual causes: the eval set overlaps the training data (a split taken 
       summary="The eval loss is nearly identical to the train loss at many evaluations.",
       explanation="""
 A held-out eval loss differs from the (smoothed) train loss by more than batch noise. When
-the two agree within `tol` (relative) at most evaluations, the eval set is very likely
-the training data (or overlaps it heavily), and it cannot tell you about generalisation.
+the two agree within `tol` (relative, 0.2%) at most evaluations, the eval set is very
+likely the training data (or overlaps it heavily), or the same number is logged twice, and
+it cannot tell you about generalisation. (A gap of about 1%, as in large-data
+pretraining where train and validation come from one distribution, is not flagged.)
 Try: check how the eval split is made, deduplicate across splits, hash examples of both.""",
-      thresholds=[Threshold("tol", 0.01, "relative |eval - train| / train that counts as identical"),
+      thresholds=[Threshold("tol", 0.002, "relative |eval - train| / train that counts as identical"),
                   Threshold("share", 0.8, "share of evaluations that must be within 2x tol"),
                   Threshold("min_points", 5, "evaluations needed to judge")])
 def eval_tracks_train(ctx):
