@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ._stats import coarse, rolling_median
+from ._stats import centred_median, coarse
 
 
 def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
@@ -20,13 +20,8 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
     else:
         order = np.argsort(f.steps, kind="stable")
         ts, tv = coarse(f.steps[order], f.values[order])
-    w = max(1, int(round(len(tv) * frac)))
-    sm = rolling_median(tv, w)
-    # centre the trailing window
-    shift = w // 2
-    cs = ts[: len(ts) - shift] if shift else ts
-    sm = sm[shift:] if shift else sm
-    out = np.interp(steps, cs, sm)
+    sm = centred_median(tv, max(1, int(round(len(tv) * frac))))
+    out = np.interp(steps, ts, sm)
     out[(steps < ts[0]) | (steps > ts[-1])] = np.nan
     return out
 
