@@ -266,7 +266,7 @@ def test_healthy_that_diverges_fails(run, where, factor):
 
 
 @SETTINGS
-@given(healthy(), st.floats(0.2, 0.8), st.floats(3600, 86400))
+@given(healthy(), st.floats(0.2, 0.8), st.floats(7200, 86400))
 def test_healthy_with_a_hang_warns_stalled(run, where, gap):
     s = _loss(run)
     i = int(where * (len(s) - 1))

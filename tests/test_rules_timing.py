@@ -73,3 +73,22 @@ def test_tl090_live_gap_and_quiet_log():
     assert f.evidence["live"] and "since the last record" in f.message
     silent("TL090", make_run(decay(100), wall=wall))
     assert "wall-clock" in not_checked("TL090", make_run(decay(100)))
+
+
+def test_stalls_at_eval_steps_are_by_design():
+    sec = RNG.uniform(0.9, 1.1, 500)
+    sec[49::50] = 30.0  # the record after each eval (every 50 steps) took 30 s
+    run = make_run(decay(500), step_time=sec, eval_loss=np.linspace(2, 1, 10),
+                   eval_steps=np.arange(49, 500, 50, dtype=float))
+    f = one("TL087", run)
+    assert f.severity.value == "NOTE" and f.evidence["scheduled_share"] == 1.0 and "evaluation" in f.message
+
+
+def test_gap_at_an_eval_is_not_a_hang_unless_much_longer_than_usual():
+    sec = RNG.uniform(9, 11, 300)
+    sec[[100, 200]] = 900  # two 15-minute evaluations
+    ev = dict(eval_loss=[2.0, 1.5, 1.2], eval_steps=[100, 200, 300])
+    silent("TL090", make_run(decay(300), wall=_wall(sec), **ev))
+    sec[200] = 20000  # the second evaluation hung for 5.5 hours
+    f = one("TL090", make_run(decay(300), wall=_wall(sec), **ev))
+    assert abs(f.evidence["gap_seconds"] - 20000) < 1e-6

@@ -42,3 +42,21 @@ def checkpoint_steps(meta) -> list[float]:
         if m:
             out.append(float(m.group(1)))
     return sorted(set(out))
+
+
+def scheduled_steps(run) -> np.ndarray:
+    """Steps where a pause is expected: the evaluations and checkpoint saves the log names."""
+    parts = [np.asarray(checkpoint_steps(run.meta), dtype=np.float64)]
+    ev = run.get("eval_loss")
+    if ev is not None and len(ev):
+        parts.append(ev.steps)
+    return np.unique(np.concatenate(parts))
+
+
+def spans_scheduled(lo: np.ndarray, hi: np.ndarray, sched: np.ndarray, tol: float) -> np.ndarray:
+    """For each [lo, hi] step span (widened by ``tol``): does it contain a scheduled step?"""
+    if len(sched) == 0:
+        return np.zeros(len(lo), dtype=bool)
+    a = np.searchsorted(sched, lo - tol, side="left")
+    b = np.searchsorted(sched, hi + tol, side="right")
+    return b > a

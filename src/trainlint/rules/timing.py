@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
+from ._evals import scheduled_steps, spans_scheduled
 from ._stats import coarse, events, fmt, fstep, step_seconds, steps_list
 
 
@@ -93,7 +94,8 @@ Steps far slower than the median (`factor` times, and by at least `min_seconds`)
 at a regular interval are periodic stalls: checkpoint saving, evaluation, a logger
 flushing, a data loader refilling. They are expected when they match your save/eval
 interval; they are a WARN when they cost more than `max_lost` of the total time, else a
-NOTE. Try: asynchronous checkpointing, less frequent saves, more loader workers.""",
+NOTE, and always a NOTE when they fall on the steps where the log evaluates or saves a
+checkpoint (a pause there is by design). Try: asynchronous checkpointing, less frequent saves, more loader workers.""",
       thresholds=[Threshold("factor", 5.0, "stall step time / median step time"),
                   Threshold("min_seconds", 1.0, "a stall must exceed the median by this many seconds"),
                   Threshold("min_count", 3, "stalls needed to call them periodic"),
@@ -114,12 +116,18 @@ def periodic_stalls(ctx):
         raise StandDown(f"{len(ev)} slow steps but at irregular intervals (variation {fmt(cv)})")
     ds = np.diff(np.concatenate(([steps[0] - 1], steps)))
     lost = float(np.sum((sec[slow] - med) * ds[slow]) / np.sum(sec * ds))
-    sev = "WARN" if lost >= ctx.t("max_lost") else "NOTE"
+    cadence = float(np.median(ds)) if len(ds) else 1.0
+    prev = np.array([steps[max(a - 1, 0)] for a, _ in ev])
+    planned = float(np.mean(spans_scheduled(prev, at, scheduled_steps(ctx.subject), cadence)))
+    sev = "WARN" if lost >= ctx.t("max_lost") and planned < 0.8 else "NOTE"
+    why = "; they fall on the evaluation/checkpoint steps" if planned >= 0.8 else ""
     return ctx.fire(
         f"{len(ev)} stalls every ~{fstep(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
-        f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost ({src})",
+        f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost "
+        f"({src}){why}",
         step=at[0], severity=sev, stalls=len(ev), period=float(np.median(gaps)), interval_cv=cv,
-        lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src)
+        lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src,
+        scheduled_share=planned)
 
 
 LOADER_NAMES = ("loader_time", "data_time", "dataloader_time", "time/data", "train/data_time",
