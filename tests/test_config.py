@@ -131,3 +131,13 @@ def test_cli_bad_config_is_a_usage_error(cli, tmp_path):
     (tmp_path / "trainlint.toml").write_text('ignore = ["stagnatoin"]\n')
     r = cli("doctor", _log(tmp_path / "run.jsonl"), cwd=tmp_path)
     assert r.code == 2 and "stagnatoin" in r.err and "Traceback" not in r.err
+
+
+def test_extend_select_adds_to_the_default_or_to_select():
+    s = Settings()
+    s.merge({"extend-select": ["TL100"]})
+    assert s.enabled(_rule("TL010")) and s.enabled(_rule("TL100"))  # default is every rule
+    s.merge({"select": ["nan"]})
+    assert s.enabled(_rule("TL001")) and s.enabled(_rule("TL100")) and not s.enabled(_rule("TL010"))
+    s.merge({"ignore": ["TL100"]})
+    assert not s.enabled(_rule("TL100"))  # ignore wins

@@ -5,7 +5,7 @@ Keys (in trainlint.toml at top level; in pyproject.toml under [tool.trainlint]):
 
     select = ["TL0", "nan"]             # codes, code prefixes ("TL0"), categories or rule names
     ignore = ["TL005", "stagnation"]
-    extend-select = ["TL100"]           # added to select
+    extend-select = ["TL100"]           # added to select (which defaults to every rule)
     [thresholds.TL010]                  # by code or rule name
     min_rise = 3.0
     [[overrides]]                       # per-path settings, later ones win
@@ -47,6 +47,7 @@ class Settings:
     overrides: list[dict[str, Any]] = field(default_factory=list)
     origin: str | None = None
     pinned: dict[str, dict[str, float]] = field(default_factory=dict)
+    extend: list[str] = field(default_factory=list)  # extend-select: added to select
 
     def for_path(self, path: str) -> Settings:
         """These settings with every override whose ``paths`` match ``path`` applied
@@ -54,6 +55,7 @@ class Settings:
         out = Settings(list(self.select), list(self.ignore),
                        {k: dict(v) for k, v in self.thresholds.items()}, [], self.origin)
         out.pinned = {k: dict(v) for k, v in self.pinned.items()}
+        out.extend = list(self.extend)
         names = _path_forms(path, self.origin)
         for ov in self.overrides:
             pats = _strs(ov.get("paths", []), "overrides.paths")
@@ -74,7 +76,7 @@ class Settings:
         if "select" in table:
             self.select = _selectors(table["select"], "select")
         self.ignore += _selectors(table.get("ignore", []), "ignore")
-        self.select += _selectors(table.get("extend-select", []), "extend-select")
+        self.extend += _selectors(table.get("extend-select", []), "extend-select")
         thresholds = table.get("thresholds", {})
         if not isinstance(thresholds, Mapping):
             raise ConfigError("thresholds must be a table of rule code -> {name = value}")
@@ -89,9 +91,9 @@ class Settings:
                 self.thresholds.setdefault(rule.code, {})[tname] = float(tval)
 
     def enabled(self, rule: Rule) -> bool:
-        if self.select and not any(_matches(rule, s) for s in self.select):
-            return False
-        return not any(_matches(rule, s) for s in self.ignore)
+        """Selected (every rule when ``select`` is empty, plus ``extend-select``) and not ignored."""
+        chosen = not self.select or any(_matches(rule, s) for s in (*self.select, *self.extend))
+        return chosen and not any(_matches(rule, s) for s in self.ignore)
 
     def thresholds_for(self, rule: Rule) -> dict[str, float]:
         values = rule.threshold_defaults()
