@@ -37,3 +37,11 @@ def test_tl041_silent_on_finished_warmup():
     lr = np.concatenate([np.linspace(0, 1e-4, 10), np.linspace(1e-4, 0, 40)])
     silent("TL041", make_run(decay(50), lr=lr))
     silent("TL041", make_run(decay(50), lr=np.full(50, 1e-4)))
+
+
+def test_tl040_step_is_the_first_judged_zero_not_the_warmup_zero():
+    lr = np.full(50, 1e-4)
+    lr[0] = 0.0
+    lr[20:40] = 0.0
+    f = one("TL040", make_run(decay(50), lr=lr))
+    assert f.severity.value == "WARN" and f.step == 21 and f.evidence["zero_points"] == 20

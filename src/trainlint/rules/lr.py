@@ -44,7 +44,8 @@ def lr_zero(ctx):
         return None
     sev = "FAIL" if frac >= ctx.t("fail_fraction") else "WARN"
     threshold = ctx.t("fail_fraction") if sev == "FAIL" else ctx.t("warn_fraction")
-    first = s.steps[int(np.argmax(np.abs(s.values) <= ctx.t("zero")))]
+    offset = 1 if len(s.values) > 1 else 0  # _judged_lr drops the first point
+    first = s.steps[offset + int(np.argmax(np.abs(v) <= ctx.t("zero")))]
     return ctx.fire(
         f"learning rate is zero on {zeros} of {len(v)} judged points ({fmt(frac * 100)}%, "
         f"threshold {fmt(threshold * 100)}%); max LR {fmt(float(np.max(np.abs(s.values))))}",
