@@ -45,7 +45,10 @@ def lr_zero(ctx):
     sev = "FAIL" if frac >= ctx.t("fail_fraction") else "WARN"
     threshold = ctx.t("fail_fraction") if sev == "FAIL" else ctx.t("warn_fraction")
     offset = 1 if len(s.values) > 1 else 0  # _judged_lr drops the first point
-    first = s.steps[offset + int(np.argmax(np.abs(v) <= ctx.t("zero")))]
+    i = offset + int(np.argmax(np.abs(v) <= ctx.t("zero")))
+    if i == 1 and abs(s.values[0]) <= ctx.t("zero"):
+        i = 0  # zero from the very first point on
+    first = s.steps[i]
     return ctx.fire(
         f"learning rate is zero on {zeros} of {len(v)} judged points ({fmt(frac * 100)}%, "
         f"threshold {fmt(threshold * 100)}%); max LR {fmt(float(np.max(np.abs(s.values))))}",
