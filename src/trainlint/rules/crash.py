@@ -66,7 +66,8 @@ def run_incomplete(ctx):
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
     return ctx.fire(
-        f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%){why}",
+        f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
+        f"tolerance {fmt(ctx.t('tolerance') * 100)}%){why}",
         step=_last_step(run), severity=sev, planned=planned, reached=reached, unit=what,
         fraction=reached / planned, crashed=bool(crashes), threshold=ctx.t("tolerance"))
 

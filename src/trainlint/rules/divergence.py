@@ -95,7 +95,8 @@ def loss_blowup(ctx):
         f"loss blew up to {fmt(float(rm[start:start + length].max()) / ref)}x its earlier best "
         f"{fmt(ref)} from step {fstep(steps[start])} to {fstep(steps[start + length - 1])} "
         f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fstep(steps[peak_i])}), "
-        f"then came back to {fmt(end)}",
+        f"then came back to {fmt(end)} (threshold {fmt(ctx.t('factor'))}x for "
+        f"{fmt(ctx.t('min_stretch') * 100)}% of the run)",
         step=steps[start], start_step=steps[start], end_step=steps[start + length - 1],
         peak=float(v[peak_i]), peak_step=steps[peak_i], best_before=ref, end_level=end,
         stretch_fraction=frac, factor=ctx.t("factor"), start_level=head_level(v))

@@ -37,6 +37,7 @@ def no_generalization(ctx):
         return None
     return ctx.fire(
         f"train loss fell {fmt(drop * 100)}% ({fmt(start)} to {fmt(end)}) but eval loss never improved: "
-        f"first {fmt(first)}, best later {fmt(best)} over {len(e)} evaluations",
+        f"first {fmt(first)}, best later {fmt(best)} over {len(e)} evaluations (thresholds: train drop "
+        f"{fmt(ctx.t('min_train_drop') * 100)}%, eval improvement {fmt(ctx.t('min_eval_drop') * 100)}%)",
         step=e.steps[0], train_start=start, train_end=end, train_drop=drop, eval_first=first,
         eval_best=best, eval_drop=eval_drop, evaluations=len(e), threshold=ctx.t("min_train_drop"))

@@ -82,7 +82,8 @@ def warmup_unfinished(ctx):
     if rising:
         return ctx.fire(
             f"LR still rising at the last step: {fmt(before)} at step {fstep(s.steps[-k])} to "
-            f"{fmt(last)} at step {fstep(s.steps[-1])}; warm-up never finished",
+            f"{fmt(last)} at step {fstep(s.steps[-1])} (rise threshold {fmt(ctx.t('min_rise') * 100)}%); "
+            f"warm-up never finished",
             step=s.steps[-1], lr_before=before, last_lr=last, tail_start_step=s.steps[-k],
             threshold=ctx.t("min_rise"))
     peak = meta.get("learning_rate")

@@ -143,7 +143,8 @@ def grad_norm_spike(ctx):
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     return ctx.fire(
         f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
-        f"local median {fmt(base)} ({fmt(peak / base)}x){tail}",
+        f"local median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
+        f"{fmt(ctx.t('z'))}){tail}",
         step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
         loss_reactions=reacted, peak=peak, baseline=base, score=float(sp.score[w]),
         threshold=ctx.t("z"), repeat_threshold=ctx.t("repeat"))

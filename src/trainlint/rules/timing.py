@@ -124,7 +124,7 @@ def periodic_stalls(ctx):
     return ctx.fire(
         f"{len(ev)} stalls every ~{fstep(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
         f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost "
-        f"({src}){why}",
+        f"(WARN from {fmt(ctx.t('max_lost') * 100)}%; {src}){why}",
         step=at[0], severity=sev, stalls=len(ev), period=float(np.median(gaps)), interval_cv=cv,
         lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src,
         scheduled_share=planned)
