@@ -101,3 +101,14 @@ def test_tl065_one_percent_gap_of_pretraining_is_fine():
     train = decay(200, noise=0.0)
     run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 1.01, eval_steps=EV_STEPS)
     silent("TL065", run)
+
+
+def test_tl066_interval_average_lag_alone_does_not_fire():
+    # a logger that averages the train loss over each 5-step interval trails a falling loss;
+    # an eval of the same loss at the interval's end is below it at every evaluation
+    steps = np.arange(5, 205, 5, dtype=float)
+    true = lambda s: 0.2 + 2 * np.exp(-s / 40)  # noqa: E731
+    logged = np.array([true(np.arange(s - 4, s + 1)).mean() for s in steps])
+    ev_steps = np.arange(10, 201, 10, dtype=float)
+    run = make_run(logged, steps=steps, eval_loss=true(ev_steps), eval_steps=ev_steps)
+    silent("TL066", run)

@@ -9,9 +9,16 @@ from ._evals import train_at
 from ._stats import fmt
 
 
-def _pairs(ctx):
+def _pairs(ctx, lag: bool = False):
+    """(steps, eval, smoothed train) at the evaluations. With ``lag``, the train loss one
+    logging interval later: loggers average the train loss over the interval that ends at the
+    logged step, which trails an evaluation made at the interval's start while the loss falls."""
     e = ctx.series("eval_loss", min_points=int(ctx.t("min_points")))
-    tr = train_at(ctx.subject, e.steps)
+    shift = 0.0
+    loss = ctx.subject.get("loss")
+    if lag and loss is not None and len(loss) > 1:
+        shift = float(np.median(np.diff(loss.steps)))
+    tr = train_at(ctx.subject, e.steps + max(shift, 0.0))
     if tr is None:
         raise NotChecked("no train loss to compare the eval loss with")
     ok = np.isfinite(tr) & (tr > 0)
@@ -58,12 +65,14 @@ Held-out data should not be easier than the training data at every single evalua
 Two usual causes: the eval set overlaps the training data (leakage), or the model has
 regularisation that is active only in training (dropout, stochastic depth, label
 smoothing, heavy augmentation), which raises the train loss only. The second is
-harmless but makes the comparison meaningless. Try: evaluate on a training subset with
-the model in eval mode and compare; check the split for duplicates.""",
+harmless but makes the comparison meaningless. Each evaluation is compared with the train
+loss logged one interval later (loggers average the train loss over the interval, which
+trails a falling loss), so a fast-falling loss alone does not fire it. Try: evaluate on a
+training subset with the model in eval mode and compare; check the split for duplicates.""",
       thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
                   Threshold("min_points", 5, "evaluations needed to judge")])
 def eval_below_train(ctx):
-    steps, e, t = _pairs(ctx)
+    steps, e, t = _pairs(ctx, lag=True)
     below = e < t * (1 - ctx.t("margin"))
     if not below.all():
         return None
