@@ -1,28 +1,33 @@
 """Configuration: ``[tool.trainlint]`` in pyproject.toml or a ``trainlint.toml``.
 
 The file is found from the working directory upward (the nearest wins).
-Keys::
+Keys (in trainlint.toml at top level; in pyproject.toml under [tool.trainlint])::
 
-    select = ["TL001", "nan"]          # codes, code prefixes ("TL0") or categories
+    select = ["TL0", "nan"]             # codes, code prefixes ("TL0"), categories or rule names
     ignore = ["TL005", "stagnation"]
-    [thresholds.TL002]                  # or [tool.trainlint.thresholds.TL002]
-    min_rise = 2.0
+    extend-select = ["TL100"]           # added to select (which defaults to every rule)
+    [thresholds.TL010]                  # by code or rule name
+    min_rise = 3.0
     [[overrides]]                       # per-path settings, later ones win
-    paths = ["runs/smoke*/**"]
-    ignore = ["stagnation"]
-    thresholds = { TL003 = { min_points = 10 } }
+    paths = ["runs/smoke*/**"]          # glob on the path as given, absolute, relative to
+    ignore = ["stagnation"]             # the config file's folder, or the file name
+    thresholds = { TL020 = { z = 8 } }
+
+Thresholds given on the command line (``--threshold CODE.NAME=VALUE``) are pinned with
+:meth:`Settings.pin_thresholds` and win over per-path overrides.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .registry import REGISTRY, Rule
+from .registry import CATEGORIES, REGISTRY, Rule
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,35 +46,54 @@ class Settings:
     thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
     overrides: list[dict[str, Any]] = field(default_factory=list)
     origin: str | None = None
+    pinned: dict[str, dict[str, float]] = field(default_factory=dict)
+    extend: list[str] = field(default_factory=list)  # extend-select: added to select
 
     def for_path(self, path: str) -> Settings:
-        """These settings with every override whose ``paths`` match ``path`` applied."""
+        """These settings with every override whose ``paths`` match ``path`` applied
+        (later overrides win; thresholds given on the command line win over all)."""
         out = Settings(list(self.select), list(self.ignore),
                        {k: dict(v) for k, v in self.thresholds.items()}, [], self.origin)
-        posix = Path(path).as_posix()
+        out.pinned = {k: dict(v) for k, v in self.pinned.items()}
+        out.extend = list(self.extend)
+        names = _path_forms(path, self.origin)
         for ov in self.overrides:
-            if any(fnmatch.fnmatch(posix, pat) or fnmatch.fnmatch(Path(path).name, pat)
-                   for pat in ov.get("paths", [])):
+            pats = _strs(ov.get("paths", []), "overrides.paths")
+            if any(fnmatch.fnmatch(name, pat.rstrip("/")) or fnmatch.fnmatch(name, pat)
+                   for pat in pats for name in names):
                 out.merge(ov)
+        for code, values in out.pinned.items():
+            out.thresholds.setdefault(code, {}).update(values)
         return out
+
+    def pin_thresholds(self, values: Mapping[str, Mapping[str, float]]) -> None:
+        """Thresholds from the command line: applied now and again after per-path overrides."""
+        for code, vals in values.items():
+            self.pinned.setdefault(code, {}).update(vals)
+            self.thresholds.setdefault(code, {}).update(vals)
 
     def merge(self, table: Mapping[str, Any]) -> None:
         if "select" in table:
-            self.select = _strs(table["select"], "select")
-        self.ignore += _strs(table.get("ignore", []), "ignore")
-        self.select += _strs(table.get("extend-select", []), "extend-select")
-        for key, values in dict(table.get("thresholds", {})).items():
+            self.select = _selectors(table["select"], "select")
+        self.ignore += _selectors(table.get("ignore", []), "ignore")
+        self.extend += _selectors(table.get("extend-select", []), "extend-select")
+        thresholds = table.get("thresholds", {})
+        if not isinstance(thresholds, Mapping):
+            raise ConfigError("thresholds must be a table of rule code -> {name = value}")
+        for key, values in thresholds.items():
             rule = REGISTRY.get(key)
             if rule is None:
                 raise ConfigError(f"thresholds: unknown rule {key!r}")
-            for tname, tval in dict(values).items():
+            if not isinstance(values, Mapping):
+                raise ConfigError(f"thresholds.{key} must be a table of name = value")
+            for tname, tval in values.items():
                 _check_threshold(rule, tname, tval)
                 self.thresholds.setdefault(rule.code, {})[tname] = float(tval)
 
     def enabled(self, rule: Rule) -> bool:
-        if self.select and not any(_matches(rule, s) for s in self.select):
-            return False
-        return not any(_matches(rule, s) for s in self.ignore)
+        """Selected (every rule when ``select`` is empty, plus ``extend-select``) and not ignored."""
+        chosen = not self.select or any(_matches(rule, s) for s in (*self.select, *self.extend))
+        return chosen and not any(_matches(rule, s) for s in self.ignore)
 
     def thresholds_for(self, rule: Rule) -> dict[str, float]:
         values = rule.threshold_defaults()
@@ -81,8 +105,40 @@ def _strs(value: Any, key: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{key} must be a list of rule codes, prefixes or categories")
+        raise ConfigError(f"{key} must be a list of strings")
     return list(value)
+
+
+def _selectors(value: Any, key: str) -> list[str]:
+    """A list of selectors, each a code or code prefix (TL0, TL010), a category or a rule name."""
+    out = _strs(value, key)
+    for s in out:
+        if not (_PREFIX.match(s.strip().upper()) or s.strip().lower() in CATEGORIES
+                or REGISTRY.get(s) is not None):
+            raise ConfigError(f"{key}: {s!r} is not a rule code, code prefix, category or rule name")
+    return out
+
+
+_PREFIX = re.compile(r"^TL\d{0,3}$")
+
+
+def _path_forms(path: str, origin: str | None) -> list[str]:
+    """The spellings of ``path`` a pattern may match: as given, absolute, relative to the
+    config file's folder, and the bare file name."""
+    p = Path(path)
+    forms = [p.as_posix(), p.name]
+    try:
+        absolute = p.resolve()
+    except OSError:
+        return forms
+    forms.append(absolute.as_posix())
+    if origin:
+        base = Path(origin).resolve().parent
+        try:
+            forms.append(absolute.relative_to(base).as_posix())
+        except ValueError:
+            pass
+    return forms
 
 
 def _check_threshold(rule: Rule, name: str, value: Any) -> None:
@@ -144,9 +200,17 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     if Path(path).name == "pyproject.toml":
         data = data.get("tool", {}).get("trainlint", {})
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: [tool.trainlint] must be a table")
     settings.merge(data)
-    settings.overrides = list(data.get("overrides", []))
+    overrides = data.get("overrides", [])
+    if not isinstance(overrides, list) or not all(isinstance(o, dict) for o in overrides):
+        raise ConfigError(f"{path}: overrides must be an array of tables ([[overrides]])")
+    settings.overrides = list(overrides)
     for ov in settings.overrides:  # validate eagerly so errors surface at start-up
+        if "paths" not in ov:
+            raise ConfigError(f"{path}: every [[overrides]] needs paths = [...]")
+        _strs(ov["paths"], "overrides.paths")
         Settings().merge(ov)
     settings.origin = str(path)
     return settings

@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+import numpy as np
 
 from .config import Settings
 from .model import Run
-from .registry import REGISTRY, Context, NotChecked, StandDown
+from .registry import REGISTRY, Context, NotChecked, Rule, StandDown
 from .verdict import Finding, Report
 
 
 def run_rules(target: str, subject: Any, report: Report, settings: Settings | None = None,
-              extra: Mapping[str, Any] | None = None) -> Report:
-    """Apply every enabled rule for ``target`` to ``subject``, recording findings and coverage."""
+              extra: Mapping[str, Any] | None = None,
+              only: Callable[[Rule], bool] | None = None) -> Report:
+    """Apply every enabled rule for ``target`` (those ``only`` accepts) to ``subject``,
+    recording findings and coverage."""
     settings = (settings or Settings()).for_path(report.source)
     debug = bool(os.environ.get("TRAINLINT_DEBUG"))
     for rule in REGISTRY.all(target):
+        if only is not None and not only(rule):
+            continue
         if not settings.enabled(rule):
             report.checks.not_checked[rule.code] = "not selected by configuration"
             continue
         ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {})
         try:
-            out = rule.check(ctx)
+            with np.errstate(all="ignore"):  # overflow on absurd values is judged, not printed
+                out = _as_list(rule.check(ctx))
         except NotChecked as exc:
             report.checks.not_checked[rule.code] = str(exc)
             continue
@@ -37,7 +44,7 @@ def run_rules(target: str, subject: Any, report: Report, settings: Settings | No
             report.checks.not_checked[rule.code] = f"internal error in rule: {type(exc).__name__}: {exc}"
             continue
         report.checks.ran.append(rule.code)
-        report.findings.extend(_as_list(out))
+        report.findings.extend(out)
     report.findings.sort(key=_finding_order)
     return report
 
@@ -64,4 +71,13 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     if not run.has("loss"):
         names = ", ".join(sorted(run.series)[:12]) or "none"
         report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
-    return run_rules("log", run, report, settings, extra)
+    from .rules._segments import judge_segments, split_segments
+
+    segs = split_segments(run)
+    if len(segs) == 1 and segs[0] is run:
+        return run_rules("log", run, report, settings, extra)
+    judge_segments(run, segs, report,
+                   lambda subject, rep, only: run_rules("log", subject, rep, settings, extra, only))
+    report.notes = list(run.notes)
+    report.findings.sort(key=_finding_order)
+    return report

@@ -76,3 +76,165 @@ def fmt(x: float) -> str:
     if x is None or not np.isfinite(x):
         return str(x)
     return f"{x:.4g}"
+
+
+def fstep(x: float) -> str:
+    """A step (or a count of steps) as findings print it: whole numbers in full."""
+    if x is None or not np.isfinite(x):
+        return str(x)
+    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
+
+
+# --- helpers added for the full rule set (all O(n) or O(n log n)) -------------------------
+
+COARSE_POINTS = 2000  # trend rules look at most at this many block medians
+
+
+def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINTS
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Block medians of a long series (at most ``max_points`` blocks); short series unchanged.
+
+    Trend rules (divergence, plateau, overfit ...) only need the shape of a curve; a
+    million points reduce to a few thousand block medians in O(n log b)."""
+    n = len(values)
+    if n <= max_points:
+        return steps, values
+    key = (id(values), id(steps), n, max_points)
+    hit = _COARSE_CACHE.get(key)
+    if hit is not None and hit[0] is values and hit[1] is steps:
+        return hit[2], hit[3]
+    s, v = _coarse(steps, values, max_points)
+    if len(_COARSE_CACHE) >= 8:
+        _COARSE_CACHE.pop(next(iter(_COARSE_CACHE)))
+    _COARSE_CACHE[key] = (values, steps, s, v)  # holds the arrays, so their ids stay unique
+    return s, v
+
+
+_COARSE_CACHE: dict = {}
+
+
+def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    n = len(values)
+    b = -(-n // max_points)
+    m = n // b
+    v = np.median(values[: m * b].reshape(m, b), axis=1)
+    s = steps[: m * b].reshape(m, b)[:, b // 2]
+    if n > m * b:
+        v = np.append(v, np.median(values[m * b:]))
+        s = np.append(s, steps[m * b + (n - m * b) // 2])
+    return s, v
+
+
+def noise(values: np.ndarray) -> float:
+    """Robust point-to-point noise (sigma) of a series, insensitive to its trend."""
+    if len(values) < 3:
+        return 0.0
+    return float(1.4826 * np.median(np.abs(np.diff(values))) / np.sqrt(2.0))
+
+
+def level_se(sigma: float, k: int) -> float:
+    """Standard error of the median of ``k`` points with noise ``sigma``."""
+    return 1.2533 * sigma / np.sqrt(max(k, 1))
+
+
+def local_stats(values: np.ndarray, window: int, exact_limit: int = 20000, spread: bool = True
+                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-point robust baseline: (median, scaled MAD or None) of a centred window.
+
+    Exact sliding windows for short series; for long ones, the statistics of
+    the block (of ``window`` points) each point falls in, which keeps it O(n log w)."""
+    n = len(values)
+    window = max(3, min(window, n))
+    if n * window <= exact_limit * 50:
+        win = sliding_window_view(values, window)
+        med = np.median(win, axis=1)
+        dev = np.median(np.abs(win - med[:, None]), axis=1) * 1.4826 if spread else None
+        half = window // 2
+        pad = (half, n - len(med) - half)
+        return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
+    m = n // window
+    blocks = values[: m * window].reshape(m, window)
+    bmed = np.median(blocks, axis=1)
+    idx = np.minimum(np.arange(n) // window, m - 1)
+    if not spread:
+        return bmed[idx], None
+    bdev = np.median(np.abs(blocks - bmed[:, None]), axis=1) * 1.4826
+    return bmed[idx], bdev[idx]
+
+
+def local_noise(values: np.ndarray, window: int) -> np.ndarray:
+    """Per-point noise sigma from the local median of successive differences: unlike the
+    MAD around the median, a steep trend (the start of training) does not inflate it."""
+    d = np.abs(np.diff(values, prepend=values[0]))
+    med, _ = local_stats(d, window, spread=False)
+    return 1.0484 * med
+
+
+def events(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end exclusive) index pairs of the runs of True in ``mask``."""
+    if not mask.any():
+        return []
+    padded = np.concatenate(([False], mask, [False])).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
+def steps_list(steps: np.ndarray, limit: int = 5) -> str:
+    """Up to ``limit`` steps as text, with the count of the rest."""
+    shown = ", ".join(fstep(float(x)) for x in steps[:limit])
+    return shown + (f" (+{len(steps) - limit} more)" if len(steps) > limit else "")
+
+
+def improvement_margin(values: np.ndarray, k: int, rel: float, z: float = 4.0) -> float:
+    """The drop between two k-point level estimates that counts as real: the larger of
+    ``rel`` of the level and ``z`` standard errors of the difference (4: a chance drop of a
+    flat noisy loss passes it about once in 30,000 runs)."""
+    sigma = noise(values)
+    se = level_se(sigma, k) * np.sqrt(2.0)
+    return float(max(rel * abs(float(np.median(values))), z * se))
+
+
+def step_seconds(run) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """Seconds per step: the step_time metric, else derived from wall-clock stamps.
+
+    Returns (steps, seconds per step, source) or None when the run has no timing."""
+    st = run.get("step_time")
+    if st is not None and len(st.finite()) >= 2:
+        f = st.finite()
+        return f.steps, f.values, f"metric {st.name}"
+    got = wall_clock(run)
+    if got is None:
+        return None
+    steps, wall, src = got
+    ds, dw = np.diff(steps), np.diff(wall)
+    ok = (ds > 0) & np.isfinite(dw) & (dw >= 0)
+    if ok.sum() < 2:
+        return None
+    return steps[1:][ok], dw[ok] / ds[ok], f"derived from {src}"
+
+
+def wall_clock(run) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """(steps, wall seconds, source) of the run's clock: the loss series' stamps or the wall_time role."""
+    loss = run.get("loss")
+    if loss is not None and loss.wall is not None and len(loss) >= 2:
+        keep = np.isfinite(loss.wall)
+        return loss.steps[keep], loss.wall[keep], "wall-clock stamps"
+    wt = run.get("wall_time")
+    if wt is not None and len(wt.finite()) >= 2:
+        f = wt.finite()
+        return f.steps, f.values, f"metric {wt.name}"
+    return None
+
+
+def centred_median(values: np.ndarray, window: int) -> np.ndarray:
+    """Median over a window centred on each point (odd length; the edges use the nearest
+    full window). Meant for coarse series (at most a few thousand points)."""
+    n = len(values)
+    window = max(1, min(window, n)) | 1
+    if window > n:
+        window -= 2
+    if window <= 1:
+        return values.astype(np.float64, copy=True)
+    med = np.median(sliding_window_view(values, window), axis=1)
+    half = window // 2
+    return np.pad(med, (half, n - len(med) - half), mode="edge")

@@ -1,11 +1,18 @@
-"""Divergence: the loss rose and stayed up."""
+"""Divergence: the loss rose and stayed up, or blew up mid-run."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import fmt, robust_level, rolling_median, window_for
+from ._stats import (centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level,
+                     rolling_median, window_for)
+
+
+def _curve(ctx):
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    steps, v = coarse(s.steps, s.values)
+    return s, steps, v, rolling_median(v, window_for(len(v)))
 
 
 @rule(code="TL010", name="loss-diverged", category="divergence", severity="FAIL",
@@ -20,11 +27,9 @@ a WARN. Try: a lower peak learning rate, longer warm-up, gradient clipping, and 
 checkpoint nearest the best step.""",
       thresholds=[Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
                   Threshold("min_points", 10, "finite loss points needed to judge"),
-                  Threshold("min_stretch", 0.2, "fraction of the run the rise must persist over")])
+                  Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over")])
 def loss_diverged(ctx):
-    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    v = s.values
-    rm = rolling_median(v, window_for(len(v)))
+    s, steps, v, rm = _curve(ctx)
     best_i = int(np.argmin(rm))
     best = float(rm[best_i])
     if best <= 0:
@@ -34,11 +39,12 @@ def loss_diverged(ctx):
     if ratio < ctx.t("min_rise"):
         return None
     half = best * (1 + (ctx.t("min_rise") - 1) / 2)
-    above = float(np.mean(rm[best_i:] > half)) * (len(v) - best_i) / len(v)
+    cm = centred_median(v, window_for(len(v)))
+    above = float(np.mean(cm[best_i:] > half)) * (len(v) - best_i) / len(v)
     if above < ctx.t("min_stretch"):
         raise StandDown(f"loss rose {fmt(ratio)}x but only over {fmt(above * 100)}% of the run")
-    evidence = dict(end_level=end, best_level=best, best_step=s.steps[best_i], ratio=ratio,
-                    threshold=ctx.t("min_rise"), steps_past_best=s.steps[-1] - s.steps[best_i],
+    evidence = dict(end_level=end, best_level=best, best_step=steps[best_i], ratio=ratio,
+                    threshold=ctx.t("min_rise"), steps_past_best=steps[-1] - steps[best_i],
                     stretch_fraction=above)
     ev = ctx.subject.get("eval_loss")
     if ev is not None and len(ev.finite()) >= 3:
@@ -46,11 +52,51 @@ def loss_diverged(ctx):
         if e[-1] <= float(np.min(e)) * 1.01:
             return ctx.fire(
                 f"train loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step "
-                f"{fmt(s.steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
-                step=s.steps[best_i], severity="WARN", eval_last=e[-1], eval_best=float(np.min(e)),
+                f"{fstep(steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
+                step=steps[best_i], severity="WARN", eval_last=e[-1], eval_best=float(np.min(e)),
                 **evidence)
     return ctx.fire(
         f"loss diverged: end level {fmt(end)} is {fmt(ratio)}x its best {fmt(best)} "
-        f"(step {fmt(s.steps[best_i])}), {fmt(s.steps[-1] - s.steps[best_i])} steps past the best "
+        f"(step {fstep(steps[best_i])}), {fstep(steps[-1] - steps[best_i])} steps past the best "
         f"(threshold {fmt(ctx.t('min_rise'))}x)",
-        step=s.steps[best_i], **evidence)
+        step=steps[best_i], **evidence)
+
+
+@rule(code="TL011", name="loss-blowup", category="divergence", severity="FAIL",
+      summary="The loss blew up to many times its earlier best for a long stretch, then came back.",
+      explanation="""
+A blow-up in the middle of a run is divergence even when the loss later comes back down
+(often only because the learning rate decayed): while the loss sat at a multiple of its
+earlier best, the updates were undoing training and that part of the budget was lost.
+Fires when the rolling median stays above `factor` times the best level reached before
+it for at least `min_stretch` of the run and the run ends below that level (a rise that
+lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, clipping.""",
+      thresholds=[Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
+                  Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
+                  Threshold("min_points", 20, "finite loss points needed to judge")])
+def loss_blowup(ctx):
+    s, steps, v, _ = _curve(ctx)
+    rm = centred_median(v, window_for(len(v)))
+    best_so_far = np.minimum.accumulate(rm)
+    if best_so_far[-1] <= 0:
+        raise StandDown("loss level reaches 0 or below; ratios cannot be judged")
+    up = rm > ctx.t("factor") * np.maximum(best_so_far, 1e-300)
+    start, length = longest_run(up)
+    frac = length / len(v)
+    if frac < ctx.t("min_stretch"):
+        return None
+    end = robust_level(v)
+    ref = float(best_so_far[start])
+    if end > ctx.t("factor") * ref:
+        raise StandDown("the blow-up lasts to the end of the run (judged by TL010)")
+    seg = v[start:start + length]
+    peak_i = start + int(np.argmax(seg))
+    return ctx.fire(
+        f"loss blew up to {fmt(float(rm[start:start + length].max()) / ref)}x its earlier best "
+        f"{fmt(ref)} from step {fstep(steps[start])} to {fstep(steps[start + length - 1])} "
+        f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fstep(steps[peak_i])}), "
+        f"then came back to {fmt(end)} (threshold {fmt(ctx.t('factor'))}x for "
+        f"{fmt(ctx.t('min_stretch') * 100)}% of the run)",
+        step=steps[start], start_step=steps[start], end_step=steps[start + length - 1],
+        peak=float(v[peak_i]), peak_step=steps[peak_i], best_before=ref, end_level=end,
+        stretch_fraction=frac, factor=ctx.t("factor"), start_level=head_level(v))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt
+from ._stats import fmt, fstep
 
 
 def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:
@@ -44,9 +44,50 @@ def lr_zero(ctx):
         return None
     sev = "FAIL" if frac >= ctx.t("fail_fraction") else "WARN"
     threshold = ctx.t("fail_fraction") if sev == "FAIL" else ctx.t("warn_fraction")
-    first = s.steps[int(np.argmax(np.abs(s.values) <= ctx.t("zero")))]
+    offset = 1 if len(s.values) > 1 else 0  # _judged_lr drops the first point
+    i = offset + int(np.argmax(np.abs(v) <= ctx.t("zero")))
+    if i == 1 and abs(s.values[0]) <= ctx.t("zero"):
+        i = 0  # zero from the very first point on
+    first = s.steps[i]
     return ctx.fire(
         f"learning rate is zero on {zeros} of {len(v)} judged points ({fmt(frac * 100)}%, "
         f"threshold {fmt(threshold * 100)}%); max LR {fmt(float(np.max(np.abs(s.values))))}",
         step=first, severity=sev, zero_points=zeros, judged_points=len(v), fraction=frac,
         threshold=threshold, max_lr=float(np.max(np.abs(s.values))))
+
+
+@rule(code="TL041", name="warmup-unfinished", category="lr", severity="WARN",
+      summary="The learning-rate warm-up never finished before the run ended.",
+      explanation="""
+The LR was still rising at the last logged step (it rose over the final stretch and ends
+at its maximum), or the run ended before the configured warm-up or peak LR was reached
+(warmup_steps / learning_rate in the run's metadata). The whole run then trained at a
+lower LR than intended and its loss says little about the configuration. Usual causes:
+warmup_steps larger than max_steps, a warm-up ratio applied to the wrong total, a run
+cut short. Try: check warmup_steps against the real number of optimizer steps.""",
+      thresholds=[Threshold("tail", 0.2, "final fraction of the run the LR must keep rising over"),
+                  Threshold("min_rise", 0.05, "relative LR rise over that tail that counts as rising"),
+                  Threshold("min_points", 5, "LR points needed to judge")])
+def warmup_unfinished(ctx):
+    s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
+    v = np.abs(s.values)
+    meta = ctx.subject.meta
+    warm = meta.get("warmup_steps")
+    if isinstance(warm, (int, float)) and warm > s.steps[-1] and warm > 0:
+        return ctx.fire(f"warm-up of {fstep(warm)} steps is longer than the run (last step {fstep(s.steps[-1])})",
+                        step=s.steps[-1], warmup_steps=warm, last_step=s.steps[-1], last_lr=v[-1])
+    k = max(2, int(round(len(v) * ctx.t("tail"))))
+    before, last = float(v[-k]), float(v[-1])
+    rising = last >= v.max() and last > before * (1 + ctx.t("min_rise")) and np.all(np.diff(v[-k:]) >= 0)
+    if rising:
+        return ctx.fire(
+            f"LR still rising at the last step: {fmt(before)} at step {fstep(s.steps[-k])} to "
+            f"{fmt(last)} at step {fstep(s.steps[-1])} (rise threshold {fmt(ctx.t('min_rise') * 100)}%); "
+            f"warm-up never finished",
+            step=s.steps[-1], lr_before=before, last_lr=last, tail_start_step=s.steps[-k],
+            threshold=ctx.t("min_rise"))
+    peak = meta.get("learning_rate")
+    if isinstance(peak, (int, float)) and peak > 0 and v.max() < 0.9 * peak and v.max() > 0:
+        return ctx.fire(f"LR peaked at {fmt(v.max())}, below the configured {fmt(peak)}",
+                        step=s.steps[int(np.argmax(v))], max_lr=v.max(), configured_lr=peak)
+    return None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Threshold, rule
-from ._stats import fmt
+from ..registry import StandDown, Threshold, rule
+from ._stats import coarse, fmt, fstep, improvement_margin, noise
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
@@ -30,3 +30,88 @@ def loss_flat(ctx):
         f"threshold {fmt(ctx.t('max_rel_spread'))})",
         step=s.steps[0], level=float(med), spread=spread, relative_spread=rel,
         threshold=ctx.t("max_rel_spread"), points=len(s))
+
+
+def _window(n: int, frac: float) -> int:
+    return max(3, int(round(n * frac)))
+
+
+def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
+    """Did the loss drop from its first three points to the end beyond noise? (A run whose
+    whole descent happens inside the first tenth learned, even if the rest is flat.)"""
+    first = float(np.median(v[:3]))
+    se = 1.2533 * noise(v) * np.sqrt(1 / 3 + 1 / k)
+    return first - end > max(rel * abs(first), 4.0 * se)
+
+
+@rule(code="TL031", name="dead-run", category="stagnation", severity="WARN",
+      summary="No meaningful improvement of the loss from the start of the run to its end.",
+      explanation="""
+Compares the median loss of the first and the last tenth of the run. If the end is not
+lower than the start by more than both a relative margin and the noise (four standard
+errors of the difference of the two levels), the run learned nothing measurable (a drop
+above `max_drop` always counts as learning, however noisy the loss; so does a drop from the first three
+points beyond noise, for runs that learn within their first tenth). A rise to a multiple
+of the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
+parameters, an optimizer holding the wrong parameters, labels that carry no signal.
+Try: check the LR actually applied and which parameters have requires_grad.""",
+      thresholds=[Threshold("min_improvement", 0.02, "relative drop start to end that counts as learning"),
+                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
+                  Threshold("window", 0.1, "fraction of the run in each level estimate"),
+                  Threshold("min_points", 20, "finite loss points needed to judge")])
+def dead_run(ctx):
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    steps, v = coarse(s.steps, s.values)
+    k = _window(len(v), ctx.t("window"))
+    start, end = float(np.median(v[:k])), float(np.median(v[-k:]))
+    margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
+    if start - end > margin or _fast_start(v, end, k, ctx.t("min_improvement")):
+        return None
+    if start > 0 and end >= 2 * start:
+        raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
+    return ctx.fire(
+        f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
+        f"(drop {fmt(start - end)}, needs more than {fmt(margin)})",
+        step=steps[-1], start_level=start, end_level=end, improvement=start - end, threshold=margin,
+        relative_improvement=(start - end) / abs(start) if start else None)
+
+
+@rule(code="TL032", name="plateau", category="stagnation", severity="WARN",
+      summary="The loss stopped improving over the last half of the run while the LR was still high.",
+      explanation="""
+Compares the loss level around the middle of the run with its level at the end. When the
+second half brought no improvement beyond noise (and less than `max_drop`) while the learning rate at the end is
+still a sizeable fraction of its peak, the run stopped learning long before its schedule
+ended: the rest of the compute was spent for nothing. Not judged without an LR series
+or when the schedule had decayed (a converged cosine/linear schedule is expected to
+flatten). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+      thresholds=[Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
+                  Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
+                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
+                  Threshold("window", 0.1, "fraction of the run in each level estimate"),
+                  Threshold("min_points", 20, "finite loss points needed to judge")])
+def plateau(ctx):
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    lr = ctx.series("learning_rate", min_points=2)
+    peak = float(np.max(np.abs(lr.values)))
+    if peak <= 0:
+        raise StandDown("the learning rate is zero throughout (TL040)")
+    lr_end = float(np.abs(lr.values[-1]))
+    if lr_end < ctx.t("lr_fraction") * peak:
+        raise StandDown(f"LR decayed to {fmt(lr_end / peak * 100)}% of its peak by the end")
+    steps, v = coarse(s.steps, s.values)
+    k = _window(len(v), ctx.t("window"))
+    mid = len(v) // 2
+    lo, hi = max(0, mid - k // 2), max(k, mid + (k + 1) // 2)
+    mid_level, end = float(np.median(v[lo:hi])), float(np.median(v[-k:]))
+    margin = min(improvement_margin(v[mid:], k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(mid_level))
+    if mid_level - end > margin:
+        return None
+    if mid_level > 0 and end > 1.5 * mid_level:
+        raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
+    return ctx.fire(
+        f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
+        f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
+        f"{fmt(lr_end / peak * 100)}% of its peak",
+        step=steps[mid], mid_level=mid_level, end_level=end, improvement=mid_level - end,
+        threshold=margin, lr_end=lr_end, lr_peak=peak, lr_fraction=lr_end / peak)

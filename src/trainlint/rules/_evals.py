@@ -1,0 +1,62 @@
+"""Helpers for rules that compare the eval loss with the train loss."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._stats import centred_median, coarse
+
+
+def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
+    """A smoothed train loss (rolling median) interpolated at ``steps``; NaN outside its range."""
+    loss = run.get("loss")
+    if loss is None or len(loss.finite()) < 3:
+        return None
+    f = loss.finite()
+    if np.all(f.steps[1:] >= f.steps[:-1]):
+        ts, tv = coarse(f.steps, f.values)
+    else:
+        order = np.argsort(f.steps, kind="stable")
+        ts, tv = coarse(f.steps[order], f.values[order])
+    sm = centred_median(tv, max(1, int(round(len(tv) * frac))))
+    out = np.interp(steps, ts, sm)
+    out[(steps < ts[0]) | (steps > ts[-1])] = np.nan
+    return out
+
+
+def checkpoint_steps(meta) -> list[float]:
+    """Checkpoint steps the log names: meta['checkpoints'] and best_model_checkpoint."""
+    out: list[float] = []
+    for c in meta.get("checkpoints") or []:
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            out.append(float(c))
+        elif isinstance(c, str):
+            m = re.search(r"(\d+)\D*$", c)
+            if m:
+                out.append(float(m.group(1)))
+    best = meta.get("best_model_checkpoint")
+    if isinstance(best, str):
+        m = re.search(r"checkpoint[-_]?(\d+)", best)
+        if m:
+            out.append(float(m.group(1)))
+    return sorted(set(out))
+
+
+def scheduled_steps(run) -> np.ndarray:
+    """Steps where a pause is expected: the evaluations and checkpoint saves the log names."""
+    parts = [np.asarray(checkpoint_steps(run.meta), dtype=np.float64)]
+    ev = run.get("eval_loss")
+    if ev is not None and len(ev):
+        parts.append(ev.steps)
+    return np.unique(np.concatenate(parts))
+
+
+def spans_scheduled(lo: np.ndarray, hi: np.ndarray, sched: np.ndarray, tol: float) -> np.ndarray:
+    """For each [lo, hi] step span (widened by ``tol``): does it contain a scheduled step?"""
+    if len(sched) == 0:
+        return np.zeros(len(lo), dtype=bool)
+    a = np.searchsorted(sched, lo - tol, side="left")
+    b = np.searchsorted(sched, hi + tol, side="right")
+    return b > a

@@ -1,0 +1,102 @@
+"""Runs that did not finish: stopped early, or crashed."""
+
+from __future__ import annotations
+
+from ..registry import NotChecked, StandDown, Threshold, rule
+from ._stats import fmt, fstep
+
+
+def crash_events(run) -> list[dict]:
+    return [e for e in run.events if isinstance(e, dict) and e.get("type") == "crash"]
+
+
+def _last_step(run) -> float | None:
+    ends = [float(s.steps.max()) for s in run.series.values() if len(s)]
+    return max(ends) if ends else None
+
+
+def _last_epoch(run) -> float | None:
+    ep = run.get("epoch")
+    if ep is None or len(ep.finite()) == 0:
+        return None
+    return float(ep.finite().values.max())
+
+
+def _planned(run) -> tuple[str, float, float] | None:
+    """(what, planned, reached) from max_steps or num_train_epochs in the metadata."""
+    meta = run.meta
+    max_steps, epochs = meta.get("max_steps"), meta.get("num_train_epochs")
+    last = _last_step(run)
+    if isinstance(max_steps, (int, float)) and max_steps > 0 and last is not None:
+        return "steps", float(max_steps), last
+    ep = _last_epoch(run)
+    if isinstance(epochs, (int, float)) and epochs > 0 and ep is not None:
+        return "epochs", float(epochs), ep
+    planned, reached = meta.get("planned_epochs"), meta.get("last_epoch")
+    if isinstance(planned, (int, float)) and planned > 0 and isinstance(reached, (int, float)):
+        return "epochs", float(planned), float(reached)
+    return None
+
+
+SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
+
+
+@rule(code="TL080", name="run-incomplete", category="crash", severity="WARN",
+      summary="The log ends before the planned end of training, with no completion record.",
+      explanation="""
+The run planned max_steps steps (or num_train_epochs epochs), the log stops short of that
+and holds no completion record (for Hugging Face, the final summary entry with
+train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
+when the log ends in a crash signature (see TL081). Judgements of the other rules cover
+only the part that ran. Try: the scheduler's exit status and the console log's last lines.""",
+      thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")])
+def run_incomplete(ctx):
+    run = ctx.subject
+    if run.meta.get("completed") is True:
+        raise StandDown("the log holds a completion record")
+    plan = _planned(run)
+    if plan is None:
+        raise NotChecked("planned length unknown (no max_steps or num_train_epochs in the log)")
+    what, planned, reached = plan
+    cadence = run.meta.get("logging_steps") if what == "steps" else None
+    slack = max(ctx.t("tolerance") * planned, float(cadence) if isinstance(cadence, (int, float)) else 0.0)
+    if reached >= planned - slack:
+        return None
+    crashes = crash_events(run)
+    sev = "FAIL" if crashes else "WARN"
+    why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
+    return ctx.fire(
+        f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
+        f"tolerance {fmt(ctx.t('tolerance') * 100)}%){why}",
+        step=_last_step(run), severity=sev, planned=planned, reached=reached, unit=what,
+        fraction=reached / planned, crashed=bool(crashes), threshold=ctx.t("tolerance"))
+
+
+@rule(code="TL081", name="crashed", category="crash", severity="FAIL",
+      summary="The log ends in a traceback or a known fatal message (OOM, NCCL timeout, worker killed).",
+      explanation="""
+The reader found a crash signature in the log: a Python traceback, CUDA out of memory,
+an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed". The run did not
+finish; whatever the curves say covers only the part before the crash. A crash that the
+log shows was followed by a relaunch into the same file is a WARN. Try: for OOM a
+smaller batch, gradient accumulation or checkpointing; for NCCL timeouts a hung rank
+(look at every rank's log); for killed workers fewer workers or more host memory.""")
+def crashed(ctx):
+    run = ctx.subject
+    found = crash_events(run)
+    if not found:
+        scanned = run.meta.get("crash_scanned") or str(run.format or "").startswith(SCANNED_FORMATS)
+        if not scanned and not run.events:
+            raise NotChecked("this log format carries no crash records")
+        return None
+    last = found[-1]
+    where = f" (line {last['line']})" if last.get("line") is not None else ""
+    sig = str(last.get("signature") or "crash")
+    text = f": {str(last['text'])[:120]}" if last.get("text") else ""
+    at = _last_step(run)
+    after = f"; last logged step {fstep(at)}" if at is not None else ""
+    ev = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
+    if all(e.get("resumed") for e in found):
+        return ctx.fire(f"run crashed with {sig}{where} and was relaunched into the same log{after}",
+                        step=at, severity="WARN", resumed=True, **ev)
+    return ctx.fire(f"run crashed: {sig}{where}{text}{after}", step=at, resumed=False, **ev)

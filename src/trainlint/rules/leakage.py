@@ -1,0 +1,83 @@
+"""Leakage: an eval loss that is the train loss in disguise."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import NotChecked, Threshold, rule
+from ._evals import train_at
+from ._stats import fmt
+
+
+def _pairs(ctx, lag: bool = False):
+    """(steps, eval, smoothed train) at the evaluations. With ``lag``, the train loss one
+    logging interval later: loggers average the train loss over the interval that ends at the
+    logged step, which trails an evaluation made at the interval's start while the loss falls."""
+    e = ctx.series("eval_loss", min_points=int(ctx.t("min_points")))
+    shift = 0.0
+    loss = ctx.subject.get("loss")
+    if lag and loss is not None and len(loss) > 1:
+        shift = float(np.median(np.diff(loss.steps)))
+    tr = train_at(ctx.subject, e.steps + max(shift, 0.0))
+    if tr is None:
+        raise NotChecked("no train loss to compare the eval loss with")
+    ok = np.isfinite(tr) & (tr > 0)
+    if ok.sum() < ctx.t("min_points"):
+        raise NotChecked(f"only {int(ok.sum())} evaluations fall inside the train loss's steps")
+    return e.steps[ok], e.values[ok], tr[ok]
+
+
+CAUSES = ("usual causes: the eval set overlaps the training data (a split taken after "
+          "augmentation/dedup, the same file twice), or regularisation such as dropout that is "
+          "active only in training")
+
+
+@rule(code="TL065", name="eval-tracks-train", category="leakage", severity="WARN",
+      summary="The eval loss is nearly identical to the train loss at many evaluations.",
+      explanation="""
+A held-out eval loss differs from the (smoothed) train loss by more than batch noise. When
+the two agree within `tol` (relative, 0.2%) at most evaluations, the eval set is very
+likely the training data (or overlaps it heavily), or the same number is logged twice, and
+it cannot tell you about generalisation. (A gap of about 1%, as in large-data
+pretraining where train and validation come from one distribution, is not flagged.)
+Try: check how the eval split is made, deduplicate across splits, hash examples of both.""",
+      thresholds=[Threshold("tol", 0.002, "relative |eval - train| / train that counts as identical"),
+                  Threshold("share", 0.8, "share of evaluations that must be within 2x tol"),
+                  Threshold("min_points", 5, "evaluations needed to judge")])
+def eval_tracks_train(ctx):
+    steps, e, t = _pairs(ctx)
+    rel = np.abs(e - t) / t
+    med = float(np.median(rel))
+    share = float(np.mean(rel <= 2 * ctx.t("tol")))
+    if med > ctx.t("tol") or share < ctx.t("share"):
+        return None
+    return ctx.fire(
+        f"eval loss tracks train loss: median relative gap {fmt(med * 100)}% over {len(e)} evaluations "
+        f"(threshold {fmt(ctx.t('tol') * 100)}%): the eval set likely overlaps the training data",
+        step=steps[0], median_relative_gap=med, share_within=share, evaluations=len(e),
+        threshold=ctx.t("tol"))
+
+
+@rule(code="TL066", name="eval-below-train", category="leakage", severity="WARN",
+      summary="The eval loss is below the train loss at every evaluation.",
+      explanation="""
+Held-out data should not be easier than the training data at every single evaluation.
+Two usual causes: the eval set overlaps the training data (leakage), or the model has
+regularisation that is active only in training (dropout, stochastic depth, label
+smoothing, heavy augmentation), which raises the train loss only. The second is
+harmless but makes the comparison meaningless. Each evaluation is compared with the train
+loss logged one interval later (loggers average the train loss over the interval, which
+trails a falling loss), so a fast-falling loss alone does not fire it. Try: evaluate on a
+training subset with the model in eval mode and compare; check the split for duplicates.""",
+      thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
+                  Threshold("min_points", 5, "evaluations needed to judge")])
+def eval_below_train(ctx):
+    steps, e, t = _pairs(ctx, lag=True)
+    below = e < t * (1 - ctx.t("margin"))
+    if not below.all():
+        return None
+    gap = float(np.median((t - e) / t))
+    return ctx.fire(
+        f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); "
+        f"{CAUSES}",
+        step=steps[0], evaluations=len(e), median_relative_gap=gap, threshold=ctx.t("margin"))

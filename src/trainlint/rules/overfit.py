@@ -1,0 +1,104 @@
+"""Overfitting: the eval loss climbs while the train loss keeps falling."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..registry import NotChecked, StandDown, Threshold, rule
+from ._evals import checkpoint_steps, train_at
+from ._stats import fmt, fstep
+
+
+@rule(code="TL060", name="overfit", category="overfit", severity="WARN",
+      summary="The eval loss rose past its minimum while the train loss kept falling.",
+      explanation="""
+Finds the best (lowest) eval loss and compares the end of the eval curve (median of its
+last evaluations, each of which must stay above the best) with it. A rise by `min_rise`
+while the smoothed train loss kept falling after the best step means the model
+memorises the training set and gets worse on held-out data. The finding names the best
+eval step and, when the log names checkpoints, the one closest to it. Try: keep that
+checkpoint (load_best_model_at_end), stop earlier, more data, more regularisation.""",
+      thresholds=[Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
+                  Threshold("min_points", 4, "finite eval points needed to judge"),
+                  Threshold("tail", 3, "last evaluations whose median is the end level")])
+def overfit(ctx):
+    e = ctx.series("eval_loss", min_points=int(ctx.t("min_points")))
+    best_i = int(np.argmin(e.values))
+    best = float(e.values[best_i])
+    k = int(min(ctx.t("tail"), len(e) - best_i - 1))
+    if k < 1:
+        return None  # best is the last evaluation
+    end = float(np.median(e.values[-k:]))
+    if best <= 0:
+        raise StandDown(f"best eval loss {fmt(best)} is not positive; ratio cannot be judged")
+    ratio = end / best
+    if ratio < ctx.t("min_rise") or e.values[-k:].min() <= best * (1 + (ctx.t("min_rise") - 1) / 2):
+        return None
+    tr = train_at(ctx.subject, np.array([e.steps[best_i], e.steps[-1]]))
+    if tr is None or not np.isfinite(tr).all():
+        raise StandDown("eval loss rose but no train loss covers the same steps to compare")
+    if tr[1] >= tr[0]:
+        raise StandDown(f"eval loss rose {fmt(ratio)}x but train loss did not fall "
+                        f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)")
+    ckpts = checkpoint_steps(ctx.subject.meta)
+    near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
+    extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
+    return ctx.fire(
+        f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
+        f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
+        f"{fmt(tr[0])} to {fmt(tr[1])}{extra}",
+        step=e.steps[best_i], best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,
+        threshold=ctx.t("min_rise"), train_at_best=float(tr[0]), train_at_end=float(tr[1]),
+        nearest_checkpoint=near, steps_past_best=e.steps[-1] - e.steps[best_i])
+
+
+def best_step_of(meta) -> tuple[float, str] | None:
+    """The step of the trainer's own best model: best_step / best_global_step, or the step
+    in best_model_checkpoint's name."""
+    for key in ("best_step", "best_global_step"):
+        v = meta.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v), key
+    best = meta.get("best_model_checkpoint")
+    if isinstance(best, str):
+        m = re.search(r"checkpoint[-_]?(\d+)", best)
+        if m:
+            return float(m.group(1)), "best_model_checkpoint"
+    return None
+
+
+@rule(code="TL061", name="best-model-stale", category="overfit", severity="WARN",
+      summary="The trainer's own best model lies far before the end: the rest of the run brought no improvement.",
+      explanation="""
+Trainers that track a best model (Hugging Face's best_model_checkpoint / best_global_step,
+Coqui's BEST MODEL lines) record the step where the monitored eval metric was last at its
+best. When evaluations followed it and that step lies more than `stale_fraction` of the
+run before the last logged step, the whole tail of the run did not improve the model on
+held-out data: overfitting or a plateau. When the best model is simply the latest
+evaluation, the rule stands down. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
+      thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")])
+def best_model_stale(ctx):
+    run = ctx.subject
+    got = best_step_of(run.meta)
+    if got is None:
+        raise NotChecked("the log names no best model (best_step, best_model_checkpoint)")
+    best, key = got
+    ev = run.get("eval_loss")
+    if ev is None or len(ev.finite()) == 0:
+        raise NotChecked("no eval loss logged to tell whether evaluations followed the best model")
+    later = int(np.sum(ev.finite().steps > best))
+    if later == 0:
+        raise StandDown(f"no evaluation after the best model's step {fstep(best)}: it is the latest one")
+    ends = [float(s.steps.max()) for s in run.series.values() if len(s)]
+    last = max(ends)
+    frac = (last - best) / last if last > 0 else 0.0
+    if frac < ctx.t("stale_fraction"):
+        return None
+    return ctx.fire(
+        f"best model at step {fstep(best)} ({key}), {fstep(last - best)} steps ({fmt(frac * 100)}% of the run) "
+        f"before the last step {fstep(last)}; {later} later evaluation(s) did not improve "
+        f"(threshold {fmt(ctx.t('stale_fraction') * 100)}%)",
+        step=best, best_step=best, last_step=last, stale_fraction=frac, source_key=key, later_evals=later,
+        threshold=ctx.t("stale_fraction"))

@@ -1,0 +1,150 @@
+"""Spikes: isolated jumps of the loss or the gradient norm above their local level."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..registry import Threshold, rule
+from ._stats import fmt, local_noise, local_stats, steps_list
+
+MAX_LISTED = 50  # spike steps kept in the evidence
+
+
+@dataclass
+class Spikes:
+    """Spike events as arrays (one entry per event): first/last+1 index, peak index, baseline, score."""
+
+    start: np.ndarray
+    end: np.ndarray
+    peak: np.ndarray
+    baseline: np.ndarray
+    score: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_window: int = 51) -> Spikes:
+    """Spike events: points whose robust score (value - local median) / local noise exceeds
+    ``z``, whose value exceeds ``ratio`` times the local median and that jump up by that
+    ratio from the points just before. Consecutive points form one event. Vectorised."""
+    n = len(values)
+    window = int(max(7, min(max_window, round(n * frac)))) | 1
+    med, dev = local_stats(values, window)
+    # the smaller of two noise estimates: the MAD is inflated by a steep trend, the
+    # successive differences by a turbulent stretch; either alone would hide real spikes
+    sigma = np.minimum(dev, local_noise(values, window))
+    floor = np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
+    score = (values - med) / floor
+    mask = (score > z) & (values > ratio * med) & (med > 0)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    if len(starts) == 0:
+        return Spikes(*(np.zeros(0, dtype=int),) * 3, np.zeros(0), np.zeros(0))
+    pts = np.flatnonzero(mask)
+    eid = np.cumsum(np.isin(pts, starts)) - 1
+    order = np.lexsort((-values[pts], eid))
+    peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
+    pre = np.median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
+    jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
+    return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
+
+
+def _repeated(ctx, count: int, points: int) -> bool:
+    """Spikes count as repeated from ``repeat`` of them and ``repeat_rate`` of the points."""
+    return count >= max(ctx.t("repeat"), ctx.t("repeat_rate") * points)
+
+
+def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
+    """``how`` (np.median / np.max) of values[at + k] for k in offsets, clipped to the series."""
+    idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
+    return how(values[idx], axis=0)
+
+
+@rule(code="TL020", name="loss-spike", category="spike", severity="WARN",
+      summary="The loss jumped far above its local level: a big or repeated spike (WARN), a lone small one (NOTE).",
+      explanation="""
+A spike is a point far above the local median by a robust score (distance from the
+median of a rolling window, in units of the local noise: the smaller of the window's MAD
+and its median successive difference, so neither a steep trend nor a turbulent stretch
+hides a spike), by a ratio, and by a jump up from the points just before it. A spike that
+doubles the loss (`warn_ratio`) or spikes that repeat (`repeat`) are a WARN, never a FAIL:
+the run survived, but spikes cost progress and often precede divergence. A lone smaller
+outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
+the edge of stability, a bad batch (very long or corrupt sample), fp16 overflow. Try:
+gradient clipping, a slightly lower LR or longer warm-up, and the batches at the steps.""",
+      thresholds=[Threshold("z", 8.0, "robust score (noise units above the local median) of a spike"),
+                  Threshold("ratio", 1.5, "value / local median a spike must exceed"),
+                  Threshold("warn_ratio", 2.0, "a spike this many times the local median is a WARN"),
+                  Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
+                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
+                  Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+                  Threshold("min_points", 20, "finite loss points needed to judge")])
+def loss_spike(ctx):
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    if not len(sp):
+        return None
+    after = _window_stat(s.values, sp.end, range(0, 3), np.median)
+    rec = int(np.sum(after < sp.baseline * (1 + (ctx.t("ratio") - 1) / 2)))
+    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
+    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    steps = s.steps[sp.peak]
+    sev = "WARN" if peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s)) else "NOTE"
+    return ctx.fire(
+        f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
+        f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
+        f"{fmt(ctx.t('z'))}); {rec} recovered",
+        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
+        recovered=rec, peak=peak, baseline=base, ratio=peak / base, score=float(sp.score[w]),
+        threshold=ctx.t("z"), warn_ratio=ctx.t("warn_ratio"))
+
+
+def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
+    """How many spikes the loss reacted to: its max over the next 3 logs above ``ratio``
+    times its median over the 5 logs before the spike's step."""
+    loss = run.get("loss")
+    if loss is None or len(loss.finite()) < 6 or not len(steps):
+        return 0
+    f = loss.finite()
+    i = np.searchsorted(f.steps, steps)
+    before = _window_stat(f.values, i, range(-5, 0), np.median)
+    after = _window_stat(f.values, i, range(0, 3), np.max)
+    return int(np.sum((i > 0) & (after > ratio * before)))
+
+
+@rule(code="TL021", name="grad-norm-spike", category="spike", severity="WARN",
+      summary="The gradient norm spiked: repeated spikes or one the loss reacted to (WARN); a lone one (NOTE).",
+      explanation="""
+Same robust score as TL020, on the gradient norm. A lone grad-norm spike that leaves the
+loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it: it is
+recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
+the optimizer keeps being thrown off: WARN. Try: gradient clipping (max_grad_norm),
+a lower LR, a longer warm-up, and the batches at the listed steps.""",
+      thresholds=[Threshold("z", 6.0, "robust score of a spike"),
+                  Threshold("ratio", 3.0, "value / local median a spike must exceed"),
+                  Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction..."),
+                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
+                  Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
+                  Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+                  Threshold("min_points", 20, "finite grad-norm points needed to judge")])
+def grad_norm_spike(ctx):
+    s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    if not len(sp):
+        return None
+    steps = s.steps[sp.peak]
+    reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
+    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
+    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    sev = "WARN" if _repeated(ctx, len(sp), len(s)) or reacted else "NOTE"
+    tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
+    return ctx.fire(
+        f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
+        f"local median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
+        f"{fmt(ctx.t('z'))}){tail}",
+        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
+        loss_reactions=reacted, peak=peak, baseline=base, score=float(sp.score[w]),
+        threshold=ctx.t("z"), repeat_threshold=ctx.t("repeat"))

@@ -1,0 +1,166 @@
+"""Throughput: step time cliffs, slowdowns, periodic stalls, a loader-bound input pipeline."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import NotChecked, StandDown, Threshold, rule
+from ._evals import scheduled_steps, spans_scheduled
+from ._stats import coarse, events, fmt, fstep, step_seconds, steps_list
+
+
+def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+    got = step_seconds(ctx.subject)
+    if got is None:
+        raise NotChecked("no step_time metric and no wall-clock timestamps in this log")
+    steps, sec, src = got
+    if len(sec) < min_points:
+        raise NotChecked(f"{len(sec)} step timings, needs at least {min_points}")
+    skip = max(1, len(sec) // 50)  # the first steps include compilation and warm-up
+    return steps[skip:], sec[skip:], src
+
+
+def _shape(ctx):
+    """Early and late median step time, and how much of the rise is one jump (1.0 = a cliff)."""
+    steps, sec, src = _times(ctx, int(ctx.t("min_points")))
+    k = max(3, len(sec) // 4)
+    early, late = float(np.median(sec[:k])), float(np.median(sec[-k:]))
+    if not early > 0:
+        raise StandDown(f"early median step time is {fmt(early)} s: no ratio to judge")
+    bs, bv = coarse(steps, sec, max_points=max(4, min(20, len(sec) // 5)))
+    jumps = bv[2:] - bv[:-2] if len(bv) > 2 else np.diff(bv)  # a jump may straddle one block edge
+    j = int(np.argmax(jumps)) if len(jumps) else 0
+    share = float(jumps[j] / (late - early)) if late > early and len(jumps) else 0.0
+    return steps, sec, src, early, late, share, float(bs[min(j + 1, len(bs) - 1)]) if len(jumps) else float(steps[0])
+
+
+CLIFF_SHARE = 0.6  # share of the rise made by one jump that makes it a cliff
+
+
+@rule(code="TL085", name="step-time-cliff", category="throughput", severity="WARN",
+      summary="Step time jumped to a multiple of its early level and stayed there.",
+      explanation="""
+Compares the median step time of the last quarter of the run with the first quarter
+(skipping the very first steps, which include compilation). A jump by `ratio` that
+happens at one point (most of the rise in one step of the block medians) is a cliff:
+something changed mid-run, e.g. a thermal or power cap, a neighbour job on the GPU, a
+swap to CPU offload, memory fragmentation, a node falling back to a slower interconnect.
+An absolute floor keeps near-zero timings from firing. Step time comes from a step_time
+metric or from the records' wall-clock stamps.""",
+      thresholds=[Threshold("ratio", 2.0, "late / early median step time that fires"),
+                  Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
+                  Threshold("min_points", 20, "step timings needed to judge")])
+def step_time_cliff(ctx):
+    steps, sec, src, early, late, share, at = _shape(ctx)
+    if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
+        return None
+    if share < CLIFF_SHARE:
+        raise StandDown(f"step time rose {fmt(late / early)}x gradually, not at once (TL086)")
+    return ctx.fire(
+        f"step time jumped from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, threshold "
+        f"{fmt(ctx.t('ratio'))}x) around step {fstep(at)} ({src})",
+        step=at, early_seconds=early, late_seconds=late, ratio=late / early, threshold=ctx.t("ratio"),
+        source=src)
+
+
+@rule(code="TL086", name="slowdown", category="throughput", severity="WARN",
+      summary="Step time grew gradually over the run.",
+      explanation="""
+Step time that creeps up over the run (late quarter median above the early quarter by
+`ratio`, spread over the run rather than one jump) usually means something accumulates:
+a growing Python list or cache, host memory fragmentation, a data loader whose
+shuffle buffer or file handles grow, logging that keeps more history every step, or
+thermal throttling. Try: profile an early and a late step and compare.""",
+      thresholds=[Threshold("ratio", 1.5, "late / early median step time that fires"),
+                  Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
+                  Threshold("min_points", 20, "step timings needed to judge")])
+def slowdown(ctx):
+    steps, sec, src, early, late, share, at = _shape(ctx)
+    if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
+        return None
+    if share >= CLIFF_SHARE:
+        raise StandDown(f"step time rose at once around step {fstep(at)} (TL085)")
+    return ctx.fire(
+        f"step time grew gradually from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, "
+        f"threshold {fmt(ctx.t('ratio'))}x; {src})",
+        step=steps[-1], early_seconds=early, late_seconds=late, ratio=late / early,
+        threshold=ctx.t("ratio"), source=src)
+
+
+@rule(code="TL087", name="periodic-stalls", category="throughput", severity="WARN",
+      summary="Step time has regular stalls (WARN when they cost a sizeable share of the time).",
+      explanation="""
+Steps far slower than the median (`factor` times, and by at least `min_seconds`) that recur
+at a regular interval are periodic stalls: checkpoint saving, evaluation, a logger
+flushing, a data loader refilling. They are expected when they match your save/eval
+interval; they are a WARN when they cost more than `max_lost` of the total time, else a
+NOTE, and always a NOTE when they fall on the steps where the log evaluates or saves a
+checkpoint (a pause there is by design). Try: asynchronous checkpointing, less frequent saves, more loader workers.""",
+      thresholds=[Threshold("factor", 5.0, "stall step time / median step time"),
+                  Threshold("min_seconds", 1.0, "a stall must exceed the median by this many seconds"),
+                  Threshold("min_count", 3, "stalls needed to call them periodic"),
+                  Threshold("max_cv", 0.25, "coefficient of variation of the intervals that counts as regular"),
+                  Threshold("max_lost", 0.1, "share of the total time lost that makes it a WARN"),
+                  Threshold("min_points", 20, "step timings needed to judge")])
+def periodic_stalls(ctx):
+    steps, sec, src = _times(ctx, int(ctx.t("min_points")))
+    med = float(np.median(sec))
+    slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
+    ev = events(slow)
+    if len(ev) < ctx.t("min_count"):
+        return None
+    at = np.array([steps[a] for a, _ in ev])
+    gaps = np.diff(at)
+    cv = float(np.std(gaps) / np.mean(gaps)) if np.mean(gaps) > 0 else np.inf
+    if cv > ctx.t("max_cv"):
+        raise StandDown(f"{len(ev)} slow steps but at irregular intervals (variation {fmt(cv)})")
+    ds = np.diff(np.concatenate(([steps[0] - 1], steps)))
+    lost = float(np.sum((sec[slow] - med) * ds[slow]) / np.sum(sec * ds))
+    cadence = float(np.median(ds)) if len(ds) else 1.0
+    prev = np.array([steps[max(a - 1, 0)] for a, _ in ev])
+    planned = float(np.mean(spans_scheduled(prev, at, scheduled_steps(ctx.subject), cadence)))
+    sev = "WARN" if lost >= ctx.t("max_lost") and planned < 0.8 else "NOTE"
+    why = "; they fall on the evaluation/checkpoint steps" if planned >= 0.8 else ""
+    return ctx.fire(
+        f"{len(ev)} stalls every ~{fstep(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
+        f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost "
+        f"(WARN from {fmt(ctx.t('max_lost') * 100)}%; {src}){why}",
+        step=at[0], severity=sev, stalls=len(ev), period=float(np.median(gaps)), interval_cv=cv,
+        lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src,
+        scheduled_share=planned)
+
+
+LOADER_NAMES = ("loader_time", "data_time", "dataloader_time", "time/data", "train/data_time",
+                "data_loading_time", "load_time")
+
+
+@rule(code="TL088", name="loader-bound", category="throughput", severity="WARN",
+      summary="A large share of each step is spent waiting for data.",
+      explanation="""
+When the data-loading time per step (a loader_time or data_time metric) is a large share
+of the step time, the accelerator is idle waiting for the input pipeline. Try: more
+DataLoader workers, pin_memory, persistent_workers, pre-tokenised data, faster storage.""",
+      thresholds=[Threshold("share", 0.3, "median loader time / median step time that fires"),
+                  Threshold("min_points", 5, "loader timings needed to judge")])
+def loader_bound(ctx):
+    run = ctx.subject
+    name = next((n for n in run.series if n.lower() in LOADER_NAMES), None)
+    if name is None:
+        raise NotChecked("no loader_time / data_time metric in this log")
+    lt = run.series[name].finite()
+    if len(lt) < ctx.t("min_points"):
+        raise NotChecked(f"{name} has {len(lt)} finite points, needs {int(ctx.t('min_points'))}")
+    got = step_seconds(run)
+    if got is None:
+        raise NotChecked("no step time to compare the loader time with")
+    load, step = float(np.median(lt.values)), float(np.median(got[1]))
+    if step <= 0:
+        raise StandDown(f"median step time is {fmt(step)} s")
+    share = load / step
+    if share < ctx.t("share"):
+        return None
+    return ctx.fire(
+        f"data loading takes {fmt(load)} s of a {fmt(step)} s step ({fmt(share * 100)}%, threshold "
+        f"{fmt(ctx.t('share') * 100)}%; {name})",
+        step=lt.steps[0], loader_seconds=load, step_seconds=step, share=share, threshold=ctx.t("share"),
+        metric=name)

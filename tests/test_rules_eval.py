@@ -1,0 +1,114 @@
+import numpy as np
+
+from _rulekit import decay, make_run, not_checked, one, silent, stood_down
+
+EV_STEPS = np.arange(20, 201, 20, dtype=float)
+
+
+def _overfit_run(meta=None):
+    train = decay(200, start=2, end=0.1, noise=0.01)
+    ev = np.array([1.8, 1.5, 1.4, 1.5, 1.7, 1.9, 2.1, 2.3, 2.5, 2.6])
+    return make_run(train, eval_loss=ev, eval_steps=EV_STEPS, meta=meta)
+
+
+def test_tl060_names_best_step():
+    f = one("TL060", _overfit_run())
+    assert f.severity.value == "WARN" and f.step == 60 and f.evidence["best_eval"] == 1.4
+    assert abs(f.evidence["ratio"] - 2.5 / 1.4) < 1e-9 and "step 60" in f.message
+    assert f.evidence["nearest_checkpoint"] is None
+
+
+def test_tl060_nearest_checkpoint():
+    f = one("TL060", _overfit_run({"checkpoints": [50, 100, 150, 200]}))
+    assert f.evidence["nearest_checkpoint"] == 50 and "checkpoint: step 50" in f.message
+    f = one("TL060", _overfit_run({"best_model_checkpoint": "out/checkpoint-60"}))
+    assert f.evidence["nearest_checkpoint"] == 60
+
+
+def test_tl060_stands_down_when_train_rises_too():
+    train = np.linspace(1, 3, 200)
+    run = make_run(train, eval_loss=np.linspace(1, 3, 10) + [0, -.1, 0, 0, 0, 0, 0, 0, 0, 0],
+                   eval_steps=EV_STEPS)
+    assert "train loss did not fall" in stood_down("TL060", run)
+
+
+def test_tl060_silent_when_eval_improves():
+    run = make_run(decay(200), eval_loss=np.linspace(2, 1.2, 10), eval_steps=EV_STEPS)
+    silent("TL060", run)
+    assert "eval_loss" in not_checked("TL060", make_run(decay(200)))
+
+
+def test_tl065_eval_tracks_train():
+    train = decay(200, noise=0.0)
+    run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 1.001, eval_steps=EV_STEPS)
+    f = one("TL065", run)
+    assert f.evidence["median_relative_gap"] < 0.01 and f.evidence["evaluations"] == 10
+
+
+def test_tl066_eval_below_train_every_time():
+    train = decay(200, noise=0.01)
+    run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 0.9, eval_steps=EV_STEPS)
+    f = one("TL066", run)
+    assert abs(f.evidence["median_relative_gap"] - 0.1) < 0.03 and "dropout" in f.message
+    silent("TL065", run)
+
+
+def test_leakage_silent_on_normal_gap_and_not_checked():
+    train = decay(200, noise=0.01)
+    run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 1.1, eval_steps=EV_STEPS)
+    silent("TL065", run)
+    silent("TL066", run)
+    few = make_run(train, eval_loss=[1.0, 1.0], eval_steps=[50, 100])
+    assert "needs at least 5" in not_checked("TL066", few)
+
+
+def test_tl070_no_generalization():
+    train = decay(200, start=4, end=1, noise=0.02)
+    ev = np.array([3.0, 3.1, 3.05, 3.2, 3.3, 3.25, 3.4, 3.5, 3.45, 3.6])
+    f = one("TL070", make_run(train, eval_loss=ev, eval_steps=EV_STEPS))
+    assert f.severity.value == "FAIL" and f.evidence["eval_first"] == 3.0
+    assert f.evidence["train_drop"] > 0.5 and f.evidence["evaluations"] == 10
+
+
+def test_tl070_silent_when_eval_improved_once():
+    train = decay(200, start=4, end=1, noise=0.02)
+    ev = np.array([3.0, 2.5, 3.05, 3.2, 3.3, 3.25, 3.4, 3.5, 3.45, 3.6])
+    silent("TL070", make_run(train, eval_loss=ev, eval_steps=EV_STEPS))
+    assert "eval_loss" in not_checked("TL070", make_run(train))
+
+
+def test_tl061_best_model_long_before_the_end():
+    train = decay(200, start=2, end=0.5)
+    ev = np.linspace(2.0, 1.0, 10)
+    ev[4:] = 1.3  # best at step 80 (index 3), later evaluations no better
+    ev[3] = 1.0
+    run = make_run(train, eval_loss=ev, eval_steps=EV_STEPS, meta={"best_model_checkpoint": "out/checkpoint-80"})
+    f = one("TL061", run)
+    assert f.step == 80 and f.evidence["later_evals"] == 6 and abs(f.evidence["stale_fraction"] - 0.6) < 1e-9
+    assert "best_model_checkpoint" in f.message
+
+
+def test_tl061_stands_down_when_best_is_latest_eval_and_not_checked():
+    train = decay(200, start=2, end=0.5)
+    run = make_run(train, eval_loss=[3.0, 2.5, 2.4], eval_steps=[0, 60, 120], meta={"best_step": 120})
+    assert "latest" in stood_down("TL061", run)
+    run = make_run(train, eval_loss=np.linspace(2, 1, 10), eval_steps=EV_STEPS, meta={"best_global_step": 190})
+    silent("TL061", run)
+    assert "no best model" in not_checked("TL061", make_run(train))
+
+
+def test_tl065_one_percent_gap_of_pretraining_is_fine():
+    train = decay(200, noise=0.0)
+    run = make_run(train, eval_loss=train[EV_STEPS.astype(int) - 1] * 1.01, eval_steps=EV_STEPS)
+    silent("TL065", run)
+
+
+def test_tl066_interval_average_lag_alone_does_not_fire():
+    # a logger that averages the train loss over each 5-step interval trails a falling loss;
+    # an eval of the same loss at the interval's end is below it at every evaluation
+    steps = np.arange(5, 205, 5, dtype=float)
+    true = lambda s: 0.2 + 2 * np.exp(-s / 40)  # noqa: E731
+    logged = np.array([true(np.arange(s - 4, s + 1)).mean() for s in steps])
+    ev_steps = np.arange(10, 201, 10, dtype=float)
+    run = make_run(logged, steps=steps, eval_loss=true(ev_steps), eval_steps=ev_steps)
+    silent("TL066", run)

@@ -1,0 +1,102 @@
+import numpy as np
+
+from _rulekit import decay, make_run, not_checked, one, silent, stood_down
+
+
+def test_tl001_fires_with_first_step_and_count():
+    loss = decay(50)
+    loss[30] = np.nan
+    f = one("TL001", make_run(loss))
+    assert f.severity.value == "FAIL" and f.step == 31
+    assert f.evidence["count"] == 1 and "step 31" in f.message and not f.evidence["non_finite_to_end"]
+
+
+def test_tl001_silent_on_finite_loss():
+    silent("TL001", make_run(decay(50)))
+
+
+def test_tl002_nan_eval_loss():
+    run = make_run(decay(50), eval_loss=[2.0, 1.5, np.inf, np.inf], eval_steps=[10, 20, 30, 40])
+    f = one("TL002", run)
+    assert f.severity.value == "FAIL" and f.step == 30 and f.evidence["count"] == 2
+    assert "infinite" in f.message and f.evidence["non_finite_to_end"]
+
+
+def test_tl002_not_checked_without_eval():
+    assert "eval_loss" in not_checked("TL002", make_run(decay(50)))
+    silent("TL002", make_run(decay(50), eval_loss=[2.0, 1.5], eval_steps=[10, 20]))
+
+
+def test_tl003_isolated_overflow_steps_warn_with_count():
+    gn = np.full(60, 0.5)
+    gn[[10, 40]] = np.inf
+    f = one("TL003", make_run(decay(60), grad_norm=gn))
+    assert f.severity.value == "WARN" and f.evidence["count"] == 2 and f.step == 11
+    assert "2 of 60" in f.message
+
+
+def test_tl003_poisoned_when_non_finite_to_the_end():
+    gn = np.full(60, 0.5)
+    gn[50:] = np.nan
+    f = one("TL003", make_run(decay(60), grad_norm=gn))
+    assert f.severity.value == "FAIL" and f.evidence["tail_points"] == 10 and "last 10" in f.message
+
+
+def test_tl003_poisoned_when_loss_zero_at_bad_grad():
+    gn = np.full(60, 0.5)
+    gn[20] = np.inf
+    loss = decay(60)
+    loss[20] = 0.0
+    f = one("TL003", make_run(loss, grad_norm=gn))
+    assert f.severity.value == "FAIL" and f.evidence["loss_zero_at_bad"] == 1
+
+
+def test_tl003_poisoned_when_loss_non_finite():
+    gn, loss = np.full(60, 0.5), decay(60)
+    gn[20], loss[21] = np.inf, np.nan
+    assert one("TL003", make_run(loss, grad_norm=gn)).severity.value == "FAIL"
+
+
+def test_tl003_silent_and_not_checked():
+    silent("TL003", make_run(decay(60), grad_norm=np.full(60, 0.5)))
+    assert "grad_norm" in not_checked("TL003", make_run(decay(60)))
+
+
+def test_tl004_hf_filter_hides_nan():
+    gn = np.full(60, 0.5)
+    gn[10] = np.inf
+    run = make_run(decay(60), grad_norm=gn, fmt="hf-trainer-state")
+    f = one("TL004", run)
+    assert f.severity.value == "NOTE" and f.evidence["grad_norm_non_finite"] == 1
+    assert "logging_nan_inf_filter" in f.message
+    run = make_run(decay(60), eval_loss=[2.0, np.nan, 1.0], eval_steps=[10, 20, 30])
+    f = one("TL004", run)
+    assert f.severity.value == "WARN" and f.evidence["eval_loss_non_finite"] == 1
+
+
+def test_tl004_stands_down_when_loss_shows_nan():
+    loss = decay(60)
+    loss[5] = np.nan
+    assert "TL001" in stood_down("TL004", make_run(loss, grad_norm=np.full(60, np.nan)))
+    assert "grad_norm" in not_checked("TL004", make_run(decay(60)))
+    silent("TL004", make_run(decay(60), grad_norm=np.full(60, 0.5)))
+
+
+def test_tl005_all_zero_to_end_and_scattered():
+    f = one("TL005", make_run(np.zeros(30)))
+    assert f.severity.value == "FAIL" and f.evidence["zero_points"] == 30
+    loss = decay(60)
+    loss[45:] = 0.0
+    f = one("TL005", make_run(loss))
+    assert f.severity.value == "FAIL" and f.step == 46 and f.evidence["tail_points"] == 15
+    loss = decay(60)
+    loss[[7, 22, 33]] = 0.0
+    f = one("TL005", make_run(loss))
+    assert f.severity.value == "WARN" and f.evidence["zero_points"] == 3 and "8, 23, 34" in f.message
+
+
+def test_tl005_silent_and_stand_down_near_zero_loss():
+    silent("TL005", make_run(decay(60)))
+    loss = np.abs(decay(60, start=1e-4, end=1e-5, noise=1e-6))
+    loss[10] = 0.0
+    assert "near zero" in stood_down("TL005", make_run(loss))
