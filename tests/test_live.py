@@ -62,8 +62,9 @@ def test_nan_is_announced_at_once_and_stops():
     g = Guard(stop_on="FAIL")
     announced = []
     for i in range(2000):
-        loss = 0.5 + 2 * math.exp(-i / 50) if i < 1500 else math.nan
-        announced += [(i, f.code) for f in g.observe(i, loss=loss, lr=1e-3)]
+        loss = 3.0 / (1 + i / 30) if i < 1500 else math.nan  # still improving: nothing else to say
+        lr = 1e-3 * 0.5 * (1 + math.cos(math.pi * i / 2000))
+        announced += [(i, f.code) for f in g.observe(i, loss=loss, lr=lr)]
         if g.should_stop:
             break
     assert announced == [(1500, "TL001")]

@@ -29,7 +29,8 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
 def checkpoint_steps(meta) -> list[float]:
     """Checkpoint steps the log names: meta['checkpoints'] and best_model_checkpoint."""
     out: list[float] = []
-    for c in meta.get("checkpoints") or []:
+    named = meta.get("checkpoints")
+    for c in named if isinstance(named, (list, tuple)) else []:
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             out.append(float(c))
         elif isinstance(c, str):
