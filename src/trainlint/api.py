@@ -26,6 +26,8 @@ class Options:
     baseline: tuple[str | Path, ...] = ()  # known-good run(s): doctor also compares every log with them
     dataset: Path | None = None  # the training data: its label entropy is handed to TL099
     tokenizer: Path | None = None  # tokenizer folder for dataset token statistics
+    vocab_size: int | None = None  # TL033: a loss stuck at ln(vocab_size) is a uniform guess
+    num_classes: int | None = None
     # Extra console-log recognisers: regexes with named groups (step, epoch, loss, ...), as --pattern.
     patterns: tuple[str, ...] = ()
 

@@ -43,8 +43,7 @@ def build_options(config: Path | None, select: tuple[str, ...], ignore: tuple[st
         if select:
             settings.select = list(select)
         settings.ignore += list(ignore)
-        for code, values in parse_threshold_options(thresholds).items():
-            settings.thresholds.setdefault(code, {}).update(values)
+        settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
         return Options(settings=settings, role_map=parse_map(role_map))
     except (ConfigError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None

@@ -25,10 +25,16 @@ def _entropy(dataset: str, tokenizer: str | None, stamps: tuple[float, float]) -
 
 
 def log_extra(options: Any) -> dict[str, Any]:
-    """``extra`` for judge_run: the label entropy of ``options.dataset`` (or why there is none)."""
+    """``extra`` for judge_run: the vocabulary size or class count the user gave, and the label
+    entropy of ``options.dataset`` (or why there is none)."""
+    sizes = {k: getattr(options, k) for k in ("vocab_size", "num_classes") if getattr(options, k, None)}
     dataset = getattr(options, "dataset", None)
     if dataset is None:
-        return {}
+        return sizes
+    return {**sizes, **_entropy_extra(options, dataset)}
+
+
+def _entropy_extra(options: Any, dataset: Any) -> dict[str, Any]:
     tokenizer = getattr(options, "tokenizer", None)
     try:
         value, why = _entropy(str(dataset), str(tokenizer) if tokenizer else None,

@@ -15,11 +15,13 @@ from .._common import build_options, judging_options
               help="The run's training data: TL099 compares the final loss with its label/token entropy.")
 @click.option("--tokenizer", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
+@click.option("--vocab-size", type=click.IntRange(min=2), help="Vocabulary size (TL033: loss stuck at ln V).")
+@click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
 @judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, thresholds, role_map,
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, fmt, config, select, ignore, thresholds, role_map,
             patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
@@ -28,6 +30,7 @@ def command(paths, baseline, dataset, tokenizer, fmt, config, select, ignore, th
     options = build_options(config, select, ignore, thresholds, role_map)
     options.baseline = tuple(baseline)
     options.dataset, options.tokenizer = dataset, tokenizer
+    options.vocab_size, options.num_classes = vocab_size, num_classes
     if patterns:
         from ...readers.console import compile_user_pattern
 

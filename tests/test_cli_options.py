@@ -1,0 +1,40 @@
+"""Command-line options that reach the rules: --vocab-size/--num-classes, and --threshold
+winning over a per-path override in the config file."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+
+def write_jsonl(path, losses):
+    path.write_text("".join(json.dumps({"step": i + 1, "loss": float(v), "lr": 1e-4}) + "\n"
+                            for i, v in enumerate(losses)))
+    return path
+
+
+def test_vocab_size_lets_tl033_judge(cli, tmp_path):
+    rng = np.random.default_rng(0)
+    log = write_jsonl(tmp_path / "m.jsonl", math.log(100) + rng.normal(0, 0.01, 60))
+    r = cli("doctor", log, "--format", "json")
+    rep = r.json()["reports"][0]
+    assert "TL033" in rep["checks"]["not_checked"]
+    r = cli("doctor", log, "--vocab-size", "100", "--format", "json")
+    (f,) = [f for f in r.json()["reports"][0]["findings"] if f["code"] == "TL033"]
+    assert f["severity"] == "FAIL" and f["evidence"]["classes"] == 100
+    assert abs(f["evidence"]["ln_v"] - math.log(100)) < 1e-9 and r.code == 1
+    r = cli("doctor", log, "--num-classes", "1000", "--format", "json")  # ln 1000 is far above: no guess
+    assert not [f for f in r.json()["reports"][0]["findings"] if f["code"] == "TL033"]
+
+
+def test_command_line_threshold_beats_per_path_override(cli, tmp_path):
+    losses = list(np.linspace(2.0, 1.0, 30)) + list(np.linspace(1.0, 2.6, 30))  # ends 2.6x... its best
+    log = write_jsonl(tmp_path / "runs" / "m.jsonl", losses) if (tmp_path / "runs").mkdir() is None else None
+    (tmp_path / "trainlint.toml").write_text(
+        '[[overrides]]\npaths = ["runs/*"]\n[overrides.thresholds.TL010]\nmin_rise = 50\n')
+    codes = lambda r: {f["code"] for f in r.json()["reports"][0]["findings"]}  # noqa: E731
+    assert "TL010" not in codes(cli("doctor", log, "--format", "json", cwd=tmp_path))
+    r = cli("doctor", log, "--threshold", "TL010.min_rise=1.5", "--format", "json", cwd=tmp_path)
+    assert "TL010" in codes(r)
