@@ -39,7 +39,7 @@ class Knob:
 
     name: str
     what: str
-    lr: float = 3e-3
+    lr: float = 1e-3
     warmup_steps: int = 10
     nan_at: int | None = None
     nan_filter: bool = True
@@ -54,7 +54,7 @@ class Knob:
 HEALTHY = Knob("healthy", "no fault")
 FAULTS = [
     HEALTHY,
-    replace(HEALTHY, name="lr_hot", what="learning rate about 700x too high (2.0)", lr=2.0),
+    replace(HEALTHY, name="lr_hot", what="learning rate 2000x too high (2.0)", lr=2.0),
     replace(HEALTHY, name="lr_zero", what="learning rate 0", lr=0.0),
     replace(HEALTHY, name="nan_filter_on", what="loss made NaN from step 70; HF logging_nan_inf_filter=True",
             nan_at=70),
@@ -131,6 +131,13 @@ class Faulty:
             g = torch.Generator().manual_seed(99)
             return torch.randint(0, 256, input_ids.shape, generator=g)
         return input_ids
+
+
+def warmup_cosine(step: int, warmup: int) -> float:
+    """The HF Trainer's "cosine" schedule with linear warm-up, as a LambdaLR factor."""
+    if step < warmup:
+        return (step + 1) / max(1, warmup)
+    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, MAX_STEPS - warmup)))
 
 
 class Killed(Exception):
@@ -232,7 +239,9 @@ def lightning_run(knob: Knob, seed: int, out: Path) -> None:
             self.log("val_loss", self.lm(input_ids=ids, labels=lab).loss, on_epoch=True)
 
         def configure_optimizers(self):
-            return torch.optim.AdamW(self.parameters(), lr=knob.lr)
+            opt = torch.optim.AdamW(self.parameters(), lr=knob.lr)
+            sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: warmup_cosine(s, knob.warmup_steps))
+            return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     tl = torch.utils.data.TensorDataset
     loader = torch.utils.data.DataLoader(tl(train, labels), batch_size=8, shuffle=True,
