@@ -42,3 +42,12 @@ def test_drift_is_detected():
     got = {"examples/a": {"kind": "log", "verdict": "PASS", "codes": []}}
     assert golden.drift(want, got, {"examples"}) == [f"examples/a: {want['examples/a']} -> {got['examples/a']}"]
     assert golden.drift(want, {}, {"shared"}) == []  # an absent root is not drift
+
+
+def test_evidence_md_is_current():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "evidence_report.py"), "--check"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
