@@ -7,6 +7,8 @@ happens about every n/``growth`` records), or at once when a record looks
 alarming (a non-finite loss, eval loss or grad norm; a loss far above its best).
 The rules are the registered rules, run on the same arrays ``doctor`` would
 read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
+Judging is also spaced so that its cost averages at most ``budget_us`` per observed
+record (``budget_us=None``: the schedule then depends on the data alone).
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class Guard:
     log_path: str | Path | None = None
     source: str = "<live>"
     growth: int = 32
+    budget_us: float | None = 50.0
     on_finding: Callable[[Finding], None] | None = None
     clock: Callable[[], float] = time.time
     should_stop: bool = field(default=False, init=False)
@@ -153,9 +156,16 @@ class Guard:
 
     # -- judging -----------------------------------------------------------------------
     def _judge(self, n: int) -> list[Finding]:
+        t0 = time.perf_counter()
         self._last_judged = n
-        self._next_judge = n + max(1, n // self.growth)
         self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}).findings
+        cost = time.perf_counter() - t0
+        # Re-judge after the history grew by 1/growth, and never so often that judging costs
+        # more than budget_us per observed record on average (alarms still judge at once).
+        wait = max(1, n // self.growth)
+        if self.budget_us:
+            wait = max(wait, math.ceil(cost / (self.budget_us * 1e-6)))
+        self._next_judge = n + wait
         return self._announce()
 
     def judge_live(self, status: Any) -> list[Finding]:

@@ -137,7 +137,7 @@ def level_se(sigma: float, k: int) -> float:
     return 1.2533 * sigma / np.sqrt(max(k, 1))
 
 
-def local_stats(values: np.ndarray, window: int, exact_limit: int = 20000, spread: bool = True
+def local_stats(values: np.ndarray, window: int, exact_limit: int = 4000, spread: bool = True
                 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-point robust baseline: (median, scaled MAD or None) of a centred window.
 
