@@ -9,7 +9,7 @@ nothing of rules.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,8 @@ class Columns:
     numpy columns in bulk; only columns with odd values take the per-value path.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, where_format: str = "{}") -> None:
+        self.where_format = where_format  # how a value's position is named in notes
         self.parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = {}
         self.pending: dict[str, tuple[list[float], list[float], list[float]]] = {}
         self.bad: dict[str, dict[str, list[Any]]] = {}  # name -> problem -> [where]
@@ -118,10 +119,12 @@ class Columns:
             self.parts.setdefault(key, []).append((np.asarray(steps, np.float64), np.asarray(values, np.float64),
                                                    None if wall is None else np.asarray(wall, np.float64)))
 
-    def add_records(self, records: list[dict[str, Any]], steps: list[Any], where: list[Any],
+    def add_records(self, records: list[dict[str, Any]], steps: list[Any], where: Sequence[Any],
                     skip: set[str] | frozenset[str] = frozenset()) -> None:
         """Add a block of flat records (dicts) whose steps are already numbers."""
-        keys = [k for k in dict.fromkeys(k for r in records for k in r) if k not in skip]
+        keys = dict.fromkeys(k for r in records[:256] for k in r)  # first-seen order
+        keys.update(dict.fromkeys(sorted(set().union(*records) - keys.keys())))
+        keys = [k for k in keys if k not in skip]
         step_arr = np.asarray(steps, dtype=np.float64)
         for key in keys:
             col = [r.get(key) for r in records]
@@ -200,7 +203,7 @@ class Columns:
             if name not in self.parts and set(problems) == {"text"} and not _metric_name(name):
                 continue  # a text column (e.g. "mode": "train") is not a metric
             for problem, where in problems.items():
-                at = sample_lines([w for w in where if w is not None], 5)
+                at = sample_lines([self.where_format.format(w) for w in where if w is not None], 5)
                 run.notes.append(f"{name}: {len(where)} value(s) not a real number ({problem})"
                                  + (f" at {at}" if at else ""))
 

@@ -41,27 +41,27 @@ class TrainerStateReader:
 
 
 def _columns(history: list[Any], run: Run) -> Columns:
-    records, steps, where = [], [], []
-    skipped = 0
-    for i, entry in enumerate(history):
-        if not isinstance(entry, dict):
-            skipped += 1
+    """Train and eval entries as columns; the final summary entry marks the run completed."""
+    idx, summaries = [], 0
+    for i, e in enumerate(history):
+        if type(e) is not dict:
             continue
-        if any(k in entry for k in SUMMARY_KEYS):
+        if "train_runtime" in e or "total_flos" in e:
             run.meta["completed"] = True  # the Trainer writes this entry when train() returns
-            run.meta["summary"] = {k: v for k, v in entry.items() if type(v) in (int, float)}
-            continue
-        step = entry.get("step")
-        if type(step) not in (int, float):
-            skipped += 1
-            continue
-        records.append(entry)
-        steps.append(step)
-        where.append(f"log_history[{i}]")
+            run.meta["summary"] = {k: v for k, v in e.items() if type(v) in (int, float)}
+            summaries += 1
+        else:
+            idx.append(i)
+    steps = [history[i].get("step") for i in idx]
+    if set(map(type, steps)) - {int, float}:
+        keep = [type(s) in (int, float) for s in steps]
+        idx = [i for i, k in zip(idx, keep) if k]
+        steps = [s for s, k in zip(steps, keep) if k]
+    skipped = len(history) - len(idx) - summaries
     if skipped:
         run.notes.append(f"skipped {skipped} log_history entries without a numeric step")
-    cols = Columns()
-    cols.add_records(records, steps, where, skip=NOT_SERIES)
+    cols = Columns(where_format="log_history[{}]")
+    cols.add_records([history[i] for i in idx], steps, idx, skip=NOT_SERIES)
     return cols
 
 
