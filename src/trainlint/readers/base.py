@@ -8,6 +8,7 @@ nothing of rules.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,25 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 
 def looks_binary(head: bytes) -> bool:
     return b"\x00" in head[:1024]
+
+
+def first_json_object(head: bytes, max_lines: int = 50) -> dict[str, Any] | None:
+    """The first complete one-line JSON value in a file's head, if it is an object, else None.
+    (A value that is not an object, or no parseable line at all, gives None.)"""
+    if looks_binary(head):
+        return None
+    lines = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    if len(head) >= HEAD_BYTES and lines:
+        lines = lines[:-1]  # the last line of a cut head may be incomplete
+    for line in lines[:max_lines]:
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            return obj if isinstance(obj, dict) else None
+    return None
 
 
 _TEXT_NONFINITE = {"nan": math.nan, "+nan": math.nan, "-nan": math.nan, "inf": math.inf,

@@ -9,37 +9,22 @@ returns the last launch (the current one) and names the earlier ones;
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..model import Run
 from ._parts import multi_run
 from ._rows import json_rows, rows_into
-from .base import ReadError, decode_text, looks_binary, note_skipped, reader
+from .base import ReadError, decode_text, first_json_object, note_skipped, reader
 
 MARKERS = ("total_loss", "eta_seconds", "data_time", "loss_cls", "loss_box_reg")
 
-
-def _first_object(head: bytes) -> dict[str, Any] | None:
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    for line in text.splitlines()[:20]:
-        line = line.strip()
-        if line.startswith("{") and line.endswith("}"):
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            return obj if isinstance(obj, dict) else None
-    return None
 
 
 @reader("detectron2", priority=35)
 class Detectron2Reader:
     def sniff(self, path: Path, head: bytes) -> bool:
-        if looks_binary(head):
-            return False
-        obj = _first_object(head)
+        obj = first_json_object(head, 20)
         return obj is not None and "iteration" in obj and any(k in obj for k in MARKERS)
 
     def read(self, path: Path) -> Run:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model import Run
 from ..roles import role_of
-from .base import Columns, ReadError, decode_text, looks_binary, note_skipped, reader
+from .base import Columns, ReadError, decode_text, first_json_object, note_skipped, reader
 
 STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step",
              "train/global_step", "Step", "current_steps", "num_steps")
@@ -31,21 +31,8 @@ def _metric_like(obj: dict[str, Any]) -> bool:
 @reader("jsonl", priority=40)
 class JsonlReader:
     def sniff(self, path: Path, head: bytes) -> bool:
-        if looks_binary(head):
-            return False
-        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-        lines = text.splitlines()
-        if len(head) >= 8192 and lines:
-            lines = lines[:-1]  # the last line of a cut head may be incomplete
-        for line in lines[:50]:
-            line = line.strip()
-            if line.startswith("{") and line.endswith("}"):
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    continue
-                return isinstance(obj, dict) and _metric_like(obj)
-        return False
+        obj = first_json_object(head)
+        return obj is not None and _metric_like(obj)
 
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())

@@ -4,14 +4,13 @@ and ``elapsed_time`` ("0:01:23", "1 day, 2:03:04") that gives every record a clo
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ..model import Run
 from ._rows import json_rows, rows_into
-from .base import ReadError, decode_text, looks_binary, note_skipped, reader
+from .base import ReadError, decode_text, first_json_object, note_skipped, reader
 
 KEYS = ("current_steps", "total_steps")
 SKIP = frozenset({"total_steps", "percentage", "elapsed_time", "remaining_time"})
@@ -30,17 +29,8 @@ def elapsed(value: Any) -> float | None:
 @reader("llamafactory", priority=38)
 class LlamaFactoryReader:
     def sniff(self, path: Path, head: bytes) -> bool:
-        if looks_binary(head):
-            return False
-        for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[:5]:
-            line = line.strip()
-            if line.startswith("{") and line.endswith("}"):
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    continue
-                return isinstance(obj, dict) and all(k in obj for k in KEYS)
-        return False
+        obj = first_json_object(head, 5)
+        return obj is not None and all(k in obj for k in KEYS)
 
     def read(self, path: Path) -> Run:
         text, notes = decode_text(path.read_bytes())
