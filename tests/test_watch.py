@@ -115,3 +115,18 @@ def test_event_file_follower_reads_records_as_they_are_flushed(tmp_path):
         assert [s for s, _ in got] == series.steps.tolist(), tag
         np.testing.assert_array_equal(np.array([v for _, v in got]), series.values)
     assert not f.broken
+
+
+def test_watch_a_run_folder_follows_each_growing_log(cli, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    run = tmp_path / "out"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "evidence" / "hf-healthy-s0", run)
+    (run / "checkpoint-40").mkdir()
+    shutil.copy(run / "trainer_state.json", run / "checkpoint-40" / "trainer_state.json")  # a snapshot
+    r = cli("watch", run, "--interval", "0.05", "--idle-exit", "0.3", "--format", "json")
+    reps = r.json()["reports"]
+    names = sorted(Path(x["source"]).name for x in reps)
+    assert len(names) == 2 and names[1] == "trainer_state.json" and names[0].startswith("events.out.tfevents")
+    assert all(x["verdict"] == "PASS" for x in reps) and r.code == 0

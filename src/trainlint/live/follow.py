@@ -178,9 +178,31 @@ def _event_records(buf: bytes) -> tuple[list[Record], int, bool]:
     return out, pos, False
 
 
+FOLLOWABLE = ("jsonl", "csv", "hf-trainer-state", "tfevents")
+
+
+def followable_logs(path: Path) -> list[tuple[Path, str]]:
+    """(file, reader format) for a file, or for every log under a folder that can be followed
+    live (copies inside ``checkpoint-*`` folders are snapshots, not growing logs)."""
+    from ..discover import SKIP_DIRS
+    from ..readers import sniff
+
+    if not path.is_dir():
+        reader = sniff(path)
+        return [(path, reader.name if reader else "unknown")]
+    out = []
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        parts = f.relative_to(path).parts[:-1]
+        if any(p in SKIP_DIRS or p.startswith(".") or p.startswith("checkpoint-") for p in parts):
+            continue
+        reader = sniff(f)
+        if reader is not None and reader.name in FOLLOWABLE:
+            out.append((f, reader.name))
+    return out
+
+
 def follower_for(path: Path, fmt: str) -> Any:
     """A follower for a log of reader format ``fmt``; None when it cannot be followed."""
-    kinds = {"jsonl": JsonlFollower, "csv": CsvFollower, "hf-trainer-state": TrainerStateFollower,
-             "tfevents": EventFollower}
+    kinds = dict(zip(FOLLOWABLE, (JsonlFollower, CsvFollower, TrainerStateFollower, EventFollower)))
     cls = kinds.get(fmt)
     return cls(path) if cls else None

@@ -21,17 +21,10 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     Prints each finding when it first appears; at the end (Ctrl-C, --idle-exit, --max-time or
     --until) prints the verdict of every log and exits with the usual code.
     """
-    from ...discover import walk
-    from ...live.watch import watch
-    from ...readers import sniff
+    from ...live.follow import followable_logs
 
     options = build_options(config, select, ignore, thresholds, role_map)
-    targets = []
-    for p in paths:
-        files = [i.path for i in walk(p) if i.inspector.kind == "log"] if p.is_dir() else [p]
-        for f in files:
-            reader = sniff(f)
-            targets.append((f, reader.name if reader else "unknown"))
+    targets = [t for p in paths for t in followable_logs(p)]
     if not targets:
         raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
 
