@@ -22,6 +22,7 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     --until) prints the verdict of every log and exits with the usual code.
     """
     from ...live.follow import followable_logs
+    from ...live.watch import watch
 
     options = build_options(config, select, ignore, thresholds, role_map)
     targets = [t for p in paths for t in followable_logs(p)]
