@@ -7,6 +7,7 @@ is a damaged record and reported as such.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -150,7 +151,9 @@ class _Template:
         return cols, step_key
 
     def _add(self, rows: list[Any], cols: Columns, step_key: str | None, count: int) -> bool:
-        arr = np.array(rows, dtype=np.float64).reshape(len(rows), len(self.keys))
+        k = len(self.keys)
+        flat = rows if k == 1 else itertools.chain.from_iterable(rows)
+        arr = np.fromiter(map(float, flat), np.float64, len(rows) * k).reshape(len(rows), k)
         if not np.isfinite(arr).all():
             return False  # an overflowing literal: let the general path report it
         if step_key is not None:
