@@ -33,6 +33,7 @@ args = TrainingArguments(output_dir=out, max_steps=steps, logging_steps=5, save_
     eval_strategy="steps", eval_steps=10, per_device_train_batch_size=8, learning_rate=lr,
     report_to=["tensorboard"], use_cpu=True, dataloader_num_workers=0, disable_tqdm=True, seed=0,
     lr_scheduler_type="constant", max_grad_norm=1e9, optim="sgd")
+torch.manual_seed(0)  # the model's initial weights: M() is built before the Trainer seeds anything
 Trainer(model=M(), args=args, train_dataset=DS(256), eval_dataset=DS(32)).train()
 '''
 

@@ -371,6 +371,7 @@ def test_wandb_binary_flipped_byte_is_a_checksum_mismatch(tmp_path):
 
 KERAS_SCRIPT = r'''
 import sys, numpy as np, keras
+keras.utils.set_random_seed(0)  # the initial weights too: an unseeded run is a different run each time
 m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
 m.compile(keras.optimizers.SGD(float(sys.argv[2])), "mse")
 x = np.random.RandomState(0).randn(64, 4).astype("float32"); y = x.sum(1)
