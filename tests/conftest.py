@@ -15,6 +15,17 @@ EVIDENCE = ROOT.parent / "shared" / "evidence"
 
 os.environ.setdefault("TRAINLINT_DEBUG", "1")  # rule bugs raise in tests instead of hiding
 
+# Property tests explore new random examples on every local run; CI replays a fixed set so that a
+# landing never depends on luck (a failure found locally is kept in .hypothesis/ and replayed).
+try:
+    from hypothesis import settings as _hsettings
+
+    _hsettings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"):
+        _hsettings.load_profile("ci")
+except ImportError:  # pragma: no cover - hypothesis is in the dev extra
+    pass
+
 
 @pytest.fixture
 def evidence() -> Path:
