@@ -138,3 +138,35 @@ def test_sarif_output(cli, logs):
     notes = run["invocations"][0]["toolExecutionNotifications"]
     assert "no such file or folder" in notes[0]["message"]["text"]
     assert run["invocations"][0]["exitCode"] == 1
+
+
+def test_every_command_prints_the_same_envelope(cli, tmp_path):
+    """The JSON contract holds for every command, not only doctor."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    data = tmp_path / "train.jsonl"
+    data.write_text('{"prompt": "2+2?", "completion": "4"}\n{"prompt": "3+3?", "completion": ""}\n')
+    ckpt = tmp_path / "model.safetensors"
+    try:
+        import numpy as _np
+        from safetensors.numpy import save_file
+
+        save_file({"w": _np.ones((2, 2), dtype=_np.float32)}, str(ckpt))
+    except ImportError:
+        ckpt = None
+    runs = {
+        "doctor": ["doctor", examples],
+        "compare": ["compare", examples / "hf-healthy", examples / "plain-diverged"],
+        "data": ["data", data],
+        "env": ["env"],
+        "series": ["series", examples / "hf-healthy" / "trainer_state.json"],
+        "rules": ["rules"],
+    }
+    if ckpt is not None:
+        runs["ckpt"] = ["ckpt", ckpt]
+    for name, args in runs.items():
+        r = cli(*args, "--format", "json")
+        data_out = r.json()
+        jsonschema.validate(data_out, SCHEMA)
+        assert data_out["command"] == name and data_out["exit_code"] == r.code, name
