@@ -7,7 +7,7 @@ from typing import Any
 
 from ..model import Run
 from .base import Columns
-from .jsonl import _classify, _parse
+from .jsonl import STEP_KEYS, _classify, _parse
 
 
 def json_rows(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[int], list[int]]:
@@ -18,7 +18,6 @@ def json_rows(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[int], l
     return objects, other, broken
 
 
-STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "current_steps")
 
 
 def rows_into(rows: list[tuple[int, dict[str, Any]]], run: Run, *, step_key: str | None = None,

@@ -15,9 +15,10 @@ import numpy as np
 from ..model import Run
 from ..roles import role_of
 from .base import Columns, ReadError, decode_text, looks_binary, note_skipped, reader
+from .jsonl import STEP_KEYS
 
 DELIMITERS = ",\t;"
-STEP_COLUMNS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step")
+STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSON lines
 
 
 def _header(text: str) -> tuple[list[str], str] | None:

@@ -21,7 +21,6 @@ from .base import Columns, ReadError, decode_text, first_json_object, note_skipp
 
 STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step",
              "train/global_step", "Step", "current_steps", "num_steps")
-WALL_KEYS = ("_timestamp", "timestamp", "wall_time", "time")
 
 
 def _metric_like(obj: dict[str, Any]) -> bool:
