@@ -91,7 +91,7 @@ class Guard:
     log_path: str | Path | None = None
     source: str = "<live>"
     growth: int = 32
-    budget_us: float | None = 50.0
+    budget_us: float | None = 40.0
     on_finding: Callable[[Finding], None] | None = None
     clock: Callable[[], float] = time.time
     should_stop: bool = field(default=False, init=False)
