@@ -38,3 +38,22 @@ def test_command_line_threshold_beats_per_path_override(cli, tmp_path):
     assert "TL010" not in codes(cli("doctor", log, "--format", "json", cwd=tmp_path))
     r = cli("doctor", log, "--threshold", "TL010.min_rise=1.5", "--format", "json", cwd=tmp_path)
     assert "TL010" in codes(r)
+
+
+def test_no_data_crc_skips_only_the_data_crc(cli, tmp_path):
+    """A record whose data bytes were flipped is skipped (corrupt) with the data CRC checked,
+    and read as it is with --no-data-crc; the length CRC is always checked."""
+    import tfevents_writers as writers
+
+    ev = writers.torch_simple(tmp_path)
+    data = bytearray(ev.read_bytes())
+    pos = 0
+    for _ in range(5):  # skip to the sixth record (a scalar event)
+        pos += 16 + int.from_bytes(data[pos:pos + 8], "little")
+    n = int.from_bytes(data[pos:pos + 8], "little")
+    data[pos + 12 + n - 1] ^= 0x01  # one bit in its data (the last byte: a float's top byte)
+    ev.write_bytes(bytes(data))
+    checked = cli("doctor", ev, "--format", "json").json()["reports"][0]
+    unchecked = cli("doctor", ev, "--no-data-crc", "--format", "json").json()["reports"][0]
+    assert "TL100" in {f["code"] for f in checked["findings"]}
+    assert "TL100" not in {f["code"] for f in unchecked["findings"]}

@@ -17,16 +17,22 @@ from .._common import build_options, judging_options
               help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
 @click.option("--vocab-size", type=click.IntRange(min=2), help="Vocabulary size (TL033: loss stuck at ln V).")
 @click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
+@click.option("--no-data-crc", is_flag=True,
+              help="TensorBoard event files: check only the length CRC of each record (faster).")
 @judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, fmt, config, select, ignore, thresholds, role_map,
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, fmt, config, select, ignore, thresholds, role_map,
             patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
 
+    if no_data_crc:
+        import os
+
+        os.environ["TRAINLINT_TFEVENTS_DATA_CRC"] = "0"  # read by the event-file reader
     options = build_options(config, select, ignore, thresholds, role_map)
     options.baseline = tuple(baseline)
     options.dataset, options.tokenizer = dataset, tokenizer
