@@ -116,3 +116,16 @@ def test_tracking_server_runs_are_judged(server):
     assert [r.source for r in one] == [f"{uri}/{second}"]
     missing = judge_uri(server.replace("http://", "mlflow://") + "/nope", api.Options())
     assert missing[0].verdict.value == "NOT-CHECKED" and "no experiment 'nope'" in missing[0].unjudged
+
+
+@pytest.mark.slow
+def test_tracking_server_through_the_cli(server, cli):
+    """`doctor` and `series` take the mlflow:// address on the command line."""
+    exp_id = _rest(server, "experiments/create", {"name": "cli"})["experiment_id"]
+    run_id = _log_run(server, exp_id, "healthy", [3.0 - 0.2 * i for i in range(12)], "FINISHED", 1000)
+    uri = server.replace("http://", "mlflow://") + "/cli"
+    r = cli("doctor", uri, "--format", "json")
+    assert r.code == 0 and [x["source"] for x in r.json()["reports"]] == [f"{uri}/{run_id}"]
+    s = cli("series", uri, "--format", "json")
+    loss = next(row for row in s.json()["series"] if row["role"] == "loss")
+    assert s.code == 0 and loss["points"] == 12 and loss["min"] == pytest.approx(0.8)
