@@ -47,6 +47,7 @@ class Knob:
     train_rows: int | None = None
     eval_is_train: bool = False
     spike_at: int | None = None
+    steps: int = MAX_STEPS  # optimizer steps; the overfit run trains longer on its tiny set
     slow_after: int | None = None
     kill_at: int | None = None
 
@@ -62,10 +63,12 @@ FAULTS = [
             nan_at=70, nan_filter=False),
     replace(HEALTHY, name="bad_labels", what="training targets shuffled within each sequence; eval set clean",
             shuffle_labels=True),
-    replace(HEALTHY, name="overfit", what="16 training sequences, many epochs; held-out eval set", train_rows=16),
+    replace(HEALTHY, name="overfit", what="16 training sequences for 400 steps (200 epochs); held-out eval set",
+            train_rows=16, steps=400),
     replace(HEALTHY, name="eval_is_train", what="the eval set is the training set", eval_is_train=True),
     replace(HEALTHY, name="warmup_too_long", what="warm-up of 1000 steps in a 120-step run", warmup_steps=1000),
-    replace(HEALTHY, name="spike", what="one batch of random bytes at step 60 (transient spike)", spike_at=60),
+    replace(HEALTHY, name="spike", what="the loss of the batch at step 60 made 5x larger (a bad batch)",
+            spike_at=60),
     replace(HEALTHY, name="slowdown", what="each step 0.15 s slower from step 60 (a data stall)", slow_after=60),
     replace(HEALTHY, name="killed", what="process killed at step 80; event file cut mid-record", kill_at=80),
 ]
@@ -122,22 +125,16 @@ class Faulty:
     def loss(self, loss):
         if self.knob.nan_at is not None and self.step >= self.knob.nan_at:
             return loss * float("nan")
+        if self.knob.spike_at is not None and self.step == self.knob.spike_at:
+            return loss * 5.0
         return loss
 
-    def inputs(self, input_ids):
-        import torch
 
-        if self.knob.spike_at is not None and self.step == self.knob.spike_at:
-            g = torch.Generator().manual_seed(99)
-            return torch.randint(0, 256, input_ids.shape, generator=g)
-        return input_ids
-
-
-def warmup_cosine(step: int, warmup: int) -> float:
+def warmup_cosine(step: int, warmup: int, total: int) -> float:
     """The HF Trainer's "cosine" schedule with linear warm-up, as a LambdaLR factor."""
     if step < warmup:
         return (step + 1) / max(1, warmup)
-    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, MAX_STEPS - warmup)))
+    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
 
 
 class Killed(Exception):
@@ -160,9 +157,7 @@ def hf_run(knob: Knob, seed: int, out: Path) -> None:
             self.lm = tiny_gpt2()
 
         def forward(self, input_ids, labels=None):
-            ids = faulty.inputs(input_ids)
-            out = self.lm(input_ids=ids, labels=ids if ids is not input_ids else labels)
-            return {"loss": faulty.loss(out.loss)}
+            return {"loss": faulty.loss(self.lm(input_ids=input_ids, labels=labels).loss)}
 
     class Knobs(TrainerCallback):
         def on_step_begin(self, args, state, control, **kw):
@@ -176,7 +171,7 @@ def hf_run(knob: Knob, seed: int, out: Path) -> None:
 
     os.environ["TENSORBOARD_LOGGING_DIR"] = str(out / "runs")
     args = TrainingArguments(
-        output_dir=str(out), max_steps=MAX_STEPS, per_device_train_batch_size=8, learning_rate=knob.lr,
+        output_dir=str(out), max_steps=knob.steps, per_device_train_batch_size=8, learning_rate=knob.lr,
         warmup_steps=knob.warmup_steps, lr_scheduler_type="cosine", logging_steps=2, eval_strategy="steps",
         eval_steps=20, per_device_eval_batch_size=32, save_strategy="steps" if knob.kill_at else "no",
         save_steps=40, save_only_model=True, report_to=["tensorboard"], use_cpu=True, seed=seed,
@@ -240,7 +235,7 @@ def lightning_run(knob: Knob, seed: int, out: Path) -> None:
 
         def configure_optimizers(self):
             opt = torch.optim.AdamW(self.parameters(), lr=knob.lr)
-            sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: warmup_cosine(s, knob.warmup_steps))
+            sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: warmup_cosine(s, knob.warmup_steps, knob.steps))
             return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     tl = torch.utils.data.TensorDataset
@@ -248,7 +243,7 @@ def lightning_run(knob: Knob, seed: int, out: Path) -> None:
                                          generator=torch.Generator().manual_seed(seed))
     vloader = torch.utils.data.DataLoader(tl(evals, evals), batch_size=32)
     loggers = [CSVLogger(str(out), name="", version=""), TensorBoardLogger(str(out), name="", version="")]
-    trainer = L.Trainer(max_steps=MAX_STEPS, val_check_interval=20, check_val_every_n_epoch=None,
+    trainer = L.Trainer(max_steps=knob.steps, val_check_interval=20, check_val_every_n_epoch=None,
                         logger=loggers, log_every_n_steps=2, enable_checkpointing=False,
                         enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
                         deterministic=True, num_sanity_val_steps=0, gradient_clip_val=1.0)
