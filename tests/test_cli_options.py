@@ -57,3 +57,19 @@ def test_no_data_crc_skips_only_the_data_crc(cli, tmp_path):
     unchecked = cli("doctor", ev, "--no-data-crc", "--format", "json").json()["reports"][0]
     assert "TL100" in {f["code"] for f in checked["findings"]}
     assert "TL100" not in {f["code"] for f in unchecked["findings"]}
+
+
+def test_options_reach_runs_judged_from_an_event_folder(cli, tmp_path):
+    """Every log inspector judges through one function, so --vocab-size reaches runs read from
+    TensorBoard folders (resumed runs: two event files) as it reaches single files."""
+    tb = __import__("pytest").importorskip("torch.utils.tensorboard")
+    rng = np.random.default_rng(0)
+    for part, steps in (("a", range(0, 30)), ("b", range(30, 60))):
+        w = tb.SummaryWriter(str(tmp_path / "runs"), filename_suffix=part)
+        for s in steps:
+            w.add_scalar("train/loss", math.log(50) + rng.normal(0, 0.01), s)
+        w.close()
+    r = cli("doctor", tmp_path / "runs", "--vocab-size", "50", "--format", "json")
+    (rep,) = r.json()["reports"]
+    assert rep["format"] != "tfevents" or len(rep["files"]) == 2
+    assert "TL033" in {f["code"] for f in rep["findings"]}, rep["checks"]["not_checked"].get("TL033")

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import compare as _compare
 from .config import Settings, load_settings
 from .discover import match_file, walk
-from .inspectors.logs import is_uri, judge_uri
+from .inspectors.logs import is_uri, judge_log, judge_uri
 from .engine import judge_run
 from .model import Run
 from .readers import ReadError, read_any, read_run as _read_raw
@@ -97,10 +97,7 @@ def _judge_unclaimed(path: Path, options: Options) -> Report:
         run = read_any(path)
     except ReadError:
         return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
-    run.roles = assign_roles(run.series, options.role_map)
-    from .dataset.handoff import log_extra
-
-    return judge_run(run, options.settings, log_extra(options))
+    return judge_log(run, options)
 
 
 def _baseline_session(options: Options) -> _compare.BaselineSession | None:

@@ -178,9 +178,9 @@ class BaselineSession:
             run = self.cache.get(path)
         except ReadError as exc:
             return [Report(source=str(path), kind="log", unjudged=str(exc))]
-        from ..dataset.handoff import log_extra
+        from ..inspectors.logs import judge_log
 
-        own = judge_run(run, self.settings, log_extra(self.options))
+        own = judge_log(run, self.options)
         if path.resolve() in self.baseline.paths:
             own.notes.append("this log is part of the baseline")
             return [own]

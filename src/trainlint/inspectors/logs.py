@@ -22,7 +22,9 @@ def read_and_map(path: Path, options: Any) -> Any:
     return run
 
 
-def _judge(run: Any, options: Any) -> Report:
+def judge_log(run: Any, options: Any) -> Report:
+    """The one way a log is judged: roles from the alias table and --map, the settings, and
+    what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
     from ..dataset.handoff import log_extra
 
     run.roles = assign_roles(run.series, getattr(options, "role_map", None))
@@ -36,10 +38,10 @@ class LogInspector:
 
     def judge(self, path: Path, options: Any) -> Report:
         try:
-            run = read_and_map(path, options)
+            run = read_run(path)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
-        return _judge(run, options)
+        return judge_log(run, options)
 
     def parts(self, path: Path) -> list[str]:
         chosen = sniff(path)
@@ -60,7 +62,7 @@ class LogInspector:
             return Report(source=source, kind="log", files=[str(path)],
                           unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0])
         run.source = source
-        return _judge(run, options)
+        return judge_log(run, options)
 
 
 def _group(folder: str) -> Any:
@@ -106,7 +108,7 @@ class RunFolderInspector:
                 raise
             return Report(source=str(path), kind="log", files=[str(p) for p in group.claims()],
                           unjudged=f"could not read this run: {type(exc).__name__}: {exc}".splitlines()[0])
-        return _judge(run, options)
+        return judge_log(run, options)
 
 
 def is_uri(text: str) -> bool:
@@ -126,4 +128,4 @@ def judge_uri(uri: str, options: Any) -> list[Report]:
         return [Report(source=uri, kind="log", unjudged=str(exc))]
     if not runs:
         return [Report(source=uri, kind="log", unjudged="no runs in this experiment")]
-    return [_judge(run, options) for run in runs]
+    return [judge_log(run, options) for run in runs]

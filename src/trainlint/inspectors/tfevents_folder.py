@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from ..discover import inspector
-from ..engine import judge_run
-from ..readers import ReadError
+from ..readers import ReadError, read_run
 from ..readers.tfevents_folder import part_of_parent_run, run_layout
 from ..verdict import Report
-from .logs import read_and_map
+from .logs import judge_log
 
 
 @inspector("log", priority=40, folder=True)
@@ -29,7 +28,7 @@ class EventFolderInspector:
 
     def judge(self, path: Path, options: Any) -> Report:
         try:
-            run = read_and_map(path, options)
+            run = read_run(path)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
-        return judge_run(run, getattr(options, "settings", None))
+        return judge_log(run, options)
