@@ -125,16 +125,18 @@ class Guard:
         return self._judge(n)
 
     def _alarming(self, kept: list[tuple[str, float]]) -> bool:
-        roles = self.history.roles
+        """Constant work per record: is anything in it worth judging at once?"""
+        by_name = self.history.by_name
         alarm = False
         for name, v in kept:
-            if name == roles.get("learning_rate"):
+            role = by_name.get(name)
+            if role == "learning_rate":
                 self._track_lr(v)
-            if name not in (roles.get(r) for r in ALARM_ROLES):
+            elif role not in ALARM_ROLES:
                 continue
-            if not math.isfinite(v):
+            elif not math.isfinite(v):
                 alarm = True
-            elif name == roles.get("loss"):
+            elif role == "loss":
                 if v > 2 * self._best_loss > 0 and self.history.records - self._last_judged >= 4:
                     alarm = True
                 self._best_loss = min(self._best_loss, v)

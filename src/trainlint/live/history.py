@@ -51,6 +51,7 @@ class LiveRun:
         self.keep_wall = keep_wall
         self.records = 0
         self._roles: dict[str, str] | None = None
+        self._by_name: dict[str, str] = {}
 
     def append(self, step: float, metrics: dict[str, Any], wall: float = math.nan) -> list[tuple[str, float]]:
         """Add one record; returns the (name, value) pairs that were kept (real numbers only)."""
@@ -72,12 +73,18 @@ class LiveRun:
 
     @property
     def roles(self) -> dict[str, str]:
+        """role -> metric name, recomputed only when a new metric appears."""
         if self._roles is None:
             self._roles = assign_roles(self.columns, self.role_map)
+            self._by_name = {name: role for role, name in self._roles.items()}
         return self._roles
 
-    def role_name(self, role: str) -> str | None:
-        return self.roles.get(role)
+    @property
+    def by_name(self) -> dict[str, str]:
+        """metric name -> role (the inverse of :attr:`roles`)."""
+        if self._roles is None:
+            self.roles  # noqa: B018 - computes both maps
+        return self._by_name
 
     def view(self) -> Run:
         """The run so far, as a Run (no copies of the metric data)."""
