@@ -34,6 +34,8 @@ def snapshot(roots: dict[str, Path] | None = None) -> dict[str, dict]:
             src = Path(rep.source.split("#")[0])
             rel = src.relative_to(root).as_posix() if src.is_relative_to(root) else src.as_posix()
             key = f"{name}/{rel}" + (f"#{rep.source.split('#', 1)[1]}" if "#" in rep.source else "")
+            if key in out:  # one file judged as two kinds (a training_args.bin: config and pickle)
+                key += f" [{rep.kind}]"
             out[key] = {"kind": rep.kind, "verdict": rep.verdict.value,
                         "codes": sorted(f"{f.code}:{f.severity.value}" for f in rep.findings)}
     return dict(sorted(out.items()))

@@ -308,3 +308,36 @@ def test_lightning_save_top_k_zero_stands_down(tmp_path):
     p.write_text("trainer:\n  max_steps: 100\ncallbacks:\n  ckpt:\n    save_top_k: 0\n")
     rep, _f = judge(read_config(p), Resources(disk_free=1), checkpoint_gb=1)
     assert "no checkpoints are kept" in rep.checks.stood_down["TL439"]
+
+
+MALICIOUS_ARGS = r'''
+import os, sys, types, torch
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[2],))
+class TrainingArguments:
+    pass
+TrainingArguments.__module__ = "transformers.training_args"
+mod = types.ModuleType("transformers.training_args")
+mod.TrainingArguments = TrainingArguments
+sys.modules["transformers.training_args"] = mod
+args = TrainingArguments()
+args.learning_rate, args.output_dir, args.hook = 5e-5, "out", Evil()
+torch.save(args, sys.argv[1])
+'''
+
+
+def test_doctor_checks_a_training_args_pickle_as_config_and_as_pickle(tmp_path, cli):
+    """training_args.bin is a configuration and a pickle: doctor judges both, so a global that
+    would run code on loading FAILs (TL340) even though the file also reads as TrainingArguments."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    path, canary = tmp_path / "training_args.bin", tmp_path / "canary"
+    subprocess.run([sys.executable, "-c", MALICIOUS_ARGS, str(path), str(canary)], check=True)
+    reports = cli("doctor", tmp_path, "--format", "json").json()["reports"]
+    assert sorted(r["kind"] for r in reports) == ["checkpoint", "environment"]
+    sec = next(r for r in reports if r["kind"] == "checkpoint")
+    assert sec["verdict"] == "FAIL" and "TL340" in {f["code"] for f in sec["findings"]}
+    assert not canary.exists()

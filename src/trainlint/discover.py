@@ -77,13 +77,22 @@ def _head(path: Path) -> bytes:
 
 
 def match_file(path: Path, kinds: set[str] | None = None) -> Inspector | None:
+    found = match_files(path, kinds)
+    return found[0] if found else None
+
+
+def match_files(path: Path, kinds: set[str] | None = None) -> list[Inspector]:
+    """The first inspector of each kind that recognises the file: a file can be two things
+    at once (a ``training_args.bin`` is a training configuration and a pickle whose imports
+    need checking), but never two reports of one kind."""
     head = _head(path)
+    found: dict[str, Inspector] = {}
     for ins in load_inspectors():
-        if kinds is not None and ins.kind not in kinds:
+        if ins.folder or ins.kind in found or (kinds is not None and ins.kind not in kinds):
             continue
-        if not ins.folder and _safe_sniff(ins, path, head):
-            return ins
-    return None
+        if _safe_sniff(ins, path, head):
+            found[ins.kind] = ins
+    return list(found.values())
 
 
 def match_folder(path: Path, kinds: set[str] | None = None) -> Inspector | None:
@@ -112,8 +121,7 @@ def walk(root: Path, kinds: set[str] | None = None) -> Iterator[Item]:
     already (a checkpoint copy inside a run folder) is not matched again.
     """
     if root.is_file():
-        ins = match_file(root, kinds)
-        if ins is not None:
+        for ins in match_files(root, kinds):
             yield from _expand(root, ins)
         return
     claimed: set[Path] = set()
@@ -128,8 +136,7 @@ def walk(root: Path, kinds: set[str] | None = None) -> Iterator[Item]:
             path = here / name
             if path.resolve() in claimed or name.startswith("."):
                 continue
-            fins = match_file(path, kinds)
-            if fins is not None:
+            for fins in match_files(path, kinds):
                 yield from _expand(path, fins)
 
 
