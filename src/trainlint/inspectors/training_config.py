@@ -34,7 +34,7 @@ def _copy_in_checkpoint(path: Path) -> bool:
     return bool(_CHECKPOINT.match(path.parent.name)) and (path.parent.parent / path.name).is_file()
 
 
-@inspector("training-config", priority=15)  # before checkpoints: training_args.bin is a pickle too
+@inspector("training-config", priority=15)
 class TrainingConfigInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.name == "hparams.yaml":  # only when it holds something the rules can judge
