@@ -37,6 +37,16 @@ def test_eos_missing(tmp_path):
     assert f.severity.value == "FAIL" and "tokenizer_config.json" in f.evidence["looked_in"]
 
 
+def test_eos_not_judged_when_a_file_is_unreadable(tmp_path):
+    """A config that does not parse may be where EOS is declared: TL247 FAILs, TL240 cannot say."""
+    folder = make_tokenizer(tmp_path / "t", eos=None)
+    (folder / "tokenizer_config.json").write_text("{ not json")
+    r = judge_tokenizer(folder)
+    assert "tokenizer_config.json unreadable" in r.checks.not_checked["TL240"]
+    assert not [f for f in r.findings if f.code == "TL240"]
+    assert [f for f in r.findings if f.code == "TL247"]
+
+
 def test_pad_is_eos(tmp_path):
     r = judge_tokenizer(make_tokenizer(tmp_path / "t", pad="</s>"))
     f = fired(r, "TL241")
