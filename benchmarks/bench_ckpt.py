@@ -20,10 +20,11 @@ import argparse
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from _timing import best_of  # noqa: E402
 
 
 def build(folder: Path, megabytes: int) -> tuple[Path, Path]:
@@ -43,15 +44,6 @@ def build(folder: Path, megabytes: int) -> tuple[Path, Path]:
     torch.save(sd, pt)
     save_file(sd, stf)
     return pt, stf
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def torch_load_and_check(path: Path) -> None:
@@ -76,16 +68,16 @@ def run(path: Path, repeat: int) -> dict[str, float]:
     size = path.stat().st_size
     path.read_bytes()  # warm the cache
     out = {"bytes": size}
-    out["metadata_s"] = best(lambda: judge(inspect_file(path, values=False, crc=False)), repeat)
-    out["scan_s"] = best(lambda: inspect_file(path, values=True, crc=False), repeat)
+    out["metadata_s"] = best_of(lambda: judge(inspect_file(path, values=False, crc=False)), repeat)
+    out["scan_s"] = best_of(lambda: inspect_file(path, values=True, crc=False), repeat)
     if path.suffix == ".pt":
-        out["crc_s"] = best(lambda: inspect_file(path, values=False, crc=True), repeat)
-    out["torch_s"] = best(lambda: torch_load_and_check(path), repeat)
+        out["crc_s"] = best_of(lambda: inspect_file(path, values=False, crc=True), repeat)
+    out["torch_s"] = best_of(lambda: torch_load_and_check(path), repeat)
     if path.suffix == ".pt":  # a save killed at 60%: structure, salvage list and security
         cut = path.with_name("killed.pt")
         with open(path, "rb") as src, open(cut, "wb") as dst:
             dst.write(src.read(int(size * 0.6)))
-        out["truncated_s"] = best(lambda: judge(inspect_file(cut, values=False, crc=False)), repeat)
+        out["truncated_s"] = best_of(lambda: judge(inspect_file(cut, values=False, crc=False)), repeat)
         cut.unlink()
     return out
 

@@ -16,25 +16,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "src"))
+from _timing import best_of  # noqa: E402
 
 from trainlint.readers.coqui import CoquiReader  # noqa: E402
 from trainlint.readers.console import ConsoleReader  # noqa: E402
 
 REAL_COQUI = ROOT.parent / "shared" / "evidence" / "xtts-coqui-diverged" / "trainer_0_log.txt"
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def make_coqui(path: Path, copies: int) -> None:
