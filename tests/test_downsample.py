@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+
+from trainlint.downsample import minmax_downsample, sparkline
+
+
+def test_short_series_is_returned_whole():
+    s, v = minmax_downsample(np.arange(10), np.linspace(1, 0, 10), 500)
+    assert len(s) == 10 and v[0] == 1.0
+
+
+def test_spike_and_nan_survive_a_million_points():
+    n = 1_000_000
+    v = np.linspace(3.0, 1.0, n)
+    v[123_457] = 50.0          # one spike
+    v[876_543] = np.nan        # one NaN
+    s, d = minmax_downsample(np.arange(n), v, 500)
+    assert len(d) <= 500
+    assert 50.0 in d and 123_457 in s
+    assert np.isnan(d).sum() == 1 and s[np.isnan(d)][0] == 876_543
+    assert np.all(np.diff(s) > 0)          # step order kept
+    assert d[0] == 3.0                      # the first bucket keeps the start (its max)
+
+
+def test_inf_only_bucket_and_min_points():
+    v = np.full(1000, np.inf)
+    s, d = minmax_downsample(np.arange(1000), v, 10)
+    assert len(d) <= 10 and np.isinf(d).all()
+    with pytest.raises(ValueError):
+        minmax_downsample(np.arange(3), np.ones(3), 1)
+
+
+def test_sparkline_shape_and_marks():
+    line = sparkline(np.linspace(4, 1, 1000), 7)
+    assert len(line) == 7 and line[0] == "█" and line[-1] == "▁"
+    v = np.linspace(4, 1, 1000)
+    v[500] = np.nan
+    assert "!" in sparkline(v, 7)
+    spiky = np.ones(1000)
+    spiky[300] = 9.0
+    assert "█" in sparkline(spiky, 7)
