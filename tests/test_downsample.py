@@ -39,3 +39,19 @@ def test_sparkline_shape_and_marks():
     spiky = np.ones(1000)
     spiky[300] = 9.0
     assert "█" in sparkline(spiky, 7)
+
+
+def test_judged_run_carries_downsampled_curves():
+    from trainlint.engine import judge_run
+    from trainlint.model import Run, Series
+    from trainlint.roles import assign_roles
+
+    n = 5000
+    v = np.linspace(3.0, 1.0, n)
+    v[2500] = 40.0
+    run = Run(source="x.jsonl", format="jsonl", series={"loss": Series("loss", np.arange(n), v)})
+    run.roles = assign_roles(run.series)
+    report = judge_run(run)
+    c = report.curves["loss"]
+    assert c["points"] == n and len(c["values"]) <= 1000 and 40.0 in c["values"]
+    assert "curves" not in report.to_dict() and report.to_dict(curves=True)["curves"]["loss"]["name"] == "loss"

@@ -64,10 +64,29 @@ def _finding_order(f: Finding) -> tuple[int, str, float]:
     return (_SEVERITY_RANK.get(f.severity.value, 3), f.code, f.step if f.step is not None else -1.0)
 
 
+CURVE_ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time", "throughput")
+CURVE_POINTS = 1000
+
+
+def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, Any]]:
+    """The run's role series, downsampled with extremes and non-finite points kept."""
+    from .downsample import minmax_downsample
+
+    out: dict[str, dict[str, Any]] = {}
+    for role in CURVE_ROLES:
+        s = run.get(role)
+        if s is None or not len(s):
+            continue
+        steps, values = minmax_downsample(s.steps, s.values, max_points)
+        out[role] = {"name": s.name, "points": len(s), "steps": steps.tolist(),
+                     "values": values.tolist()}
+    return out
+
+
 def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
     """Judge one training run with every log rule."""
     report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
-                    notes=list(run.notes), summary=run.summary())
+                    notes=list(run.notes), summary=run.summary(), curves=curves_of(run))
     if not run.has("loss"):
         names = ", ".join(sorted(run.series)[:12]) or "none"
         report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"

@@ -104,6 +104,10 @@ class Report:
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    # Downsampled curves for renderers (sparklines, the HTML page): role -> {"name", "steps",
+    # "values", "points"}; min/max-preserving (see trainlint.downsample). Not in the JSON
+    # envelope unless asked for (to_dict(curves=True)).
+    curves: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> Severity:
@@ -116,8 +120,8 @@ class Report:
             return Severity.WARN
         return Severity.PASS
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, curves: bool = False) -> dict[str, Any]:
+        out = {
             "source": self.source,
             "kind": self.kind,
             "format": self.format,
@@ -129,6 +133,9 @@ class Report:
             "findings": [f.to_dict() for f in self.findings],
             "checks": self.checks.to_dict(),
         }
+        if curves and self.curves:
+            out["curves"] = _clean(self.curves)
+        return out
 
 
 def combine(verdicts: list[Severity]) -> Severity:
