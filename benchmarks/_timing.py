@@ -40,7 +40,7 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None) -> Child:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True, env=env).stdout
+    out = subprocess.run([sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True, env=env, check=False).stdout
     cpu, wall, mb, rc = out.split()
     return Child(float(cpu), float(wall), float(mb), int(rc))
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import Child, best_children  # noqa: E402
+from _timing import Child, best_children
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench-out"
@@ -59,8 +59,7 @@ def make_jsonl(path: Path, n: int) -> None:
     rng = np.random.default_rng(1)
     loss = 0.9 + 2.0 * np.exp(-np.arange(n) / (n / 8)) + rng.normal(0, 0.03, n)
     with open(path, "w") as fh:
-        for i, v in enumerate(loss):
-            fh.write(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n')
+        fh.writelines(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n' for i, v in enumerate(loss))
 
 
 def make_tfevents(n: int) -> Path | None:
