@@ -87,26 +87,19 @@ class Schema:
     def table(self, records: list[Any]) -> Table | None:
         """One float64 column per key (NaN where absent or null); None on an integer too
         large for a float."""
-        n = len(records)
         try:
-            if len(self.names) > 1:
-                dtype = np.dtype([(name, np.float64) for name in self.names])
-                try:
-                    arr = np.fromiter(
-                        map(operator.attrgetter(*self.names), records), dtype, n
-                    )
-                    return {
-                        k: np.ascontiguousarray(arr[name])
-                        for k, name in zip(self.keys, self.names)
-                    }
-                except TypeError:
-                    pass  # column by column instead
-            return {
-                k: np.array(list(map(operator.attrgetter(name), records)), np.float64)
-                for k, name in zip(self.keys, self.names)
-            }
+            return {k: _column(records, name) for k, name in zip(self.keys, self.names)}
         except OverflowError:
             return None
+
+
+def _column(records: list[Any], name: str) -> np.ndarray:
+    """The attribute ``name`` of every record as float64 (a null becomes NaN)."""
+    get = operator.attrgetter(name)
+    try:
+        return np.fromiter(map(get, records), np.float64, len(records))
+    except TypeError:  # a null: the slower conversion that takes None as NaN
+        return np.array(list(map(get, records)), np.float64)
 
 
 def _blocks(
