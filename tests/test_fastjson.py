@@ -51,6 +51,17 @@ def test_jsonl_fast_path_equals_general_path(tmp_path_factory, rows, compact):
     assert list(fast.series) == list(slow.series) and fast.notes == slow.notes
 
 
+@pytest.mark.parametrize("eol", ["\r\n", "  \n", "\n"])
+def test_jsonl_fast_path_line_ends(tmp_path, eol):
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(
+        eol.join(f'{{"step": {i}, "loss": {i / 3}}}' for i in range(50)).encode()
+    )
+    fast = jsonl._bulk(path)
+    assert fast is not None and _series(fast) == _series(_general_jsonl(path))
+    assert len(fast.get("loss")) == 50
+
+
 def test_jsonl_fast_path_in_many_blocks(tmp_path, monkeypatch):
     monkeypatch.setattr(_fastjson, "BLOCK", 64)
     rows = [{"step": i, "loss": 1.0 / (i + 1)} for i in range(200)]
@@ -70,6 +81,8 @@ def test_jsonl_fast_path_in_many_blocks(tmp_path, monkeypatch):
         '{"step": 3, "loss": "inf"}',
         '{"step": 3, "loss": true}',
         '{"step": 3} {"step": 4, "loss": 1}',
+        '{"step": 3} {"step": 4, "loss": 1}\n',  # as many objects as lines, with a blank one
+        '{"step": 3}{"step": 4, "loss": 1}\r\n\r',
         "banner",
         "",
         '{"step": 3, "loss": [1]}',

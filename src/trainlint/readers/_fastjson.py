@@ -103,9 +103,10 @@ def _column(records: list[Any], name: str) -> np.ndarray:
 
 
 def _blocks(
-    buf: memoryview, gap: re.Pattern[bytes], size: int = BLOCK
+    buf: memoryview, gap: re.Pattern[bytes], size: int = 0
 ) -> Iterator[memoryview]:
     """Slices of ``buf`` of about ``size`` bytes, cut inside a ``gap`` between two records."""
+    size = size or BLOCK
     pos, n = 0, len(buf)
     while pos < n:
         end = nxt = n
@@ -117,8 +118,9 @@ def _blocks(
         pos = nxt
 
 
-def _line_blocks(path: Path, size: int = BLOCK) -> Iterator[bytes]:
+def _line_blocks(path: Path, size: int = 0) -> Iterator[bytes]:
     """A file in blocks of whole lines (the last may lack its newline), without a BOM."""
+    size = size or BLOCK
     carry = b""
     with open(path, "rb") as fh:
         head = fh.read(3)
@@ -127,11 +129,12 @@ def _line_blocks(path: Path, size: int = BLOCK) -> Iterator[bytes]:
             chunk = fh.read(size)
             if not chunk:
                 break
-            block = carry + chunk
-            cut = block.rfind(b"\n") + 1
-            block, carry = block[:cut], block[cut:]
-            if block:
-                yield block
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                carry += chunk
+                continue
+            yield (carry + memoryview(chunk)[:cut]) if carry else chunk[:cut]
+            carry = chunk[cut:]
     if carry:
         yield carry
 
@@ -173,9 +176,8 @@ def jsonl_table(path: Path, keys: list[str]) -> tuple[Table, int] | None:
         records = schema.decode(
             lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b)
         )
-        lines = block.count(b"\n") + (not block.endswith(b"\n"))
-        if records is None or len(records) != lines or _TWO_ON_A_LINE.search(block):
-            return None  # blank lines, two objects on a line, a non-object line: not this path
+        if records is None or not _one_per_line(block, len(records)):
+            return None
         table = schema.table(records)
         if table is None:
             return None
@@ -256,6 +258,22 @@ def _head_keys(body: memoryview) -> list[str]:
         except msgspec.DecodeError:
             continue
     return out
+
+
+def _one_per_line(block: bytes, records: int) -> bool:
+    """Whether each line of ``block`` held exactly one of the ``records`` objects decoded from
+    it (JSON lines; not blank lines, nor two objects on a line, nor one over several lines).
+
+    The objects are flat (a nested value fails the record type), so a line ending in ``}``
+    ends an object: when every line does and there are as many objects as lines, each line is
+    one object. Otherwise (CRLF, trailing spaces) a scan for two objects on a line decides."""
+    lines = block.count(b"\n") + (not block.endswith(b"\n"))
+    if records != lines:
+        return False
+    closed = block.count(b"}\n") + (
+        not block.endswith(b"\n") and block.rstrip().endswith(b"}")
+    )
+    return closed == lines or _TWO_ON_A_LINE.search(block) is None
 
 
 def _utf8(data: bytes) -> bool:
