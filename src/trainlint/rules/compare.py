@@ -11,7 +11,7 @@ import numpy as np
 
 from ..compare.band import BAND_THRESHOLDS, limits
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt
+from ._stats import fmt, median
 
 MIN_POINTS = Threshold("min_points", 5, "loss points each run needs inside the common window")
 
@@ -165,7 +165,7 @@ def eval_loss(ctx):
                         f"needs {int(ctx.t('min_points'))})")
     ends = [b.eval_end for b in comp.base_m]
     return _ratio_finding(ctx, "eval_best", "the run never evaluated as well as the baseline",
-                          run_eval_end=comp.run_m.eval_end, baseline_eval_end=float(np.median(ends)))
+                          run_eval_end=comp.run_m.eval_end, baseline_eval_end=float(median(ends)))
 
 
 @rule(code="TL155", name="grad-norm-unlike-baseline", category="compare", severity="WARN",
@@ -188,7 +188,7 @@ def grad_norm(ctx):
     if min([comp.run_m.grad_points] + [b.grad_points for b in comp.base_m]) < ctx.t("min_points"):
         raise StandDown(f"too few grad-norm points (needs {int(ctx.t('min_points'))})")
     bad_run, bad_base = comp.run_m.grad_non_finite, sum(b.grad_non_finite for b in comp.base_m)
-    center, r = float(np.median(m.base)), ctx.t("max_ratio")
+    center, r = float(median(m.base)), ctx.t("max_ratio")
     ratio = m.run / center if center > 0 else float("inf")
     out = []
     if ratio >= r or ratio <= 1 / r:
@@ -231,7 +231,7 @@ def _lr_shape_gap(comp) -> float | None:
     shapes = [b.lr_shape for b in comp.base_m if b.lr_shape is not None]
     if comp.run_m.lr_shape is None or not shapes:
         return None
-    centre = np.median(np.vstack(shapes), axis=0)
+    centre = median(np.vstack(shapes), axis=0)
     diff = np.abs(comp.run_m.lr_shape - centre)
     diff = diff[np.isfinite(diff)]
     return float(np.mean(diff)) if len(diff) else None
@@ -253,7 +253,7 @@ def lr_schedule(ctx):
     m = comp.metric("lr_peak")
     if m.run is None or not m.base:
         raise NotChecked(f"no learning rate in {'this run' if m.run is None else 'the baseline'}")
-    base = float(np.median(m.base))
+    base = float(median(m.base))
     if base <= 0:
         raise StandDown("the baseline's learning rate is zero throughout")
     ratio, shape = m.run / base, _lr_shape_gap(comp)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import coarse, fmt
+from ._stats import coarse, fmt, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
@@ -43,7 +43,7 @@ def loss_at_uniform(ctx):
     _, v = coarse(s.steps, s.values)
     ln_v = math.log(size)
     k = max(3, len(v) // 10)
-    end = float(np.median(v[-k:]))
+    end = float(median(v[-k:]))
     tol = ctx.t("rel_tol") * ln_v
     if abs(end - ln_v) > tol:
         if end < ln_v:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import train_at
-from ._stats import fmt
+from ._stats import fmt, median
 
 
 def _pairs(ctx, lag: bool = False):
@@ -17,7 +17,7 @@ def _pairs(ctx, lag: bool = False):
     shift = 0.0
     loss = ctx.subject.get("loss")
     if lag and loss is not None and len(loss) > 1:
-        shift = float(np.median(np.diff(loss.steps)))
+        shift = float(median(np.diff(loss.steps)))
     tr = train_at(ctx.subject, e.steps + max(shift, 0.0))
     if tr is None:
         raise NotChecked("no train loss to compare the eval loss with")
@@ -47,7 +47,7 @@ Try: check how the eval split is made, deduplicate across splits, hash examples 
 def eval_tracks_train(ctx):
     steps, e, t = _pairs(ctx)
     rel = np.abs(e - t) / t
-    med = float(np.median(rel))
+    med = float(median(rel))
     share = float(np.mean(rel <= 2 * ctx.t("tol")))
     if med > ctx.t("tol") or share < ctx.t("share"):
         return None
@@ -76,7 +76,7 @@ def eval_below_train(ctx):
     below = e < t * (1 - ctx.t("margin"))
     if not below.all():
         return None
-    gap = float(np.median((t - e) / t))
+    gap = float(median((t - e) / t))
     return ctx.fire(
         f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); "
         f"{CAUSES}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, fstep, steps_list
+from ._stats import fmt, fstep, median, steps_list
 
 
 @rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",
@@ -159,7 +159,7 @@ def loss_zero(ctx):
         at = s.steps[len(zero) - tail]
         return ctx.fire(f"loss is exactly 0 from step {fstep(at)} to the end ({tail} points)",
                         step=at, tail_points=tail, threshold=ctx.t("min_tail"), **ev)
-    level = float(np.median(s.values[~zero]))
+    level = float(median(s.values[~zero]))
     if level <= ctx.t("min_level"):
         raise StandDown(f"{count} zero(s) but the loss is near zero anyway (median {fmt(level)})")
     return ctx.fire(f"loss is exactly 0 at {count} scattered step(s) ({steps_list(s.steps[zero])}) "

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import checkpoint_steps, train_at
-from ._stats import fmt, fstep
+from ._stats import fmt, fstep, median
 
 
 @rule(code="TL060", name="overfit", category="overfit", severity="WARN",
@@ -30,7 +30,7 @@ def overfit(ctx):
     k = int(min(ctx.t("tail"), len(e) - best_i - 1))
     if k < 1:
         return None  # best is the last evaluation
-    end = float(np.median(e.values[-k:]))
+    end = float(median(e.values[-k:]))
     if best <= 0:
         raise StandDown(f"best eval loss {fmt(best)} is not positive; ratio cannot be judged")
     ratio = end / best

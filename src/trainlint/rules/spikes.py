@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt, local_noise, local_stats, steps_list
+from ._stats import fmt, local_noise, local_stats, median, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -47,7 +47,7 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     eid = np.cumsum(np.isin(pts, starts)) - 1
     order = np.lexsort((-values[pts], eid))
     peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
-    pre = np.median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
+    pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
     jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
     return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
 

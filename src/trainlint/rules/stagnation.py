@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, fstep, improvement_margin, noise
+from ._stats import coarse, fmt, fstep, improvement_margin, median, noise
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
@@ -39,7 +39,7 @@ def _window(n: int, frac: float) -> int:
 def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
     """Did the loss drop from its first three points to the end beyond noise? (A run whose
     whole descent happens inside the first tenth learned, even if the rest is flat.)"""
-    first = float(np.median(v[:3]))
+    first = float(median(v[:3]))
     se = 1.2533 * noise(v) * np.sqrt(1 / 3 + 1 / k)
     return first - end > max(rel * abs(first), 4.0 * se)
 
@@ -63,7 +63,7 @@ def dead_run(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
-    start, end = float(np.median(v[:k])), float(np.median(v[-k:]))
+    start, end = float(median(v[:k])), float(median(v[-k:]))
     margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
     if start - end > margin or _fast_start(v, end, k, ctx.t("min_improvement")):
         return None
@@ -103,7 +103,7 @@ def plateau(ctx):
     k = _window(len(v), ctx.t("window"))
     mid = len(v) // 2
     lo, hi = max(0, mid - k // 2), max(k, mid + (k + 1) // 2)
-    mid_level, end = float(np.median(v[lo:hi])), float(np.median(v[-k:]))
+    mid_level, end = float(median(v[lo:hi])), float(median(v[-k:]))
     margin = min(improvement_margin(v[mid:], k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(mid_level))
     if mid_level - end > margin:
         return None
