@@ -33,9 +33,12 @@ GOALS = {"trainlint --version": 0.15, "trainlint doctor (10-line JSONL)": 0.3}
 
 def commands(log: Path) -> dict[str, list[str]]:
     py = sys.executable
-    out = {"python -c pass": [py, "-c", "pass"], "python -c 'import numpy'": [py, "-c", "import numpy"],
-           "trainlint --version": [py, "-c", SCRIPT, "--version"],
-           "trainlint doctor (10-line JSONL)": [py, "-c", SCRIPT, "doctor", str(log)]}
+    out = {
+        "python -c pass": [py, "-c", "pass"],
+        "python -c 'import numpy'": [py, "-c", "import numpy"],
+        "trainlint --version": [py, "-c", SCRIPT, "--version"],
+        "trainlint doctor (10-line JSONL)": [py, "-c", SCRIPT, "doctor", str(log)],
+    }
     for peer, doctor in (("trainproof", "doctor"), ("runmedic", "diagnose")):
         exe = shutil.which(peer)
         if exe:
@@ -57,7 +60,11 @@ def main() -> None:
     print(f"{'command':<40}{'wall s':>8}{'CPU s':>8}{'peak MB':>9}  goal")
     for name, c in res.items():
         goal = GOALS.get(name)
-        verdict = "" if goal is None else f"<= {goal:g} s: {'met' if c.wall <= goal else 'MISSED'}"
+        verdict = (
+            ""
+            if goal is None
+            else f"<= {goal:g} s: {'met' if c.wall <= goal else 'MISSED'}"
+        )
         print(f"{name:<40}{c.wall:>8.3f}{c.cpu:>8.3f}{c.rss_mb:>9.0f}  {verdict}")
 
 
