@@ -15,8 +15,9 @@ from ..verdict import Result
 def judging_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--format, --config, --select, --ignore, --threshold, --map."""
     opts = [
-        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
-                     show_default=True, help="Output format (sarif: SARIF 2.1.0 for code scanning)."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text",
+                     show_default=True,
+                     help="Output format (sarif: SARIF 2.1.0 for code scanning; html: a self-contained page)."),
         click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
                      help="Config file (default: nearest trainlint.toml or pyproject.toml)."),
         click.option("--select", multiple=True, help="Only these rule codes, prefixes or categories."),

@@ -13,6 +13,7 @@ from ..model import Run
 from ..readers import ReadError
 from ..verdict import Report, Severity
 from .align import align
+from .curves import comparison_curves
 from .metrics import measure
 from .model import METRICS, Comparison, loss_gaps
 
@@ -130,6 +131,7 @@ def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto"
     comp = Comparison(run, base.runs, al, run_m, base_m, run_gap, base_gaps)
     run_rules("comparison", comp, report, settings)
     report.summary.update(alignment=al.to_dict(), metrics=comp.table_row())
+    report.curves = comparison_curves(run, base.runs, al)
     _unjudged_when_nothing_compared(report)
     return report
 
