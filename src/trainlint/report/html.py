@@ -27,8 +27,9 @@ def _asset(name: str) -> str:
 
 
 def _script_safe(text: str) -> str:
-    """Text that cannot end a <script> element early."""
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON text that cannot end (or confuse) the <script> element holding it: <, > and & are
+    written as JSON escapes (they only occur inside strings)."""
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def data_json(result: Result) -> str:
