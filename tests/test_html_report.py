@@ -262,3 +262,33 @@ def test_vendored_assets_and_licence_ship() -> None:
         .read_text()
         .lower()
     )
+
+
+def test_values_are_written_in_units_of_their_scale() -> None:
+    from trainlint.report.html_data import series_data
+
+    s = series_data(
+        "learning_rate",
+        "run",
+        {"name": "lr", "steps": [1, 2, 3], "values": [3e-4, 1.23456e-5, "NaN"]},
+    )
+    assert s["exp"] == -4 and s["values"] == [3, 0.1235, None] and s["nonfinite"] == [3]
+    loss = series_data(
+        "loss", "run", {"name": "loss", "steps": [1, 2], "values": [2.3456789, 0.5]}
+    )
+    assert loss["exp"] == 0 and loss["values"] == [2.3457, 0.5]
+
+
+def test_best_model_checkpoint_is_marked() -> None:
+    from trainlint.engine import judge_run
+
+    run = _run("r", 300, 1.0)
+    run.meta["best_model_checkpoint"] = "out/checkpoint-120"
+    rep = page_data(_result(judge_run(run)))["reports"][0]
+    assert {
+        "kind": "best_checkpoint",
+        "step": 120,
+        "label": "best-model checkpoint out/checkpoint-120",
+    } in rep["marks"]
+    run.meta["best_global_step"] = 150
+    assert page_data(_result(judge_run(run)))["reports"][0]["marks"][0]["step"] == 150

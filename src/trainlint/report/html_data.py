@@ -212,39 +212,61 @@ def panels(curves: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+# Significant digits kept per drawn value: the loss curves keep more (their hover values are
+# read closely); the others are drawn and hovered with four.
+DIGITS = {"loss": 5, "eval_loss": 5}
+
+
 def series_data(role: str, kind: str, curve: dict[str, Any]) -> dict[str, Any]:
-    steps, values, bad = encode(curve.get("steps", []), curve.get("values", []))
+    """One drawn series; ``values`` (and a band's ``lo``/``hi``) are in units of 10**exp."""
+    raw = curve.get("values", [])
+    exp = scale_exponent(raw)
+    digits = DIGITS.get(role, 4)
+    steps, values, bad = encode(curve.get("steps", []), raw, exp, digits)
     out: dict[str, Any] = {
         "role": role,
         "kind": kind,
         "name": curve.get("name", role),
         "points": curve.get("points", len(values)),
+        "exp": exp,
         "dsteps": steps,
         "values": values,
         "nonfinite": bad,
     }
     for side in ("lo", "hi"):
         if side in curve:
-            out[side] = encode(curve["steps"], curve[side])[1]
+            out[side] = encode(curve["steps"], curve[side], exp, digits)[1]
     if "runs" in curve:
         out["runs"] = curve["runs"]
     return out
 
 
+def scale_exponent(values: list[Any]) -> int:
+    """The power of ten of the largest finite magnitude (values are written in its units, so a
+    learning rate of 3e-4 is written 3, not 0.0003)."""
+    big = 0.0
+    for v in values:
+        x = abs(_num(v)) if v is not None else math.nan
+        if math.isfinite(x) and x > big:
+            big = x
+    return math.floor(math.log10(big)) if big > 0 else 0
+
+
 def encode(
-    steps: list[Any], values: list[Any]
+    steps: list[Any], values: list[Any], exp: int = 0, digits: int = 6
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """Steps as deltas from the previous one, values rounded to 6 significant digits
-    (non-finite ones as null, their steps listed apart)."""
+    """Steps as deltas from the previous one; values in units of 10**exp rounded to ``digits``
+    significant digits (non-finite ones as null, their steps listed apart)."""
     dsteps, out, bad = [], [], []
-    prev = 0.0
+    prev, unit = 0.0, 10.0**exp
     for s, v in zip(steps, values):
         s = float(s)
         dsteps.append(_step(round(s - prev, 9)))
         prev = s
         x = _num(v) if v is not None else math.nan
         if math.isfinite(x):
-            out.append(float(f"{x:.6g}"))
+            y = float(f"{x / unit:.{digits}g}")
+            out.append(int(y) if y.is_integer() else y)
         else:
             out.append(None)
             bad.append(_step(s))

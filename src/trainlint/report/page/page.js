@@ -22,6 +22,7 @@
   function badge(v) { return el('span', { cls: 'tl-badge tl-' + v, text: (SHAPE[v] || '') + ' ' + v }); }
   function fmt(v) {
     if (v === null || v === undefined) return '-';
+    if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
     if (typeof v === 'number') return Math.abs(v) >= 1e5 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toPrecision(4) : String(+v.toPrecision(6));
     if (typeof v === 'object') return JSON.stringify(v);
     return String(v);
@@ -198,6 +199,11 @@
     for (var i = 0; i < xs.length; i++) { acc += s.dsteps[i]; xs[i] = Math.round(acc * 1e9) / 1e9; }
     return xs;
   }
+  function scaled(s, key) {
+    var k = '_' + key;
+    if (!s[k]) { var u = Math.pow(10, s.exp || 0); s[k] = s[key].map(function (v) { return v === null ? null : v * u; }); }
+    return s[k];
+  }
   function smooth(vals) {
     var n = vals.length, k = Math.max(3, Math.round(n / 40)), a = 2 / (k + 1), ema = 0, w = 0, out = new Array(n);
     for (var i = 0; i < n; i++) {
@@ -213,24 +219,26 @@
     p.series.forEach(function (s) {
       var xs = decode(s);
       if (s.kind === 'run') {
-        runVals = s.values;
-        var cols = [xs, s.values];
+        var vals = scaled(s, 'values');
+        runVals = vals;
+        var cols = [xs, vals];
         series.push({ label: s.name + (p.id === 'loss' ? ' (raw)' : ''), stroke: p.id === 'loss' ? css('--raw') : css('--run'), width: p.id === 'loss' ? 1 : 1.5, spanGaps: false });
-        if (p.id === 'loss') { cols.push(smooth(s.values)); series.push({ label: 'smoothed', stroke: css('--run'), width: 2.2 }); }
+        if (p.id === 'loss') { cols.push(smooth(vals)); series.push({ label: 'smoothed', stroke: css('--run'), width: 2.2 }); }
         tables.push(cols); col += cols.length - 1;
       } else if (s.lo) {
-        tables.push([xs, s.hi, s.lo, s.values]);
+        tables.push([xs, scaled(s, 'hi'), scaled(s, 'lo'), scaled(s, 'values')]);
         series.push({ label: 'baseline max', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true });
         series.push({ label: 'baseline min', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true });
         series.push({ label: s.name + ' median', stroke: css('--base'), width: 1.2, dash: [5, 4], spanGaps: true });
         bands.push({ series: [col, col + 1], fill: css('--band') });
         col += 3;
       } else {
-        tables.push([xs, s.values]);
+        tables.push([xs, scaled(s, 'values')]);
         series.push({ label: s.name, stroke: css('--base'), width: 1.2, dash: [5, 4], spanGaps: true });
         col += 1;
       }
     });
+    series.forEach(function (sr) { sr.value = function (u, v) { return v == null ? '-' : fmt(v); }; });
     var data = tables.length === 1 ? tables[0] : uPlot.join(tables);
     return { data: data, series: series, bands: bands, runVals: runVals };
   }
@@ -260,12 +268,12 @@
       box.appendChild(div);
       var dataLo = pd.data[0][0], dataHi = pd.data[0][pd.data[0].length - 1];
       var opts = {
-        width: width, height: i === 0 ? 190 : 120, series: pd.series, bands: pd.bands,
+        width: width, height: i === 0 ? 200 : 140, series: pd.series, bands: pd.bands,
         legend: { live: true },
         cursor: { sync: { key: rid, setSeries: false }, drag: { x: true, y: false } },
         scales: { x: { time: false, range: function (u, mn, mx) { return mn === dataLo && mx === dataHi ? ext.slice() : [mn, mx]; } } },
         axes: [{ stroke: css('--muted'), grid: { stroke: css('--grid') }, ticks: { stroke: css('--grid') } },
-          { stroke: css('--muted'), grid: { stroke: css('--grid') }, ticks: { stroke: css('--grid') }, size: 64 }],
+          { stroke: css('--muted'), grid: { stroke: css('--grid') }, ticks: { stroke: css('--grid') }, size: 64, values: tickLabels }],
         hooks: { setScale: [function (u, key) { if (key === 'x') syncX(rid, u); }], draw: [function (u) { placeOverlays(u, r); }] }
       };
       var u = new uPlot(opts, pd.data, div);
@@ -275,6 +283,14 @@
     });
     plots.forEach(function (u) { u.setScale('x', { min: ext[0], max: ext[1] }); });
     return plots;
+  }
+  function tickLabels(u, splits) {
+    var big = Math.max.apply(null, splits.map(function (v) { return Math.abs(v); }));
+    return splits.map(function (v) {
+      if (v === 0) return '0';
+      if (big < 1e-2 || big >= 1e6) return v.toExponential(1);
+      return String(+v.toPrecision(4));
+    });
   }
   var syncing = false;
   function syncX(rid, src) {
@@ -297,6 +313,7 @@
       m.addEventListener('click', function () { var li = document.querySelector('li[data-finding="' + r.id + ':' + i + '"]'); if (li) li.scrollIntoView({ block: 'center' }); });
       add(m, f.step, null);
       (f.extra_steps || []).forEach(function (s) {
+        if (s === f.step) return;
         var x = el('div', { cls: 'tl-mark tl-' + f.severity, text: SHAPE[f.severity] });
         withTip(x, [f.code + ' at step ' + fmt(s), f.message]);
         add(x, s, null);
@@ -320,17 +337,28 @@
   function placeOverlays(u) {
     if (!u.tl) return;
     var w = u.over.clientWidth || u.bbox.width / devicePixelRatio;
+    var rows = { top: [], bottom: [] }, marks = [];
     u.tl.overlays.forEach(function (o) {
       var x0 = u.valToPos(o.lo, 'x');
       if (o.hi === null) {
         o.node.style.display = x0 < -1 || x0 > w + 1 ? 'none' : '';
         o.node.style.left = x0 + 'px';
+        if (o.node.classList.contains('tl-mark') && o.node.style.display !== 'none') marks.push([x0, o.node]);
       } else {
         var x1 = u.valToPos(o.hi, 'x'), a = Math.max(0, x0), b = Math.min(w, x1);
         o.node.style.display = b <= a ? 'none' : '';
         o.node.style.left = a + 'px'; o.node.style.width = Math.max(2, b - a) + 'px';
       }
     });
+    marks.sort(function (p, q) { return p[0] - q[0]; }).forEach(function (m) { stack(m[1], m[0], rows); });
+  }
+  /* Markers that would overlap go one row further from the edge, so each can be hovered. */
+  function stack(node, x, rows) {
+    var bottom = node.classList.contains('tl-bottom'), lane = rows[bottom ? 'bottom' : 'top'];
+    var half = (node.offsetWidth || 40) / 2 + 2, row = 0;
+    while (row < lane.length && lane[row] > x - half) row++;
+    lane[row] = x + half;
+    node.style[bottom ? 'bottom' : 'top'] = (row * 17) + 'px';
   }
   function zoomTo(rid, i) {
     var r = byId[rid], f = r && r.findings[i];
