@@ -227,8 +227,8 @@
         tables.push(cols); col += cols.length - 1;
       } else if (s.lo) {
         tables.push([xs, scaled(s, 'hi'), scaled(s, 'lo'), scaled(s, 'values')]);
-        series.push({ label: 'baseline max', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true });
-        series.push({ label: 'baseline min', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true });
+        series.push({ label: 'baseline max', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true, tlEdge: true });
+        series.push({ label: 'baseline min', stroke: 'transparent', width: 0, points: { show: false }, spanGaps: true, tlEdge: true });
         series.push({ label: s.name + ' median', stroke: css('--base'), width: 1.2, dash: [5, 4], spanGaps: true });
         bands.push({ series: [col, col + 1], fill: css('--band') });
         col += 3;
@@ -278,6 +278,8 @@
       };
       var u = new uPlot(opts, pd.data, div);
       u.tl = { panel: p.id, runVals: pd.runVals, overlays: [] };
+      var rowsEl = u.root.querySelectorAll('.u-legend .u-series');
+      pd.series.forEach(function (sr, k) { if (sr.tlEdge && rowsEl[k]) rowsEl[k].style.display = 'none'; });
       plots.push(u);
       addOverlays(u, r, p);
     });
@@ -343,6 +345,7 @@
       if (o.hi === null) {
         o.node.style.display = x0 < -1 || x0 > w + 1 ? 'none' : '';
         o.node.style.left = x0 + 'px';
+        o.node.style.transform = x0 > w - 50 ? 'translateX(-100%)' : x0 < 30 ? 'none' : '';
         if (o.node.classList.contains('tl-mark') && o.node.style.display !== 'none') marks.push([x0, o.node]);
       } else {
         var x1 = u.valToPos(o.hi, 'x'), a = Math.max(0, x0), b = Math.min(w, x1);
@@ -355,9 +358,10 @@
   /* Markers that would overlap go one row further from the edge, so each can be hovered. */
   function stack(node, x, rows) {
     var bottom = node.classList.contains('tl-bottom'), lane = rows[bottom ? 'bottom' : 'top'];
-    var half = (node.offsetWidth || 40) / 2 + 2, row = 0;
-    while (row < lane.length && lane[row] > x - half) row++;
-    lane[row] = x + half;
+    var wd = (node.offsetWidth || 40) + 4, t = node.style.transform;
+    var left = t === 'none' ? x : t ? x - wd : x - wd / 2, row = 0;
+    while (row < lane.length && lane[row] > left) row++;
+    lane[row] = left + wd;
     node.style[bottom ? 'bottom' : 'top'] = (row * 17) + 'px';
   }
   function zoomTo(rid, i) {
