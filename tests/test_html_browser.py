@@ -211,3 +211,18 @@ def test_severity_is_not_colour_alone(watched: PageWatch) -> None:
         t.split()[0] in "▲◆●" and t.split()[1] in ("FAIL", "WARN", "NOTE")
         for t in texts
     )
+
+
+def test_notebook_repr_renders_inside_its_iframe(
+    browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    shown = doctor([Path("examples/plain-diverged")], Options())._repr_html_()
+    w = PageWatch(browser)
+    w.page.set_content(f"<html><body><h1>notebook</h1>{shown}</body></html>")
+    frame = w.page.frame_locator("iframe")
+    frame.locator(".tl-finding").first.wait_for()
+    assert "TL010" in frame.locator(".tl-finding").first.inner_text()
+    assert frame.locator(".tl-panel canvas").count() >= 2
+    assert w.errors == []
+    w.page.close()
