@@ -292,3 +292,16 @@ def test_best_model_checkpoint_is_marked() -> None:
     } in rep["marks"]
     run.meta["best_global_step"] = 150
     assert page_data(_result(judge_run(run)))["reports"][0]["marks"][0]["step"] == 150
+
+
+def test_baseline_curve_named_after_the_baseline_that_has_the_role() -> None:
+    run = _run("run", 200, 1.0)
+    run.series["grad_norm"] = Series("grad_norm", np.arange(1, 201.0), np.ones(200))
+    without, with_gn = _run("b0", 200, 1.0), _run("b1", 200, 1.0)
+    with_gn.series["gn"] = Series("gn", np.arange(1, 201.0), np.ones(200))
+    with_gn.roles["grad_norm"] = "gn"
+    curves = comparison_curves(run, [without, with_gn], align(run, [without, with_gn]))
+    assert (
+        curves["baseline:grad_norm"]["name"] == "baseline gn"
+        and curves["baseline:loss"]["runs"] == 2
+    )

@@ -26,18 +26,21 @@ def comparison_curves(
     for role in CURVE_ROLES:
         if role not in out:
             continue
-        placed = [_placed(run, b, role, al) for b in baselines]
-        placed = [p for p in placed if p is not None]
+        placed = [
+            p for p in (_placed(run, b, role, al) for b in baselines) if p is not None
+        ]
         if len(placed) == 1:
-            out[f"baseline:{role}"] = _single(placed[0], baselines[0].get(role).name)
+            out[f"baseline:{role}"] = _single(placed[0])
         elif placed:
-            out[f"baseline:{role}"] = _band(placed, role)
+            out[f"baseline:{role}"] = _band(placed)
     return out
 
 
-def _placed(
-    run: Run, base: Run, role: str, al: Alignment
-) -> tuple[np.ndarray, np.ndarray] | None:
+Placed = tuple[np.ndarray, np.ndarray, str]
+
+
+def _placed(run: Run, base: Run, role: str, al: Alignment) -> Placed | None:
+    """(positions on the run's step axis, values, series name) of one baseline run's ``role``."""
     s = base.get(role)
     if s is None or not len(s):
         return None
@@ -45,13 +48,13 @@ def _placed(
     if al.mode != "step":
         x = x * (al.lengths.get(run.source) or 1.0)
     order = np.argsort(x, kind="stable")
-    return x[order], np.asarray(s.values, dtype=np.float64)[order]
+    return x[order], np.asarray(s.values, dtype=np.float64)[order], s.name
 
 
-def _single(placed: tuple[np.ndarray, np.ndarray], name: str) -> dict[str, Any]:
+def _single(placed: Placed) -> dict[str, Any]:
     from ..downsample import minmax_downsample
 
-    x, v = placed
+    x, v, name = placed
     steps, values = minmax_downsample(x, v, 1000)
     return {
         "name": f"baseline {name}",
@@ -62,17 +65,17 @@ def _single(placed: tuple[np.ndarray, np.ndarray], name: str) -> dict[str, Any]:
     }
 
 
-def _band(placed: list[tuple[np.ndarray, np.ndarray]], role: str) -> dict[str, Any]:
-    lo = max(float(x[0]) for x, _ in placed)
-    hi = min(float(x[-1]) for x, _ in placed)
+def _band(placed: list[Placed]) -> dict[str, Any]:
+    lo = max(float(x[0]) for x, _v, _n in placed)
+    hi = min(float(x[-1]) for x, _v, _n in placed)
     if hi <= lo:
         lo, hi = (
-            min(float(x[0]) for x, _ in placed),
-            max(float(x[-1]) for x, _ in placed),
+            min(float(x[0]) for x, _v, _n in placed),
+            max(float(x[-1]) for x, _v, _n in placed),
         )
     grid = np.linspace(lo, hi, BAND_POINTS)
     rows = []
-    for x, v in placed:
+    for x, v, _n in placed:
         ok = np.isfinite(v)
         rows.append(
             np.interp(grid, x[ok], v[ok]) if ok.any() else np.full(len(grid), np.nan)

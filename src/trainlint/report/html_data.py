@@ -81,11 +81,13 @@ def _points(report: Report) -> int | None:
 
 
 def _sparkline(curve: dict[str, Any] | None) -> str:
+    import numpy as np
+
     from ..downsample import sparkline
 
     if not curve or not curve.get("values"):
         return ""
-    return sparkline([_num(v) for v in curve["values"]], 24)
+    return sparkline(np.array([_num(v) for v in curve["values"]]), 24)
 
 
 def _num(v: Any) -> float:
@@ -257,7 +259,9 @@ def encode(
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """Steps as deltas from the previous one; values in units of 10**exp rounded to ``digits``
     significant digits (non-finite ones as null, their steps listed apart)."""
-    dsteps, out, bad = [], [], []
+    dsteps: list[Any] = []
+    out: list[Any] = []
+    bad: list[Any] = []
     prev, unit = 0.0, 10.0**exp
     for s, v in zip(steps, values):
         s = float(s)
