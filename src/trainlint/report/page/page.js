@@ -238,7 +238,11 @@
         col += 1;
       }
     });
-    series.forEach(function (sr) { sr.value = function (u, v) { return v == null ? '-' : fmt(v); }; });
+    var bg = css('--bg');
+    series.forEach(function (sr, k) {
+      sr.value = function (u, v) { return v == null ? '-' : fmt(v); };
+      if (k > 0 && !sr.points) sr.points = { fill: bg };
+    });
     var data = tables.length === 1 ? tables[0] : uPlot.join(tables);
     return { data: data, series: series, bands: bands, runVals: runVals };
   }
