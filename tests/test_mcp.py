@@ -392,7 +392,8 @@ def test_a_crash_while_judging_is_not_checked(tmp_path):
     from trainlint.integrations.mcp_server import Session
 
     session = Session(resolve_roots([tmp_path]), timeout=60, memory_gb=None)
-    env = anyio.run(session.judge, "doctor", {"paths": 5})  # a bad job: the child raises
+    # A job no tool call can produce (the SDK validates arguments): the child raises.
+    env = anyio.run(session.judge, "doctor", {"paths": 5})
     assert env["verdict"] == "NOT-CHECKED" and env["exit_code"] == 2
     assert env["reason"].startswith("TypeError")
 
