@@ -288,6 +288,31 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
     )
 
 
+@needs_mcp
+def test_a_config_under_the_root_applies_and_one_above_it_does_not(tmp_path):
+    inner = tmp_path / "inner"
+    (inner / "own").mkdir(parents=True)
+    (inner / "plain").mkdir()
+    diverged = (ROOT / "examples" / "plain-diverged" / "metrics.jsonl").read_text()
+    for sub in ("own", "plain"):
+        (inner / sub / "metrics.jsonl").write_text(diverged)
+    (inner / "own" / "trainlint.toml").write_text('ignore = ["TL010"]\n')
+    (tmp_path / "trainlint.toml").write_text('ignore = ["TL0"]\n')  # above the root
+
+    async def body(s):
+        return await s.call_tool("doctor", {"paths": ["metrics.jsonl"]})
+
+    own = run_session(body, inner / "own", inner / "plain")
+    assert outcome(own.structured_content) == outcome(
+        cli_json(["doctor", "metrics.jsonl"], inner / "own")
+    )
+    assert "TL010" not in json.dumps(own.structured_content["reports"][0]["findings"])
+
+    res = run_session(body, inner / "plain")
+    codes = [f["code"] for f in res.structured_content["reports"][0]["findings"]]
+    assert codes == ["TL010"]  # the config above the root was not read
+
+
 def _safetensors(path: Path) -> None:
     header = json.dumps(
         {"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}

@@ -33,6 +33,7 @@ from ..report.brief import brief, series_brief
 from ..verdict import Result
 from .mcp_worker import Refused, confine, resolve_roots
 
+MAX_PARALLEL = 2  # judging processes at once; further calls wait their turn
 READ_ONLY = ToolAnnotations(
     read_only_hint=True,
     destructive_hint=False,
@@ -72,6 +73,7 @@ class Session:
         self.timeout = timeout
         self.memory_gb = memory_gb
         self.reports: dict[str, dict[str, Any]] = {}
+        self._limiter: anyio.CapacityLimiter | None = None
 
     def check(self, raw: str | None) -> None:
         """Refuse a path outside the roots before starting a child (the child checks again)."""
@@ -88,7 +90,11 @@ class Session:
             "roots": [str(r) for r in self.roots],
             "memory_gb": self.memory_gb,
         }
-        answer = await anyio.to_thread.run_sync(partial(self._spawn, job))
+        if self._limiter is None:  # created inside the event loop
+            self._limiter = anyio.CapacityLimiter(MAX_PARALLEL)
+        answer = await anyio.to_thread.run_sync(
+            partial(self._spawn, job), limiter=self._limiter
+        )
         if "error" in answer:
             raise ToolError(answer["error"])
         if "envelope" not in answer:

@@ -83,13 +83,23 @@ def check_links(path: Path, roots: Sequence[Path], limit: int = 200_000) -> None
 
 
 def options(
-    select: Sequence[str] = (), ignore: Sequence[str] = (), **fields: Any
+    roots: Sequence[Path],
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    **fields: Any,
 ) -> Any:
-    """api.Options with the nearest config file's settings (as the CLI) plus select/ignore."""
+    """api.Options with the settings of the nearest config file (trainlint.toml, or
+    pyproject.toml with [tool.trainlint]) above the first root, as the CLI finds it from
+    its working folder, but only one that lies under a root; plus select/ignore."""
     from .. import api
-    from ..config import load_settings
+    from ..config import ConfigError, find_config, load_settings
 
-    settings = load_settings()
+    found = find_config(roots[0])
+    inside = found is not None and any(r in found.resolve().parents for r in roots)
+    try:
+        settings = load_settings(found if inside else None, discover=False)
+    except ConfigError as exc:
+        raise Refused(f"config {found}: {exc}") from None
     changes: dict[str, Any] = {}
     if select:
         changes["select"] = list(select)
@@ -204,6 +214,7 @@ def job_doctor(args: dict[str, Any], roots: Sequence[Path]) -> Any:
 
     paths = _locals(args.get("paths") or ["."], roots)
     opts = options(
+        roots,
         args.get("select") or (),
         args.get("ignore") or (),
         baseline=tuple(_locals(args.get("baseline"), roots)),
@@ -220,7 +231,7 @@ def job_compare(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     runs = _locals(args.get("runs"), roots)
     if not baseline or not runs:
         raise Refused("compare needs a baseline and at least one run")
-    return api.compare(baseline, runs, options(baseline=baseline))
+    return api.compare(baseline, runs, options(roots, baseline=baseline))
 
 
 def job_inspect_checkpoint(args: dict[str, Any], roots: Sequence[Path]) -> Any:
@@ -228,7 +239,7 @@ def job_inspect_checkpoint(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     if not paths:
         raise Refused("inspect_checkpoint needs at least one path")
     return _api(
-        "inspect_checkpoint", _inspect_checkpoint_adapter, paths, options=options()
+        "inspect_checkpoint", _inspect_checkpoint_adapter, paths, options=options(roots)
     )
 
 
@@ -239,7 +250,7 @@ def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
         "check_dataset",
         _check_dataset_adapter,
         path,
-        options=options(tokenizer=tokenizer),
+        options=options(roots, tokenizer=tokenizer),
         tokenizer=tokenizer,
         max_length=args.get("max_length"),
     )
@@ -247,7 +258,7 @@ def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
 
 def job_check_tokenizer(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     path = Path(_local(args["path"], roots))
-    return _api("check_tokenizer", _check_tokenizer_adapter, path, options=options())
+    return _api("check_tokenizer", _check_tokenizer_adapter, path, options=options(roots))
 
 
 def confine_entrypoint(entrypoint: str, roots: Sequence[Path]) -> str:
@@ -278,7 +289,7 @@ def job_check_environment(args: dict[str, Any], roots: Sequence[Path]) -> Any:
         "check_environment",
         _check_environment_adapter,
         entrypoint=entrypoint,
-        options=options(),
+        options=options(roots),
         timeout=timeout,
     )
 
