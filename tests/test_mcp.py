@@ -436,3 +436,21 @@ def test_cli_start_up_loads_neither_numpy_nor_mcp():
         env=_env(),
     )
     assert out.returncode == 0 and out.stdout.strip() == "", out.stderr
+
+
+def test_the_agent_docs_name_real_rules():
+    import re
+
+    from trainlint.registry import REGISTRY
+
+    for doc in (
+        ROOT / "docs" / "agent-skill" / "SKILL.md",
+        ROOT / "docs" / "agents.md",
+    ):
+        text = doc.read_text()
+        for code in set(re.findall(r"\bTL\d{3}\b", text)):
+            assert REGISTRY.get(code) is not None, f"{doc.name}: {code}"
+        for code, name in re.findall(r"\b(TL\d{3}) ([a-z0-9]+(?:-[a-z0-9]+)+)\b", text):
+            assert REGISTRY.get(code).name == name, f"{doc.name}: {code} is not {name}"
+    skill = (ROOT / "docs" / "agent-skill" / "SKILL.md").read_text()
+    assert skill.startswith("---\nname: trainlint\ndescription: ")
