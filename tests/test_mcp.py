@@ -41,6 +41,16 @@ needs_mcp = pytest.mark.skipif(
 )
 
 
+def valid(envelope: dict) -> dict:
+    """The envelope, after checking it against the published JSON schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(
+        (SRC / "trainlint" / "schema" / "report.schema.json").read_text()
+    )
+    jsonschema.validate(envelope, schema)
+    return envelope
+
+
 def _env() -> dict[str, str]:
     return {
         "PYTHONPATH": os.pathsep.join(
@@ -120,7 +130,7 @@ def test_tools_listed_and_doctor_agrees_with_the_cli():
     assert tools["doctor"].annotations.read_only_hint is True
     cli = cli_json(["doctor", "examples"], ROOT)
     assert not res.is_error
-    env = res.structured_content
+    env = valid(res.structured_content)
     assert outcome(env) == outcome(cli)
     assert (
         (env["verdict"], env["exit_code"])
@@ -177,9 +187,10 @@ def test_series_downsampled_keeps_the_spike_and_the_nan(tmp_path):
 
     res = run_session(body, tmp_path)
     assert not res.is_error, texts(res)
-    env = res.structured_content
-    (curve,) = env["series"]
-    assert curve["role"] == "loss" and curve["points"] == 5000
+    env = valid(res.structured_content)
+    assert list(env["curves"]) == ["loss"]
+    curve = env["curves"]["loss"]
+    assert curve["name"] == "loss" and curve["points"] == 5000
     assert 20 <= curve["kept"] <= 200 == env["max_points"]
     assert len(curve["steps"]) == len(curve["values"]) == curve["kept"]
     at = dict(zip(curve["steps"], curve["values"]))
@@ -278,7 +289,7 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
     *hostile, last = run_session(body, tmp_path)
     for res in hostile:
         assert not res.is_error, texts(res)
-        env = res.structured_content
+        env = valid(res.structured_content)
         assert env["verdict"] == "NOT-CHECKED" and env["exit_code"] == 2, env
         assert all(r["reason"] for r in env["reports"])
     assert "RecursionError" in hostile[1].structured_content["reports"][0]["reason"]

@@ -258,7 +258,9 @@ def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
 
 def job_check_tokenizer(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     path = Path(_local(args["path"], roots))
-    return _api("check_tokenizer", _check_tokenizer_adapter, path, options=options(roots))
+    return _api(
+        "check_tokenizer", _check_tokenizer_adapter, path, options=options(roots)
+    )
 
 
 def confine_entrypoint(entrypoint: str, roots: Sequence[Path]) -> str:
@@ -295,7 +297,8 @@ def job_check_environment(args: dict[str, Any], roots: Sequence[Path]) -> Any:
 
 
 def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
-    """The run's role series, each min/max-downsampled to at most ``max_points`` points."""
+    """The run's role series, each min/max-downsampled to at most ``max_points`` points, in
+    the shape of ``Report.curves``: ``curves[role] = {name, points, kept, steps, values}``."""
     from .. import api
     from ..downsample import minmax_downsample
     from ..readers import ReadError
@@ -310,7 +313,8 @@ def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
             command="series", reports=[Report(path, "log", unjudged=str(exc))]
         )
     wanted = list(args.get("roles") or run.roles)
-    curves, missing = [], []
+    curves: dict[str, dict[str, Any]] = {}
+    missing = []
     for role in wanted:
         name = run.roles.get(role)
         if name is None or name not in run.series:
@@ -318,21 +322,18 @@ def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
             continue
         s = run.series[name]
         steps, values = minmax_downsample(s.steps, s.values, max_points)
-        curves.append(
-            {
-                "role": role,
-                "name": name,
-                "points": len(s),
-                "kept": len(values),
-                "steps": [_num(x) for x in steps],
-                "values": [float(v) for v in values],
-            }
-        )
+        curves[role] = {
+            "name": name,
+            "points": len(s),
+            "kept": len(values),
+            "steps": [_num(x) for x in steps],
+            "values": [float(v) for v in values],
+        }
     extra = {
         "source": run.source,
         "format": run.format,
         "max_points": max_points,
-        "series": curves,
+        "curves": curves,
         "roles_missing": missing,
         "roles": dict(run.roles),
     }

@@ -76,10 +76,10 @@ def series_brief(envelope: dict[str, Any]) -> str:
         f"{envelope.get('max_points')} points per curve, min/max of each bucket kept"
     )
     lines = [head]
-    for c in envelope.get("series", []):
+    for role, c in (envelope.get("curves") or {}).items():
         bad = sum(1 for v in c["values"] if isinstance(v, str))
         lines.append(
-            f"- {c['role']} ({c['name']}): {c['points']} points read, {c['kept']} kept"
+            f"- {role} ({c['name']}): {c['points']} points read, {c['kept']} kept"
             + (f", {bad} non-finite kept" if bad else "")
         )
     if envelope.get("roles_missing"):
