@@ -465,3 +465,18 @@ def test_the_agent_docs_name_real_rules():
             assert REGISTRY.get(code).name == name, f"{doc.name}: {code} is not {name}"
     skill = (ROOT / "docs" / "agent-skill" / "SKILL.md").read_text()
     assert skill.startswith("---\nname: trainlint\ndescription: ")
+
+
+def test_without_the_sdk_the_command_says_how_to_get_it():
+    code = "import sys; sys.modules['mcp'] = None; from trainlint.cli import main; main(['mcp'])"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert out.returncode == 2
+    assert (
+        "pip install 'trainlint[mcp]'" in out.stderr and "Traceback" not in out.stderr
+    )

@@ -10,6 +10,7 @@ the core imports this module.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -39,6 +40,9 @@ READ_ONLY = ToolAnnotations(
     destructive_hint=False,
     idempotent_hint=True,
     open_world_hint=False,
+)
+ENVIRONMENT = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, open_world_hint=False
 )
 COMMANDS = {
     "doctor": "doctor",
@@ -204,26 +208,46 @@ def build_server(
     server = MCPServer(
         "trainlint", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
-    _judging_tools(server, session)
-    _other_tools(server, session)
+    tools = Tools(server, session)
+    for fn in (
+        tools.doctor,
+        tools.compare,
+        tools.inspect_checkpoint,
+        tools.check_dataset,
+        tools.check_tokenizer,
+        tools.series,
+        tools.explain,
+        tools.check_environment,
+    ):
+        # check_environment is not idempotent: free memory and disk change between calls.
+        hints = READ_ONLY if fn != tools.check_environment else ENVIRONMENT
+        server.add_tool(
+            fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints
+        )
     _rules_resource(server)
     return server
 
 
-def _judging_tools(server: MCPServer, session: Session) -> None:
-    async def judged(
-        tool: str, args: dict[str, Any], ctx: Context | None
+class Tools:
+    """The tools; each method's signature and docstring are what the agent sees."""
+
+    def __init__(self, server: MCPServer, session: Session) -> None:
+        self.server = server
+        self.session = session
+
+    async def _judged(
+        self, tool: str, args: dict[str, Any], ctx: Context | None
     ) -> CallToolResult:
         for key in ("paths", "baseline", "runs", "path", "dataset", "tokenizer"):
             values = args.get(key)
             for raw in [values] if isinstance(values, str) else (values or []):
-                session.check(raw)
-        envelope = await session.judge(tool, args)
-        await _publish(server, session, envelope, ctx)
+                self.session.check(raw)
+        envelope = await self.session.judge(tool, args)
+        await _publish(self.server, self.session, envelope, ctx)
         return _answer(envelope, brief(envelope))
 
-    @server.tool(annotations=READ_ONLY)
     async def doctor(
+        self,
         paths: Paths,
         select: list[str] | None = None,
         ignore: list[str] | None = None,
@@ -236,84 +260,66 @@ def _judging_tools(server: MCPServer, session: Session) -> None:
         paths and judge each, like `trainlint doctor PATHS --format json`. select/ignore: rule codes,
         prefixes or categories. baseline: known-good run(s) every log is also compared with.
         dataset/tokenizer: the run's training data and tokenizer folder."""
-        return await judged(
-            "doctor",
-            {
-                "paths": paths,
-                "select": select,
-                "ignore": ignore,
-                "baseline": baseline,
-                "dataset": dataset,
-                "tokenizer": tokenizer,
-            },
-            ctx,
-        )
+        args = {
+            "paths": paths,
+            "select": select,
+            "ignore": ignore,
+            "baseline": baseline,
+            "dataset": dataset,
+            "tokenizer": tokenizer,
+        }
+        return await self._judged("doctor", args, ctx)
 
-    @server.tool(annotations=READ_ONLY)
     async def compare(
-        baseline: Paths, runs: Paths, ctx: Context | None = None
+        self, baseline: Paths, runs: Paths, ctx: Context | None = None
     ) -> CallToolResult:
         """Compare each run (a log, or every log under a folder) with known-good baseline run(s),
         like `trainlint compare BASELINE RUN... --format json`; the table is in `table`."""
-        return await judged("compare", {"baseline": baseline, "runs": runs}, ctx)
+        return await self._judged("compare", {"baseline": baseline, "runs": runs}, ctx)
 
-    @server.tool(annotations=READ_ONLY)
     async def inspect_checkpoint(
-        paths: Paths, ctx: Context | None = None
+        self, paths: Paths, ctx: Context | None = None
     ) -> CallToolResult:
         """Inspect checkpoints without executing them (integrity, tensor values, what loading
         would import), like `trainlint ckpt PATHS --format json`; two paths also give drift."""
-        return await judged("inspect_checkpoint", {"paths": paths}, ctx)
+        return await self._judged("inspect_checkpoint", {"paths": paths}, ctx)
 
-    @server.tool(annotations=READ_ONLY)
     async def check_dataset(
+        self,
         path: Annotated[
             str, Field(description="Dataset file or folder under the roots.")
         ],
         tokenizer: OptPath = None,
-        max_length: int | None = None,
+        max_length: Annotated[int | None, Field(ge=1)] = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
         """Preflight a training dataset (JSONL, JSON, CSV, Parquet, save_to_disk folder), like
         `trainlint data PATH --format json`; tokenizer: a tokenizer folder for token statistics."""
-        return await judged(
-            "check_dataset",
-            {"path": path, "tokenizer": tokenizer, "max_length": max_length},
-            ctx,
-        )
+        args = {"path": path, "tokenizer": tokenizer, "max_length": max_length}
+        return await self._judged("check_dataset", args, ctx)
 
-    @server.tool(annotations=READ_ONLY)
     async def check_tokenizer(
+        self,
         path: Annotated[str, Field(description="Tokenizer folder under the roots.")],
         ctx: Context | None = None,
     ) -> CallToolResult:
         """Preflight a tokenizer folder (tokenizer.json, tokenizer_config.json, ...), like
         `trainlint tokenizer FOLDER --format json`."""
-        return await judged("check_tokenizer", {"path": path}, ctx)
+        return await self._judged("check_tokenizer", {"path": path}, ctx)
 
-    @server.tool(
-        annotations=ToolAnnotations(
-            read_only_hint=True, destructive_hint=False, open_world_hint=False
-        )
-    )
     async def check_environment(
-        entrypoint: str | None = None, ctx: Context | None = None
+        self, entrypoint: str | None = None, ctx: Context | None = None
     ) -> CallToolResult:
         """Judge this machine (resources, accelerators, versions) before training, like `trainlint
         env --format json`. entrypoint: a training script under the roots, or a dotted module whose
         file lies under the first root; it is imported in a separate child process (its import-time
         code runs there, as on the CLI)."""
-        limit = max(5.0, min(120.0, session.timeout - 20.0))
-        return await judged(
-            "check_environment",
-            {"entrypoint": entrypoint, "entrypoint_timeout": limit},
-            ctx,
-        )
+        limit = max(5.0, min(120.0, self.session.timeout - 20.0))
+        args = {"entrypoint": entrypoint, "entrypoint_timeout": limit}
+        return await self._judged("check_environment", args, ctx)
 
-
-def _other_tools(server: MCPServer, session: Session) -> None:
-    @server.tool(annotations=READ_ONLY)
     async def series(
+        self,
         path: Annotated[
             str, Field(description="A log file or run folder under the roots.")
         ],
@@ -323,14 +329,13 @@ def _other_tools(server: MCPServer, session: Session) -> None:
         """The run's metric series by role (loss, eval_loss, learning_rate, grad_norm, ...), each
         downsampled to at most max_points points keeping every bucket's min and max and every
         NaN/Inf (non-finite values are the strings "NaN", "Infinity"). Default: every mapped role."""
-        session.check(path)
-        envelope = await session.judge(
-            "series", {"path": path, "roles": roles, "max_points": max_points}
-        )
+        self.session.check(path)
+        args = {"path": path, "roles": roles, "max_points": max_points}
+        envelope = await self.session.judge("series", args)
         return _answer(envelope, series_brief(envelope))
 
-    @server.tool(annotations=READ_ONLY)
     def explain(
+        self,
         code: Annotated[
             str, Field(description="A rule code (TL010) or name (loss-diverged).")
         ],
