@@ -324,9 +324,9 @@ def test_a_config_under_the_root_applies_and_one_above_it_does_not(tmp_path):
     assert codes == ["TL010"]  # the config above the root was not read
 
 
-def _safetensors(path: Path) -> None:
+def _safetensors(path: Path, key: str = "w") -> None:
     header = json.dumps(
-        {"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
+        {key: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
     ).encode()
     path.write_bytes(
         struct.pack("<Q", len(header)) + header + struct.pack("<2f", 1.0, float("nan"))
@@ -336,6 +336,7 @@ def _safetensors(path: Path) -> None:
 @needs_mcp
 def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_path):
     _safetensors(tmp_path / "model.safetensors")
+    _safetensors(tmp_path / "other.safetensors", key="v")
     rows = [{"text": f"row {i % 40} of the data"} for i in range(120)]
     (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "tok").mkdir()
@@ -350,13 +351,22 @@ def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_pat
             await s.call_tool("check_dataset", {"path": "train.jsonl"}),
             await s.call_tool("check_tokenizer", {"path": "tok"}),
             await s.call_tool("check_environment", {"entrypoint": "train.py"}),
+            await s.call_tool(
+                "check_dataset", {"path": "train.jsonl", "tokenizer": "tok"}
+            ),
+            await s.call_tool(
+                "inspect_checkpoint",
+                {"paths": ["model.safetensors", "other.safetensors"]},
+            ),
         ]
 
-    ckpt, data, tok, envc = run_session(body, tmp_path)
+    ckpt, data, tok, envc, data_tok, drift = run_session(body, tmp_path)
     pairs = [
         (ckpt, ["ckpt", "model.safetensors"]),
         (data, ["data", "train.jsonl"]),
         (tok, ["tokenizer", "tok"]),
+        (data_tok, ["data", "train.jsonl", "--tokenizer", "tok"]),
+        (drift, ["ckpt", "model.safetensors", "other.safetensors"]),
     ]
     for res, args in pairs:
         assert not res.is_error, texts(res)
@@ -367,6 +377,13 @@ def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_pat
         f["code"] == "TL244" for f in tok.structured_content["reports"][0]["findings"]
     )
     assert ckpt.structured_content["verdict"] == "FAIL"  # the NaN weight
+    assert [r["kind"] for r in data_tok.structured_content["reports"]] == [
+        "dataset",
+        "tokenizer",
+    ]
+    assert "TL330" in {
+        f["code"] for r in drift.structured_content["reports"] for f in r["findings"]
+    }
     groups = {r["format"]: r for r in envc.structured_content["reports"]}
     assert {"entrypoint", "resources", "accelerators", "versions"} <= set(groups)
     assert groups["entrypoint"]["verdict"] == "PASS"

@@ -343,20 +343,30 @@ class Tools:
         """A rule's explanation, thresholds (names and defaults, as in `--threshold CODE.NAME=V`)
         and what to try, like `trainlint rules CODE`."""
         from ..registry import REGISTRY
-        from ..rulesdoc import rule_dict, rule_markdown
 
+        docs = _rule_docs()
         rule = REGISTRY.get(code.strip())
         if rule is None:
             raise ToolError(
                 f"no rule {code!r}; the trainlint://rules resource lists them"
             )
-        info = rule_dict(rule)
+        info = docs.rule_dict(rule)
         info["try"] = _what_to_try(rule.explanation)
         envelope = Result(command="rules", extra={"rules": [info]}).to_dict()
-        text = rule_markdown(rule) + (
+        text = docs.rule_markdown(rule) + (
             f"\nWhat to try: {info['try']}\n" if info["try"] else ""
         )
         return _answer(envelope, text)
+
+
+def _rule_docs() -> Any:
+    """The module with rule_dict/rule_markdown: ``report.rules`` after the architecture
+    change, ``rulesdoc`` before it (the fallback can go once both branches are merged)."""
+    try:
+        from ..report import rules
+    except ImportError:
+        from .. import rulesdoc as rules
+    return rules
 
 
 def _what_to_try(explanation: str) -> str | None:
@@ -376,7 +386,8 @@ def _rules_resource(server: MCPServer) -> None:
     )
     def rules() -> str:
         from ..registry import REGISTRY
-        from ..rulesdoc import rule_dict
+
+        rule_dict = _rule_docs().rule_dict
 
         out = Result(
             command="rules", extra={"rules": [rule_dict(r) for r in REGISTRY.all()]}

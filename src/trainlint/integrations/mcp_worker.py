@@ -127,20 +127,20 @@ def _api(name: str, adapter: Callable[..., Any], *args: Any, **kwargs: Any) -> A
 
 # Adapters over today's judging functions, used while trainlint.api lacks the function
 # (the architecture change adds api.inspect_checkpoint / check_dataset / check_tokenizer /
-# check_environment; then these can go).
+# check_environment with these signatures; once merged, the adapters and _api can go and
+# the jobs call the API directly).
 
 
-def _inspect_checkpoint_adapter(paths: Sequence[Path], options: Any) -> Any:
+def _inspect_checkpoint_adapter(
+    paths: Sequence[Path], options: Any, diff: bool = False
+) -> Any:
     from ..checkpoint.cli_support import run_ckpt
 
-    return run_ckpt(paths, options.settings, None, None, False, len(paths) == 2)
+    return run_ckpt(paths, options.settings, None, None, False, diff)
 
 
 def _check_dataset_adapter(
-    path: Path,
-    options: Any,
-    tokenizer: Path | None = None,
-    max_length: int | None = None,
+    path: Path, options: Any, max_length: int | None = None
 ) -> Any:
     from ..dataset.judge import judge_dataset
     from ..verdict import Report, Result
@@ -151,6 +151,7 @@ def _check_dataset_adapter(
             Report(source=str(path), kind="dataset", unjudged="no such file or folder")
         )
         return result
+    tokenizer = options.tokenizer
     result.reports.extend(
         judge_dataset(path, tokenizer, max_length, None, options.settings)
     )
@@ -178,9 +179,15 @@ def _check_tokenizer_adapter(path: Path, options: Any) -> Any:
     )
 
 
-def _check_environment_adapter(
-    entrypoint: str | None, options: Any, timeout: float = 120.0
-) -> Any:
+def _check_environment(entrypoint: str | None, options: Any, timeout: float) -> Any:
+    """api.check_environment(api.EnvOptions(...), options) when the API has both, else today's
+    envcheck.gather.env_result."""
+    from .. import api
+
+    env_options = getattr(api, "EnvOptions", None)
+    if hasattr(api, "check_environment") and env_options is not None:
+        env = env_options(entrypoint=entrypoint, timeout=timeout)
+        return api.check_environment(env, options)
     from ..envcheck import EnvOptions
     from ..envcheck.gather import env_result
 
@@ -239,7 +246,11 @@ def job_inspect_checkpoint(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     if not paths:
         raise Refused("inspect_checkpoint needs at least one path")
     return _api(
-        "inspect_checkpoint", _inspect_checkpoint_adapter, paths, options=options(roots)
+        "inspect_checkpoint",
+        _inspect_checkpoint_adapter,
+        paths,
+        options=options(roots),
+        diff=len(paths) == 2,  # as `trainlint ckpt A B` (--diff is its default)
     )
 
 
@@ -251,7 +262,6 @@ def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
         _check_dataset_adapter,
         path,
         options=options(roots, tokenizer=tokenizer),
-        tokenizer=tokenizer,
         max_length=args.get("max_length"),
     )
 
@@ -287,13 +297,7 @@ def job_check_environment(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     if entrypoint is not None:
         entrypoint = confine_entrypoint(str(entrypoint), roots)
     timeout = float(args.get("entrypoint_timeout") or 60.0)
-    return _api(
-        "check_environment",
-        _check_environment_adapter,
-        entrypoint=entrypoint,
-        options=options(roots),
-        timeout=timeout,
-    )
+    return _check_environment(entrypoint, options(roots), timeout)
 
 
 def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
