@@ -82,8 +82,8 @@ def outcome(envelope: dict) -> list[tuple[str, str, list[str]]]:
 
 
 @asynccontextmanager
-async def served(*roots: Path, timeout: float = 120):
-    args = ["-m", "trainlint", "mcp", "--timeout", str(timeout)]
+async def served(*roots: Path, extra: tuple[str, ...] = ()):
+    args = ["-m", "trainlint", "mcp", *extra]
     for r in roots:
         args += ["--root", str(r)]
     params = StdioServerParameters(
@@ -97,9 +97,9 @@ async def served(*roots: Path, timeout: float = 120):
         yield session
 
 
-def run_session(fn, *roots: Path, timeout: float = 120):
+def run_session(fn, *roots: Path, extra: tuple[str, ...] = ()):
     async def main():
-        async with served(*roots, timeout=timeout) as session:
+        async with served(*roots, extra=extra) as session:
             return await fn(session)
 
     return anyio.run(main)
@@ -286,7 +286,9 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
         out.append(await s.call_tool("doctor", {"paths": ["metrics.jsonl"]}))
         return out
 
-    *hostile, last = run_session(body, tmp_path)
+    *hostile, last = run_session(
+        body, tmp_path, extra=("--timeout", "60", "--max-memory", "2")
+    )
     for res in hostile:
         assert not res.is_error, texts(res)
         env = valid(res.structured_content)
@@ -497,3 +499,20 @@ def test_without_the_sdk_the_command_says_how_to_get_it():
     assert (
         "pip install 'trainlint[mcp]'" in out.stderr and "Traceback" not in out.stderr
     )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+def test_the_memory_limit_binds_the_judging_process():
+    code = (
+        "from trainlint.integrations.mcp_worker import _limit_memory\n"
+        "_limit_memory(0.5)\n"
+        "try:\n    bytearray(2**30)\nexcept MemoryError:\n    print('bounded')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert out.stdout.strip() == "bounded", out.stderr
