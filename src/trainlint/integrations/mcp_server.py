@@ -16,14 +16,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from contextlib import suppress
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -163,11 +162,11 @@ def report_uri(source: str) -> str:
 
 
 async def _publish(
-    server: MCPServer, session: Session, envelope: dict[str, Any], ctx: Context | None
+    server: MCPServer, session: Session, envelope: dict[str, Any]
 ) -> None:
-    """Make each judged input's last report a resource (new ones announced to the client)."""
+    """Make each judged input's last report a resource. The SDK's MCPServer advertises no
+    resources/listChanged, so none is sent: clients see new ones on their next listing."""
     known = {str(r.uri) for r in await server.list_resources()}
-    added = False
     for report in envelope.get("reports", []):
         source = report["source"]
         uri = report_uri(source)
@@ -183,11 +182,6 @@ async def _publish(
             )
         )
         known.add(uri)
-        added = True
-    if added and ctx is not None:
-        # A client gone or not listening still lists resources on demand.
-        with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await ctx.session.send_resource_list_changed()
 
 
 def _report_json(session: Session, source: str) -> str:
@@ -235,15 +229,13 @@ class Tools:
         self.server = server
         self.session = session
 
-    async def _judged(
-        self, tool: str, args: dict[str, Any], ctx: Context | None
-    ) -> CallToolResult:
+    async def _judged(self, tool: str, args: dict[str, Any]) -> CallToolResult:
         for key in ("paths", "baseline", "runs", "path", "dataset", "tokenizer"):
             values = args.get(key)
             for raw in [values] if isinstance(values, str) else (values or []):
                 self.session.check(raw)
         envelope = await self.session.judge(tool, args)
-        await _publish(self.server, self.session, envelope, ctx)
+        await _publish(self.server, self.session, envelope)
         return _answer(envelope, brief(envelope))
 
     async def doctor(
@@ -254,7 +246,6 @@ class Tools:
         baseline: list[str] | None = None,
         dataset: OptPath = None,
         tokenizer: OptPath = None,
-        ctx: Context | None = None,
     ) -> CallToolResult:
         """Find every training log (and dataset, tokenizer, checkpoint, training config) under the
         paths and judge each, like `trainlint doctor PATHS --format json`. select/ignore: rule codes,
@@ -268,21 +259,17 @@ class Tools:
             "dataset": dataset,
             "tokenizer": tokenizer,
         }
-        return await self._judged("doctor", args, ctx)
+        return await self._judged("doctor", args)
 
-    async def compare(
-        self, baseline: Paths, runs: Paths, ctx: Context | None = None
-    ) -> CallToolResult:
+    async def compare(self, baseline: Paths, runs: Paths) -> CallToolResult:
         """Compare each run (a log, or every log under a folder) with known-good baseline run(s),
         like `trainlint compare BASELINE RUN... --format json`; the table is in `table`."""
-        return await self._judged("compare", {"baseline": baseline, "runs": runs}, ctx)
+        return await self._judged("compare", {"baseline": baseline, "runs": runs})
 
-    async def inspect_checkpoint(
-        self, paths: Paths, ctx: Context | None = None
-    ) -> CallToolResult:
+    async def inspect_checkpoint(self, paths: Paths) -> CallToolResult:
         """Inspect checkpoints without executing them (integrity, tensor values, what loading
         would import), like `trainlint ckpt PATHS --format json`; two paths also give drift."""
-        return await self._judged("inspect_checkpoint", {"paths": paths}, ctx)
+        return await self._judged("inspect_checkpoint", {"paths": paths})
 
     async def check_dataset(
         self,
@@ -291,32 +278,28 @@ class Tools:
         ],
         tokenizer: OptPath = None,
         max_length: Annotated[int | None, Field(ge=1)] = None,
-        ctx: Context | None = None,
     ) -> CallToolResult:
         """Preflight a training dataset (JSONL, JSON, CSV, Parquet, save_to_disk folder), like
         `trainlint data PATH --format json`; tokenizer: a tokenizer folder for token statistics."""
         args = {"path": path, "tokenizer": tokenizer, "max_length": max_length}
-        return await self._judged("check_dataset", args, ctx)
+        return await self._judged("check_dataset", args)
 
     async def check_tokenizer(
         self,
         path: Annotated[str, Field(description="Tokenizer folder under the roots.")],
-        ctx: Context | None = None,
     ) -> CallToolResult:
         """Preflight a tokenizer folder (tokenizer.json, tokenizer_config.json, ...), like
         `trainlint tokenizer FOLDER --format json`."""
-        return await self._judged("check_tokenizer", {"path": path}, ctx)
+        return await self._judged("check_tokenizer", {"path": path})
 
-    async def check_environment(
-        self, entrypoint: str | None = None, ctx: Context | None = None
-    ) -> CallToolResult:
+    async def check_environment(self, entrypoint: str | None = None) -> CallToolResult:
         """Judge this machine (resources, accelerators, versions) before training, like `trainlint
         env --format json`. entrypoint: a training script under the roots, or a dotted module whose
         file lies under the first root; it is imported in a separate child process (its import-time
         code runs there, as on the CLI)."""
         limit = max(5.0, min(120.0, self.session.timeout - 20.0))
         args = {"entrypoint": entrypoint, "entrypoint_timeout": limit}
-        return await self._judged("check_environment", args, ctx)
+        return await self._judged("check_environment", args)
 
     async def series(
         self,
