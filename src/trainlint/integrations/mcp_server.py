@@ -345,11 +345,12 @@ class Tools:
 def _rule_docs() -> Any:
     """The module with rule_dict/rule_markdown: ``report.rules`` after the architecture
     change, ``rulesdoc`` before it (the fallback can go once both branches are merged)."""
+    import importlib
+
     try:
-        from ..report import rules
+        return importlib.import_module("..report.rules", __package__)
     except ImportError:
-        from .. import rulesdoc as rules
-    return rules
+        return importlib.import_module("..rulesdoc", __package__)
 
 
 def _what_to_try(explanation: str) -> str | None:
