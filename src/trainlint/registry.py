@@ -60,6 +60,8 @@ class Rule:
     thresholds: tuple[Threshold, ...]
     check: Callable[[Context], Iterable[Finding] | Finding | None]
     requires: tuple[str, ...] = ()
+    whole_run: bool = False  # a log rule judged once on the whole run, not per resumed segment
+    group: str | None = None  # environment rules: the report group (entrypoint, resources, ...)
 
     def threshold_defaults(self) -> dict[str, float]:
         return {t.name: t.default for t in self.thresholds}
@@ -91,8 +93,8 @@ class _Registry:
         if self._loaded:
             return
         self._loaded = True
-        from . import rules as pkg
-
+        # Rules are plugins loaded by name: the registry sits below the rules that register with it.
+        pkg = importlib.import_module(f"{__package__}.rules")
         for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{pkg.__name__}.{mod.name}")
@@ -116,13 +118,18 @@ REGISTRY = _Registry()
 
 def rule(*, code: str, name: str, category: str, severity: Severity | str, summary: str,
          explanation: str, target: str = "log", requires: Iterable[str] = (),
-         thresholds: Iterable[Threshold] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated check function as a rule."""
+         thresholds: Iterable[Threshold] = (), whole_run: bool = False,
+         group: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated check function as a rule.
+
+    ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
+    judge each segment); ``group``: an environment rule's report group."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         REGISTRY.add(Rule(code=code, name=name, category=category, severity=Severity(severity),
                           target=target, summary=summary, explanation=explanation.strip(),
-                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires)))
+                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires),
+                          whole_run=whole_run, group=group))
         return fn
 
     return wrap

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compare.band import BAND_THRESHOLDS, limits
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt
+from .band import BAND_THRESHOLDS, limits
+from .stats import fmt
 
 MIN_POINTS = Threshold("min_points", 5, "loss points each run needs inside the common window")
 
