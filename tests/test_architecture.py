@@ -15,30 +15,57 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "trainlint"
-FRAMEWORKS = {"torch", "transformers", "lightning", "pytorch_lightning", "keras", "tensorflow",
-              "mlflow", "ray", "optuna", "wandb", "tensorboard", "tensorboardX", "jax"}
+FRAMEWORKS = {
+    "torch",
+    "transformers",
+    "lightning",
+    "pytorch_lightning",
+    "keras",
+    "tensorflow",
+    "mlflow",
+    "ray",
+    "optuna",
+    "wandb",
+    "tensorboard",
+    "tensorboardX",
+    "jax",
+}
 
 # The floors, lowest first: a module may import from its floor and the floors below.
 FLOORS: dict[str, int] = {
     "trainlint": 0,  # the package root: the version only
     # 1: the vocabulary and small utilities every floor may use
-    "trainlint.model": 1, "trainlint.roles": 1, "trainlint.verdict": 1, "trainlint.registry": 1,
-    "trainlint.config": 1, "trainlint.options": 1, "trainlint.downsample": 1, "trainlint.picklewalk": 1,
+    "trainlint.model": 1,
+    "trainlint.roles": 1,
+    "trainlint.verdict": 1,
+    "trainlint.registry": 1,
+    "trainlint.config": 1,
+    "trainlint.options": 1,
+    "trainlint.downsample": 1,
+    "trainlint.picklewalk": 1,
     # 2: inputs turned into facts
-    "trainlint.readers": 2, "trainlint.checkpoint": 2, "trainlint.dataset": 2,
-    "trainlint.tokenizer": 2, "trainlint.environment": 2,
+    "trainlint.readers": 2,
+    "trainlint.checkpoint": 2,
+    "trainlint.dataset": 2,
+    "trainlint.tokenizer": 2,
+    "trainlint.environment": 2,
     # 3: judgement over facts
     "trainlint.rules": 3,
     # 4: applying rules, and measuring a run against a baseline
-    "trainlint.engine": 4, "trainlint.compare": 4,
+    "trainlint.engine": 4,
+    "trainlint.compare": 4,
     # 5: turning an input into a Report (discovery is the plugin mechanism inspectors use)
-    "trainlint.discover": 5, "trainlint.inspectors": 5, "trainlint.live": 5,
+    "trainlint.discover": 5,
+    "trainlint.inspectors": 5,
+    "trainlint.live": 5,
     # 6: the public Python API
     "trainlint.api": 6,
     # 7: rendering
     "trainlint.report": 7,
     # 8: the shells
-    "trainlint.cli": 8, "trainlint.integrations": 8, "trainlint.__main__": 8,
+    "trainlint.cli": 8,
+    "trainlint.integrations": 8,
+    "trainlint.__main__": 8,
 }
 
 
@@ -98,7 +125,7 @@ def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
         stack.append(m)
         for n in sorted(g.get(m, ())):
             if state.get(n) == 1:
-                return stack[stack.index(n):] + [n]
+                return stack[stack.index(n) :] + [n]
             if n not in state:
                 found = visit(n)
                 if found:
@@ -131,16 +158,18 @@ def test_no_import_cycle_between_packages():
         if m in ("trainlint",):
             continue
         pm = package_of(m)
-        g.setdefault(pm, set()).update(package_of(t) for t in targets if package_of(t) != pm
-                                       and t != "trainlint")
+        g.setdefault(pm, set()).update(package_of(t) for t in targets if package_of(t) != pm and t != "trainlint")
     cycle = find_cycle(g)
     assert cycle is None, "package cycle: " + " -> ".join(cycle or [])
 
 
 def test_no_import_from_a_higher_floor():
-    bad = [f"{m} (floor {floor_of(m)}) imports {t} (floor {floor_of(t)})"
-           for m, targets in internal_graph().items() for t in sorted(targets)
-           if t != "trainlint" and floor_of(t) > floor_of(m)]
+    bad = [
+        f"{m} (floor {floor_of(m)}) imports {t} (floor {floor_of(t)})"
+        for m, targets in internal_graph().items()
+        for t in sorted(targets)
+        if t != "trainlint" and floor_of(t) > floor_of(m)
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -169,21 +198,32 @@ def test_core_never_imports_a_training_framework():
         if m.startswith("trainlint.integrations"):
             continue
         for node in ast.walk(ast.parse(p.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level
-                     else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
             bad = {n.split(".")[0] for n in names} & FRAMEWORKS
             assert not bad, f"{m} imports {bad}"
 
 
 def test_cli_commands_call_only_the_api_and_the_reporters():
-    allowed = ("trainlint.api", "trainlint.report", "trainlint.cli", "trainlint.verdict",
-               "trainlint.config", "trainlint")
+    allowed = (
+        "trainlint.api",
+        "trainlint.report",
+        "trainlint.cli",
+        "trainlint.verdict",
+        "trainlint.config",
+        "trainlint",
+    )
     for m, targets in internal_graph().items():
         if not m.startswith("trainlint.cli"):
             continue
-        bad = sorted(t for t in targets if not any(t == a or t.startswith(a + ".") for a in allowed[:-1])
-                     and t != "trainlint")
+        bad = sorted(
+            t for t in targets if not any(t == a or t.startswith(a + ".") for a in allowed[:-1]) and t != "trainlint"
+        )
         assert not bad, f"{m} imports {bad}: a command goes through trainlint.api and trainlint.report"
 
 
@@ -195,8 +235,26 @@ def test_rules_do_not_print():
 
 
 def test_cli_starts_without_numpy_or_rich():
-    code = ("import sys, trainlint.cli; bad = {'numpy', 'rich', 'torch'} & set(sys.modules); "
-            "print(','.join(sorted(bad)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(SRC)}).stdout.strip()
+    code = (
+        "import sys, trainlint.cli; bad = {'numpy', 'rich', 'torch'} & set(sys.modules); print(','.join(sorted(bad)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)}
+    ).stdout.strip()
     assert out == ""
+
+
+def test_json_is_written_in_one_place():
+    """Reporters and commands print JSON only through report/json_out.write_json."""
+    for m, p in MODULES.items():
+        if not m.startswith(("trainlint.report", "trainlint.cli")) or m == "trainlint.report.json_out":
+            continue
+        calls = [
+            n
+            for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("dump", "dumps")
+            and getattr(n.func.value, "id", "") == "json"
+        ]
+        assert not calls, f"{m} writes JSON itself: use trainlint.report.json_out.write_json"

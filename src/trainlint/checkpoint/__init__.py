@@ -39,6 +39,19 @@ def inspect_path(path: str | Path, values: bool | None = None, crc: bool | None 
     return inspect_file(path, values=values, crc=crc)
 
 
-__all__ = ["AUTO_FULL_BYTES", "CKPT_SUFFIXES", "DAMAGE", "LFS_HEAD", "ZIP_HEAD", "Inspection", "PickleScan",
-           "TensorInfo", "content_kind", "inspect_file", "inspect_path", "kind_is_zip", "tensor_map",
-           "torch_pickle"]
+__all__ = [
+    "AUTO_FULL_BYTES",
+    "CKPT_SUFFIXES",
+    "DAMAGE",
+    "LFS_HEAD",
+    "ZIP_HEAD",
+    "Inspection",
+    "PickleScan",
+    "TensorInfo",
+    "content_kind",
+    "inspect_file",
+    "inspect_path",
+    "kind_is_zip",
+    "tensor_map",
+    "torch_pickle",
+]

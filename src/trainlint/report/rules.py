@@ -43,14 +43,13 @@ def rules_markdown(rules: list[Rule] | None = None) -> str:
 def render_rules(rules: list[Rule], fmt: str = "text", one: bool = False, stream: IO[str] | None = None) -> None:
     """``trainlint rules``: one line per rule (text), the rules' JSON envelope, or Markdown;
     ``one``: a single rule explained in full."""
-    import json
-
     from ..verdict import Result
+    from .json_out import write_json
 
     out = stream or sys.stdout
     if fmt == "json":
-        json.dump(Result(command="rules", extra={"rules": [rule_dict(r) for r in rules]}).to_dict(), out, indent=2)
-        out.write("\n")
+        write_json(Result(command="rules", extra={"rules": [rule_dict(r) for r in rules]}).to_dict(), out,
+                   strict=False)
     elif fmt == "markdown":
         out.write(rules_markdown(rules))
     elif one:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import IO, Any
 
 from ..verdict import Report, Result
+from .json_out import write_json
 
 ROLES_SHOWN = ("loss", "eval_loss", "learning_rate", "grad_norm")
 
@@ -19,19 +19,31 @@ def series_rows(run: Any) -> list[dict[str, Any]]:
     rows = []
     for name, s in run.series.items():
         fin = s.finite().values
-        rows.append({"name": name, "role": by_name.get(name), "points": len(s),
-                     "non_finite": int(len(s) - len(fin)),
-                     "first_step": float(s.steps[0]) if len(s) else None,
-                     "last_step": float(s.steps[-1]) if len(s) else None,
-                     "min": float(np.min(fin)) if len(fin) else None,
-                     "max": float(np.max(fin)) if len(fin) else None,
-                     "has_wall_time": s.wall is not None})
+        rows.append(
+            {
+                "name": name,
+                "role": by_name.get(name),
+                "points": len(s),
+                "non_finite": int(len(s) - len(fin)),
+                "first_step": float(s.steps[0]) if len(s) else None,
+                "last_step": float(s.steps[-1]) if len(s) else None,
+                "min": float(np.min(fin)) if len(fin) else None,
+                "max": float(np.max(fin)) if len(fin) else None,
+                "has_wall_time": s.wall is not None,
+            }
+        )
     return rows
 
 
 def describe_run(run: Any) -> dict[str, Any]:
-    return {"source": run.source, "format": run.format, "files": run.files, "notes": run.notes,
-            "meta": run.meta, "series": series_rows(run)}
+    return {
+        "source": run.source,
+        "format": run.format,
+        "files": run.files,
+        "notes": run.notes,
+        "meta": run.meta,
+        "series": series_rows(run),
+    }
 
 
 def render_series(runs: list[Any], fmt: str = "text", stream: IO[str] | None = None) -> None:
@@ -39,8 +51,7 @@ def render_series(runs: list[Any], fmt: str = "text", stream: IO[str] | None = N
     if fmt == "json":
         items = [describe_run(run) for run in runs]
         extra = items[0] if len(items) == 1 else {"runs": items}
-        json.dump(Result(command="series", extra=extra).to_dict(), out, indent=2, default=str)
-        out.write("\n")
+        write_json(Result(command="series", extra=extra).to_dict(), out, strict=False, default=str)
         return
     for run in runs:
         _print(run, out)
@@ -51,7 +62,7 @@ def render_series_unread(path: str, reason: str, fmt: str = "text", stream: IO[s
     out = stream or sys.stdout
     result = Result(command="series", reports=[Report(str(path), "log", unjudged=reason)])
     if fmt == "json":
-        json.dump(result.to_dict(), out, indent=2)
+        write_json(result.to_dict(), out, strict=False, newline=False)
     else:
         out.write(f"NOT-CHECKED  {path}: {reason}\n")
     return result.exit_code
@@ -62,8 +73,10 @@ def _print(run: Any, out: IO[str]) -> None:
     for r in series_rows(run):
         role = r["role"] or "-"
         rng = f"{r['min']:.4g}..{r['max']:.4g}" if r["min"] is not None else "no finite values"
-        out.write(f"  {r['name']:<32} {role:<14} {r['points']:>7} pts  steps {r['first_step']:g}-{r['last_step']:g}"
-                  f"  {rng}" + (f"  ({r['non_finite']} non-finite)" if r["non_finite"] else "") + "\n")
+        out.write(
+            f"  {r['name']:<32} {role:<14} {r['points']:>7} pts  steps {r['first_step']:g}-{r['last_step']:g}"
+            f"  {rng}" + (f"  ({r['non_finite']} non-finite)" if r["non_finite"] else "") + "\n"
+        )
     missing = [role for role in ROLES_SHOWN if role not in run.roles]
     if missing:
         out.write("  roles not found: " + ", ".join(missing) + "\n")

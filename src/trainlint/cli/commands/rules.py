@@ -5,8 +5,7 @@ import click
 
 @click.command()
 @click.argument("code", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def command(code: str | None, fmt: str) -> None:
     """List every rule, or explain one (by code or name)."""
     from ...api import rules

@@ -6,12 +6,10 @@ is :class:`trainlint.environment.facts.Subject`; each rule raises NotChecked whe
 it judges was not gathered.
 """
 
-
 from __future__ import annotations
 
 from . import accelerators, entrypoint, resources, training_config, versions
 from .accelerators import visible_devices
 from .common import gib, mib
 
-__all__ = ["accelerators", "entrypoint", "gib", "mib", "resources", "training_config", "versions",
-           "visible_devices"]
+__all__ = ["accelerators", "entrypoint", "gib", "mib", "resources", "training_config", "versions", "visible_devices"]
