@@ -4,16 +4,15 @@ inspectors (datasets, checkpoints, tokenizers, ...) register for themselves."""
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import os
-import pkgutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .options import Options
+from .plugins import import_plugins
 from .verdict import Report
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv",
@@ -60,11 +59,7 @@ def load_inspectors() -> list[Inspector]:
     global _loaded
     if not _loaded:
         _loaded = True
-        # Plugins are loaded by name: discovery sits below the inspectors that register with it.
-        pkg = importlib.import_module(f"{__package__}.inspectors")
-        for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        import_plugins(f"{__package__}.inspectors")  # by name: discovery sits below its plugins
     return INSPECTORS
 
 

@@ -15,10 +15,8 @@ from ..engine import judge_run, run_rules
 from ..model import Run
 from ..options import Options
 from ..readers import ReadError
+from ..registry import REGISTRY
 from ..verdict import Report, Severity
-
-# The loss rules: when none of the enabled ones could judge, the comparison is NOT-CHECKED.
-CORE_RULES = ("TL150", "TL151", "TL153")
 
 
 class RunCache:
@@ -139,7 +137,9 @@ def _unjudged_when_nothing_compared(report: Report) -> None:
     if any(f.severity is Severity.FAIL for f in report.findings):
         return
     ch = report.checks
-    enabled = [c for c in CORE_RULES if ch.not_checked.get(c) != "not selected by configuration"]
+    # The loss rules (decisive): when none of the enabled ones could judge, the comparison is NOT-CHECKED.
+    decisive = [r.code for r in REGISTRY.all("comparison") if r.decisive]
+    enabled = [c for c in decisive if ch.not_checked.get(c) != "not selected by configuration"]
     judged = [c for c in enabled if c in ch.ran and c not in ch.stood_down]
     if enabled and not judged:
         why = next((ch.stood_down.get(c) or ch.not_checked.get(c) for c in enabled), "")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from pathlib import Path
 
 from ..model import Run
 from ..options import ReadOptions
+from ..plugins import import_plugins
 from .base import READERS, Reader, ReadError, read_head
 
 __all__ = ["READERS", "ReadError", "Reader", "load_readers", "read_any", "read_run", "sniff", "sniff_head"]
@@ -19,19 +18,8 @@ def load_readers() -> list[Reader]:
     global _loaded
     if not _loaded:
         _loaded = True
-        _import_all(__path__, __name__)
+        import_plugins(__name__, skip={"base"})  # format subpackages included
     return READERS
-
-
-def _import_all(path: list[str], prefix: str) -> None:
-    """Import every public module under ``path`` (format subpackages included), in name order:
-    each registers its readers, which sort by priority (ties keep this order)."""
-    for mod in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
-        if mod.name == "base" or mod.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{prefix}.{mod.name}")
-        if mod.ispkg:
-            _import_all(list(module.__path__), module.__name__)
 
 
 def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
