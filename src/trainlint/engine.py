@@ -104,7 +104,7 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     if not run.has("loss"):
         names = ", ".join(sorted(run.series)[:12]) or "none"
         report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
-    from .rules._segments import judge_segments, split_segments
+    from .rules.segments import judge_segments, split_segments
 
     segs = split_segments(run)
     if len(segs) == 1 and segs[0] is run:

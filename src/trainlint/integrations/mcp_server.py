@@ -343,14 +343,10 @@ class Tools:
 
 
 def _rule_docs() -> Any:
-    """The module with rule_dict/rule_markdown: ``report.rules`` after the architecture
-    change, ``rulesdoc`` before it (the fallback can go once both branches are merged)."""
-    import importlib
+    """The module with rule_dict/rule_markdown (the rule reference renderer)."""
+    from ..report import rules
 
-    try:
-        return importlib.import_module("..report.rules", __package__)
-    except ImportError:
-        return importlib.import_module("..rulesdoc", __package__)
+    return rules
 
 
 def _what_to_try(explanation: str) -> str | None:

@@ -107,92 +107,6 @@ def options(
     return api.Options(settings=settings, **fields)
 
 
-def _api(name: str, adapter: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call ``trainlint.api.<name>`` when it exists and takes these arguments, else the adapter."""
-    import inspect
-
-    from .. import api
-
-    fn = getattr(api, name, None)
-    if fn is not None:
-        try:
-            inspect.signature(fn).bind(*args, **kwargs)
-        except TypeError:
-            fn = None
-    return (fn or adapter)(*args, **kwargs)
-
-
-# Adapters over today's judging functions, used while trainlint.api lacks the function
-# (the architecture change adds api.inspect_checkpoint / check_dataset / check_tokenizer /
-# check_environment with these signatures; once merged, the adapters and _api can go and
-# the jobs call the API directly).
-
-
-def _inspect_checkpoint_adapter(
-    paths: Sequence[Path], options: Any, diff: bool = False
-) -> Any:
-    from ..checkpoint.cli_support import run_ckpt
-
-    return run_ckpt(paths, options.settings, None, None, False, diff)
-
-
-def _check_dataset_adapter(
-    path: Path, options: Any, max_length: int | None = None
-) -> Any:
-    from ..dataset.judge import judge_dataset
-    from ..verdict import Report, Result
-
-    result = Result(command="data")
-    if not path.exists():
-        result.reports.append(
-            Report(source=str(path), kind="dataset", unjudged="no such file or folder")
-        )
-        return result
-    tokenizer = options.tokenizer
-    result.reports.extend(
-        judge_dataset(path, tokenizer, max_length, None, options.settings)
-    )
-    if tokenizer is not None:
-        from ..tokenizer_check import judge_tokenizer
-
-        row_format = next(
-            (
-                r.summary.get("row_format")
-                for r in result.reports
-                if r.summary.get("row_format")
-            ),
-            None,
-        )
-        result.reports.append(judge_tokenizer(tokenizer, options.settings, row_format))
-    return result
-
-
-def _check_tokenizer_adapter(path: Path, options: Any) -> Any:
-    from ..tokenizer_check import judge_tokenizer
-    from ..verdict import Result
-
-    return Result(
-        command="tokenizer", reports=[judge_tokenizer(path, options.settings, None)]
-    )
-
-
-def _check_environment(entrypoint: str | None, options: Any, timeout: float) -> Any:
-    """api.check_environment(api.EnvOptions(...), options) when the API has both, else today's
-    envcheck.gather.env_result."""
-    from .. import api
-
-    env_options = getattr(api, "EnvOptions", None)
-    if hasattr(api, "check_environment") and env_options is not None:
-        env = env_options(entrypoint=entrypoint, timeout=timeout)
-        return api.check_environment(env, options)
-    from ..envcheck import EnvOptions
-    from ..envcheck.gather import env_result
-
-    return env_result(
-        EnvOptions(entrypoint=entrypoint, timeout=timeout), options.settings
-    )
-
-
 # ---------------------------------------------------------------- jobs
 
 
@@ -242,32 +156,27 @@ def job_inspect_checkpoint(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     paths = [Path(p) for p in _locals(args.get("paths"), roots)]
     if not paths:
         raise Refused("inspect_checkpoint needs at least one path")
-    return _api(
-        "inspect_checkpoint",
-        _inspect_checkpoint_adapter,
-        paths,
-        options=options(roots),
-        diff=len(paths) == 2,  # as `trainlint ckpt A B` (--diff is its default)
-    )
+    from .. import api
+
+    # diff as `trainlint ckpt A B` (--diff is its default)
+    return api.inspect_checkpoint(paths, options(roots), diff=len(paths) == 2)
 
 
 def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     path = Path(_local(args["path"], roots))
     tokenizer = _opt(args.get("tokenizer"), roots)
-    return _api(
-        "check_dataset",
-        _check_dataset_adapter,
-        path,
-        options=options(roots, tokenizer=tokenizer),
-        max_length=args.get("max_length"),
+    from .. import api
+
+    return api.check_dataset(
+        path, options(roots, tokenizer=tokenizer), max_length=args.get("max_length")
     )
 
 
 def job_check_tokenizer(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     path = Path(_local(args["path"], roots))
-    return _api(
-        "check_tokenizer", _check_tokenizer_adapter, path, options=options(roots)
-    )
+    from .. import api
+
+    return api.check_tokenizer(path, options(roots))
 
 
 def confine_entrypoint(entrypoint: str, roots: Sequence[Path]) -> str:
@@ -294,7 +203,10 @@ def job_check_environment(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     if entrypoint is not None:
         entrypoint = confine_entrypoint(str(entrypoint), roots)
     timeout = float(args.get("entrypoint_timeout") or 60.0)
-    return _check_environment(entrypoint, options(roots), timeout)
+    from .. import api
+
+    env = api.EnvOptions(entrypoint=entrypoint, timeout=timeout)
+    return api.check_environment(env, options(roots))
 
 
 def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
