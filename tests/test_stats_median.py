@@ -1,4 +1,4 @@
-"""rules._stats.median is np.median, bit for bit, on every input the rules give it."""
+"""rules.stats.median is np.median, bit for bit, on every input the rules give it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from trainlint.rules._stats import median
+from trainlint.rules.stats import median
 
 FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
