@@ -76,10 +76,7 @@ def make_jsonl(path: Path, n: int) -> None:
     rng = np.random.default_rng(1)
     loss = 0.9 + 2.0 * np.exp(-np.arange(n) / (n / 8)) + rng.normal(0, 0.03, n)
     with open(path, "w") as fh:
-        fh.writelines(
-            f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n'
-            for i, v in enumerate(loss)
-        )
+        fh.writelines(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n' for i, v in enumerate(loss))
 
 
 def make_tfevents(n: int) -> Path | None:
@@ -96,14 +93,10 @@ def make_tfevents(n: int) -> Path | None:
     import random
 
     rng = random.Random(0)
-    print(
-        f"writing {n:,} scalars with tensorboardX into {folder} (once) ...", flush=True
-    )
+    print(f"writing {n:,} scalars with tensorboardX into {folder} (once) ...", flush=True)
     w = SummaryWriter(str(folder), flush_secs=3600, max_queue=100_000)
     for i in range(n // 4):
-        w.add_scalar(
-            "train/loss", 2.0 * math.exp(-i / (n / 20)) + 0.5 + rng.gauss(0, 0.02), i
-        )
+        w.add_scalar("train/loss", 2.0 * math.exp(-i / (n / 20)) + 0.5 + rng.gauss(0, 0.02), i)
         w.add_scalar("train/learning_rate", 1e-4, i)
         w.add_scalar("train/grad_norm", 0.5 + rng.random() * 0.1, i)
         w.add_scalar("train/epoch", i / (n / 40), i)
@@ -132,9 +125,7 @@ def user_env() -> dict[str, str]:
     """This checkout first on the path, bytecode written and read as in a user's install."""
     compileall.compile_dir(str(ROOT / "src"), quiet=1)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "src"), env.get("PYTHONPATH", "")]
-    ).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return env
 
 
@@ -143,17 +134,13 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
     ours = res["trainlint"]
     out = []
     for tool, c in res.items():
-        print(
-            f"{label:<56}{tool:<18}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}"
-        )
+        print(f"{label:<56}{tool:<18}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
         label = ""
     for peer, goal in GOALS[row].items():
         if peer in res:
             ratio, wall = res[peer].cpu / ours.cpu, res[peer].wall / ours.wall
             verdict = "met" if ratio >= goal else f"MISSED by {goal / ratio:.2f}x"
-            print(
-                f"{'':<56}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}"
-            )
+            print(f"{'':<56}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
             out.append(
                 {
                     "row": row,
@@ -171,9 +158,7 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
             print(f"{'':<56}{peer}: not installed")
     if row in MAX_MB:
         verdict = "met" if ours.rss_mb <= MAX_MB[row] else "MISSED"
-        print(
-            f"{'':<56}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}"
-        )
+        print(f"{'':<56}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
     return out
 
 
@@ -183,9 +168,7 @@ def markdown(rows: list[dict[str, object]], labels: dict[str, str]) -> str:
         "|---|---|---|---|---|",
     ]
     for r in rows:
-        mem = f" / {r['trainlint_mb']:.0f} MB" + (
-            f" (goal <= {MAX_MB[r['row']]} MB)" if r["row"] in MAX_MB else ""
-        )
+        mem = f" / {r['trainlint_mb']:.0f} MB" + (f" (goal <= {MAX_MB[r['row']]} MB)" if r["row"] in MAX_MB else "")
         lines.append(
             f"| {labels[r['row']]} | {r['trainlint_cpu']:.2f} s{mem} | {r['peer']} "
             f"{r['peer_cpu']:.2f} s / {r['peer_mb']:.0f} MB | {r['ratio_cpu']:.1f}x | >= {r['goal']:g}x |"
@@ -196,13 +179,9 @@ def markdown(rows: list[dict[str, object]], labels: dict[str, str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of the sizes")
-    ap.add_argument(
-        "--repeat", type=int, default=3, help="interleaved rounds (best of)"
-    )
+    ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds (best of)")
     ap.add_argument("--only", choices=("hf", "jsonl", "tfevents"), action="append")
-    ap.add_argument(
-        "--markdown", action="store_true", help="also print the README table"
-    )
+    ap.add_argument("--markdown", action="store_true", help="also print the README table")
     ap.add_argument("--json", action="store_true", help="also print the ratios as JSON")
     args = ap.parse_args()
     scale = 10 if args.quick else 1
@@ -229,19 +208,13 @@ def main() -> None:
                 print("tensorboardX not installed: no event-file row")
             else:
                 inputs["tfevents"] = ev
-                labels["tfevents"] = (
-                    f"TensorBoard (tensorboardX), {1_000_000 // scale:,} scalars"
-                )
+                labels["tfevents"] = f"TensorBoard (tensorboardX), {1_000_000 // scale:,} scalars"
         print(f"cpu count {os.cpu_count()}, best of {args.repeat} interleaved rounds")
-        print(
-            f"{'input':<56}{'tool':<18}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}"
-        )
+        print(f"{'input':<56}{'tool':<18}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
         for row, path in inputs.items():
             label = f"{labels[row]} ({path.stat().st_size / 1e6:.0f} MB)"
             labels[row] = label
-            rows += report(
-                row, label, best_children(tools(row, path), args.repeat, env)
-            )
+            rows += report(row, label, best_children(tools(row, path), args.repeat, env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.markdown:

@@ -49,18 +49,14 @@ def parsers(kind: str, path: Path) -> dict[str, Callable[[], object]]:
         if orjson:
             out["orjson.loads"] = lambda: orjson.loads(data)
         out["msgspec.json.decode"] = lambda: msgspec.json.decode(data)
-        out["msgspec typed -> columns"] = lambda: _fastjson.trainer_state_table(
-            data, META_KEYS, ("train_runtime",)
-        )
+        out["msgspec typed -> columns"] = lambda: _fastjson.trainer_state_table(data, META_KEYS, ("train_runtime",))
     else:
         lines = data.splitlines()
         out["json.loads per line"] = lambda: [json.loads(x) for x in lines]
         if orjson:
             out["orjson.loads per line"] = lambda: [orjson.loads(x) for x in lines]
         out["msgspec decode_lines"] = lambda: msgspec.json.Decoder().decode_lines(data)
-        out["msgspec typed -> columns"] = lambda: _fastjson.jsonl_table(
-            path, ["step", "loss", "lr", "grad_norm"]
-        )
+        out["msgspec typed -> columns"] = lambda: _fastjson.jsonl_table(path, ["step", "loss", "lr", "grad_norm"])
     return out
 
 

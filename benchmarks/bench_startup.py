@@ -60,11 +60,7 @@ def main() -> None:
     print(f"{'command':<40}{'wall s':>8}{'CPU s':>8}{'peak MB':>9}  goal")
     for name, c in res.items():
         goal = GOALS.get(name)
-        verdict = (
-            ""
-            if goal is None
-            else f"<= {goal:g} s: {'met' if c.wall <= goal else 'MISSED'}"
-        )
+        verdict = "" if goal is None else f"<= {goal:g} s: {'met' if c.wall <= goal else 'MISSED'}"
         print(f"{name:<40}{c.wall:>8.3f}{c.cpu:>8.3f}{c.rss_mb:>9.0f}  {verdict}")
 
 

@@ -17,9 +17,7 @@ NUM = st.one_of(
     st.integers(-(10**20), 10**20),
     st.floats(allow_nan=False, allow_infinity=False, width=64),
 )
-KEYS = st.sampled_from(
-    ["step", "loss", "lr", "grad_norm", "eval_loss", "train/acc", "epoch"]
-)
+KEYS = st.sampled_from(["step", "loss", "lr", "grad_norm", "eval_loss", "train/acc", "epoch"])
 ROW = st.dictionaries(KEYS, st.one_of(NUM, st.none()), min_size=1, max_size=5)
 
 
@@ -54,9 +52,7 @@ def test_jsonl_fast_path_equals_general_path(tmp_path_factory, rows, compact):
 @pytest.mark.parametrize("eol", ["\r\n", "  \n", "\n"])
 def test_jsonl_fast_path_line_ends(tmp_path, eol):
     path = tmp_path / "m.jsonl"
-    path.write_bytes(
-        eol.join(f'{{"step": {i}, "loss": {i / 3}}}' for i in range(50)).encode()
-    )
+    path.write_bytes(eol.join(f'{{"step": {i}, "loss": {i / 3}}}' for i in range(50)).encode())
     fast = jsonl._bulk(path)
     assert fast is not None and _series(fast) == _series(_general_jsonl(path))
     assert len(fast.get("loss")) == 50
@@ -93,11 +89,7 @@ def test_jsonl_fast_path_in_many_blocks(tmp_path, monkeypatch):
 )
 def test_jsonl_fast_path_declines_odd_lines(tmp_path, odd):
     path = tmp_path / "m.jsonl"
-    path.write_text(
-        '{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n'
-        + odd
-        + '\n{"step": 5, "loss": 1.0}\n'
-    )
+    path.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n' + odd + '\n{"step": 5, "loss": 1.0}\n')
     assert jsonl._bulk(path) is None
 
 
@@ -148,13 +140,9 @@ def test_trainer_state_fast_path_equals_general_path(tmp_path_factory, entries, 
 
 def test_trainer_state_fast_path_in_many_blocks(tmp_path, monkeypatch):
     monkeypatch.setattr(_fastjson, "BLOCK", 100)
-    entries = [
-        {"step": i, "loss": 2.0 - i / 100, "learning_rate": 1e-4} for i in range(1, 120)
-    ]
+    entries = [{"step": i, "loss": 2.0 - i / 100, "learning_rate": 1e-4} for i in range(1, 120)]
     entries.insert(60, {"step": 60, "eval_loss": 1.5, "eval_runtime": 2})
-    entries.append(
-        {"step": 119, "train_runtime": 10.0, "total_flos": 3, "train_loss": 1.2}
-    )
+    entries.append({"step": 119, "train_runtime": 10.0, "total_flos": 3, "train_loss": 1.2})
     path = tmp_path / "trainer_state.json"
     path.write_text(json.dumps({"max_steps": 119, "log_history": entries}, indent=2))
     fast = hf_trainer_state._bulk(path.read_bytes(), path)
@@ -181,7 +169,5 @@ def test_trainer_state_fast_path_in_many_blocks(tmp_path, monkeypatch):
 )
 def test_trainer_state_fast_path_declines_odd_entries(tmp_path, entry):
     path = tmp_path / "trainer_state.json"
-    path.write_text(
-        '{"max_steps": 3, "log_history": [{"step": 1, "loss": 2.0}, ' + entry + "]}"
-    )
+    path.write_text('{"max_steps": 3, "log_history": [{"step": 1, "loss": 2.0}, ' + entry + "]}")
     assert hf_trainer_state._bulk(path.read_bytes(), path) is None

@@ -26,8 +26,7 @@ def test_median_of_a_vector_is_np_median(a):
     arrays(
         np.float64,
         st.tuples(st.integers(1, 8), st.integers(1, 12)),
-        elements=st.floats(-1e6, 1e6)
-        | st.sampled_from([0.0, -0.0, np.inf, -np.inf, 1.5]),
+        elements=st.floats(-1e6, 1e6) | st.sampled_from([0.0, -0.0, np.inf, -np.inf, 1.5]),
     )
 )
 def test_median_of_rows_is_np_median(a):

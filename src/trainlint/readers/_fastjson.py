@@ -23,16 +23,12 @@ import numpy as np
 
 try:
     import msgspec
-except (
-    ImportError
-):  # pragma: no cover - a core dependency; the general paths still work without it
+except ImportError:  # pragma: no cover - a core dependency; the general paths still work without it
     msgspec = None
 
 BLOCK = 4 << 20
 BOM = b"\xef\xbb\xbf"
-MAX_NEW_FIELDS = (
-    16  # field names learnt from decode errors before giving up on the fast path
-)
+MAX_NEW_FIELDS = 16  # field names learnt from decode errors before giving up on the fast path
 _UNKNOWN = re.compile(r"unknown field `(.*)`(?: - at `[^`]*`)?$", re.DOTALL)
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
 _KEY = re.compile(rb'"((?:[^"\\\n]|\\.){1,200})"\s*:')
@@ -79,9 +75,7 @@ class Schema:
     def has_null(self, records: list[Any], keys: tuple[str, ...]) -> bool:
         """Whether any record holds null for one of ``keys``."""
         return any(
-            None in map(operator.attrgetter(self.names[self.keys.index(k)]), records)
-            for k in keys
-            if k in self.keys
+            None in map(operator.attrgetter(self.names[self.keys.index(k)]), records) for k in keys if k in self.keys
         )
 
     def table(self, records: list[Any]) -> Table | None:
@@ -102,9 +96,7 @@ def _column(records: list[Any], name: str) -> np.ndarray:
         return np.array(list(map(get, records)), np.float64)
 
 
-def _blocks(
-    buf: memoryview, gap: re.Pattern[bytes], size: int = 0
-) -> Iterator[memoryview]:
+def _blocks(buf: memoryview, gap: re.Pattern[bytes], size: int = 0) -> Iterator[memoryview]:
     """Slices of ``buf`` of about ``size`` bytes, cut inside a ``gap`` between two records."""
     size = size or BLOCK
     pos, n = 0, len(buf)
@@ -173,9 +165,7 @@ def jsonl_table(path: Path, keys: list[str]) -> tuple[Table, int] | None:
     for block in _line_blocks(path):
         if not block.isascii() and not _utf8(block):
             return None
-        records = schema.decode(
-            lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b)
-        )
+        records = schema.decode(lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b))
         if records is None or not _one_per_line(block, len(records)):
             return None
         table = schema.table(records)
@@ -195,8 +185,7 @@ def trainer_state_table(
         return None
     top = msgspec.defstruct(
         "State",
-        [("log_history", msgspec.Raw, msgspec.UNSET)]
-        + [(k, Any, msgspec.UNSET) for k in meta_keys],
+        [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, Any, msgspec.UNSET) for k in meta_keys],
     )
     try:
         state = msgspec.json.decode(data, type=top)
@@ -208,11 +197,7 @@ def trainer_state_table(
     body = memoryview(raw)
     if body[:1] != b"[" or body[-1:] != b"]":
         return None
-    meta = {
-        k: getattr(state, k)
-        for k in meta_keys
-        if getattr(state, k) is not msgspec.UNSET
-    }
+    meta = {k: getattr(state, k) for k in meta_keys if getattr(state, k) is not msgspec.UNSET}
     schema = Schema(_head_keys(body[1:-1]), int | float | None)
     parts, summary = _Parts(), None
     for block in _blocks(body[1:-1], _ENTRY_GAP):
@@ -227,9 +212,7 @@ def trainer_state_table(
     return meta, parts.stack(), parts.count, summary
 
 
-def _last_summary(
-    records: list[Any], table: Table, schema: Schema, keys: tuple[str, ...]
-) -> dict[str, Any] | None:
+def _last_summary(records: list[Any], table: Table, schema: Schema, keys: tuple[str, ...]) -> dict[str, Any] | None:
     """The numbers of the last record holding any of ``keys``, with their JSON types."""
     mark = np.zeros(len(records), bool)
     for k in keys:
@@ -240,11 +223,7 @@ def _last_summary(
         return None
     rec = records[where[-1]]
     values = {k: getattr(rec, name) for k, name in zip(schema.keys, schema.names)}
-    return {
-        k: v
-        for k, v in values.items()
-        if type(v) in (int, float) and not (type(v) is float and math.isnan(v))
-    }
+    return {k: v for k, v in values.items() if type(v) in (int, float) and not (type(v) is float and math.isnan(v))}
 
 
 def _head_keys(body: memoryview) -> list[str]:
@@ -270,9 +249,7 @@ def _one_per_line(block: bytes, records: int) -> bool:
     lines = block.count(b"\n") + (not block.endswith(b"\n"))
     if records != lines:
         return False
-    closed = block.count(b"}\n") + (
-        not block.endswith(b"\n") and block.rstrip().endswith(b"}")
-    )
+    closed = block.count(b"}\n") + (not block.endswith(b"\n") and block.rstrip().endswith(b"}"))
     return closed == lines or _TWO_ON_A_LINE.search(block) is None
 
 
