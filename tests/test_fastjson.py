@@ -171,3 +171,33 @@ def test_trainer_state_fast_path_declines_odd_entries(tmp_path, entry):
     path = tmp_path / "trainer_state.json"
     path.write_text('{"max_steps": 3, "log_history": [{"step": 1, "loss": 2.0}, ' + entry + "]}")
     assert hf_trainer_state._bulk(path.read_bytes(), path) is None
+
+
+def test_jsonl_fast_path_learns_keys_first_met_late(tmp_path):
+    rows = [{"step": i, "loss": 1.0 / (i + 1)} for i in range(400)]
+    rows[350]["eval_loss"] = 0.5  # past the first lines the reader looks at
+    rows[399]["eval/acc"] = 0.75
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fast = jsonl._bulk(path)
+    assert fast is not None and _series(fast) == _series(_general_jsonl(path))
+    assert fast.get("eval_loss").steps.tolist() == [350] and fast.get("eval/acc").values.tolist() == [0.75]
+
+
+def test_jsonl_fast_path_gives_up_after_too_many_new_keys(tmp_path):
+    rows = [{"step": i, "loss": 1.0} for i in range(300)]
+    rows += [{"step": 300 + i, f"metric_{i}": 1.0} for i in range(_fastjson.MAX_NEW_FIELDS + 1)]
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert jsonl._bulk(path) is None
+
+
+def test_trainer_state_fast_path_learns_keys_first_met_late(tmp_path):
+    entries = [{"step": i, "loss": 2.0 - i / 1e4, "learning_rate": 1e-4, "grad_norm": 0.5} for i in range(1, 3001)]
+    entries[1500]["eval_loss"] = 1.5  # beyond the first and last 64 KB the reader looks at
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"max_steps": 3000, "log_history": entries}, indent=2))
+    assert path.stat().st_size > 3 * (1 << 16)
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+    assert fast.get("eval_loss").steps.tolist() == [1501]

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - a core dependency; the general paths s
 BLOCK = 4 << 20
 BOM = b"\xef\xbb\xbf"
 MAX_NEW_FIELDS = 16  # field names learnt from decode errors before giving up on the fast path
-_UNKNOWN = re.compile(r"unknown field `(.*)`(?: - at `[^`]*`)?$", re.DOTALL)
+_UNKNOWN = re.compile(r"unknown field `(.*?)`(?: - at `[^`]*`)?$", re.DOTALL)
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
 _KEY = re.compile(rb'"((?:[^"\\\n]|\\.){1,200})"\s*:')
 _ENTRY_GAP = re.compile(rb"\}\s*,\s*\{")
