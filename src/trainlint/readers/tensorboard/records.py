@@ -25,7 +25,7 @@ from .fast import Mem, concat
 MASK_DELTA = 0xA282EAD8
 HEADER = 12  # u64 length + u32 length CRC
 OVERHEAD = 16  # header + u32 data CRC
-CHUNK = 1 << 17  # records walked before their length CRCs are checked in bulk
+CHUNK = 1 << 14  # records walked before their CRCs are checked in bulk (working set stays in cache)
 RESYNC_WINDOW = 1 << 16
 
 _U64 = struct.Struct("<Q").unpack_from
