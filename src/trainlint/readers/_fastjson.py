@@ -6,7 +6,7 @@ number or null, a line that is not one JSON object, a number out of float range,
 tokens, invalid UTF-8, ...). The caller then takes its general path, which reads and reports
 every such oddity, so a fast path never changes what is read, only how fast.
 
-The input is decoded in blocks of records (a few MB each): peak memory stays near the size of
+The input is decoded in blocks of records (about 1 MB each): peak memory stays near the size of
 the columns, not of the parsed file.
 """
 
@@ -26,7 +26,7 @@ try:
 except ImportError:  # pragma: no cover - a core dependency; the general paths still work without it
     msgspec = None
 
-BLOCK = 4 << 20
+BLOCK = 1 << 20  # bytes decoded at a time: the records of a block stay in cache
 BOM = b"\xef\xbb\xbf"
 MAX_NEW_FIELDS = 16  # field names learnt from decode errors before giving up on the fast path
 _UNKNOWN = re.compile(r"unknown field `(.*?)`(?: - at `[^`]*`)?$", re.DOTALL)
