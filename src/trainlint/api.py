@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,37 +53,60 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None) -> Result:
-    """Find every input under ``paths``, judge each, and return one Result."""
+def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *,
+           on_report: Callable[[Report], None] | None = None,
+           on_progress: Callable[[int, int, str], None] | None = None) -> Result:
+    """Find every input under ``paths``, judge each, and return one Result.
+
+    ``on_report(report)`` is called with each report as soon as it is judged (to stream
+    output); ``on_progress(found, judged, current)`` as inputs are found and before each is
+    judged (for a progress line)."""
     from .readers.console import use_patterns
 
     options = options or Options(settings=load_settings())
     with use_patterns(options.patterns):
-        return _doctor(paths, options)
+        return _doctor(paths, options, on_report, on_progress)
 
 
-def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
+def _doctor(paths: Iterable[str | Path], options: Options,
+            on_report: Callable[[Report], None] | None = None,
+            on_progress: Callable[[int, int, str], None] | None = None) -> Result:
     result = Result(command="doctor")
     session = _baseline_session(options)
     paths = list(paths)
+    tick = on_progress or (lambda found, judged, current: None)
+    found = judged = 0
+
+    def add(reports: Iterable[Report]) -> None:
+        for rep in reports:
+            result.reports.append(rep)
+            if on_report is not None:
+                on_report(rep)
+
     for raw in paths:
         if is_uri(str(raw)):
-            result.reports.extend(judge_uri(str(raw), options))
+            add(judge_uri(str(raw), options))
             continue
         path = Path(raw)
         if not path.exists():
-            result.reports.append(Report(source=str(raw), kind="log", unjudged="no such file or folder"))
+            add([Report(source=str(raw), kind="log", unjudged="no such file or folder")])
             continue
-        items = list(walk(path))
+        items = []
+        for item in walk(path):
+            items.append(item)
+            found += 1
+            tick(found, judged, str(item.path))
         if not items and path.is_file():
-            result.reports.append(_judge_unclaimed(path, options))
+            add([_judge_unclaimed(path, options)])
             continue
         for item in items:
+            tick(found, judged, str(item.path))
             if session is not None and item.inspector.kind == "log":
-                result.reports.extend(session.doctor_log(item.path))
+                add(session.doctor_log(item.path))
             else:
-                result.reports.append(item.inspector.judge(item.path, options))
-    result.reports.extend(_explicit_inputs(paths, options))
+                add([item.inspector.judge(item.path, options)])
+            judged += 1
+    add(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
     if session is not None:

@@ -46,4 +46,7 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         options.patterns = tuple(patterns)
-    emit(doctor(paths or (Path("."),), options), fmt)
+    from .._common import live_hooks
+
+    hooks = live_hooks(fmt, stream_reports=not baseline)  # with a baseline the table comes first
+    emit(doctor(paths or (Path("."),), options, **hooks), fmt)

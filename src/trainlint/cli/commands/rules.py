@@ -19,7 +19,10 @@ def command(code: str | None, fmt: str) -> None:
     if code:
         rule = REGISTRY.get(code)
         if rule is None:
-            raise click.UsageError(f"no rule {code!r}; `trainlint rules` lists them")
+            from ...config import did_you_mean
+
+            words = [w for r in REGISTRY.all() for w in (r.code, r.name)]
+            raise click.UsageError(f"no rule {code!r} (`trainlint rules` lists them){did_you_mean(code, words)}")
         rules = [rule]
     else:
         rules = REGISTRY.all()
