@@ -443,3 +443,81 @@ def test_html_output_dispatches_to_the_html_renderer(monkeypatch, tmp_path):
     res = Result("doctor")
     render(res, "html", buf)
     assert calls == [res] and buf.getvalue() == "<html></html>"
+
+
+# --- series, ckpt --tensors, tracker titles ------------------------------------------------------
+
+
+def test_series_text_shows_range_min_max_and_sparkline(cli, logs):
+    r = cli("series", logs["fail"])
+    assert r.code == 0
+    lines = r.out.splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("  loss [loss]"))
+    assert "40 points, steps 10-400, 20 non-finite" in lines[i]
+    assert re.search(
+        r"[▁▂▃▄▅▆▇█]+!+ +2\.8\d* → NaN +min 1\.0\d* @200 +max 2\.8\d* @10", lines[i + 1]
+    ), lines[i + 1]
+
+
+def test_series_json_values(cli, logs):
+    plain = cli("series", logs["pass"], "--format", "json").json()
+    loss = next(s for s in plain["series"] if s["role"] == "loss")
+    assert (
+        "values" not in loss and loss["first_step"] == 10 and loss["last_step"] == 400
+    )
+    full = cli("series", logs["pass"], "--format", "json", "--values").json()
+    loss = next(s for s in full["series"] if s["role"] == "loss")
+    steps, values = loss["steps"], loss["values"]
+    assert steps[:3] == [10, 20, 30] and len(values) == 40
+    assert values[0] == pytest.approx(loss["start"]) and values[-1] == pytest.approx(
+        loss["end"]
+    )
+    assert (
+        loss["min"] == min(values)
+        and steps[values.index(min(values))] == loss["min_step"]
+    )
+    assert (
+        loss["max"] == max(values)
+        and steps[values.index(max(values))] == loss["max_step"]
+    )
+
+
+def test_series_on_a_folder_of_runs_asks_to_name_one(cli, tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        write_hf(tmp_path / name / "trainer_state.json", healthy())
+    r = cli("series", tmp_path)
+    assert r.code == 2 and "holds 2 runs; name one:" in r.out
+    assert str(tmp_path / "a") in r.out and str(tmp_path / "b") in r.out
+
+
+def test_ckpt_tensors_text_table(cli, tmp_path):
+    import numpy as np
+
+    st = pytest.importorskip("safetensors.numpy")
+    tensors = {
+        f"layer{i:02d}.weight": np.ones((2, 3), dtype=np.float32) for i in range(25)
+    }
+    tensors["layer00.weight"][0, 0] = np.nan
+    st.save_file(tensors, str(tmp_path / "m.safetensors"))
+    r = cli("ckpt", tmp_path / "m.safetensors", "--tensors")
+    rows = r.out.splitlines()
+    head = next(
+        i
+        for i, x in enumerate(rows)
+        if x.split()[:4] == ["name", "dtype", "shape", "bytes"]
+    )
+    first = rows[head + 1].split()
+    assert first[:6] == ["layer00.weight", "float32", "2x3", "24", "1", "0"]
+    assert "+5 more" in r.out
+
+
+def test_mlflow_report_titled_by_experiment_and_run(cli, tmp_path):
+    from test_stores import _mlruns
+
+    _mlruns(tmp_path)
+    r = cli("doctor", tmp_path / "mlruns")
+    assert "tiny/bright-owl-42 (01234567)  (mlflow-run" in r.out
+    assert "0123456789abcdef0123456789abcdef  (" not in r.out
+    data = cli("doctor", tmp_path / "mlruns", "--format", "json").json()
+    assert data["reports"][0]["summary"]["title"] == "tiny/bright-owl-42 (01234567)"

@@ -122,7 +122,7 @@ def render_report(out: Out, r: Report) -> None:
     if out.view.verbosity < 0 and verdict not in ("FAIL", "NOT-CHECKED"):
         return
     out.line(
-        f"{r.source}  ({describe(r)})",
+        f"{name_of(r)}  ({describe(r)})",
         lead=f"{verdict:<4}  ",
         lead_style=verdict,
         indent=INDENT,
@@ -138,10 +138,47 @@ def render_report(out: Out, r: Report) -> None:
     for f, n in _findings(r.findings, verbose):
         _finding(out, f, n, verbose)
         body = True
+    if isinstance(r.summary.get("tensor_table"), list):
+        body = _tensor_table(out, r.summary["tensor_table"], verbose) or body
     if verbose:
         body = _bookkeeping(out, r) or body
     if body:
         out.line()
+
+
+def name_of(r: Report) -> str:
+    """How a report is named: a tracker run's ``experiment/run (short id)``, else its path."""
+    title = r.summary.get("title")
+    return str(title) if title else r.source
+
+
+TENSOR_ROWS = 20
+
+
+def _tensor_table(out: Out, rows: list[dict[str, object]], verbose: bool) -> bool:
+    """``ckpt --tensors``: name, dtype, shape, bytes, NaN / Inf counts and all-zero, first rows
+    then ``+N more`` (every row with -v)."""
+    if not rows:
+        out.line(f"{INDENT}no tensor table could be read")
+        return True
+    shown = rows if verbose else rows[:TENSOR_ROWS]
+    table = [("name", "dtype", "shape", "bytes", "NaN", "Inf", "zero")]
+    for t in shown:
+        shape = "x".join(str(d) for d in t.get("shape") or []) or "scalar"  # type: ignore[attr-defined]
+        zero = {True: "all", False: "", None: "?"}.get(t.get("all_zero"), "?")  # type: ignore[arg-type]
+        table.append((str(t.get("name")), str(t.get("dtype")), shape, str(t.get("bytes")),
+                       _count(t.get("nan")), _count(t.get("inf")), zero))
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        out.line(INDENT + "  ".join(cells).rstrip())
+    if len(rows) > len(shown):
+        out.line(f"{INDENT}+{len(rows) - len(shown)} more (all with -v or --format json)")
+    return True
+
+
+def _count(value: object) -> str:
+    return "?" if value is None else str(value)
 
 
 def describe(r: Report) -> str:
@@ -214,6 +251,8 @@ def _bookkeeping(out: Out, r: Report) -> bool:
 
 
 def _bookkeeping_lines(r: Report) -> Iterable[str]:
+    if r.summary.get("title"):
+        yield f"path: {r.source}"
     if len(r.files) > 1:
         yield "files: " + ", ".join(r.files)
     for note, n in _counted(r.notes):
@@ -250,7 +289,7 @@ def render_summary(out: Out, result: Result) -> None:
         out.line("short summary", "bold")
         for r in bad:
             v = r.verdict.value
-            text = out.clip(f"{v:<4} {r.source}: {first_problem(r)}")
+            text = out.clip(f"{v:<4} {name_of(r)}: {first_problem(r)}")
             out.stream.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
     code = exit_code(result, out.view)
     out.line(

@@ -31,7 +31,9 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
 
     def emit(path, f):
         if fmt == "text":
-            at = f" step {f.step:g}" if f.step is not None else ""
+            from ...report._fmt import fmt_step
+
+            at = f" step {fmt_step(f.step)}" if f.step is not None else ""
             click.echo(f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]")
 
     result = watch(targets, settings=options.settings, role_map=options.role_map, until=until,
