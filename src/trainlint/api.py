@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compare as _compare
+from . import runfold
 from .config import Settings, load_settings
 from .discover import match_file, walk
 from .inspectors.logs import is_uri, judge_log, judge_uri
@@ -99,13 +100,16 @@ def _doctor(paths: Iterable[str | Path], options: Options,
         if not items and path.is_file():
             add([_judge_unclaimed(path, options)])
             continue
-        for item in items:
-            tick(found, judged, str(item.path))
-            if session is not None and item.inspector.kind == "log":
-                add(session.doctor_log(item.path))
-            else:
-                add([item.inspector.judge(item.path, options)])
-            judged += 1
+        for group in runfold.plan(items):  # an HF output folder: one report for the run
+            reports: list[Report] = []
+            for item in group:
+                tick(found, judged, str(item.path))
+                if session is not None and item.inspector.kind == "log":
+                    reports.extend(session.doctor_log(item.path))
+                else:
+                    reports.append(item.inspector.judge(item.path, options))
+                judged += 1
+            add(runfold.fold(reports, group[0].path) if len(group) > 1 else reports)
     add(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)

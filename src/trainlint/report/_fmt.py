@@ -146,6 +146,9 @@ def finding_location(report: Report, f: Finding) -> tuple[str, int | None]:
     line, skipped JSONL line, crash line); (report source, None) otherwise."""
     ev = f.evidence or {}
     path = _single_file(report)
+    part = ev.get("part")
+    if isinstance(part, str) and part and part != "./":  # a file of a folded run (runfold)
+        path = str(Path(report.source) / part)
     if isinstance(ev.get("file"), str) and ev.get("file"):
         path = _resolve(report, ev["file"])
     line = _line_of(report, ev)

@@ -13,7 +13,7 @@ import os
 import shutil
 import textwrap
 from collections.abc import Iterable
-from typing import IO
+from typing import IO, Any
 
 from ..verdict import Finding, Report, Result
 from ._fmt import (
@@ -131,6 +131,9 @@ def render_report(out: Out, r: Report) -> None:
         curve = r.curves.get(role)
         if curve and curve.get("values"):
             out.line(f"{INDENT}{label:<10}{curve_text(curve)}", indent=INDENT)
+    ckpts = r.summary.get("checkpoints")
+    if isinstance(ckpts, dict) and ckpts.get("steps"):
+        out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
     body = False
     if r.unjudged:
         out.line(f"{INDENT}could not judge: {r.unjudged}", indent=INDENT + "  ")
@@ -144,6 +147,18 @@ def render_report(out: Out, r: Report) -> None:
         body = _bookkeeping(out, r) or body
     if body:
         out.line()
+
+
+def checkpoints_line(c: dict[str, Any]) -> str:
+    """``3 checkpoints (40, 80, 120): complete, tensors finite``."""
+    steps = c["steps"]
+    shown = ", ".join(str(s) for s in steps[:8]) + (f", +{len(steps) - 8} more" if len(steps) > 8 else "")
+    noun = "checkpoint" if len(steps) == 1 else "checkpoints"
+    bad = c.get("with_findings") or []
+    state = "findings in checkpoint-" + ", checkpoint-".join(map(str, bad)) if bad else "complete"
+    if not bad:
+        state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
+    return f"{len(steps)} {noun} ({shown}): {state}"
 
 
 def name_of(r: Report) -> str:
@@ -224,6 +239,9 @@ def _finding(out: Out, f: Finding, count: int, verbose: bool) -> None:
     sev = f.severity.value
     at = f" step {fmt_step(f.step)}" if f.step is not None else ""
     times = f" (×{count})" if count > 1 else ""
+    part = f.evidence.get("part") if isinstance(f.evidence, dict) else None
+    if part and count == 1:
+        at += f" [{part}]"
     out.line(
         f"{f.code} {f.name}{at}: {f.message}{times}",
         lead=f"  {sev:<4} ",
@@ -255,6 +273,8 @@ def _bookkeeping_lines(r: Report) -> Iterable[str]:
         yield f"path: {r.source}"
     if len(r.files) > 1:
         yield "files: " + ", ".join(r.files)
+    for p in r.summary.get("parts") or []:
+        yield f"part {p['part']}: {p['verdict']} ({p['kind']}, {p['format']})"
     for note, n in _counted(r.notes):
         yield f"note: {note}" + (f" (×{n})" if n > 1 else "")
     ch = r.checks
