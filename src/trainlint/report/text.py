@@ -130,7 +130,10 @@ def render_report(out: Out, r: Report) -> None:
     for role, label in CURVES:
         curve = r.curves.get(role)
         if curve and curve.get("values"):
-            out.line(f"{INDENT}{label:<10}{curve_text(curve)}", indent=INDENT)
+            out.line(
+                f"{INDENT}{label:<10}{curve_text(curve)}{_span(r, role, curve)}",
+                indent=INDENT,
+            )
     ckpts = r.summary.get("checkpoints")
     if isinstance(ckpts, dict) and ckpts.get("steps"):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
@@ -152,12 +155,22 @@ def render_report(out: Out, r: Report) -> None:
 def checkpoints_line(c: dict[str, Any]) -> str:
     """``3 checkpoints (40, 80, 120): complete, tensors finite``."""
     steps = c["steps"]
-    shown = ", ".join(str(s) for s in steps[:8]) + (f", +{len(steps) - 8} more" if len(steps) > 8 else "")
+    shown = ", ".join(str(s) for s in steps[:8]) + (
+        f", +{len(steps) - 8} more" if len(steps) > 8 else ""
+    )
     noun = "checkpoint" if len(steps) == 1 else "checkpoints"
     bad = c.get("with_findings") or []
-    state = "findings in checkpoint-" + ", checkpoint-".join(map(str, bad)) if bad else "complete"
+    state = (
+        "findings in checkpoint-" + ", checkpoint-".join(map(str, bad))
+        if bad
+        else "complete"
+    )
     if not bad:
-        state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
+        state += (
+            ", tensors finite"
+            if c.get("values_scanned")
+            else ", tensor values not scanned"
+        )
     return f"{len(steps)} {noun} ({shown}): {state}"
 
 
@@ -181,19 +194,49 @@ def _tensor_table(out: Out, rows: list[dict[str, object]], verbose: bool) -> boo
     for t in shown:
         shape = "x".join(str(d) for d in t.get("shape") or []) or "scalar"  # type: ignore[attr-defined]
         zero = {True: "all", False: "", None: "?"}.get(t.get("all_zero"), "?")  # type: ignore[arg-type]
-        table.append((str(t.get("name")), str(t.get("dtype")), shape, str(t.get("bytes")),
-                       _count(t.get("nan")), _count(t.get("inf")), zero))
+        table.append(
+            (
+                str(t.get("name")),
+                str(t.get("dtype")),
+                shape,
+                str(t.get("bytes")),
+                _count(t.get("nan")),
+                _count(t.get("inf")),
+                zero,
+            )
+        )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = [
+            c.ljust(w) if i < 3 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ]
         out.line(INDENT + "  ".join(cells).rstrip())
     if len(rows) > len(shown):
-        out.line(f"{INDENT}+{len(rows) - len(shown)} more (all with -v or --format json)")
+        out.line(
+            f"{INDENT}+{len(rows) - len(shown)} more (all with -v or --format json)"
+        )
     return True
 
 
 def _count(value: object) -> str:
     return "?" if value is None else str(value)
+
+
+def _span(r: Report, role: str, curve: dict[str, Any]) -> str:
+    """``, steps 2-300`` after a curve (the loss's exact range from the summary)."""
+    s = r.summary
+    if (
+        role == "loss"
+        and s.get("first_step") is not None
+        and s.get("last_step") is not None
+    ):
+        first, last = s["first_step"], s["last_step"]
+    elif curve.get("steps"):
+        first, last = curve["steps"][0], curve["steps"][-1]
+    else:
+        return ""
+    return f", steps {fmt_step(first)}-{fmt_step(last)}"
 
 
 def describe(r: Report) -> str:
@@ -206,7 +249,14 @@ def describe(r: Report) -> str:
     )
     if "loss_points" in s:
         parts.append(f"{s['loss_points']} points")
-        if s.get("first_step") is not None and s.get("last_step") is not None:
+        shown = bool(
+            (r.curves.get("loss") or {}).get("values")
+        )  # the steps go on the loss line
+        if (
+            not shown
+            and s.get("first_step") is not None
+            and s.get("last_step") is not None
+        ):
             parts.append(
                 f"steps {fmt_step(s['first_step'])}-{fmt_step(s['last_step'])}"
             )
