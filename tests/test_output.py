@@ -536,16 +536,26 @@ def _hf_output(root: Path) -> Path:
     transformers = pytest.importorskip("transformers")
     root.mkdir()
     losses = healthy(12)
-    write_hf(root / "trainer_state.json", losses, step=10)  # the final save: state, config, weights
+    write_hf(
+        root / "trainer_state.json", losses, step=10
+    )  # the final save: state, config, weights
     (root / "config.json").write_text(json.dumps({"vocab_size": 32}))
-    st.save_file({"w": np.ones((2, 2), dtype=np.float32)}, str(root / "model.safetensors"))
-    args = transformers.TrainingArguments(output_dir=str(root), use_cpu=True, report_to="none")
+    st.save_file(
+        {"w": np.ones((2, 2), dtype=np.float32)}, str(root / "model.safetensors")
+    )
+    args = transformers.TrainingArguments(
+        output_dir=str(root), use_cpu=True, report_to="none"
+    )
     for step in (40, 80, 120):
         ck = root / f"checkpoint-{step}"
         ck.mkdir()
-        write_hf(ck / "trainer_state.json", losses[: step // 10], step=10, max_steps=120)
+        write_hf(
+            ck / "trainer_state.json", losses[: step // 10], step=10, max_steps=120
+        )
         (ck / "config.json").write_text(json.dumps({"vocab_size": 32}))
-        st.save_file({"w": np.ones((2, 2), dtype=np.float32)}, str(ck / "model.safetensors"))
+        st.save_file(
+            {"w": np.ones((2, 2), dtype=np.float32)}, str(ck / "model.safetensors")
+        )
         for name in ("optimizer.pt", "scheduler.pt", "rng_state.pth"):
             torch.save({"x": torch.ones(1)}, ck / name)
         torch.save(args, ck / "training_args.bin")
@@ -556,13 +566,21 @@ def _hf_output(root: Path) -> Path:
 def test_hf_output_folder_is_one_report(cli, tmp_path):
     root = _hf_output(tmp_path / "out")
     data = cli("doctor", root, "--format", "json").json()
-    assert [r["source"] for r in data["reports"]] == [str(root)], [r["source"] for r in data["reports"]]
+    assert [r["source"] for r in data["reports"]] == [str(root)], [
+        r["source"] for r in data["reports"]
+    ]
     rep = data["reports"][0]
-    assert rep["kind"] == "log" and rep["summary"]["checkpoints"]["steps"] == [40, 80, 120]
+    assert rep["kind"] == "log" and rep["summary"]["checkpoints"]["steps"] == [
+        40,
+        80,
+        120,
+    ]
     parts = [p["part"] for p in rep["summary"]["parts"]]
     assert "checkpoint-40/optimizer.pt" in parts
     # the copies in checkpoint-N are not judged again (the top-level one: as config and as pickle)
-    assert {p for p in parts if p.endswith("training_args.bin")} == {"training_args.bin"}
+    assert {p for p in parts if p.endswith("training_args.bin")} == {
+        "training_args.bin"
+    }
     r = cli("doctor", root)
     block = blocks(r.out)[str(root)]
     assert "3 checkpoints (40, 80, 120): complete, tensors finite" in r.out
@@ -577,7 +595,11 @@ def test_a_finding_in_one_checkpoint_file_shows_with_its_file(cli, tmp_path):
     bad.write_bytes(bad.read_bytes()[:-200])  # cut short
     data = cli("doctor", root, "--format", "json").json()
     assert len(data["reports"]) == 1
-    found = [f for f in data["reports"][0]["findings"] if f["evidence"].get("part") == "checkpoint-80/optimizer.pt"]
+    found = [
+        f
+        for f in data["reports"][0]["findings"]
+        if f["evidence"].get("part") == "checkpoint-80/optimizer.pt"
+    ]
     assert found and found[0]["severity"] == "FAIL"
     assert data["reports"][0]["summary"]["checkpoints"]["with_findings"] == [80]
     r = cli("doctor", root)

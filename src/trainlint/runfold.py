@@ -132,9 +132,9 @@ def _absorb(main: Report, rep: Report, part: str) -> None:
             main.checks.not_checked.setdefault(code, why)
     for code in main.checks.ran:
         main.checks.not_checked.pop(code, None)
-    for f in rep.files or [rep.source]:
-        if f not in main.files:
-            main.files.append(f)
+    for path in rep.files or [rep.source]:
+        if path not in main.files:
+            main.files.append(path)
     main.notes.extend(f"{part}: {n}" for n in rep.notes)
 
 

@@ -147,7 +147,9 @@ def finding_location(report: Report, f: Finding) -> tuple[str, int | None]:
     ev = f.evidence or {}
     path = _single_file(report)
     part = ev.get("part")
-    if isinstance(part, str) and part and part != "./":  # a file of a folded run (runfold)
+    if (
+        isinstance(part, str) and part and part != "./"
+    ):  # a file of a folded run (runfold)
         path = str(Path(report.source) / part)
     if isinstance(ev.get("file"), str) and ev.get("file"):
         path = _resolve(report, ev["file"])

@@ -183,7 +183,7 @@ def name_of(r: Report) -> str:
 TENSOR_ROWS = 20
 
 
-def _tensor_table(out: Out, rows: list[dict[str, object]], verbose: bool) -> bool:
+def _tensor_table(out: Out, rows: list[dict[str, Any]], verbose: bool) -> bool:
     """``ckpt --tensors``: name, dtype, shape, bytes, NaN / Inf counts and all-zero, first rows
     then ``+N more`` (every row with -v)."""
     if not rows:
@@ -192,8 +192,14 @@ def _tensor_table(out: Out, rows: list[dict[str, object]], verbose: bool) -> boo
     shown = rows if verbose else rows[:TENSOR_ROWS]
     table = [("name", "dtype", "shape", "bytes", "NaN", "Inf", "zero")]
     for t in shown:
-        shape = "x".join(str(d) for d in t.get("shape") or []) or "scalar"  # type: ignore[attr-defined]
-        zero = {True: "all", False: "", None: "?"}.get(t.get("all_zero"), "?")  # type: ignore[arg-type]
+        shape = "x".join(str(d) for d in t.get("shape") or []) or "scalar"
+        zero = (
+            "all"
+            if t.get("all_zero") is True
+            else ""
+            if t.get("all_zero") is False
+            else "?"
+        )
         table.append(
             (
                 str(t.get("name")),
