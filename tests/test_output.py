@@ -607,3 +607,12 @@ def test_a_finding_in_one_checkpoint_file_shows_with_its_file(cli, tmp_path):
     assert "findings in checkpoint-80" in r.out
     gh = cli("doctor", root, "--format", "github").out
     assert f"file={root}/checkpoint-80/optimizer.pt" in gh
+
+
+def test_wandb_report_titled_by_project_and_run(cli, tmp_path):
+    from test_stores import _real_wandb_folder
+
+    folder = _real_wandb_folder(tmp_path)
+    data = cli("doctor", folder, "--format", "json").json()
+    assert data["reports"][0]["summary"]["title"] == "tiny (lpc857b6)"
+    assert cli("doctor", folder).out.split("  ")[1] == "tiny (lpc857b6)"
