@@ -107,3 +107,56 @@ def test_no_colour_with_no_color_in_a_terminal():
         ["doctor", str(ROOT / "examples" / "hf-healthy")], env={"NO_COLOR": "1"}
     )
     assert code == 0 and "PASS  " in raw and "\x1b[32m" not in raw
+
+
+def test_watch_start_line_and_heartbeat_in_a_terminal(tmp_path):
+    import json
+
+    p = tmp_path / "m.jsonl"
+    p.write_text(
+        "".join(
+            json.dumps({"step": i, "loss": 1.0 / (i + 1)}) + "\n" for i in range(30)
+        )
+    )
+    code, raw = run_in_pty(
+        ["watch", str(p), "--interval", "0.05", "--idle-exit", "0.3"]
+    )
+    assert code == 0
+    assert "watching 1 log; Ctrl-C to stop" in raw
+    assert "step 29 loss 0.03333" in raw  # the heartbeat: the latest step and loss
+    assert ANSI.sub("", raw).rstrip().endswith("(exit 0)")
+
+
+def test_watch_heartbeat_callback(tmp_path):
+    import json
+
+    from trainlint.live.watch import watch
+
+    p = tmp_path / "m.jsonl"
+    p.write_text(
+        "".join(
+            json.dumps({"step": i, "loss": 2.0 - 0.01 * i}) + "\n" for i in range(10)
+        )
+    )
+    beats = []
+    clock = {"t": 0.0}
+
+    def sleep(s):
+        clock["t"] += s
+
+    watch(
+        [(p, "jsonl")],
+        interval=1.0,
+        max_time=3,
+        clock=lambda: clock["t"],
+        sleep=sleep,
+        heartbeat=lambda path, step, metrics: beats.append(
+            (path, step, metrics.get("loss"))
+        ),
+    )
+    assert (
+        beats
+        and beats[0][0] == p
+        and beats[0][1] == 9
+        and abs(beats[0][2] - 1.91) < 1e-9
+    )

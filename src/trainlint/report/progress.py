@@ -49,6 +49,17 @@ class Progress:
         self.stream.flush()
         self.shown = True
 
+    def show(self, text: str) -> None:
+        """Rewrite the status line with ``text`` (clipped to the terminal's width)."""
+        if not self.enabled:
+            return
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        if len(text) > width:
+            text = text[: max(width - 1, 10)] + "…"
+        self.stream.write("\r\x1b[K" + text)
+        self.stream.flush()
+        self.shown = True
+
     def clear(self) -> None:
         if self.shown:
             self.stream.write("\r\x1b[K")
@@ -84,3 +95,46 @@ class Live:
         self.progress.clear()
         self.out.view = view
         render_summary(self.out, result)
+
+
+class Heartbeat:
+    """``trainlint watch`` on a terminal: a start line, then one status line on stderr with each
+    log's latest step and loss (``a.jsonl step 251 loss 0.61``), rewritten in place."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.progress = Progress(stream, delay=0.0)
+        self.latest: dict[str, str] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.progress.enabled
+
+    def start(self, paths: list[str]) -> None:
+        if self.enabled:
+            noun = "log" if len(paths) == 1 else "logs"
+            self.progress.stream.write(
+                f"watching {len(paths)} {noun}; Ctrl-C to stop\n"
+            )
+            self.progress.stream.flush()
+
+    def beat(self, path: object, step: float, metrics: dict[str, object]) -> None:
+        from ._fmt import fmt_num, fmt_step
+
+        loss = next(
+            (metrics[k] for k in ("loss", "train_loss", "train/loss") if k in metrics),
+            None,
+        )
+        text = f"step {fmt_step(step)}" + (
+            f" loss {fmt_num(loss)}" if loss is not None else ""
+        )
+        self.latest[str(path)] = text
+        many = len(self.latest) > 1
+        self.progress.show(
+            " · ".join(
+                f"{p.rsplit('/', 1)[-1]} {t}" if many else t
+                for p, t in self.latest.items()
+            )
+        )
+
+    def clear(self) -> None:
+        self.progress.clear()

@@ -29,7 +29,13 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     if not targets:
         raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
 
+    from ...report.progress import Heartbeat
+
+    beat = Heartbeat()
+    beat.start([str(p) for p, _ in targets])
+
     def emit(path, f):
+        beat.clear()
         if fmt == "text":
             from ...report._fmt import fmt_step
 
@@ -37,5 +43,7 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
             click.echo(f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]")
 
     result = watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
+                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit,
+                   heartbeat=beat.beat if beat.enabled else None)
+    beat.clear()
     finish(result, fmt)
