@@ -616,3 +616,20 @@ def test_wandb_report_titled_by_project_and_run(cli, tmp_path):
     data = cli("doctor", folder, "--format", "json").json()
     assert data["reports"][0]["summary"]["title"] == "tiny (lpc857b6)"
     assert cli("doctor", folder).out.split("  ")[1] == "tiny (lpc857b6)"
+
+
+def test_nested_hf_runs_stay_two_reports(cli, tmp_path):
+    import shutil
+
+    outer = _hf_output(tmp_path / "a")
+    shutil.copytree(outer, tmp_path / "inner")
+    shutil.move(str(tmp_path / "inner"), str(outer / "b"))
+    data = cli("doctor", outer, "--format", "json").json()
+    runs = {r["source"]: r for r in data["reports"]}
+    assert set(runs) == {str(outer), str(outer / "b")}
+    for run in runs.values():
+        parts = [p["part"] for p in run["summary"]["parts"]]
+        assert run["summary"]["checkpoints"]["steps"] == [40, 80, 120]
+        assert "training_args.bin" in parts and not any(
+            p.startswith("b/") for p in parts
+        )

@@ -47,11 +47,14 @@ def plan(items: Sequence[Any]) -> list[list[Any]]:
     by_root: dict[Path, list[Any]] = {}
     seen_args: set[bytes] = set()
     for it in items:
-        root = next((r for r in roots if it.path == r or r in it.path.parents), None)
+        inside = [r for r in roots if it.path == r or r in it.path.parents]
+        root = (
+            max(inside, key=lambda r: len(r.parts)) if inside else None
+        )  # the innermost run
         if root is None:
             groups.append([it])
             continue
-        if _repeated_args(it, seen_args):
+        if _repeated_args(it, root, seen_args):
             continue
         if root not in by_root:
             by_root[root] = []
@@ -62,15 +65,15 @@ def plan(items: Sequence[Any]) -> list[list[Any]]:
     return groups
 
 
-def _repeated_args(item: Any, seen: set[bytes]) -> bool:
-    """A training_args.bin whose bytes were already judged (the copies in checkpoint-N)."""
+def _repeated_args(item: Any, root: Path, seen: set[bytes]) -> bool:
+    """A training_args.bin whose bytes were already judged in this run (the copies in checkpoint-N)."""
     if item.path.name != "training_args.bin" or not item.path.is_file():
         return False
     try:
         data = item.path.read_bytes()
     except OSError:
         return False
-    key = item.inspector.kind.encode() + b"\0" + data
+    key = str(root).encode() + b"\0" + item.inspector.kind.encode() + b"\0" + data
     if key in seen:
         return True
     seen.add(key)
