@@ -167,9 +167,10 @@ def judging_options(
                     help="Use metric NAME for ROLE (e.g. loss=train/total).",
                 )
             )
+        fn = output_options(fn)  # listed after the judging options in --help
         for opt in reversed(opts):
             fn = opt(fn)
-        return output_options(fn)
+        return fn
 
     return deco(fn) if fn is not None else deco
 
