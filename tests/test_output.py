@@ -633,3 +633,16 @@ def test_nested_hf_runs_stay_two_reports(cli, tmp_path):
         assert "training_args.bin" in parts and not any(
             p.startswith("b/") for p in parts
         )
+
+
+def test_ascii_stream_gets_ascii_sparklines(logs):
+    from trainlint.api import doctor
+    from trainlint.report import View
+    from trainlint.report.text import render_text
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="cp1252", errors="strict")
+    render_text(doctor([logs["fail"]]), stream, View())
+    stream.flush()
+    out = raw.getvalue().decode("cp1252")
+    assert "loss " in out and "> NaN" in out and "▁" not in out

@@ -48,6 +48,34 @@ def _use_color(stream: IO[str]) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+ASCII_FALLBACK = str.maketrans(
+    {
+        "▁": "_",
+        "▂": ".",
+        "▃": ":",
+        "▄": "-",
+        "▅": "=",
+        "▆": "+",
+        "▇": "*",
+        "█": "#",
+        "→": ">",
+        "−": "-",
+        "×": "x",
+        "…": "~",
+        "·": "-",
+    }
+)
+
+
+def _can_encode(stream: IO[str], sample: str) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        sample.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 def _is_tty(stream: IO[str]) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
@@ -63,6 +91,18 @@ class Out:
         if width is None and _is_tty(stream):
             width = shutil.get_terminal_size((80, 24)).columns
         self.width = max(width, 40) if width else None
+        self.ascii = not _can_encode(stream, "▁█→−×…·")
+
+    def write(self, text: str) -> None:
+        """Write, spelling the block characters and arrows in ASCII when the stream's
+        encoding cannot carry them (a cp1252 pipe on Windows)."""
+        if self.ascii:
+            text = (
+                text.translate(ASCII_FALLBACK)
+                .encode("ascii", "replace")
+                .decode("ascii")
+            )
+        self.stream.write(text)
 
     def paint(self, text: str, style: str | None) -> str:
         if not self.color or not style or style not in ANSI:
@@ -88,7 +128,7 @@ class Out:
                 )
             elif i == 0:
                 row = self.paint(row, style)
-            self.stream.write(row + "\n")
+            self.write(row + "\n")
 
     def wrap(self, text: str, indent: str) -> list[str]:
         if not self.width or len(text) <= self.width:
@@ -366,7 +406,7 @@ def render_summary(out: Out, result: Result) -> None:
         for r in bad:
             v = r.verdict.value
             text = out.clip(f"{v:<4} {name_of(r)}: {first_problem(r)}")
-            out.stream.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
+            out.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
     code = exit_code(result, out.view)
     out.line(
         f"{result.verdict.value}: {counts_text(result)} (exit {code})",
