@@ -97,6 +97,9 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
             continue
         members.append(rep)
         _absorb(main, rep, _part(rep, root))
+    for f in main.findings:  # a check that fired on one file did not stand down for the run
+        if f.severity.value in ("FAIL", "WARN"):
+            main.checks.stood_down.pop(f.code, None)
     rank = {"FAIL": 0, "WARN": 1, "NOTE": 2}
     main.findings.sort(key=lambda f: rank.get(f.severity.value, 3))
     if members:

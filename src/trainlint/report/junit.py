@@ -24,6 +24,8 @@ def _x(text: object) -> str:
 
 def _finding_text(f: Finding) -> str:
     at = f" at step {fmt_step(f.step)}" if f.step is not None else ""
+    if f.evidence.get("part"):  # a file of a folded run
+        at += f" [{f.evidence['part']}]"
     return (
         f"{f.severity.value} {f.code} {f.name}{at}: {f.message}\nevidence: "
         + json.dumps(_clean(f.evidence), sort_keys=True, default=str)

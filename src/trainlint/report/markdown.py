@@ -65,6 +65,8 @@ def render_markdown(result: Result, stream: IO[str], view: View | None = None) -
             if f.severity.value == "NOTE" and not verbose:
                 continue
             at = f" (step {fmt_step(f.step)})" if f.step is not None else ""
+            if f.evidence.get("part"):  # a file of a folded run
+                at += f" in `{f.evidence['part']}`"
             tip = rule_help(f.code)
             w(
                 f"- **{f.severity.value} {f.code}** {f.name}{at}: {f.message}"
