@@ -120,6 +120,19 @@ def _selectors(value: Any, key: str) -> list[str]:
     return out
 
 
+parse_selectors = _selectors
+
+
+def require_rules(settings: Settings, targets: Iterable[str] | None = None, command: str | None = None) -> None:
+    """A selection that leaves no rule (of ``targets``) to run is an error, never a PASS."""
+    wanted = set(targets) if targets is not None else None
+    rules = [r for r in REGISTRY.all() if wanted is None or r.target in wanted]
+    if not any(settings.enabled(r) for r in rules):
+        what = f"for `{command}` " if wanted is not None and command else ""
+        raise ConfigError(f"--select/--ignore leave no rule {what}to run (select: "
+                          f"{', '.join(settings.select) or 'all'}; ignore: {', '.join(settings.ignore) or 'none'})")
+
+
 def selector_words() -> list[str]:
     """Everything a selector may name: codes, categories and rule names."""
     rules = REGISTRY.all()

@@ -13,7 +13,7 @@ import click
 
 from ..verdict import Result
 
-FORMATS = ["text", "json", "sarif", "junit", "github", "markdown"]
+FORMATS = ["text", "json", "sarif", "junit", "github", "markdown", "html"]
 _META = "trainlint.output"
 # The rule targets each command judges: a selection leaving none of them is a usage error.
 COMMAND_TARGETS = {
@@ -130,7 +130,7 @@ def judging_options(
                 default="text",
                 show_default=True,
                 help="Output format: text, json (the envelope), sarif (code scanning), junit, "
-                "github (workflow annotations), markdown (step summary).",
+                "github (workflow annotations), markdown (step summary), html (a self-contained page).",
             ),
             click.option(
                 "--config",
@@ -181,41 +181,20 @@ def build_options(
     ignore: tuple[str, ...],
     thresholds: tuple[str, ...],
     role_map: tuple[str, ...],
+    **fields: Any,
 ) -> Any:
-    """Settings from the config file plus command-line overrides; a usage error on bad input."""
-    from ..api import Options
-    from ..config import ConfigError, _selectors, load_settings, parse_threshold_options
-    from ..roles import parse_map
-
-    try:
-        settings = load_settings(config)
-        if select:
-            settings.select = _selectors(list(select), "--select")
-        settings.ignore += _selectors(list(ignore), "--ignore")
-        settings.pin_thresholds(
-            parse_threshold_options(thresholds)
-        )  # beats per-path overrides
-        _require_some_rule(settings)
-        return Options(settings=settings, role_map=parse_map(role_map))
-    except (ConfigError, ValueError) as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def _require_some_rule(settings: Any) -> None:
-    """A selection that leaves no rule for this command to run is a usage error, never a PASS."""
-    from ..config import ConfigError
-    from ..registry import REGISTRY
+    """The api's Options from the command line; a usage error (exit 2) on bad input, on a
+    selector that names no rule, and on a selection that leaves this command no rule."""
+    from ..api import OptionsError
+    from ..api import build_options as _build
 
     ctx = click.get_current_context(silent=True)
     name = ctx.info_name if ctx is not None else None
-    targets = COMMAND_TARGETS.get(name or "")
-    rules = [r for r in REGISTRY.all() if targets is None or r.target in targets]
-    if not any(settings.enabled(r) for r in rules):
-        what = f"for `{name}` " if targets else ""
-        raise ConfigError(
-            f"--select/--ignore leave no rule {what}to run "
-            f"(select: {', '.join(settings.select) or 'all'}; ignore: {', '.join(settings.ignore) or 'none'})"
-        )
+    try:
+        return _build(config, select, ignore, thresholds, role_map,
+                      targets=COMMAND_TARGETS.get(name or ""), command=name, **fields)
+    except OptionsError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def exit_code_for(

@@ -6,9 +6,9 @@ import sys
 from typing import IO
 
 from ..verdict import Result
-from ._fmt import View
+from .common import View
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+FORMATS = ("text", "json", "sarif", "junit", "github", "markdown", "html")
 # --output FILE: the format from the file's suffix
 SUFFIXES = {".json": "json", ".sarif": "sarif", ".xml": "junit", ".md": "markdown",
             ".markdown": "markdown", ".html": "html", ".htm": "html", ".txt": "text"}
@@ -43,7 +43,7 @@ def render(result: Result, fmt: str = "text", stream: IO[str] | None = None,
 
         render_markdown(result, stream, view)
     elif fmt == "html":
-        from .html import render_html  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from .html import render_html
 
         render_html(result, stream)
     else:

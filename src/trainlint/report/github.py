@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import IO
 
 from ..verdict import Result
-from ._fmt import View, counts_text, exit_code, finding_location, sorted_reports
+from .common import View, counts_text, exit_code, finding_location, sorted_reports
 
 LEVELS = {"FAIL": "error", "WARN": "warning", "NOTE": "notice"}
 

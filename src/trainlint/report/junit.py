@@ -6,13 +6,13 @@ NOTE findings are kept in the testcase's <system-out> (JUnit has no warning outc
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from typing import IO
 
 from ..verdict import Finding, Report, Result, _clean
-from ._fmt import fmt_step, sorted_reports
+from .common import fmt_step, sorted_reports
+from .json_out import compact_json
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -26,10 +26,11 @@ def _finding_text(f: Finding) -> str:
     at = f" at step {fmt_step(f.step)}" if f.step is not None else ""
     if f.evidence.get("part"):  # a file of a folded run
         at += f" [{f.evidence['part']}]"
-    return (
-        f"{f.severity.value} {f.code} {f.name}{at}: {f.message}\nevidence: "
-        + json.dumps(_clean(f.evidence), sort_keys=True, default=str)
-    )
+    try:
+        evidence = compact_json(_clean(f.evidence))
+    except (TypeError, ValueError):
+        evidence = str(f.evidence)
+    return f"{f.severity.value} {f.code} {f.name}{at}: {f.message}\nevidence: {evidence}"
 
 
 def _testcase(suite: ET.Element, report: Report, code: str, name: str) -> ET.Element:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import IO
 
 from ..verdict import Report, Result
-from ._fmt import (
+from .common import (
     View,
     counts_text,
     curve_text,

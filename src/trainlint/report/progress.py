@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import IO
 
 from ..verdict import Report, Result
-from ._fmt import View
+from .common import View
 
 
 class Progress:
@@ -118,7 +118,7 @@ class Heartbeat:
             self.progress.stream.flush()
 
     def beat(self, path: object, step: float, metrics: dict[str, object]) -> None:
-        from ._fmt import fmt_num, fmt_step
+        from .common import fmt_num, fmt_step
 
         loss = next(
             (metrics[k] for k in ("loss", "train_loss", "train/loss") if k in metrics),

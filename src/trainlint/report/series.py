@@ -6,9 +6,12 @@ to the JSON."""
 
 from __future__ import annotations
 
+import sys
 from typing import IO, Any
 
-from ._fmt import fmt_num, fmt_step
+from ..verdict import Report, Result
+from .common import fmt_num, fmt_step
+from .json_out import write_json
 
 ROLES_EXPECTED = ("loss", "eval_loss", "learning_rate", "grad_norm")
 
@@ -110,3 +113,25 @@ def render_series_text(run: Any, stream: IO[str]) -> None:
         stream.write("  roles not found: " + ", ".join(missing) + "\n")
     for note in run.notes:
         stream.write(f"  note: {note}\n")
+
+
+def render_series(runs: list[Any], fmt: str = "text", stream: IO[str] | None = None, values: bool = False) -> None:
+    out = stream or sys.stdout
+    if fmt == "json":
+        items = [describe_run(run, values) for run in runs]
+        extra = items[0] if len(items) == 1 else {"runs": items}
+        write_json(Result(command="series", extra=extra).to_dict(), out, strict=False, default=str)
+        return
+    for run in runs:
+        render_series_text(run, out)
+
+
+def render_series_unread(path: str, reason: str, fmt: str = "text", stream: IO[str] | None = None) -> int:
+    """A log that could not be read: NOT-CHECKED with the reason; returns the exit code."""
+    out = stream or sys.stdout
+    result = Result(command="series", reports=[Report(str(path), "log", unjudged=reason)])
+    if fmt == "json":
+        write_json(result.to_dict(), out, strict=False, newline=False)
+    else:
+        out.write(f"NOT-CHECKED  {path}: {reason}\n")
+    return result.exit_code

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ..verdict import Finding, Report, Result
-from ._fmt import (
+from .common import (
     View,
     counts_text,
     curve_text,

@@ -21,11 +21,11 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     Prints each finding when it first appears; at the end (Ctrl-C, --idle-exit, --max-time or
     --until) prints the verdict of every log and exits with the usual code.
     """
-    from ...live.follow import followable_logs
-    from ...live.watch import watch
+    from ...api import followable_logs, watch
+    from ...report.watch import finding_line
 
     options = build_options(config, select, ignore, thresholds, role_map)
-    targets = [t for p in paths for t in followable_logs(p)]
+    targets = followable_logs(paths)
     if not targets:
         raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
 
@@ -37,13 +37,9 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     def emit(path, f):
         beat.clear()
         if fmt == "text":
-            from ...report._fmt import fmt_step
+            click.echo(finding_line(path, f))
 
-            at = f" step {fmt_step(f.step)}" if f.step is not None else ""
-            click.echo(f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]")
-
-    result = watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit,
-                   heartbeat=beat.beat if beat.enabled else None)
+    result = watch(targets, options, until=until, interval=interval, idle_exit=idle_exit, max_time=max_time,
+                   emit=emit, heartbeat=beat.beat if beat.enabled else None)
     beat.clear()
     finish(result, fmt)
