@@ -24,27 +24,18 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _hooks() -> dict[str, dict]:
-    return {
-        h["id"]: h
-        for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    }
+    return {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
 def _run_hook(hook: dict, repo: Path) -> tuple[int, str, list[str]]:
     """What pre-commit does: the staged files matching ``files`` and not ``exclude``, appended to
     ``entry`` (the ``trainlint`` console script is ``python -m trainlint`` from this checkout)."""
     staged = _git(repo, "diff", "--cached", "--name-only").split()
-    chosen = [
-        f
-        for f in staged
-        if re.search(hook["files"], f) and not re.search(hook.get("exclude", "^$"), f)
-    ]
+    chosen = [f for f in staged if re.search(hook["files"], f) and not re.search(hook.get("exclude", "^$"), f)]
     if not chosen:
         return 0, "", []
     cmd = hook["entry"].split()
@@ -76,9 +67,7 @@ def test_hook_definitions():
         assert h["language"] == "python" and h["entry"].startswith("trainlint ")
         assert {"name", "description", "files"} <= set(h)
     data, logs = hooks["trainlint-data"], hooks["trainlint-doctor"]
-    assert re.search(data["files"], "data/train.jsonl") and re.search(
-        data["files"], "x/y.parquet"
-    )
+    assert re.search(data["files"], "data/train.jsonl") and re.search(data["files"], "x/y.parquet")
     assert re.search(data["exclude"], "lightning_logs/version_0/metrics.csv")
     assert not re.search(data["files"], "package.json")
     for name in (
@@ -93,9 +82,7 @@ def test_hook_definitions():
 def test_data_hook_on_a_temporary_repo(repo):
     hook = _hooks()["trainlint-data"]
     good = repo / "train.jsonl"
-    good.write_text(
-        "".join(json.dumps({"text": f"example {i}"}) + "\n" for i in range(20))
-    )
+    good.write_text("".join(json.dumps({"text": f"example {i}"}) + "\n" for i in range(20)))
     (repo / "README.md").write_text("hi\n")
     _git(repo, "add", ".")
     code, out, chosen = _run_hook(hook, repo)
@@ -118,15 +105,11 @@ def test_doctor_hook_on_a_temporary_repo(repo):
         }
         for i in range(40)
     ]
-    (run / "trainer_state.json").write_text(
-        json.dumps({"max_steps": 400, "log_history": entries})
-    )
+    (run / "trainer_state.json").write_text(json.dumps({"max_steps": 400, "log_history": entries}))
     _git(repo, "add", ".")
     code, out, chosen = _run_hook(hook, repo)
     assert chosen == ["out/trainer_state.json"]
-    assert (
-        code == 1 and "TL001" in out and "short summary" not in out.split("FAIL", 1)[0]
-    )
+    assert code == 1 and "TL001" in out and "short summary" not in out.split("FAIL", 1)[0]
 
 
 def test_action_definition():
@@ -136,23 +119,16 @@ def test_action_definition():
     doctor = next(s for s in steps if s.get("id") == "doctor")
     assert "scripts/action.sh" in doctor["run"] and doctor["shell"] == "bash"
     assert any("upload-sarif" in s.get("uses", "") for s in steps)
-    assert {"paths", "args", "fail-on", "sarif", "upload-sarif"} <= set(
-        action["inputs"]
-    )
+    assert {"paths", "args", "fail-on", "sarif", "upload-sarif"} <= set(action["inputs"])
     assert (ROOT / "scripts" / "action.sh").is_file()
 
 
 @pytest.mark.parametrize("fail_on,expect", [("fail", 0), ("warn", 1)])
 def test_action_script_runs_locally(tmp_path, fail_on, expect):
-    entries = [
-        {"step": 10 * (i + 1), "loss": 2.0 * 0.97**i, "learning_rate": 1e-4}
-        for i in range(20)
-    ]
+    entries = [{"step": 10 * (i + 1), "loss": 2.0 * 0.97**i, "learning_rate": 1e-4} for i in range(20)]
     log = tmp_path / "run" / "trainer_state.json"
     log.parent.mkdir()
-    log.write_text(
-        json.dumps({"max_steps": 2000, "log_history": entries})
-    )  # stops early: WARN
+    log.write_text(json.dumps({"max_steps": 2000, "log_history": entries}))  # stops early: WARN
     summary, outputs, sarif = (
         tmp_path / "summary.md",
         tmp_path / "out.txt",
@@ -176,10 +152,7 @@ def test_action_script_runs_locally(tmp_path, fail_on, expect):
         check=False,
     )
     assert proc.returncode == expect, proc.stdout + proc.stderr
-    assert (
-        "::warning file=" in proc.stdout
-        and "title=TL080 run-incomplete::" in proc.stdout
-    )
+    assert "::warning file=" in proc.stdout and "title=TL080 run-incomplete::" in proc.stdout
     assert summary.read_text().startswith("## trainlint doctor: WARN")
     assert json.loads(sarif.read_text())["runs"][0]["results"]
     assert outputs.read_text().splitlines() == ["verdict=WARN", f"exit-code={expect}"]

@@ -29,11 +29,7 @@ def write_hf(path, losses, step=10, max_steps=None):
         }
         for i, v in enumerate(losses)
     ]
-    path.write_text(
-        json.dumps(
-            {"max_steps": max_steps or step * len(losses), "log_history": entries}
-        )
-    )
+    path.write_text(json.dumps({"max_steps": max_steps or step * len(losses), "log_history": entries}))
     return path
 
 
@@ -57,10 +53,7 @@ def logs(tmp_path):
 @pytest.fixture
 def bad_dataset(tmp_path):
     p = tmp_path / "train.jsonl"
-    p.write_text(
-        "".join(json.dumps({"text": f"row {i}"}) + "\n" for i in range(30))
-        + "{broken\n"
-    )
+    p.write_text("".join(json.dumps({"text": f"row {i}"}) + "\n" for i in range(30)) + "{broken\n")
     return p
 
 
@@ -87,9 +80,7 @@ def test_examples_and_evidence_default_view_is_short(cli):
     r = cli("doctor", ROOT / "examples", ROOT / "evidence")
     assert r.code == 1
     b = blocks(r.out)
-    data = cli(
-        "doctor", ROOT / "examples", ROOT / "evidence", "--format", "json"
-    ).json()
+    data = cli("doctor", ROOT / "examples", ROOT / "evidence", "--format", "json").json()
     verdicts = {rep["source"]: rep["verdict"] for rep in data["reports"]}
     assert set(b) == set(verdicts)
     for src, lines in b.items():
@@ -98,11 +89,7 @@ def test_examples_and_evidence_default_view_is_short(cli):
     summary = r.out[r.out.index("short summary") :]
     fails = [s for s, v in verdicts.items() if v == "FAIL"]
     assert fails and all(f"FAIL {s}: " in summary for s in fails)
-    assert (
-        "checked (" not in r.out
-        and "not checked:" not in r.out
-        and "stood down" not in r.out
-    )
+    assert "checked (" not in r.out and "not checked:" not in r.out and "stood down" not in r.out
     assert list(b) == sorted(b)  # sorted by path
 
 
@@ -118,9 +105,7 @@ def test_findings_have_numbers_and_help(cli, logs):
     r = cli("doctor", logs["fail"])
     assert "FAIL TL001 non-finite-loss step 210: loss is NaN at step 210" in r.out
     help_line = next(x for x in r.out.splitlines() if "help:" in x)
-    assert (
-        "lower the learning rate" in help_line and "trainlint rules TL001" in help_line
-    )
+    assert "lower the learning rate" in help_line and "trainlint rules TL001" in help_line
 
 
 def test_verbose_shows_bookkeeping_quiet_hides_passes(cli, logs):
@@ -129,13 +114,8 @@ def test_verbose_shows_bookkeeping_quiet_hides_passes(cli, logs):
     q = cli("doctor", logs["pass"], logs["fail"], logs["warn"], logs["missing"], "-q")
     heads = [m.group(1) for m in map(HEADER.match, q.out.splitlines()) if m]
     assert sorted(heads) == ["FAIL", "NOT-CHECKED"]
-    assert (
-        "short summary" in q.out
-        and f"NOT-CHECKED {logs['missing']}: no such file or folder" in q.out
-    )
-    assert q.out.rstrip().endswith(
-        "FAIL: 1 FAIL, 1 WARN, 1 NOT-CHECKED, 1 PASS (exit 1)"
-    )
+    assert "short summary" in q.out and f"NOT-CHECKED {logs['missing']}: no such file or folder" in q.out
+    assert q.out.rstrip().endswith("FAIL: 1 FAIL, 1 WARN, 1 NOT-CHECKED, 1 PASS (exit 1)")
 
 
 def test_steps_are_integers(cli, tmp_path):
@@ -149,9 +129,7 @@ def test_repeated_notes_shown_once_with_count():
     from trainlint.report import View
     from trainlint.report.text import render_text
 
-    note = Finding(
-        "TL160", "loss-far-below-baseline", "compare", Severity.NOTE, "same words"
-    )
+    note = Finding("TL160", "loss-far-below-baseline", "compare", Severity.NOTE, "same words")
     rep = Report(
         "a.json",
         "log",
@@ -163,11 +141,7 @@ def test_repeated_notes_shown_once_with_count():
     buf = io.StringIO()
     render_text(Result("doctor", [rep]), buf, View(verbosity=1))
     out = buf.getvalue()
-    assert (
-        out.count("same words") == 1
-        and "same words (×3)" in out
-        and "note: n1 (×2)" in out
-    )
+    assert out.count("same words") == 1 and "same words (×3)" in out and "note: n1 (×2)" in out
     buf = io.StringIO()
     render_text(Result("doctor", [rep]), buf, View())
     assert "same words" not in buf.getvalue()
@@ -177,9 +151,7 @@ def test_wraps_at_width_with_hanging_indent():
     from trainlint.report import View
     from trainlint.report.text import render_text
 
-    f = Finding(
-        "TL010", "loss-diverged", "divergence", Severity.FAIL, "word " * 40, step=12.0
-    )
+    f = Finding("TL010", "loss-diverged", "divergence", Severity.FAIL, "word " * 40, step=12.0)
     buf = io.StringIO()
     render_text(
         Result("doctor", [Report("x.json", "log", "jsonl", findings=[f])]),
@@ -204,23 +176,11 @@ def test_select_typo_is_a_usage_error(cli, logs):
 
 def test_select_comma_lists_and_repeats(cli, logs):
     a = cli("doctor", logs["fail"], "--select", "nan,lr", "--format", "json").json()
-    b = cli(
-        "doctor", logs["fail"], "--select", "nan", "--select", "lr", "--format", "json"
-    ).json()
+    b = cli("doctor", logs["fail"], "--select", "nan", "--select", "lr", "--format", "json").json()
     ran_a, ran_b = a["reports"][0]["checks"]["ran"], b["reports"][0]["checks"]["ran"]
-    assert (
-        ran_a == ran_b
-        and "TL001" in ran_a
-        and "TL040" in ran_a
-        and "TL010" not in ran_a
-    )
-    c = cli(
-        "doctor", logs["fail"], "--ignore", "TL001,divergence", "--format", "json"
-    ).json()
-    assert (
-        "TL001" not in c["reports"][0]["checks"]["ran"]
-        and "TL010" not in c["reports"][0]["checks"]["ran"]
-    )
+    assert ran_a == ran_b and "TL001" in ran_a and "TL040" in ran_a and "TL010" not in ran_a
+    c = cli("doctor", logs["fail"], "--ignore", "TL001,divergence", "--format", "json").json()
+    assert "TL001" not in c["reports"][0]["checks"]["ran"] and "TL010" not in c["reports"][0]["checks"]["ran"]
 
 
 def test_selection_leaving_no_rule_is_a_usage_error(cli, logs, bad_dataset):
@@ -233,15 +193,9 @@ def test_selection_leaving_no_rule_is_a_usage_error(cli, logs, bad_dataset):
 def test_unknown_config_key_is_an_error(cli, logs, tmp_path):
     (tmp_path / "trainlint.toml").write_text('selct = ["nan"]\n')
     r = cli("doctor", logs["pass"], cwd=tmp_path)
-    assert (
-        r.code == 2
-        and "unknown key 'selct'" in r.err
-        and "did you mean 'select'" in r.err
-    )
+    assert r.code == 2 and "unknown key 'selct'" in r.err and "did you mean 'select'" in r.err
     assert "known keys: select, ignore" in r.err
-    (tmp_path / "trainlint.toml").write_text(
-        '[[overrides]]\npaths = ["x"]\nignores = ["nan"]\n'
-    )
+    (tmp_path / "trainlint.toml").write_text('[[overrides]]\npaths = ["x"]\nignores = ["nan"]\n')
     r = cli("doctor", logs["pass"], cwd=tmp_path)
     assert r.code == 2 and "unknown key 'ignores'" in r.err
 
@@ -265,17 +219,10 @@ def test_did_you_mean_commands_and_rules(cli):
 def test_help_lists_doctor_first_untruncated(cli):
     out = cli("--help").out
     cmds = out[out.index("Commands:") :]
-    names = [
-        line.split()[0]
-        for line in cmds.splitlines()[1:]
-        if line.startswith("  ") and not line.startswith("   ")
-    ]
+    names = [line.split()[0] for line in cmds.splitlines()[1:] if line.startswith("  ") and not line.startswith("   ")]
     assert names[0] == "doctor" and set(names) >= {"data", "ckpt", "series", "rules"}
     assert "..." not in cmds
-    assert (
-        "--map" not in cli("ckpt", "--help").out
-        and "--map" in cli("doctor", "--help").out
-    )
+    assert "--map" not in cli("ckpt", "--help").out and "--map" in cli("doctor", "--help").out
     assert "--map" not in cli("data", "--help").out
 
 
@@ -307,18 +254,12 @@ def test_junit_validates_against_xsd(cli, logs, bad_dataset, tmp_path):
         str(bad_dataset),
     }
     fail = suites[str(logs["fail"])]
-    case = next(
-        c for c in fail.findall("testcase") if c.get("name") == "TL001 non-finite-loss"
-    )
+    case = next(c for c in fail.findall("testcase") if c.get("name") == "TL001 non-finite-loss")
     assert "step 210" in case.find("failure").get("message")
     assert fail.get("failures") == "1"
     skipped = [c for c in fail.findall("testcase") if c.find("skipped") is not None]
     assert skipped and all(c.find("skipped").get("message") for c in skipped)
-    ran = len(
-        cli("doctor", logs["fail"], "--format", "json").json()["reports"][0]["checks"][
-            "ran"
-        ]
-    )
+    ran = len(cli("doctor", logs["fail"], "--format", "json").json()["reports"][0]["checks"]["ran"])
     assert int(fail.get("tests")) == ran + len(skipped)
     missing = suites[str(logs["missing"])]
     assert missing.find("testcase/error").get("message") == "no such file or folder"
@@ -333,16 +274,10 @@ def test_junit_validates_against_xsd(cli, logs, bad_dataset, tmp_path):
 def test_github_annotations(cli, logs, bad_dataset):
     r = cli("doctor", logs["fail"], logs["missing"], bad_dataset, "--format", "github")
     lines = r.out.splitlines()
-    assert (
-        f"::error file={logs['fail']},title=TL001 non-finite-loss::loss is NaN at step 210"
-        in r.out
-    )
+    assert f"::error file={logs['fail']},title=TL001 non-finite-loss::loss is NaN at step 210" in r.out
     data = next(x for x in lines if "TL200" in x)
     assert data.startswith(f"::error file={bad_dataset},line=31,title=TL200 ")
-    assert any(
-        x.startswith(f"::error file={logs['missing']},title=NOT-CHECKED::no such file")
-        for x in lines
-    )
+    assert any(x.startswith(f"::error file={logs['missing']},title=NOT-CHECKED::no such file") for x in lines)
     assert lines[-1].startswith("trainlint FAIL:")
     for x in lines[:-1]:
         assert re.match(r"^::(error|warning|notice) [^:]*(%3A[^:]*)*::", x), x
@@ -361,33 +296,23 @@ def test_markdown_summary(cli, logs):
     r = cli("doctor", logs["pass"], logs["fail"], "--format", "markdown")
     assert r.out.startswith("## trainlint doctor: FAIL")
     assert "| verdict | input | format | points | loss |" in r.out
-    row = next(
-        x for x in r.out.splitlines() if str(logs["fail"]) in x and x.startswith("|")
-    )
+    row = next(x for x in r.out.splitlines() if str(logs["fail"]) in x and x.startswith("|"))
     assert "FAIL" in row and "→ NaN" in row
-    assert (
-        "### Findings" in r.out and "**FAIL TL001** non-finite-loss (step 210)" in r.out
-    )
+    assert "### Findings" in r.out and "**FAIL TL001** non-finite-loss (step 210)" in r.out
 
 
 def test_sarif_validates_with_regions(cli, logs, bad_dataset):
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
     crash = ROOT / "tests" / "data" / "console" / "cuda_oom.out"
-    r = cli(
-        "doctor", logs["fail"], logs["missing"], bad_dataset, crash, "--format", "sarif"
-    )
+    r = cli("doctor", logs["fail"], logs["missing"], bad_dataset, crash, "--format", "sarif")
     sarif = r.json()
-    jsonschema.Draft7Validator(
-        schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
-    ).validate(sarif)
+    jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER).validate(sarif)
     run = sarif["runs"][0]
     rules = {x["id"]: x for x in run["tool"]["driver"]["rules"]}
     assert rules["TL001"]["helpUri"].endswith("#tl001-non-finite-loss")
     assert "lower the learning rate" in rules["TL001"]["help"]["text"]
     by_rule = {x["ruleId"]: x for x in run["results"]}
-    assert by_rule["TL001"]["properties"]["step"] == 210 and isinstance(
-        by_rule["TL001"]["properties"]["step"], int
-    )
+    assert by_rule["TL001"]["properties"]["step"] == 210 and isinstance(by_rule["TL001"]["properties"]["step"], int)
     assert "region" not in by_rule["TL001"]["locations"][0]["physicalLocation"]
     data = by_rule["TL200"]["locations"][0]["physicalLocation"]
     assert data == {
@@ -434,9 +359,7 @@ def test_html_output_dispatches_to_the_html_renderer(monkeypatch, tmp_path):
 
     calls = []
     mod = types.ModuleType("trainlint.report.html")
-    mod.render_html = lambda result, stream: (
-        calls.append(result) or stream.write("<html></html>")
-    )
+    mod.render_html = lambda result, stream: calls.append(result) or stream.write("<html></html>")
     monkeypatch.setitem(sys.modules, "trainlint.report.html", mod)
     assert format_for("r.HTML") == "html"
     buf = io.StringIO()
@@ -454,32 +377,20 @@ def test_series_text_shows_range_min_max_and_sparkline(cli, logs):
     lines = r.out.splitlines()
     i = next(i for i, x in enumerate(lines) if x.startswith("  loss [loss]"))
     assert "40 points, steps 10-400, 20 non-finite" in lines[i]
-    assert re.search(
-        r"[▁▂▃▄▅▆▇█]+!+ +2\.8\d* → NaN +min 1\.0\d* @200 +max 2\.8\d* @10", lines[i + 1]
-    ), lines[i + 1]
+    assert re.search(r"[▁▂▃▄▅▆▇█]+!+ +2\.8\d* → NaN +min 1\.0\d* @200 +max 2\.8\d* @10", lines[i + 1]), lines[i + 1]
 
 
 def test_series_json_values(cli, logs):
     plain = cli("series", logs["pass"], "--format", "json").json()
     loss = next(s for s in plain["series"] if s["role"] == "loss")
-    assert (
-        "values" not in loss and loss["first_step"] == 10 and loss["last_step"] == 400
-    )
+    assert "values" not in loss and loss["first_step"] == 10 and loss["last_step"] == 400
     full = cli("series", logs["pass"], "--format", "json", "--values").json()
     loss = next(s for s in full["series"] if s["role"] == "loss")
     steps, values = loss["steps"], loss["values"]
     assert steps[:3] == [10, 20, 30] and len(values) == 40
-    assert values[0] == pytest.approx(loss["start"]) and values[-1] == pytest.approx(
-        loss["end"]
-    )
-    assert (
-        loss["min"] == min(values)
-        and steps[values.index(min(values))] == loss["min_step"]
-    )
-    assert (
-        loss["max"] == max(values)
-        and steps[values.index(max(values))] == loss["max_step"]
-    )
+    assert values[0] == pytest.approx(loss["start"]) and values[-1] == pytest.approx(loss["end"])
+    assert loss["min"] == min(values) and steps[values.index(min(values))] == loss["min_step"]
+    assert loss["max"] == max(values) and steps[values.index(max(values))] == loss["max_step"]
 
 
 def test_series_on_a_folder_of_runs_asks_to_name_one(cli, tmp_path):
@@ -495,18 +406,12 @@ def test_ckpt_tensors_text_table(cli, tmp_path):
     import numpy as np
 
     st = pytest.importorskip("safetensors.numpy")
-    tensors = {
-        f"layer{i:02d}.weight": np.ones((2, 3), dtype=np.float32) for i in range(25)
-    }
+    tensors = {f"layer{i:02d}.weight": np.ones((2, 3), dtype=np.float32) for i in range(25)}
     tensors["layer00.weight"][0, 0] = np.nan
     st.save_file(tensors, str(tmp_path / "m.safetensors"))
     r = cli("ckpt", tmp_path / "m.safetensors", "--tensors")
     rows = r.out.splitlines()
-    head = next(
-        i
-        for i, x in enumerate(rows)
-        if x.split()[:4] == ["name", "dtype", "shape", "bytes"]
-    )
+    head = next(i for i, x in enumerate(rows) if x.split()[:4] == ["name", "dtype", "shape", "bytes"])
     first = rows[head + 1].split()
     assert first[:6] == ["layer00.weight", "float32", "2x3", "24", "1", "0"]
     assert "+5 more" in r.out
@@ -536,26 +441,16 @@ def _hf_output(root: Path) -> Path:
     transformers = pytest.importorskip("transformers")
     root.mkdir()
     losses = healthy(12)
-    write_hf(
-        root / "trainer_state.json", losses, step=10
-    )  # the final save: state, config, weights
+    write_hf(root / "trainer_state.json", losses, step=10)  # the final save: state, config, weights
     (root / "config.json").write_text(json.dumps({"vocab_size": 32}))
-    st.save_file(
-        {"w": np.ones((2, 2), dtype=np.float32)}, str(root / "model.safetensors")
-    )
-    args = transformers.TrainingArguments(
-        output_dir=str(root), use_cpu=True, report_to="none"
-    )
+    st.save_file({"w": np.ones((2, 2), dtype=np.float32)}, str(root / "model.safetensors"))
+    args = transformers.TrainingArguments(output_dir=str(root), use_cpu=True, report_to="none")
     for step in (40, 80, 120):
         ck = root / f"checkpoint-{step}"
         ck.mkdir()
-        write_hf(
-            ck / "trainer_state.json", losses[: step // 10], step=10, max_steps=120
-        )
+        write_hf(ck / "trainer_state.json", losses[: step // 10], step=10, max_steps=120)
         (ck / "config.json").write_text(json.dumps({"vocab_size": 32}))
-        st.save_file(
-            {"w": np.ones((2, 2), dtype=np.float32)}, str(ck / "model.safetensors")
-        )
+        st.save_file({"w": np.ones((2, 2), dtype=np.float32)}, str(ck / "model.safetensors"))
         for name in ("optimizer.pt", "scheduler.pt", "rng_state.pth"):
             torch.save({"x": torch.ones(1)}, ck / name)
         torch.save(args, ck / "training_args.bin")
@@ -566,9 +461,7 @@ def _hf_output(root: Path) -> Path:
 def test_hf_output_folder_is_one_report(cli, tmp_path):
     root = _hf_output(tmp_path / "out")
     data = cli("doctor", root, "--format", "json").json()
-    assert [r["source"] for r in data["reports"]] == [str(root)], [
-        r["source"] for r in data["reports"]
-    ]
+    assert [r["source"] for r in data["reports"]] == [str(root)], [r["source"] for r in data["reports"]]
     rep = data["reports"][0]
     assert rep["kind"] == "log" and rep["summary"]["checkpoints"]["steps"] == [
         40,
@@ -578,9 +471,7 @@ def test_hf_output_folder_is_one_report(cli, tmp_path):
     parts = [p["part"] for p in rep["summary"]["parts"]]
     assert "checkpoint-40/optimizer.pt" in parts
     # the copies in checkpoint-N are not judged again (the top-level one: as config and as pickle)
-    assert {p for p in parts if p.endswith("training_args.bin")} == {
-        "training_args.bin"
-    }
+    assert {p for p in parts if p.endswith("training_args.bin")} == {"training_args.bin"}
     r = cli("doctor", root)
     block = blocks(r.out)[str(root)]
     assert "3 checkpoints (40, 80, 120): complete, tensors finite" in r.out
@@ -595,11 +486,7 @@ def test_a_finding_in_one_checkpoint_file_shows_with_its_file(cli, tmp_path):
     bad.write_bytes(bad.read_bytes()[:-200])  # cut short
     data = cli("doctor", root, "--format", "json").json()
     assert len(data["reports"]) == 1
-    found = [
-        f
-        for f in data["reports"][0]["findings"]
-        if f["evidence"].get("part") == "checkpoint-80/optimizer.pt"
-    ]
+    found = [f for f in data["reports"][0]["findings"] if f["evidence"].get("part") == "checkpoint-80/optimizer.pt"]
     assert found and found[0]["severity"] == "FAIL"
     assert data["reports"][0]["summary"]["checkpoints"]["with_findings"] == [80]
     r = cli("doctor", root)
@@ -630,9 +517,7 @@ def test_nested_hf_runs_stay_two_reports(cli, tmp_path):
     for run in runs.values():
         parts = [p["part"] for p in run["summary"]["parts"]]
         assert run["summary"]["checkpoints"]["steps"] == [40, 80, 120]
-        assert "training_args.bin" in parts and not any(
-            p.startswith("b/") for p in parts
-        )
+        assert "training_args.bin" in parts and not any(p.startswith("b/") for p in parts)
 
 
 def test_ascii_stream_gets_ascii_sparklines(logs):

@@ -293,7 +293,7 @@ def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
 def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, until: str | None = None,
           interval: float = 2.0, idle_exit: float | None = None, max_time: float | None = None,
           emit: Callable[[Path, Finding], None] | None = None,
-          heartbeat: Callable[[Path, float, dict], None] | None = None) -> Result:
+          heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None) -> Result:
     """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new
     finding and ``heartbeat(path, step, metrics)`` with each log's latest record."""
     from .live.watch import watch as _watch

@@ -34,23 +34,15 @@ def _store(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     return callback
 
 
-def _check_outputs(
-    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
-) -> tuple[str, ...]:
+def _check_outputs(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
     from ..report import SUFFIXES, format_for
 
     for path in value:
-        if (
-            format_for(path) == "html"
-            and importlib.util.find_spec("trainlint.report.html") is None
-        ):
-            raise click.BadParameter(
-                f"{path}: the HTML report is not available in this version", ctx, param
-            )
+        if format_for(path) == "html" and importlib.util.find_spec("trainlint.report.html") is None:
+            raise click.BadParameter(f"{path}: the HTML report is not available in this version", ctx, param)
         if format_for(path) is None:
             raise click.BadParameter(
-                f"{path}: cannot tell the format from the suffix "
-                f"(one of {', '.join(sorted(SUFFIXES))})",
+                f"{path}: cannot tell the format from the suffix (one of {', '.join(sorted(SUFFIXES))})",
                 ctx,
                 param,
             )
@@ -109,9 +101,7 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def judging_options(
-    fn: Callable[..., Any] | None = None, *, role_map: bool = True
-) -> Any:
+def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = True) -> Any:
     """--format, --config, --select, --ignore, --threshold, --map (logs only) and the output options."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -191,25 +181,27 @@ def build_options(
     ctx = click.get_current_context(silent=True)
     name = ctx.info_name if ctx is not None else None
     try:
-        return _build(config, select, ignore, thresholds, role_map,
-                      targets=COMMAND_TARGETS.get(name or ""), command=name, **fields)
+        return _build(
+            config,
+            select,
+            ignore,
+            thresholds,
+            role_map,
+            targets=COMMAND_TARGETS.get(name or ""),
+            command=name,
+            **fields,
+        )
     except OptionsError as exc:
         raise click.UsageError(str(exc)) from None
 
 
-def exit_code_for(
-    result: Result, fail_on: str = "fail", exit_zero: bool = False
-) -> int:
+def exit_code_for(result: Result, fail_on: str = "fail", exit_zero: bool = False) -> int:
     """The process exit code: the contract's, WARN counted as a failure with --fail-on warn,
     0 with --exit-zero."""
     if exit_zero:
         return 0
     code = result.exit_code
-    if (
-        fail_on == "warn"
-        and code != 1
-        and any(r.verdict.value == "WARN" for r in result.reports)
-    ):
+    if fail_on == "warn" and code != 1 and any(r.verdict.value == "WARN" for r in result.reports):
         return 1
     return code
 
@@ -230,9 +222,7 @@ def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
     from ..report.progress import Live, Progress
 
     progress = Progress()
-    hooks: dict[str, Any] = {
-        "on_progress": progress.update if progress.enabled else None
-    }
+    hooks: dict[str, Any] = {"on_progress": progress.update if progress.enabled else None}
     if stream_reports and fmt == "text" and sys.stdout.isatty():
         meta = _meta()
         live = Live(View(verbosity=_verbosity(meta)), sys.stdout, progress)
@@ -246,9 +236,7 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
     from ..report import View, format_for, render
 
     meta = _meta()
-    code = exit_code_for(
-        result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero"))
-    )
+    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
     verbosity = _verbosity(meta)
     live = meta.get("live")
     if live is not None:
@@ -263,9 +251,7 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
                     View(verbosity=verbosity, exit_code=code, color=False),
                 )
         except OSError as exc:
-            click.echo(
-                f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True
-            )
+            click.echo(f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True)
             sys.exit(2)
     if before is not None and fmt == "text":
         before()

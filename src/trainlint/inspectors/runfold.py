@@ -30,27 +30,18 @@ def is_hf_output(folder: Path) -> bool:
         return False
     if (folder / "trainer_state.json").is_file():
         return True
-    return any(
-        CHECKPOINT_DIR.match(p.parent.name)
-        for p in folder.glob("checkpoint-*/trainer_state.json")
-    )
+    return any(CHECKPOINT_DIR.match(p.parent.name) for p in folder.glob("checkpoint-*/trainer_state.json"))
 
 
 def plan(items: Sequence[Any]) -> list[list[Any]]:
     """The items in discovery order, those of one HF output folder grouped behind its log."""
-    roots = [
-        it.path
-        for it in items
-        if it.inspector.kind == "log" and it.inspector.folder and is_hf_output(it.path)
-    ]
+    roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_hf_output(it.path)]
     groups: list[list[Any]] = []
     by_root: dict[Path, list[Any]] = {}
     seen_args: set[bytes] = set()
     for it in items:
         inside = [r for r in roots if it.path == r or r in it.path.parents]
-        root = (
-            max(inside, key=lambda r: len(r.parts)) if inside else None
-        )  # the innermost run
+        root = max(inside, key=lambda r: len(r.parts)) if inside else None  # the innermost run
         if root is None:
             groups.append([it])
             continue
@@ -82,9 +73,7 @@ def _repeated_args(item: Any, root: Path, seen: set[bytes]) -> bool:
 
 def fold(reports: list[Report], root: Path) -> list[Report]:
     """Merge the reports of one HF output folder into its log report (see the module doc)."""
-    main = next(
-        (r for r in reports if r.kind == "log" and Path(r.source) == root), None
-    )
+    main = next((r for r in reports if r.kind == "log" and Path(r.source) == root), None)
     if main is None:
         return reports
     out = [main]
@@ -154,15 +143,6 @@ def _checkpoints(members: list[Report], root: Path) -> dict[str, Any]:
             if match and parent.parent == root:
                 steps.setdefault(int(match.group(1)), []).append(m)
                 break
-    bad = sorted(
-        s
-        for s, reps in steps.items()
-        if any(r.verdict.value in ("FAIL", "WARN") for r in reps)
-    )
-    scanned = all(
-        r.summary.get("values_scanned")
-        for reps in steps.values()
-        for r in reps
-        if r.summary.get("tensors")
-    )
+    bad = sorted(s for s, reps in steps.items() if any(r.verdict.value in ("FAIL", "WARN") for r in reps))
+    scanned = all(r.summary.get("values_scanned") for reps in steps.values() for r in reps if r.summary.get("tensors"))
     return {"steps": sorted(steps), "with_findings": bad, "values_scanned": scanned}

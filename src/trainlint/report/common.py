@@ -73,9 +73,7 @@ def counts(result: Result) -> dict[str, int]:
 
 def counts_text(result: Result) -> str:
     c = counts(result)
-    return (
-        ", ".join(f"{c[k]} {k}" for k in VERDICT_ORDER if c.get(k)) or "nothing judged"
-    )
+    return ", ".join(f"{c[k]} {k}" for k in VERDICT_ORDER if c.get(k)) or "nothing judged"
 
 
 _TRY = re.compile(r"\bTry\b:?\s*(.+)$", re.DOTALL)
@@ -147,9 +145,7 @@ def finding_location(report: Report, f: Finding) -> tuple[str, int | None]:
     ev = f.evidence or {}
     path = _single_file(report)
     part = ev.get("part")
-    if (
-        isinstance(part, str) and part and part != "./"
-    ):  # a file of a folded run (runfold)
+    if isinstance(part, str) and part and part != "./":  # a file of a folded run (runfold)
         path = str(Path(report.source) / part)
     if isinstance(ev.get("file"), str) and ev.get("file"):
         path = _resolve(report, ev["file"])

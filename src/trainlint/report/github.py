@@ -36,11 +36,7 @@ def command(
         props.append(f"line={line}")
     if title:
         props.append(f"title={_prop(title)}")
-    return (
-        f"::{level} {','.join(props)}::{_data(message)}"
-        if props
-        else f"::{level}::{_data(message)}"
-    )
+    return f"::{level} {','.join(props)}::{_data(message)}" if props else f"::{level}::{_data(message)}"
 
 
 def render_github(result: Result, stream: IO[str], view: View | None = None) -> None:
@@ -61,14 +57,7 @@ def render_github(result: Result, stream: IO[str], view: View | None = None) -> 
                 + "\n"
             )
         if report.unjudged:
-            stream.write(
-                command("error", report.unjudged, report.source, None, "NOT-CHECKED")
-                + "\n"
-            )
+            stream.write(command("error", report.unjudged, report.source, None, "NOT-CHECKED") + "\n")
     if result.empty_reason:
-        stream.write(
-            command("error", result.empty_reason, None, None, "NOT-CHECKED") + "\n"
-        )
-    stream.write(
-        f"trainlint {result.verdict.value}: {counts_text(result)} (exit {exit_code(result, view)})\n"
-    )
+        stream.write(command("error", result.empty_reason, None, None, "NOT-CHECKED") + "\n")
+    stream.write(f"trainlint {result.verdict.value}: {counts_text(result)} (exit {exit_code(result, view)})\n")

@@ -68,21 +68,15 @@ def testsuite(report: Report) -> ET.Element:
     failures = errors = skipped = 0
     for code in codes:
         found = by_code.get(code, [])
-        case = _testcase(
-            suite, report, code, found[0].name if found else _rule_name(code)
-        )
+        case = _testcase(suite, report, code, found[0].name if found else _rule_name(code))
         fails = [f for f in found if f.severity.value == "FAIL"]
         if fails:
             failures += 1
-            el = ET.SubElement(
-                case, "failure", {"message": _x(fails[0].message), "type": code}
-            )
+            el = ET.SubElement(case, "failure", {"message": _x(fails[0].message), "type": code})
             el.text = _x("\n".join(_finding_text(f) for f in fails))
         others = [f for f in found if f.severity.value != "FAIL"]
         why = report.checks.stood_down.get(code)
-        lines = [_finding_text(f) for f in others] + (
-            [f"stood down: {why}"] if why else []
-        )
+        lines = [_finding_text(f) for f in others] + ([f"stood down: {why}"] if why else [])
         if lines:
             ET.SubElement(case, "system-out").text = _x("\n".join(lines))
     for code, why in report.checks.not_checked.items():
@@ -94,9 +88,9 @@ def testsuite(report: Report) -> ET.Element:
     if report.unjudged:
         errors += 1
         case = _testcase(suite, report, "input", "could-not-judge")
-        ET.SubElement(
-            case, "error", {"message": _x(report.unjudged), "type": "NOT-CHECKED"}
-        ).text = _x(f"NOT-CHECKED {report.source}: {report.unjudged}")
+        ET.SubElement(case, "error", {"message": _x(report.unjudged), "type": "NOT-CHECKED"}).text = _x(
+            f"NOT-CHECKED {report.source}: {report.unjudged}"
+        )
     if report.notes:
         ET.SubElement(suite, "system-out").text = _x("\n".join(report.notes))
     tests = len(suite.findall("testcase"))
@@ -138,9 +132,7 @@ def to_junit(result: Result) -> ET.Element:
             "testcase",
             {"name": "input could-not-judge", "classname": "trainlint", "time": "0"},
         )
-        ET.SubElement(
-            case, "error", {"message": _x(result.empty_reason), "type": "NOT-CHECKED"}
-        )
+        ET.SubElement(case, "error", {"message": _x(result.empty_reason), "type": "NOT-CHECKED"})
         totals["tests"] += 1
         totals["errors"] += 1
     root.attrib.update({k: str(v) for k, v in totals.items()})

@@ -31,10 +31,7 @@ def _row(r: Report) -> str:
     curve = r.curves.get("loss")
     loss = f"`{curve_text(curve)}`" if curve and curve.get("values") else ""
     v = r.verdict.value
-    return (
-        f"| {ICONS[v]} {v} | `{_cell(r.source)}` | {_cell(r.format or r.kind)} | {points} | "
-        f"{_cell(loss)} |"
-    )
+    return f"| {ICONS[v]} {v} | `{_cell(r.source)}` | {_cell(r.format or r.kind)} | {points} | {_cell(loss)} |"
 
 
 def render_markdown(result: Result, stream: IO[str], view: View | None = None) -> None:
@@ -50,11 +47,7 @@ def render_markdown(result: Result, stream: IO[str], view: View | None = None) -
         for r in reports:
             w(_row(r) + "\n")
         w("\n")
-    shown = [
-        r
-        for r in reports
-        if r.unjudged or any(f.severity.value != "NOTE" or verbose for f in r.findings)
-    ]
+    shown = [r for r in reports if r.unjudged or any(f.severity.value != "NOTE" or verbose for f in r.findings)]
     if shown:
         w("### Findings\n\n")
     for r in shown:

@@ -26,9 +26,7 @@ class Progress:
     ) -> None:
         self.stream = stream or sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.delay = float(
-            os.environ.get("TRAINLINT_PROGRESS_DELAY", delay)
-        )  # tests set 0
+        self.delay = float(os.environ.get("TRAINLINT_PROGRESS_DELAY", delay))  # tests set 0
         self.clock = clock
         self.start = clock()
         self.last = float("-inf")
@@ -112,9 +110,7 @@ class Heartbeat:
     def start(self, paths: list[str]) -> None:
         if self.enabled:
             noun = "log" if len(paths) == 1 else "logs"
-            self.progress.stream.write(
-                f"watching {len(paths)} {noun}; Ctrl-C to stop\n"
-            )
+            self.progress.stream.write(f"watching {len(paths)} {noun}; Ctrl-C to stop\n")
             self.progress.stream.flush()
 
     def beat(self, path: object, step: float, metrics: dict[str, object]) -> None:
@@ -124,17 +120,10 @@ class Heartbeat:
             (metrics[k] for k in ("loss", "train_loss", "train/loss") if k in metrics),
             None,
         )
-        text = f"step {fmt_step(step)}" + (
-            f" loss {fmt_num(loss)}" if loss is not None else ""
-        )
+        text = f"step {fmt_step(step)}" + (f" loss {fmt_num(loss)}" if loss is not None else "")
         self.latest[str(path)] = text
         many = len(self.latest) > 1
-        self.progress.show(
-            " · ".join(
-                f"{p.rsplit('/', 1)[-1]} {t}" if many else t
-                for p, t in self.latest.items()
-            )
-        )
+        self.progress.show(" · ".join(f"{p.rsplit('/', 1)[-1]} {t}" if many else t for p, t in self.latest.items()))
 
     def clear(self) -> None:
         self.progress.clear()

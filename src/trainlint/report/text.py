@@ -97,11 +97,7 @@ class Out:
         """Write, spelling the block characters and arrows in ASCII when the stream's
         encoding cannot carry them (a cp1252 pipe on Windows)."""
         if self.ascii:
-            text = (
-                text.translate(ASCII_FALLBACK)
-                .encode("ascii", "replace")
-                .decode("ascii")
-            )
+            text = text.translate(ASCII_FALLBACK).encode("ascii", "replace").decode("ascii")
         self.stream.write(text)
 
     def paint(self, text: str, style: str | None) -> str:
@@ -195,22 +191,12 @@ def render_report(out: Out, r: Report) -> None:
 def checkpoints_line(c: dict[str, Any]) -> str:
     """``3 checkpoints (40, 80, 120): complete, tensors finite``."""
     steps = c["steps"]
-    shown = ", ".join(str(s) for s in steps[:8]) + (
-        f", +{len(steps) - 8} more" if len(steps) > 8 else ""
-    )
+    shown = ", ".join(str(s) for s in steps[:8]) + (f", +{len(steps) - 8} more" if len(steps) > 8 else "")
     noun = "checkpoint" if len(steps) == 1 else "checkpoints"
     bad = c.get("with_findings") or []
-    state = (
-        "findings in checkpoint-" + ", checkpoint-".join(map(str, bad))
-        if bad
-        else "complete"
-    )
+    state = "findings in checkpoint-" + ", checkpoint-".join(map(str, bad)) if bad else "complete"
     if not bad:
-        state += (
-            ", tensors finite"
-            if c.get("values_scanned")
-            else ", tensor values not scanned"
-        )
+        state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
     return f"{len(steps)} {noun} ({shown}): {state}"
 
 
@@ -233,13 +219,7 @@ def _tensor_table(out: Out, rows: list[dict[str, Any]], verbose: bool) -> bool:
     table = [("name", "dtype", "shape", "bytes", "NaN", "Inf", "zero")]
     for t in shown:
         shape = "x".join(str(d) for d in t.get("shape") or []) or "scalar"
-        zero = (
-            "all"
-            if t.get("all_zero") is True
-            else ""
-            if t.get("all_zero") is False
-            else "?"
-        )
+        zero = "all" if t.get("all_zero") is True else "" if t.get("all_zero") is False else "?"
         table.append(
             (
                 str(t.get("name")),
@@ -253,15 +233,10 @@ def _tensor_table(out: Out, rows: list[dict[str, Any]], verbose: bool) -> bool:
         )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        cells = [
-            c.ljust(w) if i < 3 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
-        ]
+        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
         out.line(INDENT + "  ".join(cells).rstrip())
     if len(rows) > len(shown):
-        out.line(
-            f"{INDENT}+{len(rows) - len(shown)} more (all with -v or --format json)"
-        )
+        out.line(f"{INDENT}+{len(rows) - len(shown)} more (all with -v or --format json)")
     return True
 
 
@@ -272,11 +247,7 @@ def _count(value: object) -> str:
 def _span(r: Report, role: str, curve: dict[str, Any]) -> str:
     """``, steps 2-300`` after a curve (the loss's exact range from the summary)."""
     s = r.summary
-    if (
-        role == "loss"
-        and s.get("first_step") is not None
-        and s.get("last_step") is not None
-    ):
+    if role == "loss" and s.get("first_step") is not None and s.get("last_step") is not None:
         first, last = s["first_step"], s["last_step"]
     elif curve.get("steps"):
         first, last = curve["steps"][0], curve["steps"][-1]
@@ -288,24 +259,12 @@ def _span(r: Report, role: str, curve: dict[str, Any]) -> str:
 def describe(r: Report) -> str:
     """``hf-trainer-state, 150 points, steps 2-300`` / ``dataset, jsonl, 50 rows``."""
     s = r.summary
-    parts = (
-        [r.format or r.kind]
-        if r.kind == "log"
-        else [r.kind] + ([r.format] if r.format else [])
-    )
+    parts = [r.format or r.kind] if r.kind == "log" else [r.kind] + ([r.format] if r.format else [])
     if "loss_points" in s:
         parts.append(f"{s['loss_points']} points")
-        shown = bool(
-            (r.curves.get("loss") or {}).get("values")
-        )  # the steps go on the loss line
-        if (
-            not shown
-            and s.get("first_step") is not None
-            and s.get("last_step") is not None
-        ):
-            parts.append(
-                f"steps {fmt_step(s['first_step'])}-{fmt_step(s['last_step'])}"
-            )
+        shown = bool((r.curves.get("loss") or {}).get("values"))  # the steps go on the loss line
+        if not shown and s.get("first_step") is not None and s.get("last_step") is not None:
+            parts.append(f"steps {fmt_step(s['first_step'])}-{fmt_step(s['last_step'])}")
     elif isinstance(s.get("rows"), int):
         parts.append(f"{s['rows']} rows")
     elif isinstance(s.get("tensors"), int):
@@ -350,9 +309,7 @@ def _finding(out: Out, f: Finding, count: int, verbose: bool) -> None:
     more = f"trainlint rules {f.code}"
     text = f"{tip} ({more})" if tip else f"see `{more}`"
     if sev != "NOTE":
-        out.line(
-            text, lead=f"{INDENT}help: ", lead_style="dim", indent=INDENT + "      "
-        )
+        out.line(text, lead=f"{INDENT}help: ", lead_style="dim", indent=INDENT + "      ")
 
 
 def _bookkeeping(out: Out, r: Report) -> bool:
@@ -394,11 +351,7 @@ def _counted(items: list[str]) -> list[tuple[str, int]]:
 
 def render_summary(out: Out, result: Result) -> None:
     """Every FAIL and NOT-CHECKED input with its first finding or reason, then the counts."""
-    bad = [
-        r
-        for r in sorted(result.reports, key=lambda r: r.source)
-        if r.verdict.value in ("FAIL", "NOT-CHECKED")
-    ]
+    bad = [r for r in sorted(result.reports, key=lambda r: r.source) if r.verdict.value in ("FAIL", "NOT-CHECKED")]
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", "NOT-CHECKED", indent=INDENT)
     if bad and (len(result.reports) > 1 or out.view.verbosity < 0):
