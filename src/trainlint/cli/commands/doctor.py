@@ -37,4 +37,7 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_v
                             dataset=dataset, tokenizer=tokenizer, vocab_size=vocab_size,
                             num_classes=num_classes, patterns=tuple(patterns),
                             tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc)
-    emit(doctor(paths or (Path("."),), options), fmt)
+    from .._common import live_hooks
+
+    hooks = live_hooks(fmt, stream_reports=not baseline)  # with a baseline the table comes first
+    emit(doctor(paths or (Path("."),), options, **hooks), fmt)
