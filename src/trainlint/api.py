@@ -13,7 +13,7 @@ from .inspectors.logs import is_uri, judge_log, judge_uri
 from .engine import judge_run
 from .model import Run
 from .readers import ReadError, read_any, read_run as _read_raw
-from .roles import assign_roles
+from .roles import apply_roles
 from .verdict import Report, Result
 
 
@@ -42,14 +42,14 @@ def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
 
     with use_patterns(patterns):
         run = _read_raw(path)
-    run.roles = assign_roles(run.series, role_map)
+    apply_roles(run, role_map)
     return run
 
 
 def judge(run: Run, settings: Settings | None = None) -> Report:
     """Judge a Run you built or read yourself."""
     if not run.roles:
-        run.roles = assign_roles(run.series)
+        apply_roles(run)
     return judge_run(run, settings)
 
 

@@ -88,8 +88,9 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
                     notes=list(run.notes), summary=run.summary(), curves=curves_of(run))
     if not run.has("loss"):
-        names = ", ".join(sorted(run.series)[:12]) or "none"
-        report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
+        from .roles import unmapped_reason
+
+        report.unjudged = unmapped_reason(run)
     from .rules._segments import judge_segments, split_segments
 
     segs = split_segments(run)

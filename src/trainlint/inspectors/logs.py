@@ -12,13 +12,16 @@ from ..discover import inspector
 from ..engine import judge_run
 from ..readers import ReadError, load_readers, read_run, sniff
 from ..readers._parts import PARTS
-from ..roles import assign_roles
+from ..roles import RoleMapError, apply_roles
 from ..verdict import Report
 
 
 def read_and_map(path: Path, options: Any) -> Any:
     run = read_run(path)
-    run.roles = assign_roles(run.series, getattr(options, "role_map", None))
+    try:
+        apply_roles(run, getattr(options, "role_map", None))
+    except RoleMapError as exc:
+        raise ReadError(f"usage error: {exc}") from None
     return run
 
 
@@ -27,7 +30,11 @@ def judge_log(run: Any, options: Any) -> Report:
     what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
     from ..dataset.handoff import log_extra
 
-    run.roles = assign_roles(run.series, getattr(options, "role_map", None))
+    try:
+        apply_roles(run, getattr(options, "role_map", None))
+    except RoleMapError as exc:
+        return Report(source=run.source, kind="log", format=run.format, files=list(run.files),
+                      unjudged=f"usage error: {exc}")
     return judge_run(run, getattr(options, "settings", None), log_extra(options))
 
 

@@ -48,13 +48,13 @@ def _read(path: str, role_map: dict[str, str]) -> list[Any]:
     if not is_uri(path):
         return [read_run(Path(path), role_map)]
     from ...readers.mlflow_store import server_runs
-    from ...roles import assign_roles
+    from ...roles import apply_roles
 
     runs = server_runs(path)
     if not runs:
         raise ReadError("no runs in this experiment")
     for run in runs:
-        run.roles = assign_roles(run.series, role_map)
+        apply_roles(run, role_map)
     return runs
 
 
