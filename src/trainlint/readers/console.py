@@ -19,6 +19,8 @@ from pathlib import Path
 
 from ..model import Run
 from ._console_crash import SIGNATURES, find_crashes
+from ._console_handwritten import MORE_PATTERNS
+from ._console_handwritten import RECOGNISERS as MORE_RECOGNISERS
 from ._console_patterns import PATTERNS, LinePattern, apply_patterns
 from ._console_stateful import RECOGNISERS
 from ._console_text import Capture, Line, split_lines, strip_ansi
@@ -79,11 +81,11 @@ def recognise(lines: list[Line], text: str) -> list[Capture]:
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in RECOGNISERS:
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS):
         cap = fn(lines) if needle in text else None
         if cap is not None:
             caps.append(cap)
-    caps.extend(apply_patterns(lines, PATTERNS, text=text))
+    caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
     caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
     return caps
