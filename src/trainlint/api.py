@@ -82,13 +82,25 @@ def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
             if session is not None and item.inspector.kind == "log":
                 result.reports.extend(session.doctor_log(item.path))
             else:
-                result.reports.append(item.inspector.judge(item.path, options))
+                _add(result, item.inspector.judge(item.path, options), scanned=path.is_dir())
     result.reports.extend(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
+        skipped = len(result.extra.get("not_recognised", ()))
+        if skipped:
+            result.empty_reason += f" ({skipped} file(s) not recognised as training logs)"
     if session is not None:
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
+
+
+def _add(result: Result, report: Report, scanned: bool) -> None:
+    """A report joins the result; in a folder scan, a file a reader claimed by its name only and
+    that holds no training content is counted in ``extra['not_recognised']`` instead."""
+    if scanned and report.kind == "log" and report.unjudged and report.summary.get("not_recognised"):
+        result.extra.setdefault("not_recognised", []).append(report.source)
+        return
+    result.reports.append(report)
 
 
 def _judge_unclaimed(path: Path, options: Options) -> Report:

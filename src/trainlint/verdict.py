@@ -153,6 +153,7 @@ class Result:
     reports: list[Report] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     empty_reason: str | None = None  # why there is nothing to report, when nothing is
+    verbose: bool = False  # text output lists what was skipped (never in the JSON)
 
     @property
     def verdict(self) -> Severity:

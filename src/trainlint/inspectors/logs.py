@@ -47,7 +47,11 @@ class LogInspector:
         try:
             run = read_run(path)
         except ReadError as exc:
-            return Report(source=str(path), kind="log", unjudged=str(exc))
+            from ..readers._content import holds_training_content
+
+            # a file claimed by its name only (debug.log, install.log): a folder scan skips it
+            flag = {} if holds_training_content(path) else {"not_recognised": True}
+            return Report(source=str(path), kind="log", unjudged=str(exc), summary=flag)
         return judge_log(run, options)
 
     def parts(self, path: Path) -> list[str]:

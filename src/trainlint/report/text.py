@@ -45,12 +45,24 @@ def render_text(result: Result, stream: IO[str]) -> None:
         _report(out, report)
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", STYLE["NOT-CHECKED"])
+    _not_recognised(out, result)
     counts: dict[str, int] = {}
     for r in result.reports:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     parts = [f"{counts[k]} {k}" for k in ("FAIL", "WARN", "NOT-CHECKED", "PASS") if counts.get(k)]
     summary = ", ".join(parts) or "nothing judged"
     out.line(f"{result.verdict.value}: {summary} (exit {result.exit_code})", STYLE[result.verdict.value])
+
+
+def _not_recognised(out: Any, result: Result) -> None:
+    skipped = result.extra.get("not_recognised") or []
+    if not skipped:
+        return
+    more = "" if result.verbose else " (list them with -v)"
+    out.line(f"{len(skipped)} file(s) not recognised: named like logs, no training content; skipped{more}")
+    if result.verbose:
+        for path in skipped:
+            out.line(f"  skipped: {path}")
 
 
 def _report(out: Any, r: Report) -> None:

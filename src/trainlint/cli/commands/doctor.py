@@ -20,11 +20,12 @@ from .._common import build_options, judging_options
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
 @judging_options
+@click.option("-v", "--verbose", is_flag=True, help="List the files skipped as not training logs.")
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
 def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, fmt, config, select, ignore, thresholds, role_map,
-            patterns) -> None:
+            verbose, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
@@ -46,4 +47,6 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         options.patterns = tuple(patterns)
-    emit(doctor(paths or (Path("."),), options), fmt)
+    result = doctor(paths or (Path("."),), options)
+    result.verbose = verbose
+    emit(result, fmt)
