@@ -208,6 +208,11 @@ def _step_resets(run: Run, best: Capture) -> None:
         return
     steps = best.cols[name][0]
     resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
+    if resets and len(resets) >= max(10, 0.1 * len(steps)):
+        run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
+        run.notes.append(f"the step count falls back {len(resets)} times: several processes appear to write to "
+                         "this log at once (interleaved lines)")
+        return
     if resets:
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
         run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:g} to "

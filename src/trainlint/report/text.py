@@ -70,6 +70,9 @@ def _report(out: Any, r: Report) -> None:
     desc = r.kind + (f", {r.format}" if r.format else "")
     if "loss_points" in r.summary:
         desc += f", {r.summary['loss_points']} loss points, steps {r.summary['first_step']:g}-{r.summary['last_step']:g}"
+    if r.summary.get("too_short"):
+        desc += (f", too short for the trend rules ({r.summary['loss_points_finite']} points, they need "
+                 f"{r.summary['trend_rules_need']})")
     out.line(f"{verdict:<11}  {r.source}  ({desc})", STYLE[verdict])
     if r.unjudged:
         out.line(f"  could not judge: {r.unjudged}")

@@ -27,6 +27,8 @@ def _pairs(ctx, lag: bool = False):
     return e.steps[ok], e.values[ok], tr[ok]
 
 
+REGULARISERS = ("dropout, SpecAugment or other augmentation, label smoothing, stochastic depth, "
+                "or a loss averaged per token in training and per sequence in evaluation")
 CAUSES = ("usual causes: the eval set overlaps the training data (a split taken after "
           "augmentation/dedup, the same file twice), or regularisation such as dropout that is "
           "active only in training")
@@ -67,17 +69,31 @@ regularisation that is active only in training (dropout, stochastic depth, label
 smoothing, heavy augmentation), which raises the train loss only. The second is
 harmless but makes the comparison meaningless. Each evaluation is compared with the train
 loss logged one interval later (loggers average the train loss over the interval, which
-trails a falling loss), so a fast-falling loss alone does not fire it. Try: evaluate on a
+trails a falling loss), so a fast-falling loss alone does not fire it. A steady gap is what
+regularisation produces and is a NOTE; a gap that grows over the run (`grow`) is a WARN (an
+eval equal to the train loss is TL065). Try: evaluate on a
 training subset with the model in eval mode and compare; check the split for duplicates.""",
       thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
+                  Threshold("grow", 0.05, "growth of the relative gap (last third vs first third of the "
+                            "evaluations) that makes it a WARN"),
                   Threshold("min_points", 5, "evaluations needed to judge")])
 def eval_below_train(ctx):
     steps, e, t = _pairs(ctx, lag=True)
     below = e < t * (1 - ctx.t("margin"))
     if not below.all():
         return None
-    gap = float(np.median((t - e) / t))
+    rel = (t - e) / t
+    gap = float(np.median(rel))
+    third = max(1, len(rel) // 3)
+    early, late = float(np.median(rel[:third])), float(np.median(rel[-third:]))
+    grows = late - early > ctx.t("grow")
+    if grows:
+        why = (f"the gap grew from {fmt(early * 100)}% to {fmt(late * 100)}% below: the eval data is getting "
+               f"easier than the training data as training goes on; {CAUSES}")
+    else:
+        why = (f"a steady gap ({fmt(early * 100)}% early, {fmt(late * 100)}% late) is what regularisation "
+               f"active only in training produces: {REGULARISERS}; if none is used, check the split for overlap")
     return ctx.fire(
-        f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); "
-        f"{CAUSES}",
-        step=steps[0], evaluations=len(e), median_relative_gap=gap, threshold=ctx.t("margin"))
+        f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); {why}",
+        step=steps[0], severity="WARN" if grows else "NOTE", evaluations=len(e), median_relative_gap=gap,
+        gap_early=early, gap_late=late, threshold=ctx.t("margin"), grow_threshold=ctx.t("grow"))
