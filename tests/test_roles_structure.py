@@ -111,8 +111,10 @@ def test_exact_alias_beats_structure_and_train_beats_eval():
     )
     roles = assign_roles(["EvalStats/loss", "TrainStats/loss"])
     assert roles["loss"] == "TrainStats/loss" and roles["eval_loss"] == "EvalStats/loss"
-    # an eval loss alone is never taken as the training loss
-    assert "loss" not in assign_roles(["EvalStats/avg_loss"])
+    # an eval loss alone is the loss there is to judge, and then not also the eval loss
+    alone = choose(["EvalStats/avg_loss", "epoch"])
+    assert alone["loss"].names == ("EvalStats/avg_loss",) and "eval_loss" not in alone
+    assert "only loss logged is an eval loss" in alone["loss"].reason
 
 
 @pytest.mark.parametrize(
@@ -166,7 +168,11 @@ def test_map_naming_a_missing_metric_is_a_usage_error(tmp_path, cli):
         )
     )
     out = cli("series", path, "--map", "loss=nope")
-    assert out.code == 2 and "no metric 'nope'" in out.err and "it has: a, b, loss" in out.err
+    assert (
+        out.code == 2
+        and "no metric 'nope'" in out.err
+        and "it has: a, b, loss" in out.err
+    )
     out = cli("doctor", path, "--map", "loss=nope")
     assert out.code == 2 and "no metric 'nope'" in out.out
     with pytest.raises(RoleMapError):

@@ -93,6 +93,11 @@ def choose(names: Iterable[str], overrides: Mapping[str, str] | None = None,
             if c is not None:
                 out[role] = c
                 taken.update(c.names)
+    if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
+        # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
+        # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
+        ev = out.pop("eval_loss")
+        out["loss"] = Choice("loss", ev.names, "the only loss logged is an eval loss: judged as the loss", 3)
     for role in OTHER_BASES:
         if role not in out:
             c = other_choice(role, names, taken)

@@ -72,7 +72,8 @@ and its median successive difference, so neither a steep trend nor a turbulent s
 hides a spike), by a ratio, and by a jump up from the points just before it. A spike that
 doubles the loss (`warn_ratio`) or spikes that repeat (`repeat`) are a WARN, never a FAIL:
 the run survived, but spikes cost progress and often precede divergence. Spikes the loss came
-back from at once (the median of the next three points back near the local level) are a
+back from at once (the median of the next five points back within the range of the points
+just before it) are a
 NOTE: the loss ignored them. A jump of a few printed digits (a loss printed to 4 decimals
 going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike. A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
@@ -96,7 +97,7 @@ def loss_spike(ctx):
         sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
     if not len(sp):
         return None
-    after = _window_stat(s.values, sp.end, range(0, 3), np.median)
+    after = _window_stat(s.values, sp.end, range(0, 5), np.median)
     # back within the range the loss had just before the spike (not the centred local median,
     # which a lasting level shift lifts)
     before = _window_stat(s.values, sp.start, range(-5, 0), np.median)
