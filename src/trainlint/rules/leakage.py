@@ -74,7 +74,7 @@ regularisation produces and is a NOTE; a gap that grows over the run (`grow`) is
 eval equal to the train loss is TL065). Try: evaluate on a
 training subset with the model in eval mode and compare; check the split for duplicates.""",
       thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
-                  Threshold("grow", 0.05, "growth of the relative gap (last third vs first third of the "
+                  Threshold("grow", 0.15, "growth of the relative gap (last third vs first third of the "
                             "evaluations) that makes it a WARN"),
                   Threshold("min_points", 5, "evaluations needed to judge")])
 def eval_below_train(ctx):

@@ -19,7 +19,8 @@ last evaluations, each of which must stay above the best) with it. A rise by `mi
 while the smoothed train loss kept falling after the best step means the model
 memorises the training set and gets worse on held-out data. The finding names the best
 eval step and, when the log names checkpoints, the one closest to it. When the best is the
-second-to-last evaluation, one higher last point is noise unless it rose by `single_rise`. Try: keep that
+second-to-last evaluation, one higher last point is noise unless it rose by `single_rise`.
+A run that early stopping ended (the log says so) caught the rise itself: a NOTE. Try: keep that
 checkpoint (load_best_model_at_end), stop earlier, more data, more regularisation.""",
       thresholds=[Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
                   Threshold("min_points", 4, "finite eval points needed to judge"),
@@ -51,11 +52,15 @@ def overfit(ctx):
     ckpts = checkpoint_steps(ctx.subject.meta)
     near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
     extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
+    stopped = ctx.subject.meta.get("early_stopped_epoch")
+    if stopped is not None:  # the loop saw the rise and stopped: handled, a record
+        extra += f"; early stopping ended the run (epoch {stopped}): the rise was caught"
     return ctx.fire(
         f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
         f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
         f"{fmt(tr[0])} to {fmt(tr[1])}{extra}",
-        step=e.steps[best_i], best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,
+        step=e.steps[best_i], severity="NOTE" if stopped is not None else None,
+        best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,
         threshold=ctx.t("min_rise"), train_at_best=float(tr[0]), train_at_end=float(tr[1]),
         nearest_checkpoint=near, steps_past_best=e.steps[-1] - e.steps[best_i])
 
