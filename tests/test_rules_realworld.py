@@ -220,3 +220,36 @@ def test_same_gap_without_cross_entropy_is_judged_by_ratio():
     base, run = _lm(1, 3.0, "jsonl"), _lm(2, 3.6, "jsonl")
     f = next(f for f in _compare(run, base).findings if f.code == "TL150")
     assert f.severity.value == "WARN" and "nats" not in f.evidence.get("basis", "")
+
+
+# ---------------------------------------------------------------- TL060: one point, early stop
+
+
+def _tl060_run(ev, meta=None):
+    train = decay(200, start=2, end=0.1, noise=0.01)
+    return make_run(train, eval_loss=np.array(ev), eval_steps=EV, meta=meta)
+
+
+def test_tl060_one_higher_last_point_is_not_a_trend():
+    ev = [
+        1.8,
+        1.5,
+        1.4,
+        1.35,
+        1.3,
+        1.25,
+        1.2,
+        1.15,
+        1.1,
+        1.25,
+    ]  # best at the 9th, last +14%
+    assert "one point is not a trend" in stood_down("TL060", _tl060_run(ev))
+    ev[-1] = 1.7  # +55%: large enough on its own
+    assert one("TL060", _tl060_run(ev)).severity.value == "WARN"
+
+
+def test_tl060_is_a_note_when_early_stopping_caught_the_rise():
+    ev = [1.8, 1.5, 1.4, 1.5, 1.7, 1.9, 2.1, 2.3, 2.5, 2.6]
+    f = one("TL060", _tl060_run(ev, meta={"early_stopped_epoch": 10}))
+    assert f.severity.value == "NOTE" and "early stopping" in f.message
+    assert one("TL060", _tl060_run(ev)).severity.value == "WARN"
