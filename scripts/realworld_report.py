@@ -214,6 +214,26 @@ def render(rows: list[Judged]) -> str:
         f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}"
         for r in f["broken_missed"]
     ] or ["none"]
+    hidden = [
+        r
+        for r in rows
+        if r.path is not None
+        and r.entry["label"] == "broken"
+        and not r.entry.get("visible")
+    ]
+    lines += [
+        "",
+        "## Broken runs whose curves alone do not show it",
+        "",
+        (
+            "Known broken from outside the log (a baseline, the task); not counted above. "
+            "`compare` / `doctor --baseline` or `--num-classes` are the way to catch them."
+        ),
+        "",
+    ]
+    lines += [
+        f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}" for r in hidden
+    ] or ["none"]
     lines += ["", "## Logs whose loss was not found", ""]
     lines += [f"- **{r.entry['id']}**: {r.reason}" for r in f["unread"]] or ["none"]
     lines += [

@@ -253,3 +253,30 @@ def test_tl060_is_a_note_when_early_stopping_caught_the_rise():
     f = one("TL060", _tl060_run(ev, meta={"early_stopped_epoch": 10}))
     assert f.severity.value == "NOTE" and "early stopping" in f.message
     assert one("TL060", _tl060_run(ev)).severity.value == "WARN"
+
+
+def test_tl020_heavy_tailed_per_batch_losses_are_noise():
+    # per-batch losses of a regression: one batch in ten far above the median
+    rng = np.random.default_rng(3)
+    loss = decay(2000, start=1.0, end=0.02, noise=0.001) * np.exp(
+        rng.normal(0, 0.2, 2000)
+    )
+    loss[rng.choice(np.arange(50, 1990), 150, replace=False)] *= 40
+    f = one("TL020", make_run(loss))
+    assert (
+        f.severity.value == "NOTE"
+        and "heavy tail" in f.message
+        and f.evidence["spikes"] > 60
+    )
+
+
+def test_tl060_last_eval_just_after_the_last_train_point_is_compared():
+    # HF logs the train loss every 500 steps and evaluates at the final step 27990
+    steps = np.arange(500, 27501, 500, dtype=float)
+    train = 0.03 + 0.8 * np.exp(-steps / 5000)
+    ev_steps = np.array(
+        [2800, 5600, 8400, 11200, 14000, 16800, 19600, 22400, 25200, 27990.0]
+    )
+    ev = np.array([0.53, 0.51, 0.56, 0.75, 0.81, 1.01, 1.06, 1.14, 1.18, 1.23])
+    f = one("TL060", make_run(train, steps=steps, eval_loss=ev, eval_steps=ev_steps))
+    assert f.severity.value == "WARN" and f.evidence["best_step"] == 5600

@@ -75,7 +75,8 @@ the run survived, but spikes cost progress and often precede divergence. Spikes 
 back from at once (the median of the next five points back within the range of the points
 just before it) are a
 NOTE: the loss ignored them. A jump of a few printed digits (a loss printed to 4 decimals
-going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike. A lone smaller
+going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
+`noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
 the edge of stability, a bad batch (very long or corrupt sample), fp16 overflow. Try:
 gradient clipping, a slightly lower LR or longer warm-up, and the batches at the steps.""",
@@ -85,6 +86,8 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
                   Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
                   Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
                   Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+                  Threshold("noise_rate", 0.03, "spikes at more than this share of the points are the "
+                            "loss's own heavy-tailed noise (per-batch losses): a NOTE"),
                   Threshold("resolution", 5, "a spike must rise more than this many printed digits (the "
                             "log's rounding step) above the local median"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
@@ -108,9 +111,14 @@ def loss_spike(ctx):
     peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
     steps = s.steps[sp.peak]
     big = peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s))
-    # spikes the loss came back from at once cost nothing lasting: a record, not a warning
-    sev = "WARN" if big and rec < len(sp) else "NOTE"
+    # spikes the loss came back from at once cost nothing lasting: a record, not a warning;
+    # "spikes" at a good share of all points are the heavy tail of per-batch losses
+    common = len(sp) > ctx.t("noise_rate") * len(s)
+    sev = "WARN" if big and rec < len(sp) and not common else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
+    if common and big:
+        tail += (f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
+                 "per-batch losses, not a fault (a NOTE)")
     return ctx.fire(
         f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
         f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
