@@ -230,3 +230,22 @@ def test_coqui_gan_per_optimizer_losses_are_judged_as_their_sum(tmp_path):
         2.6 - 0.001 + 2.2 + 0.002 + 45 * _dec(1), abs=1e-4
     )
     assert "per-optimizer" in run.meta["role_reasons"]["loss"]
+
+
+def test_keras_2_0_published_log_is_read_per_fit():
+    # real Keras 2.0 verbose=2 output (no bar, "3083s - loss: ..."), MIT, committed with its
+    # licence: github.com/KyotoSunshine/CNN-for-handwritten-kanji logs/model_training_log.txt
+    from pathlib import Path
+
+    log = next(
+        (Path(__file__).parent / "realworld" / "files").glob(
+            "cnn-for-handwritten-kanji-model-training-log-*/*.txt"
+        )
+    )
+    run = read_run(log)
+    assert run.format == "console/keras"
+    assert len(run.get("loss")) == 66 and len(run.get("eval_loss")) == 33
+    assert (
+        run.get("loss").values[0] == pytest.approx(3.6408, abs=1e-3)
+        or run.get("loss").values[0] > 3
+    )

@@ -96,7 +96,7 @@ def epoch_blocks(lines: list[Line]) -> Capture | None:
         for name, v in vals.items():
             cap.add(name, float(epoch), v)
         cap.lines.append(line.no)
-    if not cap.has_loss() or not cap.lines:
+    if not cap.has_loss() or not cap.lines or epoch is None or planned is None:
         return None
     first = cap.meta.pop("first_epoch")
     cap.meta.update(
