@@ -245,7 +245,5 @@ def test_keras_2_0_published_log_is_read_per_fit():
     run = read_run(log)
     assert run.format == "console/keras"
     assert len(run.get("loss")) == 66 and len(run.get("eval_loss")) == 33
-    assert (
-        run.get("loss").values[0] == pytest.approx(3.6408, abs=1e-3)
-        or run.get("loss").values[0] > 3
-    )
+    assert run.get("loss").values[0] == 3.5508
+    assert run.get("eval_loss").values[0] == 1.4529
