@@ -35,7 +35,16 @@ def judge_log(run: Any, options: Any) -> Report:
     except RoleMapError as exc:
         return Report(source=run.source, kind="log", format=run.format, files=list(run.files),
                       unjudged=f"usage error: {exc}")
-    return judge_run(run, getattr(options, "settings", None), log_extra(options))
+    extra = log_extra(options)
+    try:
+        from ..dataset.splits import run_links
+
+        extra.update(run_links(run, options))  # data found with the run (TL067, TL099)
+    except Exception as exc:  # the log is judged whatever its data folder holds  # noqa: BLE001
+        if os.environ.get("TRAINLINT_DEBUG"):
+            raise
+        run.notes.append(f"data beside the run not read: {type(exc).__name__}: {exc}"[:200])
+    return judge_run(run, getattr(options, "settings", None), extra)
 
 
 @inspector("log", priority=50)

@@ -19,7 +19,7 @@ import numpy as np
 from ..model import Run, Series
 from ..verdict import Report
 
-WHOLE_RUN = frozenset({"TL080", "TL081", "TL090", "TL095", "TL100"})
+WHOLE_RUN = frozenset({"TL067", "TL080", "TL081", "TL090", "TL095", "TL100"})
 
 
 def resets(steps: np.ndarray) -> np.ndarray:

@@ -97,3 +97,34 @@ def eval_below_train(ctx):
         f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); {why}",
         step=steps[0], severity="WARN" if grows else "NOTE", evaluations=len(e), median_relative_gap=gap,
         gap_early=early, gap_late=late, threshold=ctx.t("margin"), grow_threshold=ctx.t("grow"))
+
+
+@rule(code="TL067", name="eval-data-overlaps-train", category="leakage", severity="FAIL",
+      summary="The eval data found with the run is the training data, or shares many of its rows.",
+      explanation="""
+The run folder (its `data/` folder, or the files its config names: `train_file`,
+`validation_file`, ...) holds a training and an evaluation split. When the eval file is
+byte-identical to the training file, or a share of its rows (`fail_share`) appear verbatim in
+the training file, the eval loss measures memorisation, not generalisation: every eval-based
+finding and every reported score of the run is inflated. A smaller share (`warn_share`) is a
+WARN. Try: split before augmenting or deduplicating, hash rows across splits, drop the shared
+rows from the eval split.""",
+      thresholds=[Threshold("fail_share", 0.1, "share of eval rows found in the training data that FAILs"),
+                  Threshold("warn_share", 0.01, "share that WARNs")])
+def eval_data_overlaps_train(ctx):
+    pairs = (ctx.extra or {}).get("split_overlap")
+    if not pairs:
+        raise NotChecked("no training and eval data files found with the run")
+    worst = max(pairs, key=lambda p: (p["identical"], p["share"]))
+    names = f"eval data {worst['eval']} and training data {worst['train']}"
+    if worst["identical"]:
+        return ctx.fire(f"{names} are the same file (identical bytes, {worst['eval_rows']} rows): the eval loss "
+                        "is measured on the training data", severity="FAIL", **worst)
+    share = worst["share"]
+    if share < ctx.t("warn_share"):
+        return None
+    sev = "FAIL" if share >= ctx.t("fail_share") else "WARN"
+    lines = ", ".join(str(n) for n in worst["shared_lines"][:10])
+    return ctx.fire(f"{worst['shared_rows']} of {worst['eval_rows']} eval rows ({fmt(share * 100)}%) also appear in the "
+                    f"training data ({names}; first eval lines: {lines}; threshold {fmt(ctx.t('fail_share') * 100)}%)",
+                    severity=sev, threshold=ctx.t("fail_share"), **worst)
