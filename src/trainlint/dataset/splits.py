@@ -9,6 +9,7 @@ Rows are compared as text lines after stripping whitespace (JSON lines, CSV rows
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -170,17 +171,32 @@ def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
 
 
 def linked_overlaps(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[Path]]]:
-    """Every (train, eval) pair found with the run, with its overlap facts."""
+    """Every (train, eval) pair found with the run, with its overlap facts (computed once per
+    pair of file versions: a folder of many logs beside one data set reads it once)."""
     splits = find_splits(folder)
     pairs = []
     for tr in splits["train"]:
         for ev in splits["eval"]:
             if tr.resolve() != ev.resolve():
                 try:
-                    pairs.append(overlap(tr, ev))
+                    pairs.append(
+                        dict(_cached_overlap(str(tr), str(ev), _stamp(tr), _stamp(ev)))
+                    )
                 except OSError:
                     continue
     return pairs, splits
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_overlap(
+    train: str, evaluation: str, _a: tuple[int, int], _b: tuple[int, int]
+) -> dict[str, Any]:
+    return overlap(Path(train), Path(evaluation))
 
 
 def run_links(run: Any, options: Any) -> dict[str, Any]:
