@@ -28,11 +28,7 @@ WANDB_DEBUG = "".join(
 
 
 def _good_log(path: Path) -> None:
-    path.write_text(
-        "".join(
-            f"step {s} loss={2.5 * math.exp(-s / 20) + 0.4:.4f}\n" for s in range(1, 61)
-        )
-    )
+    path.write_text("".join(f"step {s} loss={2.5 * math.exp(-s / 20) + 0.4:.4f}\n" for s in range(1, 61)))
 
 
 def _folder(tmp_path: Path, cli) -> Path:
@@ -52,9 +48,7 @@ def _folder(tmp_path: Path, cli) -> Path:
     # a saved trainlint report of the good log
     report = cli("doctor", d / "train.log", "--format", "json")
     (d / "report.json").write_text(report.out)
-    (d / "train.py").write_text(
-        "for epoch in range(3):\n    print(f'epoch {epoch} loss: {0.5}')\n"
-    )
+    (d / "train.py").write_text("for epoch in range(3):\n    print(f'epoch {epoch} loss: {0.5}')\n")
     (d / "run.sh").write_text("#!/bin/sh\necho 'step 1 loss=0.5'\n")
     return d
 
@@ -67,11 +61,7 @@ def test_folder_scan_skips_and_counts_files_named_like_logs(tmp_path, cli):
     assert skipped == ["debug.log", "install.log"]
     assert result.exit_code == 0
     out = cli("doctor", d)
-    assert (
-        out.code == 0
-        and "2 file(s) not recognised" in out.out
-        and "skipped:" not in out.out
-    )
+    assert out.code == 0 and "2 file(s) not recognised" in out.out and "skipped:" not in out.out
     out = cli("doctor", d, "-v")
     assert f"skipped: {d / 'debug.log'}" in out.out
     data = cli("doctor", d, "--format", "json").json()
@@ -112,9 +102,7 @@ OOM = (
 
 
 def test_wandb_folder_crash_in_output_log_fails_without_history(tmp_path):
-    _wandb_run(
-        tmp_path, "wandb: Tracking run\n" + OOM, {"train/loss": 0.52, "_step": 40}
-    )
+    _wandb_run(tmp_path, "wandb: Tracking run\n" + OOM, {"train/loss": 0.52, "_step": 40})
     result = doctor([tmp_path])
     assert len(result.reports) == 1
     rep = result.reports[0]
@@ -137,3 +125,10 @@ def test_wandb_folder_progress_from_output_log(tmp_path):
 def test_sources_are_never_logs(tmp_path, name):
     (tmp_path / name).write_text("print('step 1 loss=0.5')\n" * 30)
     assert doctor([tmp_path]).reports == []
+
+
+def test_a_damaged_log_with_a_log_name_is_never_skipped(tmp_path):
+    (tmp_path / "trainer_state.json").write_text('{"log_history": [[[[')
+    result = doctor([tmp_path])
+    assert "not_recognised" not in result.extra
+    assert result.reports[0].verdict.value == "NOT-CHECKED"

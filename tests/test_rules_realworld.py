@@ -8,7 +8,7 @@ import math
 import numpy as np
 from _rulekit import decay, judge, make_run, not_checked, one, silent, stood_down
 
-from trainlint.compare.session import Baseline, compare_run
+from trainlint.inspectors.comparison import Baseline, compare_run
 from trainlint.config import Settings
 from trainlint.model import Run
 from trainlint.roles import assign_roles

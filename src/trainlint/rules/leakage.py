@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import train_at
-from ._stats import fmt
+from .stats import fmt
 
 
 def _pairs(ctx, lag: bool = False):
@@ -99,7 +99,7 @@ def eval_below_train(ctx):
         gap_early=early, gap_late=late, threshold=ctx.t("margin"), grow_threshold=ctx.t("grow"))
 
 
-@rule(code="TL067", name="eval-data-overlaps-train", category="leakage", severity="FAIL",
+@rule(code="TL067", whole_run=True, name="eval-data-overlaps-train", category="leakage", severity="FAIL",
       summary="The eval data found with the run is the training data, or shares many of its rows.",
       explanation="""
 The run folder (its `data/` folder, or the files its config names: `train_file`,

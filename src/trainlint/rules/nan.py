@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, fstep, steps_list
+from .stats import fmt, fstep, steps_list
 
 
 @rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",
@@ -137,7 +137,7 @@ def loss_column_untrusted(ctx):
 def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> None:
     """Stand down when the loss decayed smoothly into values its printing rounds to 0 (a tiny
     model memorising a few samples): convergence. A jump to exact 0 from a real level stays."""
-    from ._stats import printed_quantum
+    from .stats import printed_quantum
 
     nz = values[~zero]
     before = nz[-5:] if len(nz) >= 5 else nz
