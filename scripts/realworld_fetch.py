@@ -39,9 +39,7 @@ def missing() -> list[dict]:
 
 def fetch(e: dict) -> Path:
     dest = CORPUS / "cache" / e["id"] / Path(e["path"]).name
-    url = RAW.format(
-        repo=e["repo"], commit=e["commit"], path=urllib.parse.quote(e["path"])
-    )
+    url = RAW.format(repo=e["repo"], commit=e["commit"], path=urllib.parse.quote(e["path"]))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with urllib.request.urlopen(url, timeout=60) as resp:
         dest.write_bytes(resp.read())

@@ -29,11 +29,7 @@ MIN_STEPS = 10  # the read rate counts logs with at least this many logged steps
 
 def evidence_root() -> Path | None:
     """../shared/evidence beside the checkout or beside its worktree folder, or $TRAINLINT_EVIDENCE."""
-    cands = (
-        [Path(os.environ["TRAINLINT_EVIDENCE"])]
-        if os.environ.get("TRAINLINT_EVIDENCE")
-        else []
-    )
+    cands = [Path(os.environ["TRAINLINT_EVIDENCE"])] if os.environ.get("TRAINLINT_EVIDENCE") else []
     cands += [
         ROOT.parent / "shared" / "evidence",
         ROOT.parent.parent / "shared" / "evidence",
@@ -97,9 +93,7 @@ def judge(e: dict) -> Judged:
     out.verdict, out.reason = rep.verdict.value, rep.unjudged
     out.points = rep.summary.get("loss_points") or _longest(path)
     out.findings = [
-        f"{f.code}:{f.severity.value} {f.message}"
-        for f in rep.findings
-        if f.severity.value in ("FAIL", "WARN")
+        f"{f.code}:{f.severity.value} {f.message}" for f in rep.findings if f.severity.value in ("FAIL", "WARN")
     ]
     return out
 
@@ -119,9 +113,7 @@ def figures(rows: list[Judged]) -> dict:
     counted = [r for r in present if r.entry["label"] != "no-loss" and r.long]
     judged = [r for r in counted if r.judged]
     healthy = [r for r in present if r.entry["label"] == "healthy" and r.judged]
-    visible = [
-        r for r in present if r.entry["label"] == "broken" and r.entry.get("visible")
-    ]
+    visible = [r for r in present if r.entry["label"] == "broken" and r.entry.get("visible")]
     return {
         "entries": len(rows),
         "present": len(present),
@@ -187,11 +179,7 @@ def render(rows: list[Judged]) -> str:
     for label in ("healthy", "broken", "unknown", "no-loss"):
         c = by_label.get(label, {})
         lines.append(
-            f"| {label} | "
-            + " | ".join(
-                str(c.get(v, 0)) for v in ("PASS", "WARN", "FAIL", "NOT-CHECKED")
-            )
-            + " |"
+            f"| {label} | " + " | ".join(str(c.get(v, 0)) for v in ("PASS", "WARN", "FAIL", "NOT-CHECKED")) + " |"
         )
     lines += [
         "",
@@ -205,22 +193,10 @@ def render(rows: list[Judged]) -> str:
         "",
     ]
     flagged = f["healthy_fail"] + f["healthy_warn"]
-    lines += [
-        f"- **{r.entry['id']}** ({r.verdict}): " + "; ".join(r.findings)
-        for r in flagged
-    ] or ["none"]
+    lines += [f"- **{r.entry['id']}** ({r.verdict}): " + "; ".join(r.findings) for r in flagged] or ["none"]
     lines += ["", "## Broken runs not flagged", ""]
-    lines += [
-        f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}"
-        for r in f["broken_missed"]
-    ] or ["none"]
-    hidden = [
-        r
-        for r in rows
-        if r.path is not None
-        and r.entry["label"] == "broken"
-        and not r.entry.get("visible")
-    ]
+    lines += [f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}" for r in f["broken_missed"]] or ["none"]
+    hidden = [r for r in rows if r.path is not None and r.entry["label"] == "broken" and not r.entry.get("visible")]
     lines += [
         "",
         "## Broken runs whose curves alone do not show it",
@@ -231,9 +207,7 @@ def render(rows: list[Judged]) -> str:
         ),
         "",
     ]
-    lines += [
-        f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}" for r in hidden
-    ] or ["none"]
+    lines += [f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}" for r in hidden] or ["none"]
     lines += ["", "## Logs whose loss was not found", ""]
     lines += [f"- **{r.entry['id']}**: {r.reason}" for r in f["unread"]] or ["none"]
     lines += [
@@ -248,8 +222,7 @@ def render(rows: list[Judged]) -> str:
     if missing:
         lines += [
             "",
-            f"Missing on this machine ({len(missing)}): "
-            + ", ".join(r.entry["id"] for r in missing),
+            f"Missing on this machine ({len(missing)}): " + ", ".join(r.entry["id"] for r in missing),
         ]
     return "\n".join(lines) + "\n"
 
@@ -262,9 +235,7 @@ def main(argv: list[str]) -> int:
         return 0
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text() != text:
-            print(
-                "docs/realworld.md is not current: run python scripts/realworld_report.py"
-            )
+            print("docs/realworld.md is not current: run python scripts/realworld_report.py")
             return 1
         return 0
     OUT.write_text(text)

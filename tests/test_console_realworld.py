@@ -37,10 +37,7 @@ def test_keras_fit_verbose_2_written_by_keras(tmp_path):
     try:
         import importlib.util
 
-        if (
-            importlib.util.find_spec("keras") is None
-            or importlib.util.find_spec("torch") is None
-        ):
+        if importlib.util.find_spec("keras") is None or importlib.util.find_spec("torch") is None:
             pytest.skip("keras with the torch backend is not installed")
     except ImportError:
         pytest.skip("keras not importable")
@@ -96,9 +93,7 @@ def test_llmc_main_log(tmp_path):
     # (newer versions add " lr:%e norm:%.4f"; modded-nanogpt adds train_time/step_avg)
     lines = []
     for s in range(300):
-        lines.append(
-            f"s:{s} trl:{_dec(s, 300) + 3:.4f} lr:6.0000e-04 norm:{0.9 + 0.001 * s:.4f}"
-        )
+        lines.append(f"s:{s} trl:{_dec(s, 300) + 3:.4f} lr:6.0000e-04 norm:{0.9 + 0.001 * s:.4f}")
         if s % 50 == 0:
             lines.append(f"s:{s} tel:{_dec(s, 300) + 3.05:.4f}")
     path = tmp_path / "main.log"
@@ -158,10 +153,7 @@ def test_handwritten_phase_lines_and_plan_from_n_of_m(tmp_path):
 def test_key_equals_value_lines(tmp_path):
     path = tmp_path / "run.out"
     path.write_text(
-        "".join(
-            f"epoch={e} step={e * 100} train_loss={_dec(e):.4f} val_loss={_dec(e) + 0.1:.4f}\n"
-            for e in range(30)
-        )
+        "".join(f"epoch={e} step={e * 100} train_loss={_dec(e):.4f} val_loss={_dec(e) + 0.1:.4f}\n" for e in range(30))
     )
     run = read_run(path)
     assert len(run.get("loss")) == 30 and run.get("loss").steps[-1] == 2900
@@ -226,9 +218,7 @@ def test_coqui_gan_per_optimizer_losses_are_judged_as_their_sum(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     run = read_run(path)
     assert run.roles["loss"] == "loss_0+loss_1"
-    assert run.get("loss").values[0] == pytest.approx(
-        2.6 - 0.001 + 2.2 + 0.002 + 45 * _dec(1), abs=1e-4
-    )
+    assert run.get("loss").values[0] == pytest.approx(2.6 - 0.001 + 2.2 + 0.002 + 45 * _dec(1), abs=1e-4)
     assert "per-optimizer" in run.meta["role_reasons"]["loss"]
 
 
@@ -238,9 +228,7 @@ def test_keras_2_0_published_log_is_read_per_fit():
     from pathlib import Path
 
     log = next(
-        (Path(__file__).parent / "realworld" / "files").glob(
-            "cnn-for-handwritten-kanji-model-training-log-*/*.txt"
-        )
+        (Path(__file__).parent / "realworld" / "files").glob("cnn-for-handwritten-kanji-model-training-log-*/*.txt")
     )
     run = read_run(log)
     assert run.format == "console/keras"

@@ -36,15 +36,11 @@ def test_event_file_with_stats_namespaces_finds_train_and_eval_loss(tmp_path, cl
     assert run.roles["learning_rate"] == "TrainIterStats/learning_rate"
     assert "train split" in run.meta["role_reasons"]["loss"]
     rep = doctor([tmp_path]).reports[0]
-    assert (
-        rep.unjudged is None and rep.summary["roles"]["loss"] == "TrainIterStats/loss"
-    )
+    assert rep.unjudged is None and rep.summary["roles"]["loss"] == "TrainIterStats/loss"
     assert rep.summary["role_reasons"]["eval_loss"].startswith("EvalStats/avg_loss (")
     out = cli("series", tmp_path)
     assert out.code == 0
-    assert (
-        "loss = TrainIterStats/loss (a loss of the train split by its name)" in out.out
-    )
+    assert "loss = TrainIterStats/loss (a loss of the train split by its name)" in out.out
 
 
 def test_total_beats_its_components_and_says_so(tmp_path, cli):
@@ -62,10 +58,7 @@ def test_total_beats_its_components_and_says_so(tmp_path, cli):
     out = cli("series", tmp_path)
     assert "loss = Loss/total_loss (total of 3 loss components)" in out.out
     data = cli("doctor", tmp_path, "--format", "json").json()
-    assert (
-        data["reports"][0]["summary"]["role_reasons"]["loss"]
-        == "Loss/total_loss (total of 3 loss components)"
-    )
+    assert data["reports"][0]["summary"]["role_reasons"]["loss"] == "Loss/total_loss (total of 3 loss components)"
 
 
 def test_only_components_are_summed_once_after_reading(tmp_path):
@@ -105,10 +98,7 @@ def test_gan_disc_and_gen_without_numbered_totals():
 
 
 def test_exact_alias_beats_structure_and_train_beats_eval():
-    assert (
-        assign_roles(["TrainIterStats/loss", "loss", "EvalStats/avg_loss"])["loss"]
-        == "loss"
-    )
+    assert assign_roles(["TrainIterStats/loss", "loss", "EvalStats/avg_loss"])["loss"] == "loss"
     roles = assign_roles(["EvalStats/loss", "TrainStats/loss"])
     assert roles["loss"] == "TrainStats/loss" and roles["eval_loss"] == "EvalStats/loss"
     # an eval loss alone is the loss there is to judge, and then not also the eval loss
@@ -148,31 +138,20 @@ def test_nothing_maps_lists_candidates_and_all_names(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     rep = doctor([path]).reports[0]
-    assert rep.unjudged.startswith(
-        "no loss series found; did you mean --map loss=objective_value?"
-    )
+    assert rep.unjudged.startswith("no loss series found; did you mean --map loss=objective_value?")
     listed = rep.unjudged.split("metrics read: ")[1]
     hidden = int(listed.split("(+")[1].split(" more")[0])
-    assert (
-        len(listed.split(" (+")[0].split(", ")) + hidden == rep.summary["metrics"]
-    )  # 40 listed, the rest counted
+    assert len(listed.split(" (+")[0].split(", ")) + hidden == rep.summary["metrics"]  # 40 listed, the rest counted
     assert f"see trainlint series {path}" in rep.unjudged
 
 
 def test_map_naming_a_missing_metric_is_a_usage_error(tmp_path, cli):
     path = tmp_path / "m.jsonl"
     path.write_text(
-        "".join(
-            json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n"
-            for i in range(20)
-        )
+        "".join(json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n" for i in range(20))
     )
     out = cli("series", path, "--map", "loss=nope")
-    assert (
-        out.code == 2
-        and "no metric 'nope'" in out.err
-        and "it has: a, b, loss" in out.err
-    )
+    assert out.code == 2 and "no metric 'nope'" in out.err and "it has: a, b, loss" in out.err
     out = cli("doctor", path, "--map", "loss=nope")
     assert out.code == 2 and "no metric 'nope'" in out.out
     with pytest.raises(RoleMapError):
@@ -182,14 +161,9 @@ def test_map_naming_a_missing_metric_is_a_usage_error(tmp_path, cli):
 def test_map_may_name_a_sum(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text(
-        "".join(
-            json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n"
-            for i in range(20)
-        )
+        "".join(json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n" for i in range(20))
     )
     run = read_run(path, {"loss": "a+b"})
-    assert run.roles["loss"] == "a+b" and run.get("loss").values[0] == pytest.approx(
-        1.5
-    )
+    assert run.roles["loss"] == "a+b" and run.get("loss").values[0] == pytest.approx(1.5)
     rep = doctor([path], Options(role_map={"loss": "a+b"})).reports[0]
     assert rep.unjudged is None

@@ -8,8 +8,8 @@ import math
 import numpy as np
 from _rulekit import decay, judge, make_run, not_checked, one, silent, stood_down
 
-from trainlint.inspectors.comparison import Baseline, compare_run
 from trainlint.config import Settings
+from trainlint.inspectors.comparison import Baseline, compare_run
 from trainlint.model import Run
 from trainlint.roles import assign_roles
 
@@ -23,15 +23,8 @@ def test_tl066_steady_gap_is_a_note_naming_regularisers():
     train = decay(200, noise=0.01)
     run = make_run(train, eval_loss=train[EV.astype(int) - 1] * 0.6, eval_steps=EV)
     f = one("TL066", run)
-    assert (
-        f.severity.value == "NOTE"
-        and abs(f.evidence["median_relative_gap"] - 0.4) < 0.03
-    )
-    assert (
-        "dropout" in f.message
-        and "SpecAugment" in f.message
-        and "label smoothing" in f.message
-    )
+    assert f.severity.value == "NOTE" and abs(f.evidence["median_relative_gap"] - 0.4) < 0.03
+    assert "dropout" in f.message and "SpecAugment" in f.message and "label smoothing" in f.message
 
 
 def test_tl066_growing_gap_is_a_warn():
@@ -39,10 +32,7 @@ def test_tl066_growing_gap_is_a_warn():
     shrink = np.linspace(0.95, 0.6, len(EV))  # eval ever further below train
     run = make_run(train, eval_loss=train[EV.astype(int) - 1] * shrink, eval_steps=EV)
     f = one("TL066", run)
-    assert (
-        f.severity.value == "WARN"
-        and f.evidence["gap_late"] - f.evidence["gap_early"] > 0.2
-    )
+    assert f.severity.value == "WARN" and f.evidence["gap_late"] - f.evidence["gap_early"] > 0.2
     assert "grew" in f.message
 
 
@@ -93,16 +83,8 @@ def test_tl033_chance_over_five_classes_with_accuracy():
     loss = math.log(5) + rng.normal(0, 0.01, 100)
     acc = 0.2 + rng.normal(0, 0.01, 100)
     f = one("TL033", make_run(loss, accuracy=acc))
-    assert (
-        f.severity.value == "FAIL"
-        and f.evidence["classes"] == 5
-        and f.evidence["inferred"]
-    )
-    assert (
-        "= ln 5" in f.message
-        and "chance over 5 classes" in f.message
-        and "1/5" in f.message
-    )
+    assert f.severity.value == "FAIL" and f.evidence["classes"] == 5 and f.evidence["inferred"]
+    assert "= ln 5" in f.message and "chance over 5 classes" in f.message and "1/5" in f.message
 
 
 def test_tl033_accuracy_far_from_one_over_k_is_not_chance():
@@ -129,9 +111,7 @@ def test_too_short_log_says_so_in_the_summary():
     rep = judge(make_run(decay(12)))
     assert rep.summary["too_short"] is True and rep.summary["trend_rules_need"] == 20
     assert rep.summary["loss_points_finite"] == 12
-    assert (
-        rep.verdict.value == "PASS"
-    )  # the point checks (NaN, zero, crash) ran and passed
+    assert rep.verdict.value == "PASS"  # the point checks (NaN, zero, crash) ran and passed
     assert "too_short" not in judge(make_run(decay(50))).summary
 
 
@@ -179,9 +159,7 @@ def test_tl070_quotes_the_train_drop_from_the_first_eval():
     train = decay(200, start=4, end=1, noise=0.02)
     ev = np.array([3.0, 3.1, 3.05, 3.2, 3.3, 3.25, 3.4, 3.5, 3.45, 3.6])
     f = one("TL070", make_run(train, eval_loss=ev, eval_steps=EV))
-    assert (
-        f.evidence["train_start"] < 3.2
-    )  # the level at step 20, not at step 1 (about 4)
+    assert f.evidence["train_start"] < 3.2  # the level at step 20, not at step 1 (about 4)
 
 
 # ---------------------------------------------------------------- compare: gaps in nats
@@ -204,9 +182,7 @@ def _lm(seed: int, floor: float, fmt_: str = "console/llm.c", n: int = 150) -> R
 
 
 def _compare(run: Run, base: Run):
-    return compare_run(
-        run, Baseline(sources=[base.source], runs=[base]), Settings(), "auto"
-    )
+    return compare_run(run, Baseline(sources=[base.source], runs=[base]), Settings(), "auto")
 
 
 def test_cross_entropy_gap_of_half_a_nat_fails_at_a_small_ratio():
@@ -258,25 +234,17 @@ def test_tl060_is_a_note_when_early_stopping_caught_the_rise():
 def test_tl020_heavy_tailed_per_batch_losses_are_noise():
     # per-batch losses of a regression: one batch in ten far above the median
     rng = np.random.default_rng(3)
-    loss = decay(2000, start=1.0, end=0.02, noise=0.001) * np.exp(
-        rng.normal(0, 0.2, 2000)
-    )
+    loss = decay(2000, start=1.0, end=0.02, noise=0.001) * np.exp(rng.normal(0, 0.2, 2000))
     loss[rng.choice(np.arange(50, 1990), 150, replace=False)] *= 40
     f = one("TL020", make_run(loss))
-    assert (
-        f.severity.value == "NOTE"
-        and "heavy tail" in f.message
-        and f.evidence["spikes"] > 60
-    )
+    assert f.severity.value == "NOTE" and "heavy tail" in f.message and f.evidence["spikes"] > 60
 
 
 def test_tl060_last_eval_just_after_the_last_train_point_is_compared():
     # HF logs the train loss every 500 steps and evaluates at the final step 27990
     steps = np.arange(500, 27501, 500, dtype=float)
     train = 0.03 + 0.8 * np.exp(-steps / 5000)
-    ev_steps = np.array(
-        [2800, 5600, 8400, 11200, 14000, 16800, 19600, 22400, 25200, 27990.0]
-    )
+    ev_steps = np.array([2800, 5600, 8400, 11200, 14000, 16800, 19600, 22400, 25200, 27990.0])
     ev = np.array([0.53, 0.51, 0.56, 0.75, 0.81, 1.01, 1.06, 1.14, 1.18, 1.23])
     f = one("TL060", make_run(train, steps=steps, eval_loss=ev, eval_steps=ev_steps))
     assert f.severity.value == "WARN" and f.evidence["best_step"] == 5600

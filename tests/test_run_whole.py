@@ -39,10 +39,7 @@ def _trainer_state(folder: Path, n: int = 60) -> None:
 
 
 def _rows(k: int, start: int = 0) -> list[str]:
-    return [
-        json.dumps({"prompt": f"question {i}", "completion": f"answer {i}"})
-        for i in range(start, start + k)
-    ]
+    return [json.dumps({"prompt": f"question {i}", "completion": f"answer {i}"}) for i in range(start, start + k)]
 
 
 def _run(tmp_path: Path, train: list[str], valid: list[str]) -> Path:
@@ -63,31 +60,15 @@ def test_identical_eval_file_is_a_leakage_fail_on_the_run(tmp_path):
     run = _run(tmp_path, rows, rows)
     rep = _log_report(doctor([run]))
     f = next(f for f in rep.findings if f.code == "TL067")
-    assert (
-        f.severity.value == "FAIL"
-        and f.evidence["identical"]
-        and "same file" in f.message
-    )
-    assert any(
-        "linked to this run: train data data/train.jsonl, eval data data/valid.jsonl"
-        in n
-        for n in rep.notes
-    )
+    assert f.severity.value == "FAIL" and f.evidence["identical"] and "same file" in f.message
+    assert any("linked to this run: train data data/train.jsonl, eval data data/valid.jsonl" in n for n in rep.notes)
 
 
 def test_share_of_identical_rows_fails_with_the_numbers(tmp_path):
-    run = _run(
-        tmp_path, _rows(200), _rows(30) + _rows(70, start=1000)
-    )  # 30 of 100 eval rows leak
+    run = _run(tmp_path, _rows(200), _rows(30) + _rows(70, start=1000))  # 30 of 100 eval rows leak
     f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
-    assert (
-        f.severity.value == "FAIL"
-        and f.evidence["shared_rows"] == 30
-        and f.evidence["eval_rows"] == 100
-    )
-    assert "30 of 100 eval rows (30%)" in f.message and f.evidence["shared_lines"][
-        :3
-    ] == [1, 2, 3]
+    assert f.severity.value == "FAIL" and f.evidence["shared_rows"] == 30 and f.evidence["eval_rows"] == 100
+    assert "30 of 100 eval rows (30%)" in f.message and f.evidence["shared_lines"][:3] == [1, 2, 3]
 
 
 def test_small_share_warns_and_disjoint_splits_pass(tmp_path):
@@ -96,9 +77,7 @@ def test_small_share_warns_and_disjoint_splits_pass(tmp_path):
     assert f.severity.value == "WARN" and f.evidence["share"] == 0.02
     clean = _run(tmp_path / "b", _rows(200), _rows(100, start=1000))
     rep = _log_report(doctor([clean]))
-    assert "TL067" in rep.checks.ran and not [
-        f for f in rep.findings if f.code == "TL067"
-    ]
+    assert "TL067" in rep.checks.ran and not [f for f in rep.findings if f.code == "TL067"]
 
 
 def test_config_names_the_data_files(tmp_path):
@@ -144,20 +123,12 @@ def test_label_entropy_floor_uses_the_data_found_with_the_run(tmp_path):
 
 
 def _data_report(result, name):
-    return next(
-        r for r in result.reports if r.kind == "dataset" and r.source.endswith(name)
-    )
+    return next(r for r in result.reports if r.kind == "dataset" and r.source.endswith(name))
 
 
 def test_dataset_severity_scales_with_the_share_of_bad_rows(tmp_path):
-    few = [
-        json.dumps({"prompt": f"q{i}", "completion": "" if i < 3 else f"a{i}"})
-        for i in range(20)
-    ]
-    most = [
-        json.dumps({"prompt": f"q{i}", "completion": "" if i < 15 else f"a{i}"})
-        for i in range(20)
-    ]
+    few = [json.dumps({"prompt": f"q{i}", "completion": "" if i < 3 else f"a{i}"}) for i in range(20)]
+    most = [json.dumps({"prompt": f"q{i}", "completion": "" if i < 15 else f"a{i}"}) for i in range(20)]
     dup = [json.dumps({"prompt": "q", "completion": "a"})] * 15 + [
         json.dumps({"prompt": f"q{i}", "completion": "a"}) for i in range(5)
     ]
@@ -174,12 +145,7 @@ def test_dataset_severity_scales_with_the_share_of_bad_rows(tmp_path):
 
 def test_blank_lines_are_reported_with_their_line_numbers(tmp_path):
     path = tmp_path / "d.jsonl"
-    path.write_text(
-        _rows(1)[0] + "\n\n" + _rows(1, 1)[0] + "\n   \n" + _rows(1, 2)[0] + "\n"
-    )
+    path.write_text(_rows(1)[0] + "\n\n" + _rows(1, 1)[0] + "\n   \n" + _rows(1, 2)[0] + "\n")
     rep = _data_report(doctor([path]), "d.jsonl")
     assert rep.summary["blank_lines"] == [2, 4]
-    assert any(
-        "2 blank or whitespace-only line(s), not rows: lines 2, 4" in n
-        for n in rep.notes
-    )
+    assert any("2 blank or whitespace-only line(s), not rows: lines 2, 4" in n for n in rep.notes)

@@ -16,9 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 TRAIN_WORDS = frozenset({"train", "training", "trn"})
-EVAL_WORDS = frozenset(
-    {"val", "valid", "validation", "eval", "evaluation", "dev", "evaluate"}
-)
+EVAL_WORDS = frozenset({"val", "valid", "validation", "eval", "evaluation", "dev", "evaluate"})
 TEST_WORDS = frozenset({"test", "testing"})
 # How a value was aggregated or where a logger filed it: not part of what it measures.
 NOISE_WORDS = frozenset(
@@ -144,9 +142,7 @@ class Parsed:
     split: str | None  # "train", "eval", "test" or None
     kind: str | None  # "total" (a whole loss), "part" (a component of one), or None
     part: str  # the component's own words ("box", "mel", "0"); "" for a total
-    namespace: tuple[
-        str, ...
-    ]  # path components outside the loss word (where it was filed)
+    namespace: tuple[str, ...]  # path components outside the loss word (where it was filed)
     explicit_total: bool  # says "total" / "lm" itself
 
 
@@ -175,15 +171,11 @@ def parse(name: str) -> Parsed:
     idx = loss_at[-1]
     skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
     part_words = [w for w in all_words[idx] if w not in skip]
-    outside = [
-        w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip
-    ]
+    outside = [w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip]
     explicit = bool(set(all_words[idx]) & TOTAL_WORDS)
     namespace = tuple(w for w in outside)
     if part_words or outside:
-        return Parsed(
-            name, split, "part", "_".join(part_words or outside), namespace, explicit
-        )
+        return Parsed(name, split, "part", "_".join(part_words or outside), namespace, explicit)
     return Parsed(name, split, "total", "", namespace, explicit)
 
 
@@ -217,24 +209,16 @@ def _total_key(p: Parsed, lengths: Mapping[str, int]) -> tuple:
     )
 
 
-def loss_choice(
-    role: str, names: Iterable[str], lengths: Mapping[str, int] | None = None
-) -> Choice | None:
+def loss_choice(role: str, names: Iterable[str], lengths: Mapping[str, int] | None = None) -> Choice | None:
     """The structural choice for ``loss`` or ``eval_loss`` among ``names`` (none an exact alias)."""
     lengths = lengths or {}
     parsed = [p for p in map(parse, names) if p.kind and _split_ok(role, p)]
-    totals = sorted(
-        (p for p in parsed if p.kind == "total"), key=lambda p: _total_key(p, lengths)
-    )
+    totals = sorted((p for p in parsed if p.kind == "total"), key=lambda p: _total_key(p, lengths))
     parts = [p for p in parsed if p.kind == "part"]
     if totals:
         best = totals[0]
         same = [p for p in parts if p.split == best.split]
-        why = (
-            f"total of {len(same)} loss components"
-            if same
-            else _structural_why(role, best)
-        )
+        why = f"total of {len(same)} loss components" if same else _structural_why(role, best)
         if len(totals) > 1:
             why += f"; also {len(totals) - 1} other candidate(s): {', '.join(p.name for p in totals[1:4])}"
         return Choice(role, (best.name,), why, 1)
@@ -244,18 +228,12 @@ def loss_choice(
     if len(group) == 1:
         return Choice(role, (group[0].name,), "the only loss-like metric", 2)
     names_ = tuple(sorted(p.name for p in group))
-    what = (
-        "per-optimizer losses"
-        if all(p.part.isdigit() for p in group)
-        else "loss components"
-    )
+    what = "per-optimizer losses" if all(p.part.isdigit() for p in group) else "loss components"
     return Choice(role, names_, f"sum of {len(group)} {what} (no total logged)", 2)
 
 
 def _structural_why(role: str, p: Parsed) -> str:
-    where = {"train": "train split", "eval": "eval split", "test": "test split"}.get(
-        p.split or "", ""
-    )
+    where = {"train": "train split", "eval": "eval split", "test": "test split"}.get(p.split or "", "")
     base = "a loss by its name" if not where else f"a loss of the {where} by its name"
     return base
 
@@ -289,20 +267,12 @@ def other_choice(role: str, names: Iterable[str], taken: set[str]) -> Choice | N
         last = [c for c in _PATH_SEP.split(n.strip().lower()) if c]
         if not last:
             continue
-        kept = [
-            w
-            for w in words_of(last[-1])
-            if w not in TRAIN_WORDS | {"epoch", "step"} or role == "epoch"
-        ]
+        kept = [w for w in words_of(last[-1]) if w not in TRAIN_WORDS | {"epoch", "step"} or role == "epoch"]
         while kept and kept[-1].isdigit():  # lr_0, current_lr_0: the first param group
             kept.pop()
         core = "_".join(kept)
         if core in bases or last[-1] in bases:
-            if (
-                role == "grad_norm"
-                and core == "norm"
-                and not any("grad" in c for c in last)
-            ):
+            if role == "grad_norm" and core == "norm" and not any("grad" in c for c in last):
                 continue
             found.append(n)
     if not found:

@@ -81,9 +81,7 @@ def _from_configs(folder: Path) -> dict[str, list[Path]]:
         for key, value in _flat(_load(path)):
             split = CONFIG_KEYS.get(key.lower())
             if split and isinstance(value, str) and value:
-                target = (
-                    (folder / value) if not Path(value).is_absolute() else Path(value)
-                )
+                target = (folder / value) if not Path(value).is_absolute() else Path(value)
                 if target.is_file():
                     out[split].append(target)
     return out
@@ -153,10 +151,7 @@ def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
     """What the eval file shares with the train file: identical bytes, or rows in common."""
     facts: dict[str, Any] = {"train": str(train), "eval": str(evaluation)}
     if train.stat().st_size <= MAX_BYTES and evaluation.stat().st_size <= MAX_BYTES:
-        facts["identical"] = (
-            train.stat().st_size == evaluation.stat().st_size
-            and _digest(train) == _digest(evaluation)
-        )
+        facts["identical"] = train.stat().st_size == evaluation.stat().st_size and _digest(train) == _digest(evaluation)
     else:
         facts["identical"] = False
     ev, tr = _rows(evaluation), _rows(train)
@@ -179,9 +174,7 @@ def linked_overlaps(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[
         for ev in splits["eval"]:
             if tr.resolve() != ev.resolve():
                 try:
-                    pairs.append(
-                        dict(_cached_overlap(str(tr), str(ev), _stamp(tr), _stamp(ev)))
-                    )
+                    pairs.append(dict(_cached_overlap(str(tr), str(ev), _stamp(tr), _stamp(ev))))
                 except OSError:
                     continue
     return pairs, splits
@@ -193,9 +186,7 @@ def _stamp(path: Path) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_overlap(
-    train: str, evaluation: str, _a: tuple[int, int], _b: tuple[int, int]
-) -> dict[str, Any]:
+def _cached_overlap(train: str, evaluation: str, _a: tuple[int, int], _b: tuple[int, int]) -> dict[str, Any]:
     return overlap(Path(train), Path(evaluation))
 
 
@@ -225,9 +216,7 @@ def run_links(run: Any, options: Any) -> dict[str, Any]:
         from .dataset_handoff import _entropy_extra
 
         tok = run.meta.get("tokenizer_path")
-        shim = SimpleNamespace(
-            tokenizer=Path(tok).parent if tok else getattr(options, "tokenizer", None)
-        )
+        shim = SimpleNamespace(tokenizer=Path(tok).parent if tok else getattr(options, "tokenizer", None))
         extra.update(_entropy_extra(shim, splits["train"][0]))
     return extra
 
