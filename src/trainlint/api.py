@@ -22,7 +22,7 @@ from .options import EnvOptions, Options, ReadOptions
 from .readers import ReadError, read_any
 from .readers import read_run as _read_raw
 from .registry import Rule
-from .roles import assign_roles, parse_map
+from .roles import apply_roles, parse_map
 from .verdict import Finding, Report, Result
 
 
@@ -67,7 +67,7 @@ def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
     if options is None:
         options = Options(role_map=dict(role_map or {}), patterns=tuple(patterns))
     run = _read_raw(path, options=options.read)
-    run.roles = assign_roles(run.series, options.role_map)
+    apply_roles(run, options.role_map)
     return run
 
 
@@ -91,7 +91,7 @@ def read_runs(path: str, options: Options | None = None) -> list[Run]:
     if not runs:
         raise ReadError("no runs in this experiment")
     for run in runs:
-        run.roles = assign_roles(run.series, options.role_map)
+        apply_roles(run, options.role_map)
     return runs
 
 
@@ -105,7 +105,7 @@ def _logs_under(path: Path, options: Options) -> list[Path]:
 def judge(run: Run, settings: Settings | None = None) -> Report:
     """Judge a Run you built or read yourself."""
     if not run.roles:
-        run.roles = assign_roles(run.series)
+        apply_roles(run)
     return judge_run(run, settings)
 
 
@@ -129,8 +129,11 @@ def _doctor(paths: Iterable[str | Path], options: Options,
     tick = on_progress or (lambda found, judged, current: None)
     found = judged = 0
 
-    def add(reports: Iterable[Report]) -> None:
+    def add(reports: Iterable[Report], scanned: bool = False) -> None:
         for rep in reports:
+            if scanned and _not_recognised(rep):
+                result.extra.setdefault("not_recognised", []).append(rep.source)
+                continue
             result.reports.append(rep)
             if on_report is not None:
                 on_report(rep)
@@ -160,13 +163,22 @@ def _doctor(paths: Iterable[str | Path], options: Options,
                 else:
                     reports.append(item.inspector.judge(item.path, options))
                 judged += 1
-            add(runfold.fold(reports, group[0].path) if len(group) > 1 else reports)
+            add(runfold.fold(reports, group[0].path) if len(group) > 1 else reports, scanned=path.is_dir())
     add(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
+        skipped = len(result.extra.get("not_recognised", ()))
+        if skipped:
+            result.empty_reason += f" ({skipped} file(s) not recognised as training logs)"
     if session is not None:
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
+
+
+def _not_recognised(report: Report) -> bool:
+    """In a folder scan, a file a reader claimed by its name only and that holds no training
+    content is counted in ``extra['not_recognised']`` instead of being reported."""
+    return report.kind == "log" and report.unjudged is not None and bool(report.summary.get("not_recognised"))
 
 
 def _judge_unclaimed(path: Path, options: Options) -> Report:

@@ -76,6 +76,8 @@ class Run:
     def summary(self) -> dict[str, Any]:
         loss = self.get("loss")
         out: dict[str, Any] = {"metrics": len(self.series), "roles": dict(self.roles)}
+        if self.meta.get("role_reasons"):  # structural choices and summed components, with why
+            out["role_reasons"] = dict(self.meta["role_reasons"])
         if loss is not None and len(loss):
             out["loss_points"] = len(loss)
             out["first_step"] = float(loss.steps[0])

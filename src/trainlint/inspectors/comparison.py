@@ -116,8 +116,9 @@ def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto"
         report.unjudged = base.problem
         return report
     if not run.has("loss"):
-        names = ", ".join(sorted(run.series)[:12]) or "none"
-        report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
+        from ..roles import unmapped_reason
+
+        report.unjudged = unmapped_reason(run)
         return report
     for r in (run, *base.runs):
         if r.damage:

@@ -64,8 +64,21 @@ class WandbRunReader:
         _read_summary(path, run)
         _read_console(path, run, options)
         if not run.series:
+            _summary_points(run)
+        if not run.series and not run.events:
             raise ReadError(_why_nothing(history, binary, run))
         return run
+
+
+def _summary_points(run: Run) -> None:
+    """No history and no console progress: the final summary, one point per metric (a crash in
+    output.log is judged either way)."""
+    summary = run.meta.get("summary") or {}
+    step = float(run.meta.get("summary_step", 0))
+    for key, value in summary.items():
+        run.add(key, [step], [float(value)])
+    if summary:
+        run.notes.append(f"no history: {len(summary)} metric(s) from wandb-summary.json, one point each")
 
 
 def _why_nothing(history: Path | None, binary: Path | None, run: Run) -> str:
@@ -105,6 +118,8 @@ def _read_summary(folder: Path, run: Run) -> None:
         return
     if isinstance(data, dict):
         run.files.append(str(path))
+        if type(data.get("_step")) in (int, float):
+            run.meta["summary_step"] = data["_step"]
         run.meta.setdefault("summary", {}).update(
             {k: v for k, v in data.items() if type(v) in (int, float) and not k.startswith("_")})
 
@@ -126,7 +141,7 @@ def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) ->
         return
     run.files.append(str(path))
     run.events.extend(console.events)
-    if not run.series:
+    if not run.series and console.series:
         run.series.update(console.series)
         run.notes.append(f"series read from output.log ({console.format})")
 

@@ -265,6 +265,8 @@ def describe(r: Report) -> str:
         shown = bool((r.curves.get("loss") or {}).get("values"))  # the steps go on the loss line
         if not shown and s.get("first_step") is not None and s.get("last_step") is not None:
             parts.append(f"steps {fmt_step(s['first_step'])}-{fmt_step(s['last_step'])}")
+        if s.get("too_short"):
+            parts.append(f"too short for the trend rules (they need {s.get('trend_rules_need')})")
     elif isinstance(s.get("rows"), int):
         parts.append(f"{s['rows']} rows")
     elif isinstance(s.get("tensors"), int):
@@ -360,11 +362,26 @@ def render_summary(out: Out, result: Result) -> None:
             v = r.verdict.value
             text = out.clip(f"{v:<4} {name_of(r)}: {first_problem(r)}")
             out.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
+    _not_recognised(out, result)
     code = exit_code(result, out.view)
     out.line(
         f"{result.verdict.value}: {counts_text(result)} (exit {code})",
         result.verdict.value,
     )
+
+
+def _not_recognised(out: Out, result: Result) -> None:
+    """Files named like logs with no training content, skipped by a folder scan (listed with -v)."""
+    skipped = result.extra.get("not_recognised") or []
+    if not skipped:
+        return
+    verbose = out.view.verbosity > 0
+    more = "" if verbose else " (list them with -v)"
+    out.line(f"{len(skipped)} file(s) not recognised: named like logs, no training content; skipped{more}",
+             indent=INDENT)
+    if verbose:
+        for path in skipped:
+            out.line(f"  skipped: {path}", indent=INDENT)
 
 
 __all__ = [

@@ -254,3 +254,16 @@ def centred_median(values: np.ndarray, window: int) -> np.ndarray:
     med = median(sliding_window_view(values, window), axis=1)
     half = window // 2
     return np.pad(med, (half, n - len(med) - half), mode="edge")
+
+
+def printed_quantum(values: np.ndarray) -> float:
+    """The rounding step of a loss printed with few decimals (1e-4 for '0.0003'), or 0.0 when
+    the values carry full float precision."""
+    fin = values[np.isfinite(values)]
+    if not len(fin):
+        return 0.0
+    for d in range(0, 7):
+        scaled = fin * 10.0**d
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return 10.0**-d
+    return 0.0
