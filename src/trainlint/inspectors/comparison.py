@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.align import align
+from ..compare.curves import comparison_curves
 from ..compare.metrics import measure
 from ..compare.model import METRICS, Comparison, loss_gaps
 from ..config import Settings
@@ -17,7 +18,6 @@ from ..options import Options
 from ..readers import ReadError
 from ..registry import REGISTRY
 from ..verdict import Report, Severity
-from ..compare.curves import comparison_curves
 
 
 class RunCache:
