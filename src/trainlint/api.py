@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,11 +53,20 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None) -> Result:
-    """Find every input under ``paths``, judge each, and return one Result."""
+def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
+           on_report: Callable[[Report], None] | None = None, ray: str | None = None) -> Result:
+    """Find every input under ``paths``, judge each, and return one Result.
+
+    ``jobs``: judge in that many processes (1: in this one); ``ray``: judge as Ray tasks
+    ("local" starts Ray in-process, else a cluster address). ``on_report`` is called with each
+    report as soon as it is ready; the Result's order does not depend on ``jobs`` or ``ray``."""
     from .readers.console import use_patterns
 
     options = options or Options(settings=load_settings())
+    if jobs != 1 or ray is not None or on_report is not None:
+        from . import parallel  # jobs=1 with on_report: inline, streaming each report
+
+        return parallel.doctor(paths, options, jobs, on_report, ray)
     with use_patterns(options.patterns):
         return _doctor(paths, options)
 

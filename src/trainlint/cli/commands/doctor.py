@@ -19,12 +19,17 @@ from .._common import build_options, judging_options
 @click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Judge inputs in N processes (default: the number of cores; 1: serial).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Judge inputs as Ray tasks: a local Ray without ADDRESS, else the cluster at ADDRESS "
+                   "(give it as --ray=ADDRESS). Needs trainlint[ray].")
 @judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, fmt, config, select, ignore, thresholds, role_map,
-            patterns) -> None:
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, jobs, ray_address, fmt, config,
+            select, ignore, thresholds, role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
@@ -46,4 +51,6 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         options.patterns = tuple(patterns)
-    emit(doctor(paths or (Path("."),), options), fmt)
+    from ...parallel import default_jobs
+
+    emit(doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address), fmt)
