@@ -3,8 +3,8 @@
 Without an address (``"local"``) Ray is started in this process with ``jobs`` CPUs and shut
 down afterwards; with one (``auto``, ``HOST:PORT``, ``ray://HOST:10001``) the driver joins that
 cluster. If Ray is already initialised (a notebook, a driver script) it is used as it is.
-The tasks carry this trainlint package with them (``runtime_env.py_modules``), so every
-worker judges with the driver's rules; the workers read the inputs from paths they can see
+When trainlint starts or joins Ray, the job carries this trainlint package with it
+(``runtime_env.py_modules``), so every worker judges with the driver's rules; the workers read the inputs from paths they can see
 (a shared file system) or from ``mlflow://`` addresses.
 """
 
@@ -26,6 +26,7 @@ def _init_args(address: str, jobs: int) -> dict[str, Any]:
         "logging_level": logging.WARNING,
         "log_to_driver": False,
         "include_dashboard": False,
+        "runtime_env": _runtime_env(),
     }
     if address in ("", LOCAL):
         args["num_cpus"] = max(1, jobs)
@@ -63,9 +64,7 @@ def ray_stream(
     if started:
         ray.init(**_init_args(address, jobs))
     try:
-        remote = ray.remote(run_task).options(
-            num_cpus=1, max_retries=1, runtime_env=_runtime_env()
-        )
+        remote = ray.remote(run_task).options(num_cpus=1, max_retries=1)
         opts_ref, env_ref = ray.put(options), ray.put(env)
         limit = _cluster_cpus(ray, jobs) * IN_FLIGHT_PER_WORKER
         queue = iter(_by_size(tasks))
