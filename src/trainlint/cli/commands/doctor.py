@@ -24,11 +24,14 @@ from .._common import build_options, judging_options
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Judge inputs as Ray tasks: a local Ray without ADDRESS, else the cluster at ADDRESS "
                    "(give it as --ray=ADDRESS). Needs trainlint[ray].")
+@click.option("--write-back", is_flag=True,
+              help="mlflow:// inputs: tag each judged run (trainlint.verdict, trainlint.codes) and log its "
+                   "JSON report as the artifact trainlint/report.json.")
 @judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, jobs, ray_address, fmt, config,
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, jobs, ray_address, write_back, fmt, config,
             select, ignore, thresholds, role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
@@ -53,4 +56,10 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
         options.patterns = tuple(patterns)
     from ...parallel import default_jobs
 
-    emit(doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address), fmt)
+    result = doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address)
+    if write_back:
+        from ...writeback import write_back as send
+
+        for line in send(result) or ["write-back: no tracking-server run among the inputs"]:
+            click.echo(line, err=True)
+    emit(result, fmt)
