@@ -111,3 +111,10 @@ def test_cli_help_lists_jobs_and_ray_without_loading_ray():
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
+
+
+def test_ray_flag_without_ray_installed_is_a_one_line_usage_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    r = CliRunner().invoke(main, ["doctor", str(ROOT / "examples"), "--ray"])
+    assert r.exit_code == 2 and "pip install 'trainlint[ray]'" in r.output
+    assert "Traceback" not in r.output

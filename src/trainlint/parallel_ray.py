@@ -21,6 +21,10 @@ from .verdict import Report
 LOCAL = "local"
 
 
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or the cluster could not be joined (one line)."""
+
+
 def _init_args(address: str, jobs: int) -> dict[str, Any]:
     args: dict[str, Any] = {
         "logging_level": logging.WARNING,
@@ -59,10 +63,16 @@ def ray_stream(
     try:
         import ray
     except ImportError:
-        raise RuntimeError("--ray needs Ray: pip install 'trainlint[ray]'") from None
+        raise RayUnavailable("--ray needs Ray: pip install 'trainlint[ray]'") from None
     started = not ray.is_initialized()
     if started:
-        ray.init(**_init_args(address, jobs))
+        try:
+            ray.init(**_init_args(address, jobs))
+        except Exception as exc:  # noqa: BLE001 - any failure to start or join is one line
+            first = (str(exc).strip().splitlines() or [""])[0][:200]
+            raise RayUnavailable(
+                f"could not start or join Ray at {address!r}: {type(exc).__name__}: {first}"
+            ) from None
     try:
         remote = ray.remote(run_task).options(num_cpus=1, max_retries=1)
         opts_ref, env_ref = ray.put(options), ray.put(env)

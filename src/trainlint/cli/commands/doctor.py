@@ -56,7 +56,14 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
         options.patterns = tuple(patterns)
     from ...parallel import default_jobs
 
-    result = doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address)
+    try:
+        result = doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address)
+    except RuntimeError as exc:
+        from ...parallel_ray import RayUnavailable
+
+        if isinstance(exc, RayUnavailable):
+            raise click.UsageError(str(exc)) from None
+        raise
     if write_back:
         from ...writeback import write_back as send
 
