@@ -118,3 +118,22 @@ def test_ray_flag_without_ray_installed_is_a_one_line_usage_error(monkeypatch):
     r = CliRunner().invoke(main, ["doctor", str(ROOT / "examples"), "--ray"])
     assert r.exit_code == 2 and "pip install 'trainlint[ray]'" in r.output
     assert "Traceback" not in r.output
+
+
+def test_unguarded_script_gets_a_one_line_reason(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        f"from trainlint import api\napi.doctor([{str(ROOT / 'examples')!r}], jobs=2)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    assert (
+        proc.returncode != 0
+        and "if __name__ == '__main__':" in proc.stderr.splitlines()[-1]
+    )

@@ -57,7 +57,8 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None,
            on_report: Callable[[Report], None] | None = None, ray: str | None = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result.
 
-    ``jobs``: judge in that many processes (1: in this one); ``ray``: judge as Ray tasks
+    ``jobs``: judge in that many spawned processes (1: in this one; a script calling this with
+    jobs > 1 needs the ``if __name__ == "__main__":`` guard); ``ray``: judge as Ray tasks
     ("local" starts Ray in-process, else a cluster address). ``on_report`` is called with each
     report as soon as it is ready; the Result's order does not depend on ``jobs`` or ``ray``."""
     from .readers.console import use_patterns

@@ -202,9 +202,21 @@ def _pool(
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                yield pending.pop(fut), fut.result()
+                yield pending.pop(fut), _result(fut)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(fut: Any) -> list[Report]:
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return list(fut.result())
+    except BrokenProcessPool:
+        raise RuntimeError(
+            "a worker process died: out of memory, or a script that calls doctor(jobs>1) "
+            "without an `if __name__ == '__main__':` guard (worker processes are spawned)"
+        ) from None
 
 
 def execute(
