@@ -137,3 +137,21 @@ def test_unguarded_script_gets_a_one_line_reason(tmp_path):
         proc.returncode != 0
         and "if __name__ == '__main__':" in proc.stderr.splitlines()[-1]
     )
+
+
+def test_user_patterns_and_environment_reach_the_workers(tmp_path, monkeypatch):
+    """--pattern travels in the options, TRAINLINT_* settings in each task."""
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+        lines = "".join(
+            f"it={i * 10} | objective {3.0 - i * 0.1:.2f}\n" for i in range(12)
+        )
+        (tmp_path / name / "custom.log").write_text(lines)
+    options = api.Options(
+        patterns=(r"it=(?P<step>\d+) \| objective (?P<loss>[0-9.]+)",)
+    )
+    pooled = api.doctor([tmp_path], options, jobs=2)
+    assert [r.format for r in pooled.reports] == ["console/user-pattern"] * 3
+    assert _json(pooled) == _json(api.doctor([tmp_path], options))
+    monkeypatch.setenv("TRAINLINT_FLEET_TEST", "1")
+    assert parallel._env()["TRAINLINT_FLEET_TEST"] == "1"
