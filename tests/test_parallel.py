@@ -87,7 +87,7 @@ def test_biggest_inputs_start_first_ties_in_order():
         parallel.Task("item", "b", size=9),
         parallel.Task("item", "c", size=1),
     ]
-    assert [i for i, _ in parallel._by_size(tasks)] == [1, 0, 2]
+    assert [i for i, _ in parallel.by_size(tasks)] == [1, 0, 2]
 
 
 def test_nothing_found_is_not_checked_in_parallel(tmp_path):

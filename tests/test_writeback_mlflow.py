@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 from test_stores_mlflow_server import _log_run, _mlflow_cmd, _rest
 
-from trainlint.writeback import _proxied_path, server_run
+from trainlint.report.mlflow_writeback import _proxied_path, server_run
 
 
 def test_server_run_and_proxied_paths():

@@ -26,6 +26,10 @@ from .verdict import Report
 TASKS_PER_CHILD = 200
 IN_FLIGHT_PER_WORKER = 2
 OnReport = Callable[[Report], None]
+# Runs the (index, task) pairs somewhere else (trainlint.integrations.ray_doctor.RayExecutor):
+# called with them, the options, the TRAINLINT_* environment and run_task; yields
+# (index, reports) as each task finishes.
+Executor = Callable[..., Iterator[tuple[int, list[Report]]]]
 
 
 @dataclass(frozen=True)
@@ -37,11 +41,22 @@ class Task:
     inspector: str | None = None  # "module.Class" of the inspector that recognised it
     part: str | None = None  # the run inside a file that holds several
     size: int = 0  # bytes on disk: the biggest inputs are started first
+    match: str | None = None  # the reader discovery matched (by name), so workers do not sniff again
 
 
 def inspector_key(ins: Any) -> str:
     owner = type(getattr(ins.sniff, "__self__", ins))
     return f"{owner.__module__}.{owner.__qualname__}"
+
+
+def _match_name(ins: Any, part: str | None) -> str | None:
+    """The name of the reader discovery bound to the inspector's judge (``match=``), if any."""
+    import functools
+
+    bound = ins.judge_part if part is not None else ins.judge
+    match = bound.keywords.get("match") if isinstance(bound, functools.partial) else None
+    name = getattr(match, "name", None)
+    return name if isinstance(name, str) else None
 
 
 def _size(path: Path) -> int:
@@ -66,25 +81,17 @@ def plan(paths: Iterable[str | Path], options: Any) -> list[Task]:
         if not path.exists():
             tasks.append(Task("missing", str(raw)))
             continue
-        items = list(walk(path))
+        items = list(walk(path, options=options))
         if not items and path.is_file():
             tasks.append(Task("unclaimed", str(path), size=_size(path)))
             continue
         for item in items:
             if baseline and item.inspector.kind == "log":
-                tasks.append(
-                    Task("baseline-log", str(item.path), size=_size(item.path))
-                )
+                tasks.append(Task("baseline-log", str(item.path), size=_size(item.path)))
             else:
-                tasks.append(
-                    Task(
-                        "item",
-                        str(item.path),
-                        inspector_key(item.inspector),
-                        item.part,
-                        _size(item.path),
-                    )
-                )
+                key = inspector_key(item.inspector)
+                match = _match_name(item.inspector, item.part)
+                tasks.append(Task("item", str(item.path), key, item.part, _size(item.path), match))
     return tasks
 
 
@@ -98,19 +105,17 @@ def _inspector(key: str) -> Any:
     for ins in load_inspectors():
         if inspector_key(ins) == key:
             return ins
-    raise LookupError(
-        f"no inspector {key} in this worker (is it running the same trainlint?)"
-    )
+    raise LookupError(f"no inspector {key} in this worker (is it running the same trainlint?)")
 
 
 def _baseline_session(options: Any) -> Any:
     """One baseline session per worker process (the baseline is read once per worker)."""
     global _SESSION
-    from . import compare
+    from .inspectors.comparison import BaselineSession
 
     key = tuple(str(b) for b in options.baseline)
     if _SESSION is None or _SESSION[0] != key:
-        _SESSION = (key, compare.BaselineSession(tuple(options.baseline), options))
+        _SESSION = (key, BaselineSession(tuple(options.baseline), options))
     return _SESSION[1]
 
 
@@ -120,32 +125,47 @@ def _judge_task(task: Task, options: Any) -> list[Report]:
 
         return judge_uri(task.target, options)
     if task.kind == "missing":
-        return [
-            Report(source=task.target, kind="log", unjudged="no such file or folder")
-        ]
+        return [Report(source=task.target, kind="log", unjudged="no such file or folder")]
     if task.kind == "unclaimed":
-        from .api import _judge_unclaimed
-
         return [_judge_unclaimed(Path(task.target), options)]
     if task.kind == "baseline-log":
         return list(_baseline_session(options).doctor_log(Path(task.target)))
     ins = _inspector(str(task.inspector))
+    extra = {"match": _reader(task.match)} if task.match is not None and ins.takes_match else {}
     if task.part is not None and ins.judge_part is not None:
-        return [ins.judge_part(Path(task.target), task.part, options)]
-    return [ins.judge(Path(task.target), options)]
+        return [ins.judge_part(Path(task.target), task.part, options, **extra)]
+    return [ins.judge(Path(task.target), options, **extra)]
 
 
-def run_task(
-    task: Task, options: Any, env: dict[str, str] | None = None
-) -> list[Report]:
+def _judge_unclaimed(path: Path, options: Any) -> Report:
+    """A file named explicitly that no inspector recognised: tried as a log anyway (as the
+    serial doctor does)."""
+    from .inspectors.logs import judge_log
+    from .readers import ReadError, read_any
+
+    try:
+        run = read_any(path, options.read)
+    except ReadError:
+        return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
+    return judge_log(run, options)
+
+
+def _reader(name: str) -> Any:
+    from .readers import load_readers
+
+    found = next((r for r in load_readers() if r.name == name), None)
+    if found is None:
+        raise LookupError(f"no reader {name} in this worker (is it running the same trainlint?)")
+    return found
+
+
+def run_task(task: Task, options: Any, env: dict[str, str] | None = None) -> list[Report]:
     """Judge one task; what a pool worker or a Ray task runs. ``env``: the parent's
-    ``TRAINLINT_*`` variables (a Ray worker on another machine does not inherit them)."""
-    from .readers.console import use_patterns
-
+    ``TRAINLINT_*`` variables such as ``TRAINLINT_DEBUG`` (a Ray worker on another machine does
+    not inherit them); everything else the user asked for travels in ``options``."""
     if env:
         os.environ.update(env)
-    with use_patterns(getattr(options, "patterns", ())):
-        return _judge_task(task, options)
+    return _judge_task(task, options)
 
 
 def _warm() -> None:
@@ -164,7 +184,7 @@ def _env() -> dict[str, str]:
 
 
 # -- the parent side -----------------------------------------------------------------------
-def _by_size(tasks: list[Task]) -> list[tuple[int, Task]]:
+def by_size(tasks: list[Task]) -> list[tuple[int, Task]]:
     """Biggest first (the long inputs do not end up last on one worker); ties in task order."""
     return sorted(enumerate(tasks), key=lambda it: (-it[1].size, it[0]))
 
@@ -175,9 +195,7 @@ def _inline(tasks: list[Task], options: Any) -> Iterator[tuple[int, list[Report]
         yield i, run_task(task, options, env)
 
 
-def _pool(
-    tasks: list[Task], options: Any, jobs: int
-) -> Iterator[tuple[int, list[Report]]]:
+def _pool(tasks: list[Task], options: Any, jobs: int) -> Iterator[tuple[int, list[Report]]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
@@ -189,7 +207,7 @@ def _pool(
     }
     if sys.version_info >= (3, 11):
         kwargs["max_tasks_per_child"] = TASKS_PER_CHILD
-    env, queue = _env(), iter(_by_size(tasks))
+    env, queue = _env(), iter(by_size(tasks))
     pending: dict[Future[list[Report]], int] = {}
     pool = ProcessPoolExecutor(**kwargs)
     try:
@@ -224,13 +242,12 @@ def execute(
     options: Any,
     jobs: int = 1,
     on_report: OnReport | None = None,
-    ray_address: str | None = None,
+    executor: Executor | None = None,
 ) -> list[Report]:
-    """Judge the tasks (inline, in a process pool, or as Ray tasks); reports in task order."""
-    if ray_address is not None:
-        from .parallel_ray import ray_stream
-
-        stream = ray_stream(tasks, options, ray_address, jobs, _env())
+    """Judge the tasks (inline, in a process pool, or with ``executor``, e.g. Ray's);
+    reports in task order."""
+    if executor is not None:
+        stream = executor(by_size(tasks), options, _env(), run_task)
     elif jobs > 1 and len(tasks) > 1:
         stream = _pool(tasks, options, jobs)
     else:
@@ -250,36 +267,3 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
-
-
-def doctor(
-    paths: Iterable[str | Path],
-    options: Any,
-    jobs: int,
-    on_report: OnReport | None = None,
-    ray_address: str | None = None,
-) -> Any:
-    """``api.doctor`` with the judging spread over processes or Ray tasks; the same Result."""
-    from . import api, compare
-    from .readers.console import use_patterns
-    from .verdict import Result
-
-    paths = list(paths)
-    with use_patterns(getattr(options, "patterns", ())):
-        tasks = plan(paths, options)
-    result = Result(command="doctor")
-    result.reports = execute(tasks, options, jobs, on_report, ray_address)
-    with use_patterns(getattr(options, "patterns", ())):
-        explicit = api._explicit_inputs(paths, options)
-    for report in explicit:
-        result.reports.append(report)
-        if on_report is not None:
-            on_report(report)
-    if not result.reports:
-        result.empty_reason = "nothing to judge found under " + ", ".join(
-            str(p) for p in paths
-        )
-    session = api._baseline_session(options)
-    if session is not None:
-        result.extra["table"] = compare.table(result.reports, session.baseline)
-    return result

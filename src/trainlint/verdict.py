@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 SCHEMA_VERSION = "1.0"
 
@@ -108,6 +109,9 @@ class Report:
     # "values", "points"}; min/max-preserving (see trainlint.downsample). Not in the JSON
     # envelope unless asked for (to_dict(curves=True)).
     curves: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Steps worth a mark on those curves (e.g. "best_model_checkpoint": {"step", "name"}); for
+    # renderers, not in the JSON envelope.
+    marks: dict[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> Severity:
@@ -163,6 +167,16 @@ class Result:
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
+
+    # Set by trainlint.report.html when it is loaded (``trainlint.doctor`` and the other
+    # judging functions of the package facade load it), so a Result shows as the HTML page in
+    # Jupyter without this floor importing a renderer.
+    html_hook: ClassVar[Callable[[Result], str] | None] = None
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the HTML report, inline (the page lives in an iframe so its script runs)."""
+        hook = Result.html_hook
+        return hook(self) if hook is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__

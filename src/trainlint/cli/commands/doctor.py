@@ -17,6 +17,10 @@ from .._common import build_options, judging_options
               help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
 @click.option("--vocab-size", type=click.IntRange(min=2), help="Vocabulary size (TL033: loss stuck at ln V).")
 @click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
+@click.option("--values/--no-values", "ckpt_values", default=None,
+              help="Checkpoints: scan every tensor's values. Default: files up to 512 MB.")
+@click.option("--crc/--no-crc", "ckpt_crc", default=None,
+              help="Checkpoints: verify zip CRC-32s. Default: files up to 512 MB.")
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
@@ -31,41 +35,28 @@ from .._common import build_options, judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, jobs, ray_address, write_back, fmt, config,
-            select, ignore, thresholds, role_map, patterns) -> None:
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_values, ckpt_crc, no_data_crc, jobs,
+            ray_address, write_back, fmt, config, select, ignore, thresholds, role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
-    from ...api import doctor
+    from ...api import default_jobs, doctor
     from .compare import emit
 
-    if no_data_crc:
-        import os
-
-        os.environ["TRAINLINT_TFEVENTS_DATA_CRC"] = "0"  # read by the event-file reader
-    options = build_options(config, select, ignore, thresholds, role_map)
-    options.baseline = tuple(baseline)
-    options.dataset, options.tokenizer = dataset, tokenizer
-    options.vocab_size, options.num_classes = vocab_size, num_classes
-    if patterns:
-        from ...readers.console import compile_user_pattern
+    options = build_options(config, select, ignore, thresholds, role_map, baseline=tuple(baseline),
+                            dataset=dataset, tokenizer=tokenizer, vocab_size=vocab_size,
+                            num_classes=num_classes, patterns=tuple(patterns),
+                            tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc)
+    jobs = jobs or default_jobs()
+    if ray_address is None:
+        result = doctor(paths or (Path("."),), options, jobs=jobs)
+    else:
+        from ...integrations.ray_doctor import RayExecutor, RayUnavailable  # only with --ray
 
         try:
-            for p in patterns:
-                compile_user_pattern(p)
-        except ValueError as exc:
+            result = doctor(paths or (Path("."),), options, jobs=jobs, executor=RayExecutor(ray_address, jobs))
+        except RayUnavailable as exc:
             raise click.UsageError(str(exc)) from None
-        options.patterns = tuple(patterns)
-    from ...parallel import default_jobs
-
-    try:
-        result = doctor(paths or (Path("."),), options, jobs=jobs or default_jobs(), ray=ray_address)
-    except RuntimeError as exc:
-        from ...parallel_ray import RayUnavailable
-
-        if isinstance(exc, RayUnavailable):
-            raise click.UsageError(str(exc)) from None
-        raise
     if write_back:
-        from ...writeback import write_back as send
+        from ...report.mlflow_writeback import write_back as send
 
         for line in send(result) or ["write-back: no tracking-server run among the inputs"]:
             click.echo(line, err=True)
