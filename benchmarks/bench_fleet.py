@@ -88,31 +88,20 @@ def _jsonl(folder: Path, loss: np.ndarray, lr: np.ndarray, grad: np.ndarray) -> 
         f'{{"step": {s}, "loss": {v:.5f}, "lr": {r:.4e}, "grad_norm": {g:.4f}}}'
         for s, (v, r, g) in enumerate(zip(loss, lr, grad))
     )
-    (folder / "metrics.jsonl").write_text(
-        "\n".join(rows).replace("nan", "NaN").replace("inf", "Infinity") + "\n"
-    )
+    (folder / "metrics.jsonl").write_text("\n".join(rows).replace("nan", "NaN").replace("inf", "Infinity") + "\n")
 
 
 def _csv(folder: Path, loss: np.ndarray, lr: np.ndarray, grad: np.ndarray) -> None:
-    rows = (
-        f"{s},{v:.5f},{r:.4e},{g:.4f}"
-        for s, (v, r, g) in enumerate(zip(loss, lr, grad))
-    )
-    (folder / "metrics.csv").write_text(
-        "step,train_loss,lr,grad_norm\n" + "\n".join(rows) + "\n"
-    )
+    rows = (f"{s},{v:.5f},{r:.4e},{g:.4f}" for s, (v, r, g) in enumerate(zip(loss, lr, grad)))
+    (folder / "metrics.csv").write_text("step,train_loss,lr,grad_norm\n" + "\n".join(rows) + "\n")
 
 
 def _console(folder: Path, loss: np.ndarray, lr: np.ndarray, grad: np.ndarray) -> None:
     t0 = 1_767_225_600
-    lines = [
-        time.strftime("%Y-%m-%d %H:%M:%S,000", time.gmtime(t0)) + " INFO starting run"
-    ]
+    lines = [time.strftime("%Y-%m-%d %H:%M:%S,000", time.gmtime(t0)) + " INFO starting run"]
     for s, (v, r, g) in enumerate(zip(loss, lr, grad)):
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t0 + 2 * s))
-        lines.append(
-            f"{stamp},123 INFO step {s + 1} loss={v:.4f} lr={r:.2e} grad_norm={g:.3f}"
-        )
+        lines.append(f"{stamp},123 INFO step {s + 1} loss={v:.4f} lr={r:.2e} grad_norm={g:.3f}")
     (folder / "train.log").write_text("\n".join(lines) + "\n")
 
 
@@ -159,13 +148,9 @@ def make_tree(root: Path, runs: int) -> dict[str, float]:
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     t = time.perf_counter()
-    order = sorted(
-        range(runs), key=lambda i: (FORMATS[i % len(FORMATS)] != "tfevents", i)
-    )  # slow ones first
+    order = sorted(range(runs), key=lambda i: (FORMATS[i % len(FORMATS)] != "tfevents", i))  # slow ones first
     with multiprocessing.get_context("spawn").Pool(os.cpu_count() or 1) as pool:
-        total = sum(
-            pool.imap_unordered(make_run, [(root, i) for i in order], chunksize=4)
-        )
+        total = sum(pool.imap_unordered(make_run, [(root, i) for i in order], chunksize=4))
     size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
     facts = {
         "runs": runs,
@@ -214,20 +199,12 @@ def count_reports(tool: str, out: str) -> str:
     except ValueError:
         return "?"
     nj = data.get("not_judged") if isinstance(data, dict) else None
-    if (
-        isinstance(nj, dict) and "judged" in nj
-    ):  # trainproof: judged of found (it caps a tree)
+    if isinstance(nj, dict) and "judged" in nj:  # trainproof: judged of found (it caps a tree)
         return f"{nj['judged']}/{nj.get('found', '?')}"
     for key in ("reports", "runs", "results", "files"):
         if isinstance(data, dict) and isinstance(data.get(key), list):
             return str(len(data[key]))
-    return (
-        "1"
-        if isinstance(data, dict)
-        else str(len(data))
-        if isinstance(data, list)
-        else "?"
-    )
+    return "1" if isinstance(data, dict) else str(len(data)) if isinstance(data, list) else "?"
 
 
 def tools(root: Path, jobs: int, peers: bool) -> dict[str, list[str]]:
@@ -280,13 +257,9 @@ def breakdown(root: Path, per_format: int = 40) -> None:
     from trainlint.readers import read_run
 
     options = api.Options()
-    print(
-        f"{'format':<10}{'read us/step':>14}{'judge us/step':>15}{'judge ms/run':>14}"
-    )
+    print(f"{'format':<10}{'read us/step':>14}{'judge us/step':>15}{'judge ms/run':>14}")
     for fmt in FORMATS:
-        files = sorted(p for p in (root / fmt).glob("run-*/*") if p.is_file())[
-            :per_format
-        ]
+        files = sorted(p for p in (root / fmt).glob("run-*/*") if p.is_file())[:per_format]
         read = judge = steps = 0.0
         for f in files:
             t0 = time.process_time()
@@ -296,9 +269,7 @@ def breakdown(root: Path, per_format: int = 40) -> None:
             judge += time.process_time() - t1
             read += t1 - t0
             steps += max(len(s.values) for s in run.series.values())
-        print(
-            f"{fmt:<10}{read / steps * 1e6:>14.2f}{judge / steps * 1e6:>15.2f}{judge / len(files) * 1e3:>14.1f}"
-        )
+        print(f"{fmt:<10}{read / steps * 1e6:>14.2f}{judge / steps * 1e6:>15.2f}{judge / len(files) * 1e3:>14.1f}")
 
 
 def main() -> None:
@@ -322,17 +293,13 @@ def main() -> None:
         f"tree: {facts['runs']} runs ({', '.join(FORMATS)}), {facts['points'] / 1e6:.1f} M logged steps, "
         f"{facts['bytes'] / 1e6:.0f} MB, generated in {facts['generate_s']:.0f} s; {os.cpu_count()} cores"
     )
-    print(
-        f"{'tool':<26}{'wall s':>9}{'CPU s':>9}{'peak MB':>9}{'exit':>6}{'reports':>9}{'load':>7}"
-    )
+    print(f"{'tool':<26}{'wall s':>9}{'CPU s':>9}{'peak MB':>9}{'exit':>6}{'reports':>9}{'load':>7}")
     res, cpu = {}, {}
     for name, cmd in tools(root, args.jobs, not args.no_peers).items():
         load = os.getloadavg()[0]
         dt, cpu[name], mb, rc, out = measure(cmd, args.timeout)
         res[name] = dt
-        shown = (
-            f"{dt:>9.2f}" if math.isfinite(dt) else f"{'>' + str(int(args.timeout)):>9}"
-        )
+        shown = f"{dt:>9.2f}" if math.isfinite(dt) else f"{'>' + str(int(args.timeout)):>9}"
         print(
             f"{name:<26}{shown}{cpu[name]:>9.1f}{mb:>9.0f}{rc:>6}{count_reports(name, out):>9}{load:>7.1f}",
             flush=True,
@@ -340,13 +307,9 @@ def main() -> None:
     main_tool = f"trainlint --jobs {args.jobs}"
     for name, dt in res.items():
         if name != main_tool:
-            print(
-                f"ratio {name} / {main_tool}: wall {dt / res[main_tool]:.1f}x, CPU {cpu[name] / cpu[main_tool]:.1f}x"
-            )
+            print(f"ratio {name} / {main_tool}: wall {dt / res[main_tool]:.1f}x, CPU {cpu[name] / cpu[main_tool]:.1f}x")
     best = res[main_tool]
-    idle = (
-        cpu[main_tool] / args.jobs
-    )  # what the wall time would be with the cores to itself
+    idle = cpu[main_tool] / args.jobs  # what the wall time would be with the cores to itself
     verdict = "met" if best <= GOAL_S else "MISSED"
     print(
         f"goal: <= {GOAL_S:.0f} s with the default jobs on {args.jobs} cores: {best:.1f} s wall ({verdict}); "

@@ -36,9 +36,7 @@ def objective(trial):
     lr = trial.suggest_float("lr", 1e-3, 2.0, log=True)
     nan_at = trial.suggest_int("nan_at", 0, STEPS + 1)
     loss = math.nan
-    for step, loss, cur_lr, grad_norm in sgd(
-        lr, trial.number, nan_at if nan_at <= STEPS else None
-    ):
+    for step, loss, cur_lr, grad_norm in sgd(lr, trial.number, nan_at if nan_at <= STEPS else None):
         trial.set_user_attr("grad_norm", grad_norm)
         trial.set_user_attr("lr", cur_lr)
         trial.report(loss, step)
@@ -65,9 +63,7 @@ PLAN = [  # healthy, diverging, healthy, NaN at step 90, healthy
 
 def run_study(pruner):
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(
-        pruner=pruner, sampler=optuna.samplers.RandomSampler(seed=0)
-    )
+    study = optuna.create_study(pruner=pruner, sampler=optuna.samplers.RandomSampler(seed=0))
     for params in PLAN:
         study.enqueue_trial(params)
     study.optimize(objective, n_trials=len(PLAN))

@@ -53,19 +53,13 @@ def local_ray():
     import ray
     from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(
-        sys.modules[__name__]
-    )  # the workers cannot import tests/
-    ray.init(
-        num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
-    )
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     yield
     ray.shutdown()
 
 
-def test_tune_broken_lr_trials_stopped_early_healthy_ones_run_to_the_end(
-    tmp_path, local_ray
-):
+def test_tune_broken_lr_trials_stopped_early_healthy_ones_run_to_the_end(tmp_path, local_ray):
     from ray import tune
 
     from trainlint.integrations.ray import GuardStopper
@@ -76,30 +70,21 @@ def test_tune_broken_lr_trials_stopped_early_healthy_ones_run_to_the_end(
         "lr": tune.grid_search([HEALTHY_LR, BROKEN_LR]),
         "seed": tune.grid_search([0, 1]),
     }
-    run_config = tune.RunConfig(
-        stop=stopper, storage_path=str(tmp_path), name="guard", verbose=0
-    )
+    run_config = tune.RunConfig(stop=stopper, storage_path=str(tmp_path), name="guard", verbose=0)
     grid = tune.Tuner(sgd_trainable, param_space=space, run_config=run_config).fit()
     assert len(grid) == 4 and not grid.errors
     for res in grid:
         last = res.metrics["step"]  # the last step the trial reported
-        records = [
-            json.loads(x)
-            for x in (logs / res.metrics["trial_id"] / "trainlint-guard.jsonl").open()
-        ]
+        records = [json.loads(x) for x in (logs / res.metrics["trial_id"] / "trainlint-guard.jsonl").open()]
         stops = [r for r in records if r["type"] == "stop"]
         end = records[-1]
         assert end["type"] == "end"
         if res.config["lr"] == HEALTHY_LR:
             assert last == STEPS and not stops and end["verdict"] in ("PASS", "WARN")
         else:
-            losses = [
-                loss for _, loss, _, _ in sgd_losses(BROKEN_LR, res.config["seed"])
-            ]
+            losses = [loss for _, loss, _, _ in sgd_losses(BROKEN_LR, res.config["seed"])]
             bad = first_bad(losses)
-            assert bad is not None, (
-                "the broken trial did not go bad: the test lost its premise"
-            )
+            assert bad is not None, "the broken trial did not go bad: the test lost its premise"
             assert last < STEPS and len(stops) == 1 and stops[0]["severity"] == "FAIL"
             assert last - (bad + 1) <= 10, (bad + 1, last)
             assert end["verdict"] == "FAIL"

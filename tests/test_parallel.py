@@ -57,11 +57,7 @@ def test_mixed_inputs_keep_the_serial_order(tmp_path):
     serial, pooled = api.doctor(paths), api.doctor(paths, jobs=2)
     assert _json(pooled) == _json(serial)
     sources = [r.source for r in pooled.reports]
-    assert (
-        sources[0].endswith("nope")
-        and f"{db}#aaa" in sources
-        and f"{db}#bbb" in sources
-    )
+    assert sources[0].endswith("nope") and f"{db}#aaa" in sources and f"{db}#bbb" in sources
     assert pooled.reports[0].unjudged == "no such file or folder"
 
 
@@ -92,10 +88,7 @@ def test_biggest_inputs_start_first_ties_in_order():
 
 def test_nothing_found_is_not_checked_in_parallel(tmp_path):
     result = api.doctor([tmp_path], jobs=2)
-    assert (
-        result.verdict.value == "NOT-CHECKED"
-        and "nothing to judge" in result.empty_reason
-    )
+    assert result.verdict.value == "NOT-CHECKED" and "nothing to judge" in result.empty_reason
 
 
 def test_cli_help_lists_jobs_and_ray_without_loading_ray():
@@ -122,9 +115,7 @@ def test_ray_flag_without_ray_installed_is_a_one_line_usage_error(monkeypatch):
 
 def test_unguarded_script_gets_a_one_line_reason(tmp_path):
     script = tmp_path / "unguarded.py"
-    script.write_text(
-        f"from trainlint import api\napi.doctor([{str(ROOT / 'examples')!r}], jobs=2)\n"
-    )
+    script.write_text(f"from trainlint import api\napi.doctor([{str(ROOT / 'examples')!r}], jobs=2)\n")
     proc = subprocess.run(
         [sys.executable, str(script)],
         check=False,
@@ -133,23 +124,16 @@ def test_unguarded_script_gets_a_one_line_reason(tmp_path):
         timeout=120,
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
-    assert (
-        proc.returncode != 0
-        and "if __name__ == '__main__':" in proc.stderr.splitlines()[-1]
-    )
+    assert proc.returncode != 0 and "if __name__ == '__main__':" in proc.stderr.splitlines()[-1]
 
 
 def test_user_patterns_and_environment_reach_the_workers(tmp_path, monkeypatch):
     """--pattern travels in the options, TRAINLINT_* settings in each task."""
     for name in ("a", "b", "c"):
         (tmp_path / name).mkdir()
-        lines = "".join(
-            f"it={i * 10} | objective {3.0 - i * 0.1:.2f}\n" for i in range(12)
-        )
+        lines = "".join(f"it={i * 10} | objective {3.0 - i * 0.1:.2f}\n" for i in range(12))
         (tmp_path / name / "custom.log").write_text(lines)
-    options = api.Options(
-        patterns=(r"it=(?P<step>\d+) \| objective (?P<loss>[0-9.]+)",)
-    )
+    options = api.Options(patterns=(r"it=(?P<step>\d+) \| objective (?P<loss>[0-9.]+)",))
     pooled = api.doctor([tmp_path], options, jobs=2)
     assert [r.format for r in pooled.reports] == ["console/user-pattern"] * 3
     assert _json(pooled) == _json(api.doctor([tmp_path], options))

@@ -20,14 +20,9 @@ from trainlint.report.mlflow_writeback import _proxied_path, server_run
 
 def test_server_run_and_proxied_paths():
     assert server_run("mlflow://h:5000/exp/abc123") == ("http://h:5000", "abc123")
-    assert (
-        server_run("mlflow://h:5000/exp") is None
-        and server_run("runs/a/metrics.jsonl") is None
-    )
+    assert server_run("mlflow://h:5000/exp") is None and server_run("runs/a/metrics.jsonl") is None
     assert _proxied_path("mlflow-artifacts:/1/abc/artifacts") == "1/abc/artifacts"
-    assert (
-        _proxied_path("mlflow-artifacts://h:5000/1/abc/artifacts") == "1/abc/artifacts"
-    )
+    assert _proxied_path("mlflow-artifacts://h:5000/1/abc/artifacts") == "1/abc/artifacts"
     assert _proxied_path("/srv/mlruns/1/abc/artifacts") is None
 
 
@@ -64,10 +59,7 @@ def _serve(tmp_path, storage: list[str]):
                 break
             except OSError:
                 if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail(
-                        "mlflow server did not start:\n"
-                        + (tmp_path / "server.log").read_text()[-2000:]
-                    )
+                    pytest.fail("mlflow server did not start:\n" + (tmp_path / "server.log").read_text()[-2000:])
                 time.sleep(0.5)
         yield base
     finally:
@@ -98,15 +90,9 @@ def unproxied(tmp_path):
 
 
 def _state(base: str, run_id: str) -> tuple[dict, list, bytes]:
-    with urllib.request.urlopen(
-        f"{base}/api/2.0/mlflow/runs/get?run_id={run_id}", timeout=30
-    ) as resp:
+    with urllib.request.urlopen(f"{base}/api/2.0/mlflow/runs/get?run_id={run_id}", timeout=30) as resp:
         run = json.loads(resp.read())["run"]
-    tags = {
-        t["key"]: t["value"]
-        for t in run["data"].get("tags", [])
-        if t["key"].startswith("trainlint.")
-    }
+    tags = {t["key"]: t["value"] for t in run["data"].get("tags", []) if t["key"].startswith("trainlint.")}
     root = _proxied_path(run["info"]["artifact_uri"])
     listed = f"{base}/api/2.0/mlflow/artifacts/list?run_id={run_id}&path=trainlint"  # what the UI shows
     with urllib.request.urlopen(listed, timeout=30) as r:
@@ -127,9 +113,7 @@ def test_write_back_tags_and_report_artifact_idempotent(served, cli):
     runs = {
         "healthy": _log_run(served, exp_id, "healthy", healthy, "FINISHED", 1000),
         "hot": _log_run(served, exp_id, "hot", diverged, "FAILED", 2000),
-        "also-healthy": _log_run(
-            served, exp_id, "also-healthy", healthy[:10], "FINISHED", 3000
-        ),
+        "also-healthy": _log_run(served, exp_id, "also-healthy", healthy[:10], "FINISHED", 3000),
     }
     uri = served.replace("http://", "mlflow://") + "/fleet"
 
@@ -137,24 +121,17 @@ def test_write_back_tags_and_report_artifact_idempotent(served, cli):
     assert first.code == 1, first.err
     reports = {r["source"].rsplit("/", 1)[1]: r for r in first.json()["reports"]}
     assert set(reports) == set(runs.values())
-    assert (
-        first.err.count("tagged") == 3
-        and "report in trainlint/report.json" in first.err
-    )
+    assert first.err.count("tagged") == 3 and "report in trainlint/report.json" in first.err
     states = {}
     for rid in runs.values():
         tags, files, body = _state(served, rid)
         report = reports[rid]
-        want = sorted(
-            {f["code"] for f in report["findings"] if f["severity"] in ("FAIL", "WARN")}
-        )
+        want = sorted({f["code"] for f in report["findings"] if f["severity"] in ("FAIL", "WARN")})
         assert tags["trainlint.verdict"] == report["verdict"]
         assert tags["trainlint.codes"] == ",".join(want)
         assert files == ["trainlint/report.json"]
         uploaded = json.loads(body)
-        assert (
-            uploaded["reports"] == [report] and uploaded["verdict"] == report["verdict"]
-        )
+        assert uploaded["reports"] == [report] and uploaded["verdict"] == report["verdict"]
         states[rid] = (tags, files, body)
     assert _state(served, runs["hot"])[0]["trainlint.verdict"] == "FAIL"
     assert "TL010" in _state(served, runs["hot"])[0]["trainlint.codes"].split(",")
@@ -162,36 +139,22 @@ def test_write_back_tags_and_report_artifact_idempotent(served, cli):
     again = cli("doctor", uri, "--format", "json", "--write-back")
     assert again.code == 1 and again.out == first.out
     for rid in runs.values():
-        assert (
-            _state(served, rid) == states[rid]
-        )  # the same tags, one artifact, the same bytes
+        assert _state(served, rid) == states[rid]  # the same tags, one artifact, the same bytes
 
 
 @pytest.mark.slow
 def test_write_back_without_artifact_proxy_still_tags(unproxied, cli):
     server = unproxied
     exp_id = _rest(server, "experiments/create", {"name": "plain"})["experiment_id"]
-    rid = _log_run(
-        server, exp_id, "healthy", [3.0 - 0.2 * i for i in range(12)], "FINISHED", 1000
-    )
+    rid = _log_run(server, exp_id, "healthy", [3.0 - 0.2 * i for i in range(12)], "FINISHED", 1000)
     r = cli("doctor", server.replace("http://", "mlflow://") + "/plain", "--write-back")
-    assert (
-        r.code == 0
-        and "tagged PASS (no codes)" in r.err
-        and "report not uploaded" in r.err
-    )
-    with urllib.request.urlopen(
-        f"{server}/api/2.0/mlflow/runs/get?run_id={rid}", timeout=30
-    ) as resp:
-        tags = {
-            t["key"]: t["value"] for t in json.loads(resp.read())["run"]["data"]["tags"]
-        }
+    assert r.code == 0 and "tagged PASS (no codes)" in r.err and "report not uploaded" in r.err
+    with urllib.request.urlopen(f"{server}/api/2.0/mlflow/runs/get?run_id={rid}", timeout=30) as resp:
+        tags = {t["key"]: t["value"] for t in json.loads(resp.read())["run"]["data"]["tags"]}
     assert tags["trainlint.verdict"] == "PASS" and tags["trainlint.codes"] == ""
 
 
 def test_write_back_with_no_server_run_says_so(tmp_path, cli):
-    (tmp_path / "m.jsonl").write_text(
-        "".join(f'{{"step": {i}, "loss": {3 - 0.1 * i}}}\n' for i in range(20))
-    )
+    (tmp_path / "m.jsonl").write_text("".join(f'{{"step": {i}, "loss": {3 - 0.1 * i}}}\n' for i in range(20)))
     r = cli("doctor", str(tmp_path), "--write-back")
     assert "no tracking-server run among the inputs" in r.err

@@ -54,11 +54,7 @@ class GuardPruner(BasePruner):
     def _guard(self, study: optuna.study.Study, number: int) -> tuple[Guard, float]:
         key = (study.study_name, number)
         if key not in self.guards:
-            log = (
-                self.log_dir / f"trial-{number}" / LOG_NAME
-                if self.log_dir is not None
-                else None
-            )
+            log = self.log_dir / f"trial-{number}" / LOG_NAME if self.log_dir is not None else None
             guard = Guard(
                 source=f"optuna:{study.study_name}/{number}",
                 **{"log_path": log, **self.options},
@@ -72,15 +68,11 @@ class GuardPruner(BasePruner):
             attrs = {k: v for k, v in attrs.items() if k in self.user_attrs}
         return {k: v for k, v in attrs.items() if k != self.metric}
 
-    def _feed(
-        self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial
-    ) -> Guard:
+    def _feed(self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial) -> Guard:
         guard, fed = self._guard(study, trial.number)
         new = sorted((s, v) for s, v in trial.intermediate_values.items() if s > fed)
         for i, (step, value) in enumerate(new):
-            extra = (
-                self._attrs(trial) if i == len(new) - 1 else {}
-            )  # attributes hold the latest values
+            extra = self._attrs(trial) if i == len(new) - 1 else {}  # attributes hold the latest values
             guard.observe(step, **{self.metric: float(value)}, **extra)
         if new:
             self.guards[(study.study_name, trial.number)] = (guard, new[-1][0])

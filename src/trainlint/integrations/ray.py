@@ -67,13 +67,9 @@ class GuardStopper(Stopper):
     def _guard(self, trial_id: str) -> Guard:
         guard = self.guards.get(trial_id)
         if guard is None:
-            log = (
-                self.log_dir / trial_id / LOG_NAME if self.log_dir is not None else None
-            )
+            log = self.log_dir / trial_id / LOG_NAME if self.log_dir is not None else None
             options = {"log_path": log, **self.options}
-            guard = self.guards[trial_id] = Guard(
-                source=f"tune-trial:{trial_id}", **options
-            )
+            guard = self.guards[trial_id] = Guard(source=f"tune-trial:{trial_id}", **options)
         return guard
 
     def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
@@ -82,11 +78,7 @@ class GuardStopper(Stopper):
             (result[k] for k in STEP_KEYS if isinstance(result.get(k), (int, float))),
             guard.history.records,
         )
-        metrics = {
-            k: v
-            for k, v in scalars(result).items()
-            if k not in TUNE_KEYS and k not in STEP_KEYS
-        }
+        metrics = {k: v for k, v in scalars(result).items() if k not in TUNE_KEYS and k not in STEP_KEYS}
         if metrics:
             guard.observe(step, **metrics)
         if guard.should_stop and guard.stop_reason is not None:
