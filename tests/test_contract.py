@@ -105,7 +105,7 @@ def test_map_overrides_role(cli, tmp_path):
 
 
 def test_pass_lists_what_ran_and_what_did_not(cli, logs):
-    r = cli("doctor", logs["PASS"])
+    r = cli("doctor", logs["PASS"], "-v")
     assert r.code == 0
     assert "checked (" in r.out
     assert "PASS: 1 PASS (exit 0)" in r.out

@@ -139,3 +139,27 @@ def test_user_patterns_and_environment_reach_the_workers(tmp_path, monkeypatch):
     assert _json(pooled) == _json(api.doctor([tmp_path], options))
     monkeypatch.setenv("TRAINLINT_FLEET_TEST", "1")
     assert parallel._env()["TRAINLINT_FLEET_TEST"] == "1"
+
+
+def test_hf_output_folder_folds_into_one_report_in_the_pool_too(tmp_path):
+    """The items of a Trainer output folder travel as one task and are folded as serially."""
+    from test_output import _hf_output
+
+    root = _hf_output(tmp_path / "out")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "metrics.jsonl").write_text(
+        "".join(f'{{"step": {i}, "loss": {3 - 0.1 * i}}}\n' for i in range(20))
+    )
+    tasks = parallel.plan([tmp_path], api.Options())
+    assert [t.kind for t in tasks].count("group") == 1
+    serial, pooled = api.doctor([tmp_path]), api.doctor([tmp_path], jobs=2)
+    assert str(root) in [r.source for r in serial.reports]
+    assert _json(pooled) == _json(serial)
+
+
+def test_progress_is_reported_in_the_pool():
+    ticks = []
+    result = api.doctor(CORPUS, jobs=2, on_progress=lambda found, judged, current: ticks.append((found, judged)))
+    found = max(f for f, _ in ticks)
+    assert found >= len(result.reports) - 2 and ticks[-1] == (found, found)
+    assert [j for _, j in ticks] == sorted(j for _, j in ticks)  # judged only grows

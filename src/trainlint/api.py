@@ -14,6 +14,7 @@ from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
 from .inspectors import comparison as _compare
+from .inspectors import runfold
 from .inspectors.logs import is_uri, judge_log, judge_uri
 from .live.guard import Guard, StopPolicy
 from .model import Run
@@ -30,19 +31,23 @@ class OptionsError(ValueError):
 
 
 def build_options(config: Path | None = None, select: Iterable[str] = (), ignore: Iterable[str] = (),
-                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), **fields: Any) -> Options:
+                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), *,
+                  targets: Iterable[str] | None = None, command: str | None = None, **fields: Any) -> Options:
     """Options as the CLI spells them: settings from the config file (default: the nearest
     trainlint.toml or pyproject.toml) with --select/--ignore/--threshold on top, --map ROLE=NAME
-    items, and any other :class:`Options` field by name. Raises OptionsError on bad input."""
-    from .config import ConfigError, parse_threshold_options
+    items, and any other :class:`Options` field by name. Raises OptionsError on bad input:
+    a selector (comma lists allowed) that names no rule, or a selection that leaves no rule of
+    ``targets`` (default: any rule) to run."""
+    from .config import ConfigError, parse_selectors, parse_threshold_options, require_rules
     from .roles import parse_map
 
     try:
         settings = load_settings(config)
         if select:
-            settings.select = list(select)
-        settings.ignore += list(ignore)
+            settings.select = parse_selectors(list(select), "--select")
+        settings.ignore += parse_selectors(list(ignore), "--ignore")
         settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
+        require_rules(settings, targets, command)
         if fields.get("patterns"):
             from .readers.console.reader import compile_user_pattern
 
@@ -70,7 +75,16 @@ def read_runs(path: str, options: Options | None = None) -> list[Run]:
     """The run(s) behind ``path``: one for a file or folder, every run of an ``mlflow://`` address."""
     options = options or Options()
     if not is_uri(path):
-        return [read_run(Path(path), options=options)]
+        try:
+            return [read_run(Path(path), options=options)]
+        except ReadError:
+            logs = _logs_under(Path(path), options)
+            if len(logs) == 1:
+                return [read_run(logs[0], options=options)]
+            if len(logs) > 1:
+                shown = ", ".join(str(p) for p in logs[:8]) + (f", +{len(logs) - 8} more" if len(logs) > 8 else "")
+                raise ReadError(f"this folder holds {len(logs)} runs; name one: {shown}") from None
+            raise
     from .readers.mlflow_store import server_runs
 
     runs = server_runs(path)
@@ -81,6 +95,13 @@ def read_runs(path: str, options: Options | None = None) -> list[Run]:
     return runs
 
 
+def _logs_under(path: Path, options: Options) -> list[Path]:
+    """The logs discovery finds under a folder (for `series` on a folder of runs)."""
+    if not path.is_dir():
+        return []
+    return list(dict.fromkeys(item.path for item in walk(path, kinds={"log"}, options=options)))
+
+
 def judge(run: Run, settings: Settings | None = None) -> Report:
     """Judge a Run you built or read yourself."""
     if not run.roles:
@@ -89,29 +110,44 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
 
 
 def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
-           on_report: Callable[[Report], None] | None = None, executor: Any = None) -> Result:
+           on_report: Callable[[Report], None] | None = None,
+           on_progress: Callable[[int, int, str], None] | None = None, executor: Any = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result.
 
-    ``jobs``: judge in that many spawned processes (1: in this one; a script calling this with
-    jobs > 1 needs the ``if __name__ == "__main__":`` guard). ``executor``: run the per-input
-    tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
-    ``on_report`` is called with each report as soon as it is ready; the Result's order does
-    not depend on ``jobs`` or ``executor``."""
+    ``on_report(report)`` is called with each report as soon as it is judged (to stream
+    output); ``on_progress(found, judged, current)`` as inputs are found and judged (for a
+    progress line). ``jobs``: judge in that many spawned processes (1: in this one; a script
+    calling this with jobs > 1 needs the ``if __name__ == "__main__":`` guard). ``executor``:
+    run the per-input tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
+    The Result's order does not depend on ``jobs`` or ``executor``."""
     options = options or Options(settings=load_settings())
-    if jobs != 1 or executor is not None or on_report is not None:
-        return _doctor_tasks(paths, options, jobs, on_report, executor)  # jobs=1 with on_report: inline
-    return _doctor(paths, options)
+    if jobs != 1 or executor is not None:
+        return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
+    return _doctor(paths, options, on_report, on_progress)
 
 
 def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
-                  on_report: Callable[[Report], None] | None, executor: Any) -> Result:
-    """doctor with the inputs judged as tasks (trainlint.parallel): in this process, a process
-    pool or an executor; the same Result as the serial walk."""
+                  on_report: Callable[[Report], None] | None,
+                  on_progress: Callable[[int, int, str], None] | None, executor: Any) -> Result:
+    """doctor with the inputs judged as tasks (trainlint.parallel) in a process pool or an
+    executor; the same Result as the serial walk."""
     from . import parallel
 
     paths = list(paths)
+    tick = on_progress or (lambda found, judged, current: None)
+    count = {"found": 0, "judged": 0}
+
+    def found(n: int, current: str) -> None:
+        count["found"] = n
+        tick(n, 0, current)
+
+    def done(task: parallel.Task) -> None:
+        count["judged"] += task.inputs
+        tick(count["found"], count["judged"], task.target)
+
     result = Result(command="doctor")
-    result.reports = parallel.execute(parallel.plan(paths, options), options, jobs, on_report, executor)
+    tasks = parallel.plan(paths, options, found)
+    result.reports = parallel.execute(tasks, options, jobs, on_report, executor, done)
     for report in _explicit_inputs(paths, options):
         result.reports.append(report)
         if on_report is not None:
@@ -131,28 +167,48 @@ def default_jobs() -> int:
     return cores()
 
 
-def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
+def _doctor(paths: Iterable[str | Path], options: Options,
+            on_report: Callable[[Report], None] | None = None,
+            on_progress: Callable[[int, int, str], None] | None = None) -> Result:
     result = Result(command="doctor")
     session = _baseline_session(options)
     paths = list(paths)
+    tick = on_progress or (lambda found, judged, current: None)
+    found = judged = 0
+
+    def add(reports: Iterable[Report]) -> None:
+        for rep in reports:
+            result.reports.append(rep)
+            if on_report is not None:
+                on_report(rep)
+
     for raw in paths:
         if is_uri(str(raw)):
-            result.reports.extend(judge_uri(str(raw), options))
+            add(judge_uri(str(raw), options))
             continue
         path = Path(raw)
         if not path.exists():
-            result.reports.append(Report(source=str(raw), kind="log", unjudged="no such file or folder"))
+            add([Report(source=str(raw), kind="log", unjudged="no such file or folder")])
             continue
-        items = list(walk(path, options=options))
+        items = []
+        for item in walk(path, options=options):
+            items.append(item)
+            found += 1
+            tick(found, judged, str(item.path))
         if not items and path.is_file():
-            result.reports.append(_judge_unclaimed(path, options))
+            add([_judge_unclaimed(path, options)])
             continue
-        for item in items:
-            if session is not None and item.inspector.kind == "log":
-                result.reports.extend(session.doctor_log(item.path))
-            else:
-                result.reports.append(item.inspector.judge(item.path, options))
-    result.reports.extend(_explicit_inputs(paths, options))
+        for group in runfold.plan(items):  # an HF output folder: one report for the run
+            reports: list[Report] = []
+            for item in group:
+                tick(found, judged, str(item.path))
+                if session is not None and item.inspector.kind == "log":
+                    reports.extend(session.doctor_log(item.path))
+                else:
+                    reports.append(item.inspector.judge(item.path, options))
+                judged += 1
+            add(runfold.fold(reports, group[0].path) if len(group) > 1 else reports)
+    add(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
     if session is not None:
@@ -283,13 +339,15 @@ def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
 
 def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, until: str | None = None,
           interval: float = 2.0, idle_exit: float | None = None, max_time: float | None = None,
-          emit: Callable[[Path, Finding], None] | None = None) -> Result:
-    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new finding."""
+          emit: Callable[[Path, Finding], None] | None = None,
+          heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None) -> Result:
+    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new
+    finding and ``heartbeat(path, step, metrics)`` with each log's latest record."""
     from .live.watch import watch as _watch
 
     options = options or Options(settings=load_settings())
     return _watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
+                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit, heartbeat=heartbeat)
 
 
 __all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings",

@@ -36,12 +36,17 @@ Executor = Callable[..., Iterator[tuple[int, list[Report]]]]
 class Task:
     """One unit of work: what to judge and how; picklable and small."""
 
-    kind: str  # "item" | "uri" | "missing" | "unclaimed" | "baseline-log"
+    kind: str  # "item" | "uri" | "missing" | "unclaimed" | "baseline-log" | "group"
     target: str  # a path, or an mlflow:// address
     inspector: str | None = None  # "module.Class" of the inspector that recognised it
     part: str | None = None  # the run inside a file that holds several
     size: int = 0  # bytes on disk: the biggest inputs are started first
     match: str | None = None  # the reader discovery matched (by name), so workers do not sniff again
+    steps: tuple[Task, ...] = ()  # "group": the items of one HF output folder, folded into one report
+
+    @property
+    def inputs(self) -> int:
+        return len(self.steps) or 1
 
 
 def inspector_key(ins: Any) -> str:
@@ -66,13 +71,23 @@ def _size(path: Path) -> int:
         return 0
 
 
-def plan(paths: Iterable[str | Path], options: Any) -> list[Task]:
-    """Every input under ``paths``, in the order the serial doctor judges them."""
+def _item_task(item: Any, baseline: bool) -> Task:
+    if baseline and item.inspector.kind == "log":
+        return Task("baseline-log", str(item.path), size=_size(item.path))
+    key, match = inspector_key(item.inspector), _match_name(item.inspector, item.part)
+    return Task("item", str(item.path), key, item.part, _size(item.path), match)
+
+
+def plan(paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None) -> list[Task]:
+    """Every input under ``paths``, in the order the serial doctor judges them (the items of
+    one HF output folder make one task). ``on_found(count, path)`` as inputs are found."""
     from .discover import walk
+    from .inspectors import runfold
     from .inspectors.logs import is_uri
 
     baseline = bool(getattr(options, "baseline", ()))
     tasks: list[Task] = []
+    found = 0
     for raw in paths:
         if is_uri(str(raw)):
             tasks.append(Task("uri", str(raw)))
@@ -81,17 +96,21 @@ def plan(paths: Iterable[str | Path], options: Any) -> list[Task]:
         if not path.exists():
             tasks.append(Task("missing", str(raw)))
             continue
-        items = list(walk(path, options=options))
+        items = []
+        for item in walk(path, options=options):
+            items.append(item)
+            found += 1
+            if on_found is not None:
+                on_found(found, str(item.path))
         if not items and path.is_file():
             tasks.append(Task("unclaimed", str(path), size=_size(path)))
             continue
-        for item in items:
-            if baseline and item.inspector.kind == "log":
-                tasks.append(Task("baseline-log", str(item.path), size=_size(item.path)))
+        for group in runfold.plan(items):
+            steps = tuple(_item_task(item, baseline) for item in group)
+            if len(steps) == 1:
+                tasks.append(steps[0])
             else:
-                key = inspector_key(item.inspector)
-                match = _match_name(item.inspector, item.part)
-                tasks.append(Task("item", str(item.path), key, item.part, _size(item.path), match))
+                tasks.append(Task("group", steps[0].target, size=sum(t.size for t in steps), steps=steps))
     return tasks
 
 
@@ -130,6 +149,11 @@ def _judge_task(task: Task, options: Any) -> list[Report]:
         return [_judge_unclaimed(Path(task.target), options)]
     if task.kind == "baseline-log":
         return list(_baseline_session(options).doctor_log(Path(task.target)))
+    if task.kind == "group":
+        from .inspectors import runfold
+
+        reports = [r for step in task.steps for r in _judge_task(step, options)]
+        return runfold.fold(reports, Path(task.steps[0].target))
     ins = _inspector(str(task.inspector))
     extra = {"match": _reader(task.match)} if task.match is not None and ins.takes_match else {}
     if task.part is not None and ins.judge_part is not None:
@@ -243,9 +267,10 @@ def execute(
     jobs: int = 1,
     on_report: OnReport | None = None,
     executor: Executor | None = None,
+    on_done: Callable[[Task], None] | None = None,
 ) -> list[Report]:
     """Judge the tasks (inline, in a process pool, or with ``executor``, e.g. Ray's);
-    reports in task order."""
+    reports in task order. ``on_report`` gets each report, ``on_done`` each task, as they finish."""
     if executor is not None:
         stream = executor(by_size(tasks), options, _env(), run_task)
     elif jobs > 1 and len(tasks) > 1:
@@ -255,6 +280,8 @@ def execute(
     done: dict[int, list[Report]] = {}
     for i, reports in stream:
         done[i] = reports
+        if on_done is not None:
+            on_done(tasks[i])
         for report in reports:
             if on_report is not None:
                 on_report(report)

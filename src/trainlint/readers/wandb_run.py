@@ -30,7 +30,7 @@ RUN_DIR = re.compile(r"^(offline-)?run-\d{8}_\d{6}-[A-Za-z0-9]+$")
 IDENT = b":W&B"
 BLOCK, HEADER = 32768, 7
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
-HISTORY, SUMMARY, EXIT = 2, 3, 18
+HISTORY, SUMMARY, RUN, EXIT = 2, 3, 17, 18
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "_wandb"}
 
 
@@ -146,6 +146,8 @@ def _read_binary(path: Path, run: Run) -> None:
                 rows.append((len(rows), _history_row(value)))
             elif field == SUMMARY:
                 summary.update(_items(value))
+            elif field == RUN and "run_id" not in run.meta:
+                _run_record(value, run)
             elif field == EXIT:
                 code = next((v for f, w, v in _fields(value) if f == 1 and w == 0), 0)
                 run.meta["exit_code"] = _signed(code)
@@ -154,6 +156,14 @@ def _read_binary(path: Path, run: Run) -> None:
                                if type(v) in (int, float) and not k.startswith("_")}
     _history_into(rows, run)
     run.meta["history_rows"] = len(rows)
+
+
+def _run_record(value: bytes, run: Run) -> None:
+    """The run's id, project and display name (RunRecord fields 1, 3 and 8): for the report title."""
+    names = {1: "run_id", 3: "experiment", 8: "run_name"}
+    for f, wire, v in _fields(value):
+        if f in names and wire == 2 and isinstance(v, bytes) and v:
+            run.meta[names[f]] = v.decode("utf-8", "replace")
 
 
 def _records(data: bytes, run: Run) -> Iterator[bytes]:

@@ -106,7 +106,7 @@ def judge_segments(run: Run, segs: list[Run], report: Report,
     for k, seg in enumerate(segs, 1):
         sub = runner(seg, Report(source=report.source, kind="log"), lambda r: not r.whole_run)
         ref = reference(seg)
-        span = f"{ref.steps[0]:g}-{ref.steps[-1]:g}" if ref is not None and len(ref) else "?"
+        span = f"{ref.steps[0]:.0f}-{ref.steps[-1]:.0f}" if ref is not None and len(ref) else "?"
         label = f"segment {k}/{len(segs)} (steps {span})" if len(segs) > 1 else ""
         for f in sub.findings:
             if label:

@@ -45,14 +45,18 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_v
                             dataset=dataset, tokenizer=tokenizer, vocab_size=vocab_size,
                             num_classes=num_classes, patterns=tuple(patterns),
                             tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc)
+    from .._common import live_hooks
+
+    hooks = live_hooks(fmt, stream_reports=not baseline)  # with a baseline the table comes first
     jobs = jobs or default_jobs()
     if ray_address is None:
-        result = doctor(paths or (Path("."),), options, jobs=jobs)
+        result = doctor(paths or (Path("."),), options, jobs=jobs, **hooks)
     else:
         from ...integrations.ray_doctor import RayExecutor, RayUnavailable  # only with --ray
 
         try:
-            result = doctor(paths or (Path("."),), options, jobs=jobs, executor=RayExecutor(ray_address, jobs))
+            result = doctor(paths or (Path("."),), options, jobs=jobs, executor=RayExecutor(ray_address, jobs),
+                            **hooks)
         except RayUnavailable as exc:
             raise click.UsageError(str(exc)) from None
     if write_back:

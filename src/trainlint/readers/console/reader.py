@@ -196,8 +196,8 @@ def _step_resets(run: Run, best: Capture) -> None:
     resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
     if resets:
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
-        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:g} to "
-                         f"{resets[0][1]:g}): a relaunch or resume into the same log; series keep the order written")
+        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:.0f} to "
+                         f"{resets[0][1]:.0f}): a relaunch or resume into the same log; series keep the order written")
 
 
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
