@@ -127,7 +127,7 @@ def _inspector(key: str) -> Any:
     raise LookupError(f"no inspector {key} in this worker (is it running the same trainlint?)")
 
 
-def _baseline_session(options: Any) -> Any:
+def baseline_session(options: Any) -> Any:
     """One baseline session per worker process (the baseline is read once per worker)."""
     global _SESSION
     from .inspectors.comparison import BaselineSession
@@ -148,7 +148,7 @@ def _judge_task(task: Task, options: Any) -> list[Report]:
     if task.kind == "unclaimed":
         return [_judge_unclaimed(Path(task.target), options)]
     if task.kind == "baseline-log":
-        return list(_baseline_session(options).doctor_log(Path(task.target)))
+        return list(baseline_session(options).doctor_log(Path(task.target)))
     if task.kind == "group":
         from .inspectors import runfold
 
@@ -271,6 +271,8 @@ def execute(
 ) -> list[Report]:
     """Judge the tasks (inline, in a process pool, or with ``executor``, e.g. Ray's);
     reports in task order. ``on_report`` gets each report, ``on_done`` each task, as they finish."""
+    if jobs == 0:  # automatic: a pool per core only when the scan repays starting one
+        jobs = default_jobs() if worth_a_pool(tasks) else 1
     if executor is not None:
         stream = executor(by_size(tasks), options, _env(), run_task)
     elif jobs > 1 and len(tasks) > 1:
@@ -286,6 +288,19 @@ def execute(
             if on_report is not None:
                 on_report(report)
     return [r for i in range(len(tasks)) for r in done[i]]
+
+
+# Starting a worker costs about a third of a CPU-second (Python, numpy, the plugins): below
+# these sizes the serial path finishes first.
+POOL_MIN_INPUTS = 32
+POOL_MIN_BYTES = 32 * 2**20
+
+
+def worth_a_pool(tasks: list[Task]) -> bool:
+    """Is the scan big enough (many inputs, or many bytes) to repay starting worker processes?"""
+    if len(tasks) < 2:
+        return False
+    return sum(t.inputs for t in tasks) >= POOL_MIN_INPUTS or sum(t.size for t in tasks) >= POOL_MIN_BYTES
 
 
 def default_jobs() -> int:

@@ -24,7 +24,8 @@ from .._common import build_options, judging_options
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Judge inputs in N processes (default: the number of cores; 1: serial).")
+              help="Judge inputs in N processes (default: one per core when the scan is big "
+                   "enough to repay starting them; 1: serial).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Judge inputs as Ray tasks: a local Ray without ADDRESS, else the cluster at ADDRESS "
                    "(give it as --ray=ADDRESS). Needs trainlint[ray].")
@@ -48,14 +49,13 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_v
     from .._common import live_hooks
 
     hooks = live_hooks(fmt, stream_reports=not baseline)  # with a baseline the table comes first
-    jobs = jobs or default_jobs()
     if ray_address is None:
-        result = doctor(paths or (Path("."),), options, jobs=jobs, **hooks)
+        result = doctor(paths or (Path("."),), options, jobs=jobs or 0, **hooks)  # 0: automatic
     else:
         from ...integrations.ray_doctor import RayExecutor, RayUnavailable  # only with --ray
 
         try:
-            result = doctor(paths or (Path("."),), options, jobs=jobs, executor=RayExecutor(ray_address, jobs),
+            result = doctor(paths or (Path("."),), options, jobs=jobs, executor=RayExecutor(ray_address, jobs or default_jobs()),
                             **hooks)
         except RayUnavailable as exc:
             raise click.UsageError(str(exc)) from None
