@@ -14,7 +14,7 @@ from trainlint.live import Guard
 from trainlint.live.replay import records, replay
 from trainlint.model import Run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def corpus(evidence_dir: Path | None) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from trainlint.api import read_run
 from trainlint.engine import judge_run
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parent.parent / "golden"
 GALLERY = ("healthy", "lr_hot", "lr_zero", "fp16_nan", "bad_labels", "overfit")
 
 

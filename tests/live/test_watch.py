@@ -122,7 +122,7 @@ def test_watch_a_run_folder_follows_each_growing_log(cli, tmp_path):
     from pathlib import Path
 
     run = tmp_path / "out"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "evidence" / "hf-healthy-s0", run)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "evidence" / "hf-healthy-s0", run)
     (run / "checkpoint-40").mkdir()
     shutil.copy(run / "trainer_state.json", run / "checkpoint-40" / "trainer_state.json")  # a snapshot
     r = cli("watch", run, "--interval", "0.05", "--idle-exit", "0.3", "--format", "json")

@@ -10,7 +10,7 @@ from pathlib import Path
 from trainlint.registry import CATEGORIES, REGISTRY
 from trainlint.report.rules import rules_markdown
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rules_md_is_current():

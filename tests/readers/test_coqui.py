@@ -10,7 +10,7 @@ import pytest
 from trainlint.api import read_run
 from trainlint.readers import ReadError, sniff
 
-SAMPLE = Path(__file__).parent / "data" / "console" / "coqui" / "trainer_0_log.txt"
+SAMPLE = Path(__file__).parent.parent / "data" / "console" / "coqui" / "trainer_0_log.txt"
 
 
 def test_sample_training_and_eval_blocks():

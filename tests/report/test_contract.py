@@ -145,7 +145,7 @@ def test_every_command_prints_the_same_envelope(cli, tmp_path):
     """The JSON contract holds for every command, not only doctor."""
     from pathlib import Path
 
-    examples = Path(__file__).resolve().parents[1] / "examples"
+    examples = Path(__file__).resolve().parents[2] / "examples"
     data = tmp_path / "train.jsonl"
     data.write_text('{"prompt": "2+2?", "completion": "4"}\n{"prompt": "3+3?", "completion": ""}\n')
     ckpt = tmp_path / "model.safetensors"

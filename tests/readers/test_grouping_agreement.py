@@ -102,7 +102,7 @@ def test_evidence_pairs_agree_where_both_exist(evidence, events_reader):
         _agree(a, b, events_reader)
 
 
-OWN_EVIDENCE = Path(__file__).resolve().parents[1] / "evidence"
+OWN_EVIDENCE = Path(__file__).resolve().parents[2] / "evidence"
 
 
 def _own_pairs() -> list[tuple[Path, Path]]:

@@ -12,7 +12,7 @@ from trainlint.api import read_run
 from trainlint.readers import ReadError, sniff
 from trainlint.readers.console.text import split_lines
 
-DATA = Path(__file__).parent / "data" / "console"
+DATA = Path(__file__).parent.parent / "data" / "console"
 
 
 def series(run, name):

@@ -1,7 +1,7 @@
 """The HTML report's data block and page, without a browser (see test_html_browser.py for that).
 
 The golden file pins which series and which markers the page draws for the bundled examples;
-rewrite it with ``TRAINLINT_UPDATE_GOLDEN=1 pytest tests/test_html_report.py`` after a deliberate change.
+rewrite it with ``TRAINLINT_UPDATE_GOLDEN=1 pytest tests/report/test_html_report.py`` after a deliberate change.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from trainlint.report.html import notebook_html, page
 from trainlint.report.html_data import encode, finding_range, page_data
 from trainlint.verdict import Finding, Report, Result, Severity
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "html_examples.json"
 
 

@@ -10,7 +10,7 @@ from trainlint.api import read_run
 from trainlint.readers.console.crash import find_crashes
 from trainlint.readers.console.text import split_lines
 
-DATA = Path(__file__).parent / "data" / "console"
+DATA = Path(__file__).parent.parent / "data" / "console"
 
 
 def crash(run):

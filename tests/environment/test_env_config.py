@@ -20,7 +20,7 @@ from trainlint.environment.trainconfig import ConfigReadError, read_config
 from trainlint.inspectors.environment import group_report
 from trainlint.options import Options
 
-DATA = Path(__file__).parent / "data" / "env"
+DATA = Path(__file__).parent.parent / "data" / "env"
 
 WRITER = r"""
 import os, sys

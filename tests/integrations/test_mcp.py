@@ -15,7 +15,7 @@ import pytest
 
 from trainlint.integrations.mcp_worker import Refused, confine, resolve_roots, run_job
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 TOOLS = {
     "doctor",

@@ -22,7 +22,7 @@ if chromium_path() is None:
         allow_module_level=True,
     )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

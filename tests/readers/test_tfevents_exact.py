@@ -12,7 +12,7 @@ from tfevents_writers import WRITERS, ea_points
 from trainlint.readers import read_run
 from trainlint.roles import assign_roles
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bits(a: np.ndarray) -> np.ndarray:

@@ -14,8 +14,8 @@ import pytest
 
 from trainlint.verdict import Checks, Finding, Report, Result, Severity
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMAS = Path(__file__).parent / "schemas"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = Path(__file__).parent.parent / "schemas"
 HEADER = re.compile(r"^(PASS|FAIL|WARN|NOT-CHECKED) +(\S.*?)  \(")
 
 
@@ -418,7 +418,7 @@ def test_ckpt_tensors_text_table(cli, tmp_path):
 
 
 def test_mlflow_report_titled_by_experiment_and_run(cli, tmp_path):
-    from test_stores import _mlruns
+    from _stores import _mlruns
 
     _mlruns(tmp_path)
     r = cli("doctor", tmp_path / "mlruns")
@@ -497,7 +497,7 @@ def test_a_finding_in_one_checkpoint_file_shows_with_its_file(cli, tmp_path):
 
 
 def test_wandb_report_titled_by_project_and_run(cli, tmp_path):
-    from test_stores import _real_wandb_folder
+    from _stores import _real_wandb_folder
 
     folder = _real_wandb_folder(tmp_path)
     data = cli("doctor", folder, "--format", "json").json()

@@ -123,7 +123,7 @@ def test_trainlint_never_imports_torch(tmp_path):
     code = ("import sys; from trainlint.inspectors.checkpoint_judge import judge_path; judge_path(sys.argv[1]);"
             "from trainlint.api import doctor; doctor([sys.argv[1]]);"
             "assert 'torch' not in sys.modules, 'torch imported'")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     subprocess.run([sys.executable, "-c", code, str(p)], check=True, env=env)
 
 
