@@ -109,15 +109,62 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *,
+def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
            on_report: Callable[[Report], None] | None = None,
-           on_progress: Callable[[int, int, str], None] | None = None) -> Result:
+           on_progress: Callable[[int, int, str], None] | None = None, executor: Any = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result.
 
     ``on_report(report)`` is called with each report as soon as it is judged (to stream
-    output); ``on_progress(found, judged, current)`` as inputs are found and before each is
-    judged (for a progress line)."""
-    return _doctor(paths, options or Options(settings=load_settings()), on_report, on_progress)
+    output); ``on_progress(found, judged, current)`` as inputs are found and judged (for a
+    progress line). ``jobs``: judge in that many spawned processes (1: in this one; a script
+    calling this with jobs > 1 needs the ``if __name__ == "__main__":`` guard). ``executor``:
+    run the per-input tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
+    The Result's order does not depend on ``jobs`` or ``executor``."""
+    options = options or Options(settings=load_settings())
+    if jobs != 1 or executor is not None:
+        return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
+    return _doctor(paths, options, on_report, on_progress)
+
+
+def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
+                  on_report: Callable[[Report], None] | None,
+                  on_progress: Callable[[int, int, str], None] | None, executor: Any) -> Result:
+    """doctor with the inputs judged as tasks (trainlint.parallel) in a process pool or an
+    executor; the same Result as the serial walk."""
+    from . import parallel
+
+    paths = list(paths)
+    tick = on_progress or (lambda found, judged, current: None)
+    count = {"found": 0, "judged": 0}
+
+    def found(n: int, current: str) -> None:
+        count["found"] = n
+        tick(n, 0, current)
+
+    def done(task: parallel.Task) -> None:
+        count["judged"] += task.inputs
+        tick(count["found"], count["judged"], task.target)
+
+    result = Result(command="doctor")
+    tasks = parallel.plan(paths, options, found)
+    result.reports = parallel.execute(tasks, options, jobs, on_report, executor, done)
+    for report in _explicit_inputs(paths, options):
+        result.reports.append(report)
+        if on_report is not None:
+            on_report(report)
+    if not result.reports:
+        result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
+    session = _baseline_session(options)
+    if session is not None:
+        result.extra["table"] = _compare.table(result.reports, session.baseline)
+    return result
+
+
+def default_jobs() -> int:
+    """``doctor --jobs`` by default: the cores this process may use."""
+    from .parallel import default_jobs as cores
+
+    return cores()
 
 
 def _doctor(paths: Iterable[str | Path], options: Options,
@@ -315,7 +362,8 @@ def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, un
                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit, heartbeat=heartbeat)
 
 
-__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings", "StopPolicy",
-           "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare", "doctor",
+__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings",
+           "StopPolicy", "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare",
+           "default_jobs", "doctor",
            "followable_logs", "inspect_checkpoint", "judge", "match_file", "parse_map", "read_run", "read_runs",
            "rules", "walk", "watch"]
