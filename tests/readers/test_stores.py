@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _stores import _mlruns, _real_wandb_folder, _write
+from _stores import _db, _mlruns, _real_wandb_folder, _write
 
 from trainlint import api
 from trainlint.readers import ReadError, read_run, sniff
@@ -173,40 +173,6 @@ def test_mlflow_failed_run_and_damaged_metric_lines(tmp_path):
 
 
 # ---------------------------------------------------------------- MLflow SQLite store
-
-SCHEMA = """
-CREATE TABLE experiments (experiment_id INTEGER PRIMARY KEY, name VARCHAR(256) NOT NULL,
-  artifact_location VARCHAR(256), lifecycle_stage VARCHAR(32), creation_time BIGINT, last_update_time BIGINT);
-CREATE TABLE runs (run_uuid VARCHAR(32) PRIMARY KEY, name VARCHAR(250), source_type VARCHAR(20),
-  source_name VARCHAR(500), entry_point_name VARCHAR(50), user_id VARCHAR(256), status VARCHAR(9),
-  start_time BIGINT, end_time BIGINT, source_version VARCHAR(50), lifecycle_stage VARCHAR(20),
-  artifact_uri VARCHAR(200), experiment_id INTEGER, deleted_time BIGINT);
-CREATE TABLE metrics (key VARCHAR(250) NOT NULL, value FLOAT NOT NULL, timestamp BIGINT NOT NULL,
-  run_uuid VARCHAR(32) NOT NULL, step BIGINT DEFAULT '0' NOT NULL, is_nan BOOLEAN DEFAULT '0' NOT NULL,
-  PRIMARY KEY (key, timestamp, step, run_uuid, value, is_nan));
-CREATE TABLE params (key VARCHAR(250) NOT NULL, value VARCHAR(8000) NOT NULL, run_uuid VARCHAR(32) NOT NULL,
-  PRIMARY KEY (key, run_uuid));
-"""
-
-
-def _db(path: Path) -> Path:
-    con = sqlite3.connect(path)
-    con.executescript(SCHEMA)
-    con.execute("INSERT INTO experiments VALUES (0, 'Default', '', 'active', 0, 0)")
-    runs = [("aaa", "first", "FINISHED", 1000, "active", [3.0, 2.0, 1.0]),
-            ("bbb", "second", "FAILED", 2000, "active", [3.0, 2.0, None]),
-            ("ccc", "gone", "FINISHED", 3000, "deleted", [1.0, 1.0, 1.0])]
-    for uid, name, status, start, stage, losses in runs:
-        con.execute("INSERT INTO runs VALUES (?,?,'LOCAL','','','me',?,?,?,'',?,'',0,NULL)",
-                    (uid, name, status, start, start + 500, stage))
-        for i, v in enumerate(losses):
-            con.execute("INSERT INTO metrics VALUES ('loss', ?, ?, ?, ?, ?)",
-                        (0.0 if v is None else v, start + 100 * i, uid, 5 * (i + 1), v is None))
-        con.execute("INSERT INTO params VALUES ('lr', '0.1', ?)", (uid,))
-    con.commit()
-    con.close()
-    return path
-
 
 def test_mlflow_sqlite_store_each_run_judged(tmp_path):
     db = _db(tmp_path / "mlflow.db")

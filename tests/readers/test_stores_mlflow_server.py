@@ -6,18 +6,15 @@ TRAINLINT_TEST_MLFLOW=/path/to/mlflow, or mlflow importable here) and fills it o
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 
 import pytest
+from _mlflow_server import _log_run, _mlflow_cmd, _rest
 
 from trainlint import api
 from trainlint.inspectors.logs import is_uri, judge_uri
@@ -41,22 +38,6 @@ def test_unreachable_server_is_not_checked_in_one_line():
     reports = judge_uri(f"mlflow://127.0.0.1:{port}/tiny", api.Options())
     assert len(reports) == 1 and reports[0].verdict.value == "NOT-CHECKED"
     assert "unreachable" in reports[0].unjudged and "\n" not in reports[0].unjudged
-
-
-def _mlflow_cmd() -> list[str]:
-    exe = os.environ.get("TRAINLINT_TEST_MLFLOW") or shutil.which("mlflow")
-    if exe:
-        return [exe]
-    if importlib.util.find_spec("mlflow") is not None:
-        return [sys.executable, "-m", "mlflow"]
-    pytest.skip("no mlflow server available (install the mlflow extra, or set TRAINLINT_TEST_MLFLOW)")
-
-
-def _rest(base: str, endpoint: str, body: dict) -> dict:
-    req = urllib.request.Request(f"{base}/api/2.0/mlflow/{endpoint}", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read())
 
 
 @pytest.fixture
@@ -85,18 +66,6 @@ def server(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
-
-
-def _log_run(base: str, exp_id: str, name: str, losses: list[float], status: str, start: int) -> str:
-    run = _rest(base, "runs/create", {"experiment_id": exp_id, "run_name": name, "start_time": start})
-    rid = run["run"]["info"]["run_id"]
-    metrics = [{"key": "train/loss", "value": v, "timestamp": 1000 + 500 * i, "step": 5 * (i + 1)}
-               for i, v in enumerate(losses)]
-    metrics += [{"key": "lr", "value": 0.001, "timestamp": 1000 + 500 * i, "step": 5 * (i + 1)}
-                for i in range(len(losses))]
-    _rest(base, "runs/log-batch", {"run_id": rid, "metrics": metrics, "params": [{"key": "lr", "value": "0.001"}]})
-    _rest(base, "runs/update", {"run_id": rid, "status": status, "end_time": 9000})
-    return rid
 
 
 @pytest.mark.slow

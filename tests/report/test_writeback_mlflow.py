@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from test_stores_mlflow_server import _log_run, _mlflow_cmd, _rest
+from _mlflow_server import _log_run, _mlflow_cmd, _rest
 
 from trainlint.report.mlflow_writeback import _proxied_path, server_run
 

@@ -13,7 +13,7 @@ from trainlint.cli import main
 
 pytest.importorskip("ray")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = [ROOT / "examples", ROOT / "evidence"]
 
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from trainlint import api, parallel
 from trainlint.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = [ROOT / "examples", ROOT / "evidence"]
 
 
@@ -48,7 +48,7 @@ def test_cli_jobs_json_identical(tmp_path):
 def test_mixed_inputs_keep_the_serial_order(tmp_path):
     """Missing paths, an unrecognised file named explicitly and a file holding several runs."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from test_stores import _db
+    from _stores import _db
 
     db = _db(tmp_path / "mlflow.db")
     note = tmp_path / "notes.txt"
@@ -143,7 +143,7 @@ def test_user_patterns_and_environment_reach_the_workers(tmp_path, monkeypatch):
 
 def test_hf_output_folder_folds_into_one_report_in_the_pool_too(tmp_path):
     """The items of a Trainer output folder travel as one task and are folded as serially."""
-    from test_output import _hf_output
+    from _outputs import _hf_output
 
     root = _hf_output(tmp_path / "out")
     (tmp_path / "other").mkdir()
