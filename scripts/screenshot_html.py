@@ -4,7 +4,7 @@
     python scripts/screenshot_html.py --example lightning-nan --out /tmp/shot.png
 
 Renders ``trainlint doctor examples/`` as HTML, opens it in headless Chromium with the same
-Playwright setup as tests/test_html_browser.py, hides the other runs' sections (the index
+Playwright setup as tests/report/test_html_browser.py, hides the other runs' sections (the index
 still lists every input), hovers the first finding's marker so its tooltip shows, and saves
 a PNG of the page.
 """

@@ -1,0 +1,118 @@
+"""The streaming engine: same findings as doctor, findings announced once, stop policy."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trainlint.api import read_run
+from trainlint.engine import judge_run
+from trainlint.live import Guard
+from trainlint.live.replay import records, replay
+from trainlint.model import Run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def corpus(evidence_dir: Path | None) -> list[Path]:
+    from trainlint.discover import walk
+
+    paths = [item.path for item in walk(ROOT / "examples") if item.inspector.kind == "log"]
+    if evidence_dir is not None:
+        paths += [item.path for item in walk(evidence_dir) if item.inspector.kind == "log"]
+    return paths
+
+
+def finding_dicts(report):
+    return [f.to_dict() for f in report.findings]
+
+
+def _evidence_or_none():
+    from conftest import EVIDENCE
+
+    return EVIDENCE if EVIDENCE.is_dir() else None
+
+
+@pytest.mark.parametrize("path", corpus(_evidence_or_none()), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_replay_gives_doctors_findings(path):
+    try:
+        run = read_run(path)
+    except Exception as exc:  # unreadable corpus files are the readers' tests' business
+        pytest.skip(f"unreadable: {exc}")
+    if not run.has("loss"):
+        pytest.skip("no loss series")
+    _, live = replay(run)
+    assert finding_dicts(live) == finding_dicts(judge_run(run))
+
+
+def test_records_group_series_by_step():
+    run = Run("x", "t")
+    run.add("loss", [1, 2, 3], [3.0, 2.0, 1.0])
+    run.add("eval_loss", [2], [2.5])
+    run.add("loss2", [2, 2], [1.0, 1.1])  # repeated step: a resume
+    recs = [(s, m) for s, _, m in records(run)]
+    assert recs == [(1.0, {"loss": 3.0}), (2.0, {"loss": 2.0, "eval_loss": 2.5, "loss2": 1.0}),
+                    (2.0, {"loss2": 1.1}), (3.0, {"loss": 1.0})]
+
+
+def test_nan_is_announced_at_once_and_stops():
+    g = Guard(stop_on="FAIL")
+    announced = []
+    for i in range(2000):
+        loss = 3.0 / (1 + i / 30) if i < 1500 else math.nan  # still improving: nothing else to say
+        lr = 1e-3 * 0.5 * (1 + math.cos(math.pi * i / 2000))
+        announced += [(i, f.code) for f in g.observe(i, loss=loss, lr=lr)]
+        if g.should_stop:
+            break
+    assert announced == [(1500, "TL001")]
+    assert g.should_stop and g.stop_reason.code == "TL001"
+
+
+def test_warn_only_by_default_and_announced_once(tmp_path):
+    log = tmp_path / "guard.jsonl"
+    g = Guard(log_path=log)
+    seen = []
+    for i in range(400):
+        seen += [f.code for f in g.observe(i, loss=math.nan if i >= 100 else 1.0 / (i + 1), lr=1e-3)]
+    assert seen == ["TL001"] and not g.should_stop
+    g.close()
+    lines = log.read_text().splitlines()
+    assert '"type": "start"' in lines[0] and '"type": "end"' in lines[-1]
+    assert sum('"type": "finding"' in line for line in lines) == 1
+
+
+def test_grace_keeps_slow_categories_from_stopping_during_warmup():
+    g = Guard(stop_on="FAIL", warmup_steps=1000)
+    for i in range(300):
+        g.observe(i, loss=1.0 + 0.01 * math.sin(i), learning_rate=0.0)
+    assert any(f.code == "TL040" for f in g.current)  # lr-zero found, but the run was not stopped
+    assert not g.should_stop
+
+
+def test_judging_is_amortised():
+    g = Guard()
+    calls = []
+    real = g._judge
+    g._judge = lambda n: (calls.append(n), real(n))[1]
+    rng = np.random.default_rng(0)
+    for i in range(5000):
+        g.observe(i, loss=1.0 + 0.01 * rng.standard_normal(), lr=1e-3)
+    assert len(calls) < 32 * (2 + math.log(5000 / 32))  # ~growth * ln(n), not one per step
+
+
+def test_doctor_reads_the_guard_log(cli, tmp_path):
+    log = tmp_path / "out" / "trainlint-guard.jsonl"
+    g = Guard(stop_on="FAIL", log_path=log)
+    for i in range(100):
+        g.observe(i, loss=math.nan if i >= 50 else 1.0 + 1.0 / (i + 1), lr=1e-3)
+        if g.should_stop:
+            break
+    data = cli("doctor", log, "--format", "json").json()
+    rep = data["reports"][0]
+    assert rep["format"] == "trainlint-guard" and rep["verdict"] == "FAIL"
+    assert [f["code"] for f in rep["findings"]] == ["TL001"]
+    assert any("stopped the run at step 50" in n for n in rep["notes"])
+    assert any("no end record" in n for n in rep["notes"])

@@ -1,0 +1,146 @@
+"""Crash signatures in console logs become ``crash`` events for the crash rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trainlint.api import read_run
+from trainlint.readers.console.crash import find_crashes
+from trainlint.readers.console.text import split_lines
+
+DATA = Path(__file__).parent.parent / "data" / "console"
+
+
+def crash(run):
+    assert len(run.events) >= 1, run.events
+    ev = run.events[0]
+    assert ev["type"] == "crash"
+    return ev
+
+
+def test_cuda_oom_traceback_is_one_event_named_by_its_exception():
+    run = read_run(DATA / "cuda_oom.out")
+    assert len(run.events) == 1
+    ev = crash(run)
+    assert ev["signature"] == "cuda-out-of-memory" and ev["line"] == 5
+    assert ev["text"].startswith("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert ev["resumed"] is False
+    assert len(run.get("loss")) == 3  # the progress before the crash is still read
+
+
+def test_nccl_timeout_from_every_rank_counts_once():
+    run = read_run(DATA / "nccl_timeout.log")
+    ev = crash(run)
+    assert ev["signature"] == "nccl-timeout" and ev["line"] == 5 and ev["count"] == 2
+    assert "Watchdog caught collective operation timeout" in ev["text"]
+
+
+def test_dataloader_worker_killed_in_a_chained_traceback():
+    run = read_run(DATA / "dataloader_killed.log")
+    assert len(run.events) == 1
+    ev = crash(run)
+    assert ev["signature"] == "dataloader-worker-killed" and ev["line"] == 4
+    assert ev["text"] == "RuntimeError: DataLoader worker (pid(s) 31337) exited unexpectedly"
+
+
+def test_slurm_time_limit():
+    run = read_run(DATA / "slurm-4242.out")
+    ev = crash(run)
+    assert ev["signature"] == "slurm-time-limit" and ev["line"] == 6
+    assert "DUE TO TIME LIMIT" in ev["text"]
+
+
+def test_killed_by_the_shell():
+    run = read_run(DATA / "killed.log")
+    ev = crash(run)
+    assert ev["signature"] == "killed" and ev["line"] == 4
+
+
+def test_healthy_logs_have_no_crash_events():
+    for name in ("keras_fit.txt", "lightning_tqdm.txt", "hf_trainer.txt", "detectron2.log", "fairseq_hydra.log"):
+        assert read_run(DATA / name).events == [], name
+
+
+def test_bare_killed_line_and_rank_prefixed_traceback():
+    text = ("step 1 loss=2\n[rank3]: Traceback (most recent call last):\n"
+            "[rank3]:   File \"t.py\", line 3, in <module>\n"
+            "[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\nKilled\n")
+    events = find_crashes(split_lines(text))
+    assert [(e["signature"], e["line"]) for e in events] == [("nccl-error", 2), ("killed", 5)]
+    assert events[0]["text"].startswith("RuntimeError: NCCL error in:")
+
+
+def test_crash_followed_by_more_training_is_marked_resumed():
+    text = ("step 1 loss=2\nTraceback (most recent call last):\n  File \"t.py\", line 1\n"
+            "ValueError: bad\nstep 2 loss=1\n")
+    (ev,) = find_crashes(split_lines(text), last_progress_line=5)
+    assert ev["resumed"] is True and ev["signature"] == "python-traceback"
+
+
+def test_a_word_killed_inside_a_sentence_is_not_a_crash():
+    text = "step 1 loss=2 (3 stale workers killed and restarted)\n"
+    assert find_crashes(split_lines(text)) == []
+
+
+def test_fish_speech_launch_crashes_become_a_run_with_crash_events(evidence):
+    run = read_run(evidence / "fish-speech-lightning" / "train.log")
+    assert run.format == "console" and run.series == {}
+    sigs = [(e["signature"], e["line"], e["text"]) for e in run.events]
+    assert sigs == [
+        ("python-traceback", 15, "RuntimeError: Distributed package doesn't have NCCL built in"),
+        ("python-traceback", 62, "ValueError: data\\protos_val\\* is not a file or directory"),
+    ]
+    assert any("no training-progress lines" in n for n in run.notes)
+
+
+SAMPLES = {
+    "cuda-out-of-memory": "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
+    "nccl-timeout": "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1) ran for 600012 ms",
+    "nccl-error": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970",
+    "dataloader-worker-killed": "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.",
+    "slurm-time-limit":
+        "slurmstepd: error: *** STEP 77.0 ON node1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***",
+    "slurm-cancelled": "slurmstepd: error: *** JOB 77 ON node1 CANCELLED AT 2026-01-01T00:00:00 ***",
+    "oom-killed": "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77.batch.",
+    "killed": "Killed",
+    "segmentation-fault": "Segmentation fault (core dumped)",
+    "fatal-signal": "Bus error (core dumped)",
+    "cuda-error": "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "child-failed": "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 7)",
+}
+
+
+@pytest.mark.parametrize("signature", sorted(SAMPLES))
+def test_each_signature_is_found_on_its_own_line(signature):
+    from trainlint.readers.console.crash import SIGNATURES
+
+    assert signature in {s for s, _ in SIGNATURES}
+    text = "step 1 loss=2.0\n" + SAMPLES[signature] + "\n"
+    events = find_crashes(split_lines(text), 1)
+    assert [(e["signature"], e["line"]) for e in events] == [(signature, 2)]
+
+
+def test_every_signature_has_a_sample():
+    from trainlint.readers.console.crash import SIGNATURES
+
+    assert set(SAMPLES) == {s for s, _ in SIGNATURES}
+
+
+def test_teardown_noise_after_a_normal_end(tmp_path):
+    from trainlint.api import read_run
+
+    log = tmp_path / "train.log"
+    log.write_text(
+        "Epoch 1/2\n5/5 - 0s - loss: 0.5\nEpoch 2/2\n5/5 - 0s - loss: 0.4\n"
+        "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>\n"
+        "Traceback (most recent call last):\n  File \"dataloader.py\", line 1478, in __del__\n"
+        "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n"
+        "Traceback (most recent call last):\n  File \"wandb/sdk/wandb_run.py\", line 2200, in _atexit\n"
+        "BrokenPipeError: [Errno 32] Broken pipe\n")
+    run = read_run(log)
+    assert run.meta["completed"] is True
+    # the unraisable-hook report is not a crash; the later one is flagged as after the normal end
+    assert [(e["text"], e.get("after_end")) for e in run.events] == [
+        ("BrokenPipeError: [Errno 32] Broken pipe", True)]

@@ -1,0 +1,62 @@
+"""The tests are laid out like src/ (tests/LAYOUT.md): each test module in the folder of the package
+it tests, basenames unique, builders shared across folders in tests/_*.py helpers rather than
+imported from another folder's test module."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+SRC = TESTS.parent / "src" / "trainlint"
+# Cross-cutting tests, and tests of the floor-1 modules at the top of src/trainlint/.
+TOP_LEVEL = {
+    "test_architecture.py",
+    "test_config.py",
+    "test_downsample.py",
+    "test_golden.py",
+    "test_layout.py",
+    "test_realworld.py",
+    "test_roles_structure.py",
+}
+DATA_FOLDERS = {"data", "golden", "realworld", "schemas"}
+
+
+def _test_modules() -> list[Path]:
+    return [p for p in TESTS.rglob("test_*.py") if not DATA_FOLDERS & set(p.relative_to(TESTS).parts)]
+
+
+def test_top_level_holds_only_the_cross_cutting_tests():
+    extra = sorted(p.name for p in TESTS.glob("test_*.py") if p.name not in TOP_LEVEL)
+    assert not extra, f"move these into the folder of the package they test (see tests/LAYOUT.md): {extra}"
+
+
+def test_every_test_folder_mirrors_a_package():
+    folders = {p.parent.relative_to(TESTS).parts[0] for p in _test_modules() if p.parent != TESTS}
+    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").is_file()}
+    assert folders and folders <= packages, folders - packages
+    assert not list(TESTS.rglob("__init__.py")), "tests/ uses unique basenames, not packages"
+    layout = (TESTS / "LAYOUT.md").read_text()
+    assert all(f"`tests/{f}/`" in layout for f in folders), "every folder is described in tests/LAYOUT.md"
+
+
+def test_basenames_are_unique():
+    twice = [n for n, c in Counter(p.name for p in _test_modules()).items() if c > 1]
+    assert not twice, twice
+
+
+def test_no_test_module_imports_one_from_another_folder():
+    """A test module found only through sys.path order breaks `pytest tests/x/test_y.py` alone."""
+    offenders = []
+    for path in _test_modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [
+                f"{path.relative_to(TESTS)}: {n}"
+                for n in names
+                if n.split(".")[0].startswith("test_") and not (path.parent / f"{n.split('.')[0]}.py").is_file()
+            ]
+    assert not offenders, f"put builders shared across folders in a tests/_name.py helper: {offenders}"
