@@ -173,6 +173,10 @@ def render_report(out: Out, r: Report) -> None:
     ckpts = r.summary.get("checkpoints")
     if isinstance(ckpts, dict) and ckpts.get("steps"):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
+    moved = r.summary.get("relative_change")
+    if isinstance(moved, dict):
+        for row in change_lines(moved, verbose):
+            out.line(f"{INDENT}{row}", indent=INDENT + "  ")
     body = False
     if r.unjudged:
         out.line(f"{INDENT}could not judge: {r.unjudged}", indent=INDENT + "  ")
@@ -198,6 +202,24 @@ def checkpoints_line(c: dict[str, Any]) -> str:
     if not bad:
         state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
     return f"{len(steps)} {noun} ({shown}): {state}"
+
+
+CHANGE_ROWS = 5
+
+
+def change_lines(c: dict[str, Any], verbose: bool) -> list[str]:
+    """``ckpt A B``: how far the weights moved, relative L2 per tensor, largest first."""
+    largest = c.get("largest") or []
+    head = (f"weights moved: median relative L2 {fmt_num(c.get('median'))} over "
+            f"{c.get('tensors')} tensors (|after - before| / |before|)")
+    if c.get("unreadable"):
+        head += f"; {c['unreadable']} changed tensors not readable"
+    shown = largest if verbose else largest[:CHANGE_ROWS]
+    width = max((len(str(x["key"])) for x in shown), default=0)
+    rows = [f"  {str(x['key']).ljust(width)}  {fmt_num(x['relative_l2'])}" for x in shown]
+    if len(largest) > len(shown):
+        rows.append(f"  +{len(largest) - len(shown)} more (all with -v or --format json)")
+    return [head] + rows
 
 
 def name_of(r: Report) -> str:
