@@ -373,11 +373,15 @@ RESUME_NEEDS = ("config", "weights", "optimizer", "scheduler", "trainer_state", 
 resume_from_checkpoint restores weights, optimizer.pt, scheduler.pt, trainer_state.json and the RNG
 state. Without optimizer/scheduler the run restarts its moments and schedule (a loss spike and a
 different learning rate); without trainer_state.json it restarts at step 0; without rng_state the
-data order differs. Try: save with save_only_model=False, or copy the missing files from the run.""")
+data order differs. Only resume points are judged: checkpoint-N folders (and a copy that kept an
+optimizer, scheduler or RNG state); the Trainer's final save_model output (weights, config and
+often trainer_state.json, without optimizer by design) is not one.
+Try: save with save_only_model=False, or copy the missing files from the run.""")
 def resume_incomplete(ctx):
     hf = need(ctx, "hf_folder")
     if not hf["resume_checkpoint"]:
-        raise StandDown("model folder (no trainer_state.json, not named checkpoint-N): not a resume point")
+        raise StandDown("a model save (not named checkpoint-N, no optimizer, scheduler or RNG state): "
+                        "not a resume point, e.g. the Trainer's final save_model output")
     missing = [k for k in RESUME_NEEDS if not hf["has"][k]]
     if not missing:
         raise StandDown("config, weights, optimizer, scheduler, trainer state and RNG state all present")
