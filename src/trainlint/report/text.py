@@ -171,7 +171,7 @@ def render_report(out: Out, r: Report) -> None:
                 indent=INDENT,
             )
     ckpts = r.summary.get("checkpoints")
-    if isinstance(ckpts, dict) and ckpts.get("steps"):
+    if isinstance(ckpts, dict) and (ckpts.get("steps") or ckpts.get("named")):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
     moved = r.summary.get("relative_change")
     if isinstance(moved, dict):
@@ -194,11 +194,12 @@ def render_report(out: Out, r: Report) -> None:
 
 def checkpoints_line(c: dict[str, Any]) -> str:
     """``3 checkpoints (40, 80, 120): complete, tensors finite``."""
-    steps = c["steps"]
+    steps = [*c["steps"], *(c.get("named") or [])]  # Lightning: last.ckpt and other names
     shown = ", ".join(str(s) for s in steps[:8]) + (f", +{len(steps) - 8} more" if len(steps) > 8 else "")
     noun = "checkpoint" if len(steps) == 1 else "checkpoints"
     bad = c.get("with_findings") or []
-    state = "findings in checkpoint-" + ", checkpoint-".join(map(str, bad)) if bad else "complete"
+    prefix = "checkpoint-" if c.get("named") is None else "checkpoint "
+    state = "findings in " + ", ".join(f"{prefix}{s}" for s in bad) if bad else "complete"
     if not bad:
         state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
     return f"{len(steps)} {noun} ({shown}): {state}"
