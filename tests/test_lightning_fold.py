@@ -32,11 +32,18 @@ def test_version_folder_is_one_report(tmp_path, cli):
     rep = reps[0]
     names = {Path(f).name for f in rep["files"]}
     assert {"metrics.csv", "hparams.yaml", "epoch=0-step=50.ckpt", "epoch=1-step=100.ckpt", "last.ckpt"} <= names
-    assert rep["summary"]["checkpoints"] == {"steps": [50, 100], "with_findings": [], "values_scanned": True,
-                                             "named": ["last.ckpt"]}
+    assert rep["summary"]["checkpoints"] == {
+        "steps": [50, 100],
+        "with_findings": [],
+        "values_scanned": True,
+        "named": ["last.ckpt"],
+    }
     assert {p["part"] for p in rep["summary"]["parts"]} == {
-        "hparams.yaml", "checkpoints/epoch=0-step=50.ckpt", "checkpoints/epoch=1-step=100.ckpt",
-        "checkpoints/last.ckpt"}
+        "hparams.yaml",
+        "checkpoints/epoch=0-step=50.ckpt",
+        "checkpoints/epoch=1-step=100.ckpt",
+        "checkpoints/last.ckpt",
+    }
     text = cli("doctor", tmp_path).out
     assert "3 checkpoints (50, 100, last.ckpt): complete, tensors finite" in text
     assert text.count("PASS  ") == 1
