@@ -14,12 +14,11 @@ from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
 from .inspectors import comparison as _compare
-from .inspectors import runfold
-from .inspectors.logs import is_uri, judge_log, judge_uri
+from .inspectors.logs import is_uri
 from .live.guard import Guard, StopPolicy
 from .model import Run
 from .options import EnvOptions, Options, ReadOptions
-from .readers import ReadError, read_any
+from .readers import ReadError
 from .readers import read_run as _read_raw
 from .registry import Rule
 from .roles import apply_roles, parse_map
@@ -109,92 +108,81 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *,
+def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
            on_report: Callable[[Report], None] | None = None,
-           on_progress: Callable[[int, int, str], None] | None = None) -> Result:
+           on_progress: Callable[[int, int, str], None] | None = None, executor: Any = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result.
 
     ``on_report(report)`` is called with each report as soon as it is judged (to stream
-    output); ``on_progress(found, judged, current)`` as inputs are found and before each is
-    judged (for a progress line)."""
-    return _doctor(paths, options or Options(settings=load_settings()), on_report, on_progress)
+    output); ``on_progress(found, judged, current)`` as inputs are found and judged (for a
+    progress line). ``jobs``: judge in that many spawned processes (1: in this one; 0: one per
+    core when the scan is big enough to repay starting them, as the CLI's default; a script
+    calling this with jobs > 1 needs the ``if __name__ == "__main__":`` guard). ``executor``:
+    run the per-input tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
+    The Result's order does not depend on ``jobs`` or ``executor``."""
+    options = options or Options(settings=load_settings())
+    return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
 
 
-def _doctor(paths: Iterable[str | Path], options: Options,
-            on_report: Callable[[Report], None] | None = None,
-            on_progress: Callable[[int, int, str], None] | None = None) -> Result:
-    result = Result(command="doctor")
-    session = _baseline_session(options)
+def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
+                  on_report: Callable[[Report], None] | None,
+                  on_progress: Callable[[int, int, str], None] | None, executor: Any) -> Result:
+    """The inputs under ``paths`` planned as tasks (trainlint.parallel), judged in this process,
+    a process pool or an executor: one Result whatever the means."""
+    from . import parallel
+
     paths = list(paths)
     tick = on_progress or (lambda found, judged, current: None)
-    found = judged = 0
+    count = {"found": 0, "judged": 0}
 
-    def add(reports: Iterable[Report], scanned: bool = False) -> None:
-        for rep in reports:
-            if scanned and _not_recognised(rep):
-                result.extra.setdefault("not_recognised", []).append(rep.source)
-                continue
-            result.reports.append(rep)
-            if on_report is not None:
-                on_report(rep)
+    def found(n: int, current: str) -> None:
+        count["found"] = n
+        tick(n, 0, current)
 
-    for raw in paths:
-        if is_uri(str(raw)):
-            add(judge_uri(str(raw), options))
-            continue
-        path = Path(raw)
-        if not path.exists():
-            add([Report(source=str(raw), kind="log", unjudged="no such file or folder")])
-            continue
-        items = []
-        for item in walk(path, options=options):
-            items.append(item)
-            found += 1
-            tick(found, judged, str(item.path))
-        if not items and path.is_file():
-            add([_judge_unclaimed(path, options)])
-            continue
-        for group in runfold.plan(items):  # an HF output folder: one report for the run
-            reports: list[Report] = []
-            for item in group:
-                tick(found, judged, str(item.path))
-                if session is not None and item.inspector.kind == "log":
-                    reports.extend(session.doctor_log(item.path))
-                else:
-                    reports.append(item.inspector.judge(item.path, options))
-                judged += 1
-            add(runfold.fold(reports, group[0].path) if len(group) > 1 else reports, scanned=path.is_dir())
-    add(_explicit_inputs(paths, options))
+    def done(task: parallel.Task) -> None:
+        count["judged"] += task.inputs
+        tick(count["found"], count["judged"], task.target)
+
+    named = {str(p) for p in paths}
+
+    def scanned_non_log(report: Report) -> bool:
+        return _not_recognised(report) and report.source not in named
+
+    def stream(report: Report) -> None:
+        if on_report is not None and not scanned_non_log(report):
+            on_report(report)
+
+    result = Result(command="doctor")
+    tasks = parallel.plan(paths, options, found)
+    reports = parallel.execute(tasks, options, jobs, stream, executor, done)
+    result.reports = [r for r in reports if not scanned_non_log(r)]
+    skipped = [r.source for r in reports if scanned_non_log(r)]
+    if skipped:
+        result.extra["not_recognised"] = skipped
+    for report in _explicit_inputs(paths, options):
+        result.reports.append(report)
+        stream(report)
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
-        skipped = len(result.extra.get("not_recognised", ()))
         if skipped:
-            result.empty_reason += f" ({skipped} file(s) not recognised as training logs)"
-    if session is not None:
+            result.empty_reason += f" ({len(skipped)} file(s) not recognised as training logs)"
+    if options.baseline:  # the session the inline judging used (one per process)
+        session = parallel.baseline_session(options)
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
+
+
+def default_jobs() -> int:
+    """``doctor --jobs`` by default: the cores this process may use."""
+    from .parallel import default_jobs as cores
+
+    return cores()
 
 
 def _not_recognised(report: Report) -> bool:
     """In a folder scan, a file a reader claimed by its name only and that holds no training
     content is counted in ``extra['not_recognised']`` instead of being reported."""
     return report.kind == "log" and report.unjudged is not None and bool(report.summary.get("not_recognised"))
-
-
-def _judge_unclaimed(path: Path, options: Options) -> Report:
-    """A file named explicitly that no inspector recognised: try it as a log anyway."""
-    try:
-        run = read_any(path, options.read)
-    except ReadError:
-        return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
-    return judge_log(run, options)
-
-
-def _baseline_session(options: Options) -> _compare.BaselineSession | None:
-    baseline = options.baseline
-    if isinstance(baseline, (str, Path)):
-        baseline = (baseline,)
-    return _compare.BaselineSession(tuple(baseline), options) if baseline else None
 
 
 def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Path],
@@ -315,7 +303,8 @@ def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, un
                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit, heartbeat=heartbeat)
 
 
-__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings", "StopPolicy",
-           "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare", "doctor",
+__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings",
+           "StopPolicy", "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare",
+           "default_jobs", "doctor",
            "followable_logs", "inspect_checkpoint", "judge", "match_file", "parse_map", "read_run", "read_runs",
            "rules", "walk", "watch"]
