@@ -105,7 +105,7 @@ def relative_changes(
 
     if not moved and not unchanged:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     with _Buffers() as bufs:
         for x, y in moved:
             ba, bb = bufs.get(_file_of(a, x)), bufs.get(_file_of(b, y))

@@ -201,8 +201,8 @@ def float_chunks(raw: np.ndarray, dtype: str) -> Iterable[np.ndarray] | None:
         table = _TABLES.setdefault(dtype, fp8_table(dtype))
         return (table[raw[i:i + CHUNK]] for i in range(0, raw.size, CHUNK))
     if dtype in ("float16", "float32", "float64"):
-        a = raw.view(_NATIVE[dtype])
-        return (a[i:i + CHUNK].astype(np.float64) for i in range(0, a.size, CHUNK))
+        vals: np.ndarray = raw.view(_NATIVE[dtype])
+        return (vals[i:i + CHUNK].astype(np.float64) for i in range(0, vals.size, CHUNK))
     return None
 
 

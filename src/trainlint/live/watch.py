@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 from ..config import Settings
 from ..verdict import Finding, Report, Result, Severity
@@ -87,11 +88,11 @@ def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bo
     return until is not None and any(_at_least(f.severity, until) for f in new)
 
 
-def _feed(w: Watched, records: list) -> list[Finding]:
+def _feed(w: Watched, records: list[tuple[float, float, dict[str, Any]]]) -> list[Finding]:
     """Hand a poll's records to the guard with the log's own clock only: a log without one
     (NaN) stays without one, so no timing rule judges the watcher's poll times. The history is
     judged once more at the end of the poll, so a FAIL in its last records stops at once."""
-    guard, new = w.guard, []
+    guard, new = w.guard, list[Finding]()
     for step, wall, metrics in records:
         if not math.isnan(wall):
             guard.history.meta["clock"] = "log"
