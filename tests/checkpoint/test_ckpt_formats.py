@@ -193,3 +193,23 @@ def test_damaged_deepspeed_model_states_is_reported(tmp_path):
     rep = judge_path(folder)
     assert rep.verdict.value == "FAIL"
     assert "mp_rank_00_model_states.pt" in next(x for x in rep.findings if x.code == "TL307").message
+
+
+def test_final_save_model_output_is_not_a_resume_checkpoint(tmp_path, cli):
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out"
+    shutil.copytree(root / "evidence" / "hf-healthy-s0", out)
+    _hf_checkpoint(out / "checkpoint-40")
+    (out / "checkpoint-40" / "trainer_state.json").write_text(json.dumps({"global_step": 40}))
+    before = cli("doctor", out, "--format", "json").json()["reports"]
+    (out / "config.json").write_text("{}")  # trainer.save_model() + save_state(): no optimizer by design
+    st.save_file({"w": torch.ones(2, 2)}, out / "model.safetensors")
+    after = cli("doctor", out, "--format", "json").json()["reports"]
+    assert [r["verdict"] for r in after] == [r["verdict"] for r in before] == ["PASS"]
+    assert not [f for r in after for f in r["findings"] if f["code"] == "TL318"]
+    rep = judge_path(out)
+    assert "not a resume point" in rep.checks.stood_down["TL318"]
+    renamed = _hf_checkpoint(tmp_path / "copy" / "best", drop=("rng_state.pth",))  # a copied checkpoint
+    assert finding(judge_path(renamed), "TL318").evidence["missing"] == ["rng_state"]

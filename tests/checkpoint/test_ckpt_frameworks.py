@@ -124,3 +124,24 @@ def test_real_hf_trainer_checkpoint_passes(tmp_path, cli):
     rep = judge_path(ckpt)
     assert rep.verdict.value == "WARN" and next(f for f in rep.findings if f.code == "TL318").evidence["missing"] == [
         "optimizer"]
+
+
+def test_real_trainer_final_save_is_not_a_resume_checkpoint(tmp_path, cli):
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=32, n_positions=16)
+    ids = torch.randint(0, 32, (16, 8))
+    data = [{"input_ids": r, "labels": r} for r in ids]
+    args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=4, save_steps=2,
+                                          per_device_train_batch_size=4, report_to=[], use_cpu=True,
+                                          logging_steps=1, disable_tqdm=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer = transformers.Trainer(model=transformers.GPT2LMHeadModel(cfg), args=args, train_dataset=data)
+        trainer.train()
+        trainer.save_model()  # weights + config at the top, no optimizer.pt by design
+        trainer.save_state()
+    out = tmp_path / "out"
+    assert (out / "model.safetensors").is_file() and not (out / "optimizer.pt").exists()
+    (rep,) = cli("doctor", out, "--format", "json").json()["reports"]
+    assert rep["source"] == str(out) and rep["summary"]["checkpoints"]["steps"] == [2, 4]
+    assert not [f for f in rep["findings"] if f["code"] == "TL318"] and rep["verdict"] == "PASS", rep["findings"]

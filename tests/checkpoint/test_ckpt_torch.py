@@ -398,3 +398,58 @@ def test_negative_adam_second_moment(tmp_path):
     torch.save(sd, bad)
     f = finding(judge_path(bad), "TL312")
     assert f.evidence["tensors"] == [{"name": "state.0.exp_avg_sq", "min": -0.5}]
+
+
+def test_drift_states_relative_change_largest_first(tmp_path, cli):
+    from safetensors.torch import save_file
+
+    g = torch.Generator().manual_seed(0)
+    sd = {"enc.w": torch.randn(64, 64, generator=g), "dec.w": torch.randn(32, 32, generator=g),
+          "head.w": torch.randn(8, 8, generator=g).to(torch.bfloat16), "frozen": torch.randn(4, generator=g)}
+    a, b = tmp_path / "a.pt", tmp_path / "b.safetensors"
+    torch.save(sd, a)
+    after = {"enc.w": sd["enc.w"] * 1.01, "dec.w": sd["dec.w"] + 0.5 * sd["dec.w"].norm() / 32,
+             "head.w": (sd["head.w"].float() * 1.25).to(torch.bfloat16), "frozen": sd["frozen"].clone()}
+    save_file(after, b)
+    rep = cli("ckpt", a, b, "--format", "json").json()["reports"][-1]
+    rc = rep["summary"]["relative_change"]
+    got = {x["key"]: x["relative_l2"] for x in rc["largest"]}
+    for key in ("enc.w", "dec.w", "head.w"):
+        want = float((after[key].double() - sd[key].double()).norm() / sd[key].double().norm())
+        assert got[key] == pytest.approx(want, rel=1e-6), key
+    assert [x["key"] for x in rc["largest"]] == sorted(got, key=lambda k: -got[k])
+    assert rc["tensors"] == 4 and rc["median"] == pytest.approx(sorted([*got.values(), 0.0])[2])
+    text = cli("ckpt", a, b).out
+    assert "weights moved: median relative L2" in text and text.index("dec.w") < text.index("enc.w")
+
+
+@pytest.mark.parametrize("prefix", ["module.", "model.", "_orig_mod."])
+def test_drift_recognises_a_prefix_on_every_key(tmp_path, cli, prefix):
+    sd = {"enc.w": torch.ones(4, 4), "dec.w": torch.ones(2)}
+    a, b = tmp_path / "a.pt", tmp_path / "b.pt"
+    torch.save(sd, a)
+    torch.save({prefix + k: v * 2 for k, v in sd.items()} | {prefix + "extra": torch.ones(1)}, b)
+    rep = cli("ckpt", a, b, "--format", "json").json()["reports"][-1]
+    f = next(x for x in rep["findings"] if x["code"] == "TL330")
+    assert f["evidence"]["prefix"] == {"before": "", "after": prefix}
+    assert f["evidence"]["added"] == [prefix + "extra"] and f["evidence"]["removed"] == []
+    assert f"gained the prefix '{prefix}'" in f["message"]
+    assert {x["key"] for x in rep["summary"]["relative_change"]["largest"]} == {"enc.w", "dec.w"}
+    back = cli("ckpt", b, a, "--format", "json").json()["reports"][-1]
+    f = next(x for x in back["findings"] if x["code"] == "TL330")
+    assert f["evidence"]["prefix"] == {"before": prefix, "after": ""} and f["evidence"]["removed"] == [prefix + "extra"]
+    assert "lost the prefix" in f["message"]
+
+
+def test_unscanned_reason_quotes_the_size_limit_only_over_it(tmp_path, cli, monkeypatch):
+    from trainlint.checkpoint import files
+
+    p = tmp_path / "small.pt"
+    torch.save({"w": torch.ones(4)}, p)
+    rep = cli("ckpt", p, "--no-values", "--no-crc", "--format", "json").json()["reports"][0]
+    reasons = rep["checks"]["not_checked"]
+    assert all("512 MB" not in v for v in reasons.values())
+    assert "--no-values was given" in reasons["TL310"] and "--no-crc was given" in reasons["TL302"]
+    monkeypatch.setattr(files, "AUTO_FULL_BYTES", 100)
+    insp = files.inspect_file(p)
+    assert "over the 0 MB automatic limit" in insp.meta["values_skipped"]

@@ -130,3 +130,89 @@ def test_watch_a_run_folder_follows_each_growing_log(cli, tmp_path):
     names = sorted(Path(x["source"]).name for x in reps)
     assert len(names) == 2 and names[1] == "trainer_state.json" and names[0].startswith("events.out.tfevents")
     assert all(x["verdict"] == "PASS" for x in reps) and r.code == 0
+
+
+def _fake_loop(paths, **kw):
+    """watch() on a fake clock: returns (result, seconds the loop ran)."""
+    clock = {"t": 0.0}
+
+    def sleep(dt):
+        clock["t"] += dt
+
+    res = watch(paths, interval=1.0, clock=lambda: clock["t"], sleep=sleep, **kw)
+    return res, clock["t"]
+
+
+def test_poll_times_are_not_a_clock_for_timing_rules(tmp_path):
+    # 200 records arriving in bursts of 50: poll-derived stamps would look like periodic stalls
+    p = tmp_path / "m.jsonl"
+    p.write_text("")
+    lines = [json.dumps({"step": i, "loss": 2.0 / (i + 1) + 0.5}) + "\n" for i in range(200)]
+    clock = {"t": 0.0}
+
+    def sleep(dt):
+        clock["t"] += dt
+        k = int(clock["t"])
+        if k % 20 == 0 and k // 20 < 4:
+            with open(p, "a") as fh:
+                fh.writelines(lines[50 * (k // 20):50 * (k // 20 + 1)])
+
+    with open(p, "a") as fh:
+        fh.writelines(lines[:50])
+    res = watch([(p, "jsonl")], interval=1.0, idle_exit=30, clock=lambda: clock["t"], sleep=sleep)
+    rep = res.reports[0]
+    assert not {f.code for f in rep.findings} & {"TL085", "TL086", "TL087", "TL090"}
+    reasons = dict(rep.checks.not_checked)
+    for code in ("TL085", "TL086", "TL087", "TL090"):
+        assert "poll times are not used" in reasons[code], (code, reasons.get(code))
+
+
+def test_watch_uses_an_event_files_own_clock(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = next((Path(__file__).resolve().parents[1] / "evidence" / "hf-slowdown-s0" / "runs").glob("events.*"))
+    p = tmp_path / src.name
+    shutil.copy(src, p)
+    res, _ = _fake_loop([(p, "tfevents")], idle_exit=5)
+    assert "TL085" in {f.code for f in res.reports[0].findings}  # as doctor finds on the same bytes
+
+
+def test_trainer_state_metadata_reaches_the_rules(tmp_path):
+    t = tmp_path / "trainer_state.json"
+    hist = [{"step": s, "loss": 2.0 / s + 0.3, "learning_rate": 1e-4} for s in range(10, 410, 10)]
+    t.write_text(json.dumps({"max_steps": 1200, "global_step": 400, "log_history": hist}))
+    res, _ = _fake_loop([(t, "hf-trainer-state")], idle_exit=5)
+    assert "TL080" in {f.code for f in res.reports[0].findings}  # stopped at 400 of 1200 planned
+    hist.append({"step": 400, "train_runtime": 12.0, "total_flos": 1.0})
+    t.write_text(json.dumps({"max_steps": 1200, "global_step": 400, "log_history": hist}))
+    res, _ = _fake_loop([(t, "hf-trainer-state")], idle_exit=5)
+    assert "TL080" not in {f.code for f in res.reports[0].findings}  # completed (early stopping)
+
+
+def _doctor_fail_inputs():
+    from pathlib import Path
+
+    from trainlint.api import doctor
+
+    root = Path(__file__).resolve().parents[1]
+    result = doctor([root / "examples", root / "evidence"])
+    return [(Path(r.source), sorted({f.code for f in r.findings if f.severity.value == "FAIL"}))
+            for r in result.reports if r.verdict.value == "FAIL"]
+
+
+def test_until_fail_stops_on_every_fail_doctor_gives(tmp_path):
+    import shutil
+
+    from trainlint.api import followable_logs
+
+    cases = _doctor_fail_inputs()
+    assert len(cases) >= 10
+    for i, (src, codes) in enumerate(cases):
+        dst = tmp_path / str(i) / src.name
+        dst.parent.mkdir()
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+        res, ran = _fake_loop(followable_logs([dst]), until="FAIL", idle_exit=100)
+        assert ran < 100, src  # stopped on the FAIL, not by going idle
+        got = sorted({f.code for r in res.reports for f in r.findings if f.severity.value == "FAIL"})
+        assert res.exit_code == 1 and got == codes, (src, got, codes)

@@ -84,6 +84,15 @@ def _special(path: Path, head: bytes, insp: Inspection) -> bool:
     return True
 
 
+def skipped_because(asked: bool | None, size: int, flag: str) -> str:
+    """Why a scan was not run: the automatic size limit only when the file is over it."""
+    if asked is False:
+        return f"--no-{flag} was given; use --{flag}"
+    if size > AUTO_FULL_BYTES:
+        return f"{size / 2**20:,.0f} MB is over the {AUTO_FULL_BYTES >> 20} MB automatic limit; use --{flag}"
+    return f"use --{flag}"
+
+
 def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None,
                  digest: bool | None = False) -> Inspection:
     """Inspect one checkpoint file. Never raises on damaged content.
@@ -98,6 +107,11 @@ def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None
         return insp
     insp.format = "torch-zip" if kind_is_zip(head) else (content_kind(head) or "unknown")
     full = size <= AUTO_FULL_BYTES
+    for flag, asked in (("values", values), ("crc", crc)):
+        if not (asked if asked is not None else full):
+            insp.meta[f"{flag}_skipped"] = skipped_because(asked, size, flag)
+    if not (digest if digest is not None else full):
+        insp.meta["digest_skipped"] = skipped_because(digest, size, "values")
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         try:
             _dispatch(buf, size, insp, crc if crc is not None else full)

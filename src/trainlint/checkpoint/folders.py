@@ -143,7 +143,11 @@ def inspect_hf(path: Path, insp: Inspection) -> None:
         "rng_state": any(re.match(r"rng_state(_\d+)?\.pth$", n) for n in names),
     }
     m = CHECKPOINT_DIR.match(path.name)
-    facts: dict[str, Any] = {"has": has, "resume_checkpoint": bool(m) or has["trainer_state"],
+    # checkpoint-N (and the hub's last-checkpoint) are resume points; so is a renamed copy that
+    # kept some resume-only file. The output folder's final save_model (+ save_state) is not.
+    resume_only = has["optimizer"] or has["scheduler"] or has["rng_state"]
+    resume = bool(m) or path.name == "last-checkpoint" or (has["trainer_state"] and resume_only)
+    facts: dict[str, Any] = {"has": has, "resume_checkpoint": resume,
                              "folder_step": int(m.group(1)) if m else None, "files": sorted(names)}
     if has["trainer_state"]:
         try:

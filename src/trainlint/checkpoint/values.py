@@ -180,3 +180,50 @@ def scan_tensors(buf: Any, tensors: Iterable[TensorInfo]) -> float:
         if raw is not None:
             t.stats = scan_array(raw, t.dtype, t.numel)
     return time.perf_counter() - start
+
+
+def float_chunks(raw: np.ndarray, dtype: str) -> Iterable[np.ndarray] | None:
+    """The values of a floating-point tensor's bytes as float32/float64 chunks; None for a
+    dtype that is not a float numpy or the tables above can read."""
+    if dtype == "bfloat16":
+        u = raw.view(np.uint16)
+
+        def widen() -> Iterable[np.ndarray]:
+            hi = 1 if np.little_endian else 0
+            for i in range(0, u.size, CHUNK):
+                chunk = u[i:i + CHUNK]
+                buf = np.zeros(chunk.size, dtype=np.float32)
+                buf.view(np.uint16)[hi::2] = chunk
+                yield buf
+
+        return widen()
+    if dtype in _FP8 or dtype == "float8_e8m0fnu":
+        table = _TABLES.setdefault(dtype, fp8_table(dtype))
+        return (table[raw[i:i + CHUNK]] for i in range(0, raw.size, CHUNK))
+    if dtype in ("float16", "float32", "float64"):
+        vals: np.ndarray = raw.view(_NATIVE[dtype])
+        return (vals[i:i + CHUNK].astype(np.float64) for i in range(0, vals.size, CHUNK))
+    return None
+
+
+def relative_l2(buf_a: Any, a: TensorInfo, buf_b: Any, b: TensorInfo) -> tuple[float, float] | None:
+    """(|b - a| / |a|, |a|) over two same-shape, same-dtype contiguous tensors read from their
+    stored bytes; None when either cannot be read. |a| = 0 gives inf for any change."""
+    for t in (a, b):
+        if t.stride is not None and not _is_contiguous(t.shape, t.stride):
+            return None
+    ra, rb = _view(buf_a, a), _view(buf_b, b)
+    if ra is None or rb is None or ra.size != rb.size:
+        return None
+    ca, cb = float_chunks(ra, a.dtype), float_chunks(rb, b.dtype)
+    if ca is None or cb is None:
+        return None
+    diff = base = 0.0
+    for x, y in zip(ca, cb):
+        x64, y64 = x.astype(np.float64, copy=False), y.astype(np.float64, copy=False)
+        d = y64 - x64
+        diff += float(np.dot(d, d))
+        base += float(np.dot(x64, x64))
+    if base == 0:
+        return (0.0 if diff == 0 else float("inf")), 0.0
+    return float(np.sqrt(diff / base)), float(np.sqrt(base))

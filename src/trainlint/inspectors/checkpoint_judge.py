@@ -28,6 +28,10 @@ def judge(insp: Inspection, settings: Any = None) -> Report:
         report.summary = {"format": "drift", **{k: insp.drift[k] for k in ("keys_before", "keys_after")},
                           "added": len(insp.drift["added"]), "removed": len(insp.drift["removed"]),
                           "changed": len(insp.drift["changed"])}
+        if insp.drift.get("prefix"):
+            report.summary["prefix"] = insp.drift["prefix"]
+        if insp.drift.get("relative_change"):
+            report.summary["relative_change"] = insp.drift["relative_change"]
     run_rules("checkpoint", insp, report, settings)
     report.checks.not_checked = {k: v for k, v in report.checks.not_checked.items() if v != NA}
     if insp.values_scanned:

@@ -1,4 +1,5 @@
-"""One run, one report: a Hugging Face output folder is judged as one input.
+"""One run, one report: a Hugging Face output folder or a Lightning version folder is judged
+as one input.
 
 Discovery finds a run's log (``trainer_state.json`` + event files), its ``checkpoint-N``
 folders and every file in them, its final weights and its ``training_args.bin``; each is
@@ -9,6 +10,11 @@ checks and files are added, and ``summary["checkpoints"]`` lists the checkpoints
 one-line view. Copies of ``training_args.bin`` inside the checkpoints with the same bytes as
 one already judged are not judged again. A member that could not be judged stays a report
 of its own (its NOT-CHECKED must stay visible).
+
+A Lightning version folder (``lightning_logs/version_N/``: ``metrics.csv`` and/or event files,
+``hparams.yaml``, ``checkpoints/*.ckpt``) folds the same way: ``hparams.yaml`` and the
+checkpoint files join the run's report, the checkpoints as one line (their steps from the
+``step=N`` in Lightning's file names; ``last.ckpt`` and other names listed by name).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from typing import Any
 from ..verdict import Report
 
 CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")
+LIGHTNING_VERSION = re.compile(r"^version_\d+$")
+LIGHTNING_STEP = re.compile(r"(?:^|[-_])step=(\d+)")
 
 
 def is_hf_output(folder: Path) -> bool:
@@ -33,9 +41,21 @@ def is_hf_output(folder: Path) -> bool:
     return any(CHECKPOINT_DIR.match(p.parent.name) for p in folder.glob("checkpoint-*/trainer_state.json"))
 
 
+def is_lightning_version(folder: Path) -> bool:
+    """A Lightning logger's version folder: ``version_N`` or one holding ``hparams.yaml``, with
+    the logger's ``metrics.csv`` or event files in it."""
+    if not folder.is_dir() or not (LIGHTNING_VERSION.match(folder.name) or (folder / "hparams.yaml").is_file()):
+        return False
+    return (folder / "metrics.csv").is_file() or any(folder.glob("events.out.tfevents*"))
+
+
+def is_run_root(folder: Path) -> bool:
+    return is_hf_output(folder) or is_lightning_version(folder)
+
+
 def plan(items: Sequence[Any]) -> list[list[Any]]:
-    """The items in discovery order, those of one HF output folder grouped behind its log."""
-    roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_hf_output(it.path)]
+    """The items in discovery order, those of one run folder grouped behind its log."""
+    roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_run_root(it.path)]
     groups: list[list[Any]] = []
     by_root: dict[Path, list[Any]] = {}
     seen_args: set[bytes] = set()
@@ -134,15 +154,35 @@ def _absorb(main: Report, rep: Report, part: str) -> None:
 
 
 def _checkpoints(members: list[Report], root: Path) -> dict[str, Any]:
-    """The checkpoint-N folders: their steps, whether any of their files has a FAIL/WARN
-    finding, and whether every tensor file's values were scanned."""
+    """The checkpoint-N folders (HF) or checkpoint files (Lightning): their steps, whether any
+    of their files has a FAIL/WARN finding, and whether every tensor file's values were scanned."""
     steps: dict[int, list[Report]] = {}
+    named: dict[str, list[Report]] = {}
     for m in members:
-        for parent in (Path(m.source), *Path(m.source).parents):
-            match = CHECKPOINT_DIR.match(parent.name)
-            if match and parent.parent == root:
-                steps.setdefault(int(match.group(1)), []).append(m)
-                break
-    bad = sorted(s for s, reps in steps.items() if any(r.verdict.value in ("FAIL", "WARN") for r in reps))
-    scanned = all(r.summary.get("values_scanned") for reps in steps.values() for r in reps if r.summary.get("tensors"))
-    return {"steps": sorted(steps), "with_findings": bad, "values_scanned": scanned}
+        key = _checkpoint_of(Path(m.source.split("#")[0]), root)
+        if isinstance(key, int):
+            steps.setdefault(key, []).append(m)
+        elif key is not None:
+            named.setdefault(key, []).append(m)
+    groups = [*steps.items(), *named.items()]
+    bad = [s for s, reps in groups if any(r.verdict.value in ("FAIL", "WARN") for r in reps)]
+    scanned = all(r.summary.get("values_scanned") for _, reps in groups for r in reps if r.summary.get("tensors"))
+    out: dict[str, Any] = {"steps": sorted(steps), "with_findings": bad, "values_scanned": scanned}
+    if named:
+        out["named"] = sorted(named)
+    return out
+
+
+def _checkpoint_of(path: Path, root: Path) -> int | str | None:
+    """The step of the checkpoint ``path`` belongs to (HF ``checkpoint-N/``, Lightning
+    ``checkpoints/epoch=E-step=N.ckpt``), its file name when it has no step, or None."""
+    for parent in (path, *path.parents):
+        match = CHECKPOINT_DIR.match(parent.name)
+        if match and parent.parent == root:
+            return int(match.group(1))
+        if parent == root:
+            break
+    if path.parent == root / "checkpoints" and path.is_file():
+        match = LIGHTNING_STEP.search(path.stem)
+        return int(match.group(1)) if match else path.name
+    return None

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..readers.hf_trainer_state import META_KEYS
 from ..readers.jsonl import STEP_KEYS
 
 Record = tuple[float, float, dict[str, Any]]
@@ -100,8 +101,12 @@ class CsvFollower(_Appended):
 
 
 class TrainerStateFollower:
+    """Also keeps what doctor's reader takes from the state besides the log history
+    (max_steps, the best model, the save/eval cadence, the closing summary) in ``meta``."""
+
     def __init__(self, path: Path) -> None:
         self.path, self.seen, self.stamp = path, 0, None
+        self.meta: dict[str, Any] = {}
 
     def poll(self) -> list[Record]:
         try:
@@ -117,11 +122,19 @@ class TrainerStateFollower:
             return []  # caught mid-rewrite: try again at the next poll
         self.stamp = stamp
         history = state.get("log_history", []) if isinstance(state, dict) else []
+        if not isinstance(history, list):
+            return []
+        self.meta.update({k: state[k] for k in META_KEYS if k in state})
         new = history[self.seen:]
         self.seen = len(history)
         out = []
         for entry in new:
-            if isinstance(entry, dict) and "train_runtime" not in entry and "step" in entry:
+            if not isinstance(entry, dict):
+                continue
+            if "train_runtime" in entry or "total_flos" in entry:  # train() returned
+                self.meta["completed"] = True
+                self.meta["summary"] = {k: v for k, v in entry.items() if type(v) in (int, float)}
+            elif type(entry.get("step")) in (int, float):
                 rec = {k: v for k, v in entry.items() if k != "step"}
                 out.append((float(entry["step"]), math.nan, rec))
         return out

@@ -199,6 +199,11 @@ class Guard:
                            "severity": f.severity.value, "message": f.message})
         return new
 
+    @property
+    def judged_records(self) -> int:
+        """How many records the last judgement saw."""
+        return self._last_judged
+
     def check_now(self) -> list[Finding]:
         """Judge the whole history now (e.g. at an evaluation or epoch end)."""
         return self._judge(self.history.records)

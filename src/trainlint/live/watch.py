@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 from ..config import Settings
 from ..verdict import Finding, Report, Result, Severity
@@ -47,7 +49,8 @@ def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, 
         if follower is None:
             result.reports.append(Report(str(path), "log", fmt, unjudged=f"a {fmt} log cannot be followed live"))
             continue
-        watched.append(Watched(path, follower, Guard(settings=settings, role_map=role_map, source=str(path)), start))
+        guard = Guard(settings=settings, role_map=role_map, source=str(path), meta={"clock": "watcher"})
+        watched.append(Watched(path, follower, guard, start))
     stop = False
     try:
         while watched and not stop:
@@ -74,16 +77,30 @@ def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bo
     new: list[Finding] = []
     if records:
         if w.polls_with_data:
-            w.gaps.append((now - w.last_data) / len(records))
+            w.gaps.append(now - w.last_data)  # how often the log grows, as the watcher sees it
         w.polls_with_data += 1
         w.last_data = now
-        for step, _wall, metrics in records:
-            new += w.guard.observe(step, wall_time=now, **metrics)
+        new += _feed(w, records)
     new += w.guard.judge_live(w.status(now))
     for f in new:
         if emit is not None:
             emit(w.path, f)
     return until is not None and any(_at_least(f.severity, until) for f in new)
+
+
+def _feed(w: Watched, records: list[tuple[float, float, dict[str, Any]]]) -> list[Finding]:
+    """Hand a poll's records to the guard with the log's own clock only: a log without one
+    (NaN) stays without one, so no timing rule judges the watcher's poll times. The history is
+    judged once more at the end of the poll, so a FAIL in its last records stops at once."""
+    guard, new = w.guard, list[Finding]()
+    for step, wall, metrics in records:
+        if not math.isnan(wall):
+            guard.history.meta["clock"] = "log"
+        new += guard.observe(step, wall_time=wall, **metrics)
+    guard.history.meta.update(getattr(w.follower, "meta", None) or {})
+    if guard.history.records > guard.judged_records:
+        new += guard.check_now()
+    return new
 
 
 def _at_least(sev: Severity, until: str) -> bool:

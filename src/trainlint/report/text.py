@@ -171,8 +171,12 @@ def render_report(out: Out, r: Report) -> None:
                 indent=INDENT,
             )
     ckpts = r.summary.get("checkpoints")
-    if isinstance(ckpts, dict) and ckpts.get("steps"):
+    if isinstance(ckpts, dict) and (ckpts.get("steps") or ckpts.get("named")):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
+    moved = r.summary.get("relative_change")
+    if isinstance(moved, dict):
+        for row in change_lines(moved, verbose):
+            out.line(f"{INDENT}{row}", indent=INDENT + "  ")
     body = False
     if r.unjudged:
         out.line(f"{INDENT}could not judge: {r.unjudged}", indent=INDENT + "  ")
@@ -190,14 +194,33 @@ def render_report(out: Out, r: Report) -> None:
 
 def checkpoints_line(c: dict[str, Any]) -> str:
     """``3 checkpoints (40, 80, 120): complete, tensors finite``."""
-    steps = c["steps"]
+    steps = [*c["steps"], *(c.get("named") or [])]  # Lightning: last.ckpt and other names
     shown = ", ".join(str(s) for s in steps[:8]) + (f", +{len(steps) - 8} more" if len(steps) > 8 else "")
     noun = "checkpoint" if len(steps) == 1 else "checkpoints"
     bad = c.get("with_findings") or []
-    state = "findings in checkpoint-" + ", checkpoint-".join(map(str, bad)) if bad else "complete"
+    prefix = "checkpoint-" if c.get("named") is None else "checkpoint "
+    state = "findings in " + ", ".join(f"{prefix}{s}" for s in bad) if bad else "complete"
     if not bad:
         state += ", tensors finite" if c.get("values_scanned") else ", tensor values not scanned"
     return f"{len(steps)} {noun} ({shown}): {state}"
+
+
+CHANGE_ROWS = 5
+
+
+def change_lines(c: dict[str, Any], verbose: bool) -> list[str]:
+    """``ckpt A B``: how far the weights moved, relative L2 per tensor, largest first."""
+    largest = c.get("largest") or []
+    head = (f"weights moved: median relative L2 {fmt_num(c.get('median'))} over "
+            f"{c.get('tensors')} tensors (|after - before| / |before|)")
+    if c.get("unreadable"):
+        head += f"; {c['unreadable']} changed tensors not readable"
+    shown = largest if verbose else largest[:CHANGE_ROWS]
+    width = max((len(str(x["key"])) for x in shown), default=0)
+    rows = [f"  {str(x['key']).ljust(width)}  {fmt_num(x['relative_l2'])}" for x in shown]
+    if len(largest) > len(shown):
+        rows.append(f"  +{len(largest) - len(shown)} more (all with -v or --format json)")
+    return [head] + rows
 
 
 def name_of(r: Report) -> str:

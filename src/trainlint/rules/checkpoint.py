@@ -90,7 +90,7 @@ def crc_mismatch(ctx):
     if s.zip is None or s.drift is not None:
         raise NotChecked(NA)
     if not s.crc_checked:
-        raise NotChecked("CRCs not verified (over the 512 MB automatic limit, or --no-crc; use --crc)")
+        raise NotChecked(f"CRCs not verified ({s.meta.get('crc_skipped', 'use --crc')})")
     if not s.crc_mismatches:
         raise StandDown(f"all {len(s.zip.entries)} entry CRCs match")
     m = s.crc_mismatches
@@ -199,7 +199,7 @@ def _scanned(ctx: Any) -> list[Any]:
     if not tensors:
         raise NotChecked("no tensors found")
     if not ctx.subject.values_scanned:
-        raise NotChecked("values not scanned (over the 512 MB automatic limit, or --no-values; use --values)")
+        raise NotChecked(f"values not scanned ({ctx.subject.meta.get('values_skipped', 'use --values')})")
     return [t for t in tensors if t.stats is not None]
 
 
@@ -373,11 +373,15 @@ RESUME_NEEDS = ("config", "weights", "optimizer", "scheduler", "trainer_state", 
 resume_from_checkpoint restores weights, optimizer.pt, scheduler.pt, trainer_state.json and the RNG
 state. Without optimizer/scheduler the run restarts its moments and schedule (a loss spike and a
 different learning rate); without trainer_state.json it restarts at step 0; without rng_state the
-data order differs. Try: save with save_only_model=False, or copy the missing files from the run.""")
+data order differs. Only resume points are judged: checkpoint-N folders (and a copy that kept an
+optimizer, scheduler or RNG state); the Trainer's final save_model output (weights, config and
+often trainer_state.json, without optimizer by design) is not one.
+Try: save with save_only_model=False, or copy the missing files from the run.""")
 def resume_incomplete(ctx):
     hf = need(ctx, "hf_folder")
     if not hf["resume_checkpoint"]:
-        raise StandDown("model folder (no trainer_state.json, not named checkpoint-N): not a resume point")
+        raise StandDown("a model save (not named checkpoint-N, no optimizer, scheduler or RNG state): "
+                        "not a resume point, e.g. the Trainer's final save_model output")
     missing = [k for k in RESUME_NEEDS if not hf["has"][k]]
     if not missing:
         raise StandDown("config, weights, optimizer, scheduler, trainer state and RNG state all present")
@@ -456,15 +460,34 @@ def deepspeed_partitions(ctx):
       explanation="""
 Comparing two checkpoints of the same model (before/after a resume, a conversion or a merge): keys
 that appear or vanish mean the loader will report missing/unexpected keys, or with strict=False
-silently leave layers at their initial values. Renamed prefixes (module., model.) show up here.""")
+silently leave layers at their initial values. A prefix every key gained or lost (module. from
+DistributedDataParallel, _orig_mod. from torch.compile, model. from a wrapper) is recognised first
+and named as such; only the keys that still differ after it are called added or removed.""")
 def keys_drift(ctx):
     d = need(ctx, "drift")
-    if not d["added"] and not d["removed"]:
+    prefix = d.get("prefix")
+    if not d["added"] and not d["removed"] and not prefix:
         raise StandDown(f"same {d['keys_before']} keys in both")
-    return ctx.fire(f"{len(d['added'])} keys added ({_names(d['added'], 3)}), {len(d['removed'])} removed "
+    renamed = ""
+    if prefix:
+        renamed = (f"every key {_prefix_change(prefix)} ({d['keys_before']} -> {d['keys_after']} keys); "
+                   "strip or add it before load_state_dict")
+        if not d["added"] and not d["removed"]:
+            return ctx.fire(renamed + ", apart from it the same keys", prefix=prefix,
+                            keys_before=d["keys_before"], keys_after=d["keys_after"], added=[], removed=[])
+        renamed += "; apart from it, "
+    return ctx.fire(f"{renamed}{len(d['added'])} keys added ({_names(d['added'], 3)}), {len(d['removed'])} removed "
                     f"({_names(d['removed'], 3)}); {d['keys_before']} -> {d['keys_after']} keys",
                     added=d["added"][:MAX_LISTED], removed=d["removed"][:MAX_LISTED],
-                    keys_before=d["keys_before"], keys_after=d["keys_after"])
+                    keys_before=d["keys_before"], keys_after=d["keys_after"], prefix=prefix)
+
+
+def _prefix_change(p: dict[str, str]) -> str:
+    if not p["before"]:
+        return f"gained the prefix {p['after']!r}"
+    if not p["after"]:
+        return f"lost the prefix {p['before']!r}"
+    return f"changed prefix {p['before']!r} -> {p['after']!r}"
 
 
 @rule(code="TL332", name="weights-unchanged", category="checkpoint", severity="WARN", target="checkpoint",
@@ -480,7 +503,8 @@ def weights_unchanged(ctx):
     d = need(ctx, "drift")
     n, same = d.get("values_compared", 0), d.get("unchanged", [])
     if n == 0:
-        raise NotChecked("tensor bytes not compared (over the 512 MB automatic limit, or --no-values; use --values)")
+        why = ctx.subject.meta.get("digest_skipped", "use --values")
+        raise NotChecked(f"tensor bytes not compared ({why})")
     frac = len(same) / n
     if frac < ctx.t("min_fraction"):
         raise StandDown(f"{n - len(same)} of {n} float tensors changed ({len(same)} unchanged)")

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import fmt, fstep, median, wall_clock
+from .stats import fmt, fstep, median, no_clock_reason, wall_clock
 
 
 @rule(code="TL090", whole_run=True, name="log-stalled", category="stall", severity="WARN",
@@ -27,7 +27,7 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
 def log_stalled(ctx):
     got = wall_clock(ctx.subject)
     if got is None:
-        raise NotChecked("no wall-clock timestamps in this log")
+        raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
     steps, wall, src = got
     if len(wall) < ctx.t("min_points"):
         raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")

@@ -229,6 +229,14 @@ def step_seconds(run) -> tuple[np.ndarray, np.ndarray, str] | None:
     return steps[1:][ok], dw[ok] / ds[ok], f"derived from {src}"
 
 
+def no_clock_reason(run, what: str) -> str:
+    """Why a timing rule cannot judge ``run``: ``what`` it lacks, and, for a log followed by
+    `trainlint watch` without a clock of its own, that the watcher's poll times are not one."""
+    if run.meta.get("clock") == "watcher":
+        return f"{what} (the log has no clock of its own; the watcher's poll times are not used)"
+    return what
+
+
 def wall_clock(run) -> tuple[np.ndarray, np.ndarray, str] | None:
     """(steps, wall seconds, source) of the run's clock: the loss series' stamps or the wall_time role."""
     loss = run.get("loss")

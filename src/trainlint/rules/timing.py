@@ -6,13 +6,13 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import coarse, events, fmt, fstep, median, step_seconds, steps_list
+from .stats import coarse, events, fmt, fstep, median, no_clock_reason, step_seconds, steps_list
 
 
 def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
     got = step_seconds(ctx.subject)
     if got is None:
-        raise NotChecked("no step_time metric and no wall-clock timestamps in this log")
+        raise NotChecked(no_clock_reason(ctx.subject, "no step_time metric and no wall-clock timestamps in this log"))
     steps, sec, src = got
     if len(sec) < min_points:
         raise NotChecked(f"{len(sec)} step timings, needs at least {min_points}")
