@@ -198,7 +198,7 @@ def test_damaged_deepspeed_model_states_is_reported(tmp_path):
 def test_final_save_model_output_is_not_a_resume_checkpoint(tmp_path, cli):
     import shutil
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = tmp_path / "out"
     shutil.copytree(root / "evidence" / "hf-healthy-s0", out)
     _hf_checkpoint(out / "checkpoint-40")

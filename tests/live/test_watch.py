@@ -171,7 +171,7 @@ def test_watch_uses_an_event_files_own_clock(tmp_path):
     import shutil
     from pathlib import Path
 
-    src = next((Path(__file__).resolve().parents[1] / "evidence" / "hf-slowdown-s0" / "runs").glob("events.*"))
+    src = next((Path(__file__).resolve().parents[2] / "evidence" / "hf-slowdown-s0" / "runs").glob("events.*"))
     p = tmp_path / src.name
     shutil.copy(src, p)
     res, _ = _fake_loop([(p, "tfevents")], idle_exit=5)
@@ -195,7 +195,7 @@ def _doctor_fail_inputs():
 
     from trainlint.api import doctor
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     result = doctor([root / "examples", root / "evidence"])
     return [(Path(r.source), sorted({f.code for f in r.findings if f.severity.value == "FAIL"}))
             for r in result.reports if r.verdict.value == "FAIL"]

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _version_folder(tmp_path: Path, nan_in: str | None = None) -> Path:
