@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import compare as _compare
 from .config import Settings, load_settings
 from .discover import match_file, walk
-from .inspectors.logs import is_uri, judge_log, judge_uri
 from .engine import judge_run
+from .inspectors.logs import is_uri, judge_log, judge_uri
 from .model import Run
-from .readers import ReadError, read_any, read_run as _read_raw
+from .readers import ReadError, read_any
+from .readers import read_run as _read_raw
 from .roles import assign_roles
 from .verdict import Report, Result
 
@@ -30,6 +32,8 @@ class Options:
     num_classes: int | None = None
     # Extra console-log recognisers: regexes with named groups (step, epoch, loss, ...), as --pattern.
     patterns: tuple[str, ...] = ()
+    timeout_per_input: float | None = 60.0  # seconds one input may take before it is NOT-CHECKED
+    follow_links: bool = False  # follow symlinks that leave a scanned folder
 
 
 def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
@@ -63,32 +67,53 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None)
 
 
 def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
+    from .discover import ScanStats
+    from .isolate import judge_isolated
+    from .safeio import file_kind, not_regular_reason
+
     result = Result(command="doctor")
     session = _baseline_session(options)
     paths = list(paths)
+    stats = ScanStats()
+    timeout = getattr(options, "timeout_per_input", 60.0)
     for raw in paths:
         if is_uri(str(raw)):
             result.reports.extend(judge_uri(str(raw), options))
             continue
         path = Path(raw)
-        if not path.exists():
+        kind = file_kind(path)
+        if kind == "missing":
             result.reports.append(Report(source=str(raw), kind="log", unjudged="no such file or folder"))
             continue
-        items = list(walk(path))
-        if not items and path.is_file():
-            result.reports.append(_judge_unclaimed(path, options))
+        if kind not in ("file", "dir"):
+            result.reports.append(Report(source=str(raw), kind="log", unjudged=not_regular_reason(kind)))
+            continue
+        items = judge_isolated(lambda p=path: list(walk(p, follow_links=getattr(options, "follow_links", False),
+                                                        stats=stats)), str(raw), timeout=timeout)
+        if items and isinstance(items[0], Report):  # the scan itself failed or timed out
+            result.reports.extend(items)  # type: ignore[arg-type]
+            continue
+        if not items and kind == "file":
+            result.reports.extend(judge_isolated(lambda p=path: _judge_unclaimed(p, options), str(path), timeout=timeout))
             continue
         for item in items:
-            if session is not None and item.inspector.kind == "log":
-                result.reports.extend(session.doctor_log(item.path))
-            else:
-                result.reports.append(item.inspector.judge(item.path, options))
+            result.reports.extend(judge_isolated(_item_judge(item, session, options), str(item.path),
+                                                 item.inspector.kind, timeout))
+    if stats.skipped:
+        result.extra["skipped"] = stats.to_dict()
     result.reports.extend(_explicit_inputs(paths, options))
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
     if session is not None:
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
+
+
+def _item_judge(item: Any, session: Any, options: Options) -> Any:
+    """The call that judges one found input (composes with judge_isolated, in or out of process)."""
+    if session is not None and item.inspector.kind == "log":
+        return lambda: session.doctor_log(item.path)
+    return lambda: item.inspector.judge(item.path, options)
 
 
 def _judge_unclaimed(path: Path, options: Options) -> Report:

@@ -85,6 +85,9 @@ def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, A
 
 def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
     """Judge one training run with every log rule."""
+    from .safeio import sane_plan
+
+    sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
     report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
                     notes=list(run.notes), summary=run.summary(), curves=curves_of(run))
     if not run.has("loss"):

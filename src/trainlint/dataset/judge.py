@@ -3,7 +3,6 @@ data rules. Also computes the label entropy that ``doctor --dataset`` hands to T
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,9 @@ def dataset_parts(path: Path) -> list[Path]:
     marker = path / "dataset_dict.json"
     if path.is_dir() and marker.is_file():
         try:
-            splits = json.loads(marker.read_text("utf-8")).get("splits", [])
+            from ..safeio import load_json_file
+
+            splits = load_json_file(marker).get("splits", [])
         except (OSError, ValueError, AttributeError):
             splits = []
         found = [path / s for s in splits if (path / s).is_dir()]

@@ -15,9 +15,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..model import Run
+from ..safeio import add_damage, read_text
 from ._console_crash import find_crashes
 from ._console_text import NUM, split_lines, strip_ansi
-from .base import Columns, ReadError, decode_text, looks_binary, reader
+from .base import Columns, ReadError, looks_binary, reader
 
 _EPOCH = re.compile(r"^\s*> EPOCH: (\d+)/(\d+)")
 _STEP = re.compile(r"--> (?:TIME: (\S+ \S+) -- )?STEP: (\d+)/(\d+) -- GLOBAL_STEP: (\d+)")
@@ -35,8 +36,10 @@ class CoquiReader:
             (path.name.startswith("trainer_") and path.name.endswith("_log.txt") and bool(_SNIFF.search(head)))
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        bounded = read_text(path)  # long lines cut out and reported
+        text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="coqui", files=[str(path)], notes=notes)
+        add_damage(run, bounded)
         text = strip_ansi(text)
         last_line = _parse(text, run)
         if not run.series:

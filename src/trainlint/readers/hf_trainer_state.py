@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Damage, Run
+from ..safeio import JSONLimit, loads_json
 from .base import Columns, ReadError, decode_text, reader
 
 META_KEYS = ("max_steps", "logging_steps", "eval_steps", "save_steps", "global_step",
@@ -30,7 +31,9 @@ class TrainerStateReader:
         text, notes = decode_text(path.read_bytes())
         run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
         try:
-            state = json.loads(text)
+            state = loads_json(text)
+        except JSONLimit as exc:
+            raise ReadError(str(exc)) from None
         except json.JSONDecodeError as exc:
             state = _salvage(text, exc, run)
         if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):

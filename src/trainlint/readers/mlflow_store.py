@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..model import Run
+from ..model import Damage, Run
 from ._parts import multi_run
 from ._yaml import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
@@ -155,12 +156,30 @@ def _read_sqlite_run(path: Path, run_id: str) -> Run:
         raise ReadError(f"no run {run_id} in this database")
     run = Run(source=str(path), format="mlflow-sqlite", files=[str(path)])
     cols = Columns()
+    bad = 0
     for key, value, ts, step, is_nan in rows:
-        cols.add(float(step), key, float("nan") if is_nan else value, None, ts / 1000.0)
+        if not isinstance(key, str) or not _real(step):
+            bad += 1  # a row without a metric name or a numeric step is damage, not a point
+            continue
+        wall = ts / 1000.0 if _real(ts) else None
+        cols.add(float(step), key, float("nan") if is_nan else value, None, wall)
     cols.into(run)
+    if bad:
+        msg = f"skipped {bad} metric row(s) with no key or no numeric step"
+        run.notes.append(msg)
+        run.damage.append(Damage("skipped-rows", msg, {"count": bad}))
     run.meta.update({"run_id": run_id, "params": params})
     _finish(run, info[1], info[0], info[2])
     return run
+
+
+def _real(v: object) -> bool:
+    if type(v) not in (int, float):
+        return False
+    try:
+        return math.isfinite(float(v))  # type: ignore[arg-type]
+    except OverflowError:
+        return False
 
 
 def _read_part(path: Path, part: str) -> Run:

@@ -45,6 +45,9 @@ def render_text(result: Result, stream: IO[str]) -> None:
         _report(out, report)
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", STYLE["NOT-CHECKED"])
+    for why, seen in (result.extra.get("skipped") or {}).items():
+        out.line(f"skipped {seen['count']} ({why}): " + ", ".join(seen["paths"][:3])
+                 + (", ..." if seen["count"] > 3 else ""))
     counts: dict[str, int] = {}
     for r in result.reports:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1

@@ -19,12 +19,16 @@ from .._common import build_options, judging_options
 @click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
+@click.option("--timeout-per-input", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS", help="An input still being read after this long is NOT-CHECKED (0: no limit).")
+@click.option("--follow-links", is_flag=True,
+              help="Follow symlinks that lead out of a scanned folder (loops are still detected).")
 @judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, fmt, config, select, ignore, thresholds, role_map,
-            patterns) -> None:
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, timeout_per_input, follow_links,
+            fmt, config, select, ignore, thresholds, role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
@@ -37,6 +41,7 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_dat
     options.baseline = tuple(baseline)
     options.dataset, options.tokenizer = dataset, tokenizer
     options.vocab_size, options.num_classes = vocab_size, num_classes
+    options.timeout_per_input, options.follow_links = timeout_per_input or None, follow_links
     if patterns:
         from ...readers.console import compile_user_pattern
 
