@@ -790,6 +790,13 @@ PAYLOADS = {
 }
 
 
+# torch's legacy format: magic number, protocol version, sys info, then the main pickle
+LEGACY_PREFIX = (
+    b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.\x80\x02M\xe9\x03."
+    b"\x80\x02}q\x00(X\x10\x00\x00\x00protocol_versionq\x01M\xe9\x03u."
+)
+
+
 def _evil_case(kind: str, key: str) -> Callable[[Path], Path]:
     module, name, args = PAYLOADS[key]
 
@@ -797,9 +804,7 @@ def _evil_case(kind: str, key: str) -> Callable[[Path], Path]:
         evil = _pickle_call(module, name, args)
         if kind == "zip":
             return _w(d / "evil.pt", _torch_zip({"data.pkl": evil, "version": b"3\n"}))
-        legacy = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.\x80\x02M\xe9\x03."
-        legacy += b"\x80\x02}q\x00(X\x10\x00\x00\x00protocol_versionq\x01M\xe9\x03u."
-        return _w(d / "evil.pth", legacy + evil + b"\x80\x02]q\x00.")
+        return _w(d / "evil.pth", LEGACY_PREFIX + evil + b"\x80\x02]q\x00.")
 
     build.__name__ = f"evil_{kind}_{key}"
     return build
