@@ -309,6 +309,21 @@ def huge_int_loss_jsonl(d: Path) -> Path:
 
 
 @static
+def huge_int_step_jsonl(d: Path) -> Path:
+    """A step too large for a float (OverflowError in float())."""
+    return _w(
+        d / "metrics.jsonl", _jsonl(20) + '{"step": ' + "9" * 400 + ', "loss": 1.0}\n'
+    )
+
+
+@static
+def huge_int_step_trainer_state(d: Path) -> Path:
+    st = _trainer_state(20)
+    text = json.dumps(st).replace('"step": 100,', '"step": ' + "8" * 400 + ",")
+    return _w(d / "trainer_state.json", text)
+
+
+@static
 def huge_digits_training_args(d: Path) -> Path:
     doc = {
         "learning_rate": 1e-4,

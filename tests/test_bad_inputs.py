@@ -119,6 +119,7 @@ def test_corpus_is_large_and_covers_the_issue():
     for needed in (
         "garbage_csv_newlines",
         "huge_int_loss_jsonl",
+        "huge_int_step_jsonl",
         "huge_digits_training_args",
         "deep_tokenizer",
         "symlink_loop",
@@ -214,6 +215,12 @@ def test_dynamic_cases(tmp_path, group):
             problems.append(
                 f"{[c['name'] for c in batch]}: peak memory {rss >> 20} MiB (limit {limit >> 20} MiB)"
             )
+    if (
+        group == "special"
+    ):  # all of them in one scan: it finishes, and judges what is judgeable
+        got, _ = _run([{"name": "all", "path": str(tmp_path / "in")}], tmp_path / "all")
+        if got["all"]["seconds"] > 60 or "error" in got["all"]:
+            problems.append(f"one scan over every special case: {got['all']}")
     assert not problems, "\n".join(problems)
     assert _hash_tree(tmp_path / "in") == before
 

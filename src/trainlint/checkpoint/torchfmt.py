@@ -124,7 +124,10 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     insp.prefix = pkl.name[: -len("data.pkl")].rstrip("/")
     res = _walk_entry(buf, pkl, insp)
     if res is None:
-        insp.pickle_error = f"{pkl.name} is incomplete" if not pkl.complete else f"{pkl.name} cannot be decompressed"
+        bomb = any(b["entry"] == pkl.name for b in insp.meta.get("bombs", []))
+        insp.pickle_error = (f"{pkl.name} is incomplete" if not pkl.complete else
+                             f"{pkl.name} not inflated: a decompression bomb (TL347)" if bomb else
+                             f"{pkl.name} cannot be decompressed")
         return
     if res.error:
         insp.pickle_error = f"{pkl.name}: {res.error}"

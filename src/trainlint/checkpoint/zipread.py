@@ -20,6 +20,7 @@ EOCD_SIG = b"PK\x05\x06"
 EOCD64_LOC_SIG = b"PK\x06\x07"
 EOCD64_SIG = b"PK\x06\x06"
 DESC_SIG = b"PK\x07\x08"
+MAX_CRC_INFLATE = 1 << 30  # a deflated entry's CRC is verified up to this many inflated bytes
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 _EOCD = struct.Struct("<4sHHHHIIH")
@@ -255,12 +256,12 @@ def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24, bombs: list[dict[str,
         acc[0] = zlib.crc32(piece, acc[0])
 
     try:
-        inflate_bounded(mv[pos:end], e.size, None, sink=_crc)
+        inflate_bounded(mv[pos:end], e.size, MAX_CRC_INFLATE, sink=_crc)
         return acc[0] & 0xFFFFFFFF
     except InflateLimit as exc:
-        if bombs is not None:
+        if bombs is not None and exc.inflated > e.size >= 0 and e.size < MAX_CRC_INFLATE:
             bombs.append({"entry": e.name, "compressed": e.compressed_size, **exc.evidence()})
-        return None
+        return None  # past the declared size (a bomb), or too large to verify in bounded time
     except zlib.error:
         return None
 

@@ -161,7 +161,16 @@ class Columns:
         keys = dict.fromkeys(k for r in records[:256] for k in r)  # first-seen order
         keys.update(dict.fromkeys(sorted(set().union(*records) - keys.keys())))
         keys = [k for k in keys if k not in skip]
-        step_arr = np.asarray(steps, dtype=np.float64)
+        try:
+            step_arr = np.asarray(steps, dtype=np.float64)
+        except OverflowError:  # a step too large for a float: that record is dropped and reported
+            keep = [_fits_float(s) for s in steps]
+            for w, k in zip(where, keep):
+                if not k:
+                    self._flag("step", "integer too large for a float", w)
+            records = [r for r, k in zip(records, keep) if k]
+            where = [w for w, k in zip(where, keep) if k]
+            step_arr = np.asarray([s for s, k in zip(steps, keep) if k], dtype=np.float64)
         for key in keys:
             col = [r.get(key) for r in records]
             kinds = set(map(type, col))
@@ -245,6 +254,14 @@ class Columns:
 
 
 _PLAIN = {float, int, type(None)}
+
+
+def _fits_float(value: Any) -> bool:
+    try:
+        float(value)
+    except (OverflowError, TypeError, ValueError):
+        return False
+    return True
 
 
 def _metric_name(name: str) -> bool:
