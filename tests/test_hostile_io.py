@@ -254,3 +254,12 @@ def test_an_escaping_internal_error_exits_2_with_one_line(tmp_path, cli, monkeyp
     assert r.code == 2, r.err
     assert "Traceback" not in r.err
     assert "internal error: KeyError: 'surprise'" in r.err and "report it" in r.err
+
+
+@pytest.mark.parametrize("command", ["doctor", "ckpt", "data", "series"])
+def test_a_named_fifo_is_not_checked_by_every_command(tmp_path, cli, command):
+    fifo = tmp_path / ("model.pt" if command == "ckpt" else "metrics.jsonl")
+    os.mkfifo(fifo)
+    r = cli(command, str(fifo))
+    assert r.code == 2, (r.out, r.err)
+    assert "a FIFO (named pipe), not a regular file" in r.out

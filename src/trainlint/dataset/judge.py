@@ -87,8 +87,12 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
     """One Report per dataset (per split of a DatasetDict folder, per file of a folder of shards).
     Each part is also compared with the parts before it (rows that appear in both)."""
     from ..engine import run_rules
+    from ..safeio import file_kind, not_regular_reason
     from ..verdict import Report
 
+    kind = file_kind(path)
+    if kind not in ("file", "dir", "missing"):  # a FIFO or device is never opened
+        return [Report(source=str(path), kind="dataset", unjudged=not_regular_reason(kind))]
     reports, earlier = [], []
     for part in dataset_parts(Path(path)):
         report = Report(source=str(part), kind="dataset")
