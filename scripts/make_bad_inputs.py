@@ -577,6 +577,22 @@ def mlflow_file_store_garbage(d: Path) -> Path:
 
 
 @static
+def mlflow_meta_yaml_shapes(d: Path) -> Path:
+    """Found by fuzzing: a meta.yaml whose status is a mapping, and an experiment meta.yaml that is a list."""
+    run = d / "mlruns" / "1" / "0123456789abcdef0123456789abcdef"
+    _w(d / "mlruns" / "1" / "meta.yaml", "[1, 2]\n")
+    _w(run / "meta.yaml", "\tstatus:\nrun_name: [x]\n")
+    _w(
+        run / "metrics" / "loss",
+        "".join(f"{1700000000000 + i} {2.0 - 0.05 * i} {i}\n" for i in range(20)),
+    )
+    other = d / "mlruns" / "1" / "fedcba9876543210fedcba9876543210"
+    _w(other / "meta.yaml", "- a\n- b\n")
+    _w(other / "metrics" / "loss", "1700000000000 1.0 0\n1700000000001 0.9 1\n")
+    return d / "mlruns"
+
+
+@static
 def wandb_binary_garbage(d: Path) -> Path:
     folder = d / "wandb" / "offline-run-20260101_000000-abcdefgh"
     _w(folder / "run-abcdefgh.wandb", b":W&B\x00\x00\x00\x00" + _garbage(8192, seed=21))

@@ -25,8 +25,12 @@ STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def _finish(run: Run, status: Any, name: str | None, experiment: str | None) -> None:
+def _finish(run: Run, status: Any, name: Any, experiment: Any) -> None:
+    if not isinstance(status, (int, str)) or isinstance(status, bool):
+        status = None  # a hand-edited or damaged meta.yaml: no status rather than a crash
     status = STATUS.get(status, status) if status is not None else None
+    name = name if isinstance(name, str) else None
+    experiment = experiment if isinstance(experiment, str) else None
     run.meta.update({k: v for k, v in (("mlflow_status", status), ("run_name", name),
                                        ("experiment", experiment)) if v is not None})
     if status in ("FAILED", "KILLED"):
@@ -87,9 +91,10 @@ def _text_files(folder: Path) -> dict[str, str]:
 
 def _safe_yaml(path: Path) -> dict[str, Any]:
     try:
-        return load_yaml(path)
+        doc = load_yaml(path)
     except (OSError, ValueError):
         return {}
+    return doc if isinstance(doc, dict) else {}  # a list or a scalar is no meta.yaml
 
 
 def _experiment_name(folder: Path) -> str | None:
