@@ -263,3 +263,24 @@ def test_a_named_fifo_is_not_checked_by_every_command(tmp_path, cli, command):
     r = cli(command, str(fifo))
     assert r.code == 2, (r.out, r.err)
     assert "a FIFO (named pipe), not a regular file" in r.out
+
+
+def test_pickle_lengths_are_checked_against_the_stream(tmp_path, monkeypatch):
+    """A BINBYTES8 length of 2^62 read from a file never becomes a 2^62-byte read request."""
+    import struct
+
+    from trainlint import picklewalk
+
+    p = tmp_path / "evil.pkl"
+    p.write_bytes(b"\x80\x04\x8e" + struct.pack("<Q", 1 << 62) + b"abc.")
+    asked = []
+    real_read = picklewalk._Bounded.read
+
+    def spy(self, n=-1):
+        out = real_read(self, n)
+        asked.append(len(out))
+        return out
+
+    monkeypatch.setattr(picklewalk._Bounded, "read", spy)
+    res = picklewalk.walk_file(p)
+    assert res.error.startswith("truncated") and max(asked) <= p.stat().st_size
