@@ -63,7 +63,7 @@ def torch_load_and_check(path: Path) -> None:
 
 def run(path: Path, repeat: int) -> dict[str, float]:
     from trainlint.checkpoint import inspect_file
-    from trainlint.checkpoint.judge import judge
+    from trainlint.inspectors.checkpoint_judge import judge
 
     size = path.stat().st_size
     path.read_bytes()  # warm the cache

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from _timing import best_of  # noqa: E402
 
 from trainlint.readers.coqui import CoquiReader  # noqa: E402
-from trainlint.readers.console import ConsoleReader  # noqa: E402
+from trainlint.readers.console.reader import ConsoleReader  # noqa: E402
 
 REAL_COQUI = ROOT.parent / "shared" / "evidence" / "xtts-coqui-diverged" / "trainer_0_log.txt"
 

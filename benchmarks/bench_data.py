@@ -38,7 +38,7 @@ kind, path, tok = sys.argv[1], Path(sys.argv[2]), (sys.argv[3] or None)
 t0, c0 = time.perf_counter(), time.process_time()
 rows = 0
 if kind == "trainlint":
-    from trainlint.dataset.judge import judge_dataset
+    from trainlint.inspectors.dataset_judge import judge_dataset
     report = judge_dataset(path, Path(tok) if tok else None, 4096)[0]
     rows = report.summary.get("rows", 0)
     extra = sorted({f.code for f in report.findings})

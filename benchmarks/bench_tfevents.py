@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from trainlint.readers._tfrecord import masked_crc  # noqa: E402
+from trainlint.readers.tensorboard.records import masked_crc  # noqa: E402
 
 
 def varint(v: int) -> bytes:
@@ -112,7 +112,7 @@ def rate(fn, n: int, repeat: int = 1) -> tuple[float, float, object]:
 
 
 def read_trainlint(path: Path, verify_data: bool) -> int:
-    from trainlint.readers.tfevents import TFEventsReader
+    from trainlint.readers.tensorboard.events import TFEventsReader
 
     r = TFEventsReader()
     r.verify_data = verify_data
@@ -151,8 +151,8 @@ def peak_memory(path: Path) -> dict[str, float]:
     per process); "warm": a later read, as for every file after the first in a folder.
     """
     code = ("import sys, tracemalloc; sys.path.insert(0, %r);"
-            "from trainlint.readers.tfevents import TFEventsReader; from pathlib import Path;"
-            "import trainlint.readers._tfrecord as tr;"
+            "from trainlint.readers.tensorboard.events import TFEventsReader; from pathlib import Path;"
+            "import trainlint.readers.tensorboard.records as tr;"
             "warm = %s; _ = (tr._tables(), tr._wide_tables(), tr._short_tables()) if warm else None;"
             "r = TFEventsReader(); r.verify_data = %s; tracemalloc.start(); run = r.read(Path(%r));"
             "print(tracemalloc.get_traced_memory()[1])")

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from trainlint.rulesdoc import rules_markdown  # noqa: E402
+from trainlint.report.rules import rules_markdown  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -1,5 +1,10 @@
-"""The house rules, checked: no import cycles, layers that stay apart, a core free of
-training frameworks, and a CLI that starts without loading the heavy parts."""
+"""The house rules, checked on every import, including those inside functions.
+
+Floors (docs/ARCHITECTURE.md): each module imports only from its own floor or the floors below
+it; no import cycles between modules or between packages; no import of another package's
+private ``_`` module; the core never imports a training framework; the CLI is a thin layer over
+``trainlint.api`` and ``trainlint.report`` and starts without numpy or rich.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,60 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "trainlint"
-FRAMEWORKS = {"torch", "transformers", "lightning", "pytorch_lightning", "keras", "tensorflow",
-              "mlflow", "ray", "optuna", "wandb", "tensorboard", "tensorboardX", "jax"}
+FRAMEWORKS = {
+    "torch",
+    "transformers",
+    "lightning",
+    "pytorch_lightning",
+    "keras",
+    "tensorflow",
+    "mlflow",
+    "ray",
+    "optuna",
+    "wandb",
+    "tensorboard",
+    "tensorboardX",
+    "jax",
+}
+
+# The floors, lowest first: a module may import from its floor and the floors below.
+FLOORS: dict[str, int] = {
+    "trainlint": 0,  # the package root: the version only
+    # 1: the vocabulary and small utilities every floor may use
+    "trainlint.model": 1,
+    "trainlint.roles": 1,
+    "trainlint.verdict": 1,
+    "trainlint.registry": 1,
+    "trainlint.config": 1,
+    "trainlint.options": 1,
+    "trainlint.downsample": 1,
+    "trainlint.picklewalk": 1,
+    "trainlint.safeio": 1,
+    "trainlint.isolate": 1,
+    # 2: inputs turned into facts
+    "trainlint.readers": 2,
+    "trainlint.checkpoint": 2,
+    "trainlint.dataset": 2,
+    "trainlint.tokenizer": 2,
+    "trainlint.environment": 2,
+    # 3: judgement over facts
+    "trainlint.rules": 3,
+    # 4: applying rules, and measuring a run against a baseline
+    "trainlint.engine": 4,
+    "trainlint.compare": 4,
+    # 5: turning an input into a Report (discovery is the plugin mechanism inspectors use)
+    "trainlint.discover": 5,
+    "trainlint.inspectors": 5,
+    "trainlint.live": 5,
+    # 6: the public Python API
+    "trainlint.api": 6,
+    # 7: rendering
+    "trainlint.report": 7,
+    # 8: the shells
+    "trainlint.cli": 8,
+    "trainlint.integrations": 8,
+    "trainlint.__main__": 8,
+}
 
 
 def module_name(path: Path) -> str:
@@ -19,12 +76,15 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def top_level_imports(path: Path) -> set[str]:
-    """Modules imported at module level (imports inside functions are deferred on purpose)."""
+MODULES = {module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def all_imports(path: Path) -> set[str]:
+    """Every trainlint module ``path`` imports, at module level or inside a function."""
     mod = module_name(path)
     pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
-    out = set()
-    for node in ast.parse(path.read_text()).body:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -34,59 +94,139 @@ def top_level_imports(path: Path) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            out.add(target)
-            out.update(f"{target}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Try):  # optional imports guarded by try
-            for sub in node.body:
-                if isinstance(sub, ast.ImportFrom) and sub.module and not sub.level:
-                    out.add(sub.module)
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                out.add(sub if sub in MODULES else target)
     return out
 
 
-def graph() -> dict[str, set[str]]:
-    mods = {module_name(p): p for p in PKG.rglob("*.py")}
-    return {m: {t for t in top_level_imports(p) if t in mods and t != m} for m, p in mods.items()}
+def internal_graph() -> dict[str, set[str]]:
+    return {m: {t for t in all_imports(p) if t in MODULES and t != m} for m, p in MODULES.items()}
 
 
-def test_no_import_cycles():
-    g = graph()
+def floor_of(mod: str) -> int:
+    parts = mod.split(".")
+    for n in range(len(parts), 0, -1):
+        key = ".".join(parts[:n])
+        if key in FLOORS:
+            return FLOORS[key]
+    raise AssertionError(f"{mod} is on no floor: add its package to FLOORS (and docs/ARCHITECTURE.md)")
+
+
+def package_of(mod: str) -> str:
+    """The unit the package-cycle check works on: ``trainlint.<first part>``."""
+    return ".".join(mod.split(".")[:2])
+
+
+def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []
 
-    def visit(m: str) -> None:
+    def visit(m: str) -> list[str] | None:
         state[m] = 1
         stack.append(m)
-        for n in g[m]:
+        for n in sorted(g.get(m, ())):
             if state.get(n) == 1:
-                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(n):] + [n]))
+                return stack[stack.index(n) :] + [n]
             if n not in state:
-                visit(n)
+                found = visit(n)
+                if found:
+                    return found
         stack.pop()
         state[m] = 2
+        return None
 
     for m in sorted(g):
         if m not in state:
-            visit(m)
+            found = visit(m)
+            if found:
+                return found
+    return None
 
 
-def test_core_never_imports_a_training_framework_at_import_time():
-    for p in PKG.rglob("*.py"):
-        if "integrations" in p.parts:
+def test_every_module_is_on_a_floor():
+    for m in MODULES:
+        floor_of(m)
+
+
+def test_no_import_cycle_between_modules():
+    cycle = find_cycle(internal_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_no_import_cycle_between_packages():
+    g: dict[str, set[str]] = {}
+    for m, targets in internal_graph().items():
+        if m in ("trainlint",):
             continue
-        bad = {i.split(".")[0] for i in top_level_imports(p)} & FRAMEWORKS
-        assert not bad, f"{p.relative_to(SRC)} imports {bad} at module level"
+        pm = package_of(m)
+        g.setdefault(pm, set()).update(package_of(t) for t in targets if package_of(t) != pm and t != "trainlint")
+    cycle = find_cycle(g)
+    assert cycle is None, "package cycle: " + " -> ".join(cycle or [])
 
 
-def test_rules_know_no_file_format_and_readers_know_no_rule():
-    for p in PKG.rglob("*.py"):
-        mod = module_name(p)
-        imports = top_level_imports(p)
-        if mod.startswith("trainlint.rules"):
-            assert not any(i.startswith("trainlint.readers") for i in imports), mod
-        if mod.startswith("trainlint.readers"):
-            assert not any(i.startswith(("trainlint.rules", "trainlint.engine")) for i in imports), mod
-        if mod.startswith("trainlint.report"):
-            assert not any(i.startswith(("trainlint.rules", "trainlint.readers")) for i in imports), mod
+def test_no_import_from_a_higher_floor():
+    bad = [
+        f"{m} (floor {floor_of(m)}) imports {t} (floor {floor_of(t)})"
+        for m, targets in internal_graph().items()
+        for t in sorted(targets)
+        if t != "trainlint" and floor_of(t) > floor_of(m)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_of_another_packages_private_module():
+    bad = []
+    for m, targets in internal_graph().items():
+        for t in targets:
+            parent, _, leaf = t.rpartition(".")
+            if leaf.startswith("_") and not leaf.startswith("__") and not m.startswith(parent + "."):
+                bad.append(f"{m} imports {t}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_graph_sees_imports_inside_functions():
+    """A check that cannot fail is a defect: the walker must find deferred imports too."""
+    assert "trainlint.inspectors.comparison" in internal_graph()["trainlint.api"]
+    deferred = ast.parse("def f():\n    from .verdict import Report\n")
+    assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(deferred))
+    assert floor_of("trainlint.readers.tensorboard.events") == 2
+    assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
+
+
+def test_core_never_imports_a_training_framework():
+    """Frameworks are imported only by the integrations (the user's own process has them)."""
+    for m, p in MODULES.items():
+        if m.startswith("trainlint.integrations"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
+            bad = {n.split(".")[0] for n in names} & FRAMEWORKS
+            assert not bad, f"{m} imports {bad}"
+
+
+def test_cli_commands_call_only_the_api_and_the_reporters():
+    allowed = (
+        "trainlint.api",
+        "trainlint.report",
+        "trainlint.cli",
+        "trainlint.verdict",
+        "trainlint.config",
+        "trainlint",
+    )
+    for m, targets in internal_graph().items():
+        if not m.startswith("trainlint.cli"):
+            continue
+        bad = sorted(
+            t for t in targets if not any(t == a or t.startswith(a + ".") for a in allowed[:-1]) and t != "trainlint"
+        )
+        assert not bad, f"{m} imports {bad}: a command goes through trainlint.api and trainlint.report"
 
 
 def test_rules_do_not_print():
@@ -97,8 +237,26 @@ def test_rules_do_not_print():
 
 
 def test_cli_starts_without_numpy_or_rich():
-    code = ("import sys, trainlint.cli; bad = {'numpy', 'rich', 'torch'} & set(sys.modules); "
-            "print(','.join(sorted(bad)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(SRC)}).stdout.strip()
+    code = (
+        "import sys, trainlint.cli; bad = {'numpy', 'rich', 'torch'} & set(sys.modules); print(','.join(sorted(bad)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)}
+    ).stdout.strip()
     assert out == ""
+
+
+def test_json_is_written_in_one_place():
+    """Reporters and commands print JSON only through report/json_out.write_json."""
+    for m, p in MODULES.items():
+        if not m.startswith(("trainlint.report", "trainlint.cli")) or m == "trainlint.report.json_out":
+            continue
+        calls = [
+            n
+            for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("dump", "dumps")
+            and getattr(n.func.value, "id", "") == "json"
+        ]
+        assert not calls, f"{m} writes JSON itself: use trainlint.report.json_out.write_json"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from _rulekit import judge, make_run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from _rulekit import judge, make_run
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

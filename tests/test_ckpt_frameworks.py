@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.checkpoint.judge import judge_path
+from trainlint.inspectors.checkpoint_judge import judge_path
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow

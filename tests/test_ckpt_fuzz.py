@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trainlint.checkpoint.judge import judge_path
+from trainlint.inspectors.checkpoint_judge import judge_path
 from trainlint.picklewalk import walk
 
 torch = pytest.importorskip("torch")

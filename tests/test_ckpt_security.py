@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trainlint.checkpoint.judge import judge_path
+from trainlint.inspectors.checkpoint_judge import judge_path
 
 torch = pytest.importorskip("torch")
 
@@ -120,7 +120,7 @@ def test_allowlist_is_torchs_own():
 def test_trainlint_never_imports_torch(tmp_path):
     p = tmp_path / "m.pt"
     torch.save({"w": torch.ones(3)}, p)
-    code = ("import sys; from trainlint.checkpoint.judge import judge_path; judge_path(sys.argv[1]);"
+    code = ("import sys; from trainlint.inspectors.checkpoint_judge import judge_path; judge_path(sys.argv[1]);"
             "from trainlint.api import doctor; doctor([sys.argv[1]]);"
             "assert 'torch' not in sys.modules, 'torch imported'")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from trainlint.checkpoint import inspect_file
-from trainlint.checkpoint.judge import judge_path
+from trainlint.inspectors.checkpoint_judge import judge_path
 
 torch = pytest.importorskip("torch")
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trainlint.compare.align import align, planned_length
-from trainlint.compare.band import limits
-from trainlint.compare.session import Baseline, compare_run
 from trainlint.config import Settings
+from trainlint.inspectors.comparison import Baseline, compare_run
 from trainlint.model import Run
 from trainlint.roles import assign_roles
+from trainlint.rules.band import limits
 
 BAND_T = {"band_warn_sigmas": 3.0, "band_fail_sigmas": 6.0, "band_min_margin": 0.08}
 

@@ -10,7 +10,7 @@ import pytest
 
 from trainlint.api import read_run
 from trainlint.readers import ReadError, sniff
-from trainlint.readers._console_text import split_lines
+from trainlint.readers.console.text import split_lines
 
 DATA = Path(__file__).parent / "data" / "console"
 
@@ -237,7 +237,7 @@ def test_user_pattern_wins_over_the_built_in_shapes(tmp_path):
 
 
 def test_user_pattern_must_name_a_metric():
-    from trainlint.readers.console import compile_user_pattern
+    from trainlint.readers.console.reader import compile_user_pattern
 
     with pytest.raises(ValueError, match="names no metric"):
         compile_user_pattern(r"step (?P<step>\d+)")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from trainlint.api import read_run
-from trainlint.readers._console_crash import find_crashes
-from trainlint.readers._console_text import split_lines
+from trainlint.readers.console.crash import find_crashes
+from trainlint.readers.console.text import split_lines
 
 DATA = Path(__file__).parent / "data" / "console"
 
@@ -114,7 +114,7 @@ SAMPLES = {
 
 @pytest.mark.parametrize("signature", sorted(SAMPLES))
 def test_each_signature_is_found_on_its_own_line(signature):
-    from trainlint.readers._console_crash import SIGNATURES
+    from trainlint.readers.console.crash import SIGNATURES
 
     assert signature in {s for s, _ in SIGNATURES}
     text = "step 1 loss=2.0\n" + SAMPLES[signature] + "\n"
@@ -123,7 +123,7 @@ def test_each_signature_is_found_on_its_own_line(signature):
 
 
 def test_every_signature_has_a_sample():
-    from trainlint.readers._console_crash import SIGNATURES
+    from trainlint.readers.console.crash import SIGNATURES
 
     assert set(SAMPLES) == {s for s, _ in SIGNATURES}
 

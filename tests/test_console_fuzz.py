@@ -7,9 +7,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from trainlint.options import ReadOptions
 from trainlint.readers import ReadError
+from trainlint.readers.console.reader import ConsoleReader
 from trainlint.readers.coqui import CoquiReader
-from trainlint.readers.console import ConsoleReader, use_patterns
 
 FRAGMENTS = [
     "Epoch 3/50", "Epoch 3: 100%|##########| 75/75 [00:01<00:00, loss=0.42, v_num=1, val_loss=0.51]",
@@ -33,7 +34,9 @@ def test_arbitrary_console_text_never_raises_anything_but_read_error(tmp_path_fa
     for reader in (ConsoleReader(), CoquiReader()):
         reader.sniff(path, path.read_bytes()[:8192])
         try:
-            with use_patterns([r"loss[:=]? (?P<loss>\S+)"]):
+            if isinstance(reader, ConsoleReader):
+                run = reader.read(path, ReadOptions(patterns=(r"loss[:=]? (?P<loss>\S+)",)))
+            else:
                 run = reader.read(path)
         except ReadError:
             continue

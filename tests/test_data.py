@@ -8,7 +8,7 @@ import math
 import pytest
 from _datagen import chat_rows, make_tokenizer, sentences, write_jsonl
 
-from trainlint.dataset.judge import judge_dataset
+from trainlint.inspectors.dataset_judge import judge_dataset
 
 
 def judge(path, **kw):

@@ -9,8 +9,8 @@ import pytest
 from _datagen import make_tokenizer, sentences, write_jsonl
 
 from trainlint.api import Options, doctor
-from trainlint.dataset.judge import entropy_for
 from trainlint.engine import judge_run
+from trainlint.inspectors.dataset_judge import entropy_for
 from trainlint.model import Run
 from trainlint.roles import assign_roles
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from _datagen import chat_rows, sentences, write_jsonl
 
-from trainlint.dataset.judge import judge_dataset
+from trainlint.inspectors.dataset_judge import judge_dataset
 
 ROWS = [{"prompt": q, "completion": a} for q, a in zip(sentences(12), sentences(12, 1))]
 ROWS[7] = dict(ROWS[2])  # an exact duplicate of row 3 at row 8

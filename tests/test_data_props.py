@@ -61,7 +61,7 @@ CHUNKS = st.sampled_from([b'{"text": "a"}\n', b'{"messages": [', b'"', b"\n", b"
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(parts=st.lists(CHUNKS, max_size=25), suffix=st.sampled_from([".jsonl", ".json", ".csv", ".txt", ".dat"]))
 def test_any_bytes_give_a_report_never_a_traceback(tmp_path, parts, suffix):
-    from trainlint.dataset.judge import judge_dataset
+    from trainlint.inspectors.dataset_judge import judge_dataset
 
     p = tmp_path / f"x{suffix}"
     p.write_bytes(b"".join(parts))

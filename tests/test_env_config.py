@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.envcheck import group_report
-from trainlint.envcheck.facts import GIB, Request, Resources, Subject
-from trainlint.envcheck.trainconfig import ConfigReadError, read_config
+from trainlint.environment.facts import GIB, Request, Resources, Subject
+from trainlint.environment.trainconfig import ConfigReadError, read_config
+from trainlint.inspectors.environment import group_report
+from trainlint.options import Options
 
 DATA = Path(__file__).parent / "data" / "env"
 
@@ -230,10 +231,10 @@ def test_doctor_softens_disk_verdict_for_an_existing_folder(tmp_path, monkeypatc
     args = json.loads((DATA / "training_args.json").read_text())
     args.update(save_strategy="steps", save_steps=10, save_total_limit=3)
     (run / "training_args.json").write_text(json.dumps(args, indent=2))
-    import trainlint.envcheck.probe as probe
+    import trainlint.environment.probe as probe
 
     monkeypatch.setattr(probe.shutil, "disk_usage", lambda p: type("U", (), {"free": 1000})())
-    rep = tc.TrainingConfigInspector().judge(run / "training_args.json", None)
+    rep = tc.TrainingConfigInspector().judge(run / "training_args.json", Options())
     f = {x.code: x for x in rep.findings}
     assert f["TL439"].severity.value == "WARN" and "up to 4 x 4.0 KiB = 16.0 KiB" in f["TL439"].message
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.envcheck import group_report
-from trainlint.envcheck.entrypoint import classify, import_entrypoint
-from trainlint.envcheck.facts import Subject
+from trainlint.environment.entrypoint import classify, import_entrypoint
+from trainlint.environment.facts import Subject
+from trainlint.inspectors.environment import group_report
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

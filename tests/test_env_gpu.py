@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from trainlint.envcheck import group_report
-from trainlint.envcheck.facts import Gpu, GpuFacts, Request, Subject
-from trainlint.envcheck.gpu import parse_header_cuda, parse_query, torch_build
+from trainlint.environment.facts import Gpu, GpuFacts, Request, Subject
+from trainlint.environment.gpu import parse_header_cuda, parse_query, torch_build
+from trainlint.inspectors.environment import group_report
 from trainlint.rules.environment import visible_devices
 
 QUERY_OUT = ("0, NVIDIA H100 80GB HBM3, GPU-aaaa1111, 81559, 3, 550.54.15\n"
@@ -97,7 +97,7 @@ def test_cpu_torch_on_gpu_machine():
 
 
 def test_torch_build_read_without_import():
-    code = ("import sys; from trainlint.envcheck.gpu import torch_build; v = torch_build(); "
+    code = ("import sys; from trainlint.environment.gpu import torch_build; v = torch_build(); "
             "print(v[0] is None or 'torch' not in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from trainlint.config import Settings
-from trainlint.envcheck import group_report
-from trainlint.envcheck.facts import GIB, MIB, Request, Resources, Subject
-from trainlint.envcheck.probe import (add_checkpoints, cgroup_room, meminfo_available, resources,
-                                     write_test)
+from trainlint.environment.facts import GIB, MIB, Request, Resources, Subject
+from trainlint.environment.probe import add_checkpoints, cgroup_room, meminfo_available, resources, write_test
+from trainlint.inspectors.environment import group_report
 
 
 def judge(res: Resources, settings=None, **req):

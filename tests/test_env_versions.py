@@ -9,9 +9,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from trainlint.envcheck import group_report
-from trainlint.envcheck.facts import Subject, VersionFacts
-from trainlint.envcheck.versions import load_known_bad, matches, parse_version, requirement
+from trainlint.environment.facts import Subject, VersionFacts
+from trainlint.environment.versions import load_known_bad, matches, parse_version, requirement
+from trainlint.inspectors.environment import group_report
 
 
 @pytest.mark.parametrize("version,spec,want", [
@@ -77,7 +77,7 @@ def test_declared_requirement_unmet():
 
 
 def test_real_metadata_read_without_importing():
-    code = ("import sys; from trainlint.envcheck.versions import installed; v, r = installed(); "
+    code = ("import sys; from trainlint.environment.versions import installed; v, r = installed(); "
             "print(sorted(v)); print([m for m in ('torch', 'transformers', 'lightning') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})

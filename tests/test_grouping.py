@@ -12,10 +12,10 @@ from test_grouping_runs import hf_run, lightning_run
 
 from trainlint import api
 from trainlint.discover import walk
-from trainlint.grouping import find_group, merge_into, read_group, registered
 from trainlint.model import Run
 from trainlint.readers import READERS, load_readers
 from trainlint.readers.base import Reader
+from trainlint.readers.grouping import find_group, merge_into, read_group, registered
 
 
 def _state(steps, losses, global_step=None) -> str:
@@ -288,12 +288,12 @@ def test_cli_names_the_files_of_a_run(cli, tmp_path):
 
 
 def test_a_reader_bug_in_a_run_folder_is_not_checked_not_a_traceback(tmp_path, monkeypatch):
-    from trainlint import grouping
+    from trainlint.readers import grouping
 
     _write(tmp_path / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
     _write(tmp_path / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
 
-    def broken(group):
+    def broken(group, options=None):
         raise KeyError("boom")
 
     monkeypatch.setattr(grouping, "read_group", broken)
@@ -324,7 +324,7 @@ def test_damage_to_a_companion_file_is_the_runs_damage(tmp_path):
     """A run judged from trainer_state.json plus a cut event file reports the cut (TL100)."""
     import json
 
-    from trainlint.api import doctor, Options
+    from trainlint.api import Options, doctor
     from trainlint.config import Settings
 
     tb = __import__("pytest").importorskip("torch.utils.tensorboard")

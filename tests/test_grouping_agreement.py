@@ -16,8 +16,8 @@ from test_grouping import stub_events  # noqa: F401  (the dry-run fixture, see U
 from test_grouping_runs import hf_run, lightning_run
 
 from trainlint import api
-from trainlint.grouping import EVENTS_PREFIX, registered
 from trainlint.readers import load_readers, sniff
+from trainlint.readers.grouping import EVENTS_PREFIX, registered
 
 # TRAINLINT_TEST_EVENTS_STUB=1 runs these against tensorboard's own loader instead (a dry run
 # of the agreement before the tfevents reader exists; see test_grouping.stub_events).

@@ -171,7 +171,8 @@ def _as_dict(cols):
 
 
 def test_jsonl_bulk_path_equals_general_path():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     from trainlint.model import Run
     from trainlint.readers.jsonl import _general, _Template

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from _rulekit import apply, decay, judge, make_run
+
 from trainlint.model import Run
 from trainlint.registry import REGISTRY
 

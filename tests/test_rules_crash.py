@@ -1,5 +1,4 @@
 import numpy as np
-
 from _rulekit import decay, judge, make_run, not_checked, one, silent, stood_down
 
 CRASH = {"type": "crash", "signature": "CUDA out of memory", "line": 812}

@@ -1,5 +1,4 @@
 import numpy as np
-
 from _rulekit import decay, make_run, not_checked, one, silent, stood_down
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from trainlint.registry import CATEGORIES, REGISTRY
-from trainlint.rulesdoc import rules_markdown
+from trainlint.report.rules import rules_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 

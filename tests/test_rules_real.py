@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from trainlint.api import read_run
 from trainlint.engine import judge_run
 

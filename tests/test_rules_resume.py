@@ -1,5 +1,4 @@
 import numpy as np
-
 from _rulekit import decay, judge, make_run, not_checked, one, silent
 
 
@@ -23,7 +22,7 @@ def test_tl095_silent_and_not_checked():
 
 
 def test_stitched_trajectory():
-    from trainlint.rules._segments import split_segments
+    from trainlint.rules.segments import split_segments
 
     (seg,) = split_segments(_resumed_run())
     loss = seg.series["loss"]

@@ -1,7 +1,6 @@
 import math
 
 import numpy as np
-
 from _rulekit import decay, make_run, not_checked, one, silent, stood_down
 
 

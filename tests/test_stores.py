@@ -174,7 +174,7 @@ def test_mlflow_file_store_run(tmp_path):
 
 
 def test_store_run_folders_leave_user_artifacts_to_other_inspectors(tmp_path):
-    from trainlint.grouping import find_group
+    from trainlint.readers.grouping import find_group
 
     folder = _mlruns(tmp_path)
     art = _write(folder / "artifacts" / "train_log.jsonl", '{"step": 1, "loss": 2.0}\n')

@@ -7,7 +7,7 @@ import json
 import pytest
 from _datagen import CHAT_TEMPLATE, CHAT_TEMPLATE_NO_BOS, chat_rows, make_tokenizer, write_jsonl
 
-from trainlint.tokenizer_check import judge_tokenizer
+from trainlint.inspectors.tokenizer_folder import judge_tokenizer
 
 pytest.importorskip("tokenizers")
 

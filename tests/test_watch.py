@@ -95,8 +95,8 @@ def test_watch_json_envelope(cli, tmp_path):
 def test_event_file_follower_reads_records_as_they_are_flushed(tmp_path):
     import tfevents_writers as writers
 
-    from trainlint.readers import read_run
     from trainlint.live.follow import EventFollower
+    from trainlint.readers import read_run
 
     src = tmp_path / "full"
     src.mkdir()

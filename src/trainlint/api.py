@@ -1,53 +1,84 @@
-"""The Python API behind the CLI. Everything the commands do is callable here."""
+"""The typed public Python API. Every CLI command calls one of these and renders the Result with
+:mod:`trainlint.report`; nothing else is needed to do what a command does.
+
+Each judging function takes a frozen :class:`Options` (``trainlint.options``) that reaches every
+reader, inspector and rule as an argument."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import compare as _compare
 from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
+from .inspectors import comparison as _compare
 from .inspectors.logs import is_uri, judge_log, judge_uri
+from .live.guard import Guard, StopPolicy
 from .model import Run
+from .options import EnvOptions, Options, ReadOptions
 from .readers import ReadError, read_any
 from .readers import read_run as _read_raw
-from .roles import assign_roles
-from .verdict import Report, Result
+from .registry import Rule
+from .roles import assign_roles, parse_map
+from .verdict import Finding, Report, Result
 
 
-@dataclass
-class Options:
-    """What every judging command takes: settings (rules, thresholds) and role overrides."""
+class OptionsError(ValueError):
+    """A bad option value (config file, --select, --threshold, --map, --pattern): one line."""
 
-    settings: Settings = field(default_factory=Settings)
-    role_map: Mapping[str, str] = field(default_factory=dict)
-    baseline: tuple[str | Path, ...] = ()  # known-good run(s): doctor also compares every log with them
-    dataset: Path | None = None  # the training data: its label entropy is handed to TL099
-    tokenizer: Path | None = None  # tokenizer folder for dataset token statistics
-    vocab_size: int | None = None  # TL033: a loss stuck at ln(vocab_size) is a uniform guess
-    num_classes: int | None = None
-    # Extra console-log recognisers: regexes with named groups (step, epoch, loss, ...), as --pattern.
-    patterns: tuple[str, ...] = ()
-    timeout_per_input: float | None = 60.0  # seconds one input may take before it is NOT-CHECKED
-    follow_links: bool = False  # follow symlinks that leave a scanned folder
+
+def build_options(config: Path | None = None, select: Iterable[str] = (), ignore: Iterable[str] = (),
+                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), **fields: Any) -> Options:
+    """Options as the CLI spells them: settings from the config file (default: the nearest
+    trainlint.toml or pyproject.toml) with --select/--ignore/--threshold on top, --map ROLE=NAME
+    items, and any other :class:`Options` field by name. Raises OptionsError on bad input."""
+    from .config import ConfigError, parse_threshold_options
+    from .roles import parse_map
+
+    try:
+        settings = load_settings(config)
+        if select:
+            settings.select = list(select)
+        settings.ignore += list(ignore)
+        settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
+        if fields.get("patterns"):
+            from .readers.console.reader import compile_user_pattern
+
+            for pattern in fields["patterns"]:
+                compile_user_pattern(pattern)
+        return Options(settings=settings, role_map=parse_map(role_map), **fields)
+    except (ConfigError, ValueError) as exc:
+        raise OptionsError(str(exc)) from None
 
 
 def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
-             patterns: Iterable[str] = ()) -> Run:
+             patterns: Iterable[str] = (), options: Options | None = None) -> Run:
     """Read a log into a Run with roles assigned. Raises ReadError when it cannot.
 
-    ``patterns``: extra console-log recognisers (regexes with named groups, like ``--pattern``).
-    """
-    from .readers.console import use_patterns
-
-    with use_patterns(patterns):
-        run = _read_raw(path)
-    run.roles = assign_roles(run.series, role_map)
+    ``patterns``: extra console-log recognisers (regexes with named groups, like ``--pattern``);
+    ``options`` (when given) supplies the role map, the patterns and the reader switches."""
+    if options is None:
+        options = Options(role_map=dict(role_map or {}), patterns=tuple(patterns))
+    run = _read_raw(path, options=options.read)
+    run.roles = assign_roles(run.series, options.role_map)
     return run
+
+
+def read_runs(path: str, options: Options | None = None) -> list[Run]:
+    """The run(s) behind ``path``: one for a file or folder, every run of an ``mlflow://`` address."""
+    options = options or Options()
+    if not is_uri(path):
+        return [read_run(Path(path), options=options)]
+    from .readers.mlflow_store import server_runs
+
+    runs = server_runs(path)
+    if not runs:
+        raise ReadError("no runs in this experiment")
+    for run in runs:
+        run.roles = assign_roles(run.series, options.role_map)
+    return runs
 
 
 def judge(run: Run, settings: Settings | None = None) -> Report:
@@ -59,11 +90,7 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
 
 def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None) -> Result:
     """Find every input under ``paths``, judge each, and return one Result."""
-    from .readers.console import use_patterns
-
-    options = options or Options(settings=load_settings())
-    with use_patterns(options.patterns):
-        return _doctor(paths, options)
+    return _doctor(paths, options or Options(settings=load_settings()))
 
 
 def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
@@ -75,7 +102,7 @@ def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
     session = _baseline_session(options)
     paths = list(paths)
     stats = ScanStats()
-    timeout = getattr(options, "timeout_per_input", 60.0)
+    timeout = options.timeout_per_input
     for raw in paths:
         if is_uri(str(raw)):
             result.reports.extend(judge_uri(str(raw), options))
@@ -88,7 +115,7 @@ def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
         if kind not in ("file", "dir"):
             result.reports.append(Report(source=str(raw), kind="log", unjudged=not_regular_reason(kind)))
             continue
-        items = judge_isolated(lambda p=path: list(walk(p, follow_links=getattr(options, "follow_links", False),
+        items = judge_isolated(lambda p=path: list(walk(p, options=options, follow_links=options.follow_links,
                                                         stats=stats)), str(raw), timeout=timeout)
         if items and isinstance(items[0], Report):  # the scan itself failed or timed out
             result.reports.extend(items)  # type: ignore[arg-type]
@@ -119,17 +146,17 @@ def _item_judge(item: Any, session: Any, options: Options) -> Any:
 def _judge_unclaimed(path: Path, options: Options) -> Report:
     """A file named explicitly that no inspector recognised: try it as a log anyway."""
     try:
-        run = read_any(path)
+        run = read_any(path, options.read)
     except ReadError:
         return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
     return judge_log(run, options)
 
 
 def _baseline_session(options: Options) -> _compare.BaselineSession | None:
-    baseline = getattr(options, "baseline", ())
+    baseline = options.baseline
     if isinstance(baseline, (str, Path)):
         baseline = (baseline,)
-    return _compare.BaselineSession(baseline, options) if baseline else None
+    return _compare.BaselineSession(tuple(baseline), options) if baseline else None
 
 
 def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Path],
@@ -153,9 +180,9 @@ def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Pa
 
 def _explicit_inputs(paths: list[str | Path], options: Options) -> list[Report]:
     """Judge --dataset/--tokenizer paths that the walk over ``paths`` does not reach."""
-    from .dataset.handoff import data_format
-    from .dataset.judge import judge_dataset
-    from .tokenizer_check import judge_tokenizer
+    from .inspectors.dataset_handoff import data_format
+    from .inspectors.dataset_judge import judge_dataset
+    from .inspectors.tokenizer_folder import judge_tokenizer
 
     roots = [Path(p).resolve() for p in paths]
     out: list[Report] = []
@@ -169,4 +196,86 @@ def _explicit_inputs(paths: list[str | Path], options: Options) -> list[Report]:
     return out
 
 
-__all__ = ["Options", "ReadError", "compare", "doctor", "judge", "match_file", "read_run"]
+def inspect_checkpoint(paths: Iterable[str | Path], options: Options | None = None, *,
+                       show_tensors: bool = False, diff: bool = False) -> Result:
+    """``trainlint ckpt``: judge each checkpoint file or folder (``options.ckpt_values`` and
+    ``options.ckpt_crc`` choose the value scan and the CRC check); ``diff`` adds the drift of a pair."""
+    from .inspectors.checkpoint_command import run_ckpt
+
+    options = options or Options(settings=load_settings())
+    return run_ckpt(list(paths), options.settings, options.ckpt_values, options.ckpt_crc, show_tensors, diff)
+
+
+def check_dataset(path: str | Path, options: Options | None = None, *, max_length: int | None = None,
+                  data_format: str | None = None) -> Result:
+    """``trainlint data``: a training dataset, and with ``options.tokenizer`` its tokenizer folder too."""
+    from .inspectors.dataset_judge import judge_dataset
+    from .inspectors.tokenizer_folder import judge_tokenizer
+
+    options = options or Options(settings=load_settings())
+    path = Path(path)
+    result = Result(command="data")
+    if not path.exists():
+        result.reports.append(Report(source=str(path), kind="dataset", unjudged="no such file or folder"))
+        return result
+    result.reports.extend(judge_dataset(path, options.tokenizer, max_length, data_format, options.settings))
+    if options.tokenizer is not None:
+        row_format = data_format or next((r.summary.get("row_format") for r in result.reports
+                                          if r.summary.get("row_format")), None)
+        result.reports.append(judge_tokenizer(Path(options.tokenizer), options.settings, row_format))
+    return result
+
+
+def check_tokenizer(folder: str | Path, options: Options | None = None) -> Result:
+    """``trainlint tokenizer``: a tokenizer folder (``options.dataset``: the data it will tokenize)."""
+    from .inspectors.dataset_handoff import data_format
+    from .inspectors.tokenizer_folder import judge_tokenizer
+
+    options = options or Options(settings=load_settings())
+    report = judge_tokenizer(Path(folder), options.settings, data_format(options.dataset))
+    return Result(command="tokenizer", reports=[report])
+
+
+def check_environment(env: EnvOptions | None = None, options: Options | None = None) -> Result:
+    """``trainlint env``: this machine, and optionally an entrypoint and a training configuration."""
+    from .inspectors.environment_gather import env_result
+
+    options = options or Options(settings=load_settings())
+    result: Result = env_result(env or EnvOptions(), options.settings)
+    return result
+
+
+def rules(code: str | None = None) -> list[Rule]:
+    """Every registered rule, or the one named by ``code`` (a code or a name); KeyError if none."""
+    from .registry import REGISTRY
+
+    if code is None:
+        return REGISTRY.all()
+    rule = REGISTRY.get(code)
+    if rule is None:
+        raise KeyError(code)
+    return [rule]
+
+
+def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
+    """The logs under ``paths`` that ``watch`` can follow, with their formats."""
+    from .live.follow import followable_logs as _followable
+
+    return [t for p in paths for t in _followable(Path(p))]
+
+
+def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, until: str | None = None,
+          interval: float = 2.0, idle_exit: float | None = None, max_time: float | None = None,
+          emit: Callable[[Path, Finding], None] | None = None) -> Result:
+    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new finding."""
+    from .live.watch import watch as _watch
+
+    options = options or Options(settings=load_settings())
+    return _watch(targets, settings=options.settings, role_map=options.role_map, until=until,
+                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
+
+
+__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings", "StopPolicy",
+           "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare", "doctor",
+           "followable_logs", "inspect_checkpoint", "judge", "match_file", "parse_map", "read_run", "read_runs",
+           "rules", "walk", "watch"]

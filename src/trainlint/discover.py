@@ -3,14 +3,16 @@ inspectors (datasets, checkpoints, tokenizers, ...) register for themselves."""
 
 from __future__ import annotations
 
-import importlib
+import functools
+import inspect
 import os
-import pkgutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .options import Options
+from .plugins import import_plugins
 from .verdict import Report
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv",
@@ -22,7 +24,7 @@ class Inspector:
     """Recognises one kind of input and judges it into a Report."""
 
     kind: str
-    sniff: Callable[[Path, bytes], bool]
+    sniff: Callable[[Path, bytes], Any]  # truthy when recognised; may return what it matched
     judge: Callable[[Path, Any], Report]
     priority: int = 50
     folder: bool = False
@@ -31,6 +33,8 @@ class Inspector:
     # parts(path) names them, judge_part(path, part, options) judges one.
     parts: Callable[[Path], list[str]] | None = None
     judge_part: Callable[[Path, str, Any], Report] | None = None
+    takes_match: bool = False  # judge(path, options, match=...) gets what sniff returned
+    sniff_takes_options: bool = False  # sniff(path, head, options) and claims(folder, options)
 
 
 INSPECTORS: list[Inspector] = []
@@ -42,7 +46,9 @@ def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callabl
         obj = cls()
         INSPECTORS.append(Inspector(kind, obj.sniff, obj.judge, priority, folder,
                                     getattr(obj, "claims", None), getattr(obj, "parts", None),
-                                    getattr(obj, "judge_part", None)))
+                                    getattr(obj, "judge_part", None),
+                                    "match" in inspect.signature(obj.judge).parameters,
+                                    len(inspect.signature(obj.sniff).parameters) >= 3))
         INSPECTORS.sort(key=lambda i: i.priority)
         return cls
 
@@ -53,11 +59,7 @@ def load_inspectors() -> list[Inspector]:
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import inspectors as pkg
-
-        for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        import_plugins(f"{__package__}.inspectors")  # by name: discovery sits below its plugins
     return INSPECTORS
 
 
@@ -92,12 +94,12 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))  # never raises on a symlink loop
 
 
-def match_file(path: Path, kinds: set[str] | None = None) -> Inspector | None:
-    found = match_files(path, kinds)
+def match_file(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
+    found = match_files(path, kinds, options)
     return found[0] if found else None
 
 
-def match_files(path: Path, kinds: set[str] | None = None) -> list[Inspector]:
+def match_files(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Inspector]:
     """The first inspector of each kind that recognises the file: a file can be two things
     at once (a ``training_args.bin`` is a training configuration and a pickle whose imports
     need checking), but never two reports of one kind."""
@@ -106,31 +108,45 @@ def match_files(path: Path, kinds: set[str] | None = None) -> list[Inspector]:
     for ins in load_inspectors():
         if ins.folder or ins.kind in found or (kinds is not None and ins.kind not in kinds):
             continue
-        if _safe_sniff(ins, path, head):
-            found[ins.kind] = ins
+        match = _safe_sniff(ins, path, head, options)
+        if match:
+            found[ins.kind] = _bind(ins, match)
     return list(found.values())
 
 
-def match_folder(path: Path, kinds: set[str] | None = None) -> Inspector | None:
-    found = match_folders(path, kinds)
+def _bind(ins: Inspector, match: Any) -> Inspector:
+    """A sniffer may return what it recognised (a log inspector: the Reader) instead of True:
+    it is handed to judge/parts/judge_part as ``match=``, so the file is not sniffed again."""
+    if match is True or not ins.takes_match:
+        return ins
+    judge_part = ins.judge_part
+    return replace(ins, judge=functools.partial(ins.judge, match=match),
+                   parts=functools.partial(ins.parts, match=match) if ins.parts is not None else None,
+                   judge_part=functools.partial(judge_part, match=match) if judge_part is not None else None)
+
+
+def match_folder(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
+    found = match_folders(path, kinds, options)
     return found[0] if found else None
 
 
-def match_folders(path: Path, kinds: set[str] | None = None) -> list[Inspector]:
+def match_folders(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Inspector]:
     """Every folder inspector (of ``kinds``) that recognises ``path`` (a run folder can also be a checkpoint)."""
     return [ins for ins in load_inspectors()
-            if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"")]
+            if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"", options)]
 
 
-def _safe_sniff(ins: Inspector, path: Path, head: bytes) -> bool:
+def _safe_sniff(ins: Inspector, path: Path, head: bytes, options: Options | None = None) -> Any:
     try:
-        return bool(ins.sniff(path, head))
+        if ins.sniff_takes_options:
+            return ins.sniff(path, head, options)  # type: ignore[call-arg]
+        return ins.sniff(path, head)
     except Exception:  # a sniffer must never take discovery down  # noqa: BLE001
-        return False
+        return None
 
 
-def walk(root: Path, kinds: set[str] | None = None, *, follow_links: bool = False,
-         stats: ScanStats | None = None) -> Iterator[Item]:
+def walk(root: Path, kinds: set[str] | None = None, options: Options | None = None, *,
+         follow_links: bool | None = None, stats: ScanStats | None = None) -> Iterator[Item]:
     """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises.
 
     A folder inspector (a run folder) claims the files it consumes, so they are
@@ -140,8 +156,10 @@ def walk(root: Path, kinds: set[str] | None = None, *, follow_links: bool = Fals
     from .safeio import file_kind
 
     stats = stats if stats is not None else ScanStats()
+    if follow_links is None:
+        follow_links = bool(options is not None and getattr(options, "follow_links", False))
     if file_kind(root) == "file":
-        for ins in match_files(root, kinds):
+        for ins in match_files(root, kinds, options):
             yield from _expand(root, ins)
         return
     if file_kind(root) != "dir":
@@ -155,15 +173,15 @@ def walk(root: Path, kinds: set[str] | None = None, *, follow_links: bool = Fals
             continue
         dirs[:] = [d for d in sorted(dirs) if d not in SKIP_DIRS and not d.startswith(".")
                    and _dir_ok(root, here / d, follow_links, stats)]
-        for ins in match_folders(here, kinds):
-            item = _folder_item(here, ins, claimed)
+        for ins in match_folders(here, kinds, options):
+            item = _folder_item(here, ins, claimed, options)
             if item is not None:
                 yield item
         for name in sorted(files):
             path = here / name
             if name.startswith(".") or not _file_ok(root, path, follow_links, stats) or _real(path) in claimed:
                 continue
-            for fins in match_files(path, kinds):
+            for fins in match_files(path, kinds, options):
                 yield from _expand(path, fins)
 
 
@@ -212,15 +230,22 @@ def _file_ok(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bo
     return True
 
 
-def _folder_item(here: Path, ins: Inspector, claimed: set[Path]) -> Item | None:
+def _folder_item(here: Path, ins: Inspector, claimed: set[Path], options: Options | None) -> Item | None:
     try:
-        used = [_real(p) for p in ins.claims(here)] if ins.claims else []
+        used = [_real(p) for p in _claims(ins, here, options)] if ins.claims else []
     except OSError:
         used = []
     if used and all(p in claimed for p in used):
         return None  # already judged as part of an enclosing run
     claimed.update(used)
     return Item(here, ins, used)
+
+
+def _claims(ins: Inspector, folder: Path, options: Options | None) -> list[Path]:
+    assert ins.claims is not None
+    if ins.sniff_takes_options:
+        return ins.claims(folder, options)  # type: ignore[call-arg]
+    return ins.claims(folder)
 
 
 def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
@@ -236,7 +261,7 @@ def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
         return
     judge_part = ins.judge_part
     for part in parts:
-        def judge(p: Path, options: Any, _part: str = part) -> Report:
+        def judge(p: Path, options: Options, _part: str = part) -> Report:
             return judge_part(p, _part, options)
 
         yield Item(path, replace(ins, judge=judge))

@@ -83,17 +83,31 @@ def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, A
     return out
 
 
+def marks_of(run: Run) -> dict[str, Any]:
+    """The best-model checkpoint the trainer recorded, with its step, for drawing on the curves."""
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    name = meta.get("best_model_checkpoint")
+    step = meta.get("best_global_step", meta.get("best_step"))
+    if isinstance(name, str) and step is None:
+        tail = name.rstrip("/").rsplit("-", 1)[-1]
+        step = int(tail) if tail.isdigit() else None
+    if isinstance(step, bool) or not isinstance(step, (int, float)):
+        return {}
+    return {"best_model_checkpoint": {"step": step, "name": name if isinstance(name, str) else ""}}
+
+
 def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
     """Judge one training run with every log rule."""
     from .safeio import sane_plan
 
     sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
     report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
-                    notes=list(run.notes), summary=run.summary(), curves=curves_of(run))
+                    notes=list(run.notes), summary=run.summary(), curves=curves_of(run),
+                    marks=marks_of(run))
     if not run.has("loss"):
         names = ", ".join(sorted(run.series)[:12]) or "none"
         report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
-    from .rules._segments import judge_segments, split_segments
+    from .rules.segments import judge_segments, split_segments
 
     segs = split_segments(run)
     if len(segs) == 1 and segs[0] is run:

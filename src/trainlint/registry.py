@@ -13,8 +13,6 @@ with :meth:`Context.fire`); it declines to judge by raising :class:`NotChecked`
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,6 +58,9 @@ class Rule:
     thresholds: tuple[Threshold, ...]
     check: Callable[[Context], Iterable[Finding] | Finding | None]
     requires: tuple[str, ...] = ()
+    whole_run: bool = False  # a log rule judged once on the whole run, not per resumed segment
+    group: str | None = None  # environment rules: the report group (entrypoint, resources, ...)
+    decisive: bool = False  # when no enabled decisive rule of a report could judge, it is NOT-CHECKED
 
     def threshold_defaults(self) -> dict[str, float]:
         return {t.name: t.default for t in self.thresholds}
@@ -91,11 +92,9 @@ class _Registry:
         if self._loaded:
             return
         self._loaded = True
-        from . import rules as pkg
+        from .plugins import import_plugins
 
-        for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        import_plugins(f"{__package__}.rules")  # by name: the registry sits below its plugins
 
     def all(self, target: str | None = None) -> list[Rule]:
         self.load()
@@ -116,13 +115,19 @@ REGISTRY = _Registry()
 
 def rule(*, code: str, name: str, category: str, severity: Severity | str, summary: str,
          explanation: str, target: str = "log", requires: Iterable[str] = (),
-         thresholds: Iterable[Threshold] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated check function as a rule."""
+         thresholds: Iterable[Threshold] = (), whole_run: bool = False,
+         group: str | None = None, decisive: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated check function as a rule.
+
+    ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
+    judge each segment); ``group``: an environment rule's report group; ``decisive``: a rule
+    without which the report cannot be judged (the comparison's loss rules)."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         REGISTRY.add(Rule(code=code, name=name, category=category, severity=Severity(severity),
                           target=target, summary=summary, explanation=explanation.strip(),
-                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires)))
+                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires),
+                          whole_run=whole_run, group=group, decisive=decisive))
         return fn
 
     return wrap

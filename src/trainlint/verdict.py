@@ -108,6 +108,9 @@ class Report:
     # "values", "points"}; min/max-preserving (see trainlint.downsample). Not in the JSON
     # envelope unless asked for (to_dict(curves=True)).
     curves: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Steps worth a mark on those curves (e.g. "best_model_checkpoint": {"step", "name"}); for
+    # renderers, not in the JSON envelope.
+    marks: dict[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> Severity:
@@ -163,6 +166,12 @@ class Result:
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the HTML report, inline (the page lives in an iframe so its script runs)."""
+        from .report.html import notebook_html
+
+        return notebook_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__

@@ -52,7 +52,7 @@ def _is_pickle(path: Path) -> bool:
 
 
 def inspect_folder(path: Path, values: bool | None = None) -> Inspection:
-    from . import DAMAGE
+    from .files import DAMAGE
 
     kind = folder_kind(path)
     insp = Inspection(path=str(path), format=kind or "folder")
@@ -77,7 +77,7 @@ def _inspect_kind(path: Path, kind: str | None, insp: Inspection) -> None:
 
 # -- sharded index -------------------------------------------------------------------
 def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
-    from . import inspect_file
+    from .files import inspect_file
 
     insp = Inspection(path=str(path), format="sharded-index", size=path.stat().st_size)
     idx: dict[str, Any] = {"missing_shards": [], "orphan_shards": [], "missing_keys": [], "unindexed_keys": [],

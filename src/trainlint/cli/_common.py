@@ -15,8 +15,9 @@ from ..verdict import Result
 def judging_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--format, --config, --select, --ignore, --threshold, --map."""
     opts = [
-        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
-                     show_default=True, help="Output format (sarif: SARIF 2.1.0 for code scanning)."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text",
+                     show_default=True,
+                     help="Output format (sarif: SARIF 2.1.0 for code scanning; html: a self-contained page)."),
         click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
                      help="Config file (default: nearest trainlint.toml or pyproject.toml)."),
         click.option("--select", multiple=True, help="Only these rule codes, prefixes or categories."),
@@ -32,20 +33,14 @@ def judging_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def build_options(config: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
-                  thresholds: tuple[str, ...], role_map: tuple[str, ...]) -> Any:
-    """Settings from the config file plus command-line overrides; a usage error on bad input."""
-    from ..api import Options
-    from ..config import ConfigError, load_settings, parse_threshold_options
-    from ..roles import parse_map
+                  thresholds: tuple[str, ...], role_map: tuple[str, ...], **fields: Any) -> Any:
+    """The api's Options from the command line; a usage error (exit 2) on bad input."""
+    from ..api import OptionsError
+    from ..api import build_options as _build
 
     try:
-        settings = load_settings(config)
-        if select:
-            settings.select = list(select)
-        settings.ignore += list(ignore)
-        settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
-        return Options(settings=settings, role_map=parse_map(role_map))
-    except (ConfigError, ValueError) as exc:
+        return _build(config, select, ignore, thresholds, role_map, **fields)
+    except OptionsError as exc:
         raise click.UsageError(str(exc)) from None
 
 

@@ -3,16 +3,15 @@
 - :mod:`.align`: put runs on one axis (steps, or fraction of training) and find the common window.
 - :mod:`.metrics`: measure each run over that window (loss floor, end level, improvement,
   curve, eval loss, grad-norm level, throughput, LR schedule).
-- :mod:`.band`: limits from documented ratios (one baseline run) or the baseline runs' spread.
 - :mod:`.model`: the :class:`Comparison` the ``compare`` rules (TL150-TL199) judge.
-- :mod:`.session`: load a baseline once, compare runs with it, build the table.
+
+Limits (``rules.band``) and the session that loads a baseline (``inspectors.comparison``) live
+with the rules and the inspectors.
 """
 
 from __future__ import annotations
 
 from .align import Alignment, align, planned_length
 from .model import METRICS, Comparison, Metric
-from .session import Baseline, BaselineSession, compare_run, load_baseline, table
 
-__all__ = ["METRICS", "Alignment", "Baseline", "BaselineSession", "Comparison", "Metric", "align",
-           "compare_run", "load_baseline", "planned_length", "table"]
+__all__ = ["METRICS", "Alignment", "Comparison", "Metric", "align", "planned_length"]

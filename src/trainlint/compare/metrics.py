@@ -8,7 +8,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..model import Run
-from ..rules._stats import head_level, robust_level, rolling_median, window_for
+from ..rules.stats import head_level, robust_level, rolling_median, window_for
 from .align import Alignment, planned_length
 
 GRID_POINTS = 101

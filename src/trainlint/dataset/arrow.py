@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .sources import Bad, DataError
+from .errors import Bad, DataError
 
 BATCH = 4096
 

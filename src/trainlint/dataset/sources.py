@@ -13,20 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import Bad, DataError
+
 BOM = b"\xef\xbb\xbf"
 CHUNK = 1 << 20
 MAX_WHOLE_JSON = 512 << 20
-
-
-class DataError(Exception):
-    """The dataset cannot be read at all; the message says why, in one line."""
-
-
-@dataclass
-class Bad:
-    kind: str  # "json" (malformed), "utf8" (non-UTF-8 bytes), "row" (not an object / wrong width)
-    message: str
-    offset: int | None = None  # byte offset in the file (non-UTF-8)
 
 
 @dataclass

@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..verdict import Report
 
 _NAMED_ONLY = {"pickle", "lfs-pointer", "html"}  # trusted only under a checkpoint file name
 _UNAMBIGUOUS = {".pt", ".pth", ".ckpt", ".safetensors"}  # reported (NOT-CHECKED) even when unreadable
 
 
-def _options(options: Any) -> tuple[Any, Any, Any]:
-    return (getattr(options, "settings", None), getattr(options, "ckpt_values", None),
-            getattr(options, "ckpt_crc", None))
+def _options(options: Options) -> tuple[Any, bool | None, bool | None]:
+    return options.settings, options.ckpt_values, options.ckpt_crc
 
 
 @inspector("checkpoint", priority=20)
@@ -36,8 +36,8 @@ class CheckpointFileInspector:
             return True  # an empty file under a checkpoint name
         return named and (kind in _NAMED_ONLY or suffix in _UNAMBIGUOUS)
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..checkpoint.judge import judge_path
+    def judge(self, path: Path, options: Options) -> Report:
+        from .checkpoint_judge import judge_path
 
         settings, values, crc = _options(options)
         return judge_path(path, settings, values=values, crc=crc)
@@ -58,8 +58,8 @@ class CheckpointFolderInspector:
             return [p for p in folder.iterdir() if p.name.endswith(".distcp") or p.name == ".metadata"]
         return []
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..checkpoint.judge import judge_path
+    def judge(self, path: Path, options: Options) -> Report:
+        from .checkpoint_judge import judge_path
 
         settings, values, crc = _options(options)
         return judge_path(path, settings, values=values, crc=crc)

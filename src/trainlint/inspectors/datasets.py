@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..verdict import Report
 
 METRIC_KEYS = {"loss", "train_loss", "eval_loss", "step", "global_step", "learning_rate", "lr",
@@ -99,11 +100,11 @@ class DatasetInspector:
             return all(_is_data_row(o) for o in objs)
         return _long_row(text)
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..dataset.judge import judge_dataset
+    def judge(self, path: Path, options: Options) -> Report:
+        from .dataset_judge import judge_dataset
 
-        reports = judge_dataset(path, getattr(options, "tokenizer", None), None, None,
-                                getattr(options, "settings", None))
+        reports = judge_dataset(path, options.tokenizer, None, None,
+                                options.settings)
         return reports[0]
 
 
@@ -115,8 +116,8 @@ class ArrowFolderInspector:
     def claims(self, folder: Path) -> list[Path]:
         return [p for p in folder.iterdir() if p.is_file()]
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..dataset.judge import judge_dataset
+    def judge(self, path: Path, options: Options) -> Report:
+        from .dataset_judge import judge_dataset
 
-        return judge_dataset(path, getattr(options, "tokenizer", None), None, None,
-                             getattr(options, "settings", None))[0]
+        return judge_dataset(path, options.tokenizer, None, None,
+                             options.settings)[0]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..verdict import Finding, Report, Severity
 
 
@@ -16,7 +16,7 @@ class GuardLogInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
         return head.lstrip().startswith(b'{"trainlint_guard":')
 
-    def judge(self, path: Path, options: Any) -> Report:
+    def judge(self, path: Path, options: Options) -> Report:
         report = Report(source=str(path), kind="log", format="trainlint-guard")
         records = []
         for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):

@@ -1,5 +1,5 @@
 """Training logs: any file a registered reader recognises, and run folders
-(the files that record one run, judged once; see :mod:`trainlint.grouping`)."""
+(the files that record one run, judged once; see :mod:`trainlint.readers.grouping`)."""
 
 from __future__ import annotations
 
@@ -10,47 +10,49 @@ from typing import Any
 
 from ..discover import inspector
 from ..engine import judge_run
-from ..readers import ReadError, load_readers, read_run, sniff
-from ..readers._parts import PARTS
+from ..options import Options, ReadOptions
+from ..readers import Reader, ReadError, read_run, sniff, sniff_head
+from ..readers.parts import PARTS
 from ..roles import assign_roles
 from ..verdict import Report
 
 
-def read_and_map(path: Path, options: Any) -> Any:
-    run = read_run(path)
-    run.roles = assign_roles(run.series, getattr(options, "role_map", None))
+def read_and_map(path: Path, options: Options) -> Any:
+    run = read_run(path, options=options.read)
+    run.roles = assign_roles(run.series, options.role_map)
     return run
 
 
-def judge_log(run: Any, options: Any) -> Report:
+def judge_log(run: Any, options: Options) -> Report:
     """The one way a log is judged: roles from the alias table and --map, the settings, and
     what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
-    from ..dataset.handoff import log_extra
+    from .dataset_handoff import log_extra
 
-    run.roles = assign_roles(run.series, getattr(options, "role_map", None))
-    return judge_run(run, getattr(options, "settings", None), log_extra(options))
+    run.roles = assign_roles(run.series, options.role_map)
+    return judge_run(run, options.settings, log_extra(options))
 
 
 @inspector("log", priority=50)
 class LogInspector:
-    def sniff(self, path: Path, head: bytes) -> bool:
-        return any(not r.folder and r.sniff(path, head) for r in load_readers())
+    def sniff(self, path: Path, head: bytes, options: Options | None = None) -> Reader | None:
+        """The reader that recognises the file: discovery hands it back as ``match``."""
+        return sniff_head(path, head, options.read if options is not None else None)
 
-    def judge(self, path: Path, options: Any) -> Report:
+    def judge(self, path: Path, options: Options, match: Reader | None = None) -> Report:
         try:
-            run = read_run(path)
+            run = read_run(path, match.name if match is not None else None, options.read)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
         return judge_log(run, options)
 
-    def parts(self, path: Path) -> list[str]:
-        chosen = sniff(path)
+    def parts(self, path: Path, match: Reader | None = None) -> list[str]:
+        chosen = match or sniff(path)
         split = PARTS.get(chosen.name) if chosen is not None else None
         return split.parts(path) if split is not None else []
 
-    def judge_part(self, path: Path, part: str, options: Any) -> Report:
+    def judge_part(self, path: Path, part: str, options: Options, match: Reader | None = None) -> Report:
         source = f"{path}#{part}"
-        chosen = sniff(path)
+        chosen = match or sniff(path)
         split = PARTS.get(chosen.name) if chosen is not None else None
         if split is None:
             return Report(source=source, kind="log", unjudged="this file no longer holds several runs")
@@ -65,19 +67,19 @@ class LogInspector:
         return judge_log(run, options)
 
 
-def _group(folder: str) -> Any:
+def _group(folder: str, options: Options | None) -> Any:
     try:
         stamp = Path(folder).stat().st_mtime_ns
     except OSError:
         return None
-    return _cached_group(folder, stamp)
+    return _cached_group(folder, stamp, options.read if options is not None else ReadOptions())
 
 
 @lru_cache(maxsize=256)
-def _cached_group(folder: str, stamp: int) -> Any:
-    from ..grouping import find_group, worth_grouping
+def _cached_group(folder: str, stamp: int, read: ReadOptions) -> Any:
+    from ..readers.grouping import find_group, worth_grouping
 
-    group = find_group(Path(folder))
+    group = find_group(Path(folder), read)
     return group if group is not None and worth_grouping(group) else None
 
 
@@ -85,21 +87,21 @@ def _cached_group(folder: str, stamp: int) -> Any:
 class RunFolderInspector:
     """A folder that records one run (HF output dir, Lightning version, Coqui run, W&B run, ...)."""
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        return _group(str(path)) is not None
+    def sniff(self, path: Path, head: bytes, options: Options | None = None) -> bool:
+        return _group(str(path), options) is not None
 
-    def claims(self, folder: Path) -> list[Path]:
-        group = _group(str(folder))
+    def claims(self, folder: Path, options: Options | None = None) -> list[Path]:
+        group = _group(str(folder), options)
         return group.claims() if group is not None else []
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..grouping import read_group
+    def judge(self, path: Path, options: Options) -> Report:
+        from ..readers.grouping import read_group
 
-        group = _group(str(path))
+        group = _group(str(path), options)
         if group is None:
             return Report(source=str(path), kind="log", unjudged="no longer a run folder")
         try:
-            run = read_group(group)
+            run = read_group(group, options.read)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc),
                           files=[str(p) for p in group.claims()])
@@ -118,7 +120,7 @@ def is_uri(text: str) -> bool:
     return str(text).startswith(URI_PREFIX)
 
 
-def judge_uri(uri: str, options: Any) -> list[Report]:
+def judge_uri(uri: str, options: Options) -> list[Report]:
     """Judge every run behind a tracking-server address; one NOT-CHECKED report when unreachable."""
     from ..readers.mlflow_store import server_runs
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..readers import ReadError, read_run
-from ..readers.tfevents_folder import part_of_parent_run, run_layout
+from ..readers.tensorboard.folder import part_of_parent_run, run_layout
 from ..verdict import Report
 from .logs import judge_log
 
@@ -26,9 +26,9 @@ class EventFolderInspector:
         found = run_layout(folder)
         return [f for files in found[1].values() for f in files] if found else []
 
-    def judge(self, path: Path, options: Any) -> Report:
+    def judge(self, path: Path, options: Options) -> Report:
         try:
-            run = read_run(path)
+            run = read_run(path, options=options.read)
         except ReadError as exc:
             return Report(source=str(path), kind="log", unjudged=str(exc))
         return judge_log(run, options)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..verdict import Report
 
 
@@ -15,13 +15,13 @@ class TokenizerInspector:
         return (path / "tokenizer.json").is_file() or (path / "tokenizer_config.json").is_file()
 
     def claims(self, folder: Path) -> list[Path]:
-        from ..tokenizer_check import TOKENIZER_FILES
+        from .tokenizer_folder import TOKENIZER_FILES
 
         return [folder / n for n in TOKENIZER_FILES if (folder / n).is_file()]
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..dataset.handoff import data_format
-        from ..tokenizer_check import judge_tokenizer
+    def judge(self, path: Path, options: Options) -> Report:
+        from .dataset_handoff import data_format
+        from .tokenizer_folder import judge_tokenizer
 
-        fmt = data_format(getattr(options, "dataset", None))
-        return judge_tokenizer(path, getattr(options, "settings", None), fmt)
+        fmt = data_format(options.dataset)
+        return judge_tokenizer(path, options.settings, fmt)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from ..discover import inspector
+from ..options import Options
 from ..verdict import Report
 
 _YAML_KEYS = (b"lr:", b"learning_rate:", b"max_steps:", b"warmup", b"precision:", b"save_top_k:",
@@ -43,11 +43,11 @@ class TrainingConfigInspector:
             return not _copy_in_checkpoint(path)
         return False
 
-    def judge(self, path: Path, options: Any) -> Report:
-        from ..envcheck import find_log_files, group_report
-        from ..envcheck.facts import Subject
-        from ..envcheck.probe import resources
-        from ..envcheck.trainconfig import ConfigReadError, read_config
+    def judge(self, path: Path, options: Options) -> Report:
+        from ..environment.facts import Subject
+        from ..environment.probe import resources
+        from ..environment.trainconfig import ConfigReadError, read_config
+        from .environment import find_log_files, group_report
 
         try:
             cfg = read_config(path)
@@ -56,7 +56,7 @@ class TrainingConfigInspector:
         folder = path.parent
         subject = Subject(config=cfg, resources=resources(str(folder), test_write=False),
                           log_files=find_log_files([folder]))
-        report = group_report("training-config", str(path), subject, getattr(options, "settings", None),
+        report = group_report("training-config", str(path), subject, options.settings,
                               fmt=cfg.format)
         _soften_disk(report)
         report.notes.extend(cfg.notes)

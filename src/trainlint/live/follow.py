@@ -152,8 +152,8 @@ class EventFollower:
 def _event_records(buf: bytes) -> tuple[list[Record], int, bool]:
     """Decode the complete records at the start of ``buf``: (records, bytes used, stuck on a
     length that does not validate)."""
-    from ..readers._tfproto import decode_event, tensor_scalar
-    from ..readers._tfrecord import masked_crc
+    from ..readers.tensorboard.proto import decode_event, tensor_scalar
+    from ..readers.tensorboard.records import masked_crc
 
     out: list[Record] = []
     pos = 0

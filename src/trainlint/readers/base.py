@@ -8,6 +8,7 @@ nothing of rules.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Damage, Run
+from ..options import ReadOptions
 
 HEAD_BYTES = 8192
 
@@ -33,6 +35,18 @@ class Reader:
     read: Callable[[Path], Run]
     priority: int = 50  # lower runs first
     folder: bool = False  # sniffs and reads folders, not files
+    takes_options: bool = False  # read(path, options) gets the ReadOptions
+    sniff_takes_options: bool = False  # sniff(path, head, options) gets them too
+
+    def recognises(self, path: Path, head: bytes, options: ReadOptions | None) -> bool:
+        """``sniff``, handing the options on to a sniffer that takes them (user patterns)."""
+        if self.sniff_takes_options:
+            return bool(self.sniff(path, head, options))  # type: ignore[call-arg]
+        return bool(self.sniff(path, head))
+
+    def load(self, path: Path, options: ReadOptions) -> Run:
+        """Read ``path``, handing the options on to a reader that takes them."""
+        return self.read(path, options) if self.takes_options else self.read(path)  # type: ignore[call-arg]
 
 
 READERS: list[Reader] = []
@@ -43,7 +57,9 @@ def reader(name: str, *, priority: int = 50, folder: bool = False) -> Callable[[
 
     def wrap(cls: Any) -> Any:
         obj = cls()
-        READERS.append(Reader(name, obj.sniff, obj.read, priority, folder))
+        takes = len(inspect.signature(obj.read).parameters) >= 2
+        sniff_takes = len(inspect.signature(obj.sniff).parameters) >= 3
+        READERS.append(Reader(name, obj.sniff, obj.read, priority, folder, takes, sniff_takes))
         READERS.sort(key=lambda r: r.priority)
         return cls
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..model import Run
 from ..safeio import add_damage, read_text
-from ._console_crash import find_crashes
-from ._console_text import NUM, split_lines, strip_ansi
 from .base import Columns, ReadError, looks_binary, reader
+from .console.crash import find_crashes
+from .console.text import NUM, split_lines, strip_ansi
 
 _EPOCH = re.compile(r"^\s*> EPOCH: (\d+)/(\d+)")
 _STEP = re.compile(r"--> (?:TIME: (\S+ \S+) -- )?STEP: (\d+)/(\d+) -- GLOBAL_STEP: (\d+)")

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Run
-from ._parts import multi_run
 from ._rows import json_rows, rows_into
 from .base import ReadError, decode_text, first_json_object, note_skipped, reader
+from .parts import multi_run
 
 MARKERS = ("total_loss", "eta_seconds", "data_time", "loss_cls", "loss_box_reg")
 

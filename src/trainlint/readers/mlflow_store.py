@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import quote
 
 from ..model import Damage, Run
-from ._parts import multi_run
 from ._yaml import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
+from .parts import multi_run
 
 STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
 SQLITE_MAGIC = b"SQLite format 3\x00"

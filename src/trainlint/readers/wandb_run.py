@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Damage, Run
+from ..options import ReadOptions
 from ._rows import json_rows, rows_into
 from .base import ReadError, reader
 
@@ -52,7 +53,7 @@ class WandbRunReader:
             return False
         return _binary(path) is not None or (path / "files").is_dir() or _find(path, "wandb-history.jsonl") is not None
 
-    def read(self, path: Path) -> Run:
+    def read(self, path: Path, options: ReadOptions | None = None) -> Run:
         run = Run(source=str(path), format="wandb-run")
         history = _find(path, "wandb-history.jsonl")
         binary = _binary(path)
@@ -61,7 +62,7 @@ class WandbRunReader:
         elif binary is not None:
             _read_binary(binary, run)
         _read_summary(path, run)
-        _read_console(path, run)
+        _read_console(path, run, options)
         if not run.series:
             raise ReadError(_why_nothing(history, binary, run))
         return run
@@ -108,7 +109,7 @@ def _read_summary(folder: Path, run: Run) -> None:
             {k: v for k, v in data.items() if type(v) in (int, float) and not k.startswith("_")})
 
 
-def _read_console(folder: Path, run: Run) -> None:
+def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) -> None:
     """Crash signatures (and, with no history, the series) from output.log via its reader."""
     path = _find(folder, "output.log")
     if path is None:
@@ -119,7 +120,7 @@ def _read_console(folder: Path, run: Run) -> None:
     if sniff(path) is None:
         return
     try:
-        console = read_run(path)
+        console = read_run(path, options=options)
     except _RE as exc:
         run.notes.append(f"output.log: {exc}")
         return

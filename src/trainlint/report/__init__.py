@@ -7,12 +7,16 @@ from typing import IO
 
 from ..verdict import Result
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "html")
 
 
 def render(result: Result, fmt: str = "text", stream: IO[str] | None = None) -> None:
     stream = stream or sys.stdout
-    if fmt == "sarif":
+    if fmt == "html":
+        from .html import render_html
+
+        render_html(result, stream)
+    elif fmt == "sarif":
         from .sarif import render_sarif
 
         render_sarif(result, stream)

@@ -1,13 +1,28 @@
-"""The JSON contract (see CONTRACTS.md and schema/report.schema.json)."""
+"""The JSON contract (see CONTRACTS.md and schema/report.schema.json), written in one place."""
 
 from __future__ import annotations
 
 import json
-from typing import IO
+from collections.abc import Callable
+from typing import IO, Any
 
 from ..verdict import Result
 
 
+def write_json(
+    data: Any,
+    stream: IO[str],
+    *,
+    strict: bool = True,
+    default: Callable[[Any], Any] | None = None,
+    newline: bool = True,
+) -> None:
+    """Every JSON document trainlint prints goes through here. ``strict``: a non-finite number
+    is an error (the contract's envelopes have already turned them into strings or null)."""
+    json.dump(data, stream, indent=2, allow_nan=not strict, default=default)
+    if newline:
+        stream.write("\n")
+
+
 def render_json(result: Result, stream: IO[str]) -> None:
-    json.dump(result.to_dict(), stream, indent=2, allow_nan=False)
-    stream.write("\n")
+    write_json(result.to_dict(), stream)

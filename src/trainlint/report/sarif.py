@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 from ..registry import REGISTRY, Rule
 from ..verdict import Report, Result, _clean
+from .json_out import write_json
 
 LEVELS = {"FAIL": "error", "WARN": "warning", "NOTE": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -54,5 +54,4 @@ def to_sarif(result: Result) -> dict[str, Any]:
 
 
 def render_sarif(result: Result, stream: IO[str]) -> None:
-    json.dump(to_sarif(result), stream, indent=2, allow_nan=False)
-    stream.write("\n")
+    write_json(to_sarif(result), stream)

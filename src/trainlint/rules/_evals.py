@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ._stats import centred_median, coarse
+from .stats import centred_median, coarse
 
 
 def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compare.band import BAND_THRESHOLDS, limits
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt
+from .band import BAND_THRESHOLDS, limits
+from .stats import fmt
 
 MIN_POINTS = Threshold("min_points", 5, "loss points each run needs inside the common window")
 
@@ -48,7 +48,7 @@ def _ratio_finding(ctx, key: str, what: str, step=None, **more):
         threshold=limit, warn_limit=lim.warn, fail_limit=lim.fail, basis=lim.basis, **more)
 
 
-@rule(code="TL150", name="loss-floor-above-baseline", category="compare", severity="FAIL",
+@rule(code="TL150", decisive=True, name="loss-floor-above-baseline", category="compare", severity="FAIL",
       target="comparison",
       summary="The lowest loss the run reached is far above the baseline's.",
       explanation="""
@@ -70,7 +70,7 @@ def loss_floor(ctx):
                           floor_at=at, align=comp.alignment.mode)
 
 
-@rule(code="TL151", name="end-loss-above-baseline", category="compare", severity="FAIL",
+@rule(code="TL151", decisive=True, name="end-loss-above-baseline", category="compare", severity="FAIL",
       target="comparison",
       summary="The run ended with a loss far above the baseline's at the same point of training.",
       explanation="""
@@ -118,7 +118,7 @@ def improvement(ctx):
                           "(improvement = (start - end) / start)", run_end=end.run, baseline_end=end.center)
 
 
-@rule(code="TL153", name="loss-curve-above-baseline", category="compare", severity="FAIL",
+@rule(code="TL153", decisive=True, name="loss-curve-above-baseline", category="compare", severity="FAIL",
       target="comparison",
       summary="Over the whole common window the run's loss curve lies far above the baseline's.",
       explanation="""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, fstep
+from .stats import fmt, fstep
 
 
 def crash_events(run) -> list[dict]:
@@ -41,7 +41,7 @@ def _planned(run) -> tuple[str, float, float] | None:
 SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
 
 
-@rule(code="TL080", name="run-incomplete", category="crash", severity="WARN",
+@rule(code="TL080", whole_run=True, name="run-incomplete", category="crash", severity="WARN",
       summary="The log ends before the planned end of training, with no completion record.",
       explanation="""
 The run planned max_steps steps (or num_train_epochs epochs), the log stops short of that
@@ -72,7 +72,7 @@ def run_incomplete(ctx):
         fraction=reached / planned, crashed=bool(crashes), threshold=ctx.t("tolerance"))
 
 
-@rule(code="TL081", name="crashed", category="crash", severity="FAIL",
+@rule(code="TL081", whole_run=True, name="crashed", category="crash", severity="FAIL",
       summary="The log ends in a traceback or a known fatal message (OOM, NCCL timeout, worker killed).",
       explanation="""
 The reader found a crash signature in the log: a Python traceback, CUDA out of memory,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..dataset.rows import Rows, group_evidence
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt
+from .stats import fmt
 
 
 def _need_rows(scan):

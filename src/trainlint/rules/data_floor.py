@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, robust_level
+from .stats import fmt, robust_level
 
 
 @rule(code="TL099", name="loss-at-label-floor", category="generalization", severity="FAIL", target="log",

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import (centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level,
-                     rolling_median, window_for)
+from .stats import centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
 def _curve(ctx):

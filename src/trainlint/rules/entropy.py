@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import coarse, fmt
+from .stats import coarse, fmt
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
-from ._stats import coarse, fmt, head_level, robust_level
+from .stats import coarse, fmt, head_level, robust_level
 
 
 @rule(code="TL070", name="no-generalization", category="generalization", severity="FAIL",

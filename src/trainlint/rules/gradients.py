@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
+from .stats import coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
 def loss_improved(run, rel: float = 0.05) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import rule
 
 
-@rule(code="TL100", name="input-damaged", category="integrity", severity="WARN",
+@rule(code="TL100", whole_run=True, name="input-damaged", category="integrity", severity="WARN",
       summary="The log is damaged (truncated, corrupt or partly unreadable); judged on what was intact.",
       explanation="""
 The reader recovered what it could: a file cut short by a killed run, a corrupt record,

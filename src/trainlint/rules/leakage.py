@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import train_at
-from ._stats import fmt
+from .stats import fmt
 
 
 def _pairs(ctx, lag: bool = False):

@@ -4,7 +4,7 @@ and the guard on the state of the feed, not on a finished log)."""
 from __future__ import annotations
 
 from ..registry import NotChecked, Threshold, rule
-from ._stats import fmt
+from .stats import fmt
 
 
 @rule(code="TL450", name="live-stalled", category="stall", severity="WARN", target="live",

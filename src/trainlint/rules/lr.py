@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt, fstep
+from .stats import fmt, fstep
 
 
 def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from ._stats import fmt, fstep, steps_list
+from .stats import fmt, fstep, steps_list
 
 
 @rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",

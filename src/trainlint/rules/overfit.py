@@ -8,7 +8,7 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import checkpoint_steps, train_at
-from ._stats import fmt, fstep
+from .stats import fmt, fstep
 
 
 @rule(code="TL060", name="overfit", category="overfit", severity="WARN",

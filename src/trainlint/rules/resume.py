@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ..registry import NotChecked, Threshold, rule
-from ._segments import reference, resets, segments_of
-from ._stats import fstep
+from .segments import reference, resets, segments_of
+from .stats import fstep
 
 
-@rule(code="TL095", name="resumed", category="resume", severity="NOTE",
+@rule(code="TL095", whole_run=True, name="resumed", category="resume", severity="NOTE",
       summary="The step counter resets or goes backwards: the log holds a resumed (or restarted) run.",
       explanation="""
 A step counter that goes back means the run was restarted, from a checkpoint (steps go

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold, rule
-from ._stats import fmt, local_noise, local_stats, steps_list
+from .stats import fmt, local_noise, local_stats, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from ._stats import coarse, fmt, fstep, improvement_margin, noise
+from .stats import coarse, fmt, fstep, improvement_margin, noise
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",

@@ -6,10 +6,10 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from ._stats import fmt, fstep, wall_clock
+from .stats import fmt, fstep, wall_clock
 
 
-@rule(code="TL090", name="log-stalled", category="stall", severity="WARN",
+@rule(code="TL090", whole_run=True, name="log-stalled", category="stall", severity="WARN",
       summary="No new record for a long wall time relative to the run's own logging cadence.",
       explanation="""
 Measures the wall-clock gap between consecutive records against the run's median gap. A

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from ._stats import coarse, events, fmt, fstep, step_seconds, steps_list
+from .stats import coarse, events, fmt, fstep, step_seconds, steps_list
 
 
 def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:

@@ -1,5 +1,5 @@
 """Tokenizer-folder rules (TL240-TL269). The subject is a
-:class:`trainlint.tokenizer_check.folder.TokenizerFolder` read from plain JSON."""
+:class:`trainlint.inspectors.tokenizer_folder.TokenizerFolder` read from plain JSON."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ def command(paths, values, crc, show_tensors, diff, fmt, config, select, ignore,
     PATHS are checkpoint files (.pt .pth .ckpt .bin .safetensors, *.index.json) or folders
     (HF Trainer, torch.distributed.checkpoint, DeepSpeed, or any folder holding checkpoints).
     Two paths also give a drift report between them."""
-    from ...checkpoint.cli_support import run_ckpt
+    from ...api import inspect_checkpoint
 
-    options = build_options(config, select, ignore, thresholds, role_map)
-    finish(run_ckpt(paths, options.settings, values, crc, show_tensors, diff and len(paths) == 2), fmt)
+    options = build_options(config, select, ignore, thresholds, role_map, ckpt_values=values, ckpt_crc=crc)
+    finish(inspect_checkpoint(paths, options, show_tensors=show_tensors, diff=diff and len(paths) == 2), fmt)

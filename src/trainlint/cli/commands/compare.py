@@ -25,8 +25,7 @@ def command(baseline, runs, more_baseline, align, fmt, config, select, ignore, t
     """
     from ...api import compare
 
-    options = build_options(config, select, ignore, thresholds, role_map)
-    options.baseline = (baseline, *more_baseline)
+    options = build_options(config, select, ignore, thresholds, role_map, baseline=(baseline, *more_baseline))
     result = compare(options.baseline, runs, options, align)
     emit(result, fmt)
 
@@ -36,7 +35,7 @@ def emit(result, fmt: str) -> None:
     from ...report import render
 
     if fmt == "text" and "table" in result.extra:
-        from ...compare.render import render_table_text
+        from ...report.compare import render_table_text
 
         render_table_text(result.extra["table"], sys.stdout)
     render(result, fmt)

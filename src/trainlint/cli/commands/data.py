@@ -19,19 +19,7 @@ from .._common import build_options, finish, judging_options
 @judging_options
 def command(path, tokenizer, max_length, data_format, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Preflight a training dataset (JSONL, JSON, CSV, Parquet, save_to_disk folder)."""
-    from ...dataset.judge import judge_dataset
-    from ...verdict import Report, Result
+    from ...api import check_dataset
 
-    options = build_options(config, select, ignore, thresholds, role_map)
-    result = Result(command="data")
-    if not path.exists():
-        result.reports.append(Report(source=str(path), kind="dataset", unjudged="no such file or folder"))
-        finish(result, fmt)
-    result.reports.extend(judge_dataset(path, tokenizer, max_length, data_format, options.settings))
-    if tokenizer is not None:
-        from ...tokenizer_check import judge_tokenizer
-
-        row_format = data_format or next((r.summary.get("row_format") for r in result.reports
-                                          if r.summary.get("row_format")), None)
-        result.reports.append(judge_tokenizer(tokenizer, options.settings, row_format))
-    finish(result, fmt)
+    options = build_options(config, select, ignore, thresholds, role_map, tokenizer=tokenizer)
+    finish(check_dataset(path, options, max_length=max_length, data_format=data_format), fmt)

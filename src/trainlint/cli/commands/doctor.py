@@ -17,6 +17,10 @@ from .._common import build_options, judging_options
               help="Tokenizer folder (tokenizer.json) for the dataset's token statistics.")
 @click.option("--vocab-size", type=click.IntRange(min=2), help="Vocabulary size (TL033: loss stuck at ln V).")
 @click.option("--num-classes", type=click.IntRange(min=2), help="Class count (TL033: loss stuck at ln C).")
+@click.option("--values/--no-values", "ckpt_values", default=None,
+              help="Checkpoints: scan every tensor's values. Default: files up to 512 MB.")
+@click.option("--crc/--no-crc", "ckpt_crc", default=None,
+              help="Checkpoints: verify zip CRC-32s. Default: files up to 512 MB.")
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
 @click.option("--timeout-per-input", type=click.FloatRange(min=0), default=60.0, show_default=True,
@@ -27,28 +31,15 @@ from .._common import build_options, judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, no_data_crc, timeout_per_input, follow_links,
-            fmt, config, select, ignore, thresholds, role_map, patterns) -> None:
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_values, ckpt_crc, no_data_crc,
+            timeout_per_input, follow_links, fmt, config, select, ignore, thresholds, role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import doctor
     from .compare import emit
 
-    if no_data_crc:
-        import os
-
-        os.environ["TRAINLINT_TFEVENTS_DATA_CRC"] = "0"  # read by the event-file reader
-    options = build_options(config, select, ignore, thresholds, role_map)
-    options.baseline = tuple(baseline)
-    options.dataset, options.tokenizer = dataset, tokenizer
-    options.vocab_size, options.num_classes = vocab_size, num_classes
-    options.timeout_per_input, options.follow_links = timeout_per_input or None, follow_links
-    if patterns:
-        from ...readers.console import compile_user_pattern
-
-        try:
-            for p in patterns:
-                compile_user_pattern(p)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        options.patterns = tuple(patterns)
+    options = build_options(config, select, ignore, thresholds, role_map, baseline=tuple(baseline),
+                            dataset=dataset, tokenizer=tokenizer, vocab_size=vocab_size,
+                            num_classes=num_classes, patterns=tuple(patterns),
+                            tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc,
+                            timeout_per_input=timeout_per_input or None, follow_links=follow_links)
     emit(doctor(paths or (Path("."),), options), fmt)

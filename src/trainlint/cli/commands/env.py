@@ -29,8 +29,7 @@ from .._common import build_options, finish, judging_options
 def command(entrypoint, timeout, python_exe, output_dir, checkpoint_gb, keep, training_args, require_gpu,
             memory_gb, workers, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Judge this machine (and optionally an entrypoint and a training configuration) before training."""
-    from ...envcheck import EnvOptions
-    from ...envcheck.gather import env_result
+    from ...api import EnvOptions, check_environment
 
     options = build_options(config, select, ignore, thresholds, role_map)
     opts = EnvOptions(entrypoint=entrypoint, output_dir=str(output_dir) if output_dir else None,
@@ -38,4 +37,4 @@ def command(entrypoint, timeout, python_exe, output_dir, checkpoint_gb, keep, tr
                       training_args=str(training_args) if training_args else None,
                       require_gpu=require_gpu, memory_gb=memory_gb, workers=workers, timeout=timeout,
                       python=python_exe)
-    finish(env_result(opts, options.settings), fmt)
+    finish(check_environment(opts, options), fmt)

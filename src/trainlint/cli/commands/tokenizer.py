@@ -15,10 +15,7 @@ from .._common import build_options, finish, judging_options
 def command(folder, dataset, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Preflight a tokenizer folder (tokenizer.json, tokenizer_config.json, special_tokens_map.json,
     config.json, generation_config.json): plain JSON, no transformers needed."""
-    from ...dataset.handoff import data_format
-    from ...tokenizer_check import judge_tokenizer
-    from ...verdict import Result
+    from ...api import check_tokenizer
 
-    options = build_options(config, select, ignore, thresholds, role_map)
-    report = judge_tokenizer(folder, options.settings, data_format(dataset))
-    finish(Result(command="tokenizer", reports=[report]), fmt)
+    options = build_options(config, select, ignore, thresholds, role_map, dataset=dataset)
+    finish(check_tokenizer(folder, options), fmt)

@@ -21,19 +21,17 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     Prints each finding when it first appears; at the end (Ctrl-C, --idle-exit, --max-time or
     --until) prints the verdict of every log and exits with the usual code.
     """
-    from ...live.follow import followable_logs
-    from ...live.watch import watch
+    from ...api import followable_logs, watch
+    from ...report.watch import finding_line
 
     options = build_options(config, select, ignore, thresholds, role_map)
-    targets = [t for p in paths for t in followable_logs(p)]
+    targets = followable_logs(paths)
     if not targets:
         raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
 
     def emit(path, f):
         if fmt == "text":
-            at = f" step {f.step:g}" if f.step is not None else ""
-            click.echo(f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]")
+            click.echo(finding_line(path, f))
 
-    result = watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                   interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
-    finish(result, fmt)
+    finish(watch(targets, options, until=until, interval=interval, idle_exit=idle_exit, max_time=max_time,
+                 emit=emit), fmt)

@@ -1,0 +1,82 @@
+"""Screenshot of the HTML report for README (docs/img/html-report.png), made by the test tooling.
+
+    python scripts/screenshot_html.py                       # examples/, the plain-diverged run
+    python scripts/screenshot_html.py --example lightning-nan --out /tmp/shot.png
+
+Renders ``trainlint doctor examples/`` as HTML, opens it in headless Chromium with the same
+Playwright setup as tests/test_html_browser.py, hides the other runs' sections (the index
+still lists every input), hovers the first finding's marker so its tooltip shows, and saves
+a PNG of the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def render_examples() -> str:
+    from trainlint.api import Options, doctor
+    from trainlint.report import render
+
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        buf = io.StringIO()
+        render(doctor([Path("examples")], Options()), "html", buf)
+    finally:
+        os.chdir(here)
+    return buf.getvalue()
+
+
+def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
+    from _browser import PageWatch, launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        w = PageWatch(browser, device_scale_factor=1)
+        page = w.open(page_file)
+        page.set_viewport_size({"width": width, "height": 900})
+        rid = page.evaluate(
+            f"trainlintReport.data.reports.find(r => r.source.includes({example!r})).id"
+        )
+        page.evaluate(
+            f"""document.querySelectorAll('section.tl-report').forEach(s => {{
+                  if (s.id !== '{rid}') s.style.display = 'none'; }});
+                trainlintReport.ensure('{rid}');"""
+        )
+        marker = page.locator(f"#{rid}-panels .tl-mark[data-finding='{rid}:0']").first
+        marker.hover()
+        page.screenshot(path=str(out), full_page=True)
+        if w.errors or len(w.requests) != 1:
+            raise SystemExit(f"page problems: errors={w.errors} requests={w.requests}")
+        browser.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--example", default="plain-diverged")
+    ap.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "img" / "html-report.png"
+    )
+    ap.add_argument("--width", type=int, default=1100)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        page_file = Path(tmp) / "report.html"
+        page_file.write_text(render_examples(), encoding="utf-8")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        shoot(page_file, args.example, args.out, args.width)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Console logs (stdout captured to a file): line splitting, metric patterns, stateful formats, crashes."""

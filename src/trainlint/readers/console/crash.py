@@ -1,0 +1,123 @@
+"""Fatal-error signatures in console output, recorded as ``crash`` events.
+
+Each event is ``{"type": "crash", "signature": ..., "line": N, "text": ...}``
+(plus ``count`` when the same error repeats, e.g. once per rank, and
+``resumed`` when the log goes on with more output after it, as when a job is
+relaunched into the same file). A Python traceback is one event whose text is
+its final exception line; a more specific signature inside it (CUDA out of
+memory, NCCL, DataLoader worker) names it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .text import Line
+
+# Optional per-rank prefixes that launchers put in front of every line.
+_PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
+
+# (signature, pattern) in order of specificity: the first that matches a line names it.
+SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("cuda-out-of-memory", re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
+                                      r"|CUBLAS_STATUS_ALLOC_FAILED")),
+    ("nccl-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL.{0,80}[Tt]imed? ?out"
+                                r"|ProcessGroupNCCL.{0,80}[Tt]imeout")),
+    ("nccl-error", re.compile(r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError"
+                              r"|NCCL communicator was aborted")),
+    ("dataloader-worker-killed", re.compile(r"DataLoader worker \(pid\(?s?\)? ?[\d, ]+\) "
+                                            r"(?:is killed|exited unexpectedly)")),
+    ("slurm-time-limit", re.compile(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
+    ("slurm-cancelled", re.compile(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
+    ("oom-killed", re.compile(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
+    ("killed", re.compile(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
+    ("segmentation-fault", re.compile(r"Segmentation fault|SIGSEGV")),
+    ("fatal-signal", re.compile(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
+    ("cuda-error", re.compile(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
+    ("child-failed", re.compile(r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
+                                r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")),
+)
+_OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
+_TRACEBACK = re.compile(_PREFIX + r"Traceback \(most recent call last\):")
+_CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
+_CONTINUE = re.compile(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
+_CHAINED = re.compile(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
+_EXCEPTION = re.compile(_PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
+                        r"(?::\s?(.*))?$")
+
+
+# Every signature holds one of these words: a log holding none has no crash (a fast first test).
+_KEYWORDS = ("Traceback", "memory", "Memory", "NCCL", "nccl", "DataLoader worker", "CANCELLED", "oom", "OOM",
+             "Killed", "Segmentation", "SIGSEGV", "CUDA", "CUBLAS", "ChildFailedError", "illegal", "Watchdog",
+             "cudaError", "Bus error", "SIGBUS", "Aborted", "Fatal Python", "exitcode")
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)",
+                  re.M)
+
+
+def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:
+    """Crash events in ``lines``; ``resumed`` says whether training output follows the crash.
+
+    Only what stayed on screen is searched (the last redraw of each line): a log whose screen
+    text holds none of the signatures' words returns at once.
+    """
+    screen = "\n".join(line.final for line in lines)
+    if not any(k in screen for k in _KEYWORDS):
+        return []
+    del screen
+    events: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    i = 0
+    while i < len(lines):
+        cur = lines[i].final
+        if not any(k in cur for k in _KEYWORDS) or _ANY.search(cur) is None:
+            i += 1
+            continue
+        if _TRACEBACK.match(cur):
+            end, exc_text, sig = _traceback(lines, i)
+            if i == 0 or "Exception ignored in" not in lines[i - 1].final:  # not an unraisable-hook report
+                _record(events, seen, sig, lines[i].no, exc_text)
+            i = end + 1
+            continue
+        for sig, pat in SIGNATURES:
+            if pat.search(cur):
+                _record(events, seen, sig, lines[i].no, cur.strip()[:300])
+                break
+        i += 1
+    for ev in events:
+        ev["resumed"] = last_progress_line > ev["line"]
+    return events
+
+
+def _record(events: list[dict[str, Any]], seen: dict[tuple[str, str], dict[str, Any]],
+            sig: str, line: int, text: str) -> None:
+    key = (sig, re.sub(r"\d+", "N", re.sub(_PREFIX, "", text)))  # the same error from each rank is one event
+    if key in seen:
+        seen[key]["count"] += 1
+        return
+    ev = {"type": "crash", "signature": sig, "line": line, "text": text, "count": 1}
+    seen[key] = ev
+    events.append(ev)
+
+
+def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
+    """(index of the last line, exception text, signature) of the traceback starting at ``start``."""
+    exc_text, last, raised = "", start, []
+    i = start + 1
+    while i < len(lines):
+        text = lines[i].final
+        body = re.sub(_PREFIX, "", text, count=1)
+        if body.startswith((" ", "\t")) or _CONTINUE.match(text):
+            last = i
+        elif _EXCEPTION.match(text) and not body.startswith("["):
+            exc_text, last = body.strip()[:300], i
+            raised.append(exc_text)
+            nxt = lines[i + 1].final if i + 1 < len(lines) else ""
+            if not _CHAINED.match(nxt):
+                break
+        else:
+            break
+        i += 1
+    sig = next((s for s, pat in SIGNATURES if s not in _OUTSIDE_ONLY and any(pat.search(t) for t in raised)),
+               "python-traceback")
+    return last, exc_text or "Traceback (exception line missing)", sig

@@ -1,0 +1,372 @@
+"""The declarative table of one-line console shapes, and the engine that applies it.
+
+Each :class:`LinePattern` is one regular expression with named groups:
+
+- ``step``, ``epoch``, ``seen`` (samples or batches into the epoch), ``per_epoch``:
+  where the point lies (see ``step_from``);
+- ``max_steps``, ``planned_epochs``: how long the run was meant to be (kept in run.meta);
+- ``kv``: a stretch of ``name: value`` / ``name=value`` / ``name value`` pairs, split by ``kv``;
+- any other group: a metric of that name (a ``_ms`` suffix means milliseconds, stored in seconds).
+
+To support another framework, add a row to :data:`PATTERNS` (most specific first).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .text import NUM, Capture, Line
+
+_SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
+_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
+# A value may use thousands separators ("tps: 1,234"), removed before it is read.
+_KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
+                        r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
+_NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 1 day, 0:10:00")
+_PROGRESS_BAR = re.compile(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
+
+
+@dataclass(frozen=True)
+class LinePattern:
+    name: str
+    framework: str
+    regex: re.Pattern[str]
+    needle: str | tuple[str, ...] | None = None  # a matching line holds (one of) these: a cheap pre-test
+    kv: str = "any"  # how to split the ``kv`` group: ":", "=", " " or "any"
+    prefix: str = ""  # put before every metric name (e.g. "valid_")
+    rename: Mapping[str, str] = field(default_factory=dict)
+    step_from: str = "step"  # step | epoch | epoch1-seen | epoch0-seen | kv:NAME | previous | epoch-end | index
+    needs_loss: bool = False  # generic shapes count only when a loss-like value is on the line
+    fallback_for: str | None = None  # used only when the named pattern matched nothing
+    derive: Callable[[re.Match[str]], dict[str, float]] | None = None
+    generic: bool = False  # a generic shape: never on progress-bar redraws, lower tier
+
+    @cached_property
+    def metric_groups(self) -> tuple[str, ...]:
+        """The named groups that are metrics (not positions, plans, or the kv stretch)."""
+        return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d"))
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern.replace("NUM", NUM), flags)
+
+
+def _ratio(m: re.Match[str]) -> dict[str, float]:
+    return {"test_accuracy": int(m["acc_n"]) / max(int(m["acc_d"]), 1)}
+
+
+def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
+    out = {}
+    t = re.search(r"(%s) ms\b" % NUM, m.string)
+    if t:
+        out["step_time"] = float(t[1]) / 1000
+    tok = re.search(r"(%s) tok/s" % NUM, m.string)
+    if tok:
+        out["tokens_per_second"] = float(tok[1])
+    return out
+
+
+_MEGATRON_NAMES = {"lm_loss": "loss", "lm_loss_value": "val_loss", "lm_loss_ppl": "val_ppl",
+                   "elapsed_time_per_iteration_(ms)": "step_time_ms", "learning_rate": "learning_rate",
+                   "grad_norm": "grad_norm", "loss_scale": "loss_scale", "consumed_samples": "consumed_samples",
+                   "global_batch_size": "global_batch_size", "number_of_nan_iterations": "nan_iterations",
+                   "number_of_skipped_iterations": "skipped_iterations", "throughput_per_gpu_(tflop/s/gpu)": "tflops"}
+
+
+def _megatron(m: re.Match[str]) -> dict[str, float]:
+    """Megatron-LM's ``| name with spaces: value |`` cells."""
+    out = {}
+    for cell in m["cells"].split("|"):
+        name, sep, value = cell.rpartition(":")
+        key = _MEGATRON_NAMES.get("_".join(name.strip().lower().split()))
+        if not sep or key is None:
+            continue
+        try:
+            v = float(value.strip())
+        except ValueError:
+            continue
+        if key.endswith("_ms"):
+            key, v = key[:-3], v / 1000.0
+        out[key] = v
+    return out
+
+
+def _fairseq_json(m: re.Match[str]) -> dict[str, float]:
+    """fairseq's ``--log-format json``: a JSON object after the logger prefix, numbers as strings."""
+    import json
+
+    try:
+        obj = json.loads(m["json"])
+    except ValueError:
+        return {}
+    prefix = "valid_" if m["which"] == "valid" else ""
+    out = {}
+    for key, value in obj.items() if isinstance(obj, dict) else ():
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            continue
+        if key in ("valid_num_updates", "valid_epoch"):
+            key = key[len("valid_"):]
+        elif key not in ("num_updates", "epoch") and not key.startswith(prefix):
+            key = prefix + key  # fairseq already tags valid stats "valid_..."
+        out[key] = v
+    return out
+
+
+_EPOCH_KW = r"(?<![\w/])[Ee]poch"
+_STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
+
+PATTERNS: tuple[LinePattern, ...] = (
+    # PyTorch examples/mnist
+    LinePattern("pytorch-mnist-train", "pytorch-example", _c(
+        r"Train Epoch: (?P<epoch>\d+) \[(?P<seen>\d+)/(?P<per_epoch>\d+) \(\d+%\)\]\s+Loss: (?P<loss>NUM)"),
+        needle="Train Epoch:", step_from="epoch1-seen"),
+    LinePattern("pytorch-mnist-test", "pytorch-example", _c(
+        r"Test set: Average loss: (?P<test_loss>NUM), Accuracy: (?P<acc_n>\d+)/(?P<acc_d>\d+)"),
+        needle="Test set:", step_from="epoch-end", derive=_ratio),
+    # PyTorch examples/imagenet
+    LinePattern("pytorch-imagenet-train", "pytorch-example", _c(
+        r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+Time\s+(?P<step_time>NUM)\s.*?"
+        r"Loss\s+(?P<loss>NUM)\s.*?Acc@1\s+(?P<acc1>NUM)\s.*?Acc@5\s+(?P<acc5>NUM)"),
+        needle="Epoch: [", step_from="epoch0-seen"),
+    LinePattern("pytorch-imagenet-val", "pytorch-example",
+                _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"), needle="* Acc@1", step_from="epoch-end"),
+    # torchvision's reference scripts' MetricLogger (detection, classification, segmentation; DETR and
+    # many others): "Epoch: [0]  [ 10/5005]  eta: 0:10:00  lr: 0.1  loss: 6.9 (6.9)  ...  max mem: 2547"
+    LinePattern("torchvision-reference", "pytorch-example",
+                _c(r"Epoch: \[(?P<epoch>\d+)\]\s+\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+                needle="Epoch: [", kv=":", step_from="epoch0-seen", rename={"time": "step_time", "data": "data_time"}),
+    # OpenMMLab: mmengine "Epoch(train)  [1][ 50/1000]  lr: ...  loss: ..." / "Iter(train) [ 50/90000] ...",
+    # "Epoch(val) [1][500/500]  coco/bbox_mAP: ..."; mmcv 1.x "Epoch [1][50/7330]\tlr: ..., loss: ..."
+    LinePattern("mmengine-epoch", "openmmlab", _c(
+        r"Epoch\(train\)\s*\[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch(train)", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
+    LinePattern("mmengine-iter", "openmmlab", _c(
+        r"Iter\(train\)\s*\[\s*(?P<step>\d+)/(?P<max_steps>\d+)\]\s+(?P<kv>.*)"),
+        needle="Iter(train)", kv=":", rename={"time": "step_time"}),
+    LinePattern("mmengine-val", "openmmlab", _c(
+        r"(?:Epoch|Iter)\(val\)\s*(?:\[\d+\])?\[\s*(?P<seen>\d+)/(?P=seen)\]\s+(?P<kv>.*)"),
+        needle="(val)", kv=":", prefix="val/", step_from="previous"),
+    LinePattern("mmcv-epoch", "openmmlab", _c(
+        r"Epoch \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch [", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
+    # Detectron2 d2.utils.events CommonMetricPrinter
+    LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
+                rename={"time": "step_time"}),
+    # fairseq (train_inner, valid and epoch summaries; old "| epoch 001 |" and hydra-era logging)
+    LinePattern("fairseq-inner", "fairseq",
+                _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
+                needle="epoch ", kv="=", step_from="kv:num_updates"),
+    LinePattern("fairseq-valid", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| valid on '[^']*' subset \| (?P<kv>.+)"),
+                needle="valid on", kv=" ", prefix="valid_", step_from="kv:num_updates"),
+    LinePattern("fairseq-epoch", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| (?P<kv>loss .+)"), needle="| epoch ",
+                kv=" ", step_from="kv:num_updates", fallback_for="fairseq-inner"),
+    LinePattern("fairseq-json", "fairseq", _c(r"\| (?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),
+                needle="| {", derive=_fairseq_json, step_from="kv:num_updates"),
+    # nanoGPT
+    LinePattern("nanogpt-iter", "nanogpt", _c(
+        r"^iter (?P<step>\d+): loss (?P<loss>NUM), time (?P<step_time_ms>NUM)ms(?:, mfu (?P<mfu>NUM)%)?"),
+        needle="iter "),
+    LinePattern("nanogpt-eval", "nanogpt", _c(r"^step (?P<step>\d+): train loss (?P<eval_train_loss>NUM), "
+                                              r"val loss (?P<val_loss>NUM)"), needle="val loss"),
+    # llm.c (train_gpt2.cu and the CPU reference train_gpt2.c)
+    LinePattern("llmc-step", "llm.c", _c(r"^step\s+(?P<step>\d+)/(?P<max_steps>\d+)\s*\|\s*(?P<kv>.*)"),
+                needle="|", kv=" ", rename={"norm": "grad_norm"}, derive=_llmc_extras),
+    LinePattern("llmc-cpu", "llm.c",
+                _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"), needle="took"),
+    LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
+    # Megatron-LM (and Megatron-DeepSpeed): " iteration      100/  500000 | ... | lm loss: 7.1E+00 | ..."
+    LinePattern("megatron-train", "megatron",
+                _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
+                needle="iteration", derive=_megatron),
+    LinePattern("megatron-val", "megatron", _c(r"validation loss at iteration (?P<step>\d+)\s*(?:on \w+ set\s*)?\|"
+                                               r"(?P<cells>.*)"), needle="validation loss at", derive=_megatron),
+    # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
+    # "step N ... loss=X"
+    LinePattern("generic-epoch-step", "generic-epoch-step", _c(
+        _EPOCH_KW + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
+        r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
+        needle="poch", step_from="epoch1-seen", needs_loss=True, generic=True),
+    LinePattern("generic-step", "generic-step", _c(
+        _STEP_KW + r"\s*[\[:#]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
+        needle=("step", "Step", "STEP", "iter", "Iter", "ITER"), needs_loss=True, generic=True),
+    LinePattern("generic-epoch", "generic-epoch", _c(
+        _EPOCH_KW + r"\s*[\[:#]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
+        r"[\s,:|\-]*(?P<kv>.*)"), needle=("poch", "POCH"), step_from="epoch", needs_loss=True, generic=True),
+)
+
+
+@dataclass
+class _State:
+    capture: Capture
+    last_step: float | None = None
+    last_epoch: float | None = None
+    per_epoch: float | None = None
+    epoch_base: int = 1
+
+
+def _needles(pat: LinePattern) -> tuple[str, ...]:
+    return () if pat.needle is None else (pat.needle,) if isinstance(pat.needle, str) else pat.needle
+
+
+def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None,
+                   text: str | None = None) -> list[Capture]:
+    """One Capture per framework that any pattern matched, in table order.
+
+    ``text``, the whole log, drops at once the patterns whose needles it never holds.
+    """
+    table = [(pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else ""))
+             for pat in patterns]
+    if text is not None:
+        table = [row for row in table if not row[1] or any(n in text for n in row[1])]
+    patterns = [row[0] for row in table]
+    states: dict[str, _State] = {}
+    matched: set[str] = set()
+    if not table:
+        return []
+    for line in lines:
+        for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
+            bar = None
+            for pat, nd, key in table:
+                if nd and not any(n in seg for n in nd):
+                    continue
+                if pat.generic:
+                    if bar is None:
+                        bar = ("|" in seg or "━" in seg or "[" in seg) and _PROGRESS_BAR.search(seg) is not None
+                    if bar:
+                        continue
+                m = pat.regex.search(seg)
+                if m is None:
+                    continue
+                state = states.get(key)
+                if state is None:
+                    t = tier if tier is not None else (1 if pat.generic else 2)
+                    state = states[key] = _State(Capture(pat.framework, t))
+                if _take(pat, m, state, line.no):
+                    matched.add(pat.name)
+                    break
+    _drop_fallbacks(states, patterns, matched)
+    return [s.capture for s in states.values() if s.capture.lines]
+
+
+def _distinct(segments: list[str]) -> list[str]:
+    out: list[str] = []
+    for s in segments:
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
+def parse_kv(text: str, mode: str) -> dict[str, float]:
+    """``name: value`` / ``name=value`` / ``name value`` pairs; the first of a repeated name wins."""
+    out: dict[str, float] = {}
+    for name, val, unit in _KV[mode].findall(text):
+        try:
+            v = float(val.replace(",", "")) if "," in val else float(val)
+        except ValueError:
+            continue
+        name = name.rstrip(".:")
+        if name not in out:
+            out[name] = v / 1000.0 if unit == "ms" else v
+    return out
+
+
+def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, float]:
+    vals: dict[str, float] = {}
+    for key in pat.metric_groups:
+        text = g[key]
+        if text is None:
+            continue
+        try:
+            v = float(text)
+        except ValueError:
+            continue
+        if key.endswith("_ms"):
+            key, v = key[:-3], v / 1000.0
+        vals[key] = v
+    if g.get("kv"):
+        for k, v in parse_kv(g["kv"], pat.kv).items():
+            vals.setdefault(k, v)
+    if pat.derive is not None:
+        vals.update(pat.derive(m))
+    return vals
+
+
+def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
+    g = m.groupdict()
+    vals = _values(pat, m, g)
+    if not vals or (pat.needs_loss and not any("loss" in k.lower() for k in vals)):
+        return False
+    step = _step(pat, g, vals, st)
+    if step is None:
+        return False
+    cap = st.capture
+    if pat.step_from.startswith("kv:"):
+        vals.pop(pat.step_from[3:], None)
+    if pat.prefix or pat.rename:
+        vals = {pat.prefix + pat.rename.get(k, k): v for k, v in vals.items()}
+    for k in _NOT_METRICS.intersection(vals):
+        del vals[k]
+    for key, v in vals.items():
+        cap.add(key, step, v)
+    if g.get("epoch") is not None and "epoch" not in vals:
+        cap.add("epoch", step, float(g["epoch"]))
+    for key in ("max_steps", "planned_epochs"):
+        if g.get(key):
+            cap.meta[key] = int(g[key])
+    cap.lines.append(line_no)
+    st.last_step = step
+    return True
+
+
+def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _State) -> float | None:
+    how = pat.step_from
+    epoch = float(g["epoch"]) if g.get("epoch") is not None else None
+    if epoch is not None:
+        st.last_epoch = epoch
+    if g.get("per_epoch"):
+        st.per_epoch = float(g["per_epoch"])
+    if how.startswith("kv:") and how[3:] in vals:
+        return vals[how[3:]]
+    if how == "step" and g.get("step") is not None:
+        return float(g["step"])
+    if how in ("epoch1-seen", "epoch0-seen"):
+        st.epoch_base = 1 if how == "epoch1-seen" else 0
+        if epoch is not None and g.get("seen") is not None:
+            return (epoch - st.epoch_base) * float(g["per_epoch"]) + float(g["seen"])
+    if how == "epoch-end" and st.last_epoch is not None and st.per_epoch is not None:
+        return (st.last_epoch + 1 - st.epoch_base) * st.per_epoch
+    if how in ("previous", "epoch-end"):
+        return st.last_step
+    if how == "index":  # no position printed: the record count
+        return float(len(st.capture.lines))
+    return epoch
+
+
+def _drop_fallbacks(states: dict[str, _State], patterns: list[LinePattern], matched: set[str]) -> None:
+    """A fallback pattern's points count only when the pattern it stands in for matched nothing."""
+    for pat in patterns:
+        st = states.pop(pat.framework + "#" + pat.name, None) if pat.fallback_for else None
+        if st is None:
+            continue
+        main = states.get(pat.framework)
+        if pat.fallback_for in matched:
+            if main is not None:
+                main.capture.notes.append(f"{len(st.capture.lines)} {pat.name} line(s) not used: the "
+                                          f"{pat.fallback_for} lines record the same run in more detail")
+            continue
+        if main is None:
+            states[pat.framework] = st
+            continue
+        cols = main.capture.cols
+        for name, (steps, values) in st.capture.cols.items():
+            old = dict(zip(*cols.get(name, ([], []))))
+            old.update(zip(steps, values))
+            cols[name] = ([k for k in sorted(old)], [old[k] for k in sorted(old)])
+        main.capture.lines = sorted(main.capture.lines + st.capture.lines)
+        main.capture.meta.update(st.capture.meta)

@@ -1,0 +1,218 @@
+"""Console output of training scripts (``nohup.out``, ``slurm-1234.out``, saved notebook
+output, CI logs): one reader that runs a set of recognisers over the text as a
+terminal would have shown it, keeps the one that read the most, and records
+crash signatures for the crash rule.
+
+Recognisers: the declarative one-line table in ``_console_patterns`` (PyTorch
+examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
+multi-line ones in ``_console_stateful`` (Keras, Lightning, Hugging Face Trainer,
+YOLO), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from ...model import Run
+from ...options import ReadOptions
+from ..base import ReadError, decode_text, looks_binary, reader
+from .crash import SIGNATURES, find_crashes
+from .patterns import PATTERNS, LinePattern, apply_patterns
+from .stateful import RECOGNISERS
+from .text import Capture, Line, split_lines, strip_ansi
+
+_CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
+_SNIFF_MORE = 128 * 1024
+# What a console banner holds and a text corpus does not: only then is a long .txt read further.
+_CONSOLE_NOISE = re.compile(rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
+                            rb"|DeprecationWarning")
+# Lines that announce a console log even before a full record has been printed.
+_HINTS = re.compile(r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
+                    r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|", re.M)
+_TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
+# Source, markup and data files are never console logs, whatever text they quote.
+_NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
+                ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
+# Lines a framework prints when training ends normally (an early stop is a normal end).
+_COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
+                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
+                        r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
+                        r"|total average iteration time: |\[after training is done\]")
+
+
+def compile_user_pattern(text: str) -> LinePattern:
+    """A ``--pattern`` regex as a recogniser; ValueError with a one-line reason when unusable."""
+    try:
+        regex = re.compile(text)
+    except re.error as exc:
+        raise ValueError(f"--pattern {text!r} is not a valid regular expression: {exc}") from None
+    names = set(regex.groupindex)
+    metrics = names - {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
+    if not metrics and "kv" not in names:
+        raise ValueError(f"--pattern {text!r} names no metric: use named groups such as (?P<step>\\d+) "
+                         "and (?P<loss>[0-9.eE+-]+)")
+    step_from = "step" if "step" in names else "epoch" if "epoch" in names else "index"
+    return LinePattern("user", "user-pattern", regex, step_from=step_from)
+
+
+def recognise(lines: list[Line], text: str, patterns: Iterable[str | LinePattern] = ()) -> list[Capture]:
+    """Every recogniser's capture, best first (``text`` is the whole log, ANSI codes removed;
+    ``patterns``: the user's ``--pattern`` recognisers, tried first)."""
+    caps: list[Capture] = []
+    user = tuple(p if isinstance(p, LinePattern) else compile_user_pattern(p) for p in patterns)
+    if user:
+        for cap in apply_patterns(lines, user, tier=3):
+            cap.framework = "user-pattern"
+            caps.append(cap)
+    for fn, needle in RECOGNISERS:
+        cap = fn(lines) if needle in text else None
+        if cap is not None:
+            caps.append(cap)
+    caps.extend(apply_patterns(lines, PATTERNS, text=text))
+    # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
+    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
+    return caps
+
+
+_RANK = re.compile(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
+
+
+def _rank_zero(lines: list[Line]) -> list[Line]:
+    """Progress as rank 0 printed it: torchrun's ``[rankN]:`` / ``[default N]:`` prefixes are
+    removed and other ranks' lines (the same steps again) left out. Crashes use every line."""
+    if not any(_RANK.match(line.segments[0]) for line in lines[:2000]):
+        return lines
+    out = []
+    for line in lines:
+        m = _RANK.match(line.segments[0])
+        if m is None:
+            out.append(line)
+        elif m[1] == "0":
+            out.append(Line(line.no, [_RANK.sub("", seg, count=1) for seg in line.segments]))
+    return out
+
+
+def _utf16_to_utf8(data: bytes) -> bytes:
+    """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace").encode("utf-8")
+    return data
+
+
+def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) -> bool:
+    text = strip_ansi(data.decode("utf-8", errors="replace"))
+    if _HINTS.search(text) or _TRACEBACK.search(text):
+        return True
+    if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
+        return True
+    return bool(recognise(split_lines(text), text, patterns))
+
+
+def _table_like(text: str) -> bool:
+    """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith(("{", "[")):
+        return True
+    fields = re.split(r"[,\t;]", first)
+    return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
+
+
+# Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
+@reader("console", priority=44)
+class ConsoleReader:
+    def sniff(self, path: Path, head: bytes, options: ReadOptions | None = None) -> bool:
+        patterns = options.patterns if options is not None else ()
+        if path.suffix.lower() in _NOT_CONSOLE:
+            return False
+        head = _utf16_to_utf8(head)
+        if looks_binary(head):
+            return False
+        if _progress_or_crash(head, patterns):
+            return True
+        suffix = path.suffix.lower()
+        if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
+            return not _table_like(head.decode("utf-8", errors="replace"))
+        if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
+            try:
+                with open(path, "rb") as fh:
+                    more = _utf16_to_utf8(fh.read(_SNIFF_MORE))
+            except OSError:
+                return False
+            return not looks_binary(more) and _progress_or_crash(more, patterns)
+        return False
+
+    def read(self, path: Path, options: ReadOptions | None = None) -> Run:
+        from ...safeio import TextRead, add_damage, bounded_bytes
+
+        data, long = bounded_bytes(path)  # long lines cut out (reported below)
+        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+        text, notes = decode_text(_utf16_to_utf8(data))
+        if utf16:
+            notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
+        text = strip_ansi(text)
+        lines = split_lines(text)
+        caps = recognise(_rank_zero(lines), text, options.patterns if options else ())
+        best = caps[0] if caps else None
+        last_progress = max(best.lines) if best else 0
+        events = find_crashes(lines, last_progress)
+        del text
+        if best is None and not events:
+            raise ReadError("no known training-progress lines found")
+        run = Run(source=str(path), format="console" + (f"/{best.framework}" if best else ""),
+                  files=[str(path)], notes=notes, events=events)
+        add_damage(run, TextRead("", [], long))
+        if best is not None:
+            _fill(run, best, caps[1:])
+        else:
+            run.notes.append("no training-progress lines found; the log records "
+                             + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events))
+        _completion(run, lines, last_progress)
+        return run
+
+
+def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
+    for name, (steps, values) in best.cols.items():
+        run.add(name, steps, values)
+    run.meta.update({k: v for k, v in best.meta.items() if v is not None})
+    run.meta["recogniser"] = best.framework
+    run.meta["lines_matched"] = len(best.lines)
+    steps = [s for col in best.cols.values() for s in col[0]]
+    if steps:
+        run.meta.setdefault("last_step", max(steps))
+    run.notes.append(f"read as {best.framework} console output ({len(best.lines)} line(s) matched, "
+                     f"first at line {best.lines[0]})")
+    run.notes.extend(best.notes)
+    _step_resets(run, best)
+    also = [f"{c.framework} ({c.records})" for c in others if c.framework != best.framework]
+    if also:
+        run.notes.append("lines of other shapes not used: " + ", ".join(also))
+
+
+def _step_resets(run: Run, best: Capture) -> None:
+    """Where the step count falls back (a relaunch or resume writing into the same log)."""
+    name = next((n for n in best.cols if "loss" in n.lower()), None)
+    if name is None:
+        return
+    steps = best.cols[name][0]
+    resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
+    if resets:
+        run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
+        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:g} to "
+                         f"{resets[0][1]:g}): a relaunch or resume into the same log; series keep the order written")
+
+
+def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
+    """Mark a normal end, and crashes printed after it (teardown noise rather than a failed run)."""
+    end = last_progress if run.meta.get("completed") else None
+    for line in lines[-200:]:
+        if _COMPLETED.search(line.final) or "{'train_runtime'" in line.final:
+            run.meta["completed"] = True
+            end = line.no if end is None else min(end, line.no)
+            break
+    if end is None:
+        return
+    for ev in run.events:
+        if ev["line"] > end:
+            ev["after_end"] = True

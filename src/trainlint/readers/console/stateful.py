@@ -1,0 +1,326 @@
+"""Recognisers that need more than one line: progress bars that redraw, and
+printed records whose step is shown by the bar drawn after them.
+
+- Keras ``fit()``: ``Epoch k/N`` headers; the per-epoch values come from the
+  epoch-final redraw (``n/n``), never from the running averages drawn mid-epoch.
+- Lightning's TQDM bar: ``Epoch 3: 100%|...| 75/75 [..., train_loss=0.42, val_loss=0.51]``;
+  one point per epoch, from the last redraw at 100%.
+- Hugging Face Trainer: the printed dicts (``{'loss': ..., 'epoch': ...}``); the
+  step is the count on the main bar redrawn right after the dict.
+- Ultralytics YOLO: the ``Epoch GPU_mem box_loss ...`` table and the ``all`` validation row.
+- Any tqdm bar whose postfix carries a loss (``pbar.set_postfix(loss=...)``): a generic shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from .patterns import parse_kv
+from .text import NUM, Capture, Line
+
+# ---------------------------------------------------------------- Keras
+
+_KERAS_HEADER = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_KERAS_PROGRESS = re.compile(r"^\s*(\d+)/(\d+)\b(.*)$")
+_KERAS_METRIC = re.compile(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
+_KERAS_STOP = re.compile(r"^\s*Epoch (\d+): early stopping")
+
+
+def keras(lines: list[Line]) -> Capture | None:
+    cap = Capture("keras")
+    epoch = planned = None
+    final: tuple[int, str] | None = None  # (line, text) of the epoch-final redraw seen so far
+    done: list[int] = []
+
+    def close() -> None:
+        if epoch is not None and final is not None:
+            for name, value in _KERAS_METRIC.findall(final[1]):
+                cap.add(name, float(epoch), float(value))
+            cap.lines.append(final[0])
+            done.append(epoch)
+
+    for line in lines:
+        head = _KERAS_HEADER.match(line.final)
+        if head:
+            close()
+            epoch, planned, final = int(head[1]), int(head[2]), None
+            continue
+        if epoch is None:
+            continue
+        stop = _KERAS_STOP.match(line.final)
+        if stop:
+            cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
+        for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
+            m = _KERAS_PROGRESS.match(seg)
+            if m:
+                if m[1] == m[2] and _KERAS_METRIC.search(m[3]):
+                    final = (line.no, seg)
+                break
+    close()
+    if not cap.lines:
+        return None
+    cap.meta.update(steps_are="epochs", planned_epochs=planned, last_epoch=epoch)
+    if done and done[-1] == planned:
+        cap.meta["completed"] = True
+    elif epoch is not None and (not done or done[-1] != epoch):
+        cap.notes.append(f"epoch {epoch}/{planned} has no epoch-final line: the log ends inside it")
+    return cap
+
+
+# ---------------------------------------------------------------- Lightning (TQDM and Rich bars)
+
+_LIT_BAR = re.compile(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
+_LIT_RICH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
+_LIT_STOP = re.compile(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
+_VAL_PREFIX = ("val", "valid", "eval", "test")
+
+
+def _tqdm_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]:
+    """(line, epoch, n, total, metrics text) per TQDM redraw; epoch "" for a validation bar."""
+    for line in lines:
+        for seg in line.segments:
+            if seg.lstrip().startswith("Validation"):
+                yield line.no, "", "", "", ""
+                continue
+            m = _LIT_BAR.match(seg)
+            if m:
+                yield line.no, m[1], m[2], m[3], m[4] or ""
+
+
+def _rich_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]:
+    """The same for Rich bars, whose metrics wrap onto the following indented lines."""
+    cur: list[object] | None = None
+    for line in lines:
+        for seg in line.segments:
+            m = _LIT_RICH.match(seg)
+            if m or seg.lstrip().startswith(("Validation", "Epoch")) or not seg.startswith("  "):
+                if cur is not None:
+                    yield tuple(cur)  # type: ignore[misc]
+                    cur = None
+                if seg.lstrip().startswith("Validation"):
+                    yield line.no, "", "", "", ""
+                elif m:
+                    cur = [line.no, m[1], m[3], m[4], m[5]]
+            elif cur is not None:
+                cur[4] = f"{cur[4]} {seg.strip()}"
+    if cur is not None:
+        yield tuple(cur)  # type: ignore[misc]
+
+
+def lightning(lines: list[Line]) -> Capture | None:
+    cap = None
+    for name, renders in (("lightning", _tqdm_renders), ("lightning-rich", _rich_renders)):
+        cap = _epoch_finals(Capture(name), renders(lines))
+        if cap.lines:
+            break
+    if cap is None or not cap.lines:
+        return None
+    for line in lines:
+        stop = _LIT_STOP.search(line.final)
+        if stop:
+            cap.meta["completed"] = True
+            cap.meta["planned_epochs" if stop[1] == "max_epochs" else "max_steps"] = int(stop[2])
+    return cap
+
+
+def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]]) -> Capture:
+    """One point per epoch from its last complete redraw, at the global step the epoch ended on.
+
+    Validation values change only when validation runs: one that changed between an epoch's
+    last redraw and the next epoch's first (Rich draws the epoch's bar before its validation
+    ends) belongs to the epoch that just ended.
+    """
+    cur, final, val_seen = None, None, False
+    last_vals: dict[str, float] = {}
+
+    def close(next_text: str) -> None:
+        if final is None:
+            return
+        line_no, epoch, n, text = final
+        step = (int(epoch) + 1) * float(n)  # the global step at the end of the epoch
+        vals = parse_kv(text, "any")
+        fresh = set()  # validation values that changed between this epoch's bar and the next one's
+        for name, value in parse_kv(next_text, "any").items():
+            if name.lower().startswith(_VAL_PREFIX) and vals.get(name) != value:
+                vals[name] = value
+                fresh.add(name)
+        for name, value in vals.items():
+            if name == "v_num":
+                continue
+            if name.lower().startswith(_VAL_PREFIX) and not (val_seen or name in fresh) \
+                    and last_vals.get(name) == value:
+                continue  # a validation value carried over from an earlier epoch
+            cap.add(name, step, value)
+            last_vals[name] = value
+        cap.add("epoch", step, float(epoch))
+        cap.lines.append(line_no)
+
+    for line_no, epoch, n, total, text in renders:
+        if not epoch:
+            val_seen = val_seen or final is not None
+            continue
+        if epoch != cur:
+            close(text)
+            cur, final, val_seen = epoch, None, False
+        if total != "?" and n == total:
+            final = (line_no, epoch, n, text)
+    close("")
+    if cur is not None:
+        cap.meta["last_epoch"] = int(cur)
+    return cap
+
+
+# ---------------------------------------------------------------- Hugging Face Trainer dicts
+
+_HF_DICT = re.compile(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
+_HF_PAIR = re.compile(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
+_HF_BAR = re.compile(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+_HF_PLAN = re.compile(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
+
+
+def hf_trainer(lines: list[Line]) -> Capture | None:
+    cap = Capture("hf-trainer")
+    main_total: str | None = None
+    pending: list[tuple[int, dict[str, float]]] = []
+    step = None
+    for line in lines:
+        for seg in line.segments:
+            bar = _HF_BAR.match(seg)
+            if bar:
+                main_total = main_total or bar[3]
+                if bar[3] == main_total:
+                    step = float(bar[2])
+                    _flush(cap, pending, step)
+                continue
+            if _HF_DICT.match(seg):
+                pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+            elif "=" in seg and (plan := _HF_PLAN.match(seg)):
+                key = "planned_epochs" if plan[1] == "Num Epochs" else "max_steps"
+                cap.meta[key] = int(plan[2].replace(",", ""))
+    _flush(cap, pending, step)
+    if not cap.lines:
+        return None
+    if main_total is not None:
+        cap.meta.setdefault("max_steps", int(main_total))
+    return cap
+
+
+def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
+    for line_no, rec in pending:
+        if "train_runtime" in rec:
+            cap.meta["completed"] = True
+            cap.meta["summary"] = rec
+            cap.lines.append(line_no)
+            continue
+        at = step
+        if at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
+            at = rec.get("epoch")
+            cap.meta["steps_are"] = "epochs"
+        if at is None:
+            continue
+        for k, v in rec.items():
+            cap.add(k, at, v)
+        cap.lines.append(line_no)
+    pending.clear()
+
+
+# ---------------------------------------------------------------- Ultralytics YOLO
+
+_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
+_YOLO_ROW = re.compile(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
+_YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
+_YOLO_ALL = re.compile(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
+_YOLO_DONE = re.compile(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
+_YOLO_VAL = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)")
+
+
+def yolo(lines: list[Line]) -> Capture | None:
+    cap = Capture("yolo")
+    cols: list[str] = []
+    epoch = None
+    for line in lines:
+        text = line.final
+        head = _YOLO_HEADER.match(text)
+        if head:
+            cols = head[1].split()
+            continue
+        if _YOLO_DONE.match(text):
+            cap.meta["completed"] = True
+        allrow = _YOLO_ALL.match(text)
+        if allrow and epoch is not None:
+            for name, value in zip(_YOLO_VAL, allrow.groups()):
+                cap.add(name, float(epoch), float(value))
+            continue
+        if cols:
+            epoch = _yolo_row(cap, line, cols, epoch)
+    if not cap.lines:
+        return None
+    _yolo_total(cap)
+    cap.meta["steps_are"] = "epochs"
+    return cap
+
+
+def _yolo_row(cap: Capture, line: Line, cols: list[str], epoch: int | None) -> int | None:
+    for seg in reversed(line.segments):
+        m = _YOLO_ROW.match(seg)
+        if m is None or m[4] != "100":
+            continue
+        epoch = int(m[1])
+        if epoch == 0:  # YOLOv5 counts epochs from 0 ("0/299" of 300)
+            cap.meta["zero_based"] = True
+        cap.meta["planned_epochs"] = int(m[2]) + (1 if cap.meta.get("zero_based") else 0)
+        for name, value in zip(cols, m[3].split()):
+            name = _YOLO_SHORT.get(name, name)
+            if name.endswith("_loss"):
+                cap.add("train/" + name, float(epoch), float(value))
+        cap.lines.append(line.no)
+        break
+    return epoch
+
+
+def _yolo_total(cap: Capture) -> None:
+    parts = [n for n in cap.cols if n.startswith("train/") and n.endswith("_loss")]
+    if not parts:
+        return
+    steps = cap.cols[parts[0]][0]
+    if all(cap.cols[n][0] == steps for n in parts):
+        cap.cols["loss"] = (list(steps), [sum(v) for v in zip(*(cap.cols[n][1] for n in parts))])
+        cap.notes.append("loss = " + " + ".join(parts) + " (the total YOLO optimises)")
+
+
+# ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
+
+_TQDM = re.compile(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+
+
+def tqdm_postfix(lines: list[Line]) -> Capture | None:
+    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
+
+    The step counts on across bars: when the count falls back (a new epoch's bar), the
+    previous bar's total is added. A generic shape: any framework recogniser wins over it.
+    """
+    cap = Capture("tqdm-postfix", tier=1)
+    offset, last_n, last_total = 0.0, -1.0, 0.0
+    for line in lines:
+        for seg in line.segments:
+            m = _TQDM.match(seg)
+            if m is None or "=" not in m[5]:
+                continue
+            vals = {k: v for k, v in parse_kv(m[5], "=").items() if k != "v_num"}
+            if not any("loss" in k.lower() for k in vals):
+                continue
+            n = float(m[3])
+            if n < last_n:
+                offset += last_total or last_n
+            last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
+            for k, v in vals.items():
+                cap.add(k, offset + n, v)
+            if not cap.lines or cap.lines[-1] != line.no:
+                cap.lines.append(line.no)
+    return cap if cap.lines else None
+
+
+# Each recogniser with the text a log must hold somewhere for it to be worth running.
+RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"),
+               (tqdm_postfix, "%|"))

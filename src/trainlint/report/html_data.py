@@ -1,0 +1,277 @@
+"""The data block of the HTML page: everything the page draws, taken from a Result only.
+
+Curves come from ``Report.curves`` (already min/max-downsampled by the engine); numbers are
+written compactly (steps as deltas, values with 6 significant digits, non-finite values as
+``null`` plus a list of their steps) so a page of 100 runs stays a few megabytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..verdict import Finding, Report, Result, _clean
+
+ORDER = {"FAIL": 0, "NOT-CHECKED": 1, "WARN": 2, "PASS": 3}
+VERDICTS = ("FAIL", "NOT-CHECKED", "WARN", "PASS")
+
+# Panels of a run, top to bottom: (panel id, title, roles drawn in it).
+PANELS = (
+    ("loss", "loss", ("loss",)),
+    ("eval_loss", "eval loss", ("eval_loss",)),
+    ("learning_rate", "learning rate", ("learning_rate",)),
+    ("grad_norm", "grad norm", ("grad_norm",)),
+    ("step_time", "step time (s)", ("step_time",)),
+    ("throughput", "throughput", ("throughput",)),
+)
+
+
+def page_data(result: Result) -> dict[str, Any]:
+    """The JSON object embedded in the page (also what the golden test compares)."""
+    from .. import __version__
+
+    reports = sorted(
+        enumerate(result.reports), key=lambda p: (ORDER[p[1].verdict.value], p[0])
+    )
+    counts = {v: 0 for v in VERDICTS}
+    for r in result.reports:
+        counts[r.verdict.value] += 1
+    return {
+        "tool": {"name": "trainlint", "version": __version__},
+        "command": result.command,
+        "verdict": result.verdict.value,
+        "exit_code": result.exit_code,
+        "reason": result.empty_reason,
+        "counts": counts,
+        "reports": [report_data(r, f"r{i}") for i, r in reports],
+        "table": _clean(result.extra.get("table")),
+    }
+
+
+def report_data(report: Report, rid: str) -> dict[str, Any]:
+    curves = report.curves or {}
+    loss = curves.get("loss")
+    first = next((f for f in report.findings if f.severity.value != "NOTE"), None)
+    first = first or (report.findings[0] if report.findings else None)
+    return {
+        "id": rid,
+        "source": report.source,
+        "kind": report.kind,
+        "format": report.format,
+        "verdict": report.verdict.value,
+        "reason": report.unjudged,
+        "points": int(loss["points"]) if loss else _points(report),
+        "sparkline": _sparkline(loss),
+        "first_finding": f"{first.code} {first.message}" if first else None,
+        "findings": [finding_data(f, _last_step(report)) for f in report.findings],
+        "checks": report.checks.to_dict(),
+        "notes": list(report.notes),
+        "files": list(report.files) or [report.source],
+        "summary": _clean(report.summary),
+        "panels": panels(curves),
+        "marks": marks(report),
+    }
+
+
+def _points(report: Report) -> int | None:
+    value = (
+        report.summary.get("loss_points") if isinstance(report.summary, dict) else None
+    )
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+def _sparkline(curve: dict[str, Any] | None) -> str:
+    import numpy as np
+
+    from ..downsample import sparkline
+
+    if not curve or not curve.get("values"):
+        return ""
+    return sparkline(np.array([_num(v) for v in curve["values"]]), 24)
+
+
+def _num(v: Any) -> float:
+    if isinstance(v, str):
+        return float(v.replace("Infinity", "inf"))
+    return float(v)
+
+
+def _last_step(report: Report) -> float | None:
+    loss = (report.curves or {}).get("loss")
+    if loss and loss.get("steps"):
+        return float(loss["steps"][-1])
+    return (
+        _finite(report.summary.get("last_step"))
+        if isinstance(report.summary, dict)
+        else None
+    )
+
+
+def finding_data(f: Finding, last_step: float | None = None) -> dict[str, Any]:
+    out = f.to_dict()
+    out["range"] = finding_range(f, last_step)
+    spikes = f.evidence.get("spike_steps")
+    out["extra_steps"] = (
+        [_step(s) for s in spikes] if isinstance(spikes, (list, tuple)) else []
+    )
+    return out
+
+
+def finding_range(f: Finding, last_step: float | None = None) -> list[float] | None:
+    """The step range a finding covers, from its evidence, when the evidence gives one.
+
+    start_step..end_step (a blow-up or a stalled stretch); first_step..last_step;
+    best_step..best_step + steps_past_best (the stretch after the best point);
+    best_step..last_step (stale best eval); tail_start_step..step (a decayed LR tail);
+    first_step..the run's last step when the evidence says it lasts to the end."""
+    ev = f.evidence
+    if ev.get("non_finite_to_end") is True:
+        ev = {**ev, "last_step": last_step}
+    pairs = (
+        ("start_step", "end_step"),
+        ("first_step", "last_step"),
+        ("best_step", "last_step"),
+        ("tail_start_step", None),
+    )
+    for lo_key, hi_key in pairs:
+        lo = _finite(ev.get(lo_key))
+        hi = _finite(ev.get(hi_key)) if hi_key else _finite(f.step)
+        if lo is not None and hi is not None and hi > lo:
+            return [_step(lo), _step(hi)]
+    lo, past = _finite(ev.get("best_step")), _finite(ev.get("steps_past_best"))
+    if lo is not None and past:
+        return [_step(lo), _step(lo + past)]
+    return None
+
+
+def _finite(v: Any) -> float | None:
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        and not hasattr(v, "item")
+    ):
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _step(v: Any) -> float | int:
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
+def marks(report: Report) -> list[dict[str, Any]]:
+    """Steps worth a mark on every panel: the best eval point and the best-model checkpoint."""
+    out = []
+    ev = (report.curves or {}).get("eval_loss")
+    if ev and ev.get("values"):
+        best = _best_index(ev["values"])
+        if best is not None:
+            out.append(
+                {
+                    "kind": "best_eval",
+                    "step": _step(ev["steps"][best]),
+                    "label": f"best eval loss {_fmt(_num(ev['values'][best]))}",
+                }
+            )
+    ck = report.marks.get("best_model_checkpoint")
+    if isinstance(ck, dict) and _finite(ck.get("step")) is not None:
+        out.append(
+            {
+                "kind": "best_checkpoint",
+                "step": _step(ck["step"]),
+                "label": f"best-model checkpoint {ck.get('name', '')}".strip(),
+            }
+        )
+    return out
+
+
+def _best_index(values: list[Any]) -> int | None:
+    best, at = math.inf, None
+    for i, v in enumerate(values):
+        x = _num(v)
+        if math.isfinite(x) and x < best:
+            best, at = x, i
+    return at
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def panels(curves: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One panel per role present; a comparison's baseline curve (or band) joins its role's panel."""
+    out = []
+    for pid, title, roles in PANELS:
+        series = []
+        for role in roles:
+            if role in curves:
+                series.append(series_data(role, "run", curves[role]))
+            if f"baseline:{role}" in curves:
+                series.append(series_data(role, "baseline", curves[f"baseline:{role}"]))
+        if any(s["kind"] == "run" for s in series):
+            out.append({"id": pid, "title": title, "series": series})
+    return out
+
+
+# Significant digits kept per drawn value: the loss curves keep more (their hover values are
+# read closely); the others are drawn and hovered with four.
+DIGITS = {"loss": 5, "eval_loss": 5}
+
+
+def series_data(role: str, kind: str, curve: dict[str, Any]) -> dict[str, Any]:
+    """One drawn series; ``values`` (and a band's ``lo``/``hi``) are in units of 10**exp."""
+    raw = curve.get("values", [])
+    exp = scale_exponent(raw)
+    digits = DIGITS.get(role, 4)
+    steps, values, bad = encode(curve.get("steps", []), raw, exp, digits)
+    out: dict[str, Any] = {
+        "role": role,
+        "kind": kind,
+        "name": curve.get("name", role),
+        "points": curve.get("points", len(values)),
+        "exp": exp,
+        "dsteps": steps,
+        "values": values,
+        "nonfinite": bad,
+    }
+    for side in ("lo", "hi"):
+        if side in curve:
+            out[side] = encode(curve["steps"], curve[side], exp, digits)[1]
+    if "runs" in curve:
+        out["runs"] = curve["runs"]
+    return out
+
+
+def scale_exponent(values: list[Any]) -> int:
+    """The power of ten of the largest finite magnitude (values are written in its units, so a
+    learning rate of 3e-4 is written 3, not 0.0003)."""
+    big = 0.0
+    for v in values:
+        x = abs(_num(v)) if v is not None else math.nan
+        if math.isfinite(x) and x > big:
+            big = x
+    return math.floor(math.log10(big)) if big > 0 else 0
+
+
+def encode(
+    steps: list[Any], values: list[Any], exp: int = 0, digits: int = 6
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """Steps as deltas from the previous one; values in units of 10**exp rounded to ``digits``
+    significant digits (non-finite ones as null, their steps listed apart)."""
+    dsteps: list[Any] = []
+    out: list[Any] = []
+    bad: list[Any] = []
+    prev, unit = 0.0, 10.0**exp
+    for s, v in zip(steps, values):
+        s = float(s)
+        dsteps.append(_step(round(s - prev, 9)))
+        prev = s
+        x = _num(v) if v is not None else math.nan
+        if math.isfinite(x):
+            y = float(f"{x / unit:.{digits}g}")
+            out.append(int(y) if y.is_integer() else y)
+        else:
+            out.append(None)
+            bad.append(_step(s))
+    return dsteps, out, bad

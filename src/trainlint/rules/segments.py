@@ -1,0 +1,127 @@
+"""Resumed and restarted runs: turn a Run whose step counter goes backwards into segments.
+
+Two cases. A *resume* goes back to a checkpoint (the new first step is above the run's
+first step): the restart replays some steps, and the model's real trajectory is the old
+curve up to the checkpoint followed by the new one, so the pieces are stitched (the
+replayed points come from the restart). A *reset* goes back to the start: a new run was
+appended to the log, and each such segment is judged on its own. The rules that look at
+the run as a whole (completion, crash, stalls, the resume itself, damage) see the
+original once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from ..model import Run, Series
+from ..verdict import Report
+
+
+def resets(steps: np.ndarray) -> np.ndarray:
+    """Indices i where steps[i] < steps[i-1] (the counter went backwards)."""
+    return np.flatnonzero(np.diff(steps) < 0) + 1
+
+
+def reference(run: Run) -> Series | None:
+    """The series that defines the segments: the loss, else the longest series."""
+    loss = run.get("loss")
+    if loss is not None and len(loss):
+        return loss
+    return max(run.series.values(), key=len, default=None)
+
+
+def _cut(s: Series, a: int, b: int, keep: np.ndarray | None = None) -> Series:
+    idx = np.arange(a, b) if keep is None else keep
+    return Series(s.name, s.steps[idx], s.values[idx], None if s.wall is None else s.wall[idx])
+
+
+def segments_of(s: Series) -> list[Series]:
+    """One stitched series per reset-to-start segment of ``s``."""
+    cuts = resets(s.steps)
+    if len(cuts) == 0:
+        return [s]
+    bounds = [0, *cuts.tolist(), len(s)]
+    out: list[Series] = []
+    group: list[np.ndarray] = []
+    first = float(s.steps[0])
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        idx = np.arange(a, b)
+        if group and s.steps[a] <= first:  # back to the start: a new segment
+            out.append(_cut(s, 0, 0, np.concatenate(group)))
+            group, first = [], float(s.steps[a])
+        if group:  # a resume: drop the points the restart replays
+            group = [g[s.steps[g] < s.steps[a]] for g in group]
+        group.append(idx)
+    out.append(_cut(s, 0, 0, np.concatenate(group)))
+    return out
+
+
+def split_segments(run: Run) -> list[Run]:
+    """[run] when the step counter never goes back; else the stitched segments (see module doc)."""
+    ref = reference(run)
+    if ref is None or len(ref) < 2 or len(resets(ref.steps)) == 0:
+        return [run]
+    ref_segs = segments_of(ref)
+    segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta)) for _ in ref_segs]
+    dropped = []
+    for name, s in run.series.items():
+        pieces = ref_segs if s is ref else segments_of(s)
+        if len(pieces) != len(ref_segs):
+            pieces = _fallback(pieces, ref_segs)
+        if all(p is None for p in pieces):
+            dropped.append(name)
+        for seg, piece in zip(segs, pieces):
+            if piece is not None and len(piece):
+                seg.series[name] = piece
+    for seg in segs:
+        seg.roles = {r: n for r, n in run.roles.items() if n in seg.series}
+    if dropped:
+        run.notes.append("not judged after the restart (cannot tell which segment they belong to): "
+                         + ", ".join(sorted(dropped)[:8]))
+    return segs
+
+
+def _fallback(pieces: list[Series], ref_segs: list[Series]) -> list[Series | None]:
+    """A series without the reference's resets: place it by its steps when it fits one segment."""
+    out: list[Series | None] = [None] * len(ref_segs)
+    if len(pieces) == 1 and len(pieces[0]):
+        s = pieces[0]
+        if s.steps[0] >= ref_segs[-1].steps[0]:
+            out[-1] = s
+        elif s.steps[-1] <= ref_segs[0].steps[-1]:
+            out[0] = s
+    return out
+
+
+def judge_segments(run: Run, segs: list[Run], report: Report,
+                   runner: Callable[..., Report]) -> Report:
+    """Judge the whole-run rules once and every other log rule per segment, into ``report``.
+
+    ``runner(subject, report, only)`` applies the rules accepted by ``only`` (a Rule -> bool)."""
+    runner(run, report, lambda r: r.whole_run)
+    ran: dict[str, None] = {}
+    for k, seg in enumerate(segs, 1):
+        sub = runner(seg, Report(source=report.source, kind="log"), lambda r: not r.whole_run)
+        ref = reference(seg)
+        span = f"{ref.steps[0]:g}-{ref.steps[-1]:g}" if ref is not None and len(ref) else "?"
+        label = f"segment {k}/{len(segs)} (steps {span})" if len(segs) > 1 else ""
+        for f in sub.findings:
+            if label:
+                f.message = f"{label}: {f.message}"
+                f.evidence["segment"] = k
+            report.findings.append(f)
+        for code in sub.checks.ran:
+            ran[code] = None
+        for code, why in sub.checks.stood_down.items():
+            report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)
+        for code, why in sub.checks.not_checked.items():
+            report.checks.not_checked.setdefault(code, f"{label}: {why}" if label else why)
+    report.checks.ran = sorted(set(report.checks.ran) | set(ran))
+    for code in ran:
+        report.checks.not_checked.pop(code, None)
+    report.checks.stood_down = dict(sorted(report.checks.stood_down.items()))
+    report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
+    return report

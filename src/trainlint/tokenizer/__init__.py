@@ -1,0 +1,2 @@
+"""Tokenizer-folder preflight from plain JSON (no transformers): special tokens, the
+vocabulary, the chat template, max length and the model config's vocab size."""

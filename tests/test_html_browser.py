@@ -1,0 +1,228 @@
+"""The HTML report in a real headless Chromium (Playwright driving the system ``chromium``).
+
+Skipped when Playwright or Chromium is absent; .ci/run installs Chromium where it can."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from _browser import PageWatch, chromium_path, launch
+
+from trainlint.api import Options, doctor
+from trainlint.report import render
+
+sync_api = pytest.importorskip("playwright.sync_api")
+if chromium_path() is None:
+    pytest.skip(
+        "no chromium on this machine (apt-get install chromium)",
+        allow_module_level=True,
+    )
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def examples_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import os
+
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        buf = io.StringIO()
+        render(doctor([Path("examples")], Options()), "html", buf)
+    finally:
+        os.chdir(here)
+    out = tmp_path_factory.mktemp("html") / "report.html"
+    out.write_text(buf.getvalue(), encoding="utf-8")
+    return out
+
+
+@pytest.fixture
+def watched(browser, examples_file: Path):
+    w = PageWatch(browser)
+    w.open(examples_file)
+    yield w
+    w.page.close()
+
+
+def _rid(page, needle: str) -> str:
+    return page.evaluate(
+        f"trainlintReport.data.reports.find(r => r.source.includes({needle!r})).id"
+    )
+
+
+def test_loads_without_errors_or_network(watched: PageWatch) -> None:
+    page = watched.page
+    page.evaluate(
+        "trainlintReport.data.reports.forEach(r => trainlintReport.ensure(r.id))"
+    )
+    page.wait_for_timeout(200)
+    assert watched.errors == []
+    assert watched.requests == [watched.page.url]
+    assert page.locator("#tl-index tbody tr").count() == 4
+    assert (
+        page.locator("#tl-index tbody tr")
+        .first.locator("a")
+        .get_attribute("href")
+        .startswith("#r")
+    )
+
+
+def test_plotted_points_match_the_data_block(watched: PageWatch) -> None:
+    rows = watched.page.evaluate("""() => trainlintReport.data.reports.filter(r => r.panels.length).map(r => {
+        const plots = trainlintReport.ensure(r.id);
+        return r.panels.map((p, i) => {
+          const run = p.series.find(s => s.kind === 'run');
+          return [r.id, p.id, run.values.filter(v => v !== null).length,
+                  plots[i].data[1].filter(v => v !== null && v !== undefined).length, plots[i].series.length];
+        });
+      }).flat()""")
+    assert len(rows) == 12  # 3 + 3 + 2 + 4 panels over the four examples
+    for rid, panel, expected, plotted, _n in rows:
+        assert plotted == expected, (rid, panel)
+
+
+def _png_distinct_pixels(png: bytes) -> int:
+    """How many different RGB(A) pixels an 8-bit PNG holds (no image library needed)."""
+    pos, idat, width, height, channels = 8, b"", 0, 0, 4
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        body = png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, _depth, colour = struct.unpack(">IIBB", body[:10])
+            channels = {2: 3, 6: 4}[colour]
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw, stride, prev, seen = (
+        zlib.decompress(idat),
+        width * channels,
+        bytearray(width * channels),
+        set(),
+    )
+    for y in range(height):
+        ftype, line = (
+            raw[y * (stride + 1)],
+            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            pred = [0, a, b, (a + b) // 2, _paeth(a, b, c)][ftype]
+            line[i] = (line[i] + pred) & 0xFF
+        seen.update(bytes(line[i : i + channels]) for i in range(0, stride, channels))
+        prev = line
+    return len(seen)
+
+
+def _paeth(a: int, b: int, c: int) -> int:
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def test_panels_are_drawn_not_blank(watched: PageWatch) -> None:
+    page = watched.page
+    rid = _rid(page, "plain-diverged")
+    page.evaluate(f"trainlintReport.ensure('{rid}')")
+    panel = page.locator(f"#{rid}-panels .tl-panel").first
+    panel.scroll_into_view_if_needed()
+    assert _png_distinct_pixels(panel.screenshot()) > 20
+    blank = PageWatch(page.context.browser)
+    blank.page.set_content(
+        "<div style='width:300px;height:100px;background:#fff'></div>"
+    )
+    assert (
+        _png_distinct_pixels(blank.page.locator("div").screenshot()) <= 2
+    )  # the measure can say "blank"
+    blank.page.close()
+
+
+def test_hovering_a_marker_shows_its_message(watched: PageWatch) -> None:
+    page = watched.page
+    rid = _rid(page, "plain-diverged")
+    page.evaluate(f"trainlintReport.ensure('{rid}')")
+    marker = page.locator(f"#{rid}-panels .tl-mark[data-finding='{rid}:0']").first
+    marker.scroll_into_view_if_needed()
+    tip = page.locator("#tl-tip")
+    assert not tip.is_visible()
+    marker.hover()
+    assert tip.is_visible()
+    message = page.evaluate(
+        f"trainlintReport.data.reports.find(r => r.id === '{rid}').findings[0].message"
+    )
+    assert message in tip.inner_text() and "best_step: 60" in tip.inner_text()
+
+
+def test_clicking_a_finding_zooms_every_panel_to_its_range(watched: PageWatch) -> None:
+    page = watched.page
+    rid = _rid(page, "lightning-nan")
+    page.evaluate(f"trainlintReport.ensure('{rid}')")
+    full = page.evaluate(
+        f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])"
+    )
+    page.locator(f"li[data-finding='{rid}:0']").click()
+    page.wait_for_timeout(100)
+    zoomed = page.evaluate(
+        f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])"
+    )
+    lo, hi = 899, 1199  # TL001: NaN from step 899 to the end
+    assert len(zoomed) == 3 and all(z == zoomed[0] for z in zoomed)  # one step axis
+    zmin, zmax = zoomed[0]
+    assert (
+        zmin <= lo < hi <= zmax
+        and zmin > full[0][0]
+        and (zmax - zmin) < (full[0][1] - full[0][0]) * 0.5
+    )
+    box = page.locator(f"#{rid}-panels").bounding_box()
+    assert box is not None and box["y"] < 900  # scrolled into view
+    page.locator(f"#{rid} .tl-zoombar button").click()
+    assert (
+        page.evaluate(f"trainlintReport.plots['{rid}'][0].scales.x.min") == full[0][0]
+    )
+
+
+def test_dark_scheme_and_print_stylesheet(browser, examples_file: Path) -> None:
+    w = PageWatch(browser, color_scheme="dark")
+    page = w.open(examples_file)
+    bg = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    assert bg == "rgb(21, 24, 29)"
+    page.emulate_media(media="print")
+    assert page.locator(".tl-zoombar").first.is_hidden()
+    assert w.errors == []
+    w.page.close()
+
+
+def test_severity_is_not_colour_alone(watched: PageWatch) -> None:
+    texts = watched.page.locator(".tl-finding .tl-badge").all_inner_texts()
+    assert texts and all(
+        t.split()[0] in "▲◆●" and t.split()[1] in ("FAIL", "WARN", "NOTE")
+        for t in texts
+    )
+
+
+def test_notebook_repr_renders_inside_its_iframe(
+    browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    shown = doctor([Path("examples/plain-diverged")], Options())._repr_html_()
+    w = PageWatch(browser)
+    w.page.set_content(f"<html><body><h1>notebook</h1>{shown}</body></html>")
+    frame = w.page.frame_locator("iframe")
+    frame.locator(".tl-finding").first.wait_for()
+    assert "TL010" in frame.locator(".tl-finding").first.inner_text()
+    assert frame.locator(".tl-panel canvas").count() >= 2
+    assert w.errors == []
+    w.page.close()

@@ -1,0 +1,307 @@
+"""The HTML report's data block and page, without a browser (see test_html_browser.py for that).
+
+The golden file pins which series and which markers the page draws for the bundled examples;
+rewrite it with ``TRAINLINT_UPDATE_GOLDEN=1 pytest tests/test_html_report.py`` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trainlint.api import Options, doctor
+from trainlint.compare.align import align
+from trainlint.compare.curves import comparison_curves
+from trainlint.model import Run, Series
+from trainlint.report import render
+from trainlint.report.html import notebook_html, page
+from trainlint.report.html_data import encode, finding_range, page_data
+from trainlint.verdict import Finding, Report, Result, Severity
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "html_examples.json"
+
+
+def data_block(html: str) -> dict:
+    m = re.search(
+        r'<script type="application/json" id="tl-data">(.*?)</script>', html, re.DOTALL
+    )
+    assert m, "no data block"
+    return json.loads(m.group(1))
+
+
+def structure(data: dict) -> dict:
+    """What the golden file pins: per report, its panels' series and the markers drawn."""
+    out = {
+        "verdict": data["verdict"],
+        "exit_code": data["exit_code"],
+        "counts": data["counts"],
+        "reports": [],
+    }
+    for r in data["reports"]:
+        out["reports"].append(
+            {
+                "source": r["source"],
+                "verdict": r["verdict"],
+                "kind": r["kind"],
+                "format": r["format"],
+                "points": r["points"],
+                "sparkline": r["sparkline"],
+                "panels": {
+                    p["id"]: [
+                        {
+                            "role": s["role"],
+                            "kind": s["kind"],
+                            "name": s["name"],
+                            "points": s["points"],
+                            "drawn": len(s["values"]),
+                            "nonfinite": len(s["nonfinite"]),
+                        }
+                        for s in p["series"]
+                    ]
+                    for p in r["panels"]
+                },
+                "markers": [
+                    {
+                        "code": f["code"],
+                        "severity": f["severity"],
+                        "step": f["step"],
+                        "range": f["range"],
+                    }
+                    for f in r["findings"]
+                ],
+                "marks": r["marks"],
+            }
+        )
+    return out
+
+
+@pytest.fixture
+def examples_page(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(ROOT)
+    buf = io.StringIO()
+    render(doctor([Path("examples")], Options()), "html", buf)
+    return buf.getvalue()
+
+
+def test_golden_structure_of_examples(examples_page: str) -> None:
+    got = structure(data_block(examples_page))
+    if os.environ.get("TRAINLINT_UPDATE_GOLDEN"):
+        GOLDEN.write_text(
+            json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    assert got == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def test_page_is_self_contained(examples_page: str) -> None:
+    assert "<script src" not in examples_page and "<link" not in examples_page
+    assert "@import" not in examples_page and not re.search(
+        r"url\(\s*['\"]?(https?:)?//", examples_page
+    )
+    assert examples_page.count("<script") == 3  # data, uPlot, page script
+    assert "uPlot" in examples_page and "trainlintReport" in examples_page
+
+
+def test_index_order_counts_and_exit_code(examples_page: str) -> None:
+    data = data_block(examples_page)
+    order = {"FAIL": 0, "NOT-CHECKED": 1, "WARN": 2, "PASS": 3}
+    verdicts = [r["verdict"] for r in data["reports"]]
+    assert verdicts == sorted(verdicts, key=order.__getitem__)
+    assert data["counts"] == {"FAIL": 3, "NOT-CHECKED": 0, "WARN": 0, "PASS": 1}
+    assert data["exit_code"] == 1 and data["verdict"] == "FAIL"
+    diverged = next(r for r in data["reports"] if "plain-diverged" in r["source"])
+    assert diverged["first_finding"].startswith("TL010 ")
+    assert (
+        "!"
+        in next(r for r in data["reports"] if "lightning-nan" in r["source"])[
+            "sparkline"
+        ]
+    )
+
+
+def _result(*reports: Report) -> Result:
+    return Result(command="doctor", reports=list(reports))
+
+
+def test_order_puts_not_checked_between_fail_and_warn() -> None:
+    warn = Report("w", "log", findings=[Finding("TL031", "x", "c", Severity.WARN, "m")])
+    fail = Report("f", "log", findings=[Finding("TL001", "x", "c", Severity.FAIL, "m")])
+    data = page_data(
+        _result(Report("p", "log"), warn, Report("n", "log", unjudged="why"), fail)
+    )
+    assert [r["source"] for r in data["reports"]] == ["f", "n", "w", "p"]
+    assert data["exit_code"] == 1
+
+
+def test_hostile_source_cannot_close_the_data_script() -> None:
+    evil = "</script><script>alert(1)</script>"
+    html = page(_result(Report(evil, "log", unjudged="x")))
+    assert html.count("<script") == 3
+    assert data_block(html)["reports"][0]["source"] == evil
+
+
+def _f(step: float | None = None, **ev: object) -> Finding:
+    return Finding("TL000", "x", "c", Severity.WARN, "m", dict(ev), step)
+
+
+def test_finding_range_from_evidence_keys() -> None:
+    assert finding_range(_f(10, start_step=10, end_step=40)) == [10, 40]
+    assert finding_range(_f(60, best_step=60, steps_past_best=139)) == [60, 199]
+    assert finding_range(_f(5, best_step=5, last_step=50)) == [5, 50]
+    assert finding_range(_f(90, tail_start_step=70)) == [70, 90]
+    assert finding_range(
+        _f(899, first_step=899, non_finite_to_end=True), last_step=1199
+    ) == [899, 1199]
+    assert (
+        finding_range(_f(899, first_step=899)) is None
+    )  # a start alone is a marker, not a band
+    assert finding_range(_f(3, start_step=float("nan"), end_step=9)) is None
+    assert finding_range(_f(3)) is None
+
+
+def test_encode_keeps_nonfinite_apart_and_deltas_decode() -> None:
+    steps, values, bad = encode(
+        [10, 20, 35, 50], [1.0, float("nan"), "Infinity", 0.1234567891]
+    )
+    assert values == [1.0, None, None, 0.123457]
+    assert bad == [20, 35]
+    assert list(np.cumsum(steps)) == [10, 20, 35, 50]
+
+
+def _run(source: str, n: int, level: float, max_steps: int | None = None) -> Run:
+    steps = np.arange(1, n + 1, dtype=np.float64)
+    run = Run(
+        source=source,
+        format="jsonl",
+        series={"loss": Series("loss", steps, level + 1.0 / steps)},
+    )
+    if max_steps:
+        run.meta["max_steps"] = max_steps
+    return run
+
+
+def test_comparison_curves_one_baseline_on_fraction_axis() -> None:
+    run, base = _run("run", 1000, 1.0, 1000), _run("base", 300, 1.0, 300)
+    al = align(run, [base])
+    assert al.mode == "fraction"
+    curves = comparison_curves(run, [base], al)
+    b = curves["baseline:loss"]
+    assert b["runs"] == 1 and b["points"] == 300
+    assert math.isclose(b["steps"][-1], 1000.0) and math.isclose(
+        b["steps"][0], 1000 / 300
+    )
+
+
+def test_comparison_curves_band_of_several_baselines() -> None:
+    run = _run("run", 200, 1.0)
+    bases = [_run(f"b{i}", 200, 1.0 + 0.1 * i) for i in range(3)]
+    b = comparison_curves(run, bases, align(run, bases))["baseline:loss"]
+    assert b["runs"] == 3
+    lo, mid, hi = (np.asarray(b[k]) for k in ("lo", "values", "hi"))
+    assert np.all(lo <= mid) and np.all(mid <= hi) and np.allclose(hi - lo, 0.2)
+
+
+def test_compare_page_carries_the_baseline(tmp_path: Path, cli) -> None:
+    ev = ROOT / "evidence"
+    out = cli(
+        "compare",
+        str(ev / "hf-healthy-s0"),
+        str(ev / "hf-lr_hot-s0"),
+        "--baseline",
+        str(ev / "hf-healthy-s1"),
+        "--format",
+        "html",
+    )
+    assert out.code == 1
+    data = data_block(out.out)
+    rep = data["reports"][0]
+    assert rep["kind"] == "comparison"
+    loss = next(p for p in rep["panels"] if p["id"] == "loss")
+    base = next(s for s in loss["series"] if s["kind"] == "baseline")
+    assert base["runs"] == 2 and "lo" in base and "hi" in base
+    assert data["table"]["rows"][0]["verdict"] == "FAIL"
+
+
+def test_doctor_cli_html(cli) -> None:
+    out = cli("doctor", str(ROOT / "examples" / "plain-diverged"), "--format", "html")
+    assert out.code == 1
+    rep = data_block(out.out)["reports"][0]
+    assert [f["range"] for f in rep["findings"]] == [[60, 199]]
+    assert {p["id"] for p in rep["panels"]} == {"loss", "learning_rate"}
+
+
+def test_notebook_repr_is_the_same_page_in_an_iframe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    result = doctor([Path("examples/plain-diverged")], Options())
+    shown = result._repr_html_()
+    assert shown.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in shown
+    srcdoc = re.search(r'srcdoc="(.*?)"', shown, re.DOTALL).group(1)
+    import html as _html
+
+    assert _html.unescape(srcdoc) == page(result)
+    assert notebook_html(result) == shown
+
+
+def test_vendored_assets_and_licence_ship() -> None:
+    vendor = ROOT / "src" / "trainlint" / "report" / "vendor"
+    assert "MIT License" in (vendor / "uPlot.LICENSE").read_text()
+    for name in ("uPlot.iife.min.js", "uPlot.min.css"):
+        assert "</script" not in (vendor / name).read_text().lower()
+    assert (
+        "</script"
+        not in (ROOT / "src" / "trainlint" / "report" / "page" / "page.js")
+        .read_text()
+        .lower()
+    )
+
+
+def test_values_are_written_in_units_of_their_scale() -> None:
+    from trainlint.report.html_data import series_data
+
+    s = series_data(
+        "learning_rate",
+        "run",
+        {"name": "lr", "steps": [1, 2, 3], "values": [3e-4, 1.23456e-5, "NaN"]},
+    )
+    assert s["exp"] == -4 and s["values"] == [3, 0.1235, None] and s["nonfinite"] == [3]
+    loss = series_data(
+        "loss", "run", {"name": "loss", "steps": [1, 2], "values": [2.3456789, 0.5]}
+    )
+    assert loss["exp"] == 0 and loss["values"] == [2.3457, 0.5]
+
+
+def test_best_model_checkpoint_is_marked() -> None:
+    from trainlint.engine import judge_run
+
+    run = _run("r", 300, 1.0)
+    run.meta["best_model_checkpoint"] = "out/checkpoint-120"
+    rep = page_data(_result(judge_run(run)))["reports"][0]
+    assert {
+        "kind": "best_checkpoint",
+        "step": 120,
+        "label": "best-model checkpoint out/checkpoint-120",
+    } in rep["marks"]
+    run.meta["best_global_step"] = 150
+    assert page_data(_result(judge_run(run)))["reports"][0]["marks"][0]["step"] == 150
+
+
+def test_baseline_curve_named_after_the_baseline_that_has_the_role() -> None:
+    run = _run("run", 200, 1.0)
+    run.series["grad_norm"] = Series("grad_norm", np.arange(1, 201.0), np.ones(200))
+    without, with_gn = _run("b0", 200, 1.0), _run("b1", 200, 1.0)
+    with_gn.series["gn"] = Series("gn", np.arange(1, 201.0), np.ones(200))
+    with_gn.roles["grad_norm"] = "gn"
+    curves = comparison_curves(run, [without, with_gn], align(run, [without, with_gn]))
+    assert (
+        curves["baseline:grad_norm"]["name"] == "baseline gn"
+        and curves["baseline:loss"]["runs"] == 2
+    )
