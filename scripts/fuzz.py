@@ -57,9 +57,7 @@ def _hypothesis(name: str, seconds: float, out: Path) -> dict:
         try:
             run()
         except Exception as exc:  # noqa: BLE001 - reported
-            row["failure"] = "".join(
-                traceback.format_exception_only(type(exc), exc)
-            ).strip()[-2000:]
+            row["failure"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:]
             break
     row.update(inputs=count[0], seconds=round(time.monotonic() - start, 1))
     return row
@@ -77,9 +75,7 @@ def _atheris_child(name: str, seconds: float, out: Path) -> None:
     """Runs inside a child process: libFuzzer owns the process and exits when done."""
     import atheris
 
-    with (
-        atheris.instrument_imports()
-    ):  # coverage of trainlint itself guides the mutation
+    with atheris.instrument_imports():  # coverage of trainlint itself guides the mutation
         import fuzz_targets
 
         from trainlint import api, discover, readers
@@ -124,9 +120,7 @@ def _atheris(name: str, seconds: float, out: Path) -> dict:
         str(out),
     ]
     start = time.monotonic()
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, check=False, timeout=seconds + 600
-    )
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=seconds + 600)
     row: dict = {
         "target": name,
         "engine": "atheris",
@@ -145,9 +139,7 @@ def _atheris(name: str, seconds: float, out: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=1.0, help="per target")
-    ap.add_argument(
-        "--target", action="append", help="a target name (default: all); repeatable"
-    )
+    ap.add_argument("--target", action="append", help="a target name (default: all); repeatable")
     ap.add_argument("--engine", choices=["hypothesis", "atheris"], default="hypothesis")
     ap.add_argument(
         "--out",
@@ -163,9 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--atheris-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    os.environ.setdefault(
-        "TRAINLINT_DEBUG", "1"
-    )  # reader bugs raise instead of becoming reports
+    os.environ.setdefault("TRAINLINT_DEBUG", "1")  # reader bugs raise instead of becoming reports
     limit = int(args.memory_gb * (1 << 30))
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     args.out.mkdir(parents=True, exist_ok=True)

@@ -71,16 +71,11 @@ def _trainer_state(n: int = 20, **extra: object) -> dict:
 
 
 def _jsonl(n: int = 30) -> str:
-    return "".join(
-        json.dumps({"step": i, "loss": 2.0 - 0.03 * i, "lr": 1e-4}) + "\n"
-        for i in range(n)
-    )
+    return "".join(json.dumps({"step": i, "loss": 2.0 - 0.03 * i, "lr": 1e-4}) + "\n" for i in range(n))
 
 
 def _csv(n: int = 30) -> str:
-    return "step,loss,lr\n" + "".join(
-        f"{i},{2.0 - 0.03 * i},0.0001\n" for i in range(n)
-    )
+    return "step,loss,lr\n" + "".join(f"{i},{2.0 - 0.03 * i},0.0001\n" for i in range(n))
 
 
 def _crc32c_table() -> list[int]:
@@ -118,53 +113,27 @@ def _event(step: int, tag: str, value: float, wall: float) -> bytes:
     tagb = tag.encode()
     val = b"\x0a" + _varint(len(tagb)) + tagb + b"\x15" + struct.pack("<f", value)
     summ = b"\x0a" + _varint(len(val)) + val
-    return (
-        b"\x09"
-        + struct.pack("<d", wall)
-        + b"\x10"
-        + _varint(step)
-        + b"\x2a"
-        + _varint(len(summ))
-        + summ
-    )
+    return b"\x09" + struct.pack("<d", wall) + b"\x10" + _varint(step) + b"\x2a" + _varint(len(summ)) + summ
 
 
 def record(data: bytes, length: int | None = None) -> bytes:
     head = struct.pack("<Q", len(data) if length is None else length)
-    return (
-        head
-        + struct.pack("<I", masked_crc(head))
-        + data
-        + struct.pack("<I", masked_crc(data))
-    )
+    return head + struct.pack("<I", masked_crc(head)) + data + struct.pack("<I", masked_crc(data))
 
 
 def events(n: int = 40) -> list[bytes]:
     first = b"\x09" + struct.pack("<d", 1.7e9) + b"\x1a\x0dbrain.Event:2"
-    return [record(first)] + [
-        record(_event(i, "train/loss", 2.0 - 0.02 * i, 1.7e9 + i)) for i in range(n)
-    ]
+    return [record(first)] + [record(_event(i, "train/loss", 2.0 - 0.02 * i, 1.7e9 + i)) for i in range(n)]
 
 
 # torch archives written by hand (the layout torch.save uses)
 def _pickle_call(module: str, name: str, args: tuple, protocol: int = 2) -> bytes:
     """A pickle of {"x": module.name(*args)} written without importing ``module``."""
-    body = pickle.dumps(args, protocol)[
-        2:-1
-    ]  # the argument tuple, without PROTO and STOP
-    return (
-        b"\x80"
-        + bytes([protocol])
-        + b"}X\x01\x00\x00\x00x"
-        + f"c{module}\n{name}\n".encode()
-        + body
-        + b"Rs."
-    )
+    body = pickle.dumps(args, protocol)[2:-1]  # the argument tuple, without PROTO and STOP
+    return b"\x80" + bytes([protocol]) + b"}X\x01\x00\x00\x00x" + f"c{module}\n{name}\n".encode() + body + b"Rs."
 
 
-def _torch_zip(
-    entries: dict[str, bytes], deflate: set[str] = frozenset(), prefix: str = "archive"
-) -> bytes:
+def _torch_zip(entries: dict[str, bytes], deflate: set[str] = frozenset(), prefix: str = "archive") -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zf:
         for name, data in entries.items():
@@ -194,9 +163,7 @@ def torch_zip_ok() -> bytes:
     )
 
 
-def _safetensors(
-    header: dict | bytes, data: bytes = b"", length: int | None = None
-) -> bytes:
+def _safetensors(header: dict | bytes, data: bytes = b"", length: int | None = None) -> bytes:
     raw = header if isinstance(header, bytes) else json.dumps(header).encode()
     return struct.pack("<Q", len(raw) if length is None else length) + raw + data
 
@@ -257,9 +224,7 @@ for _name in (
 @static
 def garbage_csv_newlines(d: Path) -> Path:
     """Text-looking bytes with a bare CR inside a field: the csv module's 'new-line character' error."""
-    rows = "step,loss\n1,2.0\n" + "".join(
-        f'{i},"{i}\r{i}"x\r{i}\n' for i in range(2, 40)
-    )
+    rows = "step,loss\n1,2.0\n" + "".join(f'{i},"{i}\r{i}"x\r{i}\n' for i in range(2, 40))
     return _w(d / "metrics.csv", rows)
 
 
@@ -288,9 +253,7 @@ def bom_jsonl(d: Path) -> Path:
 
 @static
 def latin1_console(d: Path) -> Path:
-    text = "".join(
-        f"step {i} loss {2.0 - 0.03 * i:.4f} lr 1e-4 \xe9t\xe9\n" for i in range(1, 40)
-    )
+    text = "".join(f"step {i} loss {2.0 - 0.03 * i:.4f} lr 1e-4 \xe9t\xe9\n" for i in range(1, 40))
     return _w(d / "train.log", text.encode("latin-1"))
 
 
@@ -303,17 +266,13 @@ def huge_int_step_csv(d: Path) -> Path:
 
 @static
 def huge_int_loss_jsonl(d: Path) -> Path:
-    return _w(
-        d / "metrics.jsonl", _jsonl(20) + '{"step": 21, "loss": ' + "7" * 400 + "}\n"
-    )
+    return _w(d / "metrics.jsonl", _jsonl(20) + '{"step": 21, "loss": ' + "7" * 400 + "}\n")
 
 
 @static
 def huge_int_step_jsonl(d: Path) -> Path:
     """A step too large for a float (OverflowError in float())."""
-    return _w(
-        d / "metrics.jsonl", _jsonl(20) + '{"step": ' + "9" * 400 + ', "loss": 1.0}\n'
-    )
+    return _w(d / "metrics.jsonl", _jsonl(20) + '{"step": ' + "9" * 400 + ', "loss": 1.0}\n')
 
 
 @static
@@ -340,9 +299,7 @@ def huge_digits_training_args(d: Path) -> Path:
 
 @static
 def max_steps_1e999(d: Path) -> Path:
-    text = json.dumps(_trainer_state(20)).replace(
-        '"max_steps": 200', '"max_steps": 1e999'
-    )
+    text = json.dumps(_trainer_state(20)).replace('"max_steps": 200', '"max_steps": 1e999')
     return _w(d / "trainer_state.json", text)
 
 
@@ -378,10 +335,7 @@ def deep_jsonl_line(d: Path) -> Path:
 def deep_training_args(d: Path) -> Path:
     return _w(
         d / "training_args.json",
-        '{"learning_rate": 0.001, "output_dir": "x", "report_to": [], "x": '
-        + "[" * 20_000
-        + "]" * 20_000
-        + "}",
+        '{"learning_rate": 0.001, "output_dir": "x", "report_to": [], "x": ' + "[" * 20_000 + "]" * 20_000 + "}",
     )
 
 
@@ -447,10 +401,7 @@ def csv_ragged(d: Path) -> Path:
 
 @static
 def jsonl_wrong_shapes(d: Path) -> Path:
-    text = (
-        _jsonl(20)
-        + '[1,2]\n"text"\n{"step": {"a": 1}, "loss": [1]}\n{"step": 1e999, "loss": 1}\n'
-    )
+    text = _jsonl(20) + '[1,2]\n"text"\n{"step": {"a": 1}, "loss": [1]}\n{"step": 1e999, "loss": 1}\n'
     return _w(d / "metrics.jsonl", text)
 
 
@@ -536,9 +487,7 @@ def _mlflow_db(path: Path, rows: list[tuple]) -> Path:
     con = sqlite3.connect(path)
     con.executescript(_MLFLOW_SCHEMA)
     con.execute("INSERT INTO experiments VALUES (0, 'Default', '', 'active', 0, 0)")
-    con.execute(
-        "INSERT INTO runs VALUES ('aaa','r','LOCAL','','','me','FINISHED',NULL,NULL,'','active','',0,NULL)"
-    )
+    con.execute("INSERT INTO runs VALUES ('aaa','r','LOCAL','','','me','FINISHED',NULL,NULL,'','active','',0,NULL)")
     con.executemany("INSERT INTO metrics VALUES (?, ?, ?, 'aaa', ?, ?)", rows)
     con.commit()
     con.close()
@@ -603,8 +552,7 @@ def wandb_binary_garbage(d: Path) -> Path:
 @static
 def coqui_garbage(d: Path) -> Path:
     text = "".join(
-        f" --> STEP: {i}/100 -- GLOBAL_STEP: {i}\n     | > loss: {'x' * (i % 3)}{1.0 / (i + 1)}"
-        f"  ({'9' * 400})\n"
+        f" --> STEP: {i}/100 -- GLOBAL_STEP: {i}\n     | > loss: {'x' * (i % 3)}{1.0 / (i + 1)}  ({'9' * 400})\n"
         for i in range(30)
     )
     return _w(d / "trainer_0_log.txt", text + "\x00\x00 --> STEP: 1e999/1e999\n")
@@ -665,9 +613,7 @@ def zip_entry_size_lies(d: Path) -> Path:
     data = bytearray(torch_zip_ok())
     cd = data.rfind(b"PK\x01\x02", 0, data.find(b"PK\x05\x06"))
     first = data.find(b"PK\x01\x02")
-    struct.pack_into(
-        "<I", data, first + 24, 0xFFFFFFF0
-    )  # uncompressed size of the first entry
+    struct.pack_into("<I", data, first + 24, 0xFFFFFFF0)  # uncompressed size of the first entry
     assert cd >= first
     return _w(d / "model.pt", bytes(data))
 
@@ -692,9 +638,7 @@ def safetensors_out_of_range(d: Path) -> Path:
 
 @static
 def safetensors_header_2_63(d: Path) -> Path:
-    return _w(
-        d / "model.safetensors", _safetensors({"a": {}}, b"\x00" * 16, length=1 << 63)
-    )
+    return _w(d / "model.safetensors", _safetensors({"a": {}}, b"\x00" * 16, length=1 << 63))
 
 
 @static
@@ -745,9 +689,7 @@ def shard_index_missing(d: Path) -> Path:
 def shard_index_outside(d: Path) -> Path:
     _w(
         d / "secret.safetensors",
-        _safetensors(
-            {"s": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\x00" * 8
-        ),
+        _safetensors({"s": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\x00" * 8),
     )
     return _index(
         d,
@@ -772,22 +714,13 @@ def shard_index_garbage(d: Path) -> Path:
 @static
 def pickle_huge_length(d: Path) -> Path:
     """A protocol-4 pickle whose BINUNICODE8 and BINBYTES8 lengths say 2^62 bytes."""
-    data = (
-        b"\x80\x04\x8d"
-        + struct.pack("<Q", 1 << 62)
-        + b"abc"
-        + b"\x8e"
-        + struct.pack("<Q", 1 << 62)
-        + b"."
-    )
+    data = b"\x80\x04\x8d" + struct.pack("<Q", 1 << 62) + b"abc" + b"\x8e" + struct.pack("<Q", 1 << 62) + b"."
     return _w(d / "evil.pkl", data)
 
 
 @static
 def pickle_deep(d: Path) -> Path:
-    return _w(
-        d / "deep.pkl", b"\x80\x02" + b"]" * 10 + b"(" * 20_000 + b"l" * 20_000 + b"."
-    )
+    return _w(d / "deep.pkl", b"\x80\x02" + b"]" * 10 + b"(" * 20_000 + b"l" * 20_000 + b".")
 
 
 PAYLOADS = {
@@ -854,9 +787,7 @@ def evil_protocol0(d: Path) -> Path:
 # ----------------------------------------------------------------------------- datasets
 @static
 def dataset_jsonl_garbage_lines(d: Path) -> Path:
-    rows = "".join(
-        json.dumps({"text": f"row {i} some words here"}) + "\n" for i in range(50)
-    )
+    rows = "".join(json.dumps({"text": f"row {i} some words here"}) + "\n" for i in range(50))
     return _w(
         d / "train.jsonl",
         rows + '\x00\x01garbage\n{"text": ' + "[" * 20_000 + "\n" + rows,
@@ -865,9 +796,7 @@ def dataset_jsonl_garbage_lines(d: Path) -> Path:
 
 @static
 def dataset_parquet_truncated(d: Path) -> Path:
-    return _w(
-        d / "train.parquet", b"PAR1" + _garbage(2000, seed=31) + b"\x10\x00\x00\x00PAR1"
-    )
+    return _w(d / "train.parquet", b"PAR1" + _garbage(2000, seed=31) + b"\x10\x00\x00\x00PAR1")
 
 
 @static
@@ -903,14 +832,8 @@ def huge_line_jsonl(d: Path, big: bool) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     with open(p, "wb") as fh:
         fh.write(_jsonl(20).encode())
-        fh.write(
-            b'{"step": 20, "note": "' + b"y" * (_huge_line_size(big) // 4) + b'"}\n'
-        )
-        fh.write(
-            "".join(
-                json.dumps({"step": i, "loss": 1.0}) + "\n" for i in range(21, 40)
-            ).encode()
-        )
+        fh.write(b'{"step": 20, "note": "' + b"y" * (_huge_line_size(big) // 4) + b'"}\n')
+        fh.write("".join(json.dumps({"step": i, "loss": 1.0}) + "\n" for i in range(21, 40)).encode())
     return p
 
 
@@ -1125,9 +1048,7 @@ def build_static(root: Path, names: list[str] | None = None) -> dict[str, Path]:
     return out
 
 
-def build_dynamic(
-    root: Path, names: list[str] | None = None, big: bool = False
-) -> dict[str, Path]:
+def build_dynamic(root: Path, names: list[str] | None = None, big: bool = False) -> dict[str, Path]:
     out = {}
     for name, fn in DYNAMIC.items():
         if names is None or name in names:
@@ -1154,9 +1075,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, p in build_static(args.static, args.names or None).items():
             print(f"static  {name}: {p}")
     if args.dynamic is not None:
-        for name, p in build_dynamic(
-            args.dynamic, args.names or None, args.big
-        ).items():
+        for name, p in build_dynamic(args.dynamic, args.names or None, args.big).items():
             print(f"dynamic {name}: {p}")
     return 0
 

@@ -26,9 +26,7 @@ FUZZ_TIMEOUT = 20.0  # seconds per input inside doctor: a hang is a failure
 
 
 def _gen():
-    spec = importlib.util.spec_from_file_location(
-        "make_bad_inputs", ROOT / "scripts" / "make_bad_inputs.py"
-    )
+    spec = importlib.util.spec_from_file_location("make_bad_inputs", ROOT / "scripts" / "make_bad_inputs.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -72,9 +70,7 @@ def mutated(draw: st.DrawFn, base: bytes) -> bytes:
     for _ in range(draw(st.integers(0, 4))):
         if not data:
             break
-        op = draw(
-            st.sampled_from(["cut", "flip", "insert", "delete", "repeat", "none"])
-        )
+        op = draw(st.sampled_from(["cut", "flip", "insert", "delete", "repeat", "none"]))
         at = draw(st.integers(0, len(data) - 1))
         if op == "cut":
             del data[at:]
@@ -85,9 +81,7 @@ def mutated(draw: st.DrawFn, base: bytes) -> bytes:
         elif op == "delete":
             del data[at : at + draw(st.integers(1, 64))]
         elif op == "repeat":
-            data[at:at] = data[at : at + draw(st.integers(1, 64))] * draw(
-                st.integers(1, 4)
-            )
+            data[at:at] = data[at : at + draw(st.integers(1, 64))] * draw(st.integers(1, 4))
     return bytes(data)
 
 
@@ -151,10 +145,7 @@ def csv_log(draw: st.DrawFn) -> dict[str, bytes]:
 
 @st.composite
 def console(draw: st.DrawFn) -> dict[str, bytes]:
-    lines = [
-        f"step {i} loss {draw(floats)!r} lr 1e-4"
-        for i in range(draw(st.integers(3, 30)))
-    ]
+    lines = [f"step {i} loss {draw(floats)!r} lr 1e-4" for i in range(draw(st.integers(3, 30)))]
     lines += draw(
         st.lists(
             st.sampled_from(
@@ -176,9 +167,7 @@ def console(draw: st.DrawFn) -> dict[str, bytes]:
 def coqui(draw: st.DrawFn) -> dict[str, bytes]:
     out = []
     for i in range(draw(st.integers(1, 20))):
-        out.append(
-            f"   --> TIME: 2026-02-11 01:08:34 -- STEP: {i}/40 -- GLOBAL_STEP: {i}"
-        )
+        out.append(f"   --> TIME: 2026-02-11 01:08:34 -- STEP: {i}/40 -- GLOBAL_STEP: {i}")
         out.append(f"     | > loss: {draw(floats)!r}  ({draw(floats)!r})")
     return {"trainer_0_log.txt": draw(mutated("\n".join(out).encode()))}
 
@@ -227,15 +216,10 @@ def mlflow_sqlite(draw: st.DrawFn) -> dict[str, bytes]:
 @st.composite
 def mlflow_files(draw: st.DrawFn) -> dict[str, bytes]:
     run = "mlruns/1/0123456789abcdef0123456789abcdef/"
-    lines = "".join(
-        f"{draw(steps)} {draw(floats)!r} {draw(steps)}\n"
-        for _ in range(draw(st.integers(0, 15)))
-    )
+    lines = "".join(f"{draw(steps)} {draw(floats)!r} {draw(steps)}\n" for _ in range(draw(st.integers(0, 15))))
     return {
         "mlruns/1/meta.yaml": b"name: x\nexperiment_id: '1'\n",
-        run + "meta.yaml": draw(
-            mutated(b"status: 3\nstart_time: 1700000000000\nrun_name: r\n")
-        ),
+        run + "meta.yaml": draw(mutated(b"status: 3\nstart_time: 1700000000000\nrun_name: r\n")),
         run + "metrics/loss": draw(mutated(lines.encode())),
     }
 
@@ -262,12 +246,7 @@ def torch_zip(draw: st.DrawFn) -> dict[str, bytes]:
 
 @st.composite
 def torch_legacy(draw: st.DrawFn) -> dict[str, bytes]:
-    legacy = (
-        G.LEGACY_PREFIX
-        + G._tensor_pickle()
-        + b"\x80\x02]q\x00X\x01\x00\x00\x000q\x01a."
-        + b"\x02\x00" * 8
-    )
+    legacy = G.LEGACY_PREFIX + G._tensor_pickle() + b"\x80\x02]q\x00X\x01\x00\x00\x000q\x01a." + b"\x02\x00" * 8
     return {"model.pth": draw(mutated(legacy))}
 
 
@@ -292,9 +271,7 @@ def safetensors(draw: st.DrawFn) -> dict[str, bytes]:
 @st.composite
 def tokenizer(draw: st.DrawFn) -> dict[str, bytes]:
     vocab = {f"t{i}": i for i in range(draw(st.integers(0, 30)))}
-    vocab.update(
-        draw(st.dictionaries(st.text(max_size=4), st.integers(-3, 40), max_size=5))
-    )
+    vocab.update(draw(st.dictionaries(st.text(max_size=4), st.integers(-3, 40), max_size=5)))
     tok = {
         "model": {"type": "BPE", "vocab": vocab, "merges": ["t a", "t b"]},
         "added_tokens": [
@@ -306,9 +283,7 @@ def tokenizer(draw: st.DrawFn) -> dict[str, bytes]:
         ],
     }
     cfg = {
-        "eos_token": draw(
-            st.one_of(st.none(), st.sampled_from(["</s>", "<eos>"]), st.integers())
-        ),
+        "eos_token": draw(st.one_of(st.none(), st.sampled_from(["</s>", "<eos>"]), st.integers())),
         "bos_token": "<s>",
         "model_max_length": draw(st.one_of(floats, st.none())),
     }
@@ -329,9 +304,7 @@ def dataset(draw: st.DrawFn) -> dict[str, bytes]:
                     st.integers(-2, 5),
                     st.none(),
                     st.lists(
-                        st.dictionaries(
-                            st.sampled_from(["role", "content"]), st.text(max_size=5)
-                        ),
+                        st.dictionaries(st.sampled_from(["role", "content"]), st.text(max_size=5)),
                         max_size=3,
                     ),
                 ),
@@ -344,9 +317,7 @@ def dataset(draw: st.DrawFn) -> dict[str, bytes]:
     text = b"".join(_json(r) + b"\n" for r in rows)
     if draw(st.booleans()):
         return {"train.jsonl": draw(mutated(text))}
-    body = "text,label\n" + "".join(
-        f"{draw(st.text(max_size=8))!r},{draw(st.integers(-1, 3))}\n" for _ in rows
-    )
+    body = "text,label\n" + "".join(f"{draw(st.text(max_size=8))!r},{draw(st.integers(-1, 3))}\n" for _ in rows)
     return {"train.csv": draw(mutated(body.encode()))}
 
 

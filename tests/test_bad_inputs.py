@@ -24,16 +24,12 @@ HERE = ROOT / "tests" / "bad_inputs"
 CORPUS = HERE / "corpus"
 CASES = tomllib.loads((HERE / "cases.toml").read_text("utf-8"))["case"]
 CASE_SECONDS = 15.0  # every case finishes in seconds (generous for a loaded CI machine)
-ADDRESS_SPACE = (
-    4 << 30
-)  # RLIMIT_AS of a runner process: a runaway allocation fails instead of swapping
+ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of a runner process: a runaway allocation fails instead of swapping
 GB = 1 << 30
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location(
-        "make_bad_inputs", ROOT / "scripts" / "make_bad_inputs.py"
-    )
+    spec = importlib.util.spec_from_file_location("make_bad_inputs", ROOT / "scripts" / "make_bad_inputs.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -77,16 +73,10 @@ def _run(cases: list[dict], workdir: Path) -> tuple[dict[str, dict], int]:
         env=env,
         timeout=60 + CASE_SECONDS * len(cases),
     )
-    rows = [
-        json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")
-    ]
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert rows and "max_rss_bytes" in rows[-1], proc.stderr[-3000:]
-    assert sorted(os.listdir(cwd)) == [], (
-        f"files appeared in the working folder (a payload ran?): {os.listdir(cwd)}"
-    )
-    assert sorted(os.listdir(tmp)) == [], (
-        f"temporary files left behind: {os.listdir(tmp)}"
-    )
+    assert sorted(os.listdir(cwd)) == [], f"files appeared in the working folder (a payload ran?): {os.listdir(cwd)}"
+    assert sorted(os.listdir(tmp)) == [], f"temporary files left behind: {os.listdir(tmp)}"
     return {r["name"]: r for r in rows[:-1]}, rows[-1]["max_rss_bytes"]
 
 
@@ -98,16 +88,10 @@ def _check(case: dict, got: dict) -> list[str]:
     for key in ("verdict", "exit", "codes"):
         if got.get(key) != case[key]:
             problems.append(f"{label}: {key} {got.get(key)!r}, expected {case[key]!r}")
-    if "reason" in case and not any(
-        case["reason"] in r for r in got.get("reasons", [])
-    ):
-        problems.append(
-            f"{label}: reason {got.get('reasons')!r} lacks {case['reason']!r}"
-        )
+    if "reason" in case and not any(case["reason"] in r for r in got.get("reasons", [])):
+        problems.append(f"{label}: reason {got.get('reasons')!r} lacks {case['reason']!r}")
     if "skipped" in case and got.get("skipped") != sorted(case["skipped"]):
-        problems.append(
-            f"{label}: skipped {got.get('skipped')!r}, expected {sorted(case['skipped'])!r}"
-        )
+        problems.append(f"{label}: skipped {got.get('skipped')!r}, expected {sorted(case['skipped'])!r}")
     if got["seconds"] > CASE_SECONDS:
         problems.append(f"{label}: took {got['seconds']} s")
     return problems
@@ -155,9 +139,7 @@ def test_static_corpus_cases(tmp_path):
     problems = [p for c in static for p in _check(c, got[c["name"]])]
     assert not problems, "\n".join(problems)
     assert rss < GB, f"peak memory {rss >> 20} MiB over the static corpus"
-    assert _hash_tree(CORPUS) == before, (
-        "something was written under the scanned corpus"
-    )
+    assert _hash_tree(CORPUS) == before, "something was written under the scanned corpus"
 
 
 def test_static_corpus_matches_its_generator(tmp_path):
@@ -166,9 +148,7 @@ def test_static_corpus_matches_its_generator(tmp_path):
     fresh, committed = _hash_tree(tmp_path), _hash_tree(CORPUS)
     assert sorted(fresh) == sorted(committed)
     differ = [k for k in fresh if fresh[k] != committed[k] and not k.endswith(".db")]
-    assert not differ, (
-        f"run: python scripts/make_bad_inputs.py --static tests/bad_inputs/corpus ({differ[:5]})"
-    )
+    assert not differ, f"run: python scripts/make_bad_inputs.py --static tests/bad_inputs/corpus ({differ[:5]})"
 
 
 @pytest.mark.parametrize("group", ["big", "special"])
@@ -184,13 +164,9 @@ def test_dynamic_cases(tmp_path, group):
     wanted = [
         c
         for c in CASES
-        if c.get("dynamic")
-        and (c["name"] in big) == (group == "big")
-        and (not c.get("root_only") or os.geteuid() == 0)
+        if c.get("dynamic") and (c["name"] in big) == (group == "big") and (not c.get("root_only") or os.geteuid() == 0)
     ]
-    built = _generator().build_dynamic(
-        tmp_path / "in", sorted({c["name"] for c in wanted})
-    )
+    built = _generator().build_dynamic(tmp_path / "in", sorted({c["name"] for c in wanted}))
     before = _hash_tree(tmp_path / "in")
     problems = []
     batches = [[c] for c in wanted] if group == "big" else [wanted]
@@ -208,16 +184,10 @@ def test_dynamic_cases(tmp_path, group):
         got, rss = _run(cases, tmp_path / f"run{i}")
         size = max(_size(Path(x["path"])) for x in cases)
         limit = max(GB, 10 * size)
-        problems += [
-            p for c in batch for p in _check(c, got[c.get("label", c["name"])])
-        ]
+        problems += [p for c in batch for p in _check(c, got[c.get("label", c["name"])])]
         if rss >= limit:
-            problems.append(
-                f"{[c['name'] for c in batch]}: peak memory {rss >> 20} MiB (limit {limit >> 20} MiB)"
-            )
-    if (
-        group == "special"
-    ):  # all of them in one scan: it finishes, and judges what is judgeable
+            problems.append(f"{[c['name'] for c in batch]}: peak memory {rss >> 20} MiB (limit {limit >> 20} MiB)")
+    if group == "special":  # all of them in one scan: it finishes, and judges what is judgeable
         got, _ = _run([{"name": "all", "path": str(tmp_path / "in")}], tmp_path / "all")
         if got["all"]["seconds"] > 60 or "error" in got["all"]:
             problems.append(f"one scan over every special case: {got['all']}")
@@ -229,11 +199,7 @@ def _size(path: Path) -> int:
     if path.is_file() and not path.is_symlink():
         return path.stat().st_size
     if path.is_dir() and not path.is_symlink():
-        return sum(
-            p.stat().st_size
-            for p in path.rglob("*")
-            if p.is_file() and not p.is_symlink()
-        )
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
     return 0
 
 

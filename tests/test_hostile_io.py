@@ -18,11 +18,7 @@ from trainlint.verdict import Report
 
 def _jsonl(path: Path, n: int = 30) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "".join(
-            json.dumps({"step": i, "loss": 2.0 - 0.03 * i}) + "\n" for i in range(n)
-        )
-    )
+    path.write_text("".join(json.dumps({"step": i, "loss": 2.0 - 0.03 * i}) + "\n" for i in range(n)))
     return path
 
 
@@ -57,15 +53,11 @@ def test_jsonl_reader_skips_a_huge_line_and_reads_past_it(tmp_path, monkeypatch)
     p = _jsonl(tmp_path / "m.jsonl", 10)
     with open(p, "a") as fh:
         fh.write('{"step": 10, "note": "' + "q" * 5000 + '"}\n')
-        fh.write(
-            "".join(json.dumps({"step": i, "loss": 1.0}) + "\n" for i in range(11, 20))
-        )
+        fh.write("".join(json.dumps({"step": i, "loss": 1.0}) + "\n" for i in range(11, 20)))
     monkeypatch.setattr(safeio.read_text, "__defaults__", (1000,))
     run = api.read_run(p)
     assert len(run.get("loss")) == 19
-    assert any(
-        d.kind == "long-line" and d.evidence["first_line"] == 11 for d in run.damage
-    )
+    assert any(d.kind == "long-line" and d.evidence["first_line"] == 11 for d in run.damage)
 
 
 # ----------------------------------------------------------------------------- bounded JSON
@@ -74,13 +66,9 @@ def test_json_limits_give_a_reason_not_an_exception():
         safeio.loads_json("[" * 100_000 + "]" * 100_000)
     with pytest.raises(safeio.JSONLimit, match="6000 digits"):
         safeio.loads_json('{"seed": ' + "1" * 6000 + "}")
-    assert (
-        safeio.loads_json('{"sha": "' + "1" * 6000 + '"}')["sha"] == "1" * 6000
-    )  # digits in a string are fine
+    assert safeio.loads_json('{"sha": "' + "1" * 6000 + '"}')["sha"] == "1" * 6000  # digits in a string are fine
     with pytest.raises(safeio.JSONLimit, match="nested deeper"):
-        safeio.loads_json(
-            '{"a": ' * 3000 + "1" + "}" * 3000
-        )  # deep without a run of brackets
+        safeio.loads_json('{"a": ' * 3000 + "1" + "}" * 3000)  # deep without a run of brackets
     assert safeio.loads_json("[[1], [2]]") == [[1], [2]]
 
 
@@ -93,9 +81,7 @@ def test_json_memory_estimate_refuses_a_flood_of_tiny_values(monkeypatch):
 def test_utf16_is_decoded_and_named(tmp_path):
     p = tmp_path / "trainer_state.json"
     hist = [{"step": 10 * i, "loss": 2.0 / i} for i in range(1, 20)]
-    p.write_bytes(
-        json.dumps({"global_step": 190, "log_history": hist}).encode("utf-16")
-    )
+    p.write_bytes(json.dumps({"global_step": 190, "log_history": hist}).encode("utf-16"))
     rep = api.doctor([p]).reports[0]
     assert rep.verdict.value == "PASS" and any("UTF-16" in n for n in rep.notes)
 
@@ -130,10 +116,7 @@ def test_fifo_is_never_opened(tmp_path):
         }
     }
     named = api.doctor([run / "trainer_state.json"])
-    assert (
-        named.reports[0].unjudged
-        == "a FIFO (named pipe), not a regular file: not opened"
-    )
+    assert named.reports[0].unjudged == "a FIFO (named pipe), not a regular file: not opened"
     assert named.exit_code == 2
     with pytest.raises(safeio.NotRegular):
         safeio.open_regular(run / "trainer_state.json")
@@ -153,12 +136,7 @@ def test_symlink_loop_and_links_out_of_the_folder(tmp_path):
         "metrics.jsonl",
     ]
     assert res.extra["skipped"]["symlink loop"]["count"] == 2
-    assert (
-        res.extra["skipped"]["symlink out of the scanned folder (use --follow-links)"][
-            "count"
-        ]
-        == 1
-    )
+    assert res.extra["skipped"]["symlink out of the scanned folder (use --follow-links)"]["count"] == 1
     followed = api.doctor([run], api.Options(follow_links=True))
     assert "out.jsonl" in {Path(r.source).name for r in followed.reports}
 
@@ -178,10 +156,7 @@ def test_inflate_stops_at_the_declared_size_and_at_the_cap():
     data = raw.compress(b"\0" * (8 << 20)) + raw.flush()
     with pytest.raises(safeio.InflateLimit) as exc:
         safeio.inflate_bounded(data, declared=100)
-    assert (
-        exc.value.evidence()["declared_size"] == 100
-        and exc.value.inflated <= (1 << 20) + 100
-    )
+    assert exc.value.evidence()["declared_size"] == 100 and exc.value.inflated <= (1 << 20) + 100
     with pytest.raises(safeio.InflateLimit):
         safeio.inflate_bounded(data, declared=-1, cap=1 << 20)
     assert len(safeio.inflate_bounded(data, declared=8 << 20)) == 8 << 20
@@ -195,9 +170,7 @@ def test_time_limit_interrupts_a_blocking_call():
         pass
 
 
-def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(
-    tmp_path, monkeypatch
-):
+def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(tmp_path, monkeypatch):
     monkeypatch.delenv("TRAINLINT_DEBUG", raising=False)
     good = _jsonl(tmp_path / "a" / "metrics.jsonl")
     _jsonl(tmp_path / "b" / "metrics.jsonl")
@@ -220,9 +193,7 @@ def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(
     assert time.monotonic() - start < 20
     by = {Path(r.source).parent.name: r for r in res.reports}
     assert by["a"].verdict.value == "PASS" and by["a"].source == str(good)
-    assert by["b"].unjudged.startswith(
-        "internal error while reading: TypeError: unsupported operand"
-    )
+    assert by["b"].unjudged.startswith("internal error while reading: TypeError: unsupported operand")
     assert by["c"].unjudged == "timed out after 1 s while reading (--timeout-per-input)"
     assert res.exit_code == 2
 
@@ -237,16 +208,12 @@ def test_an_escaping_internal_error_exits_2_with_one_line(tmp_path, cli, monkeyp
     """Anything that escapes a command is an internal error: exit 2 and a hint, never 1 or a traceback."""
     hook = tmp_path / "sitecustomize.py"
     hook.write_text(
-        "import trainlint.api as a\n"
-        "def boom(*args, **kw):\n    raise KeyError('surprise')\n"
-        "a.doctor = boom\n"
+        "import trainlint.api as a\ndef boom(*args, **kw):\n    raise KeyError('surprise')\na.doctor = boom\n"
     )
     r = cli(
         "doctor",
         str(tmp_path),
-        env={
-            "PYTHONPATH": f"{tmp_path}{os.pathsep}{Path(__file__).parents[1] / 'src'}"
-        },
+        env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{Path(__file__).parents[1] / 'src'}"},
     )
     assert r.code == 2, r.err
     assert "Traceback" not in r.err

@@ -29,9 +29,7 @@ CHUNK = 1 << 20
 MAX_DIGITS = 1000  # digits in one JSON number
 MAX_DEPTH = 500  # nesting of a JSON document
 JSON_BYTES_PER_VALUE = 72  # what one parsed JSON value costs in Python, roughly
-JSON_MIN_BUDGET = (
-    768 << 20
-)  # parsed JSON may use max(this, JSON_BUDGET_RATIO x the text)
+JSON_MIN_BUDGET = 768 << 20  # parsed JSON may use max(this, JSON_BUDGET_RATIO x the text)
 JSON_BUDGET_RATIO = 8
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -83,9 +81,7 @@ def not_regular_reason(kind: str) -> str:
 
 def open_regular(path: str | Path) -> Any:
     """Open ``path`` for binary reading only if it is a regular file (never blocks on a FIFO)."""
-    fd = os.open(
-        path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    )
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -115,25 +111,21 @@ def inside(path: str | Path, root: str | Path) -> bool:
 
 def length_fits(length: int, offset: int, file_size: int) -> bool:
     """Whether ``length`` bytes starting at ``offset`` lie inside a file of ``file_size`` bytes."""
-    return 0 <= offset and 0 <= length and offset + length <= file_size
+    return offset >= 0 and length >= 0 and offset + length <= file_size
 
 
 # ----------------------------------------------------------------------------- bounded text
 class TextRead:
     """A decoded text file and what reading it found (notes, and damage as (kind, message, evidence))."""
 
-    def __init__(
-        self, text: str, notes: list[str], damage: list[tuple[str, str, dict[str, Any]]]
-    ) -> None:
+    def __init__(self, text: str, notes: list[str], damage: list[tuple[str, str, dict[str, Any]]]) -> None:
         self.text, self.notes, self.damage = text, notes, damage
 
     def __iter__(self) -> Any:  # text, notes = read_text(path)
         return iter((self.text, self.notes))
 
 
-def _bounded_bytes(
-    path: str | Path, max_line: int
-) -> tuple[bytes, list[tuple[int, int, int]]]:
+def _bounded_bytes(path: str | Path, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
     """The file's bytes with every line longer than ``max_line`` cut out: (data, [(line, offset, length)])."""
     parts: list[bytes] = []
     long: list[tuple[int, int, int]] = []
@@ -176,9 +168,7 @@ def decode(data: bytes) -> tuple[str, list[str]]:
     """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bad bytes replaced."""
     notes = []
     if data.startswith(UTF16_BOMS):
-        notes.append(
-            "UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded"
-        )
+        notes.append("UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded")
         return data.decode("utf-16", errors="replace"), notes
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -187,15 +177,11 @@ def decode(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8"), notes
     except UnicodeDecodeError as exc:
         bad = data.decode("utf-8", errors="replace").count("\ufffd")
-        notes.append(
-            f"{bad} undecodable byte(s), first at offset {exc.start}; replaced"
-        )
+        notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
         return data.decode("utf-8", errors="replace"), notes
 
 
-def bounded_bytes(
-    path: str | Path, max_line: int = MAX_LINE
-) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
+def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
     """A file's bytes with over-long lines cut out, and the damage that names them.
     A UTF-16 file (with a BOM) is returned whole: its lines are only seen once decoded."""
     with open_regular(path) as fh:
@@ -254,9 +240,7 @@ def check_json(text: str | bytes) -> None:
     is_bytes = isinstance(text, (bytes, bytearray))
     deep = (_DEEP if is_bytes else _DEEP_S).search(text)  # type: ignore[attr-defined]
     if deep is not None:
-        raise JSONLimit(
-            f"JSON nested more than {MAX_DEPTH} levels deep (at offset {deep.start()}): not parsed"
-        )
+        raise JSONLimit(f"JSON nested more than {MAX_DEPTH} levels deep (at offset {deep.start()}): not parsed")
     count = (
         text.count(b"," if is_bytes else ",")
         + text.count(b"[" if is_bytes else "[")
@@ -272,26 +256,20 @@ def check_json(text: str | bytes) -> None:
 
 def _parse_int(s: str) -> int:
     if len(s.lstrip("-")) > MAX_DIGITS:
-        raise JSONLimit(
-            f"a JSON number of {len(s.lstrip('-'))} digits (limit {MAX_DIGITS}): not parsed"
-        )
+        raise JSONLimit(f"a JSON number of {len(s.lstrip('-'))} digits (limit {MAX_DIGITS}): not parsed")
     return int(s)
 
 
 def loads_json(text: str | bytes, **kwargs: Any) -> Any:
     """``json.loads`` within bounds: JSONLimit (a ValueError) for documents beyond them."""
     check_json(text)
-    long = (
-        _LONG_NUMBER if isinstance(text, (bytes, bytearray)) else _LONG_NUMBER_S
-    ).search(text)  # type: ignore
+    long = (_LONG_NUMBER if isinstance(text, (bytes, bytearray)) else _LONG_NUMBER_S).search(text)  # type: ignore
     if long is not None:
         kwargs.setdefault("parse_int", _parse_int)
     try:
         return json.loads(text, **kwargs)
     except RecursionError:
-        raise JSONLimit(
-            "JSON nested deeper than the parser allows: not parsed"
-        ) from None
+        raise JSONLimit("JSON nested deeper than the parser allows: not parsed") from None
 
 
 def load_json_file(path: str | Path, **kwargs: Any) -> Any:
@@ -328,14 +306,8 @@ def sane_plan(meta: dict[str, Any], notes: list[str]) -> None:
             except OverflowError:
                 ok = False
         if not ok:
-            shown = (
-                repr(value)
-                if not isinstance(value, int)
-                else f"an integer of {len(str(abs(value)))} digits"
-            )
-            notes.append(
-                f"{key} = {shown[:60]} is not a plan (not a finite number of steps); ignored"
-            )
+            shown = repr(value) if not isinstance(value, int) else f"an integer of {len(str(abs(value)))} digits"
+            notes.append(f"{key} = {shown[:60]} is not a plan (not a finite number of steps); ignored")
             del meta[key]
 
 

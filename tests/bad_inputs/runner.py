@@ -49,16 +49,8 @@ def _one(case: dict) -> dict:
     reps = doc["reports"]
     row.update(
         verdict=doc["verdict"],
-        codes=sorted(
-            {
-                f["code"]
-                for r in reps
-                for f in r["findings"]
-                if f["severity"] in ("FAIL", "WARN")
-            }
-        ),
-        reasons=[r["reason"] for r in reps if r["reason"]]
-        + ([doc["reason"]] if doc["reason"] else []),
+        codes=sorted({f["code"] for r in reps for f in r["findings"] if f["severity"] in ("FAIL", "WARN")}),
+        reasons=[r["reason"] for r in reps if r["reason"]] + ([doc["reason"]] if doc["reason"] else []),
         skipped=sorted(doc.get("skipped") or {}),
         notes=[n for r in reps for n in r["notes"]],
     )

@@ -63,9 +63,7 @@ def unsafe_member_name(ctx):
     s = _file(ctx)
     names = s.meta.get("unsafe_names") or []
     if not names:
-        raise StandDown(
-            f"{len(s.zip.entries) if s.zip else 0} member names, none escapes the archive folder"
-        )
+        raise StandDown(f"{len(s.zip.entries) if s.zip else 0} member names, none escapes the archive folder")
     shown = ", ".join(repr(n) for n in names[:5])
     return ctx.fire(
         f"{len(names)} member name(s) escape an extraction folder: {shown}",
@@ -94,9 +92,7 @@ def index_outside_folder(ctx):
         raise NotChecked("not a sharded checkpoint index")
     outside = idx.get("outside") or []
     if not outside:
-        raise StandDown(
-            f"all {idx.get('shards', 0)} shards named inside the checkpoint folder"
-        )
+        raise StandDown(f"all {idx.get('shards', 0)} shards named inside the checkpoint folder")
     shown = ", ".join(repr(o["shard"]) for o in outside[:5])
     return ctx.fire(
         f"the index names {len(outside)} file(s) outside its folder (not opened): {shown}",
