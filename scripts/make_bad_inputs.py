@@ -542,6 +542,17 @@ def mlflow_meta_yaml_shapes(d: Path) -> Path:
 
 
 @static
+def mlflow_file_store_inf_steps(d: Path) -> Path:
+    """Found by fuzzing: steps and timestamps of 1e16000 (infinite) in an MLflow metric file."""
+    run = d / "mlruns" / "1" / "0123456789abcdef0123456789abcdef"
+    _w(d / "mlruns" / "1" / "meta.yaml", "name: x\nexperiment_id: '1'\n")
+    _w(run / "meta.yaml", "status: 3\nstart_time: 1700000000000\nrun_name: r\n")
+    lines = "".join(f"{1700000000000 + i} {2.0 - 0.05 * i} {i}\n" for i in range(20))
+    _w(run / "metrics" / "loss", lines + "1000 0.04 -4.2e16000\n1e16000 0.5 21\n9223372036854775807 nan 22\n")
+    return d / "mlruns"
+
+
+@static
 def wandb_binary_garbage(d: Path) -> Path:
     folder = d / "wandb" / "offline-run-20260101_000000-abcdefgh"
     _w(folder / "run-abcdefgh.wandb", b":W&B\x00\x00\x00\x00" + _garbage(8192, seed=21))

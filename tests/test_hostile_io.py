@@ -248,3 +248,11 @@ def test_pickle_lengths_are_checked_against_the_stream(tmp_path, monkeypatch):
     monkeypatch.setattr(picklewalk._Bounded, "read", spy)
     res = picklewalk.walk_file(p)
     assert res.error.startswith("truncated") and max(asked) <= p.stat().st_size
+
+
+def test_a_non_finite_step_is_null_in_strict_json():
+    from trainlint.verdict import Finding, Severity
+
+    f = Finding("TL001", "x", "nan", Severity.FAIL, "m", step=float("-inf"))
+    assert f.to_dict()["step"] is None
+    assert Finding("TL001", "x", "nan", Severity.FAIL, "m", step=3.0).to_dict()["step"] == 3

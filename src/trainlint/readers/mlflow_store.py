@@ -78,7 +78,10 @@ def _metric_file(f: Path, key: str, cols: Columns) -> list[int]:
         except (ValueError, IndexError):
             broken.append(n)
             continue
-        cols.add(step, key, value, f"{key}:{n}", ts / 1000.0)
+        if not math.isfinite(step):  # a step of 1e999 is damage, not a place on the axis
+            broken.append(n)
+            continue
+        cols.add(step, key, value, f"{key}:{n}", ts / 1000.0 if math.isfinite(ts) else None)
     return broken
 
 
