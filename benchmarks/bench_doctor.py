@@ -1,82 +1,227 @@
-"""Time and peak memory of `trainlint doctor` on big logs, against trainproof when installed.
+"""Whole-process `trainlint doctor` on big logs, against the tools a user would otherwise run.
 
-    python benchmarks/bench_doctor.py            # 200,000-entry trainer_state.json + 1,000,000-row JSONL
-    python benchmarks/bench_doctor.py --quick    # a tenth of that
+    python benchmarks/bench_doctor.py              # the three rows of the speed table
+    python benchmarks/bench_doctor.py --quick      # a tenth of the sizes
+    python benchmarks/bench_doctor.py --only hf    # one row: hf, jsonl or tfevents
+    python benchmarks/bench_doctor.py --markdown   # also print the README table
 
-Every tool runs as its own subprocess on the same files in the same run; peak
-memory is the child's maximum resident set size. Prints seconds, MB and the
-ratio trainproof / trainlint (higher is better for trainlint).
+Rows (each tool a fresh process on the same file, in the same run):
+
+- a 200,000-entry trainer_state.json: trainlint against `trainproof doctor`;
+- a 1,000,000-row JSON-lines log: trainlint against `trainproof doctor`;
+- a 1,000,000-scalar TensorBoard event file written by tensorboardX (both CRCs checked):
+  trainlint against tensorboard's EventAccumulator (loading every scalar) and `runmedic diagnose`.
+
+Peers run when installed (`pip install trainproof==0.22.0 runmedic==0.1.1 tensorboard tensorboardX`).
+Runs are interleaved, ``--repeat`` rounds; per tool the least CPU time (user + system, of that
+child alone), the least wall time and the largest peak RSS are kept. Ratios are peer / trainlint
+(higher is better for trainlint), on CPU time: on a shared machine the wall clock also measures
+the other jobs. The event file takes a minute to write and is kept in ``bench-out/``.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import math
+import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import Child, best_children
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "bench-out"
+GOALS = {
+    "hf": {"trainproof": 5.0},
+    "jsonl": {"trainproof": 10.0},
+    "tfevents": {"EventAccumulator": 20.0, "runmedic": 5.0},
+}
+MAX_MB = {"hf": 100, "jsonl": 150}
+EA_CODE = (
+    "import sys\nfrom tensorboard.backend.event_processing import event_accumulator as ea\n"
+    "acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0, ea.TENSORS: 0})\n"
+    "acc.Reload()\nprint(sum(len(acc.Scalars(t)) for t in acc.Tags()['scalars']))\n"
+)
+
 
 def make_trainer_state(path: Path, n: int) -> None:
     rng = np.random.default_rng(0)
     loss = 0.9 + 2.0 * np.exp(-np.arange(n) / (n / 8)) + rng.normal(0, 0.03, n)
-    hist = [{"epoch": round(i / n * 3, 5), "grad_norm": 0.5, "learning_rate": 1e-4,
-             "loss": round(float(v), 5), "step": i + 1} for i, v in enumerate(loss)]
-    path.write_text(json.dumps({"global_step": n, "max_steps": n, "logging_steps": 1,
-                                "log_history": hist}, indent=2))
+    hist = [
+        {
+            "epoch": round(i / n * 3, 5),
+            "grad_norm": 0.5,
+            "learning_rate": 1e-4,
+            "loss": round(float(v), 5),
+            "step": i + 1,
+        }
+        for i, v in enumerate(loss)
+    ]
+    path.write_text(
+        json.dumps(
+            {"global_step": n, "max_steps": n, "logging_steps": 1, "log_history": hist},
+            indent=2,
+        )
+    )
 
 
 def make_jsonl(path: Path, n: int) -> None:
     rng = np.random.default_rng(1)
     loss = 0.9 + 2.0 * np.exp(-np.arange(n) / (n / 8)) + rng.normal(0, 0.03, n)
     with open(path, "w") as fh:
-        for i, v in enumerate(loss):
-            fh.write(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n')
+        fh.writelines(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n' for i, v in enumerate(loss))
 
 
-def one(cmd: list[str]) -> tuple[float, float, int]:
-    """Measure in a fresh interpreter so each child's peak is its own."""
-    code = ("import resource,subprocess,sys,time;t=time.perf_counter();"
-            "p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
-            "d=time.perf_counter()-t;"
-            "print(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024, p.returncode)")
-    out = subprocess.run([sys.executable, "-c", code, *cmd], capture_output=True, text=True).stdout.split()
-    return float(out[0]), float(out[1]), int(out[2])
+def make_tfevents(n: int) -> Path | None:
+    """``n`` scalars (4 tags) written by tensorboardX's SummaryWriter, cached in bench-out/."""
+    folder = CACHE / f"tfevents-tensorboardx-{n}"
+    done = folder / "done"
+    if done.exists():
+        return next(folder.glob("events.out.tfevents.*"))
+    try:
+        from tensorboardX import SummaryWriter
+    except ImportError:
+        return None
+    shutil.rmtree(folder, ignore_errors=True)
+    import random
+
+    rng = random.Random(0)
+    print(f"writing {n:,} scalars with tensorboardX into {folder} (once) ...", flush=True)
+    w = SummaryWriter(str(folder), flush_secs=3600, max_queue=100_000)
+    for i in range(n // 4):
+        w.add_scalar("train/loss", 2.0 * math.exp(-i / (n / 20)) + 0.5 + rng.gauss(0, 0.02), i)
+        w.add_scalar("train/learning_rate", 1e-4, i)
+        w.add_scalar("train/grad_norm", 0.5 + rng.random() * 0.1, i)
+        w.add_scalar("train/epoch", i / (n / 40), i)
+    w.close()
+    done.write_text("ok")
+    return next(folder.glob("events.out.tfevents.*"))
+
+
+def tools(row: str, path: Path) -> dict[str, list[str]]:
+    out = {"trainlint": [sys.executable, "-m", "trainlint", "doctor", str(path)]}
+    if row in ("hf", "jsonl") and shutil.which("trainproof"):
+        out["trainproof"] = [shutil.which("trainproof"), "doctor", str(path)]
+    if row == "tfevents":
+        try:
+            import tensorboard  # noqa: F401
+
+            out["EventAccumulator"] = [sys.executable, "-c", EA_CODE, str(path)]
+        except ImportError:
+            pass
+        if shutil.which("runmedic"):
+            out["runmedic"] = [shutil.which("runmedic"), "diagnose", str(path)]
+    return out
+
+
+def user_env() -> dict[str, str]:
+    """This checkout first on the path, bytecode written and read as in a user's install."""
+    compileall.compile_dir(str(ROOT / "src"), quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object]]:
+    """Print the row's tools and ratios; return them as records (for --markdown / --json)."""
+    ours = res["trainlint"]
+    out = []
+    for tool, c in res.items():
+        print(f"{label:<56}{tool:<18}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
+        label = ""
+    for peer, goal in GOALS[row].items():
+        if peer in res:
+            ratio, wall = res[peer].cpu / ours.cpu, res[peer].wall / ours.wall
+            verdict = "met" if ratio >= goal else f"MISSED by {goal / ratio:.2f}x"
+            print(f"{'':<56}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
+            out.append(
+                {
+                    "row": row,
+                    "peer": peer,
+                    "ratio_cpu": ratio,
+                    "ratio_wall": wall,
+                    "goal": goal,
+                    "trainlint_cpu": ours.cpu,
+                    "peer_cpu": res[peer].cpu,
+                    "trainlint_mb": ours.rss_mb,
+                    "peer_mb": res[peer].rss_mb,
+                }
+            )
+        else:
+            print(f"{'':<56}{peer}: not installed")
+    if row in MAX_MB:
+        verdict = "met" if ours.rss_mb <= MAX_MB[row] else "MISSED"
+        print(f"{'':<56}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
+    return out
+
+
+def markdown(rows: list[dict[str, object]], labels: dict[str, str]) -> str:
+    lines = [
+        "| workload | trainlint CPU s / peak MB | peer CPU s / peak MB | ratio (CPU) | goal |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        mem = f" / {r['trainlint_mb']:.0f} MB" + (f" (goal <= {MAX_MB[r['row']]} MB)" if r["row"] in MAX_MB else "")
+        lines.append(
+            f"| {labels[r['row']]} | {r['trainlint_cpu']:.2f} s{mem} | {r['peer']} "
+            f"{r['peer_cpu']:.2f} s / {r['peer_mb']:.0f} MB | {r['ratio_cpu']:.1f}x | >= {r['goal']:g}x |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the sizes")
+    ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds (best of)")
+    ap.add_argument("--only", choices=("hf", "jsonl", "tfevents"), action="append")
+    ap.add_argument("--markdown", action="store_true", help="also print the README table")
+    ap.add_argument("--json", action="store_true", help="also print the ratios as JSON")
     args = ap.parse_args()
     scale = 10 if args.quick else 1
+    only = args.only or ["hf", "jsonl", "tfevents"]
+    env = user_env()
     tmp = Path(tempfile.mkdtemp(prefix="trainlint-bench-"))
+    rows: list[dict[str, object]] = []
+    labels: dict[str, str] = {}
     try:
-        hf = tmp / "hf" / "trainer_state.json"
-        hf.parent.mkdir()
-        make_trainer_state(hf, 200_000 // scale)
-        jl = tmp / "jl" / "metrics.jsonl"
-        jl.parent.mkdir()
-        make_jsonl(jl, 1_000_000 // scale)
-        tools = {"trainlint": [sys.executable, "-m", "trainlint", "doctor"]}
-        if shutil.which("trainproof"):
-            tools["trainproof"] = [shutil.which("trainproof"), "doctor"]
-        print(f"{'input':<34}{'tool':<12}{'seconds':>9}{'peak MB':>9}{'exit':>6}")
-        for label, path in (("trainer_state.json 200k" if scale == 1 else "trainer_state.json 20k", hf),
-                            ("JSONL 1M rows" if scale == 1 else "JSONL 100k rows", jl)):
-            res = {}
-            for tool, cmd in tools.items():
-                res[tool] = one([*cmd, str(path)])
-                dt, mb, rc = res[tool]
-                print(f"{label + f' ({path.stat().st_size / 1e6:.0f} MB)':<34}{tool:<12}{dt:>9.2f}{mb:>9.0f}{rc:>6}")
-            if "trainproof" in res:
-                (a, am, _), (b, bm, _) = res["trainlint"], res["trainproof"]
-                print(f"{'':<34}{'ratio':<12}{b / a:>8.1f}x{bm / am:>8.1f}x  (trainproof / trainlint)")
+        inputs = {}
+        if "hf" in only:
+            inputs["hf"] = tmp / "hf" / "trainer_state.json"
+            inputs["hf"].parent.mkdir()
+            make_trainer_state(inputs["hf"], 200_000 // scale)
+            labels["hf"] = f"trainer_state.json, {200_000 // scale:,} entries"
+        if "jsonl" in only:
+            inputs["jsonl"] = tmp / "jl" / "metrics.jsonl"
+            inputs["jsonl"].parent.mkdir()
+            make_jsonl(inputs["jsonl"], 1_000_000 // scale)
+            labels["jsonl"] = f"JSON lines, {1_000_000 // scale:,} rows"
+        if "tfevents" in only:
+            ev = make_tfevents(1_000_000 // scale)
+            if ev is None:
+                print("tensorboardX not installed: no event-file row")
+            else:
+                inputs["tfevents"] = ev
+                labels["tfevents"] = f"TensorBoard (tensorboardX), {1_000_000 // scale:,} scalars"
+        print(f"cpu count {os.cpu_count()}, best of {args.repeat} interleaved rounds")
+        print(f"{'input':<56}{'tool':<18}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
+        for row, path in inputs.items():
+            label = f"{labels[row]} ({path.stat().st_size / 1e6:.0f} MB)"
+            labels[row] = label
+            rows += report(row, label, best_children(tools(row, path), args.repeat, env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if args.markdown:
+        print()
+        print(markdown(rows, labels))
+    if args.json:
+        print(json.dumps(rows))
 
 
 if __name__ == "__main__":

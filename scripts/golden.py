@@ -11,13 +11,17 @@ and sorted "CODE:SEVERITY" list. tests/test_golden.py runs `check` in CI.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "doctor.json"
+# ../shared/evidence beside the checkout, or beside the folder of worktrees, or $TRAINLINT_EVIDENCE
+_SHARED = [Path(os.environ["TRAINLINT_EVIDENCE"])] if os.environ.get("TRAINLINT_EVIDENCE") else []
+_SHARED += [ROOT.parent / "shared" / "evidence", ROOT.parent.parent / "shared" / "evidence"]
 ROOTS = {"examples": ROOT / "examples", "evidence": ROOT / "evidence",
-         "shared": ROOT.parent / "shared" / "evidence"}
+         "shared": next((p for p in _SHARED if p.is_dir()), _SHARED[0])}
 
 
 def snapshot(roots: dict[str, Path] | None = None) -> dict[str, dict]:

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-EVIDENCE = ROOT.parent / "shared" / "evidence"
+# ../shared/evidence beside the checkout (or beside the folder holding the worktrees), or
+# $TRAINLINT_EVIDENCE.
+_EVIDENCE_AT = [Path(os.environ["TRAINLINT_EVIDENCE"])] if os.environ.get("TRAINLINT_EVIDENCE") else []
+_EVIDENCE_AT += [ROOT.parent / "shared" / "evidence", ROOT.parent.parent / "shared" / "evidence"]
+EVIDENCE = next((p for p in _EVIDENCE_AT if p.is_dir()), _EVIDENCE_AT[0])
 
 os.environ.setdefault("TRAINLINT_DEBUG", "1")  # rule bugs raise in tests instead of hiding
 

@@ -119,7 +119,9 @@ def test_loss_spikes_fire_tl020_at_their_steps(n, seed, wheres, amp):
     assume(all(b - a > 10 for a, b in zip(idx, idx[1:])))
     loss[idx] *= amp
     f = [f for f in judge(make_run(loss)).findings if f.code == "TL020"]
-    assert len(f) == 1 and f[0].severity.value == "WARN"
+    # one-point spikes the loss came straight back from: recorded, not warned (issue 15)
+    assert len(f) == 1 and f[0].severity.value == "NOTE"
+    assert f[0].evidence["recovered"] == len(idx)
     assert set(f[0].evidence["spike_steps"]) == {i + 1.0 for i in idx}
 
 
@@ -244,12 +246,13 @@ def test_healthy_with_zero_lr_fails(run):
 
 @SETTINGS
 @given(healthy(), st.floats(0.2, 0.8), st.floats(3.0, 20.0))
-def test_healthy_with_spike_warns_at_its_step(run, where, amp):
+def test_healthy_with_spike_is_noted_at_its_step(run, where, amp):
     s = _loss(run)
     i = max(8, int(where * len(s)))
     s.values[i] *= amp
     (f,) = _findings(run, "TL020")
-    assert s.steps[i] in f.evidence["spike_steps"] and f.severity.value == "WARN"
+    # a one-point spike the loss came straight back from is a NOTE (issue 15)
+    assert s.steps[i] in f.evidence["spike_steps"] and f.severity.value == "NOTE"
 
 
 @SETTINGS

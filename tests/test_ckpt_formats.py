@@ -150,8 +150,10 @@ def test_hf_checkpoint_folder_resume_needs(tmp_path, cli):
     nowt = _hf_checkpoint(tmp_path / "run" / "checkpoint-700", drop=("weights",))
     assert finding(judge_path(nowt), "TL319").severity.value == "FAIL"
     r = cli("doctor", tmp_path / "run", "--format", "json")
-    folders = {x["source"]: x["verdict"] for x in r.json()["reports"] if x["format"] == "hf-folder"}
+    run = next(x for x in r.json()["reports"] if x["kind"] == "log")  # one run, one report
+    folders = {p["part"]: p["verdict"] for p in run["summary"]["parts"] if p["format"] == "hf-folder"}
     assert sorted(folders.values()) == ["FAIL", "PASS", "WARN"]
+    assert run["summary"]["checkpoints"]["with_findings"] == [600, 700]
 
 
 def _deepspeed(folder: Path, dp: int, have: list[int]) -> Path:

@@ -32,9 +32,12 @@ def mixed(tmp_path):
 def test_doctor_judges_each_console_log_or_says_why_not(cli, mixed):
     res = cli("doctor", mixed, "--format", "json")
     reports = {Path(r["source"]).name: r for r in res.json()["reports"]}
-    assert set(reports) == set(MIXED) | {"trainer_0_log.txt"}  # notes.txt, requirements.txt are not logs
-    assert reports["not_training.log"]["verdict"] == "NOT-CHECKED"
-    assert reports["not_training.log"]["reason"] == "no known training-progress lines found"
+    # notes.txt, requirements.txt are not logs; not_training.log is named like one but holds no
+    # training content: a folder scan skips and counts it (issue 15), naming it says why
+    assert set(reports) == set(MIXED) - {"not_training.log"} | {"trainer_0_log.txt"}
+    assert [Path(p).name for p in res.json()["not_recognised"]] == ["not_training.log"]
+    named = cli("doctor", mixed / "not_training.log", "--format", "json").json()["reports"][0]
+    assert named["verdict"] == "NOT-CHECKED" and named["reason"] == "no known training-progress lines found"
     assert reports["keras_nan.txt"]["verdict"] == "FAIL"
     assert "TL001" in {f["code"] for f in reports["keras_nan.txt"]["findings"]}
     formats = {name: r["format"] for name, r in reports.items()}

@@ -88,10 +88,11 @@ def test_empty_folder_is_not_checked(cli, tmp_path):
 
 def test_no_loss_series_is_not_checked(cli, tmp_path):
     p = tmp_path / "m.jsonl"
-    p.write_text('{"step": 1, "eval_loss": 1.0}\n{"step": 2, "eval_loss": 0.9}\n')
+    p.write_text('{"step": 1, "accuracy": 0.5, "loss_scale": 1024}\n{"step": 2, "accuracy": 0.6, "loss_scale": 1024}\n')
     data = cli("doctor", p, "--format", "json").json()
     assert data["exit_code"] == 2
     assert "no loss series found" in data["reports"][0]["reason"]
+    # (a log with only an eval loss is judged on it: issue 15, see tests/test_roles_structure.py)
 
 
 def test_map_overrides_role(cli, tmp_path):
@@ -105,7 +106,7 @@ def test_map_overrides_role(cli, tmp_path):
 
 
 def test_pass_lists_what_ran_and_what_did_not(cli, logs):
-    r = cli("doctor", logs["PASS"])
+    r = cli("doctor", logs["PASS"], "-v")
     assert r.code == 0
     assert "checked (" in r.out
     assert "PASS: 1 PASS (exit 0)" in r.out

@@ -175,19 +175,19 @@ def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(tmp_path,
     good = _jsonl(tmp_path / "a" / "metrics.jsonl")
     _jsonl(tmp_path / "b" / "metrics.jsonl")
     _jsonl(tmp_path / "c" / "metrics.jsonl")
-    real = api._item_judge
+    from trainlint import parallel
 
-    def flaky(item, session, options):  # one input's judgement raises, another hangs
-        def run():
-            if item.path.parent.name == "b":
-                raise TypeError("unsupported operand type(s) for /: 'NoneType' and 'float'")
-            if item.path.parent.name == "c":
-                time.sleep(30)
-            return real(item, session, options)()
+    real = parallel._judge_task
 
-        return run
+    def flaky(task, options):  # one input's judgement raises, another hangs
+        name = Path(task.target).parent.name
+        if name == "b":
+            raise TypeError("unsupported operand type(s) for /: 'NoneType' and 'float'")
+        if name == "c":
+            time.sleep(30)
+        return real(task, options)
 
-    monkeypatch.setattr(api, "_item_judge", flaky)
+    monkeypatch.setattr(parallel, "_judge_task", flaky)
     start = time.monotonic()
     res = api.doctor([tmp_path], api.Options(timeout_per_input=1.0))
     assert time.monotonic() - start < 20

@@ -217,7 +217,9 @@ def test_notebook_repr_renders_inside_its_iframe(
     browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    shown = doctor([Path("examples/plain-diverged")], Options())._repr_html_()
+    import trainlint  # the package facade's doctor loads the page renderer for Jupyter
+
+    shown = trainlint.doctor([Path("examples/plain-diverged")], Options())._repr_html_()
     w = PageWatch(browser)
     w.page.set_content(f"<html><body><h1>notebook</h1>{shown}</body></html>")
     frame = w.page.frame_locator("iframe")

@@ -241,7 +241,9 @@ def test_notebook_repr_is_the_same_page_in_an_iframe(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
-    result = doctor([Path("examples/plain-diverged")], Options())
+    import trainlint  # the package facade's doctor loads the page renderer for Jupyter
+
+    result = trainlint.doctor([Path("examples/plain-diverged")], Options())
     shown = result._repr_html_()
     assert shown.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in shown
     srcdoc = re.search(r'srcdoc="(.*?)"', shown, re.DOTALL).group(1)

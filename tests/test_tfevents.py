@@ -326,6 +326,9 @@ def test_bulk_crcs_match_the_library():
     ref = np.array([google_crc32c.value(buf[a:b]) for a, b in zip(starts, ends)], dtype=np.uint32)
     short = (ends - starts) <= _tfrecord.SHORT
     assert np.array_equal(_tfrecord._bulk_crcs(mem, starts[short], ends[short]), ref[short])
+    head = np.array([0, 1, 0, 1, 2, 0]), np.array([2, 3, 5, 8, 6, 1])  # records at the file's start
+    want = np.array([google_crc32c.value(buf[a:b]) for a, b in zip(*head)], dtype=np.uint32)
+    assert np.array_equal(_tfrecord._bulk_crcs(mem, *head), want)
     pos = rng.integers(0, 49_000, 5000)
     assert np.array_equal(_tfrecord.length_crc_ok_mem(mem, pos)[0],
                           _tfrecord.length_crc_ok(np.frombuffer(buf, np.uint8), pos))

@@ -22,6 +22,8 @@ def __getattr__(name: str) -> Any:  # lazy public API keeps `import trainlint` c
         raise AttributeError(f"module 'trainlint' has no attribute {name!r}")
     import importlib
 
+    if mod == "api":  # a Result from the judging functions renders as the page in Jupyter
+        importlib.import_module(".report.html", __name__)
     return getattr(importlib.import_module(f".{mod}", __name__), name)
 
 

@@ -14,14 +14,14 @@ from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
 from .inspectors import comparison as _compare
-from .inspectors.logs import is_uri, judge_log, judge_uri
+from .inspectors.logs import is_uri
 from .live.guard import Guard, StopPolicy
 from .model import Run
 from .options import EnvOptions, Options, ReadOptions
-from .readers import ReadError, read_any
+from .readers import ReadError
 from .readers import read_run as _read_raw
 from .registry import Rule
-from .roles import assign_roles, parse_map
+from .roles import apply_roles, parse_map
 from .verdict import Finding, Report, Result
 
 
@@ -30,19 +30,23 @@ class OptionsError(ValueError):
 
 
 def build_options(config: Path | None = None, select: Iterable[str] = (), ignore: Iterable[str] = (),
-                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), **fields: Any) -> Options:
+                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), *,
+                  targets: Iterable[str] | None = None, command: str | None = None, **fields: Any) -> Options:
     """Options as the CLI spells them: settings from the config file (default: the nearest
     trainlint.toml or pyproject.toml) with --select/--ignore/--threshold on top, --map ROLE=NAME
-    items, and any other :class:`Options` field by name. Raises OptionsError on bad input."""
-    from .config import ConfigError, parse_threshold_options
+    items, and any other :class:`Options` field by name. Raises OptionsError on bad input:
+    a selector (comma lists allowed) that names no rule, or a selection that leaves no rule of
+    ``targets`` (default: any rule) to run."""
+    from .config import ConfigError, parse_selectors, parse_threshold_options, require_rules
     from .roles import parse_map
 
     try:
         settings = load_settings(config)
         if select:
-            settings.select = list(select)
-        settings.ignore += list(ignore)
+            settings.select = parse_selectors(list(select), "--select")
+        settings.ignore += parse_selectors(list(ignore), "--ignore")
         settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
+        require_rules(settings, targets, command)
         if fields.get("patterns"):
             from .readers.console.reader import compile_user_pattern
 
@@ -62,7 +66,7 @@ def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
     if options is None:
         options = Options(role_map=dict(role_map or {}), patterns=tuple(patterns))
     run = _read_raw(path, options=options.read)
-    run.roles = assign_roles(run.series, options.role_map)
+    apply_roles(run, options.role_map)
     return run
 
 
@@ -70,93 +74,120 @@ def read_runs(path: str, options: Options | None = None) -> list[Run]:
     """The run(s) behind ``path``: one for a file or folder, every run of an ``mlflow://`` address."""
     options = options or Options()
     if not is_uri(path):
-        return [read_run(Path(path), options=options)]
+        try:
+            return [read_run(Path(path), options=options)]
+        except ReadError:
+            logs = _logs_under(Path(path), options)
+            if len(logs) == 1:
+                return [read_run(logs[0], options=options)]
+            if len(logs) > 1:
+                shown = ", ".join(str(p) for p in logs[:8]) + (f", +{len(logs) - 8} more" if len(logs) > 8 else "")
+                raise ReadError(f"this folder holds {len(logs)} runs; name one: {shown}") from None
+            raise
     from .readers.mlflow_store import server_runs
 
     runs = server_runs(path)
     if not runs:
         raise ReadError("no runs in this experiment")
     for run in runs:
-        run.roles = assign_roles(run.series, options.role_map)
+        apply_roles(run, options.role_map)
     return runs
+
+
+def _logs_under(path: Path, options: Options) -> list[Path]:
+    """The logs discovery finds under a folder (for `series` on a folder of runs)."""
+    if not path.is_dir():
+        return []
+    return list(dict.fromkeys(item.path for item in walk(path, kinds={"log"}, options=options)))
 
 
 def judge(run: Run, settings: Settings | None = None) -> Report:
     """Judge a Run you built or read yourself."""
     if not run.roles:
-        run.roles = assign_roles(run.series)
+        apply_roles(run)
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None) -> Result:
-    """Find every input under ``paths``, judge each, and return one Result."""
-    return _doctor(paths, options or Options(settings=load_settings()))
+def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
+           on_report: Callable[[Report], None] | None = None,
+           on_progress: Callable[[int, int, str], None] | None = None, executor: Any = None) -> Result:
+    """Find every input under ``paths``, judge each, and return one Result.
+
+    ``on_report(report)`` is called with each report as soon as it is judged (to stream
+    output); ``on_progress(found, judged, current)`` as inputs are found and judged (for a
+    progress line). ``jobs``: judge in that many spawned processes (1: in this one; 0: one per
+    core when the scan is big enough to repay starting them, as the CLI's default; a script
+    calling this with jobs > 1 needs the ``if __name__ == "__main__":`` guard). ``executor``:
+    run the per-input tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
+    The Result's order does not depend on ``jobs`` or ``executor``."""
+    options = options or Options(settings=load_settings())
+    return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
 
 
-def _doctor(paths: Iterable[str | Path], options: Options) -> Result:
+def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
+                  on_report: Callable[[Report], None] | None,
+                  on_progress: Callable[[int, int, str], None] | None, executor: Any) -> Result:
+    """The inputs under ``paths`` planned as tasks (trainlint.parallel), judged in this process,
+    a process pool or an executor: one Result whatever the means."""
+    from . import parallel
+
+    paths = list(paths)
+    tick = on_progress or (lambda found, judged, current: None)
+    count = {"found": 0, "judged": 0}
+
+    def found(n: int, current: str) -> None:
+        count["found"] = n
+        tick(n, 0, current)
+
+    def done(task: parallel.Task) -> None:
+        count["judged"] += task.inputs
+        tick(count["found"], count["judged"], task.target)
+
+    named = {str(p) for p in paths}
+
+    def scanned_non_log(report: Report) -> bool:
+        return _not_recognised(report) and report.source not in named
+
+    def stream(report: Report) -> None:
+        if on_report is not None and not scanned_non_log(report):
+            on_report(report)
+
     from .discover import ScanStats
-    from .isolate import judge_isolated
-    from .safeio import file_kind, not_regular_reason
 
     result = Result(command="doctor")
-    session = _baseline_session(options)
-    paths = list(paths)
-    stats = ScanStats()
-    timeout = options.timeout_per_input
-    for raw in paths:
-        if is_uri(str(raw)):
-            result.reports.extend(judge_uri(str(raw), options))
-            continue
-        path = Path(raw)
-        kind = file_kind(path)
-        if kind == "missing":
-            result.reports.append(Report(source=str(raw), kind="log", unjudged="no such file or folder"))
-            continue
-        if kind not in ("file", "dir"):
-            result.reports.append(Report(source=str(raw), kind="log", unjudged=not_regular_reason(kind)))
-            continue
-        items = judge_isolated(lambda p=path: list(walk(p, options=options, follow_links=options.follow_links,
-                                                        stats=stats)), str(raw), timeout=timeout)
-        if items and isinstance(items[0], Report):  # the scan itself failed or timed out
-            result.reports.extend(items)  # type: ignore[arg-type]
-            continue
-        if not items and kind == "file":
-            result.reports.extend(judge_isolated(lambda p=path: _judge_unclaimed(p, options), str(path), timeout=timeout))
-            continue
-        for item in items:
-            result.reports.extend(judge_isolated(_item_judge(item, session, options), str(item.path),
-                                                 item.inspector.kind, timeout))
+    stats = ScanStats()  # what the scan left alone: FIFOs, sockets, devices, symlinks out (issue 20)
+    tasks = parallel.plan(paths, options, found, stats)
+    reports = parallel.execute(tasks, options, jobs, stream, executor, done)
+    result.reports = [r for r in reports if not scanned_non_log(r)]
+    skipped = [r.source for r in reports if scanned_non_log(r)]
+    if skipped:
+        result.extra["not_recognised"] = skipped
     if stats.skipped:
         result.extra["skipped"] = stats.to_dict()
-    result.reports.extend(_explicit_inputs(paths, options))
+    for report in _explicit_inputs(paths, options):
+        result.reports.append(report)
+        stream(report)
     if not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
-    if session is not None:
+        if skipped:
+            result.empty_reason += f" ({len(skipped)} file(s) not recognised as training logs)"
+    if options.baseline:  # the session the inline judging used (one per process)
+        session = parallel.baseline_session(options)
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
 
 
-def _item_judge(item: Any, session: Any, options: Options) -> Any:
-    """The call that judges one found input (composes with judge_isolated, in or out of process)."""
-    if session is not None and item.inspector.kind == "log":
-        return lambda: session.doctor_log(item.path)
-    return lambda: item.inspector.judge(item.path, options)
+def default_jobs() -> int:
+    """``doctor --jobs`` by default: the cores this process may use."""
+    from .parallel import default_jobs as cores
+
+    return cores()
 
 
-def _judge_unclaimed(path: Path, options: Options) -> Report:
-    """A file named explicitly that no inspector recognised: try it as a log anyway."""
-    try:
-        run = read_any(path, options.read)
-    except ReadError:
-        return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
-    return judge_log(run, options)
-
-
-def _baseline_session(options: Options) -> _compare.BaselineSession | None:
-    baseline = options.baseline
-    if isinstance(baseline, (str, Path)):
-        baseline = (baseline,)
-    return _compare.BaselineSession(tuple(baseline), options) if baseline else None
+def _not_recognised(report: Report) -> bool:
+    """In a folder scan, a file a reader claimed by its name only and that holds no training
+    content is counted in ``extra['not_recognised']`` instead of being reported."""
+    return report.kind == "log" and report.unjudged is not None and bool(report.summary.get("not_recognised"))
 
 
 def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Path],
@@ -266,16 +297,19 @@ def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
 
 def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, until: str | None = None,
           interval: float = 2.0, idle_exit: float | None = None, max_time: float | None = None,
-          emit: Callable[[Path, Finding], None] | None = None) -> Result:
-    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new finding."""
+          emit: Callable[[Path, Finding], None] | None = None,
+          heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None) -> Result:
+    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new
+    finding and ``heartbeat(path, step, metrics)`` with each log's latest record."""
     from .live.watch import watch as _watch
 
     options = options or Options(settings=load_settings())
     return _watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit)
+                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit, heartbeat=heartbeat)
 
 
-__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings", "StopPolicy",
-           "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare", "doctor",
+__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings",
+           "StopPolicy", "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare",
+           "default_jobs", "doctor",
            "followable_logs", "inspect_checkpoint", "judge", "match_file", "parse_map", "read_run", "read_runs",
            "rules", "walk", "watch"]

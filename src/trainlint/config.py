@@ -20,7 +20,6 @@ Thresholds given on the command line (``--threshold CODE.NAME=VALUE``) are pinne
 from __future__ import annotations
 
 import fnmatch
-import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -110,16 +109,55 @@ def _strs(value: Any, key: str) -> list[str]:
 
 
 def _selectors(value: Any, key: str) -> list[str]:
-    """A list of selectors, each a code or code prefix (TL0, TL010), a category or a rule name."""
-    out = _strs(value, key)
+    """A list of selectors, each a code or code prefix (TL0, TL010), a category or a rule name.
+
+    Comma-separated items are split (``"nan,lr"``); every item must match at least one rule."""
+    out = [part.strip() for item in _strs(value, key) for part in item.split(",") if part.strip()]
     for s in out:
-        if not (_PREFIX.match(s.strip().upper()) or s.strip().lower() in CATEGORIES
-                or REGISTRY.get(s) is not None):
-            raise ConfigError(f"{key}: {s!r} is not a rule code, code prefix, category or rule name")
+        if not any(_matches(r, s) for r in REGISTRY.all()):
+            raise ConfigError(f"{key}: {s!r} is not a rule code, code prefix, category or rule name"
+                              + did_you_mean(s, selector_words()))
     return out
 
 
-_PREFIX = re.compile(r"^TL\d{0,3}$")
+parse_selectors = _selectors
+
+
+def require_rules(settings: Settings, targets: Iterable[str] | None = None, command: str | None = None) -> None:
+    """A selection that leaves no rule (of ``targets``) to run is an error, never a PASS."""
+    wanted = set(targets) if targets is not None else None
+    rules = [r for r in REGISTRY.all() if wanted is None or r.target in wanted]
+    if not any(settings.enabled(r) for r in rules):
+        what = f"for `{command}` " if wanted is not None and command else ""
+        raise ConfigError(f"--select/--ignore leave no rule {what}to run (select: "
+                          f"{', '.join(settings.select) or 'all'}; ignore: {', '.join(settings.ignore) or 'none'})")
+
+
+def selector_words() -> list[str]:
+    """Everything a selector may name: codes, categories and rule names."""
+    rules = REGISTRY.all()
+    return [r.code for r in rules] + list(CATEGORIES) + [r.name for r in rules]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'nan'?"`` for the closest choices, or ""."""
+    import difflib
+
+    choices = list(choices)
+    lower = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), list(lower), n=3, cutoff=0.6)
+    return "; did you mean " + " or ".join(repr(lower[c]) for c in close) + "?" if close else ""
+
+
+TOP_KEYS = ("select", "ignore", "extend-select", "thresholds", "overrides")
+OVERRIDE_KEYS = ("paths", "select", "ignore", "extend-select", "thresholds")
+
+
+def _check_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key {key!r}{did_you_mean(key, known)} "
+                              f"(known keys: {', '.join(known)})")
 
 
 def _path_forms(path: str, origin: str | None) -> list[str]:
@@ -202,6 +240,8 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
         data = data.get("tool", {}).get("trainlint", {})
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: [tool.trainlint] must be a table")
+    where = f"{path}" + (" [tool.trainlint]" if Path(path).name == "pyproject.toml" else "")
+    _check_keys(data, TOP_KEYS, where)
     settings.merge(data)
     overrides = data.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, dict) for o in overrides):
@@ -211,6 +251,7 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
         if "paths" not in ov:
             raise ConfigError(f"{path}: every [[overrides]] needs paths = [...]")
         _strs(ov["paths"], "overrides.paths")
+        _check_keys(ov, OVERRIDE_KEYS, f"{path} [[overrides]]")
         Settings().merge(ov)
     settings.origin = str(path)
     return settings

@@ -68,6 +68,7 @@ class Item:
     path: Path
     inspector: Inspector
     claimed: list[Path] = field(default_factory=list)
+    part: str | None = None  # the run inside a file that holds several (see Inspector.parts)
 
 
 def _head(path: Path) -> bytes:
@@ -264,4 +265,4 @@ def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
         def judge(p: Path, options: Options, _part: str = part) -> Report:
             return judge_part(p, _part, options)
 
-        yield Item(path, replace(ins, judge=judge))
+        yield Item(path, replace(ins, judge=judge), part=part)

@@ -83,6 +83,20 @@ def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, A
     return out
 
 
+TREND_POINTS = 20  # finite loss points the trend rules (spikes, plateau, dead run, ...) need
+
+
+def _mark_too_short(run: Run, report: Report) -> None:
+    """A log with a loss but fewer points than the trend rules need says so (header and JSON):
+    its verdict comes from the point checks only (NaN, zero, crash, ...)."""
+    loss = run.get("loss")
+    if loss is None or not len(loss):
+        return
+    points = len(loss.finite())
+    if points < TREND_POINTS:
+        report.summary.update(too_short=True, loss_points_finite=points, trend_rules_need=TREND_POINTS)
+
+
 def marks_of(run: Run) -> dict[str, Any]:
     """The best-model checkpoint the trainer recorded, with its step, for drawing on the curves."""
     meta = run.meta if isinstance(run.meta, dict) else {}
@@ -105,8 +119,10 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
                     notes=list(run.notes), summary=run.summary(), curves=curves_of(run),
                     marks=marks_of(run))
     if not run.has("loss"):
-        names = ", ".join(sorted(run.series)[:12]) or "none"
-        report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
+        from .roles import unmapped_reason
+
+        report.unjudged = unmapped_reason(run)
+    _mark_too_short(run, report)
     from .rules.segments import judge_segments, split_segments
 
     segs = split_segments(run)

@@ -76,8 +76,22 @@ class Run:
     def summary(self) -> dict[str, Any]:
         loss = self.get("loss")
         out: dict[str, Any] = {"metrics": len(self.series), "roles": dict(self.roles)}
+        if self.meta.get("role_reasons"):  # structural choices and summed components, with why
+            out["role_reasons"] = dict(self.meta["role_reasons"])
         if loss is not None and len(loss):
             out["loss_points"] = len(loss)
             out["first_step"] = float(loss.steps[0])
             out["last_step"] = float(loss.steps[-1])
+        title = run_title(self.meta)
+        if title:
+            out["title"] = title
         return out
+
+
+def run_title(meta: dict[str, Any]) -> str | None:
+    """``experiment/run name (short id)`` for tracker runs (MLflow, W&B), None for plain logs."""
+    name, experiment, run_id = meta.get("run_name"), meta.get("experiment"), meta.get("run_id")
+    if not (name or experiment):
+        return None
+    head = "/".join(str(x) for x in (experiment, name) if x)
+    return f"{head} ({str(run_id)[:8]})" if run_id else head

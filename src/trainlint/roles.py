@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .role_structure import OTHER_BASES, Choice, candidates, loss_choice, other_choice
 
 ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time",
          "throughput", "wall_time", "epoch")
@@ -57,26 +60,147 @@ def role_of(name: str) -> str | None:
 
 
 def assign_roles(names: Iterable[str], overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Map roles to metric names: explicit overrides first, then aliases in preference order."""
+    """Map roles to metric names: explicit overrides first, then aliases in preference order,
+    then the structure of the names (see :mod:`trainlint.role_structure`). A loss that is only
+    the sum of components is not a name here: :func:`apply_roles` builds it on a Run."""
     names = list(names)
-    roles: dict[str, str] = {}
+    return {role: c.name for role, c in choose(names, overrides).items() if len(c.names) == 1}
+
+
+def choose(names: Iterable[str], overrides: Mapping[str, str] | None = None,
+           lengths: Mapping[str, int] | None = None) -> dict[str, Choice]:
+    """Every role's chosen metric(s) with the reason, best source first: --map, exact alias,
+    alias pattern, structural total, sum of components."""
+    names = list(names)
+    out: dict[str, Choice] = {}
     for role, name in (overrides or {}).items():
-        if name in names:
-            roles[role] = name
+        parts = _sum_parts(name, names)
+        if parts:
+            out[role] = Choice(role, parts, "--map", 0)
+    by_key = {n.strip().lower(): n for n in names}
     for role, aliases in ALIASES.items():
-        if role in roles:
+        if role in out:
             continue
-        by_key = {n.strip().lower(): n for n in names}
-        for alias in aliases:
-            if alias in by_key:
-                roles[role] = by_key[alias]
-                break
+        hit = next((by_key[a] for a in aliases if a in by_key), None)
+        if hit is None:
+            hit = next((n for n in names if role_of(n) == role), None)
+        if hit is not None:
+            out[role] = Choice(role, (hit,), "alias", 0)
+    taken = {n for c in out.values() for n in c.names}
+    for role in ("loss", "eval_loss"):
+        if role not in out:
+            c = loss_choice(role, [n for n in names if n not in taken], lengths)
+            if c is not None:
+                out[role] = c
+                taken.update(c.names)
+    if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
+        # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
+        # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
+        ev = out.pop("eval_loss")
+        out["loss"] = Choice("loss", ev.names, "the only loss logged is an eval loss: judged as the loss", 3)
+    for role in OTHER_BASES:
+        if role not in out:
+            c = other_choice(role, names, taken)
+            if c is not None:
+                out[role] = c
+                taken.update(c.names)
+    return out
+
+
+def _sum_parts(name: str, names: list[str]) -> tuple[str, ...]:
+    """``name`` itself when the run has it, else the parts of ``a+b`` when it has them all."""
+    if name in names:
+        return (name,)
+    parts = tuple(p.strip() for p in name.split("+"))
+    if len(parts) > 1 and all(p in names for p in parts):
+        return parts
+    return ()
+
+
+class RoleMapError(ValueError):
+    """--map names a metric the run does not have (a usage error)."""
+
+
+def check_map(names: Iterable[str], overrides: Mapping[str, str] | None) -> None:
+    """Raise RoleMapError when an override names no metric (nor sum of metrics) of the run."""
+    names = sorted(names)
+    for role, name in (overrides or {}).items():
+        if not _sum_parts(name, names):
+            raise RoleMapError(f"--map {role}={name}: this run has no metric {name!r}; "
+                               f"it has: {_listing(names)}")
+
+
+def _listing(names: list[str], limit: int = 40, source: str = "PATH") -> str:
+    if len(names) <= limit:
+        return ", ".join(names) or "none"
+    return ", ".join(names[:limit]) + f" (+{len(names) - limit} more, see trainlint series {source})"
+
+
+def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
+    """Give a Run its roles, once, after reading: builds a summed loss when only components
+    were logged, and records why each structural choice was made in ``run.meta['role_reasons']``
+    (and a note). Raises RoleMapError when --map names a metric the run lacks."""
+    check_map(run.series, overrides)
+    lengths = {n: len(s) for n, s in run.series.items()}
+    chosen = choose(run.series, overrides, lengths)
+    roles: dict[str, str] = {}
+    reasons: dict[str, str] = {}
+    for role, c in chosen.items():
+        if len(c.names) > 1:
+            made = _summed(run, c.names)
+            if made is None:
+                continue
+            roles[role] = made
         else:
-            for n in names:
-                if role_of(n) == role:
-                    roles[role] = n
-                    break
-    return roles
+            roles[role] = c.names[0]
+        if c.rank > 0 or len(c.names) > 1:
+            reasons[role] = f"{roles[role]} ({c.reason})"
+    run.roles = roles
+    if reasons:
+        run.meta["role_reasons"] = reasons
+        for role in ("loss", "eval_loss"):
+            note = f"{role} = {reasons[role]}" if role in reasons else None
+            if note and note not in run.notes:
+                run.notes.append(note)
+
+
+def _summed(run: Any, parts: tuple[str, ...]) -> str | None:
+    """Add the series ``a+b+...`` to ``run``: the components summed at the steps they share."""
+    import numpy as np
+
+    name = "+".join(parts)
+    if name in run.series:
+        return name
+    series = [run.series[p] for p in parts]
+    steps = None
+    for s in series:
+        u = np.unique(s.steps)
+        steps = u if steps is None else np.intersect1d(steps, u)
+    if steps is None or len(steps) < 0.5 * max(len(np.unique(s.steps)) for s in series):
+        return None
+    total = np.zeros(len(steps))
+    wall = None
+    for s in series:
+        # the last value logged at each shared step
+        order = np.argsort(s.steps, kind="stable")
+        st, vals = s.steps[order], s.values[order]
+        idx = np.searchsorted(st, steps, side="right") - 1
+        total += vals[idx]
+        if wall is None and s.wall is not None:
+            wall = s.wall[order][idx]
+    run.add(name, steps, total, wall)
+    return name
+
+
+def unmapped_reason(run: Any) -> str:
+    """The NOT-CHECKED reason of a run without a loss: the likeliest names and all metric names."""
+    names = sorted(run.series)
+    likely = candidates(names)
+    hint = (f"did you mean --map loss={likely[0]}?" if likely else "use --map loss=NAME")
+    more = f" (other candidates: {', '.join(likely[1:])})" if len(likely) > 1 else ""
+    source = getattr(run, "source", "PATH") or "PATH"
+    return (f"no loss series found; {hint}{more}; metrics read: "
+            f"{_listing(names, 40, source)}")
 
 
 def parse_map(items: Iterable[str]) -> dict[str, str]:

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any
 
 import click
 
 from .. import __version__
+
+# The order `trainlint --help` lists the commands in (most used first); others follow by name.
+ORDER = ("doctor", "data", "ckpt", "tokenizer", "env", "compare", "watch", "series", "rules")
 
 
 class LazyGroup(click.Group):
     def _names(self) -> list[str]:
         from . import commands
 
-        return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__)
-                      if not m.name.startswith("_"))
+        names = sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__)
+                       if not m.name.startswith("_"))
+        return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return self._names()
@@ -46,6 +51,27 @@ class LazyGroup(click.Group):
             print(f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
                   "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)", file=sys.stderr)
             sys.exit(2)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, self._names(), n=2, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            ctx.fail(f"no such command {name!r}{hint} (commands: {', '.join(self._names())})")
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Every command with its whole one-line summary (click would cut it at 45 characters)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,41 +13,250 @@ import click
 
 from ..verdict import Result
 
+FORMATS = ["text", "json", "sarif", "junit", "github", "markdown", "html"]
+_META = "trainlint.output"
+# The rule targets each command judges: a selection leaving none of them is a usage error.
+COMMAND_TARGETS = {
+    "data": ("dataset", "tokenizer"),
+    "ckpt": ("checkpoint",),
+    "tokenizer": ("tokenizer",),
+    "env": ("environment",),
+    "compare": ("comparison", "log"),
+    "watch": ("log", "live"),
+}
 
-def judging_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--format, --config, --select, --ignore, --threshold, --map."""
+
+def _store(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        ctx.meta.setdefault(_META, {})[key] = value
+        return value
+
+    return callback
+
+
+def _check_outputs(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    from ..report import SUFFIXES, format_for
+
+    for path in value:
+        if format_for(path) == "html" and importlib.util.find_spec("trainlint.report.html") is None:
+            raise click.BadParameter(f"{path}: the HTML report is not available in this version", ctx, param)
+        if format_for(path) is None:
+            raise click.BadParameter(
+                f"{path}: cannot tell the format from the suffix (one of {', '.join(sorted(SUFFIXES))})",
+                ctx,
+                param,
+            )
+    ctx.meta.setdefault(_META, {})["outputs"] = value
+    return value
+
+
+def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """-v/-q, --fail-on, --exit-zero, --output: kept in the click context, read by :func:`finish`."""
     opts = [
-        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text",
-                     show_default=True,
-                     help="Output format (sarif: SARIF 2.1.0 for code scanning; html: a self-contained page)."),
-        click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Config file (default: nearest trainlint.toml or pyproject.toml)."),
-        click.option("--select", multiple=True, help="Only these rule codes, prefixes or categories."),
-        click.option("--ignore", multiple=True, help="Skip these rule codes, prefixes or categories."),
-        click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE",
-                     help="Override a rule threshold."),
-        click.option("--map", "role_map", multiple=True, metavar="ROLE=NAME",
-                     help="Use metric NAME for ROLE (e.g. loss=train/total)."),
+        click.option(
+            "-v",
+            "--verbose",
+            count=True,
+            expose_value=False,
+            callback=_store("verbose"),
+            help="Also show NOTEs, notes and which rules ran, stood down or could not run.",
+        ),
+        click.option(
+            "-q",
+            "--quiet",
+            is_flag=True,
+            expose_value=False,
+            callback=_store("quiet"),
+            help="Show only FAIL and NOT-CHECKED inputs and the summary.",
+        ),
+        click.option(
+            "--fail-on",
+            type=click.Choice(["fail", "warn"]),
+            default="fail",
+            show_default=True,
+            expose_value=False,
+            callback=_store("fail_on"),
+            help="Exit 1 on FAIL only, or on WARN too (for CI gates).",
+        ),
+        click.option(
+            "--exit-zero",
+            is_flag=True,
+            expose_value=False,
+            callback=_store("exit_zero"),
+            help="Always exit 0 (report-only jobs); usage errors still exit 2.",
+        ),
+        click.option(
+            "--output",
+            "-o",
+            multiple=True,
+            metavar="FILE",
+            expose_value=False,
+            callback=_check_outputs,
+            help="Also write the result to FILE, in the format its suffix names (.json .sarif "
+            ".xml=JUnit .md .html .txt); repeatable. The terminal keeps the --format view.",
+        ),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
     return fn
 
 
-def build_options(config: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
-                  thresholds: tuple[str, ...], role_map: tuple[str, ...], **fields: Any) -> Any:
-    """The api's Options from the command line; a usage error (exit 2) on bad input."""
+def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = True) -> Any:
+    """--format, --config, --select, --ignore, --threshold, --map (logs only) and the output options."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if not role_map:
+            inner = fn
+
+            @functools.wraps(inner)
+            def fn(*args: Any, **kwargs: Any) -> Any:
+                return inner(*args, role_map=(), **kwargs)
+
+        opts = [
+            click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(FORMATS),
+                default="text",
+                show_default=True,
+                help="Output format: text, json (the envelope), sarif (code scanning), junit, "
+                "github (workflow annotations), markdown (step summary), html (a self-contained page).",
+            ),
+            click.option(
+                "--config",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Config file (default: nearest trainlint.toml or pyproject.toml).",
+            ),
+            click.option(
+                "--select",
+                multiple=True,
+                metavar="RULES",
+                help="Only these rule codes, prefixes, categories or names (comma list; repeatable).",
+            ),
+            click.option(
+                "--ignore",
+                multiple=True,
+                metavar="RULES",
+                help="Skip these rule codes, prefixes, categories or names (comma list; repeatable).",
+            ),
+            click.option(
+                "--threshold",
+                "thresholds",
+                multiple=True,
+                metavar="CODE.NAME=VALUE",
+                help="Override a rule threshold.",
+            ),
+        ]
+        if role_map:
+            opts.append(
+                click.option(
+                    "--map",
+                    "role_map",
+                    multiple=True,
+                    metavar="ROLE=NAME",
+                    help="Use metric NAME for ROLE (e.g. loss=train/total).",
+                )
+            )
+        fn = output_options(fn)  # listed after the judging options in --help
+        for opt in reversed(opts):
+            fn = opt(fn)
+        return fn
+
+    return deco(fn) if fn is not None else deco
+
+
+def build_options(
+    config: Path | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    thresholds: tuple[str, ...],
+    role_map: tuple[str, ...],
+    **fields: Any,
+) -> Any:
+    """The api's Options from the command line; a usage error (exit 2) on bad input, on a
+    selector that names no rule, and on a selection that leaves this command no rule."""
     from ..api import OptionsError
     from ..api import build_options as _build
 
+    ctx = click.get_current_context(silent=True)
+    name = ctx.info_name if ctx is not None else None
     try:
-        return _build(config, select, ignore, thresholds, role_map, **fields)
+        return _build(
+            config,
+            select,
+            ignore,
+            thresholds,
+            role_map,
+            targets=COMMAND_TARGETS.get(name or ""),
+            command=name,
+            **fields,
+        )
     except OptionsError as exc:
         raise click.UsageError(str(exc)) from None
 
 
-def finish(result: Result, fmt: str) -> None:
-    from ..report import render
+def exit_code_for(result: Result, fail_on: str = "fail", exit_zero: bool = False) -> int:
+    """The process exit code: the contract's, WARN counted as a failure with --fail-on warn,
+    0 with --exit-zero."""
+    if exit_zero:
+        return 0
+    code = result.exit_code
+    if fail_on == "warn" and code != 1 and any(r.verdict.value == "WARN" for r in result.reports):
+        return 1
+    return code
 
-    render(result, fmt)
-    sys.exit(result.exit_code)
+
+def _meta() -> dict[str, Any]:
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.setdefault(_META, {}) if ctx is not None else {}
+
+
+def _verbosity(meta: dict[str, Any]) -> int:
+    return -1 if meta.get("quiet") else int(meta.get("verbose") or 0)
+
+
+def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
+    """``on_report`` / ``on_progress`` for :func:`trainlint.api.doctor`: a progress line on
+    stderr when it is a terminal, and (text on a terminal) each report printed as it is judged."""
+    from ..report import View
+    from ..report.progress import Live, Progress
+
+    progress = Progress()
+    hooks: dict[str, Any] = {"on_progress": progress.update if progress.enabled else None}
+    if stream_reports and fmt == "text" and sys.stdout.isatty():
+        meta = _meta()
+        live = Live(View(verbosity=_verbosity(meta)), sys.stdout, progress)
+        meta["live"] = live
+        hooks["on_report"] = live.report
+    return hooks
+
+
+def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -> None:
+    """Write --output files, render ``fmt`` to stdout (``before`` runs first, for text), exit."""
+    from ..report import View, format_for, render
+
+    meta = _meta()
+    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
+    verbosity = _verbosity(meta)
+    live = meta.get("live")
+    if live is not None:
+        live.progress.clear()
+    for path in meta.get("outputs") or ():
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                render(
+                    result,
+                    format_for(path) or "json",
+                    stream,
+                    View(verbosity=verbosity, exit_code=code, color=False),
+                )
+        except OSError as exc:
+            click.echo(f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+    if before is not None and fmt == "text":
+        before()
+    if live is not None and fmt == "text":
+        live.finish(result, View(verbosity=verbosity, exit_code=code))
+    else:
+        render(result, fmt, view=View(verbosity=verbosity, exit_code=code))
+    sys.exit(code)

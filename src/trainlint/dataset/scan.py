@@ -36,8 +36,9 @@ class Scan:
         self.source, self.forced, self.tokens = source, forced_format, tokens
         self.shape: Shape | None = None
         self.rows = 0
-        self.bad: dict[str, Rows] = {"json": Rows(), "utf8": Rows(), "row": Rows()}
-        self.bad_detail: dict[str, list[str]] = {"json": [], "utf8": [], "row": []}
+        # "blank": blank or whitespace-only lines (not rows; reported with their numbers)
+        self.bad: dict[str, Rows] = {"json": Rows(), "utf8": Rows(), "row": Rows(), "blank": Rows()}
+        self.bad_detail: dict[str, list[str]] = {"json": [], "utf8": [], "row": [], "blank": []}
         self.control = Rows()
         self.control_chars: Counter[str] = Counter()
         self.empty = Keyed()

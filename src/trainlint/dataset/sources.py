@@ -127,6 +127,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, Any]]:
             yield n, bad, None
         text = text.strip()
         if not text:
+            yield n, Bad("blank", "blank or whitespace-only line"), None
             continue
         try:
             obj = loads(text)

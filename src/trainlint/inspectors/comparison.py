@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.align import align
+from ..compare.curves import comparison_curves
 from ..compare.metrics import measure
 from ..compare.model import METRICS, Comparison, loss_gaps
 from ..config import Settings
@@ -17,7 +18,6 @@ from ..options import Options
 from ..readers import ReadError
 from ..registry import REGISTRY
 from ..verdict import Report, Severity
-from ..compare.curves import comparison_curves
 
 
 class RunCache:
@@ -116,8 +116,9 @@ def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto"
         report.unjudged = base.problem
         return report
     if not run.has("loss"):
-        names = ", ".join(sorted(run.series)[:12]) or "none"
-        report.unjudged = f"no loss series found (metrics read: {names}); use --map loss=NAME"
+        from ..roles import unmapped_reason
+
+        report.unjudged = unmapped_reason(run)
         return report
     for r in (run, *base.runs):
         if r.damage:

@@ -108,6 +108,10 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
                             f"{scan.source.numbering} numbers")
         if scan.tokens is None and tokenizer is not None:
             report.notes.append(f"token checks skipped: {scan.tokens_reason}")
+        if scan.bad["blank"]:
+            report.notes.append(f"{scan.bad['blank'].count} blank or whitespace-only line(s), not rows: "
+                                f"{scan.bad['blank'].where()}")
+            report.summary["blank_lines"] = scan.bad["blank"].lines
         reports.append(run_rules("dataset", scan, report, settings))
         earlier.append((part.name, scan.hashes))  # only the hashes are kept for the next parts
     return reports

@@ -13,13 +13,16 @@ from ..engine import judge_run
 from ..options import Options, ReadOptions
 from ..readers import Reader, ReadError, read_run, sniff, sniff_head
 from ..readers.parts import PARTS
-from ..roles import assign_roles
+from ..roles import RoleMapError, apply_roles
 from ..verdict import Report
 
 
 def read_and_map(path: Path, options: Options) -> Any:
     run = read_run(path, options=options.read)
-    run.roles = assign_roles(run.series, options.role_map)
+    try:
+        apply_roles(run, options.role_map)
+    except RoleMapError as exc:
+        raise ReadError(f"usage error: {exc}") from None
     return run
 
 
@@ -28,8 +31,21 @@ def judge_log(run: Any, options: Options) -> Report:
     what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
     from .dataset_handoff import log_extra
 
-    run.roles = assign_roles(run.series, options.role_map)
-    return judge_run(run, options.settings, log_extra(options))
+    try:
+        apply_roles(run, options.role_map)
+    except RoleMapError as exc:
+        return Report(source=run.source, kind="log", format=run.format, files=list(run.files),
+                      unjudged=f"usage error: {exc}")
+    extra = log_extra(options)
+    try:
+        from .run_data import run_links
+
+        extra.update(run_links(run, options))  # data found with the run (TL067, TL099)
+    except Exception as exc:  # the log is judged whatever its data folder holds  # noqa: BLE001
+        if os.environ.get("TRAINLINT_DEBUG"):
+            raise
+        run.notes.append(f"data beside the run not read: {type(exc).__name__}: {exc}"[:200])
+    return judge_run(run, options.settings, extra)
 
 
 @inspector("log", priority=50)
@@ -42,7 +58,11 @@ class LogInspector:
         try:
             run = read_run(path, match.name if match is not None else None, options.read)
         except ReadError as exc:
-            return Report(source=str(path), kind="log", unjudged=str(exc))
+            from ..readers.content import holds_training_content
+
+            # a file claimed by its name only (debug.log, install.log): a folder scan skips it
+            flag = {} if holds_training_content(path) else {"not_recognised": True}
+            return Report(source=str(path), kind="log", unjudged=str(exc), summary=flag)
         return judge_log(run, options)
 
     def parts(self, path: Path, match: Reader | None = None) -> list[str]:

@@ -32,9 +32,13 @@ class Watched:
 def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, role_map=None,
           until: str | None = None, interval: float = 2.0, idle_exit: float | None = None,
           max_time: float | None = None, emit: Callable[[Path, Finding], None] | None = None,
-          clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> Result:
+          clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
+          heartbeat: Callable[[Path, float, dict], None] | None = None) -> Result:
     """Follow each (path, reader format) until a finding of severity ``until`` appears, the
-    logs stay idle for ``idle_exit`` seconds, or ``max_time`` passes. Returns the final Result."""
+    logs stay idle for ``idle_exit`` seconds, or ``max_time`` passes. Returns the final Result.
+
+    ``heartbeat(path, step, metrics)`` is called with each log's latest record after a poll
+    that read new records (for a status line)."""
     start = clock()
     watched = []
     result = Result(command="watch")
@@ -49,7 +53,7 @@ def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, 
         while watched and not stop:
             now = clock()
             for w in watched:
-                stop |= _poll(w, now, emit, until)
+                stop |= _poll(w, now, emit, until, heartbeat)
             if stop or (max_time is not None and now - start >= max_time) or \
                     (idle_exit is not None and all(now - w.last_data >= idle_exit for w in watched)):
                 break
@@ -63,8 +67,10 @@ def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, 
     return result
 
 
-def _poll(w: Watched, now: float, emit, until: str | None) -> bool:
+def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bool:
     records = w.follower.poll()
+    if records and heartbeat is not None:
+        heartbeat(w.path, records[-1][0], records[-1][2])
     new: list[Finding] = []
     if records:
         if w.polls_with_data:

@@ -125,7 +125,7 @@ def _meta(run: Run, st: _State, saved: dict[str, list[int]]) -> None:
         run.meta["last_checkpoint_step"] = ckpts[-1]
     if best or ckpts:
         run.notes.append(f"trainer bookkeeping: best model at step {best[-1] if best else 'none recorded'}, "
-                         f"last checkpoint at step {ckpts[-1] if ckpts else 'none'}, log ends at step {st.step:g}")
+                         + (f"last checkpoint at step {ckpts[-1]}" if ckpts else "no checkpoint") + f", log ends at step {st.step:.0f}")
     if st.epoch_len:
         run.meta["steps_per_epoch"] = int(st.epoch_len)
     run.meta["last_step"] = st.step

@@ -239,7 +239,7 @@ def _choose(readable: list[tuple[Path, Run]], folder: Path
     superseded: list[str] = []
     if len(states) > 1:
         states.sort(key=_state_rank, reverse=True)
-        superseded = [f"{_rel(p, folder)} (step {_last_step(r):g})" for p, r in states[1:]]
+        superseded = [f"{_rel(p, folder)} (step {_last_step(r):.0f})" for p, r in states[1:]]
         drop = {id(r) for _, r in states[1:]}
         readable = [m for m in readable if id(m[1]) not in drop]
     texts = [m for m in readable if not _is_events(m[0])] or readable

@@ -7,8 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..model import Damage, Run
-from ..safeio import JSONLimit, loads_json
+from ..safeio import JSONLimit, check_json, loads_json
 from .base import Columns, ReadError, decode_text, reader
 
 META_KEYS = ("max_steps", "logging_steps", "eval_steps", "save_steps", "global_step",
@@ -28,7 +30,16 @@ class TrainerStateReader:
         return b'"log_history"' in head or (path.name == "trainer_state.json" and b'"global_step"' in head)
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        data = path.read_bytes()
+        try:
+            check_json(data)  # nesting and size bounds before any parser sees it (issue 20)
+        except JSONLimit as exc:
+            raise ReadError(str(exc)) from None
+        run = _bulk(data, path)
+        if run is not None:
+            return run
+        text, notes = decode_text(data)
+        del data
         run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
         try:
             state = loads_json(text)
@@ -41,6 +52,43 @@ class TrainerStateReader:
         run.meta.update({k: state[k] for k in META_KEYS if k in state})
         _columns(state["log_history"], run).into(run)
         return run
+
+
+def _bulk(data: bytes, path: Path) -> Run | None:
+    """The fast path (msgspec, in blocks) for a state whose log_history entries are flat objects
+    of numbers; None for any other file (the general path then reads and reports it)."""
+    from ._fastjson import BOM, trainer_state_table
+
+    bom = data.startswith(BOM)
+    got = trainer_state_table(data[3:] if bom else data, META_KEYS, ("train_runtime", "total_flos"))
+    if got is None:
+        return None
+    meta, table, n, summary = got
+    run = Run(source=str(path), format="hf-trainer-state", files=[str(path)],
+              notes=["stripped a UTF-8 byte-order mark"] if bom else [])
+    run.meta.update(meta)
+    if summary is not None:
+        run.meta["completed"] = True  # the Trainer writes this entry when train() returns
+        run.meta["summary"] = summary
+    is_summary = np.zeros(n, bool)
+    for key in ("train_runtime", "total_flos"):
+        if key in table:
+            is_summary |= ~np.isnan(table[key])
+    step = table.get("step", np.full(n, np.nan))
+    idx = np.flatnonzero(~is_summary & ~np.isnan(step))
+    skipped = n - len(idx) - int(is_summary.sum())
+    if skipped:
+        run.notes.append(f"skipped {skipped} log_history entries without a numeric step")
+    steps, first = step[idx], idx[:256]
+    cols = Columns(where_format="log_history[{}]")
+    seen = [k for k in table if not np.isnan(table[k][first]).all()]
+    for key in seen + sorted(table.keys() - set(seen)):
+        if key not in NOT_SERIES:
+            values = table.pop(key)[idx]
+            keep = ~np.isnan(values)
+            cols.add_array(key, *((steps, values) if keep.all() else (steps[keep], values[keep])))
+    cols.into(run)
+    return run
 
 
 def _columns(history: list[Any], run: Run) -> Columns:

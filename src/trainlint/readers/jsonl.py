@@ -18,13 +18,7 @@ import numpy as np
 from ..model import Run
 from ..roles import role_of
 from ..safeio import add_damage, read_text
-from .base import (
-    Columns,
-    ReadError,
-    first_json_object,
-    note_skipped,
-    reader,
-)
+from .base import Columns, ReadError, first_json_object, note_skipped, read_head, reader
 
 STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step",
              "train/global_step", "Step", "current_steps", "num_steps")
@@ -42,6 +36,9 @@ class JsonlReader:
         return obj is not None and _metric_like(obj)
 
     def read(self, path: Path) -> Run:
+        run = _bulk(path)
+        if run is not None:
+            return run
         bounded = read_text(path)  # long lines cut out and reported
         text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="jsonl", files=[str(path)], notes=notes)
@@ -57,6 +54,45 @@ class JsonlReader:
         if not run.series:
             raise ReadError("no numeric metrics in the JSON object lines")
         return run
+
+
+def _bulk(path: Path) -> Run | None:
+    """The fast path (msgspec, in blocks) for a file of flat numeric objects, one per line;
+    None for any other file."""
+    from ._fastjson import BOM, jsonl_table
+
+    head = read_head(path, 1 << 16)
+    lines = head.decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")[:-1][:256]
+    try:
+        objs = [json.loads(line) for line in lines]
+    except ValueError:
+        return None
+    if not objs or not all(type(o) is dict for o in objs):
+        return None
+    got = jsonl_table(path, list(dict.fromkeys(k for o in objs for k in o)))
+    if got is None:
+        return None
+    table, count = got
+    step_key = next((k for o in objs[:100] for k in STEP_KEYS if k in o), None)
+    run = Run(source=str(path), format="jsonl", files=[str(path)],
+              notes=["stripped a UTF-8 byte-order mark"] if head.startswith(BOM) else [])
+    index = np.arange(count, dtype=np.float64)
+    steps = table.get(step_key, index) if step_key else index
+    if steps is not index and np.isnan(steps).any():
+        steps = np.where(np.isnan(steps), index, steps)  # null or absent: the record number
+    if step_key is None:
+        run.notes.append("no step field; steps are record numbers")
+    seen = dict.fromkeys(k for o in objs for k in o)
+    cols = Columns()
+    for key in [k for k in seen if k in table] + sorted(table.keys() - seen.keys()):
+        if key != step_key:
+            values = table.pop(key)
+            keep = ~np.isnan(values)
+            cols.add_array(key, *((steps, values) if keep.all() else (steps[keep], values[keep])))
+    cols.into(run)
+    if not run.series:
+        raise ReadError("no numeric metrics in the JSON object lines")
+    return run
 
 
 def _general(text: str, run: Run) -> Columns:

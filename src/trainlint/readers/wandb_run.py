@@ -30,7 +30,7 @@ RUN_DIR = re.compile(r"^(offline-)?run-\d{8}_\d{6}-[A-Za-z0-9]+$")
 IDENT = b":W&B"
 BLOCK, HEADER = 32768, 7
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
-HISTORY, SUMMARY, EXIT = 2, 3, 18
+HISTORY, SUMMARY, RUN, EXIT = 2, 3, 17, 18
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "_wandb"}
 
 
@@ -64,8 +64,21 @@ class WandbRunReader:
         _read_summary(path, run)
         _read_console(path, run, options)
         if not run.series:
+            _summary_points(run)
+        if not run.series and not run.events:
             raise ReadError(_why_nothing(history, binary, run))
         return run
+
+
+def _summary_points(run: Run) -> None:
+    """No history and no console progress: the final summary, one point per metric (a crash in
+    output.log is judged either way)."""
+    summary = run.meta.get("summary") or {}
+    step = float(run.meta.get("summary_step", 0))
+    for key, value in summary.items():
+        run.add(key, [step], [float(value)])
+    if summary:
+        run.notes.append(f"no history: {len(summary)} metric(s) from wandb-summary.json, one point each")
 
 
 def _why_nothing(history: Path | None, binary: Path | None, run: Run) -> str:
@@ -105,6 +118,8 @@ def _read_summary(folder: Path, run: Run) -> None:
         return
     if isinstance(data, dict):
         run.files.append(str(path))
+        if type(data.get("_step")) in (int, float):
+            run.meta["summary_step"] = data["_step"]
         run.meta.setdefault("summary", {}).update(
             {k: v for k, v in data.items() if type(v) in (int, float) and not k.startswith("_")})
 
@@ -126,7 +141,7 @@ def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) ->
         return
     run.files.append(str(path))
     run.events.extend(console.events)
-    if not run.series:
+    if not run.series and console.series:
         run.series.update(console.series)
         run.notes.append(f"series read from output.log ({console.format})")
 
@@ -146,6 +161,8 @@ def _read_binary(path: Path, run: Run) -> None:
                 rows.append((len(rows), _history_row(value)))
             elif field == SUMMARY:
                 summary.update(_items(value))
+            elif field == RUN and "run_id" not in run.meta:
+                _run_record(value, run)
             elif field == EXIT:
                 code = next((v for f, w, v in _fields(value) if f == 1 and w == 0), 0)
                 run.meta["exit_code"] = _signed(code)
@@ -154,6 +171,14 @@ def _read_binary(path: Path, run: Run) -> None:
                                if type(v) in (int, float) and not k.startswith("_")}
     _history_into(rows, run)
     run.meta["history_rows"] = len(rows)
+
+
+def _run_record(value: bytes, run: Run) -> None:
+    """The run's id, project and display name (RunRecord fields 1, 3 and 8): for the report title."""
+    names = {1: "run_id", 3: "experiment", 8: "run_name"}
+    for f, wire, v in _fields(value):
+        if f in names and wire == 2 and isinstance(v, bytes) and v:
+            run.meta[names[f]] = v.decode("utf-8", "replace")
 
 
 def _records(data: bytes, run: Run) -> Iterator[bytes]:

@@ -8,13 +8,13 @@ vendored uPlot (MIT, see ``vendor/uPlot.LICENSE``) and a small script of our own
 from __future__ import annotations
 
 import html
-import json
 from functools import cache
 from importlib import resources
 from typing import IO
 
 from ..verdict import Result
 from .html_data import page_data
+from .json_out import compact_json
 
 NOSCRIPT = "This report draws its curves with JavaScript; the data is in the tl-data block of this file."
 
@@ -34,9 +34,7 @@ def _script_safe(text: str) -> str:
 
 def data_json(result: Result) -> str:
     """The page's data block as strict, compact JSON."""
-    return json.dumps(
-        page_data(result), separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    )
+    return compact_json(page_data(result))
 
 
 def page(result: Result) -> str:
@@ -79,3 +77,6 @@ def notebook_html(result: Result, height: int = 720) -> str:
         f'<iframe srcdoc="{doc}" style="width:100%;height:{height}px;border:1px solid #ccc;" '
         'sandbox="allow-scripts" title="trainlint report"></iframe>'
     )
+
+
+Result.html_hook = notebook_html

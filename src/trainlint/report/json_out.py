@@ -24,5 +24,10 @@ def write_json(
         stream.write("\n")
 
 
+def compact_json(data: Any) -> str:
+    """Strict, compact, ASCII-only JSON text (for data embedded in a page)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
 def render_json(result: Result, stream: IO[str]) -> None:
     write_json(result.to_dict(), stream)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import IO, Any
 
 from ..registry import REGISTRY, Rule
-from ..verdict import Report, Result, _clean
+from ..verdict import Finding, Report, Result, _clean
+from .common import DOCS_URL, finding_location, rule_help, rule_url
 from .json_out import write_json
 
 LEVELS = {"FAIL": "error", "WARN": "warning", "NOTE": "note"}
@@ -13,20 +15,40 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def sarif_rule(r: Rule) -> dict[str, Any]:
+    explanation = " ".join(r.explanation.split())
+    tip = rule_help(r.code)
+    help_text = f"{r.summary} {explanation}" + (f"\n\nTry: {tip}" if tip else "")
     return {
         "id": r.code,
         "name": r.name,
         "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": " ".join(r.explanation.split())},
-        "help": {"text": " ".join(r.explanation.split())},
+        "fullDescription": {"text": explanation},
+        "help": {"text": help_text,
+                 "markdown": f"**{r.summary}**\n\n{explanation}\n\nMore: `trainlint rules {r.code}`"},
+        "helpUri": rule_url(r.code),
         "defaultConfiguration": {"level": LEVELS.get(r.severity.value, "warning")},
         "properties": {"category": r.category, "target": r.target,
                        "thresholds": {t.name: t.default for t in r.thresholds}},
     }
 
 
-def _location(report: Report) -> list[dict[str, Any]]:
-    return [{"physicalLocation": {"artifactLocation": {"uri": report.source}}}]
+def _location(report: Report, finding: Finding | None = None) -> list[dict[str, Any]]:
+    """The artifact (the file the finding points at, else the report's source) and, when the
+    finding knows its line (dataset row, console/JSONL line, crash line), a region."""
+    if finding is None:
+        return [{"physicalLocation": {"artifactLocation": {"uri": report.source}}}]
+    path, line = finding_location(report, finding)
+    loc: dict[str, Any] = {"artifactLocation": {"uri": path}}
+    if line is not None:
+        loc["region"] = {"startLine": line}
+    return [{"physicalLocation": loc}]
+
+
+def _step(step: Any) -> int | float | None:
+    if step is None:
+        return None
+    x = float(step)
+    return round(x) if math.isfinite(x) else None
 
 
 def to_sarif(result: Result) -> dict[str, Any]:
@@ -36,14 +58,16 @@ def to_sarif(result: Result) -> dict[str, Any]:
     for rep in result.reports:
         for f in rep.findings:
             results.append({"ruleId": f.code, "level": LEVELS[f.severity.value],
-                            "message": {"text": f.message}, "locations": _location(rep),
-                            "properties": {"evidence": _clean(f.evidence), "step": f.step,
+                            "message": {"text": f.message}, "locations": _location(rep, f),
+                            "properties": {"evidence": _clean(f.evidence), "step": _step(f.step),
                                            "verdict": rep.verdict.value}})
         if rep.unjudged:
             notes.append({"level": "error", "message": {"text": f"NOT-CHECKED {rep.source}: {rep.unjudged}"},
                           "locations": _location(rep)})
+    if result.empty_reason:
+        notes.append({"level": "error", "message": {"text": f"NOT-CHECKED: {result.empty_reason}"}})
     run = {
-        "tool": {"driver": {"name": "trainlint", "version": __version__,
+        "tool": {"driver": {"name": "trainlint", "version": __version__, "informationUri": DOCS_URL,
                             "rules": [sarif_rule(r) for r in REGISTRY.all()]}},
         "invocations": [{"executionSuccessful": True, "exitCode": result.exit_code,
                          "toolExecutionNotifications": notes}],

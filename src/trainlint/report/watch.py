@@ -8,5 +8,7 @@ from ..verdict import Finding
 
 
 def finding_line(path: Path | str, f: Finding) -> str:
-    at = f" step {f.step:g}" if f.step is not None else ""
+    from .common import fmt_step
+
+    at = f" step {fmt_step(f.step)}" if f.step is not None else ""
     return f"{f.severity.value:<4} {f.code} {f.name}{at}: {f.message}  [{path}]"

@@ -22,7 +22,10 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
         ts, tv = coarse(f.steps[order], f.values[order])
     sm = centred_median(tv, max(1, int(round(len(tv) * frac))))
     out = np.interp(steps, ts, sm)
-    out[(steps < ts[0]) | (steps > ts[-1])] = np.nan
+    # an evaluation at the very end (after the last logged train point, within one logging
+    # interval) takes the last train level; further out there is no train loss to compare
+    gap = float(np.median(np.diff(ts))) if len(ts) > 1 else 0.0
+    out[(steps < ts[0]) | (steps > ts[-1] + gap)] = np.nan
     return out
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from .band import BAND_THRESHOLDS, limits
-from .stats import fmt
+from .stats import fmt, median
 
 MIN_POINTS = Threshold("min_points", 5, "loss points each run needs inside the common window")
 
@@ -56,9 +56,14 @@ The loss floor (the lowest level of a rolling median, so a single lucky batch do
 count) is the best the run ever did. A run on shuffled labels, a broken tokenizer or a
 frozen model can still cut its loss by 70 % and look healthy alone; beside a known-good
 run of the same recipe its floor sits several times higher. Check the labels / targets,
-the data pipeline and which parameters are trainable.""",
+the data pipeline and which parameters are trainable. When the loss is known to be a
+cross-entropy (the run names a vocabulary or class count, logs a perplexity, or comes from an
+LM trainer) the gap is also judged in nats: a floor and a best eval loss both half a nat
+(`fail_nats`) above the baseline's FAIL even at a ratio of 1.2x.""",
       thresholds=[Threshold("warn_ratio", 1.15, "run floor / baseline floor that WARNs (one baseline run)"),
                   Threshold("fail_ratio", 1.5, "run floor / baseline floor that FAILs (one baseline run)"),
+                  Threshold("fail_nats", 0.5, "a cross-entropy floor (and best eval loss) this many nats above "
+                            "the baseline's FAILs whatever the ratio"),
                   MIN_POINTS, *BAND_THRESHOLDS])
 def loss_floor(ctx):
     _window_ok(ctx, ctx.t("min_points"))
@@ -66,8 +71,50 @@ def loss_floor(ctx):
     at = comp.run_m.floor_at
     step = at if comp.alignment.mode == "step" else None
     where = f" (floor held around fraction {fmt(at)} of training)" if step is None and at is not None else ""
+    nats = _nat_gap_fail(ctx, where, step)
+    if nats is not None:
+        return nats
     return _ratio_finding(ctx, "loss_floor", "the run never got as low as the baseline" + where, step=step,
                           floor_at=at, align=comp.alignment.mode)
+
+
+CE_FORMATS = ("console/llm.c", "console/llm.c-main.log", "console/nanogpt", "console/megatron", "console/fairseq")
+PPL_NAMES = ("ppl", "perplexity", "eval_ppl", "val_ppl", "eval_perplexity", "train_ppl", "valid_ppl")
+
+
+def cross_entropy(run) -> str | None:
+    """Why the run's loss is known to be a cross-entropy (in nats), or None."""
+    if any(run.meta.get(k) for k in ("vocab_size", "num_classes", "num_labels")):
+        return "the run names a vocabulary / class count"
+    if run.format in CE_FORMATS:
+        return f"{run.format} trains a language model"
+    if any(n in run.series for n in PPL_NAMES):
+        return "the run logs a perplexity"
+    return None
+
+
+def _nat_gap_fail(ctx, where: str, step):
+    """A cross-entropy run whose floor and best eval loss are both `fail_nats` above the
+    baseline's fails whatever the ratio: half a nat is a large gap at any level."""
+    comp = ctx.subject
+    why = cross_entropy(comp.run)
+    if why is None or not all(cross_entropy(b) for b in comp.baselines):
+        return None
+    floor, ev = comp.metric("loss_floor"), comp.metric("eval_best")
+    if floor.run is None or not floor.base:
+        return None
+    gap = floor.run - float(np.median(floor.base))
+    eval_gap = ev.run - float(np.median(ev.base)) if ev.run is not None and ev.base else None
+    limit = ctx.t("fail_nats")
+    if gap < limit or (eval_gap is not None and eval_gap < limit):
+        return None
+    ev_text = f", best eval loss {fmt(eval_gap)} nat above" if eval_gap is not None else ""
+    return ctx.fire(
+        f"the run never got as low as the baseline{where}: loss floor {fmt(floor.run)} vs baseline "
+        f"{fmt(float(np.median(floor.base)))}, {fmt(gap)} nat above{ev_text} (judged in nats, the loss is a "
+        f"cross-entropy: {why}; FAIL at {fmt(limit)} nat whatever the ratio)",
+        step=step, severity="FAIL", value=floor.run, baseline=float(np.median(floor.base)), gap_nats=gap,
+        eval_gap_nats=eval_gap, threshold=limit, basis="nats")
 
 
 @rule(code="TL151", decisive=True, name="end-loss-above-baseline", category="compare", severity="FAIL",
@@ -165,7 +212,7 @@ def eval_loss(ctx):
                         f"needs {int(ctx.t('min_points'))})")
     ends = [b.eval_end for b in comp.base_m]
     return _ratio_finding(ctx, "eval_best", "the run never evaluated as well as the baseline",
-                          run_eval_end=comp.run_m.eval_end, baseline_eval_end=float(np.median(ends)))
+                          run_eval_end=comp.run_m.eval_end, baseline_eval_end=float(median(ends)))
 
 
 @rule(code="TL155", name="grad-norm-unlike-baseline", category="compare", severity="WARN",
@@ -188,7 +235,7 @@ def grad_norm(ctx):
     if min([comp.run_m.grad_points] + [b.grad_points for b in comp.base_m]) < ctx.t("min_points"):
         raise StandDown(f"too few grad-norm points (needs {int(ctx.t('min_points'))})")
     bad_run, bad_base = comp.run_m.grad_non_finite, sum(b.grad_non_finite for b in comp.base_m)
-    center, r = float(np.median(m.base)), ctx.t("max_ratio")
+    center, r = float(median(m.base)), ctx.t("max_ratio")
     ratio = m.run / center if center > 0 else float("inf")
     out = []
     if ratio >= r or ratio <= 1 / r:
@@ -231,7 +278,7 @@ def _lr_shape_gap(comp) -> float | None:
     shapes = [b.lr_shape for b in comp.base_m if b.lr_shape is not None]
     if comp.run_m.lr_shape is None or not shapes:
         return None
-    centre = np.median(np.vstack(shapes), axis=0)
+    centre = median(np.vstack(shapes), axis=0)
     diff = np.abs(comp.run_m.lr_shape - centre)
     diff = diff[np.isfinite(diff)]
     return float(np.mean(diff)) if len(diff) else None
@@ -253,7 +300,7 @@ def lr_schedule(ctx):
     m = comp.metric("lr_peak")
     if m.run is None or not m.base:
         raise NotChecked(f"no learning rate in {'this run' if m.run is None else 'the baseline'}")
-    base = float(np.median(m.base))
+    base = float(median(m.base))
     if base <= 0:
         raise StandDown("the baseline's learning rate is zero throughout")
     ratio, shape = m.run / base, _lr_shape_gap(comp)

@@ -100,8 +100,8 @@ def empty_fields(ctx):
       summary="Exact duplicate rows, each group with its line numbers.",
       explanation="""
 Exact copies weight some examples several times over and, when they straddle a
-train/eval split, leak evaluation data into training. Try: deduplicate (keep the first
-of each group).""",
+train/eval split, leak evaluation data into training. When most rows are copies the data
+set is unusable: FAIL. Try: deduplicate (keep the first of each group).""",
       thresholds=[Threshold("max_fraction", 0.0, "extra copies / rows above which it fires")])
 def duplicate_rows(ctx):
     scan = ctx.subject
@@ -113,9 +113,10 @@ def duplicate_rows(ctx):
                         f"threshold {fmt(ctx.t('max_fraction'))})")
     first = ev["first_groups"][0]
     share = _pct(ev["extra_copies"], scan.rows)
+    sev, most = _scaled(ev["extra_copies"], scan.rows)
     return ctx.fire(f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({share},"
-                    f" threshold {fmt(ctx.t('max_fraction'))}); first group: lines "
-                    f"{', '.join(map(str, first['lines']))}", fraction=frac,
+                    f" threshold {fmt(ctx.t('max_fraction'))}){most}; first group: lines "
+                    f"{', '.join(map(str, first['lines']))}", severity=sev, fraction=frac,
                     threshold=ctx.t("max_fraction"), total_rows=scan.rows, rows=ev["extra_copies"], **ev)
 
 
@@ -206,8 +207,22 @@ def _problem(ctx, check, what):
         raise StandDown(f"none of {scan.rows} rows {what}")
     kinds = {str(k): r.count for k, r in sorted(detail.items(), key=lambda kv: -kv[1].count)[:10]}
     top = next(iter(kinds), "")
-    return ctx.fire(f"{_pct(rows.count, scan.rows)} {what} (most common: {top}): {rows.where()}",
-                    kinds=kinds, total_rows=scan.rows, **rows.evidence())
+    # empty targets in most rows make the data unusable; other shape problems stay WARNs
+    sev, most = _scaled(rows.count, scan.rows) if check in SCALED else (None, "")
+    return ctx.fire(f"{_pct(rows.count, scan.rows)} {what} (most common: {top}){most}: {rows.where()}",
+                    severity=sev, kinds=kinds, total_rows=scan.rows, **rows.evidence())
+
+
+SCALED = ("empty-completion", "empty-content")
+MIN_ROWS_TO_FAIL = 10  # a handful of rows is a sample, not a data set
+MOST_ROWS = 0.5  # a problem in at least this share of the rows makes the data set unusable: FAIL
+
+
+def _scaled(count: int, total: int) -> tuple[str | None, str]:
+    """Severity by the share of bad rows: most rows bad is a FAIL, a few a WARN."""
+    if total >= MIN_ROWS_TO_FAIL and count / total >= MOST_ROWS:
+        return "FAIL", f"; most rows ({fmt(count / total * 100)}% >= {fmt(MOST_ROWS * 100)}%): the data set is unusable"
+    return None, ""
 
 
 @rule(code="TL208", name="chat-unknown-role", category="data", severity="WARN", target="dataset",
@@ -257,7 +272,8 @@ def chat_empty_content(ctx):
       summary="Prompt/completion rows whose completion is empty.",
       explanation="""
 With loss on the completion only, an empty completion trains the model to stop at
-once (or contributes nothing). Try: drop the listed rows.""")
+once (or contributes nothing). When most rows have one, the data set is unusable: FAIL.
+Try: drop the listed rows.""")
 def empty_completion(ctx):
     scan = ctx.subject
     _need_rows(scan)

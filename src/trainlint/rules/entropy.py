@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from .stats import coarse, fmt
+from .stats import coarse, fmt, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
@@ -22,6 +22,62 @@ def class_count(ctx) -> tuple[int, str] | None:
     return None
 
 
+MAX_GUESS = 1000  # classes tried when none is given
+MAX_SUGGEST = 12  # a loss merely ending at ln k suggests k only for few classes (else any level is near one)
+_ACCURACY = ("eval_accuracy", "val_accuracy", "val_acc", "eval_acc", "valid_acc", "test_accuracy",
+             "test_acc", "accuracy", "acc", "train_accuracy", "train_acc", "val/acc", "eval/accuracy")
+
+
+def _accuracy(run) -> tuple[str, float] | None:
+    """The median of the second half of a logged accuracy (eval first), as a fraction."""
+    for name in _ACCURACY:
+        s = run.series.get(name)
+        if s is None:
+            continue
+        fin = s.finite().values
+        if len(fin) >= 2:
+            level = float(np.median(fin[len(fin) // 2:]))
+            return name, level / 100 if level > 1.0 else level
+    return None
+
+
+def _chance_without_count(ctx):
+    """No class count given: a loss that sits at ln k for a small k over the whole run (and an
+    accuracy near 1/k when one is logged) is chance; one that only ends there suggests k."""
+    unknown = "vocabulary size / class count unknown (--vocab-size, --num-classes)"
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    _, v = coarse(s.steps, s.values)
+    thirds = [float(np.median(part)) for part in np.array_split(v, 3) if len(part)]
+    k = int(round(math.exp(thirds[-1]))) if thirds[-1] < math.log(MAX_GUESS + 1) else 0
+    if k < 2:
+        raise NotChecked(unknown)
+    ln_k = math.log(k)
+    tol = min(0.02, 0.3 * (math.log(k + 1) - ln_k))
+    acc = _accuracy(ctx.subject)
+    acc_near = acc is not None and abs(acc[1] - 1 / k) <= max(0.03, 0.25 / k)
+    acc_note = f"; {acc[0]} {fmt(acc[1])} ≈ 1/{k}" if acc_near else ""
+    whole = all(abs(x - ln_k) <= tol for x in thirds)
+    if whole and (acc is None or acc_near) and k <= 100:
+        return ctx.fire(
+            f"loss {fmt(thirds[-1])} = ln {k} over the whole run: the model predicts no better than chance "
+            f"over {k} classes{acc_note} (no class count given: {k} inferred from the loss; tolerance "
+            f"{fmt(tol)}; pass --num-classes {k} to confirm)",
+            step=s.steps[-1], end_level=thirds[-1], ln_v=ln_k, classes=k, inferred=True,
+            accuracy=acc[1] if acc else None, tolerance=tol, threshold=ctx.t("stuck_fraction"))
+    sixths = [float(np.median(part)) for part in np.array_split(v, 6) if len(part)]
+    tight = min(0.02, 0.1 * (math.log(k + 1) - ln_k))
+    # a uniform guess scores ln k on every batch: the level sits there with almost no noise
+    still = float(np.median(np.abs(np.diff(v[len(v) // 2:])))) <= tight if len(v) >= 6 else False
+    ends_flat = k <= MAX_SUGGEST and still and all(abs(x - ln_k) <= tight for x in sixths[-3:])
+    if ends_flat and (acc is None or acc_near):
+        return ctx.fire(
+            f"loss ends at {fmt(thirds[-1])} = ln {k}: if the task has {k} classes this is a uniform guess; "
+            f"pass --num-classes {k} (or --vocab-size) to judge it",
+            step=s.steps[-1], severity="NOTE", end_level=thirds[-1], ln_v=ln_k, classes=k, inferred=True,
+            tolerance=tol)
+    raise NotChecked(unknown)
+
+
 @rule(code="TL033", name="loss-at-uniform", category="stagnation", severity="FAIL",
       summary="The loss sits at ln(V): the model predicts no better than a uniform guess.",
       explanation="""
@@ -30,20 +86,23 @@ uniformly scores exactly ln(V). A loss that stays at ln(V) for most of the run (
 ends there (WARN) means the model learned nothing about its targets: dead outputs,
 labels that carry no signal, a broken loss mask, a zero LR. An initial loss at or above
 ln(V) alone is normal for a freshly initialised head. V comes from --vocab-size /
---num-classes, or vocab_size / num_classes in the run's metadata (e.g. a config.json).""",
+--num-classes, or vocab_size / num_classes in the run's metadata (e.g. a config.json).
+Without either, a loss that sits at ln k for a small k (2 to 100) over the whole run, with
+an accuracy near 1/k when one is logged, is chance over k classes (FAIL); one whose last half
+sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k.""",
       thresholds=[Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
                   Threshold("stuck_fraction", 0.5, "share of the run at ln V that makes it FAIL"),
                   Threshold("min_points", 10, "finite loss points needed to judge")])
 def loss_at_uniform(ctx):
     got = class_count(ctx)
     if got is None:
-        raise NotChecked("vocabulary size / class count unknown (--vocab-size, --num-classes)")
+        return _chance_without_count(ctx)
     size, origin = got
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     _, v = coarse(s.steps, s.values)
     ln_v = math.log(size)
     k = max(3, len(v) // 10)
-    end = float(np.median(v[-k:]))
+    end = float(median(v[-k:]))
     tol = ctx.t("rel_tol") * ln_v
     if abs(end - ln_v) > tol:
         if end < ln_v:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import NotChecked, Threshold, rule
+from ..registry import NotChecked, StandDown, Threshold, rule
 from .stats import coarse, fmt, head_level, robust_level
 
 
@@ -13,7 +13,10 @@ from .stats import coarse, fmt, head_level, robust_level
       explanation="""
 If the model fits the training data (train loss falls by `min_train_drop`) but the eval
 loss never goes below its first value by more than `min_eval_drop`, nothing learned
-carries over to held-out data. With one run and an eval set this is how unlearnable data
+carries over to held-out data. Both are measured over the same window, from the first
+evaluation on; when the train loss had already fallen strongly before the first evaluation
+(fine-tuning evaluated late), whether the eval loss improved is unknown and the rule stands
+down (TL060 judges a later rise). With one run and an eval set this is how unlearnable data
 shows: shuffled or random labels, an eval set from another distribution, a broken eval
 preprocessing. Try: check label alignment on a few examples, and that the eval data goes
 through the same preprocessing and tokenizer as the training data.""",
@@ -31,6 +34,19 @@ def no_generalization(ctx):
     drop = (start - end) / start
     if drop < ctx.t("min_train_drop"):
         return None
+    # one window for both losses (the one TL060 quotes): from the first evaluation on
+    later = s.values[s.steps >= e.steps[0]]
+    if len(later) >= 3:
+        at_first = head_level(later)
+        early = (start - at_first) / start
+        if early >= ctx.t("min_train_drop"):
+            raise StandDown(
+                f"the first evaluation (step {fmt(float(e.steps[0]))}) came after the train loss had already "
+                f"fallen {fmt(early * 100)}% ({fmt(start)} to {fmt(at_first)}): whether the eval loss improved "
+                "before it is unknown (TL060 judges a later rise)")
+        start, drop = at_first, (at_first - end) / at_first if at_first > 0 else 0.0
+        if drop < ctx.t("min_train_drop"):
+            return None
     first, best = float(e.values[0]), float(np.min(e.values[1:]))
     eval_drop = (first - best) / abs(first) if first else 0.0
     if eval_drop >= ctx.t("min_eval_drop"):

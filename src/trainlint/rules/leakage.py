@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import train_at
-from .stats import fmt
+from .stats import fmt, median
 
 
 def _pairs(ctx, lag: bool = False):
@@ -17,7 +17,7 @@ def _pairs(ctx, lag: bool = False):
     shift = 0.0
     loss = ctx.subject.get("loss")
     if lag and loss is not None and len(loss) > 1:
-        shift = float(np.median(np.diff(loss.steps)))
+        shift = float(median(np.diff(loss.steps)))
     tr = train_at(ctx.subject, e.steps + max(shift, 0.0))
     if tr is None:
         raise NotChecked("no train loss to compare the eval loss with")
@@ -27,6 +27,8 @@ def _pairs(ctx, lag: bool = False):
     return e.steps[ok], e.values[ok], tr[ok]
 
 
+REGULARISERS = ("dropout, SpecAugment or other augmentation, label smoothing, stochastic depth, "
+                "or a loss averaged per token in training and per sequence in evaluation")
 CAUSES = ("usual causes: the eval set overlaps the training data (a split taken after "
           "augmentation/dedup, the same file twice), or regularisation such as dropout that is "
           "active only in training")
@@ -47,7 +49,7 @@ Try: check how the eval split is made, deduplicate across splits, hash examples 
 def eval_tracks_train(ctx):
     steps, e, t = _pairs(ctx)
     rel = np.abs(e - t) / t
-    med = float(np.median(rel))
+    med = float(median(rel))
     share = float(np.mean(rel <= 2 * ctx.t("tol")))
     if med > ctx.t("tol") or share < ctx.t("share"):
         return None
@@ -67,17 +69,62 @@ regularisation that is active only in training (dropout, stochastic depth, label
 smoothing, heavy augmentation), which raises the train loss only. The second is
 harmless but makes the comparison meaningless. Each evaluation is compared with the train
 loss logged one interval later (loggers average the train loss over the interval, which
-trails a falling loss), so a fast-falling loss alone does not fire it. Try: evaluate on a
+trails a falling loss), so a fast-falling loss alone does not fire it. A steady gap is what
+regularisation produces and is a NOTE; a gap that grows over the run (`grow`) is a WARN (an
+eval equal to the train loss is TL065). Try: evaluate on a
 training subset with the model in eval mode and compare; check the split for duplicates.""",
       thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
+                  Threshold("grow", 0.15, "growth of the relative gap (last third vs first third of the "
+                            "evaluations) that makes it a WARN"),
                   Threshold("min_points", 5, "evaluations needed to judge")])
 def eval_below_train(ctx):
     steps, e, t = _pairs(ctx, lag=True)
     below = e < t * (1 - ctx.t("margin"))
     if not below.all():
         return None
-    gap = float(np.median((t - e) / t))
+    rel = (t - e) / t
+    gap = float(median(rel))
+    third = max(1, len(rel) // 3)
+    early, late = float(median(rel[:third])), float(median(rel[-third:]))
+    grows = late - early > ctx.t("grow")
+    if grows:
+        why = (f"the gap grew from {fmt(early * 100)}% to {fmt(late * 100)}% below: the eval data is getting "
+               f"easier than the training data as training goes on; {CAUSES}")
+    else:
+        why = (f"a steady gap ({fmt(early * 100)}% early, {fmt(late * 100)}% late) is what regularisation "
+               f"active only in training produces: {REGULARISERS}; if none is used, check the split for overlap")
     return ctx.fire(
-        f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); "
-        f"{CAUSES}",
-        step=steps[0], evaluations=len(e), median_relative_gap=gap, threshold=ctx.t("margin"))
+        f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); {why}",
+        step=steps[0], severity="WARN" if grows else "NOTE", evaluations=len(e), median_relative_gap=gap,
+        gap_early=early, gap_late=late, threshold=ctx.t("margin"), grow_threshold=ctx.t("grow"))
+
+
+@rule(code="TL067", whole_run=True, name="eval-data-overlaps-train", category="leakage", severity="FAIL",
+      summary="The eval data found with the run is the training data, or shares many of its rows.",
+      explanation="""
+The run folder (its `data/` folder, or the files its config names: `train_file`,
+`validation_file`, ...) holds a training and an evaluation split. When the eval file is
+byte-identical to the training file, or a share of its rows (`fail_share`) appear verbatim in
+the training file, the eval loss measures memorisation, not generalisation: every eval-based
+finding and every reported score of the run is inflated. A smaller share (`warn_share`) is a
+WARN. Try: split before augmenting or deduplicating, hash rows across splits, drop the shared
+rows from the eval split.""",
+      thresholds=[Threshold("fail_share", 0.1, "share of eval rows found in the training data that FAILs"),
+                  Threshold("warn_share", 0.01, "share that WARNs")])
+def eval_data_overlaps_train(ctx):
+    pairs = (ctx.extra or {}).get("split_overlap")
+    if not pairs:
+        raise NotChecked("no training and eval data files found with the run")
+    worst = max(pairs, key=lambda p: (p["identical"], p["share"]))
+    names = f"eval data {worst['eval']} and training data {worst['train']}"
+    if worst["identical"]:
+        return ctx.fire(f"{names} are the same file (identical bytes, {worst['eval_rows']} rows): the eval loss "
+                        "is measured on the training data", severity="FAIL", **worst)
+    share = worst["share"]
+    if share < ctx.t("warn_share"):
+        return None
+    sev = "FAIL" if share >= ctx.t("fail_share") else "WARN"
+    lines = ", ".join(str(n) for n in worst["shared_lines"][:10])
+    return ctx.fire(f"{worst['shared_rows']} of {worst['eval_rows']} eval rows ({fmt(share * 100)}%) also appear in the "
+                    f"training data ({names}; first eval lines: {lines}; threshold {fmt(ctx.t('fail_share') * 100)}%)",
+                    severity=sev, threshold=ctx.t("fail_share"), **worst)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from .stats import fmt, fstep, steps_list
+from .stats import fmt, fstep, median, steps_list
 
 
 @rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",
@@ -134,6 +134,24 @@ def loss_column_untrusted(ctx):
                     loss_points=len(loss))
 
 
+def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> None:
+    """Stand down when the loss decayed smoothly into values its printing rounds to 0 (a tiny
+    model memorising a few samples): convergence. A jump to exact 0 from a real level stays."""
+    from .stats import printed_quantum
+
+    nz = values[~zero]
+    before = nz[-5:] if len(nz) >= 5 else nz
+    if len(before) < 3:
+        return
+    start = float(np.median(nz[: max(3, len(nz) // 10)]))
+    quantum = printed_quantum(values)
+    near = max(10 * quantum, 1e-3 * abs(start))
+    if float(np.max(before)) <= near and start > 0:
+        raise StandDown(f"the loss decayed from {fmt(start)} to {fmt(float(before[-1]))} before it was printed as "
+                        f"0 for the last {tail} points (printed to {fmt(quantum) if quantum else 'full'} "
+                        "precision): convergence, not masked batches")
+
+
 @rule(code="TL005", name="loss-zero", category="nan", severity="FAIL",
       summary="The loss is exactly zero: everywhere, from some step to the end, or at scattered steps.",
       explanation="""
@@ -141,7 +159,9 @@ A loss of exactly 0.0 is almost never real. All zeros or zeros to the end (FAIL)
 loss is not computed (no target tokens, labels all ignore_index, a detached or masked
 loss) or a NaN was replaced by 0. Scattered exact zeros among non-zero values (WARN)
 usually mean fully masked batches: sequences whose targets were all truncated away or
-padded. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
+padded. A loss that decays smoothly to a few printed digits and is then printed as 0 (a tiny
+model memorising four samples, logged to 4 decimals) is convergence: the rule stands down;
+a jump to exact 0 from a real level stays a FAIL. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
       thresholds=[Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
                   Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this")])
 def loss_zero(ctx):
@@ -156,10 +176,11 @@ def loss_zero(ctx):
         return ctx.fire(f"loss is exactly 0 at all {len(s)} points", step=s.steps[0], **ev)
     tail = len(zero) - 1 - int(np.flatnonzero(~zero)[-1])
     if tail >= ctx.t("min_tail"):
+        _smooth_into_zero(ctx, s.values, zero, tail)
         at = s.steps[len(zero) - tail]
         return ctx.fire(f"loss is exactly 0 from step {fstep(at)} to the end ({tail} points)",
                         step=at, tail_points=tail, threshold=ctx.t("min_tail"), **ev)
-    level = float(np.median(s.values[~zero]))
+    level = float(median(s.values[~zero]))
     if level <= ctx.t("min_level"):
         raise StandDown(f"{count} zero(s) but the loss is near zero anyway (median {fmt(level)})")
     return ctx.fire(f"loss is exactly 0 at {count} scattered step(s) ({steps_list(s.steps[zero])}) "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..registry import NotChecked, Threshold, rule
-from .segments import reference, resets, segments_of
+from .segments import reference, resets, segments_of, writer_chains
 from .stats import fstep
 
 
@@ -17,7 +17,9 @@ curve: a resume from a checkpoint is stitched (the old curve up to the checkpoin
 the restart, which is the model's real trajectory); a reset to the start begins a new
 segment that is judged on its own, and each finding names its segment. If the
 restart was not intended, look for the crash or preemption that preceded it; a reset
-to 0 may also mean two different runs write to the same log file.""",
+to 0 may also mean two different runs write to the same log file. Many backward steps
+that form two to four rising step counts are processes writing to one file at once
+(interleaved writers, a WARN): each writer is judged as its own segment.""",
       thresholds=[Threshold("min_points", 2, "points of the reference series needed to judge")])
 def resumed(ctx):
     ref = reference(ctx.subject)
@@ -26,6 +28,15 @@ def resumed(ctx):
     cuts = resets(ref.steps)
     if len(cuts) == 0:
         return None
+    chains = writer_chains(ref.steps)
+    if chains is not None:
+        sizes = ", ".join(str(len(c)) for c in chains)
+        return ctx.fire(
+            f"{len(chains)} writers interleaved in one file: {ref.name} holds {len(chains)} rising step counts "
+            f"({sizes} points) whose lines alternate ({len(cuts)} backward steps, not {len(cuts)} resumes); "
+            "two processes (or two runs) append to the same log: each is judged as its own segment",
+            step=float(ref.steps[cuts[0]]), severity="WARN", writers=len(chains),
+            writer_points=[len(c) for c in chains], backward_steps=len(cuts))
     pairs = [(float(ref.steps[i - 1]), float(ref.steps[i])) for i in cuts]
     shown = "; ".join(f"{fstep(a)} -> {fstep(b)}" for a, b in pairs[:5])
     segments = len(segments_of(ref))

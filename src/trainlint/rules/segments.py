@@ -59,11 +59,59 @@ def segments_of(s: Series) -> list[Series]:
     return out
 
 
+MAX_WRITERS = 4
+
+
+def writer_chains(steps: np.ndarray) -> list[np.ndarray] | None:
+    """When two to four processes appended to one file (each with its own rising step count,
+    the lines interleaved), the index of each one's points, largest first; else None. A few
+    resumes are not interleaving: it takes many backward steps (10, and a tenth of the points)."""
+    cuts = resets(steps)
+    if len(cuts) < max(10, 0.1 * len(steps)):
+        return None
+    lasts: list[float] = []
+    owner = np.empty(len(steps), dtype=int)
+    for i, st in enumerate(steps.tolist()):
+        # the chain whose last step is the highest still below this one (patience sorting)
+        best = max((c for c, last in enumerate(lasts) if last < st), key=lambda c: lasts[c], default=None)
+        if best is None:
+            if len(lasts) == MAX_WRITERS:
+                return None
+            lasts.append(st)
+            best = len(lasts) - 1
+        lasts[best] = st
+        owner[i] = best
+    chains = sorted((np.flatnonzero(owner == c) for c in range(len(lasts))), key=len, reverse=True)
+    if len(chains) < 2 or len(chains[1]) < 0.1 * len(steps):
+        return None
+    return chains
+
+
+def _interleaved(run: Run, ref: Series, chains: list[np.ndarray]) -> list[Run]:
+    """One segment per writer: the reference split by its chains; other series split the same
+    way when they interleave alike, kept whole when they rise steadily, else left out."""
+    segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta)) for _ in chains]
+    for name, s in run.series.items():
+        own = chains if s is ref else writer_chains(s.steps)
+        if own is not None and len(own) == len(chains):
+            for seg, idx in zip(segs, own):
+                seg.series[name] = _cut(s, 0, 0, idx)
+        elif len(resets(s.steps)) == 0:
+            segs[0].series[name] = s
+    for seg in segs:
+        seg.roles = {r: n for r, n in run.roles.items() if n in seg.series}
+    return segs
+
+
 def split_segments(run: Run) -> list[Run]:
-    """[run] when the step counter never goes back; else the stitched segments (see module doc)."""
+    """[run] when the step counter never goes back; else the stitched segments (see module doc),
+    or one segment per writer when several processes appended to the file at once."""
     ref = reference(run)
     if ref is None or len(ref) < 2 or len(resets(ref.steps)) == 0:
         return [run]
+    chains = writer_chains(ref.steps)
+    if chains is not None:
+        return _interleaved(run, ref, chains)
     ref_segs = segments_of(ref)
     segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta)) for _ in ref_segs]
     dropped = []
@@ -106,7 +154,7 @@ def judge_segments(run: Run, segs: list[Run], report: Report,
     for k, seg in enumerate(segs, 1):
         sub = runner(seg, Report(source=report.source, kind="log"), lambda r: not r.whole_run)
         ref = reference(seg)
-        span = f"{ref.steps[0]:g}-{ref.steps[-1]:g}" if ref is not None and len(ref) else "?"
+        span = f"{ref.steps[0]:.0f}-{ref.steps[-1]:.0f}" if ref is not None and len(ref) else "?"
         label = f"segment {k}/{len(segs)} (steps {span})" if len(segs) > 1 else ""
         for f in sub.findings:
             if label:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold, rule
-from .stats import fmt, local_noise, local_stats, steps_list
+from .stats import fmt, local_noise, local_stats, median, printed_quantum, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -47,7 +47,7 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     eid = np.cumsum(np.isin(pts, starts)) - 1
     order = np.lexsort((-values[pts], eid))
     peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
-    pre = np.median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
+    pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
     jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
     return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
 
@@ -71,7 +71,12 @@ median of a rolling window, in units of the local noise: the smaller of the wind
 and its median successive difference, so neither a steep trend nor a turbulent stretch
 hides a spike), by a ratio, and by a jump up from the points just before it. A spike that
 doubles the loss (`warn_ratio`) or spikes that repeat (`repeat`) are a WARN, never a FAIL:
-the run survived, but spikes cost progress and often precede divergence. A lone smaller
+the run survived, but spikes cost progress and often precede divergence. Spikes the loss came
+back from at once (the median of the next five points back within the range of the points
+just before it) are a
+NOTE: the loss ignored them. A jump of a few printed digits (a loss printed to 4 decimals
+going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
+`noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
 the edge of stability, a bad batch (very long or corrupt sample), fp16 overflow. Try:
 gradient clipping, a slightly lower LR or longer warm-up, and the batches at the steps.""",
@@ -81,22 +86,43 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
                   Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
                   Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
                   Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+                  Threshold("noise_rate", 0.03, "spikes at more than this share of the points are the "
+                            "loss's own heavy-tailed noise (per-batch losses): a NOTE"),
+                  Threshold("resolution", 5, "a spike must rise more than this many printed digits (the "
+                            "log's rounding step) above the local median"),
                   Threshold("min_points", 20, "finite loss points needed to judge")])
 def loss_spike(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    quantum = printed_quantum(s.values)
+    if len(sp) and quantum:  # a jump of a few printed digits (0.0001 -> 0.0004) is rounding
+        keep = s.values[sp.peak] - sp.baseline > ctx.t("resolution") * quantum
+        sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
     if not len(sp):
         return None
-    after = _window_stat(s.values, sp.end, range(0, 3), np.median)
-    rec = int(np.sum(after < sp.baseline * (1 + (ctx.t("ratio") - 1) / 2)))
+    after = _window_stat(s.values, sp.end, range(0, 5), np.median)
+    # back within the range the loss had just before the spike (not the centred local median,
+    # which a lasting level shift lifts)
+    before = _window_stat(s.values, sp.start, range(-5, 0), np.median)
+    top = _window_stat(s.values, sp.start, range(-10, 0), np.max)
+    back = after <= np.maximum(before * (1 + (ctx.t("ratio") - 1) / 2), top)
+    rec = int(np.sum(back))
     w = int(np.argmax(s.values[sp.peak] / sp.baseline))
     peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
     steps = s.steps[sp.peak]
-    sev = "WARN" if peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s)) else "NOTE"
+    big = peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s))
+    # spikes the loss came back from at once cost nothing lasting: a record, not a warning;
+    # "spikes" at a good share of all points are the heavy tail of per-batch losses
+    common = len(sp) > ctx.t("noise_rate") * len(s)
+    sev = "WARN" if big and rec < len(sp) and not common else "NOTE"
+    tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
+    if common and big:
+        tail += (f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
+                 "per-batch losses, not a fault (a NOTE)")
     return ctx.fire(
         f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
         f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
-        f"{fmt(ctx.t('z'))}); {rec} recovered",
+        f"{fmt(ctx.t('z'))}); {rec} recovered{tail}",
         step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
         recovered=rec, peak=peak, baseline=base, ratio=peak / base, score=float(sp.score[w]),
         threshold=ctx.t("z"), warn_ratio=ctx.t("warn_ratio"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from .stats import coarse, fmt, fstep, improvement_margin, noise
+from .stats import coarse, fmt, fstep, improvement_margin, median, noise
 
 
 @rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
@@ -37,11 +37,14 @@ def _window(n: int, frac: float) -> int:
 
 
 def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
-    """Did the loss drop from its first three points to the end beyond noise? (A run whose
-    whole descent happens inside the first tenth learned, even if the rest is flat.)"""
-    first = float(np.median(v[:3]))
-    se = 1.2533 * noise(v) * np.sqrt(1 / 3 + 1 / k)
-    return first - end > max(rel * abs(first), 4.0 * se)
+    """Did the loss drop from its first points to the end beyond noise? (A run whose whole
+    descent happens inside the first tenth, or in its first one or two logged points, as when
+    fine-tuning a converged model or SFT after warm-up, learned even if the rest is flat.)"""
+    sigma = 1.2533 * noise(v)
+    for first, n in ((float(median(v[:3])), 3), (float(v[0]), 1)):
+        if first - end > max(rel * abs(first), 4.0 * sigma * np.sqrt(1 / n + 1 / k)):
+            return True
+    return False
 
 
 @rule(code="TL031", name="dead-run", category="stagnation", severity="WARN",
@@ -63,7 +66,7 @@ def dead_run(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
-    start, end = float(np.median(v[:k])), float(np.median(v[-k:]))
+    start, end = float(median(v[:k])), float(median(v[-k:]))
     margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
     if start - end > margin or _fast_start(v, end, k, ctx.t("min_improvement")):
         return None
@@ -76,6 +79,16 @@ def dead_run(ctx):
         relative_improvement=(start - end) / abs(start) if start else None)
 
 
+def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
+    """The loss fell within its first few points (at most three) and was flat from then on: the
+    level right after them is within noise of the end level, and below the very first point."""
+    head = min(3, max(1, len(v) // 20))
+    after = float(np.median(v[head:head + k]))
+    end = float(np.median(v[-k:]))
+    flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
+    return flat and float(v[0]) - after > max(rel * abs(float(v[0])), 4.0 * 1.2533 * noise(v))
+
+
 @rule(code="TL032", name="plateau", category="stagnation", severity="WARN",
       summary="The loss stopped improving over the last half of the run while the LR was still high.",
       explanation="""
@@ -84,7 +97,8 @@ second half brought no improvement beyond noise (and less than `max_drop`) while
 still a sizeable fraction of its peak, the run stopped learning long before its schedule
 ended: the rest of the compute was spent for nothing. Not judged without an LR series
 or when the schedule had decayed (a converged cosine/linear schedule is expected to
-flatten). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+flatten), nor when the whole drop happened in the first few logged points and the loss held
+its level from then on (fine-tuning a converged model, SFT at constant LR). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
       thresholds=[Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
                   Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
                   Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
@@ -101,9 +115,13 @@ def plateau(ctx):
         raise StandDown(f"LR decayed to {fmt(lr_end / peak * 100)}% of its peak by the end")
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
+    if _settled_at_once(v, k, ctx.t("min_improvement")):
+        raise StandDown("the loss reached its level within the first few logged points and held it (a "
+                        "fine-tune of a converged model, or SFT at constant LR after warm-up): nothing "
+                        "plateaued")
     mid = len(v) // 2
     lo, hi = max(0, mid - k // 2), max(k, mid + (k + 1) // 2)
-    mid_level, end = float(np.median(v[lo:hi])), float(np.median(v[-k:]))
+    mid_level, end = float(median(v[lo:hi])), float(median(v[-k:]))
     margin = min(improvement_margin(v[mid:], k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(mid_level))
     if mid_level - end > margin:
         return None

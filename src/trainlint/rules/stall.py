@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import fmt, fstep, wall_clock
+from .stats import fmt, fstep, median, wall_clock
 
 
 @rule(code="TL090", whole_run=True, name="log-stalled", category="stall", severity="WARN",
@@ -36,7 +36,7 @@ def log_stalled(ctx):
     pos = gaps[gaps > 0]
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")
-    cadence = float(np.median(pos))
+    cadence = float(median(pos))
     now = ctx.extra.get("now") if ctx.extra else None
     if isinstance(now, (int, float)) and now > wall[-1]:
         gaps = np.append(gaps, now - wall[-1])
@@ -62,7 +62,7 @@ def _explained(run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.nda
     sched = scheduled_steps(run)
     n = len(steps)
     lo, hi = steps[: len(gaps)], steps[np.minimum(np.arange(1, len(gaps) + 1), n - 1)]
-    cadence = float(np.median(np.diff(steps))) if n > 1 else 1.0
+    cadence = float(median(np.diff(steps))) if n > 1 else 1.0
     on = spans_scheduled(lo, hi, sched, max(cadence, 0.0)) & (gaps > limit)
     if not on.any():
         return on

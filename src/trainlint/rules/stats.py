@@ -6,6 +6,22 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 
+def median(a: np.ndarray, axis: int | None = None) -> np.ndarray | np.floating:
+    """``np.median(a, axis)`` for axis None or the last axis, with the same result, about 4x
+    faster: one partition at the middle, without np.median's extra pass that looks for NaN
+    (any NaN, or an empty or non-float input, takes np.median itself)."""
+    a = np.asarray(a)
+    if a.dtype != np.float64 or a.size == 0 or (axis not in (None, -1, a.ndim - 1)) or np.isnan(a).any():
+        return np.median(a, axis=axis)
+    if axis is None:
+        a = a.reshape(-1)
+    n = a.shape[-1]
+    h = n // 2
+    if n % 2:  # the mean of the one middle value, as np.median takes it (-0.0 becomes 0.0)
+        return np.mean(np.partition(a, h, axis=-1)[..., h:h + 1], axis=-1)
+    return np.mean(np.partition(a, (h - 1, h), axis=-1)[..., h - 1:h + 1], axis=-1)
+
+
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
     """A window length that scales with the series: ``frac`` of it, clamped to [lo, hi]."""
     return int(max(lo, min(hi, round(n * frac))))
@@ -31,10 +47,10 @@ def rolling_median(values: np.ndarray, window: int, evaluations: int = 4) -> np.
     out_at = np.empty(len(ends), dtype=np.float64)
     head = ends[ends < window - 1]
     for k, e in enumerate(head):  # expanding medians over the first window: few of them
-        out_at[k] = np.median(values[: e + 1])
+        out_at[k] = median(values[: e + 1])
     if len(full):
         windows = sliding_window_view(values, window)[full - window + 1]
-        out_at[len(head):] = np.median(windows, axis=1)
+        out_at[len(head):] = median(windows, axis=1)
     # hold each evaluation for the points up to the next one
     idx = np.searchsorted(ends, np.arange(n), side="left")
     return out_at[idx]
@@ -44,20 +60,20 @@ def mad(values: np.ndarray) -> float:
     """Median absolute deviation, scaled to match a normal standard deviation."""
     if len(values) == 0:
         return 0.0
-    med = np.median(values)
-    return float(1.4826 * np.median(np.abs(values - med)))
+    med = median(values)
+    return float(1.4826 * median(np.abs(values - med)))
 
 
 def robust_level(values: np.ndarray, frac: float = 0.1, lo: int = 3) -> float:
     """Median of the trailing ``frac`` of a series (at least ``lo`` points)."""
     k = max(lo, int(round(len(values) * frac)))
-    return float(np.median(values[-k:]))
+    return float(median(values[-k:]))
 
 
 def head_level(values: np.ndarray, frac: float = 0.1, lo: int = 3) -> float:
     """Median of the leading ``frac`` of a series (at least ``lo`` points)."""
     k = max(lo, int(round(len(values) * frac)))
-    return float(np.median(values[:k]))
+    return float(median(values[:k]))
 
 
 def longest_run(mask: np.ndarray) -> tuple[int, int]:
@@ -117,10 +133,10 @@ def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.
     n = len(values)
     b = -(-n // max_points)
     m = n // b
-    v = np.median(values[: m * b].reshape(m, b), axis=1)
+    v = median(values[: m * b].reshape(m, b), axis=1)
     s = steps[: m * b].reshape(m, b)[:, b // 2]
     if n > m * b:
-        v = np.append(v, np.median(values[m * b:]))
+        v = np.append(v, median(values[m * b:]))
         s = np.append(s, steps[m * b + (n - m * b) // 2])
     return s, v
 
@@ -129,7 +145,7 @@ def noise(values: np.ndarray) -> float:
     """Robust point-to-point noise (sigma) of a series, insensitive to its trend."""
     if len(values) < 3:
         return 0.0
-    return float(1.4826 * np.median(np.abs(np.diff(values))) / np.sqrt(2.0))
+    return float(1.4826 * median(np.abs(np.diff(values))) / np.sqrt(2.0))
 
 
 def level_se(sigma: float, k: int) -> float:
@@ -147,18 +163,18 @@ def local_stats(values: np.ndarray, window: int, exact_limit: int = 4000, spread
     window = max(3, min(window, n))
     if n * window <= exact_limit * 50:
         win = sliding_window_view(values, window)
-        med = np.median(win, axis=1)
-        dev = np.median(np.abs(win - med[:, None]), axis=1) * 1.4826 if spread else None
+        med = median(win, axis=1)
+        dev = median(np.abs(win - med[:, None]), axis=1) * 1.4826 if spread else None
         half = window // 2
         pad = (half, n - len(med) - half)
         return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
     m = n // window
     blocks = values[: m * window].reshape(m, window)
-    bmed = np.median(blocks, axis=1)
+    bmed = median(blocks, axis=1)
     idx = np.minimum(np.arange(n) // window, m - 1)
     if not spread:
         return bmed[idx], None
-    bdev = np.median(np.abs(blocks - bmed[:, None]), axis=1) * 1.4826
+    bdev = median(np.abs(blocks - bmed[:, None]), axis=1) * 1.4826
     return bmed[idx], bdev[idx]
 
 
@@ -191,7 +207,7 @@ def improvement_margin(values: np.ndarray, k: int, rel: float, z: float = 4.0) -
     flat noisy loss passes it about once in 30,000 runs)."""
     sigma = noise(values)
     se = level_se(sigma, k) * np.sqrt(2.0)
-    return float(max(rel * abs(float(np.median(values))), z * se))
+    return float(max(rel * abs(float(median(values))), z * se))
 
 
 def step_seconds(run) -> tuple[np.ndarray, np.ndarray, str] | None:
@@ -235,6 +251,19 @@ def centred_median(values: np.ndarray, window: int) -> np.ndarray:
         window -= 2
     if window <= 1:
         return values.astype(np.float64, copy=True)
-    med = np.median(sliding_window_view(values, window), axis=1)
+    med = median(sliding_window_view(values, window), axis=1)
     half = window // 2
     return np.pad(med, (half, n - len(med) - half), mode="edge")
+
+
+def printed_quantum(values: np.ndarray) -> float:
+    """The rounding step of a loss printed with few decimals (1e-4 for '0.0003'), or 0.0 when
+    the values carry full float precision."""
+    fin = values[np.isfinite(values)]
+    if not len(fin):
+        return 0.0
+    for d in range(0, 7):
+        scaled = fin * 10.0**d
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return 10.0**-d
+    return 0.0

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import coarse, events, fmt, fstep, step_seconds, steps_list
+from .stats import coarse, events, fmt, fstep, median, step_seconds, steps_list
 
 
 def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
@@ -24,7 +24,7 @@ def _shape(ctx):
     """Early and late median step time, and how much of the rise is one jump (1.0 = a cliff)."""
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     k = max(3, len(sec) // 4)
-    early, late = float(np.median(sec[:k])), float(np.median(sec[-k:]))
+    early, late = float(median(sec[:k])), float(median(sec[-k:]))
     if not early > 0:
         raise StandDown(f"early median step time is {fmt(early)} s: no ratio to judge")
     bs, bv = coarse(steps, sec, max_points=max(4, min(20, len(sec) // 5)))
@@ -104,7 +104,7 @@ checkpoint (a pause there is by design). Try: asynchronous checkpointing, less f
                   Threshold("min_points", 20, "step timings needed to judge")])
 def periodic_stalls(ctx):
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
-    med = float(np.median(sec))
+    med = float(median(sec))
     slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
     ev = events(slow)
     if len(ev) < ctx.t("min_count"):
@@ -116,16 +116,16 @@ def periodic_stalls(ctx):
         raise StandDown(f"{len(ev)} slow steps but at irregular intervals (variation {fmt(cv)})")
     ds = np.diff(np.concatenate(([steps[0] - 1], steps)))
     lost = float(np.sum((sec[slow] - med) * ds[slow]) / np.sum(sec * ds))
-    cadence = float(np.median(ds)) if len(ds) else 1.0
+    cadence = float(median(ds)) if len(ds) else 1.0
     prev = np.array([steps[max(a - 1, 0)] for a, _ in ev])
     planned = float(np.mean(spans_scheduled(prev, at, scheduled_steps(ctx.subject), cadence)))
     sev = "WARN" if lost >= ctx.t("max_lost") and planned < 0.8 else "NOTE"
     why = "; they fall on the evaluation/checkpoint steps" if planned >= 0.8 else ""
     return ctx.fire(
-        f"{len(ev)} stalls every ~{fstep(float(np.median(gaps)))} steps (at {steps_list(at)}), up to "
+        f"{len(ev)} stalls every ~{fstep(float(median(gaps)))} steps (at {steps_list(at)}), up to "
         f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost "
         f"(WARN from {fmt(ctx.t('max_lost') * 100)}%; {src}){why}",
-        step=at[0], severity=sev, stalls=len(ev), period=float(np.median(gaps)), interval_cv=cv,
+        step=at[0], severity=sev, stalls=len(ev), period=float(median(gaps)), interval_cv=cv,
         lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src,
         scheduled_share=planned)
 
@@ -153,7 +153,7 @@ def loader_bound(ctx):
     got = step_seconds(run)
     if got is None:
         raise NotChecked("no step time to compare the loader time with")
-    load, step = float(np.median(lt.values)), float(np.median(got[1]))
+    load, step = float(median(lt.values)), float(median(got[1]))
     if step <= 0:
         raise StandDown(f"median step time is {fmt(step)} s")
     share = load / step

@@ -15,7 +15,7 @@ from .._common import build_options, finish, judging_options
 @click.option("--tensors", "show_tensors", is_flag=True, help="Include the tensor table in the report summary.")
 @click.option("--diff/--no-diff", default=True, show_default=True,
               help="With exactly two paths, also report drift (keys added/removed, shape/dtype changes).")
-@judging_options
+@judging_options(role_map=False)
 def command(paths, values, crc, show_tensors, diff, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Inspect checkpoints without executing them: integrity, tensor values, what loading would import.
 

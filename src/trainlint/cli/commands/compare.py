@@ -32,11 +32,12 @@ def command(baseline, runs, more_baseline, align, fmt, config, select, ignore, t
 
 def emit(result, fmt: str) -> None:
     """Text: the runs x metrics table, then the reports. JSON: the envelope (table included)."""
-    from ...report import render
+    from .._common import finish
 
-    if fmt == "text" and "table" in result.extra:
-        from ...report.compare import render_table_text
+    def table() -> None:
+        if "table" in result.extra:
+            from ...report.compare import render_table_text
 
-        render_table_text(result.extra["table"], sys.stdout)
-    render(result, fmt)
-    sys.exit(result.exit_code)
+            render_table_text(result.extra["table"], sys.stdout)
+
+    finish(result, fmt, before=table)

@@ -16,7 +16,7 @@ from .._common import build_options, finish, judging_options
 @click.option("--data-format", "--rows", "data_format",
               type=click.Choice(["chat", "prompt-completion", "text", "classification"]),
               help="Row format (default: detected from the first row).")
-@judging_options
+@judging_options(role_map=False)
 def command(path, tokenizer, max_length, data_format, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Preflight a training dataset (JSONL, JSON, CSV, Parquet, save_to_disk folder)."""
     from ...api import check_dataset

@@ -25,7 +25,7 @@ from .._common import build_options, finish, judging_options
 @click.option("--memory", "memory_gb", type=click.FloatRange(min=0), metavar="GB",
               help="Memory the run needs, in GiB.")
 @click.option("--workers", type=click.IntRange(min=0), metavar="N", help="DataLoader worker processes.")
-@judging_options
+@judging_options(role_map=False)
 def command(entrypoint, timeout, python_exe, output_dir, checkpoint_gb, keep, training_args, require_gpu,
             memory_gb, workers, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Judge this machine (and optionally an entrypoint and a training configuration) before training."""

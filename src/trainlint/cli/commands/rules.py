@@ -14,5 +14,8 @@ def command(code: str | None, fmt: str) -> None:
     try:
         found = rules(code)
     except KeyError:
-        raise click.UsageError(f"no rule {code!r}; `trainlint rules` lists them") from None
+        from ...config import did_you_mean
+
+        words = [w for r in rules() for w in (r.code, r.name)]
+        raise click.UsageError(f"no rule {code!r} (`trainlint rules` lists them){did_you_mean(code or '', words)}") from None
     render_rules(found, fmt, one=bool(code))

@@ -29,9 +29,17 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
     if not targets:
         raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
 
+    from ...report.progress import Heartbeat
+
+    beat = Heartbeat()
+    beat.start([str(p) for p, _ in targets])
+
     def emit(path, f):
+        beat.clear()
         if fmt == "text":
             click.echo(finding_line(path, f))
 
-    finish(watch(targets, options, until=until, interval=interval, idle_exit=idle_exit, max_time=max_time,
-                 emit=emit), fmt)
+    result = watch(targets, options, until=until, interval=interval, idle_exit=idle_exit, max_time=max_time,
+                   emit=emit, heartbeat=beat.beat if beat.enabled else None)
+    beat.clear()
+    finish(result, fmt)

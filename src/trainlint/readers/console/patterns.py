@@ -193,10 +193,10 @@ PATTERNS: tuple[LinePattern, ...] = (
         r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
         needle="poch", step_from="epoch1-seen", needs_loss=True, generic=True),
     LinePattern("generic-step", "generic-step", _c(
-        _STEP_KW + r"\s*[\[:#]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
+        _STEP_KW + r"\s*[\[:#=]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
         needle=("step", "Step", "STEP", "iter", "Iter", "ITER"), needs_loss=True, generic=True),
     LinePattern("generic-epoch", "generic-epoch", _c(
-        _EPOCH_KW + r"\s*[\[:#]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
+        _EPOCH_KW + r"\s*[\[:#=]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
         r"[\s,:|\-]*(?P<kv>.*)"), needle=("poch", "POCH"), step_from="epoch", needs_loss=True, generic=True),
 )
 

@@ -19,6 +19,8 @@ from ...model import Run
 from ...options import ReadOptions
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
+from .handwritten import MORE_PATTERNS
+from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .stateful import RECOGNISERS
 from .text import Capture, Line, split_lines, strip_ansi
@@ -66,11 +68,11 @@ def recognise(lines: list[Line], text: str, patterns: Iterable[str | LinePattern
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in RECOGNISERS:
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS):
         cap = fn(lines) if needle in text else None
         if cap is not None:
             caps.append(cap)
-    caps.extend(apply_patterns(lines, PATTERNS, text=text))
+    caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
     caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
     return caps
@@ -197,10 +199,15 @@ def _step_resets(run: Run, best: Capture) -> None:
         return
     steps = best.cols[name][0]
     resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
+    if resets and len(resets) >= max(10, 0.1 * len(steps)):
+        run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
+        run.notes.append(f"the step count falls back {len(resets)} times: several processes appear to write to "
+                         "this log at once (interleaved lines)")
+        return
     if resets:
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
-        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:g} to "
-                         f"{resets[0][1]:g}): a relaunch or resume into the same log; series keep the order written")
+        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:.0f} to "
+                         f"{resets[0][1]:.0f}): a relaunch or resume into the same log; series keep the order written")
 
 
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:

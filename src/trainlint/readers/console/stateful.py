@@ -25,6 +25,8 @@ _KERAS_HEADER = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _KERAS_PROGRESS = re.compile(r"^\s*(\d+)/(\d+)\b(.*)$")
 _KERAS_METRIC = re.compile(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
 _KERAS_STOP = re.compile(r"^\s*Epoch (\d+): early stopping")
+# Keras 2 verbose=2 prints no bar, only the epoch's time: " - 12s - loss: ..." (2.0: "67s - loss: ...")
+_KERAS_V2 = re.compile(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
 
 
 def keras(lines: list[Line]) -> Capture | None:
@@ -52,9 +54,9 @@ def keras(lines: list[Line]) -> Capture | None:
         if stop:
             cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
         for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
-            m = _KERAS_PROGRESS.match(seg)
+            m = _KERAS_PROGRESS.match(seg) or _KERAS_V2.match(seg)
             if m:
-                if m[1] == m[2] and _KERAS_METRIC.search(m[3]):
+                if (m.re is _KERAS_V2 or m[1] == m[2]) and _KERAS_METRIC.search(m[m.re.groups]):
                     final = (line.no, seg)
                 break
     close()

@@ -130,7 +130,7 @@ def merge_runs(parts: list[tuple[Path, Run]], out: Run) -> None:
     if resumes:
         out.meta["resumes"] = resumes
         out.notes.append(f"{len(resumes)} resume(s) detected: " + "; ".join(
-            f"{r['file']} restarts at step {r['at_step']:g} ({r['points_superseded']} earlier point(s) "
+            f"{r['file']} restarts at step {r['at_step']:.0f} ({r['points_superseded']} earlier point(s) "
             "superseded)" for r in resumes))
 
 

@@ -70,7 +70,7 @@ def config_warmup_covers_training(ctx):
         raise StandDown("warm-up is 0")
     if warm < max_steps:
         return None
-    return ctx.fire(f"warm-up of {warm:g} steps ({key}) >= max_steps {max_steps:g} "
+    return ctx.fire(f"warm-up of {warm:g} steps ({key}) >= max_steps {max_steps:.0f} "
                     f"({cfg.path('max_steps')}): the learning rate never reaches its configured value",
                     value=warm, threshold=max_steps, key=key)
 
@@ -140,7 +140,7 @@ def _saves_kept(cfg: Any) -> tuple[int | None, str]:
     max_steps, every = _num(cfg.get("max_steps")), _num(cfg.get("save_steps"))
     if strategy == "steps" and max_steps and max_steps > 0 and every and every > 0:
         n = math.ceil(max_steps / every)
-        return n, f"no save limit: max_steps {max_steps:g} / save_steps {every:g} = {n} checkpoints"
+        return n, f"no save limit: max_steps {max_steps:.0f} / save_steps {every:.0f} = {n} checkpoints"
     return None, "no save limit and the number of saves is unknown"
 
 
@@ -226,7 +226,7 @@ def config_eval_never_runs(ctx):
     if strategy == "steps" and every is None:
         every = _num(cfg.get("logging_steps"))
     if strategy == "steps" and max_steps and max_steps > 0 and every and every > max_steps:
-        return ctx.fire(f"eval_steps {every:g} > max_steps {max_steps:g}: evaluation never runs",
+        return ctx.fire(f"eval_steps {every:.0f} > max_steps {max_steps:.0f}: evaluation never runs",
                         value=every, threshold=max_steps)
     if not wants:
         if not cfg.has("eval_strategy") and not cfg.has("do_eval"):

@@ -1,0 +1,228 @@
+"""The data a run was trained and evaluated on, found with the run, and how much the eval split
+shares with the training split.
+
+Looked for in the run folder, its ``data/`` subfolder, and the paths a config in the run folder
+names (``run_config.json``, ``training_args.json``, ``*.yaml``: keys such as ``train_file``,
+``validation_file``, ``eval_file``, ``test_file``, ``train_data``, ``val_data``, ``dataset_path``).
+Rows are compared as text lines after stripping whitespace (JSON lines, CSV rows, text lines).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".txt", ".ndjson")
+TRAIN = re.compile(r"(?i)(^|[_\-.])(train|training)([_\-.]|$)")
+EVAL = re.compile(r"(?i)(^|[_\-.])(val|valid|validation|eval|dev|test)([_\-.]|$)")
+CONFIG_KEYS = {
+    "train_file": "train",
+    "train_data": "train",
+    "train_path": "train",
+    "train_dataset": "train",
+    "validation_file": "eval",
+    "eval_file": "eval",
+    "valid_file": "eval",
+    "val_data": "eval",
+    "eval_data": "eval",
+    "val_path": "eval",
+    "eval_path": "eval",
+    "test_file": "eval",
+    "eval_dataset": "eval",
+    "validation_data": "eval",
+}
+CONFIG_NAMES = (
+    "run_config.json",
+    "training_args.json",
+    "train_config.json",
+    "config.yaml",
+    "train.yaml",
+    "run_config.yaml",
+    "args.json",
+)
+MAX_ROWS = 500_000
+MAX_BYTES = 512 << 20
+
+
+def _split_of(path: Path) -> str | None:
+    stem = path.name.lower()
+    for suffix in DATA_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    if TRAIN.search(stem):
+        return "train"
+    if EVAL.search(stem):
+        return "eval"
+    return None
+
+
+def _data_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(
+            p
+            for p in folder.iterdir()
+            if p.is_file()
+            and p.name.lower().endswith(DATA_SUFFIXES)
+            and not p.name.startswith(("trainer_state", "training_args", "run_config"))
+        )
+    except OSError:
+        return []
+
+
+def _from_configs(folder: Path) -> dict[str, list[Path]]:
+    out: dict[str, list[Path]] = {"train": [], "eval": []}
+    for name in CONFIG_NAMES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        for key, value in _flat(_load(path)):
+            split = CONFIG_KEYS.get(key.lower())
+            if split and isinstance(value, str) and value:
+                target = (folder / value) if not Path(value).is_absolute() else Path(value)
+                if target.is_file():
+                    out[split].append(target)
+    return out
+
+
+def _load(path: Path) -> Any:
+    """A JSON config, or the ``key: value`` lines of a YAML one (only the data keys matter)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return {}
+    return {m[1]: m[2].strip("'\"") for m in _YAML_KEY.finditer(text)}
+
+
+_YAML_KEY = re.compile(r"^\s*-?\s*([A-Za-z_]+)\s*:\s*(\S+)\s*$", re.M)
+
+
+def _flat(obj: Any) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.append((str(k), v))
+            out.extend(_flat(v))
+    elif isinstance(obj, list):
+        for v in obj:
+            out.extend(_flat(v))
+    return out
+
+
+def find_splits(folder: Path) -> dict[str, list[Path]]:
+    """Train and eval data files that belong to the run in ``folder``."""
+    found = _from_configs(folder)
+    for where in (folder, folder / "data"):
+        for p in _data_files(where):
+            split = _split_of(p)
+            if split and p not in found[split]:
+                found[split].append(p)
+    return found
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _rows(path: Path) -> dict[str, int]:
+    """Row text (stripped) -> first line number; header of a CSV left out; blank lines skipped."""
+    out: dict[str, int] = {}
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            if n > MAX_ROWS:
+                break
+            text = raw.strip()
+            if text:
+                out.setdefault(hashlib.blake2b(text, digest_size=12).hexdigest(), n)
+    if path.suffix.lower() in (".csv", ".tsv") and out:
+        out.pop(next(iter(out)))
+    return out
+
+
+def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
+    """What the eval file shares with the train file: identical bytes, or rows in common."""
+    facts: dict[str, Any] = {"train": str(train), "eval": str(evaluation)}
+    if train.stat().st_size <= MAX_BYTES and evaluation.stat().st_size <= MAX_BYTES:
+        facts["identical"] = train.stat().st_size == evaluation.stat().st_size and _digest(train) == _digest(evaluation)
+    else:
+        facts["identical"] = False
+    ev, tr = _rows(evaluation), _rows(train)
+    shared = [line for key, line in ev.items() if key in tr]
+    facts.update(
+        eval_rows=len(ev),
+        shared_rows=len(shared),
+        share=len(shared) / len(ev) if ev else 0.0,
+        shared_lines=sorted(shared)[:20],
+    )
+    return facts
+
+
+def linked_overlaps(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[Path]]]:
+    """Every (train, eval) pair found with the run, with its overlap facts (computed once per
+    pair of file versions: a folder of many logs beside one data set reads it once)."""
+    splits = find_splits(folder)
+    pairs = []
+    for tr in splits["train"]:
+        for ev in splits["eval"]:
+            if tr.resolve() != ev.resolve():
+                try:
+                    pairs.append(dict(_cached_overlap(str(tr), str(ev), _stamp(tr), _stamp(ev))))
+                except OSError:
+                    continue
+    return pairs, splits
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_overlap(train: str, evaluation: str, _a: tuple[int, int], _b: tuple[int, int]) -> dict[str, Any]:
+    return overlap(Path(train), Path(evaluation))
+
+
+def run_links(run: Any, options: Any) -> dict[str, Any]:
+    """``extra`` for the log rules from the data found with the run: the split overlaps (TL067)
+    and, when no --dataset was given, the label entropy of its training data (TL099). Adds a
+    note listing what was linked."""
+    source = Path(str(run.source).split("#")[0])
+    folder = source if source.is_dir() else source.parent
+    try:
+        pairs, splits = linked_overlaps(folder)
+    except OSError:
+        return {}
+    if not splits["train"] and not splits["eval"]:
+        return {}
+    shown = [f"train data {_rel(p, folder)}" for p in splits["train"]] + [
+        f"eval data {_rel(p, folder)}" for p in splits["eval"]
+    ]
+    note = "linked to this run: " + ", ".join(shown)
+    if note not in run.notes:
+        run.notes.append(note)
+    run.meta["linked_data"] = {k: [str(p) for p in v] for k, v in splits.items()}
+    extra: dict[str, Any] = {"split_overlap": pairs}
+    if getattr(options, "dataset", None) is None and splits["train"]:
+        from types import SimpleNamespace
+
+        from .dataset_handoff import _entropy_extra
+
+        tok = run.meta.get("tokenizer_path")
+        shim = SimpleNamespace(tokenizer=Path(tok).parent if tok else getattr(options, "tokenizer", None))
+        extra.update(_entropy_extra(shim, splits["train"][0]))
+    return extra
+
+
+def _rel(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)

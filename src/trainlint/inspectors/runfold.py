@@ -1,0 +1,148 @@
+"""One run, one report: a Hugging Face output folder is judged as one input.
+
+Discovery finds a run's log (``trainer_state.json`` + event files), its ``checkpoint-N``
+folders and every file in them, its final weights and its ``training_args.bin``; each is
+judged by its own inspector as before. :func:`plan` groups the discovered items of one HF
+output folder behind its log; :func:`fold` then merges their reports into the log's report:
+their findings join it (each tagged with the file it is about, ``evidence["part"]``), their
+checks and files are added, and ``summary["checkpoints"]`` lists the checkpoints for a
+one-line view. Copies of ``training_args.bin`` inside the checkpoints with the same bytes as
+one already judged are not judged again. A member that could not be judged stays a report
+of its own (its NOT-CHECKED must stay visible).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..verdict import Report
+
+CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")
+
+
+def is_hf_output(folder: Path) -> bool:
+    """A Trainer output folder: trainer_state.json, or checkpoint-N folders holding one."""
+    if not folder.is_dir():
+        return False
+    if (folder / "trainer_state.json").is_file():
+        return True
+    return any(CHECKPOINT_DIR.match(p.parent.name) for p in folder.glob("checkpoint-*/trainer_state.json"))
+
+
+def plan(items: Sequence[Any]) -> list[list[Any]]:
+    """The items in discovery order, those of one HF output folder grouped behind its log."""
+    roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_hf_output(it.path)]
+    groups: list[list[Any]] = []
+    by_root: dict[Path, list[Any]] = {}
+    seen_args: set[bytes] = set()
+    for it in items:
+        inside = [r for r in roots if it.path == r or r in it.path.parents]
+        root = max(inside, key=lambda r: len(r.parts)) if inside else None  # the innermost run
+        if root is None:
+            groups.append([it])
+            continue
+        if _repeated_args(it, root, seen_args):
+            continue
+        if root not in by_root:
+            by_root[root] = []
+            groups.append(by_root[root])
+        by_root[root].append(it)
+    for group in groups:  # the log first: it is the report the others fold into
+        group.sort(key=lambda it: 0 if it.inspector.kind == "log" else 1)
+    return groups
+
+
+def _repeated_args(item: Any, root: Path, seen: set[bytes]) -> bool:
+    """A training_args.bin whose bytes were already judged in this run (the copies in checkpoint-N)."""
+    if item.path.name != "training_args.bin" or not item.path.is_file():
+        return False
+    try:
+        data = item.path.read_bytes()
+    except OSError:
+        return False
+    key = str(root).encode() + b"\0" + item.inspector.kind.encode() + b"\0" + data
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
+def fold(reports: list[Report], root: Path) -> list[Report]:
+    """Merge the reports of one HF output folder into its log report (see the module doc)."""
+    main = next((r for r in reports if r.kind == "log" and Path(r.source) == root), None)
+    if main is None:
+        return reports
+    out = [main]
+    members = []
+    for rep in reports:
+        if rep is main:
+            continue
+        if rep.kind not in ("checkpoint", "environment") or rep.unjudged is not None:
+            out.append(rep)
+            continue
+        members.append(rep)
+        _absorb(main, rep, _part(rep, root))
+    for f in main.findings:  # a check that fired on one file did not stand down for the run
+        if f.severity.value in ("FAIL", "WARN"):
+            main.checks.stood_down.pop(f.code, None)
+    rank = {"FAIL": 0, "WARN": 1, "NOTE": 2}
+    main.findings.sort(key=lambda f: rank.get(f.severity.value, 3))
+    if members:
+        main.summary["checkpoints"] = _checkpoints(members, root)
+        main.summary["parts"] = [
+            {
+                "part": _part(m, root),
+                "kind": m.kind,
+                "format": m.format,
+                "verdict": m.verdict.value,
+            }
+            for m in members
+        ]
+    return out
+
+
+def _part(rep: Report, root: Path) -> str:
+    src = Path(rep.source.split("#")[0])
+    try:
+        rel = src.relative_to(root).as_posix()
+    except ValueError:
+        return rep.source
+    return rel if rel != "." else "./"
+
+
+def _absorb(main: Report, rep: Report, part: str) -> None:
+    for f in rep.findings:
+        main.findings.append(replace(f, evidence={**f.evidence, "part": part}))
+    for code in rep.checks.ran:
+        if code not in main.checks.ran:
+            main.checks.ran.append(code)
+    for code, why in rep.checks.stood_down.items():
+        main.checks.stood_down.setdefault(code, why)
+    for code, why in rep.checks.not_checked.items():
+        if code not in main.checks.ran:
+            main.checks.not_checked.setdefault(code, why)
+    for code in main.checks.ran:
+        main.checks.not_checked.pop(code, None)
+    for path in rep.files or [rep.source]:
+        if path not in main.files:
+            main.files.append(path)
+    main.notes.extend(f"{part}: {n}" for n in rep.notes)
+
+
+def _checkpoints(members: list[Report], root: Path) -> dict[str, Any]:
+    """The checkpoint-N folders: their steps, whether any of their files has a FAIL/WARN
+    finding, and whether every tensor file's values were scanned."""
+    steps: dict[int, list[Report]] = {}
+    for m in members:
+        for parent in (Path(m.source), *Path(m.source).parents):
+            match = CHECKPOINT_DIR.match(parent.name)
+            if match and parent.parent == root:
+                steps.setdefault(int(match.group(1)), []).append(m)
+                break
+    bad = sorted(s for s, reps in steps.items() if any(r.verdict.value in ("FAIL", "WARN") for r in reps))
+    scanned = all(r.summary.get("values_scanned") for reps in steps.values() for r in reps if r.summary.get("tensors"))
+    return {"steps": sorted(steps), "with_findings": bad, "values_scanned": scanned}

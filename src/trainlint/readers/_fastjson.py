@@ -1,0 +1,261 @@
+"""Fast paths for big JSON logs: JSON lines and ``trainer_state.json`` decoded by msgspec
+straight into typed records, then into numpy columns without a Python step per value.
+
+Each function returns None when its input is not the common clean case (a value that is not a
+number or null, a line that is not one JSON object, a number out of float range, NaN/Infinity
+tokens, invalid UTF-8, ...). The caller then takes its general path, which reads and reports
+every such oddity, so a fast path never changes what is read, only how fast.
+
+The input is decoded in blocks of records (about 1 MB each): peak memory stays near the size of
+the columns, not of the parsed file.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import msgspec
+except ImportError:  # pragma: no cover - a core dependency; the general paths still work without it
+    msgspec = None
+
+BLOCK = 1 << 20  # bytes decoded at a time: the records of a block stay in cache
+BOM = b"\xef\xbb\xbf"
+MAX_NEW_FIELDS = 16  # field names learnt from decode errors before giving up on the fast path
+_UNKNOWN = re.compile(r"unknown field `(.*?)`(?: - at `[^`]*`)?$", re.DOTALL)
+_TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
+_KEY = re.compile(rb'"((?:[^"\\\n]|\\.){1,200})"\s*:')
+_ENTRY_GAP = re.compile(rb"\}\s*,\s*\{")
+Table = dict[str, np.ndarray]
+
+
+class Schema:
+    """A msgspec record type for flat objects of numbers, grown when an unseen key turns up.
+
+    Absent keys read as NaN (JSON has no NaN token msgspec accepts, so a NaN here always
+    means absent); null reads as None."""
+
+    def __init__(self, keys: list[str], kind: Any) -> None:
+        self.keys, self.kind, self.grown = list(dict.fromkeys(keys)), kind, 0
+        self._build()
+
+    def _build(self) -> None:
+        self.names = [f"f{i}" for i in range(len(self.keys))]
+        self.type = msgspec.defstruct(
+            "Record",
+            [(n, self.kind, math.nan) for n in self.names],
+            rename=dict(zip(self.names, self.keys)),
+            forbid_unknown_fields=True,
+            gc=False,
+        )
+
+    def decode(self, fn: Callable[[Any], Any]) -> Any:
+        """``fn(record_type)``, retried with each unknown key it reports; None when the input
+        is not of this shape."""
+        while True:
+            try:
+                return fn(self.type)
+            except msgspec.ValidationError as exc:
+                m = _UNKNOWN.search(str(exc))
+                if m is None or self.grown >= MAX_NEW_FIELDS or m.group(1) in self.keys:
+                    return None
+                self.keys.append(m.group(1))
+                self.grown += 1
+                self._build()
+            except msgspec.DecodeError:
+                return None
+
+    def has_null(self, records: list[Any], keys: tuple[str, ...]) -> bool:
+        """Whether any record holds null for one of ``keys``."""
+        return any(
+            None in map(operator.attrgetter(self.names[self.keys.index(k)]), records) for k in keys if k in self.keys
+        )
+
+    def table(self, records: list[Any]) -> Table | None:
+        """One float64 column per key (NaN where absent or null); None on an integer too
+        large for a float."""
+        try:
+            return {k: _column(records, name) for k, name in zip(self.keys, self.names)}
+        except OverflowError:
+            return None
+
+
+def _column(records: list[Any], name: str) -> np.ndarray:
+    """The attribute ``name`` of every record as float64 (a null becomes NaN)."""
+    get = operator.attrgetter(name)
+    try:
+        return np.fromiter(map(get, records), np.float64, len(records))
+    except TypeError:  # a null: the slower conversion that takes None as NaN
+        return np.array(list(map(get, records)), np.float64)
+
+
+def _blocks(buf: memoryview, gap: re.Pattern[bytes], size: int = 0) -> Iterator[memoryview]:
+    """Slices of ``buf`` of about ``size`` bytes, cut inside a ``gap`` between two records."""
+    size = size or BLOCK
+    pos, n = 0, len(buf)
+    while pos < n:
+        end = nxt = n
+        if pos + size < n:
+            m = gap.search(buf, pos + size)
+            if m is not None:
+                end, nxt = m.start() + 1, m.end() - 1
+        yield buf[pos:end]
+        pos = nxt
+
+
+def _line_blocks(path: Path, size: int = 0) -> Iterator[bytes]:
+    """A file in blocks of whole lines (the last may lack its newline), without a BOM."""
+    size = size or BLOCK
+    carry = b""
+    with open(path, "rb") as fh:
+        head = fh.read(3)
+        carry = b"" if head == BOM else head
+        while True:
+            chunk = fh.read(size)
+            if not chunk:
+                break
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                carry += chunk
+                continue
+            yield (carry + memoryview(chunk)[:cut]) if carry else chunk[:cut]
+            carry = chunk[cut:]
+    if carry:
+        yield carry
+
+
+class _Parts:
+    """Columns of successive blocks, NaN-padded for keys first met in a later block."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[np.ndarray]] = {}
+        self.count = 0
+
+    def add(self, table: Table, n: int) -> None:
+        for k, col in table.items():
+            if k not in self.parts and self.count:
+                self.parts[k] = [np.full(self.count, np.nan)]
+            self.parts.setdefault(k, []).append(col)
+        for k, cols in self.parts.items():
+            if k not in table:
+                cols.append(np.full(n, np.nan))
+        self.count += n
+
+    def stack(self) -> Table:
+        out = {}
+        for key in list(self.parts):
+            chunks = self.parts.pop(key)
+            out[key] = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+        return out
+
+
+def jsonl_table(path: Path, keys: list[str]) -> tuple[Table, int] | None:
+    """Columns of a JSON-lines file whose every line is one flat object of numbers (or nulls),
+    and its record count. ``keys``: the keys of its first lines, in order of appearance."""
+    if msgspec is None:
+        return None
+    schema, parts = Schema(keys, float | None), _Parts()
+    for block in _line_blocks(path):
+        if not block.isascii() and not _utf8(block):
+            return None
+        records = schema.decode(lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b))
+        if records is None or not _one_per_line(block, len(records)):
+            return None
+        table = schema.table(records)
+        if table is None:
+            return None
+        parts.add(table, len(records))
+    return (parts.stack(), parts.count) if parts.count else None
+
+
+def trainer_state_table(
+    data: bytes, meta_keys: tuple[str, ...], summary_keys: tuple[str, ...]
+) -> tuple[dict[str, Any], Table, int, dict[str, Any] | None] | None:
+    """(top-level meta, columns of log_history, entry count, the last summary entry) of a
+    trainer_state.json whose log_history entries are flat objects of numbers (or nulls).
+    A summary entry is one holding any of ``summary_keys`` (declined when such a key is null)."""
+    if msgspec is None or not data.isascii() and not _utf8(data):
+        return None
+    top = msgspec.defstruct(
+        "State",
+        [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, Any, msgspec.UNSET) for k in meta_keys],
+    )
+    try:
+        state = msgspec.json.decode(data, type=top)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    raw = state.log_history
+    if raw is msgspec.UNSET:
+        return None
+    body = memoryview(raw)
+    if body[:1] != b"[" or body[-1:] != b"]":
+        return None
+    meta = {k: getattr(state, k) for k in meta_keys if getattr(state, k) is not msgspec.UNSET}
+    schema = Schema(_head_keys(body[1:-1]), int | float | None)
+    parts, summary = _Parts(), None
+    for block in _blocks(body[1:-1], _ENTRY_GAP):
+        buf = b"[" + block + b"]"
+        records = schema.decode(lambda t, b=buf: msgspec.json.decode(b, type=list[t]))
+        table = None if records is None else schema.table(records)
+        if table is None or schema.has_null(records, summary_keys):
+            return None
+        last = _last_summary(records, table, schema, summary_keys)
+        summary = last if last is not None else summary
+        parts.add(table, len(records))
+    return meta, parts.stack(), parts.count, summary
+
+
+def _last_summary(records: list[Any], table: Table, schema: Schema, keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The numbers of the last record holding any of ``keys``, with their JSON types."""
+    mark = np.zeros(len(records), bool)
+    for k in keys:
+        if k in table:
+            mark |= ~np.isnan(table[k])
+    where = np.flatnonzero(mark)
+    if not len(where):
+        return None
+    rec = records[where[-1]]
+    values = {k: getattr(rec, name) for k, name in zip(schema.keys, schema.names)}
+    return {k: v for k, v in values.items() if type(v) in (int, float) and not (type(v) is float and math.isnan(v))}
+
+
+def _head_keys(body: memoryview) -> list[str]:
+    """Keys in the first and last 64 KB of the entries, in order of first appearance."""
+    keys = [m.group(1) for m in _KEY.finditer(body, 0, 1 << 16)]
+    keys += [m.group(1) for m in _KEY.finditer(body, max(0, len(body) - (1 << 16)))]
+    out = []
+    for k in dict.fromkeys(keys):
+        try:
+            out.append(msgspec.json.decode(b'"' + k + b'"'))
+        except msgspec.DecodeError:
+            continue
+    return out
+
+
+def _one_per_line(block: bytes, records: int) -> bool:
+    """Whether each line of ``block`` held exactly one of the ``records`` objects decoded from
+    it (JSON lines; not blank lines, nor two objects on a line, nor one over several lines).
+
+    The objects are flat (a nested value fails the record type), so a line ending in ``}``
+    ends an object: when every line does and there are as many objects as lines, each line is
+    one object. Otherwise (CRLF, trailing spaces) a scan for two objects on a line decides."""
+    lines = block.count(b"\n") + (not block.endswith(b"\n"))
+    if records != lines:
+        return False
+    closed = block.count(b"}\n") + (not block.endswith(b"\n") and block.rstrip().endswith(b"}"))
+    return closed == lines or _TWO_ON_A_LINE.search(block) is None
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,118 @@
+"""Console shapes of hand-written training loops and of llm.c's ``main.log``.
+
+- llm.c writes ``main.log`` beside its console output: ``s:<step> trl:<train loss>
+  [lr:<lr> norm:<grad norm>]`` per step and ``s:<step> tel:<eval loss>`` per evaluation.
+- Hand-written loops print an epoch header with the plan (``Epoch: 4/50``, ``Epoch 3/29``)
+  and then, on the same line or the lines after it, per-split values:
+  ``Train Loss: 2.1034 - Train Perplexity: 8.19``, ``Valid Loss: 2.3``,
+  ``train Loss: 0.21 Acc: 0.93`` / ``val Loss: ...``. One point per epoch and split.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .patterns import LinePattern, _c
+from .text import NUM, Capture, Line
+
+MORE_PATTERNS: tuple[LinePattern, ...] = (
+    # (also modded-nanogpt: "s:<step> trl:<loss> train_time:<ms>ms step_avg:<ms>ms")
+    LinePattern(
+        "llmc-mainlog-train",
+        "llm.c-main.log",
+        _c(r"^s:(?P<step>\d+) trl:(?P<loss>NUM)(?P<kv>.*)$"),
+        needle="trl:",
+        kv=":",
+        rename={"lr": "learning_rate", "norm": "grad_norm", "step_avg": "step_time"},
+    ),
+    LinePattern(
+        "llmc-mainlog-eval",
+        "llm.c-main.log",
+        _c(r"^s:(?P<step>\d+) tel:(?P<val_loss>NUM)\s*$"),
+        needle="tel:",
+    ),
+    # A Rich bar rendered to a file (no terminal): one final render per epoch,
+    # "Epoch 3 ━━━━━━━━━━ 50/50 loss=1.3243"; only complete bars count.
+    LinePattern(
+        "rich-bar-final",
+        "rich-bar",
+        _c(
+            # ("Epoch k/N ━━ ..." is Lightning's RichProgressBar, read by its own recogniser)
+            r"^\s*[Ee]poch\s*(?P<epoch>\d+)(?!\s*/):?\s+[━╸╺╾╼─\s]+"
+            r"(?P<seen>\d+)/(?P=seen)\b(?P<kv>.*)$"
+        ),
+        needle="━",
+        step_from="epoch",
+        needs_loss=True,
+    ),
+)
+
+_HEADER = re.compile(r"^[\s|#=\-*>\[]*[Ee]poch\s*[:#]?\s*\[?\s*(\d+)\s*(?:/|of)\s*(\d+)\s*\]?(?![\d.])(.*)$")
+_SPLITS = {
+    "train": "train",
+    "training": "train",
+    "trn": "train",
+    "val": "val",
+    "valid": "val",
+    "validation": "val",
+    "eval": "val",
+    "evaluation": "val",
+    "dev": "val",
+    "test": "test",
+}
+_SPLIT_WORD = re.compile(r"(?i)\b(train(?:ing)?|trn|val(?:id(?:ation)?)?|eval(?:uation)?|dev|test)\b")
+_METRIC = re.compile(
+    r"(?i)(?:\b(train(?:ing)?|trn|val(?:id(?:ation)?)?|eval(?:uation)?|dev|test)[\s_]+)?"
+    r"\b(loss|acc(?:uracy)?|perplexity|ppl|f1|bleu|top1|top5)\s*[:=]?\s*(NUM)(?![\w.])".replace("NUM", NUM)
+)
+_NAMES = {"accuracy": "acc", "perplexity": "ppl"}
+# A position inside the epoch (a step, a batch count, a bar): the line-shape patterns read those.
+_INSIDE = re.compile(r"(?i)\b(?:step|iter(?:ation)?|batch)\b|\d+\s*/\s*\d+|%\||━|\[[=>.]{3,}")
+
+
+def epoch_blocks(lines: list[Line]) -> Capture | None:
+    """Epoch headers with the plan, and the per-split values printed with them or after them."""
+    cap = Capture("epoch-blocks", tier=1)
+    epoch = planned = None
+    for line in lines:
+        text = line.final
+        head = _HEADER.match(text)
+        if head:
+            epoch, planned, text = int(head[1]), int(head[2]), head[3]
+            cap.meta.setdefault("first_epoch", epoch)
+        if epoch is None or _INSIDE.search(text):
+            continue
+        vals = _split_values(text)
+        if not vals:
+            continue
+        for name, v in vals.items():
+            cap.add(name, float(epoch), v)
+        cap.lines.append(line.no)
+    if not cap.has_loss() or not cap.lines or epoch is None or planned is None:
+        return None
+    first = cap.meta.pop("first_epoch")
+    cap.meta.update(
+        steps_are="epochs",
+        planned_epochs=planned + (1 if first == 0 else 0),
+        last_epoch=epoch + (1 if first == 0 else 0),
+    )
+    return cap
+
+
+def _split_values(text: str) -> dict[str, float]:
+    """``Train Loss: 2.1 - Valid Loss: 2.3`` -> train_loss, val_loss; a line led by a split word
+    (``val Loss: 0.3 Acc: 0.9``) gives that split to every unprefixed value on it."""
+    lead = _SPLIT_WORD.match(text.strip())
+    default = _SPLITS[lead[1].lower()] if lead else "train"
+    out: dict[str, float] = {}
+    for split, name, value in _METRIC.findall(text):
+        key = _SPLITS[split.lower()] if split else default
+        name = _NAMES.get(name.lower(), name.lower())
+        try:
+            out.setdefault(f"{key}_{name}", float(value))
+        except ValueError:
+            continue
+    return out
+
+
+RECOGNISERS = ((epoch_blocks, "poch"),)

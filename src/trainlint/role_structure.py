@@ -1,0 +1,307 @@
+"""Role discovery by the structure of metric names, for names the alias table does not know.
+
+A name is cut into path components (``/``, ``.``, ``:``) and words (``_``, ``-``, spaces,
+CamelCase). Words saying which split it is (train / val / eval / valid / test) may sit in any
+position; words saying how it was aggregated (epoch, step, avg, total, stats, ...) are ignored.
+What remains tells a loss (``TrainIterStats/loss``, ``EvalStats/avg_loss``, ``Loss/total_loss``,
+``lm loss``) from a component of one (``train/box_loss``, ``loss_mel``, ``loss_0``).
+
+Pure functions over names (and, for tie-breaks, series lengths): no numpy, no readers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+TRAIN_WORDS = frozenset({"train", "training", "trn"})
+EVAL_WORDS = frozenset({"val", "valid", "validation", "eval", "evaluation", "dev", "evaluate"})
+TEST_WORDS = frozenset({"test", "testing"})
+# How a value was aggregated or where a logger filed it: not part of what it measures.
+NOISE_WORDS = frozenset(
+    {
+        "epoch",
+        "epochs",
+        "step",
+        "steps",
+        "iter",
+        "iters",
+        "iteration",
+        "batch",
+        "stats",
+        "stat",
+        "avg",
+        "average",
+        "mean",
+        "total",
+        "running",
+        "overall",
+        "sum",
+        "all",
+        "full",
+        "reduced",
+        "global",
+        "value",
+        "metrics",
+        "metric",
+        "scalar",
+        "scalars",
+        "summary",
+        "trainer",
+        "model",
+        "optimizer",
+        "objective",
+        "charts",
+        "info",
+        "log",
+        "logs",
+        "main",
+        "lm",
+        "smoothed",
+        "ema",
+        "per",
+        "sample",
+        "token",
+        "tokens",
+        "update",
+        "updates",
+        "on",
+        "of",
+        "set",
+        "data",
+        "split",
+    }
+)
+# A name holding one of these words is about the loss, not the loss (loss scale, best loss, ...).
+NOT_A_LOSS = frozenset(
+    {
+        "scale",
+        "scaler",
+        "scaling",
+        "weight",
+        "weights",
+        "coef",
+        "coeff",
+        "lambda",
+        "best",
+        "min",
+        "max",
+        "std",
+        "var",
+        "variance",
+        "grad",
+        "norm",
+        "ratio",
+        "count",
+        "num",
+        "time",
+        "delta",
+        "diff",
+        "improvement",
+        "rank",
+        "lr",
+        "patience",
+        "threshold",
+        "target",
+        "ppl",
+        "perplexity",
+    }
+)
+TOTAL_WORDS = frozenset({"total", "lm", "overall", "sum", "all", "full"})
+LOSS_WORDS = frozenset({"loss", "losses"})
+
+# Base names of the other roles, matched against a name's last component once split words are gone.
+OTHER_BASES: dict[str, tuple[str, ...]] = {
+    "learning_rate": (
+        "learning_rate",
+        "lr",
+        "learningrate",
+        "learning-rate",
+        "current_lr",
+    ),
+    "grad_norm": (
+        "grad_norm",
+        "gradient_norm",
+        "gnorm",
+        "grad-norm",
+        "total_norm",
+        "norm",
+    ),
+    "epoch": ("epoch",),
+}
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD_SEP = re.compile(r"[_\-\s]+")
+_PATH_SEP = re.compile(r"[/.:|]+")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    name: str
+    split: str | None  # "train", "eval", "test" or None
+    kind: str | None  # "total" (a whole loss), "part" (a component of one), or None
+    part: str  # the component's own words ("box", "mel", "0"); "" for a total
+    namespace: tuple[str, ...]  # path components outside the loss word (where it was filed)
+    explicit_total: bool  # says "total" / "lm" itself
+
+
+def words_of(component: str) -> list[str]:
+    out: list[str] = []
+    for chunk in _WORD_SEP.split(component):
+        out.extend(w.lower() for w in _CAMEL.split(chunk) if w)
+    return out
+
+
+def parse(name: str) -> Parsed:
+    """What a metric name says about itself."""
+    comps = [c for c in _PATH_SEP.split(name.strip()) if c]
+    split = None
+    all_words = [words_of(c) for c in comps]
+    flat = {w for ws in all_words for w in ws}
+    if flat & EVAL_WORDS:
+        split = "eval"
+    elif flat & TEST_WORDS:
+        split = "test"
+    elif flat & TRAIN_WORDS:
+        split = "train"
+    loss_at = [i for i, ws in enumerate(all_words) if set(ws) & LOSS_WORDS]
+    if not loss_at or flat & NOT_A_LOSS:
+        return Parsed(name, split, None, "", (), False)
+    idx = loss_at[-1]
+    skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
+    part_words = [w for w in all_words[idx] if w not in skip]
+    outside = [w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip]
+    explicit = bool(set(all_words[idx]) & TOTAL_WORDS)
+    namespace = tuple(w for w in outside)
+    if part_words or outside:
+        return Parsed(name, split, "part", "_".join(part_words or outside), namespace, explicit)
+    return Parsed(name, split, "total", "", namespace, explicit)
+
+
+@dataclass
+class Choice:
+    role: str
+    names: tuple[str, ...]  # one name, or the components to sum
+    reason: str
+    rank: int  # 0 exact alias, 1 structural total, 2 sum of components
+
+    @property
+    def name(self) -> str:
+        return self.names[0] if len(self.names) == 1 else "+".join(self.names)
+
+
+def _split_ok(role: str, p: Parsed) -> bool:
+    if role == "loss":
+        return p.split in (None, "train")
+    return p.split in ("eval", "test")
+
+
+def _total_key(p: Parsed, lengths: Mapping[str, int]) -> tuple:
+    # an explicit total first; then val/eval over test, train over unmarked; then more points
+    return (
+        not p.explicit_total,
+        p.split == "test",
+        p.split is None,
+        -lengths.get(p.name, 0),
+        len(p.name),
+        p.name,
+    )
+
+
+def loss_choice(role: str, names: Iterable[str], lengths: Mapping[str, int] | None = None) -> Choice | None:
+    """The structural choice for ``loss`` or ``eval_loss`` among ``names`` (none an exact alias)."""
+    lengths = lengths or {}
+    parsed = [p for p in map(parse, names) if p.kind and _split_ok(role, p)]
+    totals = sorted((p for p in parsed if p.kind == "total"), key=lambda p: _total_key(p, lengths))
+    parts = [p for p in parsed if p.kind == "part"]
+    if totals:
+        best = totals[0]
+        same = [p for p in parts if p.split == best.split]
+        why = f"total of {len(same)} loss components" if same else _structural_why(role, best)
+        if len(totals) > 1:
+            why += f"; also {len(totals) - 1} other candidate(s): {', '.join(p.name for p in totals[1:4])}"
+        return Choice(role, (best.name,), why, 1)
+    if not parts:
+        return None
+    group = _component_group(parts)
+    if len(group) == 1:
+        return Choice(role, (group[0].name,), "the only loss-like metric", 2)
+    names_ = tuple(sorted(p.name for p in group))
+    what = "per-optimizer losses" if all(p.part.isdigit() for p in group) else "loss components"
+    return Choice(role, names_, f"sum of {len(group)} {what} (no total logged)", 2)
+
+
+def _structural_why(role: str, p: Parsed) -> str:
+    where = {"train": "train split", "eval": "eval split", "test": "test split"}.get(p.split or "", "")
+    base = "a loss by its name" if not where else f"a loss of the {where} by its name"
+    return base
+
+
+def _component_group(parts: list[Parsed]) -> list[Parsed]:
+    """The components to add up: per-optimizer totals (loss_0, loss_1) when logged, else the
+    components of the best-represented split (train over unmarked, val over test)."""
+    numbered = [p for p in parts if p.part.isdigit()]
+    if len(numbered) >= 2:
+        return sorted(numbered, key=lambda p: p.name)
+    by_split: dict[str | None, list[Parsed]] = {}
+    for p in parts:
+        by_split.setdefault(p.split, []).append(p)
+    for key in ("train", "eval", None, "test"):
+        if key in by_split:
+            return sorted(by_split[key], key=lambda p: p.name)
+    return []
+
+
+def other_choice(role: str, names: Iterable[str], taken: set[str]) -> Choice | None:
+    """learning_rate / grad_norm / epoch by the last component of a name (``optimizer/lr``,
+    ``TrainIterStats/learning_rate``, ``train/grad_norm_0``)."""
+    bases = OTHER_BASES.get(role, ())
+    found = []
+    for n in names:
+        if n in taken:
+            continue
+        p = parse(n)
+        if p.split in ("eval", "test"):
+            continue
+        last = [c for c in _PATH_SEP.split(n.strip().lower()) if c]
+        if not last:
+            continue
+        kept = [w for w in words_of(last[-1]) if w not in TRAIN_WORDS | {"epoch", "step"} or role == "epoch"]
+        while kept and kept[-1].isdigit():  # lr_0, current_lr_0: the first param group
+            kept.pop()
+        core = "_".join(kept)
+        if core in bases or last[-1] in bases:
+            if role == "grad_norm" and core == "norm" and not any("grad" in c for c in last):
+                continue
+            found.append(n)
+    if not found:
+        return None
+    best = min(found, key=lambda n: (len(n), n))
+    return Choice(role, (best,), f"{role.replace('_', ' ')} by its name", 1)
+
+
+def candidates(names: Iterable[str], limit: int = 3) -> list[str]:
+    """The names most likely meant as the loss when nothing was chosen (eval losses, anything
+    with 'loss' or 'nll'/'ce'/'objective' in it), best first."""
+    scored = []
+    for n in names:
+        ws = {w for c in _PATH_SEP.split(n) for w in words_of(c)}
+        score = 0
+        if ws & LOSS_WORDS:
+            score = 3 if not ws & NOT_A_LOSS else 1
+        elif ws & {
+            "nll",
+            "ce",
+            "xent",
+            "entropy",
+            "objective",
+            "cost",
+            "error",
+            "mse",
+            "mae",
+        }:
+            score = 2
+        if score:
+            scored.append((-score, len(n), n))
+    return [n for _, _, n in sorted(scored)[:limit]]

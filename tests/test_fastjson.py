@@ -1,0 +1,203 @@
+"""The msgspec fast paths of the JSON-lines and trainer_state.json readers read exactly what the
+general paths read, and decline (return None) on every input they do not fully understand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trainlint.model import Run
+from trainlint.readers import _fastjson, hf_trainer_state, jsonl
+from trainlint.readers.base import ReadError
+
+NUM = st.one_of(
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+)
+KEYS = st.sampled_from(["step", "loss", "lr", "grad_norm", "eval_loss", "train/acc", "epoch"])
+ROW = st.dictionaries(KEYS, st.one_of(NUM, st.none()), min_size=1, max_size=5)
+
+
+def _series(run: Run) -> dict[str, tuple[list[float], list[float]]]:
+    return {k: (s.steps.tolist(), s.values.tolist()) for k, s in run.series.items()}
+
+
+def _general_jsonl(path) -> Run:
+    text = path.read_text()
+    run = Run(str(path), "jsonl")
+    jsonl._general(text, run).into(run)
+    return run
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(ROW, min_size=1, max_size=40), st.booleans())
+def test_jsonl_fast_path_equals_general_path(tmp_path_factory, rows, compact):
+    path = tmp_path_factory.mktemp("j") / "m.jsonl"
+    seps = (",", ":") if compact else (", ", ": ")
+    path.write_text("".join(json.dumps(r, separators=seps) + "\n" for r in rows))
+    slow = _general_jsonl(path)
+    if not slow.series:
+        with pytest.raises(ReadError):
+            jsonl._bulk(path)
+        return
+    fast = jsonl._bulk(path)
+    assert fast is not None
+    assert _series(fast) == _series(slow)
+    assert list(fast.series) == list(slow.series) and fast.notes == slow.notes
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "  \n", "\n"])
+def test_jsonl_fast_path_line_ends(tmp_path, eol):
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(eol.join(f'{{"step": {i}, "loss": {i / 3}}}' for i in range(50)).encode())
+    fast = jsonl._bulk(path)
+    assert fast is not None and _series(fast) == _series(_general_jsonl(path))
+    assert len(fast.get("loss")) == 50
+
+
+def test_jsonl_fast_path_in_many_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(_fastjson, "BLOCK", 64)
+    rows = [{"step": i, "loss": 1.0 / (i + 1)} for i in range(200)]
+    rows[150]["eval_loss"] = 0.5  # a key first met in a late block
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fast = jsonl._bulk(path)
+    assert fast is not None and _series(fast) == _series(_general_jsonl(path))
+    assert fast.get("eval_loss").steps.tolist() == [150]
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        '{"step": 3, "loss": NaN}',
+        '{"step": 3, "loss": 1e999}',
+        '{"step": 3, "loss": "inf"}',
+        '{"step": 3, "loss": true}',
+        '{"step": 3} {"step": 4, "loss": 1}',
+        '{"step": 3} {"step": 4, "loss": 1}\n',  # as many objects as lines, with a blank one
+        '{"step": 3}{"step": 4, "loss": 1}\r\n\r',
+        "banner",
+        "",
+        '{"step": 3, "loss": [1]}',
+        '{"step": 3, "loss": ' + "9" * 400 + "}",
+        '{"step": 3, "lo',
+        '{"step": 3, "loss": 01}',
+    ],
+)
+def test_jsonl_fast_path_declines_odd_lines(tmp_path, odd):
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n' + odd + '\n{"step": 5, "loss": 1.0}\n')
+    assert jsonl._bulk(path) is None
+
+
+def _general_state(path) -> Run:
+    text = path.read_text()
+    state = json.loads(text)
+    run = Run(str(path), "hf-trainer-state")
+    run.meta.update({k: state[k] for k in hf_trainer_state.META_KEYS if k in state})
+    hf_trainer_state._columns(state["log_history"], run).into(run)
+    return run
+
+
+ENTRY = st.one_of(
+    ROW,
+    st.fixed_dictionaries(
+        {
+            "step": st.integers(0, 100),
+            "train_runtime": NUM,
+            "train_loss": NUM,
+            "total_flos": NUM,
+        }
+    ),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(ENTRY, max_size=40), st.booleans())
+def test_trainer_state_fast_path_equals_general_path(tmp_path_factory, entries, pretty):
+    path = tmp_path_factory.mktemp("h") / "trainer_state.json"
+    path.write_text(
+        json.dumps(
+            {
+                "global_step": 30,
+                "best_model_checkpoint": None,
+                "log_history": entries,
+                "stateful_callbacks": {"x": {"args": {}}},
+            },
+            indent=2 if pretty else None,
+        )
+    )
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    slow = _general_state(path)
+    assert fast is not None
+    assert _series(fast) == _series(slow)
+    assert fast.meta == slow.meta
+    assert fast.notes == slow.notes
+
+
+def test_trainer_state_fast_path_in_many_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(_fastjson, "BLOCK", 100)
+    entries = [{"step": i, "loss": 2.0 - i / 100, "learning_rate": 1e-4} for i in range(1, 120)]
+    entries.insert(60, {"step": 60, "eval_loss": 1.5, "eval_runtime": 2})
+    entries.append({"step": 119, "train_runtime": 10.0, "total_flos": 3, "train_loss": 1.2})
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"max_steps": 119, "log_history": entries}, indent=2))
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+    assert fast.meta["summary"] == {
+        "step": 119,
+        "train_runtime": 10.0,
+        "total_flos": 3,
+        "train_loss": 1.2,
+    }
+    assert type(fast.meta["summary"]["total_flos"]) is int
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '{"step": 3, "loss": NaN}',
+        '{"step": 3, "loss": "NaN"}',
+        '{"step": 3, "loss": true}',
+        '{"step": 3, "loss": {"a": 1}}',
+        '{"step": 3, "train_runtime": null}',
+        "3",
+    ],
+)
+def test_trainer_state_fast_path_declines_odd_entries(tmp_path, entry):
+    path = tmp_path / "trainer_state.json"
+    path.write_text('{"max_steps": 3, "log_history": [{"step": 1, "loss": 2.0}, ' + entry + "]}")
+    assert hf_trainer_state._bulk(path.read_bytes(), path) is None
+
+
+def test_jsonl_fast_path_learns_keys_first_met_late(tmp_path):
+    rows = [{"step": i, "loss": 1.0 / (i + 1)} for i in range(400)]
+    rows[350]["eval_loss"] = 0.5  # past the first lines the reader looks at
+    rows[399]["eval/acc"] = 0.75
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fast = jsonl._bulk(path)
+    assert fast is not None and _series(fast) == _series(_general_jsonl(path))
+    assert fast.get("eval_loss").steps.tolist() == [350] and fast.get("eval/acc").values.tolist() == [0.75]
+
+
+def test_jsonl_fast_path_gives_up_after_too_many_new_keys(tmp_path):
+    rows = [{"step": i, "loss": 1.0} for i in range(300)]
+    rows += [{"step": 300 + i, f"metric_{i}": 1.0} for i in range(_fastjson.MAX_NEW_FIELDS + 1)]
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert jsonl._bulk(path) is None
+
+
+def test_trainer_state_fast_path_learns_keys_first_met_late(tmp_path):
+    entries = [{"step": i, "loss": 2.0 - i / 1e4, "learning_rate": 1e-4, "grad_norm": 0.5} for i in range(1, 3001)]
+    entries[1500]["eval_loss"] = 1.5  # beyond the first and last 64 KB the reader looks at
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"max_steps": 3000, "log_history": entries}, indent=2))
+    assert path.stat().st_size > 3 * (1 << 16)
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+    assert fast.get("eval_loss").steps.tolist() == [1501]

@@ -1,0 +1,134 @@
+"""Files that are not logs (issue 15 §3): skipped and counted in a folder scan, NOT-CHECKED when
+named, never claimed when they are sources; a W&B run folder's output.log and summary."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainlint.api import doctor
+
+# The W&B client's logs/debug.log (one line shape of wandb 0.16)
+WANDB_DEBUG = "".join(
+    f"2024-05-01 10:00:0{i},12{i} INFO    MainThread:1234 [wandb_init.py:_log_setup():52{i}] {msg}\n"
+    for i, msg in enumerate(
+        [
+            "Logging user logs to /x/wandb/run-20240501_100000-abc123/logs/debug.log",
+            "calling init triggers",
+            "wandb.init called with sweep_config: {} config: {'learning_rate': 0.001, 'epochs': 10}",
+            "starting backend",
+        ]
+    )
+)
+
+
+def _good_log(path: Path) -> None:
+    path.write_text("".join(f"step {s} loss={2.5 * math.exp(-s / 20) + 0.4:.4f}\n" for s in range(1, 61)))
+
+
+def _folder(tmp_path: Path, cli) -> Path:
+    d = tmp_path / "run"
+    d.mkdir()
+    _good_log(d / "train.log")
+    (d / "debug.log").write_text(WANDB_DEBUG)
+    # a pip log written by pip itself
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--log", str(d / "install.log"), "--version"],
+        check=False,
+        capture_output=True,
+        timeout=120,
+    )
+    if not (d / "install.log").exists():
+        (d / "install.log").write_text("Successfully installed torch-2.1.0\n")
+    # a saved trainlint report of the good log
+    report = cli("doctor", d / "train.log", "--format", "json")
+    (d / "report.json").write_text(report.out)
+    (d / "train.py").write_text("for epoch in range(3):\n    print(f'epoch {epoch} loss: {0.5}')\n")
+    (d / "run.sh").write_text("#!/bin/sh\necho 'step 1 loss=0.5'\n")
+    return d
+
+
+def test_folder_scan_skips_and_counts_files_named_like_logs(tmp_path, cli):
+    d = _folder(tmp_path, cli)
+    result = doctor([d])
+    assert [Path(r.source).name for r in result.reports] == ["train.log"]
+    skipped = sorted(Path(p).name for p in result.extra["not_recognised"])
+    assert skipped == ["debug.log", "install.log"]
+    assert result.exit_code == 0
+    out = cli("doctor", d)
+    assert out.code == 0 and "2 file(s) not recognised" in out.out and "skipped:" not in out.out
+    out = cli("doctor", d, "-v")
+    assert f"skipped: {d / 'debug.log'}" in out.out
+    data = cli("doctor", d, "--format", "json").json()
+    assert len(data["not_recognised"]) == 2 and data["exit_code"] == 0
+
+
+def test_named_file_keeps_not_checked(tmp_path, cli):
+    d = _folder(tmp_path, cli)
+    out = cli("doctor", d / "debug.log")
+    assert out.code == 2 and "NOT-CHECKED" in out.out
+
+
+def test_unknown_training_log_in_a_folder_stays_not_checked(tmp_path):
+    # it has training content in a shape trainlint does not read: the user must hear of it
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "weird.log").write_text("".join(f"@@ {s} ~~ loss {s}\n" for s in range(3)))
+    rep = doctor([d])
+    assert "not_recognised" not in rep.extra
+
+
+def _wandb_run(root: Path, output_log: str, summary: dict) -> Path:
+    run = root / "wandb" / "run-20240501_100000-abc123"
+    (run / "files").mkdir(parents=True)
+    (run / "logs").mkdir()
+    (run / "logs" / "debug.log").write_text(WANDB_DEBUG)
+    (run / "files" / "output.log").write_text(output_log)
+    (run / "files" / "wandb-summary.json").write_text(json.dumps(summary))
+    return run
+
+
+OOM = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 10, in <module>\n'
+    "    trainer.train()\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+)
+
+
+def test_wandb_folder_crash_in_output_log_fails_without_history(tmp_path):
+    _wandb_run(tmp_path, "wandb: Tracking run\n" + OOM, {"train/loss": 0.52, "_step": 40})
+    result = doctor([tmp_path])
+    assert len(result.reports) == 1
+    rep = result.reports[0]
+    assert rep.verdict.value == "FAIL" and any(f.code == "TL081" for f in rep.findings)
+    assert any("wandb-summary.json" in n for n in rep.notes)
+
+
+def test_wandb_folder_progress_from_output_log(tmp_path):
+    lines = "".join(
+        f"{{'loss': {2.5 * math.exp(-s / 20) + 0.4:.4f}, 'learning_rate': 2e-05, 'epoch': {s / 40:.2f}}}\n"
+        for s in range(1, 41)
+    )
+    _wandb_run(tmp_path, lines, {"train/loss": 0.6, "_step": 40})
+    rep = doctor([tmp_path]).reports[0]
+    assert rep.unjudged is None and rep.summary["loss_points"] == 40
+    assert rep.verdict.value == "PASS"
+
+
+@pytest.mark.parametrize("name", ["train.py", "run.sh"])
+def test_sources_are_never_logs(tmp_path, name):
+    (tmp_path / name).write_text("print('step 1 loss=0.5')\n" * 30)
+    assert doctor([tmp_path]).reports == []
+
+
+def test_a_damaged_log_with_a_log_name_is_never_skipped(tmp_path):
+    (tmp_path / "trainer_state.json").write_text('{"log_history": [[[[')
+    result = doctor([tmp_path])
+    assert "not_recognised" not in result.extra
+    assert result.reports[0].verdict.value == "NOT-CHECKED"

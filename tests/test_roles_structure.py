@@ -1,0 +1,169 @@
+"""Role discovery by name structure (issue 15 §1): real writers, ranked candidates, reasons,
+summed components, and what a run without a loss says."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from trainlint.api import Options, doctor, read_run
+from trainlint.model import Run
+from trainlint.role_structure import parse
+from trainlint.roles import RoleMapError, apply_roles, assign_roles, choose
+
+
+def _writer(tmp_path):
+    return pytest.importorskip("torch.utils.tensorboard").SummaryWriter(str(tmp_path))
+
+
+def _decay(i: int, n: int = 60) -> float:
+    return 2.5 * math.exp(-3 * i / n) + 0.3
+
+
+def test_event_file_with_stats_namespaces_finds_train_and_eval_loss(tmp_path, cli):
+    w = _writer(tmp_path)
+    for i in range(60):
+        w.add_scalar("TrainIterStats/loss", _decay(i), i)
+        w.add_scalar("TrainIterStats/learning_rate", 1e-3, i)
+        if i % 10 == 9:
+            w.add_scalar("EvalStats/avg_loss", _decay(i) + 0.1, i)
+    w.close()
+    run = read_run(tmp_path)
+    assert run.roles["loss"] == "TrainIterStats/loss"
+    assert run.roles["eval_loss"] == "EvalStats/avg_loss"
+    assert run.roles["learning_rate"] == "TrainIterStats/learning_rate"
+    assert "train split" in run.meta["role_reasons"]["loss"]
+    rep = doctor([tmp_path]).reports[0]
+    assert rep.unjudged is None and rep.summary["roles"]["loss"] == "TrainIterStats/loss"
+    assert rep.summary["role_reasons"]["eval_loss"].startswith("EvalStats/avg_loss (")
+    out = cli("series", tmp_path)
+    assert out.code == 0
+    assert "loss = TrainIterStats/loss (a loss of the train split by its name)" in out.out
+
+
+def test_total_beats_its_components_and_says_so(tmp_path, cli):
+    w = _writer(tmp_path)
+    for i in range(60):
+        parts = {
+            "box_loss": 0.5 * _decay(i),
+            "cls_loss": 0.3 * _decay(i),
+            "obj_loss": 0.2 * _decay(i),
+        }
+        for k, v in parts.items():
+            w.add_scalar(f"Loss/{k}", v, i)
+        w.add_scalar("Loss/total_loss", sum(parts.values()), i)
+    w.close()
+    out = cli("series", tmp_path)
+    assert "loss = Loss/total_loss (total of 3 loss components)" in out.out
+    data = cli("doctor", tmp_path, "--format", "json").json()
+    assert data["reports"][0]["summary"]["role_reasons"]["loss"] == "Loss/total_loss (total of 3 loss components)"
+
+
+def test_only_components_are_summed_once_after_reading(tmp_path):
+    # a YOLO-style JSONL (not the YOLO CSV path): the sum is built by the roles step, not the reader
+    rows = [
+        {
+            "step": i,
+            "train/box_loss": 0.6 * _decay(i),
+            "train/cls_loss": 0.4 * _decay(i),
+            "val/box_loss": 0.7 * _decay(i),
+            "val/cls_loss": 0.5 * _decay(i),
+        }
+        for i in range(40)
+    ]
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = read_run(path)
+    assert run.roles["loss"] == "train/box_loss+train/cls_loss"
+    assert run.get("loss").values[0] == pytest.approx(_decay(0))
+    assert run.roles["eval_loss"] == "val/box_loss+val/cls_loss"
+    assert "sum of 2 loss components" in run.meta["role_reasons"]["loss"]
+    assert any(n.startswith("loss = train/box_loss+train/cls_loss") for n in run.notes)
+
+
+def test_gan_per_optimizer_losses_are_summed():
+    run = Run("mem", "test")
+    for name, scale in (("loss_0", 1.0), ("loss_1", 2.0), ("loss_mel", 0.5)):
+        run.add(name, range(30), [scale * _decay(i) for i in range(30)])
+    apply_roles(run)
+    assert run.roles["loss"] == "loss_0+loss_1"
+    assert "per-optimizer" in run.meta["role_reasons"]["loss"]
+
+
+def test_gan_disc_and_gen_without_numbered_totals():
+    c = choose(["loss_disc", "loss_gen"])["loss"]
+    assert c.names == ("loss_disc", "loss_gen") and c.rank == 2
+
+
+def test_exact_alias_beats_structure_and_train_beats_eval():
+    assert assign_roles(["TrainIterStats/loss", "loss", "EvalStats/avg_loss"])["loss"] == "loss"
+    roles = assign_roles(["EvalStats/loss", "TrainStats/loss"])
+    assert roles["loss"] == "TrainStats/loss" and roles["eval_loss"] == "EvalStats/loss"
+    # an eval loss alone is the loss there is to judge, and then not also the eval loss
+    alone = choose(["EvalStats/avg_loss", "epoch"])
+    assert alone["loss"].names == ("EvalStats/avg_loss",) and "eval_loss" not in alone
+    assert "only loss logged is an eval loss" in alone["loss"].reason
+
+
+@pytest.mark.parametrize(
+    "name,split,kind",
+    [
+        ("train/loss_epoch", "train", "total"),
+        ("lm loss", None, "total"),
+        ("train_loss_step", "train", "total"),
+        ("Loss/train", "train", "total"),
+        ("loss_scale", None, None),
+        ("valid_loss_best", "eval", None),
+        ("grad_norm", None, None),
+        ("train/box_loss", "train", "part"),
+        ("loss_mel", None, "part"),
+    ],
+)
+def test_parse_name_structure(name, split, kind):
+    p = parse(name)
+    assert (p.split, p.kind) == (split, kind)
+
+
+def test_nothing_maps_lists_candidates_and_all_names(tmp_path):
+    rows = [
+        {
+            "step": i,
+            "objective_value": _decay(i),
+            **{f"m{k}": float(k) for k in range(50)},
+        }
+        for i in range(20)
+    ]
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rep = doctor([path]).reports[0]
+    assert rep.unjudged.startswith("no loss series found; did you mean --map loss=objective_value?")
+    listed = rep.unjudged.split("metrics read: ")[1]
+    hidden = int(listed.split("(+")[1].split(" more")[0])
+    assert len(listed.split(" (+")[0].split(", ")) + hidden == rep.summary["metrics"]  # 40 listed, the rest counted
+    assert f"see trainlint series {path}" in rep.unjudged
+
+
+def test_map_naming_a_missing_metric_is_a_usage_error(tmp_path, cli):
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n" for i in range(20))
+    )
+    out = cli("series", path, "--map", "loss=nope")
+    assert out.code == 2 and "no metric 'nope'" in out.err and "it has: a, b, loss" in out.err
+    out = cli("doctor", path, "--map", "loss=nope")
+    assert out.code == 2 and "no metric 'nope'" in out.out
+    with pytest.raises(RoleMapError):
+        read_run(path, {"loss": "nope"})
+
+
+def test_map_may_name_a_sum(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(json.dumps({"step": i, "loss": 2.0, "a": 1.0 / (i + 1), "b": 0.5}) + "\n" for i in range(20))
+    )
+    run = read_run(path, {"loss": "a+b"})
+    assert run.roles["loss"] == "a+b" and run.get("loss").values[0] == pytest.approx(1.5)
+    rep = doctor([path], Options(role_map={"loss": "a+b"})).reports[0]
+    assert rep.unjudged is None

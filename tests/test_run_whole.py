@@ -1,0 +1,151 @@
+"""Judging a run as a whole (issue 15 §5): data found with the run is linked to it, an eval split
+that overlaps the training split is a leakage FAIL on the run, dataset severity scales with the
+share of bad rows, blank lines are reported with their line numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from trainlint.api import doctor
+
+
+def _trainer_state(folder: Path, n: int = 60) -> None:
+    hist = [
+        {
+            "loss": round(2.5 * math.exp(-s / 20) + 0.5, 4),
+            "learning_rate": 2e-5,
+            "epoch": s / n,
+            "step": s * 5,
+        }
+        for s in range(1, n + 1)
+    ]
+    hist += [
+        {
+            "eval_loss": round(2.6 * math.exp(-s / 20) + 0.55, 4),
+            "epoch": s / n,
+            "step": s * 5,
+        }
+        for s in range(10, n + 1, 10)
+    ]
+    state = {
+        "log_history": hist,
+        "global_step": n * 5,
+        "max_steps": n * 5,
+        "epoch": 1.0,
+    }
+    (folder / "trainer_state.json").write_text(json.dumps(state))
+
+
+def _rows(k: int, start: int = 0) -> list[str]:
+    return [json.dumps({"prompt": f"question {i}", "completion": f"answer {i}"}) for i in range(start, start + k)]
+
+
+def _run(tmp_path: Path, train: list[str], valid: list[str]) -> Path:
+    run = tmp_path / "out"
+    (run / "data").mkdir(parents=True)
+    _trainer_state(run)
+    (run / "data" / "train.jsonl").write_text("\n".join(train) + "\n")
+    (run / "data" / "valid.jsonl").write_text("\n".join(valid) + "\n")
+    return run
+
+
+def _log_report(result):
+    return next(r for r in result.reports if r.kind == "log")
+
+
+def test_identical_eval_file_is_a_leakage_fail_on_the_run(tmp_path):
+    rows = _rows(100)
+    run = _run(tmp_path, rows, rows)
+    rep = _log_report(doctor([run]))
+    f = next(f for f in rep.findings if f.code == "TL067")
+    assert f.severity.value == "FAIL" and f.evidence["identical"] and "same file" in f.message
+    assert any("linked to this run: train data data/train.jsonl, eval data data/valid.jsonl" in n for n in rep.notes)
+
+
+def test_share_of_identical_rows_fails_with_the_numbers(tmp_path):
+    run = _run(tmp_path, _rows(200), _rows(30) + _rows(70, start=1000))  # 30 of 100 eval rows leak
+    f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
+    assert f.severity.value == "FAIL" and f.evidence["shared_rows"] == 30 and f.evidence["eval_rows"] == 100
+    assert "30 of 100 eval rows (30%)" in f.message and f.evidence["shared_lines"][:3] == [1, 2, 3]
+
+
+def test_small_share_warns_and_disjoint_splits_pass(tmp_path):
+    run = _run(tmp_path, _rows(200), _rows(2) + _rows(98, start=1000))
+    f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
+    assert f.severity.value == "WARN" and f.evidence["share"] == 0.02
+    clean = _run(tmp_path / "b", _rows(200), _rows(100, start=1000))
+    rep = _log_report(doctor([clean]))
+    assert "TL067" in rep.checks.ran and not [f for f in rep.findings if f.code == "TL067"]
+
+
+def test_config_names_the_data_files(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    _trainer_state(run)
+    shared = tmp_path / "corpus"
+    shared.mkdir()
+    (shared / "a.jsonl").write_text("\n".join(_rows(50)) + "\n")
+    (shared / "b.jsonl").write_text("\n".join(_rows(50)) + "\n")
+    (run / "run_config.json").write_text(
+        json.dumps(
+            {
+                "data": {
+                    "train_file": str(shared / "a.jsonl"),
+                    "validation_file": str(shared / "b.jsonl"),
+                }
+            }
+        )
+    )
+    f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
+    assert f.severity.value == "FAIL" and f.evidence["identical"]
+
+
+def test_no_data_with_the_run_is_not_checked(tmp_path):
+    run = tmp_path / "out"
+    run.mkdir()
+    _trainer_state(run)
+    rep = _log_report(doctor([run]))
+    assert "no training and eval data" in rep.checks.not_checked["TL067"]
+
+
+def test_label_entropy_floor_uses_the_data_found_with_the_run(tmp_path):
+    rows = [json.dumps({"text": f"sample {i}", "label": i % 2}) for i in range(200)]
+    run = _run(
+        tmp_path,
+        rows,
+        [json.dumps({"text": f"held out {i}", "label": i % 2}) for i in range(40)],
+    )
+    rep = _log_report(doctor([run]))
+    # TL099 ran on the train split's label entropy (ln 2) without --dataset; the loss ends below it
+    assert "TL099" in rep.checks.ran and "TL099" not in rep.checks.not_checked
+
+
+def _data_report(result, name):
+    return next(r for r in result.reports if r.kind == "dataset" and r.source.endswith(name))
+
+
+def test_dataset_severity_scales_with_the_share_of_bad_rows(tmp_path):
+    few = [json.dumps({"prompt": f"q{i}", "completion": "" if i < 3 else f"a{i}"}) for i in range(20)]
+    most = [json.dumps({"prompt": f"q{i}", "completion": "" if i < 15 else f"a{i}"}) for i in range(20)]
+    dup = [json.dumps({"prompt": "q", "completion": "a"})] * 15 + [
+        json.dumps({"prompt": f"q{i}", "completion": "a"}) for i in range(5)
+    ]
+    for name, rows in (("few.jsonl", few), ("most.jsonl", most), ("dup.jsonl", dup)):
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    res = doctor([tmp_path])
+    sev = {
+        name: {f.code: f.severity.value for f in _data_report(res, name).findings}
+        for name in ("few.jsonl", "most.jsonl", "dup.jsonl")
+    }
+    assert sev["few.jsonl"]["TL212"] == "WARN" and sev["most.jsonl"]["TL212"] == "FAIL"
+    assert sev["dup.jsonl"]["TL204"] == "FAIL"
+
+
+def test_blank_lines_are_reported_with_their_line_numbers(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(_rows(1)[0] + "\n\n" + _rows(1, 1)[0] + "\n   \n" + _rows(1, 2)[0] + "\n")
+    rep = _data_report(doctor([path]), "d.jsonl")
+    assert rep.summary["blank_lines"] == [2, 4]
+    assert any("2 blank or whitespace-only line(s), not rows: lines 2, 4" in n for n in rep.notes)
