@@ -43,6 +43,8 @@ FLOORS: dict[str, int] = {
     "trainlint.options": 1,
     "trainlint.downsample": 1,
     "trainlint.picklewalk": 1,
+    "trainlint.safeio": 1,
+    "trainlint.isolate": 1,
     # 2: inputs turned into facts
     "trainlint.readers": 2,
     "trainlint.checkpoint": 2,

@@ -152,13 +152,18 @@ def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
         if on_report is not None and not scanned_non_log(report):
             on_report(report)
 
+    from .discover import ScanStats
+
     result = Result(command="doctor")
-    tasks = parallel.plan(paths, options, found)
+    stats = ScanStats()  # what the scan left alone: FIFOs, sockets, devices, symlinks out (issue 20)
+    tasks = parallel.plan(paths, options, found, stats)
     reports = parallel.execute(tasks, options, jobs, stream, executor, done)
     result.reports = [r for r in reports if not scanned_non_log(r)]
     skipped = [r.source for r in reports if scanned_non_log(r)]
     if skipped:
         result.extra["not_recognised"] = skipped
+    if stats.skipped:
+        result.extra["skipped"] = stats.to_dict()
     for report in _explicit_inputs(paths, options):
         result.reports.append(report)
         stream(report)

@@ -167,7 +167,7 @@ def _path_forms(path: str, origin: str | None) -> list[str]:
     forms = [p.as_posix(), p.name]
     try:
         absolute = p.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
         return forms
     forms.append(absolute.as_posix())
     if origin:

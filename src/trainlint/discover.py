@@ -72,11 +72,27 @@ class Item:
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(8192)
-    except OSError:
-        return b""
+    from .readers.base import head_as_utf8
+    from .safeio import read_head
+
+    return head_as_utf8(read_head(path))  # b"" for a FIFO, socket or device: never opened
+
+
+@dataclass
+class ScanStats:
+    """What a folder scan left alone, by reason (see CONTRACTS.md, non-regular files and symlinks)."""
+
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, why: str, path: Path) -> None:
+        self.skipped.setdefault(why, []).append(str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {why: {"count": len(paths), "paths": paths[:20]} for why, paths in sorted(self.skipped.items())}
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))  # never raises on a symlink loop
 
 
 def match_file(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
@@ -130,36 +146,94 @@ def _safe_sniff(ins: Inspector, path: Path, head: bytes, options: Options | None
         return None
 
 
-def walk(root: Path, kinds: set[str] | None = None, options: Options | None = None) -> Iterator[Item]:
+def walk(root: Path, kinds: set[str] | None = None, options: Options | None = None, *,
+         follow_links: bool | None = None, stats: ScanStats | None = None) -> Iterator[Item]:
     """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises.
 
     A folder inspector (a run folder) claims the files it consumes, so they are
     not judged again on their own; a folder whose files were all claimed
     already (a checkpoint copy inside a run folder) is not matched again.
     """
-    if root.is_file():
+    from .safeio import file_kind
+
+    stats = stats if stats is not None else ScanStats()
+    if follow_links is None:
+        follow_links = bool(options is not None and getattr(options, "follow_links", False))
+    if file_kind(root) == "file":
         for ins in match_files(root, kinds, options):
             yield from _expand(root, ins)
         return
+    if file_kind(root) != "dir":
+        return
     claimed: set[Path] = set()
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+    seen: set[tuple[int, int]] = set()
+    for folder, dirs, files in os.walk(root, followlinks=follow_links):
         here = Path(folder)
+        if follow_links and not _first_visit(here, seen, stats):
+            dirs[:] = []
+            continue
+        dirs[:] = [d for d in sorted(dirs) if d not in SKIP_DIRS and not d.startswith(".")
+                   and _dir_ok(root, here / d, follow_links, stats)]
         for ins in match_folders(here, kinds, options):
             item = _folder_item(here, ins, claimed, options)
             if item is not None:
                 yield item
         for name in sorted(files):
             path = here / name
-            if path.resolve() in claimed or name.startswith("."):
+            if name.startswith(".") or not _file_ok(root, path, follow_links, stats) or _real(path) in claimed:
                 continue
             for fins in match_files(path, kinds, options):
                 yield from _expand(path, fins)
 
 
+def _first_visit(here: Path, seen: set[tuple[int, int]], stats: ScanStats) -> bool:
+    try:
+        st = os.stat(here)
+    except OSError:
+        return False
+    if (st.st_dev, st.st_ino) in seen:
+        stats.add("symlink loop", here)
+        return False
+    seen.add((st.st_dev, st.st_ino))
+    return True
+
+
+def _dir_ok(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bool:
+    """Whether to descend into ``path``: a symlinked folder only with --follow-links (loops are caught)."""
+    from .safeio import inside
+
+    if not os.path.islink(path):
+        return True
+    if not follow_links:
+        if not inside(path, root):
+            stats.add("symlink out of the scanned folder (use --follow-links)", path)
+        return False
+    return True
+
+
+def _file_ok(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bool:
+    """Regular files only; a symlink leaving the scanned folder only with --follow-links."""
+    from .safeio import KIND_WORDS, file_kind, inside
+
+    kind = file_kind(path)
+    if kind == "loop":
+        stats.add("symlink loop", path)
+        return False
+    if kind == "missing":
+        stats.add("dangling symlink", path)
+        return False
+    if kind != "file":
+        stats.add(KIND_WORDS.get(kind, kind) + ", not a regular file", path)
+        return False
+    if os.path.islink(path) and not follow_links and not inside(path, root):
+        stats.add("symlink out of the scanned folder (use --follow-links)", path)
+        return False
+    return True
+
+
 def _folder_item(here: Path, ins: Inspector, claimed: set[Path], options: Options | None) -> Item | None:
     try:
-        used = [p.resolve() for p in _claims(ins, here, options)] if ins.claims else []
+        used = [_real(p) for p in _claims(ins, here, options)] if ins.claims else []
     except OSError:
         used = []
     if used and all(p in claimed for p in used):

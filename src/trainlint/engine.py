@@ -112,6 +112,9 @@ def marks_of(run: Run) -> dict[str, Any]:
 
 def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
     """Judge one training run with every log rule."""
+    from .safeio import sane_plan
+
+    sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
     report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
                     notes=list(run.notes), summary=run.summary(), curves=curves_of(run),
                     marks=marks_of(run))

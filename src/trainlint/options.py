@@ -38,6 +38,8 @@ class Options:
     tfevents_data_crc: bool = True  # --no-data-crc turns it off
     ckpt_values: bool | None = None  # scan tensor values (None: automatic by file size); --values/--no-values
     ckpt_crc: bool | None = None  # verify zip CRC-32s (None: automatic by file size); --crc/--no-crc
+    timeout_per_input: float | None = 60.0  # doctor: seconds one input may take before it is NOT-CHECKED
+    follow_links: bool = False  # doctor: follow symlinks that lead out of a scanned folder
 
     @property
     def read(self) -> ReadOptions:

@@ -78,12 +78,14 @@ def _item_task(item: Any, baseline: bool) -> Task:
     return Task("item", str(item.path), key, item.part, _size(item.path), match)
 
 
-def plan(paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None) -> list[Task]:
+def plan(paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None,
+         stats: Any = None) -> list[Task]:
     """Every input under ``paths``, in the order the serial doctor judges them (the items of
     one HF output folder make one task). ``on_found(count, path)`` as inputs are found."""
     from .discover import walk
     from .inspectors import runfold
     from .inspectors.logs import is_uri
+    from .safeio import file_kind
 
     baseline = bool(getattr(options, "baseline", ()))
     tasks: list[Task] = []
@@ -93,11 +95,15 @@ def plan(paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str
             tasks.append(Task("uri", str(raw)))
             continue
         path = Path(raw)
-        if not path.exists():
+        kind = file_kind(path)
+        if kind == "missing":
             tasks.append(Task("missing", str(raw)))
             continue
+        if kind not in ("file", "dir"):  # a FIFO, socket or device named explicitly: never opened
+            tasks.append(Task("not-regular", str(raw)))
+            continue
         items = []
-        for item in walk(path, options=options):
+        for item in walk(path, options=options, stats=stats):
             items.append(item)
             found += 1
             if on_found is not None:
@@ -145,6 +151,10 @@ def _judge_task(task: Task, options: Any) -> list[Report]:
         return judge_uri(task.target, options)
     if task.kind == "missing":
         return [Report(source=task.target, kind="log", unjudged="no such file or folder")]
+    if task.kind == "not-regular":
+        from .safeio import file_kind, not_regular_reason
+
+        return [Report(source=task.target, kind="log", unjudged=not_regular_reason(file_kind(task.target)))]
     if task.kind == "unclaimed":
         return [_judge_unclaimed(Path(task.target), options)]
     if task.kind == "baseline-log":
@@ -189,7 +199,11 @@ def run_task(task: Task, options: Any, env: dict[str, str] | None = None) -> lis
     not inherit them); everything else the user asked for travels in ``options``."""
     if env:
         os.environ.update(env)
-    return _judge_task(task, options)
+    from .isolate import judge_isolated
+
+    # one input that raises or runs past --timeout-per-input becomes its own NOT-CHECKED report (issue 20)
+    return judge_isolated(lambda: _judge_task(task, options), task.target, "log",
+                          getattr(options, "timeout_per_input", None))
 
 
 def _warm() -> None:

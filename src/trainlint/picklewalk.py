@@ -375,7 +375,7 @@ def walk(data: bytes | bytearray | memoryview | BinaryIO, start: int = 0) -> Pic
     """
     if isinstance(data, memoryview):
         data = data.tobytes()
-    fh: Any = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
+    fh: Any = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else _Bounded(data)
     fh.seek(start)
     res = PickleResult(start=start, end=start)
     m = _Machine(res)
@@ -394,6 +394,32 @@ def walk(data: bytes | bytearray | memoryview | BinaryIO, start: int = 0) -> Pic
         _fail(res, exc, pos, fh)
     res.end = fh.tell() if res.complete else res.end
     return res
+
+
+class _Bounded:
+    """A stream whose reads never ask for more than what is left of it: a length read from the
+    pickle (BINBYTES8 says 2^62) is checked against the file's size before anything is allocated."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh = fh
+        here = fh.tell()
+        fh.seek(0, io.SEEK_END)  # (mmap's seek returns None: ask tell)
+        self.size = fh.tell()
+        fh.seek(here)
+
+    def read(self, n: int = -1) -> bytes:
+        left = max(0, self.size - self.fh.tell())
+        return self.fh.read(left if n is None or n < 0 else min(n, left))
+
+    def readline(self) -> bytes:
+        return self.fh.readline()
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self.fh.seek(pos, whence)
+        return self.fh.tell()
+
+    def tell(self) -> int:
+        return self.fh.tell()
 
 
 def _fail(res: PickleResult, exc: Exception, pos: int, fh: Any) -> None:

@@ -67,7 +67,7 @@ class Finding:
         step = self.step
         if step is not None:
             step = float(step)
-            step = int(step) if step.is_integer() else step
+            step = None if not math.isfinite(step) else int(step) if step.is_integer() else step  # strict JSON
         return {
             "code": self.code,
             "name": self.name,

@@ -294,7 +294,8 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
         env = valid(res.structured_content)
         assert env["verdict"] == "NOT-CHECKED" and env["exit_code"] == 2, env
         assert all(r["reason"] for r in env["reports"])
-    assert "RecursionError" in hostile[1].structured_content["reports"][0]["reason"]
+    # the nesting is refused before parsing, with the reason (issue 20), not a RecursionError
+    assert "nested more than 500 levels" in hostile[1].structured_content["reports"][0]["reason"]
     assert (
         not last.is_error
         and last.structured_content["reports"][0]["source"] == "metrics.jsonl"

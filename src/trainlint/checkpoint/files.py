@@ -98,9 +98,11 @@ def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None
     """Inspect one checkpoint file. Never raises on damaged content.
 
     ``digest`` (None: automatic by size) also records a CRC-32 of every tensor's bytes (for drift)."""
+    from ..safeio import open_regular
+
     path = Path(path)
     size = path.stat().st_size
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device raises NotRegular (an OSError): never read
         head = fh.read(8192)
     insp = Inspection(path=str(path), format="unknown", size=size)
     if _special(path, head, insp):

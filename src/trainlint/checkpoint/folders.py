@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..picklewalk import Call, iter_nodes, mapping, walk
+from ..safeio import JSONLimit, inside, load_json_file
 from .model import Inspection, PickleScan
 
 WEIGHT_NAMES = ("model.safetensors", "pytorch_model.bin", "adapter_model.safetensors", "adapter_model.bin",
@@ -83,10 +84,13 @@ def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
                            "duplicate_keys": [], "unreadable": [], "shards": 0}
     insp.index = idx
     try:
-        doc = json.loads(path.read_text("utf-8"))
+        doc = load_json_file(path)
         wmap = doc["weight_map"]
         assert isinstance(wmap, dict)
-    except (OSError, ValueError, KeyError, AssertionError, UnicodeDecodeError) as exc:
+    except JSONLimit as exc:
+        idx["error"] = f"index not parsed: {exc}"
+        return insp
+    except (OSError, ValueError, KeyError, AssertionError, UnicodeDecodeError, TypeError) as exc:
         idx["error"] = f"index is not a JSON object with a weight_map: {type(exc).__name__}"
         return insp
     by_shard: dict[str, set[str]] = {}
@@ -99,6 +103,9 @@ def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
     stored = 0
     for shard, keys in sorted(by_shard.items()):
         f = path.parent / shard
+        if Path(shard).is_absolute() or ".." in Path(shard).parts or not inside(f, path.parent):
+            idx.setdefault("outside", []).append({"shard": shard, "keys": len(keys)})
+            continue  # never opened: a file outside the checkpoint folder
         if not f.is_file():
             idx["missing_shards"].append({"shard": shard, "keys": len(keys)})
             continue

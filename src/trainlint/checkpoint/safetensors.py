@@ -7,6 +7,7 @@ import json
 import struct
 from typing import Any
 
+from ..safeio import JSONLimit, loads_json
 from .model import Inspection, TensorInfo
 
 DTYPES = {"BOOL": ("bool", 1), "U8": ("uint8", 1), "I8": ("int8", 1), "I16": ("int16", 2),
@@ -21,7 +22,9 @@ def looks_like(head: bytes) -> bool:
     if len(head) < 10:
         return False
     (n,) = struct.unpack_from("<Q", head)
-    return 2 <= n <= MAX_HEADER and head[8:9] == b"{"
+    # an absurd length before a JSON header is still a safetensors file (with a corrupt header)
+    return 2 <= n <= MAX_HEADER and head[8:9] == b"{" or n > MAX_HEADER and head[8:10] == b'{"'
+
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -43,8 +46,8 @@ def _header(buf: Any, size: int, st: dict[str, Any]) -> dict[str, Any] | None:
         st["header"].append(f"header length {n} runs past the end of the file ({size} bytes)")
         return None
     try:
-        head = json.loads(bytes(buf[8:8 + n]).decode("utf-8"), object_pairs_hook=_pairs)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        head = loads_json(bytes(buf[8:8 + n]).decode("utf-8"), object_pairs_hook=_pairs)
+    except (UnicodeDecodeError, json.JSONDecodeError, JSONLimit) as exc:
         st["header"].append(f"header is not valid JSON: {exc}")
         return None
     if not isinstance(head, dict):

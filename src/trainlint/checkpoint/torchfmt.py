@@ -103,6 +103,9 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     """Fill ``insp`` from a torch zip archive held in ``buf``."""
     info = read_zip(buf, size, None if has_end_record(buf, size) else _storage_hints(buf, size))
     insp.zip = info
+    unsafe = [n for n in [*info.entries, *(d.name for d in info.duplicates)] if unsafe_member(n)]
+    if unsafe:
+        insp.meta["unsafe_names"] = unsafe
     if verify_crc:
         check_crcs(buf, info, insp)
     if info.truncated:
@@ -121,13 +124,22 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     insp.prefix = pkl.name[: -len("data.pkl")].rstrip("/")
     res = _walk_entry(buf, pkl, insp)
     if res is None:
-        insp.pickle_error = f"{pkl.name} is incomplete" if not pkl.complete else f"{pkl.name} cannot be decompressed"
+        bomb = any(b["entry"] == pkl.name for b in insp.meta.get("bombs", []))
+        insp.pickle_error = (f"{pkl.name} is incomplete" if not pkl.complete else
+                             f"{pkl.name} not inflated: a decompression bomb (TL347)" if bomb else
+                             f"{pkl.name} cannot be decompressed")
         return
     if res.error:
         insp.pickle_error = f"{pkl.name}: {res.error}"
         return
     insp.tensors = tensor_table(res.root)
     _locate_zip_storages(info, insp)
+
+
+def unsafe_member(name: str) -> bool:
+    """A member name an extracting tool would write outside its target folder."""
+    norm = name.replace("\\", "/")
+    return norm.startswith("/") or (len(norm) > 1 and norm[1] == ":") or ".." in norm.split("/")
 
 
 def _main_pickle(info: ZipInfo) -> Any:
@@ -149,7 +161,7 @@ def _other_pickles(buf: Any, info: ZipInfo, main: Any, insp: Inspection) -> None
 
 def _walk_entry(buf: Any, e: Any, insp: Inspection, tag: str = "") -> Any:
     """Walk a zip entry's pickle (stored, or deflated: torch's reader inflates those too)."""
-    data = entry_bytes(buf, e)
+    data = entry_bytes(buf, e, bombs=insp.meta.setdefault("bombs", []))
     if data is None:
         return None
     res = walk(data)
@@ -194,10 +206,10 @@ def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:
 def check_crcs(buf: Any, info: ZipInfo, insp: Inspection) -> None:
     insp.crc_checked = True
     for e in info.entries.values():
-        if not e.complete or not e.crc_recorded:
+        if not e.complete or not (e.crc_recorded or e.method == 8):  # deflated: inflated anyway (bombs)
             continue
-        got = entry_crc(buf, e)
-        if got is not None and got != e.crc:
+        got = entry_crc(buf, e, bombs=insp.meta.setdefault("bombs", []))
+        if got is not None and e.crc_recorded and got != e.crc:
             insp.crc_mismatches.append({"entry": e.name, "recorded": f"{e.crc:08x}", "computed": f"{got:08x}",
                                         "offset": e.data_offset, "bytes": e.size})
 

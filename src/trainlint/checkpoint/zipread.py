@@ -20,6 +20,7 @@ EOCD_SIG = b"PK\x05\x06"
 EOCD64_LOC_SIG = b"PK\x06\x07"
 EOCD64_SIG = b"PK\x06\x06"
 DESC_SIG = b"PK\x07\x08"
+MAX_CRC_INFLATE = 1 << 30  # a deflated entry's CRC is verified up to this many inflated bytes
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 _EOCD = struct.Struct("<4sHHHHIIH")
@@ -232,8 +233,10 @@ def _descriptor_at(buf: Any, size: int, data: int, at: int, e: ZipEntry) -> int:
     return -1
 
 
-def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24) -> int | None:
-    """CRC-32 of the entry's uncompressed bytes, or None when they cannot be read."""
+def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24, bombs: list[dict[str, Any]] | None = None) -> int | None:
+    """CRC-32 of the entry's uncompressed bytes, or None when they cannot be read.
+    A deflated entry is inflated in bounded steps; one that inflates past its declared size is
+    recorded in ``bombs`` and gives None."""
     if not e.complete or e.data_offset < 0:
         return None
     crc, pos, end = 0, e.data_offset, e.data_offset + e.compressed_size
@@ -245,18 +248,29 @@ def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24) -> int | None:
         return crc & 0xFFFFFFFF
     if e.method != 8:
         return None
+    from ..safeio import InflateLimit, inflate_bounded
+
+    acc = [0]
+
+    def _crc(piece: bytes) -> None:
+        acc[0] = zlib.crc32(piece, acc[0])
+
     try:
-        d = zlib.decompressobj(-15)
-        while pos < end:
-            crc = zlib.crc32(d.decompress(mv[pos:min(end, pos + chunk)]), crc)
-            pos += chunk
-        return crc & 0xFFFFFFFF
+        inflate_bounded(mv[pos:end], e.size, MAX_CRC_INFLATE, sink=_crc)
+        return acc[0] & 0xFFFFFFFF
+    except InflateLimit as exc:
+        if bombs is not None and exc.inflated > e.size >= 0 and e.size < MAX_CRC_INFLATE:
+            bombs.append({"entry": e.name, "compressed": e.compressed_size, **exc.evidence()})
+        return None  # past the declared size (a bomb), or too large to verify in bounded time
     except zlib.error:
         return None
 
 
-def entry_bytes(buf: Any, e: ZipEntry, limit: int = 1 << 30) -> bytes | None:
-    """The entry's uncompressed bytes (stored or deflated, at most ``limit``), or None."""
+def entry_bytes(buf: Any, e: ZipEntry, limit: int | None = None,
+                bombs: list[dict[str, Any]] | None = None) -> bytes | None:
+    """The entry's uncompressed bytes (stored or deflated), or None. A deflated entry is inflated
+    through a streaming reader that stops past its declared size or ``limit`` (default
+    safeio.MAX_INFLATE): such a bomb is recorded in ``bombs`` and gives None."""
     if not e.complete or e.data_offset < 0:
         return None
     raw = buf[e.data_offset:e.data_offset + e.compressed_size]
@@ -264,7 +278,13 @@ def entry_bytes(buf: Any, e: ZipEntry, limit: int = 1 << 30) -> bytes | None:
         return bytes(raw)
     if e.method != 8:
         return None
+    from ..safeio import MAX_INFLATE, InflateLimit, inflate_bounded
+
     try:
-        return zlib.decompressobj(-15).decompress(raw, limit)
+        return inflate_bounded(raw, e.size, MAX_INFLATE if limit is None else limit)
+    except InflateLimit as exc:
+        if bombs is not None:
+            bombs.append({"entry": e.name, "compressed": e.compressed_size, **exc.evidence()})
+        return None
     except zlib.error:
         return None

@@ -34,6 +34,24 @@ class LazyGroup(click.Group):
         mod = importlib.import_module(f"{__name__}.commands.{name.replace('-', '_')}")
         return mod.command
 
+    def invoke(self, ctx: click.Context) -> object:
+        """An internal error that escapes a command exits 2 (could not judge) with one line, never 1."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
+                SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            import os
+            import sys
+
+            if os.environ.get("TRAINLINT_DEBUG"):
+                raise
+            line = f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if str(exc) else type(exc).__name__
+            print(f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
+                  "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)", file=sys.stderr)
+            sys.exit(2)
+
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
         if args and self.get_command(ctx, name) is None and not name.startswith("-"):

@@ -3,7 +3,6 @@ with pyarrow (optional; imported here only)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,8 @@ BATCH = 4096
 def _pyarrow() -> Any:
     try:
         import pyarrow
-        import pyarrow.ipc  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
+        import pyarrow.ipc
+        import pyarrow.parquet
     except ImportError:
         raise DataError("reading Parquet/Arrow needs pyarrow (pip install 'trainlint[data]')") from None
     return pyarrow
@@ -83,8 +82,10 @@ def arrow_files(folder: Path) -> list[Path]:
     state = folder / "state.json"
     if state.is_file():
         try:
-            names = [d["filename"] for d in json.loads(state.read_text("utf-8"))["_data_files"]]
-            return [folder / n for n in names]
+            from ..safeio import inside, load_json_file
+
+            names = [d["filename"] for d in load_json_file(state)["_data_files"]]
+            return [folder / n for n in names if inside(folder / n, folder)]  # never a file outside
         except (ValueError, KeyError, TypeError, OSError):
             pass
     return sorted(folder.glob("*.arrow"))

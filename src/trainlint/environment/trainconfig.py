@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import picklewalk
+from ..safeio import JSONLimit, load_json_file
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "learning_rate": ("learning_rate", "lr"),
@@ -156,7 +157,9 @@ def read_bin(path: Path) -> TrainConfig:
 
 def read_json(path: Path) -> TrainConfig:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json_file(path)
+    except JSONLimit as exc:
+        raise ConfigReadError(str(exc)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigReadError(f"not readable JSON: {exc}") from None
     if not isinstance(raw, dict):

@@ -29,9 +29,13 @@ def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: 
              show_tensors: bool = False, diff: bool = False) -> Result:
     result = Result(command="ckpt")
     for raw in paths:
+        from ..safeio import file_kind, not_regular_reason
+
         found = _paths_under(Path(raw))
         if not found:
-            result.reports.append(Report(source=str(raw), kind="checkpoint", unjudged="no checkpoint found here"))
+            kind = file_kind(raw)
+            why = not_regular_reason(kind) if kind not in ("file", "dir", "missing") else "no checkpoint found here"
+            result.reports.append(Report(source=str(raw), kind="checkpoint", unjudged=why))
         for p in found:
             insp, report = inspect_and_judge(p, settings, values=values, crc=crc)
             if show_tensors:

@@ -3,7 +3,6 @@ data rules. Also computes the label entropy that ``doctor --dataset`` hands to T
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,9 @@ def dataset_parts(path: Path) -> list[Path]:
     marker = path / "dataset_dict.json"
     if path.is_dir() and marker.is_file():
         try:
-            splits = json.loads(marker.read_text("utf-8")).get("splits", [])
+            from ..safeio import load_json_file
+
+            splits = load_json_file(marker).get("splits", [])
         except (OSError, ValueError, AttributeError):
             splits = []
         found = [path / s for s in splits if (path / s).is_dir()]
@@ -86,8 +87,12 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
     """One Report per dataset (per split of a DatasetDict folder, per file of a folder of shards).
     Each part is also compared with the parts before it (rows that appear in both)."""
     from ..engine import run_rules
+    from ..safeio import file_kind, not_regular_reason
     from ..verdict import Report
 
+    kind = file_kind(path)
+    if kind not in ("file", "dir", "missing"):  # a FIFO or device is never opened
+        return [Report(source=str(path), kind="dataset", unjudged=not_regular_reason(kind))]
     reports, earlier = [], []
     for part in dataset_parts(Path(path)):
         report = Report(source=str(part), kind="dataset")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..safeio import JSONLimit, load_json_file
 from ..tokenizer.embedding import embedding_rows
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
@@ -27,6 +28,7 @@ class TokenizerFolder:
     path: Path
     files: dict[str, Any] = field(default_factory=dict)  # parsed JSON per file name
     broken: dict[str, str] = field(default_factory=dict)  # file name -> parser message
+    beyond_limits: dict[str, str] = field(default_factory=dict)  # file name -> why it was not parsed (safeio)
     specials: dict[str, str] = field(default_factory=dict)  # bos/eos/pad/unk -> token text
     special_source: dict[str, str] = field(default_factory=dict)
     additional: list[str] = field(default_factory=list)
@@ -78,7 +80,10 @@ def _read_json(folder: Path, tf: TokenizerFolder) -> None:
         if not path.is_file():
             continue
         try:
-            doc = json.loads(path.read_bytes().decode("utf-8-sig"))
+            doc = load_json_file(path)
+        except JSONLimit as exc:
+            tf.beyond_limits[name] = str(exc)
+            continue
         except json.JSONDecodeError as exc:
             tf.broken[name] = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
             continue
@@ -192,6 +197,9 @@ def judge_tokenizer(folder: Path, settings: Any = None, data_format: str | None 
         return report
     report.files = [str(folder / n) for n in (*TOKENIZER_FILES, "config.json", "generation_config.json")
                     if (folder / n).is_file()]
+    if tf.beyond_limits:  # a file not parsed (too deep, too many values): the tokenizer is not judged
+        report.unjudged = "; ".join(f"{n}: {why}" for n, why in sorted(tf.beyond_limits.items()))
+        return report
     report.summary = {"vocab_size": tf.vocab_size, "specials": dict(tf.specials),
                       "chat_template": tf.chat_template is not None, "adds_bos": tf.add_bos}
     return run_rules("tokenizer", tf, report, settings, {"data_format": data_format})

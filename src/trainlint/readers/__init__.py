@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 from ..model import Run
 from ..options import ReadOptions
 from ..plugins import import_plugins
-from .base import READERS, Reader, ReadError, read_head
+from ..safeio import JSONLimit, file_kind, not_regular_reason
+from .base import READERS, Reader, ReadError, head_as_utf8, read_head
 
 __all__ = ["READERS", "ReadError", "Reader", "load_readers", "read_any", "read_run", "sniff", "sniff_head"]
 
@@ -29,7 +31,7 @@ def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
     if path.is_dir():
         return next((r for r in readers if r.folder and r.recognises(path, b"", options)), None)
     try:
-        head = read_head(path)
+        head = head_as_utf8(read_head(path))
     except OSError:
         return None
     return sniff_head(path, head, options)
@@ -52,8 +54,11 @@ def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> R
 def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | None = None) -> Run:
     """Read one log into a Run. Raises ReadError with a one-line reason."""
     path = Path(path)
-    if not path.exists():
+    kind = file_kind(path)
+    if kind == "missing":
         raise ReadError("no such file or folder")
+    if kind not in ("file", "dir"):
+        raise ReadError(not_regular_reason(kind))
     load_readers()
     if fmt is not None:
         chosen = next((r for r in READERS if r.name == fmt), None)
@@ -69,7 +74,9 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
         raise
     except MemoryError:
         raise ReadError("ran out of memory reading this file") from None
-    except (OSError, ValueError, UnicodeError, RecursionError) as exc:
+    except JSONLimit as exc:
+        raise ReadError(str(exc)) from None
+    except (OSError, ValueError, UnicodeError, RecursionError, OverflowError, csv.Error) as exc:
         raise ReadError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
 
 

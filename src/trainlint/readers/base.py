@@ -67,12 +67,18 @@ def reader(name: str, *, priority: int = 50, folder: bool = False) -> Callable[[
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
-    with open(path, "rb") as fh:
+    from ..safeio import open_regular
+
+    with open_regular(path) as fh:  # never opens a FIFO, socket or device
         return fh.read(size)
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode UTF-8 (BOM stripped); undecodable bytes are replaced and reported."""
+    """Decode UTF-8 (BOM stripped) or UTF-16 with a BOM (named in a note); undecodable bytes are replaced and reported."""
+    from ..safeio import UTF16_BOMS, decode
+
+    if data.startswith(UTF16_BOMS):
+        return decode(data)
     notes = []
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -87,6 +93,16 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 
 def looks_binary(head: bytes) -> bool:
     return b"\x00" in head[:1024]
+
+
+def head_as_utf8(head: bytes) -> bytes:
+    """A UTF-16 head (with a byte-order mark) re-encoded as UTF-8, so sniffers can read it."""
+    from ..safeio import UTF16_BOMS
+
+    if head.startswith(UTF16_BOMS):
+        cut = len(head) - (len(head) % 2)
+        return head[:cut].decode("utf-16", errors="ignore").encode("utf-8")
+    return head
 
 
 def first_json_object(head: bytes, max_lines: int = 50) -> dict[str, Any] | None:
@@ -161,7 +177,16 @@ class Columns:
         keys = dict.fromkeys(k for r in records[:256] for k in r)  # first-seen order
         keys.update(dict.fromkeys(sorted(set().union(*records) - keys.keys())))
         keys = [k for k in keys if k not in skip]
-        step_arr = np.asarray(steps, dtype=np.float64)
+        try:
+            step_arr = np.asarray(steps, dtype=np.float64)
+        except OverflowError:  # a step too large for a float: that record is dropped and reported
+            keep = [_fits_float(s) for s in steps]
+            for w, k in zip(where, keep):
+                if not k:
+                    self._flag("step", "integer too large for a float", w)
+            records = [r for r, k in zip(records, keep) if k]
+            where = [w for w, k in zip(where, keep) if k]
+            step_arr = np.asarray([s for s, k in zip(steps, keep) if k], dtype=np.float64)
         for key in keys:
             col = [r.get(key) for r in records]
             kinds = set(map(type, col))
@@ -245,6 +270,14 @@ class Columns:
 
 
 _PLAIN = {float, int, type(None)}
+
+
+def _fits_float(value: Any) -> bool:
+    try:
+        float(value)
+    except (OverflowError, TypeError, ValueError):
+        return False
+    return True
 
 
 def _metric_name(name: str) -> bool:

@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..model import Run
-from .base import Columns, ReadError, decode_text, looks_binary, reader
+from ..safeio import add_damage, read_text
+from .base import Columns, ReadError, looks_binary, reader
 from .console.crash import find_crashes
 from .console.text import NUM, split_lines, strip_ansi
 
@@ -35,8 +36,10 @@ class CoquiReader:
             (path.name.startswith("trainer_") and path.name.endswith("_log.txt") and bool(_SNIFF.search(head)))
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        bounded = read_text(path)  # long lines cut out and reported
+        text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="coqui", files=[str(path)], notes=notes)
+        add_damage(run, bounded)
         text = strip_ansi(text)
         last_line = _parse(text, run)
         if not run.series:

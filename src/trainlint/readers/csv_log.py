@@ -9,12 +9,14 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..model import Run
 from ..roles import role_of
-from .base import Columns, ReadError, decode_text, looks_binary, note_skipped, reader
+from ..safeio import add_damage, read_text
+from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .jsonl import STEP_KEYS
 
 DELIMITERS = ",\t;"
@@ -48,14 +50,16 @@ class CsvReader:
         return bool(rows) and any(ch.isdigit() for ch in rows[0])
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        bounded = read_text(path)  # long lines cut out and reported
+        text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="csv", files=[str(path)], notes=notes)
+        add_damage(run, bounded)
         found = _header(text)
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
-        reader_ = csv.reader(io.StringIO(text), delimiter=delim)
-        next(reader_)
+        reader_ = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
+        next(reader_, None)
         step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
         epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
         if step_col is None:
@@ -77,12 +81,27 @@ class CsvReader:
         cols = Columns()
         cols.add_records(records, steps, where)
         note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
+        note_skipped(run, "row(s) the CSV parser refused", refused, damage=True)
         cols.into(run)
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+def _tolerant(rows: Any, refused: list[int]) -> Any:
+    """Rows of a csv.reader; a row it refuses (a bare newline in a field, a field over the size
+    limit) is recorded by line number and skipped, and reading goes on."""
+    while True:
+        try:
+            yield next(rows)
+        except StopIteration:
+            return
+        except csv.Error:
+            refused.append(rows.line_num)
+            if len(refused) > 10000:
+                return
 
 
 def _number(cell: str) -> float | str | bool:

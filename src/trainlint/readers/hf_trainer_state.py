@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Damage, Run
+from ..safeio import JSONLimit, check_json, loads_json
 from .base import Columns, ReadError, decode_text, reader
 
 META_KEYS = ("max_steps", "logging_steps", "eval_steps", "save_steps", "global_step",
@@ -30,6 +31,10 @@ class TrainerStateReader:
 
     def read(self, path: Path) -> Run:
         data = path.read_bytes()
+        try:
+            check_json(data)  # nesting and size bounds before any parser sees it (issue 20)
+        except JSONLimit as exc:
+            raise ReadError(str(exc)) from None
         run = _bulk(data, path)
         if run is not None:
             return run
@@ -37,7 +42,9 @@ class TrainerStateReader:
         del data
         run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
         try:
-            state = json.loads(text)
+            state = loads_json(text)
+        except JSONLimit as exc:
+            raise ReadError(str(exc)) from None
         except json.JSONDecodeError as exc:
             state = _salvage(text, exc, run)
         if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..model import Run
 from ..roles import role_of
-from .base import Columns, ReadError, decode_text, first_json_object, note_skipped, read_head, reader
+from ..safeio import add_damage, read_text
+from .base import Columns, ReadError, first_json_object, note_skipped, read_head, reader
 
 STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step",
              "train/global_step", "Step", "current_steps", "num_steps")
@@ -38,8 +39,10 @@ class JsonlReader:
         run = _bulk(path)
         if run is not None:
             return run
-        text, notes = decode_text(path.read_bytes())
+        bounded = read_text(path)  # long lines cut out and reported
+        text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="jsonl", files=[str(path)], notes=notes)
+        add_damage(run, bounded)
         fast = _Template.whole_file(text)
         if fast is None:
             cols = _general(text, run)

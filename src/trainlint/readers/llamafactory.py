@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Run
+from ..safeio import add_damage, read_text
 from ._rows import json_rows, rows_into
-from .base import ReadError, decode_text, first_json_object, note_skipped, reader
+from .base import ReadError, first_json_object, note_skipped, reader
 
 KEYS = ("current_steps", "total_steps")
 SKIP = frozenset({"total_steps", "percentage", "elapsed_time", "remaining_time"})
@@ -33,8 +34,10 @@ class LlamaFactoryReader:
         return obj is not None and all(k in obj for k in KEYS)
 
     def read(self, path: Path) -> Run:
-        text, notes = decode_text(path.read_bytes())
+        bounded = read_text(path)  # long lines cut out and reported
+        text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="llamafactory", files=[str(path)], notes=notes)
+        add_damage(run, bounded)
         rows, other, broken = json_rows(text)
         if not rows:
             raise ReadError("no JSON object lines found")

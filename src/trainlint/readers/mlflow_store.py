@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..model import Run
+from ..model import Damage, Run
 from ._yaml import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
 from .parts import multi_run
@@ -24,8 +25,12 @@ STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def _finish(run: Run, status: Any, name: str | None, experiment: str | None) -> None:
+def _finish(run: Run, status: Any, name: Any, experiment: Any) -> None:
+    if not isinstance(status, (int, str)) or isinstance(status, bool):
+        status = None  # a hand-edited or damaged meta.yaml: no status rather than a crash
     status = STATUS.get(status, status) if status is not None else None
+    name = name if isinstance(name, str) else None
+    experiment = experiment if isinstance(experiment, str) else None
     run.meta.update({k: v for k, v in (("mlflow_status", status), ("run_name", name),
                                        ("experiment", experiment)) if v is not None})
     if status in ("FAILED", "KILLED"):
@@ -73,7 +78,10 @@ def _metric_file(f: Path, key: str, cols: Columns) -> list[int]:
         except (ValueError, IndexError):
             broken.append(n)
             continue
-        cols.add(step, key, value, f"{key}:{n}", ts / 1000.0)
+        if not math.isfinite(step):  # a step of 1e999 is damage, not a place on the axis
+            broken.append(n)
+            continue
+        cols.add(step, key, value, f"{key}:{n}", ts / 1000.0 if math.isfinite(ts) else None)
     return broken
 
 
@@ -86,9 +94,10 @@ def _text_files(folder: Path) -> dict[str, str]:
 
 def _safe_yaml(path: Path) -> dict[str, Any]:
     try:
-        return load_yaml(path)
+        doc = load_yaml(path)
     except (OSError, ValueError):
         return {}
+    return doc if isinstance(doc, dict) else {}  # a list or a scalar is no meta.yaml
 
 
 def _experiment_name(folder: Path) -> str | None:
@@ -155,12 +164,30 @@ def _read_sqlite_run(path: Path, run_id: str) -> Run:
         raise ReadError(f"no run {run_id} in this database")
     run = Run(source=str(path), format="mlflow-sqlite", files=[str(path)])
     cols = Columns()
+    bad = 0
     for key, value, ts, step, is_nan in rows:
-        cols.add(float(step), key, float("nan") if is_nan else value, None, ts / 1000.0)
+        if not isinstance(key, str) or not _real(step):
+            bad += 1  # a row without a metric name or a numeric step is damage, not a point
+            continue
+        wall = ts / 1000.0 if _real(ts) else None
+        cols.add(float(step), key, float("nan") if is_nan else value, None, wall)
     cols.into(run)
+    if bad:
+        msg = f"skipped {bad} metric row(s) with no key or no numeric step"
+        run.notes.append(msg)
+        run.damage.append(Damage("skipped-rows", msg, {"count": bad}))
     run.meta.update({"run_id": run_id, "params": params})
     _finish(run, info[1], info[0], info[2])
     return run
+
+
+def _real(v: object) -> bool:
+    if type(v) not in (int, float):
+        return False
+    try:
+        return math.isfinite(float(v))  # type: ignore[arg-type]
+    except OverflowError:
+        return False
 
 
 def _read_part(path: Path, part: str) -> Run:

@@ -42,7 +42,7 @@ def _find(folder: Path, name: str) -> Path | None:
 
 
 def _binary(folder: Path) -> Path | None:
-    found = sorted(folder.glob("*.wandb"))
+    found = sorted(p for p in folder.glob("*.wandb") if p.is_file())  # never a FIFO or device
     return found[0] if found else None
 
 

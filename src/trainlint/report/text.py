@@ -379,6 +379,9 @@ def render_summary(out: Out, result: Result) -> None:
     bad = [r for r in sorted(result.reports, key=lambda r: r.source) if r.verdict.value in ("FAIL", "NOT-CHECKED")]
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", "NOT-CHECKED", indent=INDENT)
+    for why, seen in (result.extra.get("skipped") or {}).items():  # what a scan left alone (issue 20)
+        out.line(f"skipped {seen['count']} ({why}): " + ", ".join(seen["paths"][:3])
+                 + (", ..." if seen["count"] > 3 else ""), indent=INDENT)
     if bad and (len(result.reports) > 1 or out.view.verbosity < 0):
         out.line("short summary", "bold")
         for r in bad:

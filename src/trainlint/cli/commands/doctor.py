@@ -23,6 +23,10 @@ from .._common import build_options, judging_options
               help="Checkpoints: verify zip CRC-32s. Default: files up to 512 MB.")
 @click.option("--no-data-crc", is_flag=True,
               help="TensorBoard event files: check only the length CRC of each record (faster).")
+@click.option("--timeout-per-input", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS", help="An input still being read after this long is NOT-CHECKED (0: no limit).")
+@click.option("--follow-links", is_flag=True,
+              help="Follow symlinks that lead out of a scanned folder (loops are still detected).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Judge inputs in N processes (default: one per core when the scan is big "
                    "enough to repay starting them; 1: serial).")
@@ -36,8 +40,9 @@ from .._common import build_options, judging_options
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX",
               help="Extra console-log recogniser: a regex with named groups, e.g. "
                    "'step (?P<step>\\d+) .*loss (?P<loss>\\S+)'. Repeatable.")
-def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_values, ckpt_crc, no_data_crc, jobs,
-            ray_address, write_back, fmt, config, select, ignore, thresholds, role_map, patterns) -> None:
+def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_values, ckpt_crc, no_data_crc,
+            timeout_per_input, follow_links, jobs, ray_address, write_back, fmt, config, select, ignore, thresholds,
+            role_map, patterns) -> None:
     """Find every training log (and other input) under PATHS and judge each (default: '.')."""
     from ...api import default_jobs, doctor
     from .compare import emit
@@ -45,7 +50,8 @@ def command(paths, baseline, dataset, tokenizer, vocab_size, num_classes, ckpt_v
     options = build_options(config, select, ignore, thresholds, role_map, baseline=tuple(baseline),
                             dataset=dataset, tokenizer=tokenizer, vocab_size=vocab_size,
                             num_classes=num_classes, patterns=tuple(patterns),
-                            tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc)
+                            tfevents_data_crc=not no_data_crc, ckpt_values=ckpt_values, ckpt_crc=ckpt_crc,
+                            timeout_per_input=timeout_per_input or None, follow_links=follow_links)
     from .._common import live_hooks
 
     hooks = live_hooks(fmt, stream_reports=not baseline)  # with a baseline the table comes first

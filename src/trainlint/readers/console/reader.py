@@ -146,7 +146,9 @@ class ConsoleReader:
         return False
 
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
-        data = path.read_bytes()
+        from ...safeio import TextRead, add_damage, bounded_bytes
+
+        data, long = bounded_bytes(path)  # long lines cut out (reported below)
         utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
         text, notes = decode_text(_utf16_to_utf8(data))
         if utf16:
@@ -162,6 +164,7 @@ class ConsoleReader:
             raise ReadError("no known training-progress lines found")
         run = Run(source=str(path), format="console" + (f"/{best.framework}" if best else ""),
                   files=[str(path)], notes=notes, events=events)
+        add_damage(run, TextRead("", [], long))
         if best is not None:
             _fill(run, best, caps[1:])
         else:

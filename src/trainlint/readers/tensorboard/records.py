@@ -244,6 +244,9 @@ class _Walk:
             return self._broken(o)
         if size - o >= HEADER:
             n = _U64(self.buf, o)[0]
+            nxt = self._resync(o + 1) if n > size - o - OVERHEAD else None
+            if nxt is not None:  # an absurd length whose CRC happens to hold: damage, not the end
+                return self._absurd(o, int(n), nxt)
             what = f"its header announces {n} data bytes but only {size - o - HEADER} remain"
         else:
             what = f"only {size - o} of its 12 header bytes remain"
@@ -251,6 +254,15 @@ class _Walk:
             f"file cut short at byte {size}: the last record (from byte {o}) is incomplete, "
             f"{what}; lost {size - o} bytes"), {"offset": o, "bytes_lost": size - o, "file_size": size}))
         return size
+
+    def _absurd(self, o: int, n: int, nxt: int) -> int:
+        self.damage.append(Damage("corrupt", (
+            f"record header at byte {o} announces {n} data bytes, more than the {self.size - o - HEADER} left "
+            f"in the file (its length CRC matches); an intact record follows: resynchronised at byte {nxt}, "
+            f"skipping {nxt - o} bytes"),
+            {"offset": o, "announced": n, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1}))
+        self.skipped += 1
+        return nxt
 
     def _broken(self, o: int) -> int:
         """A bad length CRC at ``o``: scan forward for the next header whose length CRC holds."""

@@ -1,0 +1,110 @@
+"""One input's judgement, isolated: an exception or a time-out inside it becomes that input's
+NOT-CHECKED report, so a folder scan survives its worst file.
+
+:func:`judge_isolated` wraps a single call; it composes with any way of running many inputs
+(in this process, or one call per input in a worker process). The time limit uses
+``signal.setitimer`` and so applies only on the main thread of a process that has ``SIGALRM``;
+elsewhere the call runs without one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+from .verdict import Report
+
+DEFAULT_TIMEOUT = 60.0  # seconds per input (doctor --timeout-per-input)
+
+
+class InputTimeout(BaseException):
+    """Raised in the main thread when one input's judgement runs past its time limit.
+
+    A BaseException, so that ``except Exception`` inside readers cannot swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Any:
+    """Raise InputTimeout in the body after ``seconds`` (no limit when None/0 or off the main thread)."""
+    usable = (
+        seconds is not None
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def _alarm(signum: int, frame: Any) -> None:
+        raise InputTimeout(seconds)
+
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def internal_error_reason(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    return f"internal error while reading: {text} (please report this at the trainlint issue tracker)"
+
+
+def judge_isolated(
+    judge: Callable[[], Report | list[Report]],
+    source: str,
+    kind: str = "log",
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> list[Report]:
+    """``judge()``'s report(s), or one NOT-CHECKED report for ``source`` when it raises or times out.
+
+    With TRAINLINT_DEBUG set, exceptions other than the time-out propagate (tests see reader bugs)."""
+    try:
+        with time_limit(timeout):
+            out = judge()
+    except InputTimeout:
+        return [
+            Report(
+                source=source,
+                kind=kind,
+                files=[source],
+                unjudged=f"timed out after {timeout:g} s while reading (--timeout-per-input)",
+            )
+        ]
+    except MemoryError:
+        return [
+            Report(
+                source=source,
+                kind=kind,
+                files=[source],
+                unjudged="ran out of memory while reading this input",
+            )
+        ]
+    except RecursionError:
+        return [
+            Report(
+                source=source,
+                kind=kind,
+                files=[source],
+                unjudged="internal error while reading: RecursionError: structure nested too deeply",
+            )
+        ]
+    except Exception as exc:
+        if os.environ.get("TRAINLINT_DEBUG"):
+            raise
+        return [
+            Report(
+                source=source,
+                kind=kind,
+                files=[source],
+                unjudged=internal_error_reason(exc),
+            )
+        ]
+    return out if isinstance(out, list) else [out]

@@ -1,0 +1,388 @@
+"""Reading hostile files with bounded resources.
+
+- :func:`file_kind` says what a path is without opening it (FIFOs, sockets and devices are
+  never opened: opening a FIFO blocks, reading a device never ends).
+- :func:`read_text` reads a line-oriented file in bounded chunks: a line longer than
+  :data:`MAX_LINE` is dropped (it stays an empty line, so line numbers hold) and reported as
+  damage with its byte offset; reading goes on after it.
+- :func:`loads_json` parses JSON after checking what parsing would cost: nesting deeper than
+  the parser allows, numbers of more than :data:`MAX_DIGITS` digits, or more values than fit
+  the memory bound raise :class:`JSONLimit` (a one-line reason) instead of a RecursionError,
+  a ValueError from ``int()`` or gigabytes of Python objects.
+- :func:`length_fits` checks a length read from a file against the file's size before
+  anything is allocated from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_LINE = 8 << 20  # bytes in one line of a line-oriented log
+CHUNK = 1 << 20
+MAX_DIGITS = 1000  # digits in one JSON number
+MAX_DEPTH = 500  # nesting of a JSON document
+JSON_BYTES_PER_VALUE = 72  # what one parsed JSON value costs in Python, roughly
+JSON_MIN_BUDGET = 768 << 20  # parsed JSON may use max(this, JSON_BUDGET_RATIO x the text)
+JSON_BUDGET_RATIO = 8
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class JSONLimit(ValueError):
+    """A JSON document beyond what trainlint parses (the message is the one-line reason)."""
+
+
+class NotRegular(OSError):
+    """A path that is not a regular file (FIFO, socket, device): never opened."""
+
+
+def file_kind(path: str | Path, follow: bool = True) -> str:
+    """ "file", "dir", "fifo", "socket", "device", "symlink" (only when not ``follow``),
+    "loop" (a symlink loop), "missing" or "other"; never opens the path."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except OSError as exc:
+        return "loop" if exc.errno == 40 else "missing"  # ELOOP
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "other"
+
+
+KIND_WORDS = {
+    "fifo": "a FIFO (named pipe)",
+    "socket": "a socket",
+    "device": "a device file",
+    "loop": "a symlink loop",
+    "other": "not a regular file",
+}
+
+
+def not_regular_reason(kind: str) -> str:
+    return f"{KIND_WORDS.get(kind, kind)}, not a regular file: not opened"
+
+
+def open_regular(path: str | Path) -> Any:
+    """Open ``path`` for binary reading only if it is a regular file (never blocks on a FIFO)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(not_regular_reason(file_kind(path)))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_head(path: str | Path, size: int = 8192) -> bytes:
+    """The first ``size`` bytes of a regular file; b"" for anything else or on error."""
+    try:
+        with open_regular(path) as fh:
+            return fh.read(size)
+    except OSError:
+        return b""
+
+
+def inside(path: str | Path, root: str | Path) -> bool:
+    """Whether ``path`` (symlinks resolved) lies inside ``root`` (symlinks resolved)."""
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def length_fits(length: int, offset: int, file_size: int) -> bool:
+    """Whether ``length`` bytes starting at ``offset`` lie inside a file of ``file_size`` bytes."""
+    return offset >= 0 and length >= 0 and offset + length <= file_size
+
+
+# ----------------------------------------------------------------------------- bounded text
+class TextRead:
+    """A decoded text file and what reading it found (notes, and damage as (kind, message, evidence))."""
+
+    def __init__(self, text: str, notes: list[str], damage: list[tuple[str, str, dict[str, Any]]]) -> None:
+        self.text, self.notes, self.damage = text, notes, damage
+
+    def __iter__(self) -> Any:  # text, notes = read_text(path)
+        return iter((self.text, self.notes))
+
+
+def _bounded_bytes(path: str | Path, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """The file's bytes with every line longer than ``max_line`` cut out: (data, [(line, offset, length)])."""
+    parts: list[bytes] = []
+    long: list[tuple[int, int, int]] = []
+    line_no, offset, cur = 1, 0, bytearray()
+    skipping = -1  # offset where the line being skipped began
+    with open_regular(path) as fh:
+        while True:
+            chunk = fh.read(CHUNK)
+            if not chunk:
+                break
+            pos = 0
+            while pos < len(chunk):
+                nl = chunk.find(b"\n", pos)
+                end = len(chunk) if nl < 0 else nl + 1
+                piece = chunk[pos:end]
+                if skipping < 0:
+                    cur += piece
+                    if len(cur) > max_line:
+                        skipping = offset + pos - (len(cur) - len(piece))
+                        cur = bytearray()
+                if nl >= 0:
+                    if skipping >= 0:
+                        long.append((line_no, skipping, offset + end - skipping))
+                        parts.append(b"\n")
+                        skipping = -1
+                    else:
+                        parts.append(bytes(cur))
+                    cur = bytearray()
+                    line_no += 1
+                pos = end
+            offset += len(chunk)
+    if skipping >= 0:
+        long.append((line_no, skipping, offset - skipping))
+    else:
+        parts.append(bytes(cur))
+    return b"".join(parts), long
+
+
+def decode(data: bytes) -> tuple[str, list[str]]:
+    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bad bytes replaced."""
+    notes = []
+    if data.startswith(UTF16_BOMS):
+        notes.append("UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded")
+        return data.decode("utf-16", errors="replace"), notes
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        notes.append("stripped a UTF-8 byte-order mark")
+    try:
+        return data.decode("utf-8"), notes
+    except UnicodeDecodeError as exc:
+        bad = data.decode("utf-8", errors="replace").count("\ufffd")
+        notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
+        return data.decode("utf-8", errors="replace"), notes
+
+
+def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
+    """A file's bytes with over-long lines cut out, and the damage that names them.
+    A UTF-16 file (with a BOM) is returned whole: its lines are only seen once decoded."""
+    with open_regular(path) as fh:
+        if fh.read(2) in UTF16_BOMS:
+            fh.seek(0)
+            return fh.read(), []
+    data, long = _bounded_bytes(path, max_line)
+    damage = []
+    if long:
+        shown = ", ".join(f"line {n} at byte {o} ({ln} bytes)" for n, o, ln in long[:5])
+        more = f", ... ({len(long)} in all)" if len(long) > 5 else ""
+        msg = f"skipped {len(long)} line(s) longer than {max_line} bytes: {shown}{more}"
+        damage.append(
+            (
+                "long-line",
+                msg,
+                {
+                    "count": len(long),
+                    "first_line": long[0][0],
+                    "first_offset": long[0][1],
+                    "limit": max_line,
+                },
+            )
+        )
+    return data, damage
+
+
+def read_text(path: str | Path, max_line: int = MAX_LINE) -> TextRead:
+    """Read a line-oriented text file in bounded chunks (see the module docstring)."""
+    data, damage = bounded_bytes(path, max_line)
+    text, notes = decode(data)
+    return TextRead(text, notes + [d[1] for d in damage], damage)
+
+
+def add_damage(run: Any, read: TextRead) -> None:
+    """Record a TextRead's damage on a Run."""
+    from .model import Damage
+
+    for kind, msg, evidence in read.damage:
+        run.damage.append(Damage(kind, msg, evidence))
+
+
+# ----------------------------------------------------------------------------- bounded JSON
+_LONG_NUMBER_S = re.compile(f"[0-9]{{{MAX_DIGITS + 1}}}")
+_LONG_NUMBER = re.compile(_LONG_NUMBER_S.pattern.encode())
+_DEEP_S = re.compile(f"(?:[\\[{{]\\s*){{{MAX_DEPTH}}}")
+_DEEP = re.compile(_DEEP_S.pattern.encode())
+
+
+def json_budget(nbytes: int) -> int:
+    return max(JSON_MIN_BUDGET, JSON_BUDGET_RATIO * nbytes)
+
+
+def check_json(text: str | bytes) -> None:
+    """Raise JSONLimit when parsing ``text`` would go beyond the bounds (before parsing it)."""
+    is_bytes = isinstance(text, (bytes, bytearray))
+    deep = (_DEEP if is_bytes else _DEEP_S).search(text)  # type: ignore[attr-defined]
+    if deep is not None:
+        raise JSONLimit(f"JSON nested more than {MAX_DEPTH} levels deep (at offset {deep.start()}): not parsed")
+    count = (
+        text.count(b"," if is_bytes else ",")
+        + text.count(b"[" if is_bytes else "[")
+        + text.count(b"{" if is_bytes else "{")
+    )  # type: ignore[arg-type]
+    cost = count * JSON_BYTES_PER_VALUE
+    if cost > json_budget(len(text)):
+        raise JSONLimit(
+            f"JSON of {len(text)} bytes holds about {count} values (~{cost >> 20} MiB parsed, "
+            f"over the {json_budget(len(text)) >> 20} MiB bound): not parsed"
+        )
+
+
+def _parse_int(s: str) -> int:
+    if len(s.lstrip("-")) > MAX_DIGITS:
+        raise JSONLimit(f"a JSON number of {len(s.lstrip('-'))} digits (limit {MAX_DIGITS}): not parsed")
+    return int(s)
+
+
+def loads_json(text: str | bytes, **kwargs: Any) -> Any:
+    """``json.loads`` within bounds: JSONLimit (a ValueError) for documents beyond them."""
+    check_json(text)
+    long = (_LONG_NUMBER if isinstance(text, (bytes, bytearray)) else _LONG_NUMBER_S).search(text)  # type: ignore
+    if long is not None:
+        kwargs.setdefault("parse_int", _parse_int)
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:
+        raise JSONLimit("JSON nested deeper than the parser allows: not parsed") from None
+
+
+def load_json_file(path: str | Path, **kwargs: Any) -> Any:
+    """Read and parse a JSON file within bounds (a regular file only)."""
+    with open_regular(path) as fh:
+        data = fh.read()
+    check_json(data)
+    text, _ = decode(data)
+    return loads_json(text, **kwargs)
+
+
+# ----------------------------------------------------------------------------- plans
+PLAN_KEYS = (
+    "max_steps",
+    "num_train_epochs",
+    "planned_epochs",
+    "warmup_steps",
+    "logging_steps",
+    "max_epochs",
+    "total_steps",
+)
+
+
+def sane_plan(meta: dict[str, Any], notes: list[str]) -> None:
+    """Drop plan values that are no plan (1e999, NaN, negative, text): the rules never see them."""
+    for key in PLAN_KEYS:
+        if key not in meta or meta[key] is None:
+            continue
+        value = meta[key]
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok:
+            try:
+                ok = -1 <= float(value) < 1e15
+            except OverflowError:
+                ok = False
+        if not ok:
+            shown = repr(value) if not isinstance(value, int) else f"an integer of {len(str(abs(value)))} digits"
+            notes.append(f"{key} = {shown[:60]} is not a plan (not a finite number of steps); ignored")
+            del meta[key]
+
+
+def call_bounded(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` turning RecursionError into JSONLimit-like ValueError (for recursive walkers)."""
+    try:
+        return fn()
+    except RecursionError:
+        raise ValueError("structure nested too deeply to walk") from None
+
+
+# ----------------------------------------------------------------------------- bounded inflate
+MAX_INFLATE = 256 << 20  # bytes of one zip entry trainlint holds in memory (a pickle)
+
+
+class InflateLimit(ValueError):
+    """A deflated entry inflating past its declared size or the cap: a decompression bomb."""
+
+    def __init__(self, inflated: int, consumed: int, limit: int, declared: int) -> None:
+        self.inflated, self.consumed, self.limit, self.declared = (
+            inflated,
+            consumed,
+            limit,
+            declared,
+        )
+        ratio = inflated / max(consumed, 1)
+        super().__init__(
+            f"inflated to more than {limit} bytes from {consumed} compressed bytes "
+            f"(ratio {ratio:.0f}:1, declared size {declared})"
+        )
+
+    def evidence(self) -> dict[str, Any]:
+        return {
+            "compressed_read": self.consumed,
+            "inflated": self.inflated,
+            "limit": self.limit,
+            "declared_size": self.declared,
+            "ratio": round(self.inflated / max(self.consumed, 1), 1),
+        }
+
+
+def inflate_bounded(
+    data: Any,
+    declared: int,
+    cap: int | None = MAX_INFLATE,
+    sink: Callable[[bytes], None] | None = None,
+    step: int = 1 << 20,
+) -> bytes:
+    """Inflate raw deflate ``data`` through a streaming reader, at most ``step`` bytes at a time.
+
+    Stops with InflateLimit as soon as the output passes ``declared`` (the size the archive
+    records; -1 when unknown) or ``cap``. With ``sink`` the pieces go there and b"" is returned
+    (nothing is held). zlib.error propagates for a broken stream."""
+    limit = (
+        min(x for x in (declared if declared >= 0 else None, cap) if x is not None)
+        if (declared >= 0 or cap is not None)
+        else 1 << 62
+    )
+    d = zlib.decompressobj(-15)
+    view, pos, total, parts = memoryview(data), 0, 0, []
+    while not d.eof:
+        if d.unconsumed_tail:
+            piece = d.decompress(d.unconsumed_tail, step)
+        elif pos < len(view):
+            piece = d.decompress(view[pos : pos + step], step)
+            pos = min(len(view), pos + step)
+        else:
+            piece = d.decompress(b"", step)
+            if not piece:
+                break
+        total += len(piece)
+        if total > limit:
+            raise InflateLimit(total, pos - len(d.unconsumed_tail), limit, declared)
+        if sink is not None:
+            sink(piece)
+        else:
+            parts.append(piece)
+    return b"".join(parts)

@@ -1,0 +1,71 @@
+"""Run hostile-input cases through the CLI in one process (used by tests/test_bad_inputs.py).
+
+stdin: JSON {"cases": [{"name", "path", "args"}], "memory_bytes": N}. The process limits its own
+address space (RLIMIT_AS) first. stdout: one JSON line per case {"name", "exit", "verdict",
+"codes", "reasons", "skipped", "seconds", "error"}, then {"max_rss_bytes": N}."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import resource
+import sys
+import time
+
+
+def _limit(memory: int) -> None:
+    if memory > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+
+def _one(case: dict) -> dict:
+    from trainlint.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    start = time.perf_counter()
+    code: object = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(
+                ["doctor", case["path"], "--format", "json", *case.get("args", [])],
+                standalone_mode=False,
+            )
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+        except BaseException as exc:  # noqa: BLE001 - recorded, the test fails on it
+            code = f"raised {type(exc).__name__}: {exc}"[:300]
+    row = {
+        "name": case["name"],
+        "exit": code,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    try:
+        doc = json.loads(out.getvalue())
+    except ValueError:
+        row["error"] = (err.getvalue() or out.getvalue())[-500:]
+        return row
+    reps = doc["reports"]
+    row.update(
+        verdict=doc["verdict"],
+        codes=sorted({f["code"] for r in reps for f in r["findings"] if f["severity"] in ("FAIL", "WARN")}),
+        reasons=[r["reason"] for r in reps if r["reason"]] + ([doc["reason"]] if doc["reason"] else []),
+        skipped=sorted(doc.get("skipped") or {}),
+        notes=[n for r in reps for n in r["notes"]],
+    )
+    return row
+
+
+def main() -> int:
+    job = json.load(sys.stdin)
+    _limit(int(job.get("memory_bytes", 0)))
+    for case in job["cases"]:
+        print(json.dumps(_one(case)), flush=True)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"max_rss_bytes": rss}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
