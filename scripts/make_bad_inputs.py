@@ -580,6 +580,7 @@ def dir_named_trainer_state(d: Path) -> Path:
 @static
 def dir_named_safetensors(d: Path) -> Path:
     (d / "ckpt" / "model.safetensors").mkdir(parents=True, exist_ok=True)
+    _w(d / "ckpt" / "model.safetensors" / "x.txt", "a folder, not a file\n")  # git keeps no empty folder
     _w(d / "ckpt" / "config.json", "{}")
     return d / "ckpt"
 

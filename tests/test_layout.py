@@ -13,14 +13,17 @@ SRC = TESTS.parent / "src" / "trainlint"
 # Cross-cutting tests, and tests of the floor-1 modules at the top of src/trainlint/.
 TOP_LEVEL = {
     "test_architecture.py",
+    "test_bad_inputs.py",  # the hostile-input corpus: every reader and inspector
     "test_config.py",
     "test_downsample.py",
+    "test_fuzz_readers.py",  # fuzzing every reader and inspector
     "test_golden.py",
+    "test_hostile_io.py",  # safeio/isolate: bounded reading for every input kind
     "test_layout.py",
     "test_realworld.py",
     "test_roles_structure.py",
 }
-DATA_FOLDERS = {"data", "golden", "realworld", "schemas"}
+DATA_FOLDERS = {"bad_inputs", "data", "golden", "realworld", "schemas"}
 
 
 def _test_modules() -> list[Path]:
