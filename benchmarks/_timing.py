@@ -25,12 +25,14 @@ class Child:
         self.cpu, self.wall, self.rss_mb, self.rc = cpu, wall, rss_mb, rc
 
 
-_WRAP = ("import os, resource, subprocess, sys, time\n"
-         "t = time.perf_counter()\n"
-         "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
-         "w = time.perf_counter() - t\n"
-         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-         "print(u.ru_utime + u.ru_stime, w, u.ru_maxrss / 1024, rc)\n")
+_WRAP = (
+    "import os, resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+    "w = time.perf_counter() - t\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(u.ru_utime + u.ru_stime, w, u.ru_maxrss / 1024, rc)\n"
+)
 
 
 def run_child(cmd: list[str], env: dict[str, str] | None = None) -> Child:
@@ -40,13 +42,16 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None) -> Child:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True, env=env, check=False).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True, env=env, check=False
+    ).stdout
     cpu, wall, mb, rc = out.split()
     return Child(float(cpu), float(wall), float(mb), int(rc))
 
 
-def best_children(cmds: dict[str, list[str]], repeat: int, env: dict[str, str] | None = None,
-                  once: frozenset[str] = frozenset()) -> dict[str, Child]:
+def best_children(
+    cmds: dict[str, list[str]], repeat: int, env: dict[str, str] | None = None, once: frozenset[str] = frozenset()
+) -> dict[str, Child]:
     """Each command ``repeat`` times, interleaved (one round runs every command once, so a
     burst of load from other jobs hits all of them alike); per command the least CPU time,
     the least wall time and the largest peak RSS. Commands in ``once`` run in the first round only."""
@@ -57,6 +62,7 @@ def best_children(cmds: dict[str, list[str]], repeat: int, env: dict[str, str] |
                 continue
             c = run_child(cmd, env)
             b = best.get(name)
-            best[name] = c if b is None else Child(min(b.cpu, c.cpu), min(b.wall, c.wall),
-                                                   max(b.rss_mb, c.rss_mb), c.rc)
+            best[name] = (
+                c if b is None else Child(min(b.cpu, c.cpu), min(b.wall, c.wall), max(b.rss_mb, c.rss_mb), c.rc)
+            )
     return best

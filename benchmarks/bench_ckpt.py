@@ -34,7 +34,7 @@ def build(folder: Path, megabytes: int) -> tuple[Path, Path]:
     torch.manual_seed(0)
     per = max(1, megabytes // 16)  # 16 tensors: 12 fp32, 4 bf16 (half the bytes each)
     n = per * 1024 * 1024 // 4
-    side = int(n ** 0.5)
+    side = int(n**0.5)
     sd = {}
     for i in range(12):
         sd[f"layers.{i}.weight"] = torch.randn(side, side)
@@ -86,14 +86,22 @@ def report(name: str, r: dict[str, float]) -> None:
     gb = r["bytes"] / 1e9
     print(f"{name}: {r['bytes'] / 1e6:.0f} MB")
     print(f"  metadata (structure, tensor table, security): {r['metadata_s'] * 1000:8.1f} ms")
-    print(f"  full value scan (trainlint, numpy):            {r['scan_s'] * 1000:8.1f} ms  {gb / r['scan_s']:6.2f} GB/s")
+    print(
+        f"  full value scan (trainlint, numpy):            {r['scan_s'] * 1000:8.1f} ms  {gb / r['scan_s']:6.2f} GB/s"
+    )
     if "crc_s" in r:
-        print(f"  CRC-32 of every entry (trainlint):             {r['crc_s'] * 1000:8.1f} ms  {gb / r['crc_s']:6.2f} GB/s")
+        print(
+            f"  CRC-32 of every entry (trainlint):             {r['crc_s'] * 1000:8.1f} ms  {gb / r['crc_s']:6.2f} GB/s"
+        )
     if "truncated_s" in r:
         print(f"  metadata of the same save killed at 60%:       {r['truncated_s'] * 1000:8.1f} ms")
-    print(f"  torch load + same checks:                      {r['torch_s'] * 1000:8.1f} ms  {gb / r['torch_s']:6.2f} GB/s")
-    print(f"  value scan is {r['torch_s'] / r['scan_s']:.1f}x faster than torch load+check; "
-          f"metadata {r['torch_s'] / r['metadata_s']:.0f}x")
+    print(
+        f"  torch load + same checks:                      {r['torch_s'] * 1000:8.1f} ms  {gb / r['torch_s']:6.2f} GB/s"
+    )
+    print(
+        f"  value scan is {r['torch_s'] / r['scan_s']:.1f}x faster than torch load+check; "
+        f"metadata {r['torch_s'] / r['metadata_s']:.0f}x"
+    )
 
 
 def main() -> None:

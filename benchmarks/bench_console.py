@@ -47,15 +47,19 @@ def make_keras(path: Path, epochs: int, batches: int) -> None:
             fh.write(f"Epoch {e}/{epochs}\n")
             for b in range(1, batches):
                 fh.write(f"\r{b}/{batches} ━━━━━━━━━━━━━━━━━━━━ 1s 5ms/step - accuracy: 0.5000 - loss: 0.6931{bs}")
-            fh.write(f"\r{batches}/{batches} ━━━━━━━━━━━━━━━━━━━━ 1s 5ms/step - accuracy: 0.9 - loss: 0.3 "
-                     f"- val_accuracy: 0.9 - val_loss: 0.35\n")
+            fh.write(
+                f"\r{batches}/{batches} ━━━━━━━━━━━━━━━━━━━━ 1s 5ms/step - accuracy: 0.9 - loss: 0.3 "
+                f"- val_accuracy: 0.9 - val_loss: 0.35\n"
+            )
 
 
 def row(name: str, lines: int, ours: float, other_name: str, other: float | None) -> None:
     ratio = f"{other / ours:6.2f}x" if other else "   n/a"
     other_s = f"{other:8.3f}s" if other else "     n/a"
-    print(f"{name:<34} {lines:>9,} lines/redraws  trainlint {ours:8.3f}s ({lines / ours:>10,.0f} lines/s)  "
-          f"{other_name:<10} {other_s}  ratio {ratio}")
+    print(
+        f"{name:<34} {lines:>9,} lines/redraws  trainlint {ours:8.3f}s ({lines / ours:>10,.0f} lines/s)  "
+        f"{other_name:<10} {other_s}  ratio {ratio}"
+    )
 
 
 def bench_coqui(tmp: Path, copies: int) -> None:
@@ -71,8 +75,11 @@ def bench_coqui(tmp: Path, copies: int) -> None:
             make_coqui(path, copies)
         text = path.read_text(encoding="utf-8")
         ours = best_of(lambda: CoquiReader().read(path))
-        other = best_of(lambda: parse_coqui_trainer_log(path.read_text(encoding="utf-8"))) \
-            if parse_coqui_trainer_log else None
+        other = (
+            best_of(lambda: parse_coqui_trainer_log(path.read_text(encoding="utf-8")))
+            if parse_coqui_trainer_log
+            else None
+        )
         row(name, text.count("\n"), ours, "trainproof", other)
 
 
@@ -84,12 +91,13 @@ def bench_console(tmp: Path, n: int) -> None:
     grep = shutil.which("grep")
     awk = shutil.which("awk")
     for name, path, cmd in (
-        ("console generic step=N loss=X", generic, [awk, "-F", "loss=", "/loss=/{split($2,a,\" \"); print a[1]}"]),
+        ("console generic step=N loss=X", generic, [awk, "-F", "loss=", '/loss=/{split($2,a," "); print a[1]}']),
         ("console keras (\\r and \\b redraws)", keras, [grep, "-a", "-c", "val_loss"]),
     ):
         ours = best_of(lambda: ConsoleReader().read(path), 1)
-        other = best_of(lambda: subprocess.run([*cmd, str(path)], capture_output=True, check=False), 3) \
-            if cmd[0] else None
+        other = (
+            best_of(lambda: subprocess.run([*cmd, str(path)], capture_output=True, check=False), 3) if cmd[0] else None
+        )
         raw = path.read_bytes()
         row(name, max(raw.count(b"\n"), raw.count(b"\r")), ours, Path(cmd[0]).name if cmd[0] else "-", other)
 

@@ -28,8 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("the a model data loss token answer question train eval cat dog sat ran quick slow "
-         "why how what yes no because therefore gradient learning rate batch epoch").split()
+WORDS = (
+    "the a model data loss token answer question train eval cat dog sat ran quick slow "
+    "why how what yes no because therefore gradient learning rate batch epoch"
+).split()
 
 CHILD = r"""
 import json, resource, sys, time
@@ -71,9 +73,13 @@ def generate(path: Path, size_mb: int, seed: int = 0, damage: bool = False) -> i
     with open(path, "w", encoding="utf-8") as fh:
         while written < target:
             n += 1
-            row = {"messages": [{"role": "system", "content": "You are helpful."},
-                                {"role": "user", "content": rng.choice(pool) + f" #{n}"},
-                                {"role": "assistant", "content": rng.choice(pool)}]}
+            row = {
+                "messages": [
+                    {"role": "system", "content": "You are helpful."},
+                    {"role": "user", "content": rng.choice(pool) + f" #{n}"},
+                    {"role": "assistant", "content": rng.choice(pool)},
+                ]
+            }
             line = json.dumps(row) + "\n"
             if damage and n % 50_000 == 0:
                 line = line[:40] + "\n"  # a malformed line now and then
@@ -96,8 +102,9 @@ def make_tokenizer(folder: Path) -> Path:
 
 def measure(kind: str, path: Path, tok: Path | None) -> dict | None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.run([sys.executable, "-c", CHILD, kind, str(path), str(tok or "")],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, str(path), str(tok or "")], capture_output=True, text=True, env=env
+    )
     if proc.returncode != 0:
         why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode
         print(f"  {kind:<22} skipped: {why}")
@@ -110,8 +117,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="64 MB instead of 1 GB")
     ap.add_argument("--size-mb", type=int, default=None)
     ap.add_argument("--tokenizer", action="store_true", help="also time the scan with token statistics")
-    ap.add_argument("--damage", action="store_true",
-                    help="cut every 50,000th line (the baselines then stop at the first one)")
+    ap.add_argument(
+        "--damage", action="store_true", help="cut every 50,000th line (the baselines then stop at the first one)"
+    )
     ap.add_argument("--skip", nargs="*", default=[], help="baselines to skip (pandas, pyarrow.json, json.loads)")
     args = ap.parse_args()
     size = args.size_mb or (64 if args.quick else 1024)
@@ -122,24 +130,32 @@ def main() -> None:
         mb = path.stat().st_size / (1 << 20)
         print(f"generated {rows} rows, {mb:.0f} MB in {time.perf_counter() - t0:.1f} s")
         tok = make_tokenizer(Path(tmp) / "tok") if args.tokenizer else None
-        kinds = ["trainlint"] + (["trainlint+tokens"] if tok else []) + \
-            [k for k in ("json.loads", "pyarrow.json", "pandas") if k not in args.skip]
+        kinds = (
+            ["trainlint"]
+            + (["trainlint+tokens"] if tok else [])
+            + [k for k in ("json.loads", "pyarrow.json", "pandas") if k not in args.skip]
+        )
         results = {}
         for kind in kinds:
-            res = measure("trainlint" if kind.startswith("trainlint") else kind, path,
-                          tok if kind == "trainlint+tokens" else None)
+            res = measure(
+                "trainlint" if kind.startswith("trainlint") else kind, path, tok if kind == "trainlint+tokens" else None
+            )
             if res is None:
                 continue
             results[kind] = res
-            print(f"  {kind:<22} {res['rows'] / res['seconds']:>10,.0f} rows/s  {mb / res['seconds']:>7.1f} MB/s"
-                  f"  {res['seconds']:>7.1f} s (cpu {res['cpu']:.1f} s)  peak {res['peak_mb']:>7.0f} MB"
-                  + (f"  findings {res['findings']}" if res["findings"] else ""))
+            print(
+                f"  {kind:<22} {res['rows'] / res['seconds']:>10,.0f} rows/s  {mb / res['seconds']:>7.1f} MB/s"
+                f"  {res['seconds']:>7.1f} s (cpu {res['cpu']:.1f} s)  peak {res['peak_mb']:>7.0f} MB"
+                + (f"  findings {res['findings']}" if res["findings"] else "")
+            )
         base = results.get("trainlint")
         for kind, res in results.items():
             if base and kind != "trainlint":
-                print(f"  trainlint / {kind}: time x{base['seconds'] / res['seconds']:.2f} "
-                      f"(cpu x{base['cpu'] / res['cpu']:.2f}), "
-                      f"peak memory x{base['peak_mb'] / res['peak_mb']:.2f}")
+                print(
+                    f"  trainlint / {kind}: time x{base['seconds'] / res['seconds']:.2f} "
+                    f"(cpu x{base['cpu'] / res['cpu']:.2f}), "
+                    f"peak memory x{base['peak_mb'] / res['peak_mb']:.2f}"
+                )
 
 
 if __name__ == "__main__":

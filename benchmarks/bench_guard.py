@@ -74,8 +74,15 @@ def trainproof_run(steps: int) -> float | None:
     with contextlib.redirect_stdout(io.StringIO()):
         for i in range(steps):
             state.global_step = i + 1
-            state.log_history.append({"step": i + 1, "loss": float(v[i]), "learning_rate": lr(i, steps),
-                                      "grad_norm": 0.5, "epoch": i / steps})
+            state.log_history.append(
+                {
+                    "step": i + 1,
+                    "loss": float(v[i]),
+                    "learning_rate": lr(i, steps),
+                    "grad_norm": 0.5,
+                    "epoch": i / steps,
+                }
+            )
             cb.on_log(args, state, control)
     return time.perf_counter() - t0
 
@@ -92,17 +99,18 @@ def main() -> None:
         print(f"{n:>9} {mean:>13.1f} {worst:>12.0f}")
     steps = 2_000 if a.quick else 10_000
     ours = trainlint_run(steps)
-    print(f"\ntrainlint: {steps} steps observed every step: {ours:.2f} s total, "
-          f"{ours / steps * 1e6:.1f} us per step")
+    print(f"\ntrainlint: {steps} steps observed every step: {ours:.2f} s total, {ours / steps * 1e6:.1f} us per step")
     tp_steps = a.tp_steps or (1_000 if a.quick else 2_000)
     tp = trainproof_run(tp_steps)
     if tp is None:
         print("trainproof not installed: no comparison")
         return
     ours_same = trainlint_run(tp_steps)
-    print(f"trainproof callback, check_every=1, {tp_steps} steps: {tp:.2f} s total "
-          f"({tp / tp_steps * 1e3:.1f} ms per step); trainlint on the same steps: {ours_same:.3f} s; "
-          f"ratio {tp / ours_same:.0f}x")
+    print(
+        f"trainproof callback, check_every=1, {tp_steps} steps: {tp:.2f} s total "
+        f"({tp / tp_steps * 1e3:.1f} ms per step); trainlint on the same steps: {ours_same:.3f} s; "
+        f"ratio {tp / ours_same:.0f}x"
+    )
 
 
 if __name__ == "__main__":

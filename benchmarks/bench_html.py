@@ -61,9 +61,7 @@ def build(runs: int, points: int):
     from trainlint.engine import judge_run
     from trainlint.verdict import Result
 
-    return Result(
-        command="doctor", reports=[judge_run(make_run(i, points)) for i in range(runs)]
-    )
+    return Result(command="doctor", reports=[judge_run(make_run(i, points)) for i in range(runs)])
 
 
 def open_times(path: Path) -> tuple[float, float]:
@@ -76,14 +74,10 @@ def open_times(path: Path) -> tuple[float, float]:
         start = time.perf_counter()
         page.goto(path.resolve().as_uri())
         page.wait_for_function("window.trainlintReport && window.trainlintReport.ready")
-        page.evaluate(
-            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-        )
+        page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         opened = time.perf_counter() - start
         start = time.perf_counter()
-        page.evaluate(
-            "trainlintReport.data.reports.forEach(r => trainlintReport.ensure(r.id))"
-        )
+        page.evaluate("trainlintReport.data.reports.forEach(r => trainlintReport.ensure(r.id))")
         drawn = time.perf_counter() - start
         browser.close()
     return opened, drawn
@@ -95,9 +89,7 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-browser", action="store_true")
-    ap.add_argument(
-        "--keep", type=Path, help="write the page here (default: a temporary file)"
-    )
+    ap.add_argument("--keep", type=Path, help="write the page here (default: a temporary file)")
     args = ap.parse_args()
 
     from _timing import best_of

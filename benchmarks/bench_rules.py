@@ -29,7 +29,7 @@ def make(n: int, faulty: bool) -> Run:
     if faulty:  # heavy tails, thousands of spikes, a late divergence, NaNs
         loss += rng.standard_t(2, n) * 0.1
         loss[rng.integers(0, n, n // 500)] *= 5
-        loss[n // 2:] += np.linspace(0, 20, n - n // 2)
+        loss[n // 2 :] += np.linspace(0, 20, n - n // 2)
         loss[rng.integers(0, n, 50)] = np.nan
         gn[rng.integers(0, n, n // 200)] = 1000
     run = Run(source="bench", format="jsonl")
@@ -54,11 +54,12 @@ def main() -> None:
         per = []
         for rule in REGISTRY.all("log"):
             rep = Report(source="bench", kind="log")
-            per.append((_timed(lambda: run_rules("log", run, rep, only=lambda r, c=rule.code: r.code == c)),
-                        rule.code))
+            per.append((_timed(lambda: run_rules("log", run, rep, only=lambda r, c=rule.code: r.code == c)), rule.code))
         slow = ", ".join(f"{c} {t * 1000:.0f} ms" for t, c in sorted(per, reverse=True)[:5])
-        print(f"{label}: all {len(per)} log rules on {n:,} points: {best:.3f} s wall, {cpu:.3f} s CPU "
-              f"(best of 3); slowest: {slow}")
+        print(
+            f"{label}: all {len(per)} log rules on {n:,} points: {best:.3f} s wall, {cpu:.3f} s CPU "
+            f"(best of 3); slowest: {slow}"
+        )
 
 
 def _timed(fn, clock=time.perf_counter) -> float:

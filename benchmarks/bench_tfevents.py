@@ -57,8 +57,7 @@ SCALARS_META = ld(9, ld(1, ld(1, b"scalars")))
 
 def _value_templates() -> list[tuple[bytes, bytes]]:
     """(bytes before the float32, bytes after it) of one Summary.Value per scalar layout."""
-    simple = [(ld(1, t.encode()) + b"\x15", b"") for t in ("train/loss", "train/learning_rate",
-                                                            "train/grad_norm")]
+    simple = [(ld(1, t.encode()) + b"\x15", b"") for t in ("train/loss", "train/learning_rate", "train/grad_norm")]
     torch_new = (ld(1, b"Loss/val_step") + b"\x42\x08\x08\x01\x2a\x04", SCALARS_META)  # no shape
     tf2 = (ld(1, b"epoch_loss") + b"\x42\x0a\x08\x01\x12\x00\x2a\x04", SCALARS_META)  # shape []
     return simple + [torch_new, tf2]
@@ -74,9 +73,12 @@ def generate(path: Path, n_scalars: int) -> dict[str, int]:
     counts: dict[str, int] = {}
     rng = __import__("random").Random(0)
     image = ld(1, b"samples") + ld(4, b"\x08\x20\x10\x20\x18\x03" + ld(4, rng.randbytes(3000)))
-    histo = ld(1, b"weights") + ld(5, b"".join(b"\x09" + struct.pack("<d", float(i)) for i in range(5))
-                                   + ld(6, struct.pack("<100d", *range(100)))
-                                   + ld(7, struct.pack("<100d", *range(100))))
+    histo = ld(1, b"weights") + ld(
+        5,
+        b"".join(b"\x09" + struct.pack("<d", float(i)) for i in range(5))
+        + ld(6, struct.pack("<100d", *range(100)))
+        + ld(7, struct.pack("<100d", *range(100))),
+    )
     written, step, wall = 0, 0, 1.7e9
     with open(path, "wb") as fh:
         fh.write(frame(b"\x09" + struct.pack("<d", wall) + ld(3, b"brain.Event:2")))
@@ -91,7 +93,7 @@ def generate(path: Path, n_scalars: int) -> dict[str, int]:
             step += 1
             wall += 0.25
     for pre, _ in templates:
-        tag = pre[2:2 + pre[1]].decode()
+        tag = pre[2 : 2 + pre[1]].decode()
         counts[tag] = 0
     return counts
 
@@ -123,8 +125,10 @@ def read_trainlint(path: Path, verify_data: bool) -> int:
 def read_ea(path: Path) -> int:
     from tensorboard.backend.event_processing import event_accumulator as ea
 
-    acc = ea.EventAccumulator(str(path), size_guidance={ea.SCALARS: 0, ea.TENSORS: 0, ea.IMAGES: 0,
-                                                        ea.HISTOGRAMS: 0, ea.COMPRESSED_HISTOGRAMS: 0})
+    acc = ea.EventAccumulator(
+        str(path),
+        size_guidance={ea.SCALARS: 0, ea.TENSORS: 0, ea.IMAGES: 0, ea.HISTOGRAMS: 0, ea.COMPRESSED_HISTOGRAMS: 0},
+    )
     acc.Reload()
     tags = acc.Tags()
     n = sum(len(acc.Scalars(t)) for t in tags["scalars"])
@@ -150,17 +154,22 @@ def peak_memory(path: Path) -> dict[str, float]:
     "cold": the first read in a process, which also builds the CRC tables (about 9 MB, once
     per process); "warm": a later read, as for every file after the first in a folder.
     """
-    code = ("import sys, tracemalloc; sys.path.insert(0, %r);"
-            "from trainlint.readers.tensorboard.events import TFEventsReader; from pathlib import Path;"
-            "import trainlint.readers.tensorboard.records as tr;"
-            "warm = %s; _ = (tr._tables(), tr._wide_tables(), tr._short_tables()) if warm else None;"
-            "r = TFEventsReader(); r.verify_data = %s; tracemalloc.start(); run = r.read(Path(%r));"
-            "print(tracemalloc.get_traced_memory()[1])")
+    code = (
+        "import sys, tracemalloc; sys.path.insert(0, %r);"
+        "from trainlint.readers.tensorboard.events import TFEventsReader; from pathlib import Path;"
+        "import trainlint.readers.tensorboard.records as tr;"
+        "warm = %s; _ = (tr._tables(), tr._wide_tables(), tr._short_tables()) if warm else None;"
+        "r = TFEventsReader(); r.verify_data = %s; tracemalloc.start(); run = r.read(Path(%r));"
+        "print(tracemalloc.get_traced_memory()[1])"
+    )
     out = {}
     for verify in (True, False):
         for warm in (False, True):
-            proc = subprocess.run([sys.executable, "-c", code % (str(ROOT / "src"), warm, verify, str(path))],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, "-c", code % (str(ROOT / "src"), warm, verify, str(path))],
+                capture_output=True,
+                text=True,
+            )
             name = f"{'data+length' if verify else 'length only'} CRC, {'warm' if warm else 'cold'}"
             out[name] = float(proc.stdout.strip() or "nan")
     return out
@@ -178,8 +187,10 @@ def main() -> None:
         t = time.perf_counter()
         generate(path, n)
         size = path.stat().st_size
-        print(f"generated {n:,} scalar events ({size / 1e6:.1f} MB, with images and histograms) "
-              f"in {time.perf_counter() - t:.1f}s; cpu count {os.cpu_count()}")
+        print(
+            f"generated {n:,} scalar events ({size / 1e6:.1f} MB, with images and histograms) "
+            f"in {time.perf_counter() - t:.1f}s; cpu count {os.cpu_count()}"
+        )
         results = run_all(path, n)
         mem = peak_memory(path)
         report(results, size, mem, args.json)
@@ -192,11 +203,13 @@ OTHERS = ("EventAccumulator", "tbparse", "trainproof")
 def run_all(path: Path, n: int) -> dict[str, tuple[float, float] | None]:
     read_trainlint(path, False)  # warm the page cache and imports
     results: dict[str, tuple[float, float] | None] = {}
-    for name, fn, repeat in ((OURS[0], lambda: read_trainlint(path, True), 3),
-                             (OURS[1], lambda: read_trainlint(path, False), 3),
-                             ("EventAccumulator", lambda: read_ea(path), 1),
-                             ("tbparse", lambda: read_tbparse(path), 1),
-                             ("trainproof", lambda: read_trainproof(path), 1)):
+    for name, fn, repeat in (
+        (OURS[0], lambda: read_trainlint(path, True), 3),
+        (OURS[1], lambda: read_trainlint(path, False), 3),
+        ("EventAccumulator", lambda: read_ea(path), 1),
+        ("tbparse", lambda: read_tbparse(path), 1),
+        ("trainproof", lambda: read_trainproof(path), 1),
+    ):
         try:
             wall, cpu, count = rate(fn, n, repeat)
         except ImportError:
@@ -204,27 +217,24 @@ def run_all(path: Path, n: int) -> dict[str, tuple[float, float] | None]:
             print(f"{name:30s} not installed")
             continue
         results[name] = (wall, cpu)
-        print(f"{name:30s} {cpu:12,.0f} events/CPU-s {wall:12,.0f} events/wall-s   ({count:,} points read)",
-              flush=True)
+        print(f"{name:30s} {cpu:12,.0f} events/CPU-s {wall:12,.0f} events/wall-s   ({count:,} points read)", flush=True)
     return results
 
 
-def report(results: dict[str, tuple[float, float] | None], size: int, mem: dict[str, float],
-           as_json: bool) -> None:
+def report(results: dict[str, tuple[float, float] | None], size: int, mem: dict[str, float], as_json: bool) -> None:
     print()
     for ours in OURS:
         mine = results[ours]
         for other in OTHERS:
             theirs = results.get(other)
             if theirs:
-                print(f"{ours} vs {other}: {mine[1] / theirs[1]:.1f}x (CPU time), "
-                      f"{mine[0] / theirs[0]:.1f}x (wall clock)")
+                print(
+                    f"{ours} vs {other}: {mine[1] / theirs[1]:.1f}x (CPU time), {mine[0] / theirs[0]:.1f}x (wall clock)"
+                )
     for what, peak in mem.items():
-        print(f"peak memory allocated during one read ({what}): {peak / 1e6:.0f} MB = {peak / size:.2f}x "
-              "the file size")
+        print(f"peak memory allocated during one read ({what}): {peak / 1e6:.0f} MB = {peak / size:.2f}x the file size")
     if as_json:
-        print(json.dumps({"rates_wall_cpu": results, "file_bytes": size,
-                          "peak_bytes": mem}))
+        print(json.dumps({"rates_wall_cpu": results, "file_bytes": size, "peak_bytes": mem}))
 
 
 if __name__ == "__main__":

@@ -88,13 +88,15 @@ def _fix_relative(path: Path, text: str) -> str:
         line = lines[node.lineno - 1]
         m = re.compile(r"from\s+(\S+)\s+import").match(line, node.col_offset)
         if m:
-            lines[node.lineno - 1] = line[: m.start(1)] + _relative(pkg, MOVES[target]) + line[m.end(1):]
+            lines[node.lineno - 1] = line[: m.start(1)] + _relative(pkg, MOVES[target]) + line[m.end(1) :]
     return "\n".join(lines)
 
 
 # One pass, longest name first; names already moved (readers.console.<module>) are left alone.
-_DOTTED = re.compile(r"\b(" + "|".join(re.escape(o) for o in ORDER) + r")(?!\w)"
-                     r"(?!\.(?:reader|crash|text|patterns|stateful)\b)")
+_DOTTED = re.compile(
+    r"\b(" + "|".join(re.escape(o) for o in ORDER) + r")(?!\w)"
+    r"(?!\.(?:reader|crash|text|patterns|stateful)\b)"
+)
 
 
 def rewrite(path: Path) -> str:

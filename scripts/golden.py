@@ -20,8 +20,11 @@ GOLDEN = ROOT / "tests" / "golden" / "doctor.json"
 # ../shared/evidence beside the checkout, or beside the folder of worktrees, or $TRAINLINT_EVIDENCE
 _SHARED = [Path(os.environ["TRAINLINT_EVIDENCE"])] if os.environ.get("TRAINLINT_EVIDENCE") else []
 _SHARED += [ROOT.parent / "shared" / "evidence", ROOT.parent.parent / "shared" / "evidence"]
-ROOTS = {"examples": ROOT / "examples", "evidence": ROOT / "evidence",
-         "shared": next((p for p in _SHARED if p.is_dir()), _SHARED[0])}
+ROOTS = {
+    "examples": ROOT / "examples",
+    "evidence": ROOT / "evidence",
+    "shared": next((p for p in _SHARED if p.is_dir()), _SHARED[0]),
+}
 
 
 def snapshot(roots: dict[str, Path] | None = None) -> dict[str, dict]:
@@ -40,8 +43,11 @@ def snapshot(roots: dict[str, Path] | None = None) -> dict[str, dict]:
             key = f"{name}/{rel}" + (f"#{rep.source.split('#', 1)[1]}" if "#" in rep.source else "")
             if key in out:  # one file judged as two kinds (a training_args.bin: config and pickle)
                 key += f" [{rep.kind}]"
-            out[key] = {"kind": rep.kind, "verdict": rep.verdict.value,
-                        "codes": sorted(f"{f.code}:{f.severity.value}" for f in rep.findings)}
+            out[key] = {
+                "kind": rep.kind,
+                "verdict": rep.verdict.value,
+                "codes": sorted(f"{f.code}:{f.severity.value}" for f in rep.findings),
+            }
     return dict(sorted(out.items()))
 
 

@@ -29,8 +29,24 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "evidence"
 SEQ = 48
 MAX_STEPS = 120
-MODULES = ("json", "csv", "pathlib", "collections", "functools", "itertools", "textwrap", "string",
-           "heapq", "bisect", "fractions", "statistics", "argparse", "shutil", "tempfile", "difflib")
+MODULES = (
+    "json",
+    "csv",
+    "pathlib",
+    "collections",
+    "functools",
+    "itertools",
+    "textwrap",
+    "string",
+    "heapq",
+    "bisect",
+    "fractions",
+    "statistics",
+    "argparse",
+    "shutil",
+    "tempfile",
+    "difflib",
+)
 
 
 @dataclass(frozen=True)
@@ -57,18 +73,32 @@ FAULTS = [
     HEALTHY,
     replace(HEALTHY, name="lr_hot", what="learning rate 2000x too high (2.0)", lr=2.0),
     replace(HEALTHY, name="lr_zero", what="learning rate 0", lr=0.0),
-    replace(HEALTHY, name="nan_filter_on", what="loss made NaN from step 70; HF logging_nan_inf_filter=True",
-            nan_at=70),
-    replace(HEALTHY, name="nan_filter_off", what="loss made NaN from step 70; logging_nan_inf_filter=False",
-            nan_at=70, nan_filter=False),
-    replace(HEALTHY, name="bad_labels", what="training targets shuffled within each sequence; eval set clean",
-            shuffle_labels=True),
-    replace(HEALTHY, name="overfit", what="16 training sequences for 400 steps (200 epochs); held-out eval set",
-            train_rows=16, steps=400),
+    replace(
+        HEALTHY, name="nan_filter_on", what="loss made NaN from step 70; HF logging_nan_inf_filter=True", nan_at=70
+    ),
+    replace(
+        HEALTHY,
+        name="nan_filter_off",
+        what="loss made NaN from step 70; logging_nan_inf_filter=False",
+        nan_at=70,
+        nan_filter=False,
+    ),
+    replace(
+        HEALTHY,
+        name="bad_labels",
+        what="training targets shuffled within each sequence; eval set clean",
+        shuffle_labels=True,
+    ),
+    replace(
+        HEALTHY,
+        name="overfit",
+        what="16 training sequences for 400 steps (200 epochs); held-out eval set",
+        train_rows=16,
+        steps=400,
+    ),
     replace(HEALTHY, name="eval_is_train", what="the eval set is the training set", eval_is_train=True),
     replace(HEALTHY, name="warmup_too_long", what="warm-up of 1000 steps in a 120-step run", warmup_steps=1000),
-    replace(HEALTHY, name="spike", what="the loss of the batch at step 60 made 5x larger (a bad batch)",
-            spike_at=60),
+    replace(HEALTHY, name="spike", what="the loss of the batch at step 60 made 5x larger (a bad batch)", spike_at=60),
     replace(HEALTHY, name="slowdown", what="each step 0.15 s slower from step 60 (a data stall)", slow_after=60),
     replace(HEALTHY, name="killed", what="process killed at step 80; event file cut mid-record", kill_at=80),
 ]
@@ -111,8 +141,19 @@ def sequences(knob: Knob, seed: int):
 def tiny_gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    cfg = GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=64, n_layer=2, n_head=2,
-                     bos_token_id=0, eos_token_id=0, tie_word_embeddings=False, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    cfg = GPT2Config(
+        vocab_size=256,
+        n_positions=SEQ,
+        n_embd=64,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=0,
+        eos_token_id=0,
+        tie_word_embeddings=False,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    )
     return GPT2LMHeadModel(cfg)
 
 
@@ -171,11 +212,27 @@ def hf_run(knob: Knob, seed: int, out: Path) -> None:
 
     os.environ["TENSORBOARD_LOGGING_DIR"] = str(out / "runs")
     args = TrainingArguments(
-        output_dir=str(out), max_steps=knob.steps, per_device_train_batch_size=8, learning_rate=knob.lr,
-        warmup_steps=knob.warmup_steps, lr_scheduler_type="cosine", logging_steps=2, eval_strategy="steps",
-        eval_steps=20, per_device_eval_batch_size=32, save_strategy="steps" if knob.kill_at else "no",
-        save_steps=40, save_only_model=True, report_to=["tensorboard"], use_cpu=True, seed=seed,
-        data_seed=seed, logging_nan_inf_filter=knob.nan_filter, disable_tqdm=True, max_grad_norm=1.0)
+        output_dir=str(out),
+        max_steps=knob.steps,
+        per_device_train_batch_size=8,
+        learning_rate=knob.lr,
+        warmup_steps=knob.warmup_steps,
+        lr_scheduler_type="cosine",
+        logging_steps=2,
+        eval_strategy="steps",
+        eval_steps=20,
+        per_device_eval_batch_size=32,
+        save_strategy="steps" if knob.kill_at else "no",
+        save_steps=40,
+        save_only_model=True,
+        report_to=["tensorboard"],
+        use_cpu=True,
+        seed=seed,
+        data_seed=seed,
+        logging_nan_inf_filter=knob.nan_filter,
+        disable_tqdm=True,
+        max_grad_norm=1.0,
+    )
     train_ds = [{"input_ids": train[i], "labels": labels[i]} for i in range(len(train))]
     eval_ds = [{"input_ids": evals[i], "labels": evals[i]} for i in range(len(evals))]
     trainer = Trainer(model=Model(), args=args, train_dataset=train_ds, eval_dataset=eval_ds, callbacks=[Knobs()])
@@ -239,14 +296,25 @@ def lightning_run(knob: Knob, seed: int, out: Path) -> None:
             return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     tl = torch.utils.data.TensorDataset
-    loader = torch.utils.data.DataLoader(tl(train, labels), batch_size=8, shuffle=True,
-                                         generator=torch.Generator().manual_seed(seed))
+    loader = torch.utils.data.DataLoader(
+        tl(train, labels), batch_size=8, shuffle=True, generator=torch.Generator().manual_seed(seed)
+    )
     vloader = torch.utils.data.DataLoader(tl(evals, evals), batch_size=32)
     loggers = [CSVLogger(str(out), name="", version=""), TensorBoardLogger(str(out), name="", version="")]
-    trainer = L.Trainer(max_steps=knob.steps, val_check_interval=20, check_val_every_n_epoch=None,
-                        logger=loggers, log_every_n_steps=2, enable_checkpointing=False,
-                        enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
-                        deterministic=True, num_sanity_val_steps=0, gradient_clip_val=1.0)
+    trainer = L.Trainer(
+        max_steps=knob.steps,
+        val_check_interval=20,
+        check_val_every_n_epoch=None,
+        logger=loggers,
+        log_every_n_steps=2,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        accelerator="cpu",
+        deterministic=True,
+        num_sanity_val_steps=0,
+        gradient_clip_val=1.0,
+    )
     trainer.fit(Module(), loader, vloader)
     _keep_logs_only(out)
 
@@ -271,8 +339,9 @@ def main() -> None:
                 out.mkdir(parents=True)
                 t0 = time.time()
                 fn(knob, seed, out)
-                (out / "knob.json").write_text(json.dumps({**asdict(knob), "framework": fw, "seed": seed},
-                                                          indent=2) + "\n")
+                (out / "knob.json").write_text(
+                    json.dumps({**asdict(knob), "framework": fw, "seed": seed}, indent=2) + "\n"
+                )
                 print(f"{out.name}: {time.time() - t0:.1f} s", flush=True)
 
 

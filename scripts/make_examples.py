@@ -38,15 +38,43 @@ def hf_healthy() -> None:
     hist = []
     for i in range(n):
         step = (i + 1) * every
-        hist.append({"epoch": round(step / 300, 4), "grad_norm": round(0.6 + 0.1 * np.sin(i), 4),
-                     "learning_rate": float(lr[i]), "loss": round(float(loss[i]), 4), "step": step})
+        hist.append(
+            {
+                "epoch": round(step / 300, 4),
+                "grad_norm": round(0.6 + 0.1 * np.sin(i), 4),
+                "learning_rate": float(lr[i]),
+                "loss": round(float(loss[i]), 4),
+                "step": step,
+            }
+        )
         if step % 50 == 0:
-            hist.append({"epoch": round(step / 300, 4), "eval_loss": round(float(ev[i]) + 0.05, 4),
-                         "eval_runtime": 2.1, "step": step})
-    hist.append({"epoch": 1.0, "step": n * every, "total_flos": 1.2e15, "train_loss": 1.2,
-                 "train_runtime": 812.4, "train_samples_per_second": 11.8})
-    state = {"best_metric": None, "epoch": 1.0, "eval_steps": 50, "global_step": n * every,
-             "logging_steps": every, "max_steps": n * every, "log_history": hist}
+            hist.append(
+                {
+                    "epoch": round(step / 300, 4),
+                    "eval_loss": round(float(ev[i]) + 0.05, 4),
+                    "eval_runtime": 2.1,
+                    "step": step,
+                }
+            )
+    hist.append(
+        {
+            "epoch": 1.0,
+            "step": n * every,
+            "total_flos": 1.2e15,
+            "train_loss": 1.2,
+            "train_runtime": 812.4,
+            "train_samples_per_second": 11.8,
+        }
+    )
+    state = {
+        "best_metric": None,
+        "epoch": 1.0,
+        "eval_steps": 50,
+        "global_step": n * every,
+        "logging_steps": every,
+        "max_steps": n * every,
+        "log_history": hist,
+    }
     write(OUT / "hf-healthy" / "trainer_state.json", json.dumps(state, indent=2))
 
 
@@ -55,8 +83,9 @@ def jsonl_diverged() -> None:
     n = 200
     loss = curve(n, 3)
     loss[60:] = loss[60:] * np.linspace(1, 6, n - 60)
-    lines = ["# run 42 started"] + [json.dumps({"step": i, "loss": round(float(v), 4), "lr": 3e-2})
-                                    for i, v in enumerate(loss)]
+    lines = ["# run 42 started"] + [
+        json.dumps({"step": i, "loss": round(float(v), 4), "lr": 3e-2}) for i, v in enumerate(loss)
+    ]
     write(OUT / "plain-diverged" / "metrics.jsonl", "\n".join(lines) + "\n")
 
 

@@ -46,9 +46,7 @@ def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
         w = PageWatch(browser, device_scale_factor=1)
         page = w.open(page_file)
         page.set_viewport_size({"width": width, "height": 900})
-        rid = page.evaluate(
-            f"trainlintReport.data.reports.find(r => r.source.includes({example!r})).id"
-        )
+        rid = page.evaluate(f"trainlintReport.data.reports.find(r => r.source.includes({example!r})).id")
         page.evaluate(
             f"""document.querySelectorAll('section.tl-report').forEach(s => {{
                   if (s.id !== '{rid}') s.style.display = 'none'; }});
@@ -65,9 +63,7 @@ def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--example", default="plain-diverged")
-    ap.add_argument(
-        "--out", type=Path, default=ROOT / "docs" / "img" / "html-report.png"
-    )
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "html-report.png")
     ap.add_argument("--width", type=int, default=1100)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,9 +33,7 @@ def chromium_path() -> str | None:
 
 
 def launch(playwright: Any) -> Any:
-    return playwright.chromium.launch(
-        executable_path=chromium_path(), args=CHROMIUM_ARGS
-    )
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
 
 
 class PageWatch:
@@ -54,7 +52,5 @@ class PageWatch:
 
     def open(self, path: Path) -> Any:
         self.page.goto(path.resolve().as_uri())
-        self.page.wait_for_function(
-            "window.trainlintReport && window.trainlintReport.ready", timeout=20000
-        )
+        self.page.wait_for_function("window.trainlintReport && window.trainlintReport.ready", timeout=20000)
         return self.page

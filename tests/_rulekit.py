@@ -13,9 +13,20 @@ from trainlint.roles import assign_roles
 from trainlint.verdict import Report
 
 
-def make_run(loss: Any = None, *, steps: Any = None, eval_loss: Any = None, eval_steps: Any = None,
-             lr: Any = None, grad_norm: Any = None, wall: Any = None, meta: dict | None = None,
-             events: list | None = None, fmt: str = "jsonl", **other: Any) -> Run:
+def make_run(
+    loss: Any = None,
+    *,
+    steps: Any = None,
+    eval_loss: Any = None,
+    eval_steps: Any = None,
+    lr: Any = None,
+    grad_norm: Any = None,
+    wall: Any = None,
+    meta: dict | None = None,
+    events: list | None = None,
+    fmt: str = "jsonl",
+    **other: Any,
+) -> Run:
     """A Run from arrays; steps default to 1..n; other=name -> values (same steps) or (steps, values)."""
     run = Run(source="made-up.jsonl", format=fmt, meta=dict(meta or {}), events=list(events or []))
     if loss is not None:
@@ -40,8 +51,7 @@ def make_run(loss: Any = None, *, steps: Any = None, eval_loss: Any = None, eval
 def apply(code: str, run: Run, extra: dict | None = None, **thresholds: float) -> Report:
     """Run only rule ``code`` over ``run`` (threshold overrides as keywords)."""
     settings = Settings(thresholds={code: dict(thresholds)} if thresholds else {})
-    return run_rules("log", run, Report(source=run.source, kind="log"), settings, extra,
-                     only=lambda r: r.code == code)
+    return run_rules("log", run, Report(source=run.source, kind="log"), settings, extra, only=lambda r: r.code == code)
 
 
 def one(code: str, run: Run, extra: dict | None = None, **thresholds: float):
@@ -76,8 +86,9 @@ def judge(run: Run, extra: dict | None = None, settings: Settings | None = None)
     return judge_run(run, settings, extra)
 
 
-def decay(n: int = 200, start: float = 3.0, end: float = 1.0, noise: float = 0.02, seed: int = 0,
-          tau: float | None = None) -> np.ndarray:
+def decay(
+    n: int = 200, start: float = 3.0, end: float = 1.0, noise: float = 0.02, seed: int = 0, tau: float | None = None
+) -> np.ndarray:
     """A noisy exponential decay from ``start`` towards ``end``."""
     rng = np.random.default_rng(seed)
     t = np.arange(n)

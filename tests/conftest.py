@@ -56,8 +56,14 @@ def cli():
     def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
         full_env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1", **(env or {})}
         full_env.pop("TRAINLINT_DEBUG", None)
-        proc = subprocess.run([sys.executable, "-m", "trainlint", *map(str, args)], capture_output=True,
-                              text=True, cwd=cwd, env=full_env, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "trainlint", *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=full_env,
+            timeout=300,
+        )
         return CliResult(proc)
 
     return run

@@ -224,14 +224,18 @@ def test_cli_commands_call_only_the_api_and_the_reporters():
     # `trainlint mcp` starts the MCP server, itself a front end over trainlint.api like the CLI.
     # `doctor --ray` hands api.doctor the Ray executor, which lives with the integrations (the core
     # never imports Ray).
-    fronts = {"trainlint.cli.commands.mcp": {"trainlint.integrations.mcp_server"},
-              "trainlint.cli.commands.doctor": {"trainlint.integrations.ray_doctor"}}
+    fronts = {
+        "trainlint.cli.commands.mcp": {"trainlint.integrations.mcp_server"},
+        "trainlint.cli.commands.doctor": {"trainlint.integrations.ray_doctor"},
+    }
     for m, targets in internal_graph().items():
         if not m.startswith("trainlint.cli"):
             continue
         bad = sorted(
-            t for t in targets
-            if not any(t == a or t.startswith(a + ".") for a in allowed[:-1]) and t != "trainlint"
+            t
+            for t in targets
+            if not any(t == a or t.startswith(a + ".") for a in allowed[:-1])
+            and t != "trainlint"
             and t not in fronts.get(m, ())
         )
         assert not bad, f"{m} imports {bad}: a command goes through trainlint.api and trainlint.report"

@@ -16,8 +16,9 @@ def _log(path: Path, lr: float = 0.0, n: int = 60) -> Path:
     """A JSONL log whose loss decays while the learning rate is ``lr`` throughout."""
     path.parent.mkdir(parents=True, exist_ok=True)
     loss = 3.0 * np.exp(-np.arange(n) / 20) + 1.0
-    path.write_text("".join(json.dumps({"step": i + 1, "loss": float(v), "learning_rate": lr}) + "\n"
-                            for i, v in enumerate(loss)))
+    path.write_text(
+        "".join(json.dumps({"step": i + 1, "loss": float(v), "learning_rate": lr}) + "\n" for i, v in enumerate(loss))
+    )
     return path
 
 
@@ -51,9 +52,11 @@ def test_thresholds_merge_by_code_or_name_and_validate():
 
 def test_per_path_overrides_and_pinned_cli_thresholds(tmp_path):
     cfg = tmp_path / "trainlint.toml"
-    cfg.write_text('[thresholds.TL010]\nmin_rise = 3\n'
-                   '[[overrides]]\npaths = ["runs/smoke*/**"]\nignore = ["lr"]\n'
-                   'thresholds = { TL010 = { min_rise = 5 } }\n')
+    cfg.write_text(
+        "[thresholds.TL010]\nmin_rise = 3\n"
+        '[[overrides]]\npaths = ["runs/smoke*/**"]\nignore = ["lr"]\n'
+        "thresholds = { TL010 = { min_rise = 5 } }\n"
+    )
     s = load_settings(cfg)
     smoke = s.for_path(str(tmp_path / "runs" / "smoke1" / "log.jsonl"))
     assert not smoke.enabled(_rule("TL040")) and smoke.thresholds_for(_rule("TL010"))["min_rise"] == 5
@@ -74,7 +77,7 @@ def test_find_config_upward_pyproject_and_errors(tmp_path):
     (tmp_path / "a" / "trainlint.toml").write_text('[[overrides]]\nignore = ["nan"]\n')
     with pytest.raises(ConfigError, match="needs paths"):
         load_settings(tmp_path / "a" / "trainlint.toml")
-    (tmp_path / "a" / "trainlint.toml").write_text('select = [\n')
+    (tmp_path / "a" / "trainlint.toml").write_text("select = [\n")
     with pytest.raises(ConfigError, match="cannot read config"):
         load_settings(tmp_path / "a" / "trainlint.toml")
 
@@ -87,6 +90,7 @@ def test_parse_threshold_options_errors():
 
 
 # ---- through the CLI -------------------------------------------------------------------
+
 
 def _codes(result):
     rep = result.json()["reports"][0]
@@ -115,8 +119,8 @@ def test_cli_threshold_option_changes_severity(cli, tmp_path):
 
 def test_cli_config_file_found_upward_with_overrides(cli, tmp_path):
     (tmp_path / "trainlint.toml").write_text(
-        '[thresholds.lr-zero]\nfail_fraction = 1.01\n'
-        '[[overrides]]\npaths = ["smoke/*"]\nignore = ["lr"]\n')
+        '[thresholds.lr-zero]\nfail_fraction = 1.01\n[[overrides]]\npaths = ["smoke/*"]\nignore = ["lr"]\n'
+    )
     _log(tmp_path / "smoke" / "run.jsonl")
     _log(tmp_path / "full" / "run.jsonl")
     work = tmp_path / "full"

@@ -12,14 +12,14 @@ def test_short_series_is_returned_whole():
 def test_spike_and_nan_survive_a_million_points():
     n = 1_000_000
     v = np.linspace(3.0, 1.0, n)
-    v[123_457] = 50.0          # one spike
-    v[876_543] = np.nan        # one NaN
+    v[123_457] = 50.0  # one spike
+    v[876_543] = np.nan  # one NaN
     s, d = minmax_downsample(np.arange(n), v, 500)
     assert len(d) <= 500
     assert 50.0 in d and 123_457 in s
     assert np.isnan(d).sum() == 1 and s[np.isnan(d)][0] == 876_543
-    assert np.all(np.diff(s) > 0)          # step order kept
-    assert d[0] == 3.0                      # the first bucket keeps the start (its max)
+    assert np.all(np.diff(s) > 0)  # step order kept
+    assert d[0] == 3.0  # the first bucket keeps the start (its max)
 
 
 def test_inf_only_bucket_and_min_points():

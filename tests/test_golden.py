@@ -25,8 +25,10 @@ def test_golden_verdicts_unchanged():
     present = {name for name, root in golden.ROOTS.items() if root.is_dir()}
     assert "examples" in present and "evidence" in present
     lines = golden.drift(want, got, present)
-    assert not lines, "golden verdicts drifted (update with `python scripts/golden.py update` and say why " \
-                      "in CHANGELOG.md):\n" + "\n".join(lines)
+    assert not lines, (
+        "golden verdicts drifted (update with `python scripts/golden.py update` and say why "
+        "in CHANGELOG.md):\n" + "\n".join(lines)
+    )
 
 
 def test_golden_covers_every_evidence_run():
@@ -48,6 +50,10 @@ def test_evidence_md_is_current():
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "evidence_report.py"), "--check"],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "evidence_report.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -29,7 +29,7 @@ def torch_simple(d: Path) -> Path:
     w = sw(str(d))
     for i, v in enumerate(_values(40)):
         w.add_scalar("train/loss", v, i)
-        w.add_scalar("lr-AdamW", 1e-3 * (0.99 ** i), i)
+        w.add_scalar("lr-AdamW", 1e-3 * (0.99**i), i)
         if i % 10 == 9:
             w.add_scalar("val/loss", v * 2, i)
             w.add_histogram("weights", np.arange(10.0) * i, i)
@@ -89,12 +89,15 @@ def keras_tf2(d: Path) -> Path:
 
     w = _tb_writer(d)
     for i, v in enumerate(_values(30)):
-        for summ in (scal.scalar_pb("epoch_loss", np.float32(v)),
-                     scal.scalar_pb("epoch_learning_rate", np.float64(1e-3 / (i + 1)))):
+        for summ in (
+            scal.scalar_pb("epoch_loss", np.float32(v)),
+            scal.scalar_pb("epoch_learning_rate", np.float64(1e-3 / (i + 1))),
+        ):
             w.add_event(event_pb2.Event(wall_time=1000.0 + i, step=i, summary=summ))
         if i % 10 == 0:
-            w.add_event(event_pb2.Event(wall_time=1000.5 + i, step=i,
-                                        summary=hist.histogram_pb("kernel", np.arange(20.0))))
+            w.add_event(
+                event_pb2.Event(wall_time=1000.5 + i, step=i, summary=hist.histogram_pb("kernel", np.arange(20.0)))
+            )
             w.add_event(event_pb2.Event(wall_time=1000.6 + i, step=i, summary=text.text_pb("t", "x")))
     w.close()
     return only_file(d)
@@ -107,9 +110,11 @@ def tf1(d: Path) -> Path:
 
     w = _tb_writer(d)
     for i, v in enumerate(_values(30)):
-        vals = [summary_pb2.Summary.Value(tag="loss", simple_value=v),
-                summary_pb2.Summary.Value(tag="learning_rate", simple_value=0.1),
-                summary_pb2.Summary.Value(tag="global_norm/gradient_norm", simple_value=v * 10)]
+        vals = [
+            summary_pb2.Summary.Value(tag="loss", simple_value=v),
+            summary_pb2.Summary.Value(tag="learning_rate", simple_value=0.1),
+            summary_pb2.Summary.Value(tag="global_norm/gradient_norm", simple_value=v * 10),
+        ]
         w.add_event(event_pb2.Event(wall_time=2000.0 + i, step=i * 100, summary=summary_pb2.Summary(value=vals)))
     w.close()
     return only_file(d)
@@ -142,14 +147,17 @@ def odd_tensors(d: Path) -> Path:
     scalar_shape = tensor_shape_pb2.TensorShapeProto()
     one = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=1)])
     tensors = {
-        "half": tensor_pb2.TensorProto(dtype=19, tensor_shape=scalar_shape,
-                                       half_val=[int(np.float16(1.5).view(np.uint16))]),
-        "half_content": tensor_pb2.TensorProto(dtype=19, tensor_shape=scalar_shape,
-                                               tensor_content=np.float16(-2.25).tobytes()),
+        "half": tensor_pb2.TensorProto(
+            dtype=19, tensor_shape=scalar_shape, half_val=[int(np.float16(1.5).view(np.uint16))]
+        ),
+        "half_content": tensor_pb2.TensorProto(
+            dtype=19, tensor_shape=scalar_shape, tensor_content=np.float16(-2.25).tobytes()
+        ),
         "int64": tensor_pb2.TensorProto(dtype=9, tensor_shape=scalar_shape, int64_val=[-7]),
         "int32": tensor_pb2.TensorProto(dtype=3, tensor_shape=scalar_shape, int_val=[123456]),
-        "double_content": tensor_pb2.TensorProto(dtype=2, tensor_shape=scalar_shape,
-                                                 tensor_content=np.float64(1 / 3).tobytes()),
+        "double_content": tensor_pb2.TensorProto(
+            dtype=2, tensor_shape=scalar_shape, tensor_content=np.float64(1 / 3).tobytes()
+        ),
         "shape_one": tensor_pb2.TensorProto(dtype=1, tensor_shape=one, float_val=[0.25]),
         "t" * 150: tensor_pb2.TensorProto(dtype=1, tensor_shape=scalar_shape, float_val=[4.5]),
     }
@@ -162,9 +170,16 @@ def odd_tensors(d: Path) -> Path:
     return only_file(d)
 
 
-WRITERS = {"torch": torch_simple, "torch-new-style": torch_new_style, "tensorboardX": tensorboardx,
-           "lightning": lightning, "keras-tf2": keras_tf2, "tf1": tf1, "tf1-restart": tf1_restart,
-           "odd-tensors": odd_tensors}
+WRITERS = {
+    "torch": torch_simple,
+    "torch-new-style": torch_new_style,
+    "tensorboardX": tensorboardx,
+    "lightning": lightning,
+    "keras-tf2": keras_tf2,
+    "tf1": tf1,
+    "tf1-restart": tf1_restart,
+    "odd-tensors": odd_tensors,
+}
 
 
 def ea_points(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -172,8 +187,7 @@ def ea_points(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]
     ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     from tensorboard.util import tensor_util
 
-    guidance = {k: 0 for k in (ea.SCALARS, ea.TENSORS, ea.HISTOGRAMS, ea.IMAGES, ea.AUDIO,
-                               ea.COMPRESSED_HISTOGRAMS)}
+    guidance = {k: 0 for k in (ea.SCALARS, ea.TENSORS, ea.HISTOGRAMS, ea.IMAGES, ea.AUDIO, ea.COMPRESSED_HISTOGRAMS)}
     acc = ea.EventAccumulator(str(path), size_guidance=guidance)
     acc.Reload()
     out = {}

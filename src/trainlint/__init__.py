@@ -7,12 +7,23 @@ __version__ = "0.1.0"
 from typing import Any
 
 _LAZY = {
-    "doctor": "api", "judge": "api", "read_run": "api", "Options": "api",
-    "Run": "model", "Series": "model",
-    "Finding": "verdict", "Report": "verdict", "Result": "verdict", "Severity": "verdict",
-    "Settings": "config", "load_settings": "config",
-    "REGISTRY": "registry", "rule": "registry", "Threshold": "registry",
-    "Guard": "live.guard", "StopPolicy": "live.guard",
+    "doctor": "api",
+    "judge": "api",
+    "read_run": "api",
+    "Options": "api",
+    "Run": "model",
+    "Series": "model",
+    "Finding": "verdict",
+    "Report": "verdict",
+    "Result": "verdict",
+    "Severity": "verdict",
+    "Settings": "config",
+    "load_settings": "config",
+    "REGISTRY": "registry",
+    "rule": "registry",
+    "Threshold": "registry",
+    "Guard": "live.guard",
+    "StopPolicy": "live.guard",
 }
 
 

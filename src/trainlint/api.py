@@ -29,9 +29,17 @@ class OptionsError(ValueError):
     """A bad option value (config file, --select, --threshold, --map, --pattern): one line."""
 
 
-def build_options(config: Path | None = None, select: Iterable[str] = (), ignore: Iterable[str] = (),
-                  thresholds: Iterable[str] = (), role_map: Iterable[str] = (), *,
-                  targets: Iterable[str] | None = None, command: str | None = None, **fields: Any) -> Options:
+def build_options(
+    config: Path | None = None,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    thresholds: Iterable[str] = (),
+    role_map: Iterable[str] = (),
+    *,
+    targets: Iterable[str] | None = None,
+    command: str | None = None,
+    **fields: Any,
+) -> Options:
     """Options as the CLI spells them: settings from the config file (default: the nearest
     trainlint.toml or pyproject.toml) with --select/--ignore/--threshold on top, --map ROLE=NAME
     items, and any other :class:`Options` field by name. Raises OptionsError on bad input:
@@ -57,8 +65,12 @@ def build_options(config: Path | None = None, select: Iterable[str] = (), ignore
         raise OptionsError(str(exc)) from None
 
 
-def read_run(path: str | Path, role_map: Mapping[str, str] | None = None,
-             patterns: Iterable[str] = (), options: Options | None = None) -> Run:
+def read_run(
+    path: str | Path,
+    role_map: Mapping[str, str] | None = None,
+    patterns: Iterable[str] = (),
+    options: Options | None = None,
+) -> Run:
     """Read a log into a Run with roles assigned. Raises ReadError when it cannot.
 
     ``patterns``: extra console-log recognisers (regexes with named groups, like ``--pattern``);
@@ -108,9 +120,15 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
     return judge_run(run, settings)
 
 
-def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None, *, jobs: int = 1,
-           on_report: Callable[[Report], None] | None = None,
-           on_progress: Callable[[int, int, str], None] | None = None, executor: Any = None) -> Result:
+def doctor(
+    paths: Iterable[str | Path] = (".",),
+    options: Options | None = None,
+    *,
+    jobs: int = 1,
+    on_report: Callable[[Report], None] | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+    executor: Any = None,
+) -> Result:
     """Find every input under ``paths``, judge each, and return one Result.
 
     ``on_report(report)`` is called with each report as soon as it is judged (to stream
@@ -124,9 +142,14 @@ def doctor(paths: Iterable[str | Path] = (".",), options: Options | None = None,
     return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
 
 
-def _doctor_tasks(paths: Iterable[str | Path], options: Options, jobs: int,
-                  on_report: Callable[[Report], None] | None,
-                  on_progress: Callable[[int, int, str], None] | None, executor: Any) -> Result:
+def _doctor_tasks(
+    paths: Iterable[str | Path],
+    options: Options,
+    jobs: int,
+    on_report: Callable[[Report], None] | None,
+    on_progress: Callable[[int, int, str], None] | None,
+    executor: Any,
+) -> Result:
     """The inputs under ``paths`` planned as tasks (trainlint.parallel), judged in this process,
     a process pool or an executor: one Result whatever the means."""
     from . import parallel
@@ -190,8 +213,12 @@ def _not_recognised(report: Report) -> bool:
     return report.kind == "log" and report.unjudged is not None and bool(report.summary.get("not_recognised"))
 
 
-def compare(baseline: Iterable[str | Path] | str | Path, runs: Iterable[str | Path],
-            options: Options | None = None, align: str = "auto") -> Result:
+def compare(
+    baseline: Iterable[str | Path] | str | Path,
+    runs: Iterable[str | Path],
+    options: Options | None = None,
+    align: str = "auto",
+) -> Result:
     """Compare each run (a log, or every log under a folder) with the baseline run(s).
 
     One report of kind "comparison" per run; the runs x metrics table is in ``extra["table"]``.
@@ -227,8 +254,9 @@ def _explicit_inputs(paths: list[str | Path], options: Options) -> list[Report]:
     return out
 
 
-def inspect_checkpoint(paths: Iterable[str | Path], options: Options | None = None, *,
-                       show_tensors: bool = False, diff: bool = False) -> Result:
+def inspect_checkpoint(
+    paths: Iterable[str | Path], options: Options | None = None, *, show_tensors: bool = False, diff: bool = False
+) -> Result:
     """``trainlint ckpt``: judge each checkpoint file or folder (``options.ckpt_values`` and
     ``options.ckpt_crc`` choose the value scan and the CRC check); ``diff`` adds the drift of a pair."""
     from .inspectors.checkpoint_command import run_ckpt
@@ -237,8 +265,9 @@ def inspect_checkpoint(paths: Iterable[str | Path], options: Options | None = No
     return run_ckpt(list(paths), options.settings, options.ckpt_values, options.ckpt_crc, show_tensors, diff)
 
 
-def check_dataset(path: str | Path, options: Options | None = None, *, max_length: int | None = None,
-                  data_format: str | None = None) -> Result:
+def check_dataset(
+    path: str | Path, options: Options | None = None, *, max_length: int | None = None, data_format: str | None = None
+) -> Result:
     """``trainlint data``: a training dataset, and with ``options.tokenizer`` its tokenizer folder too."""
     from .inspectors.dataset_judge import judge_dataset
     from .inspectors.tokenizer_folder import judge_tokenizer
@@ -251,8 +280,9 @@ def check_dataset(path: str | Path, options: Options | None = None, *, max_lengt
         return result
     result.reports.extend(judge_dataset(path, options.tokenizer, max_length, data_format, options.settings))
     if options.tokenizer is not None:
-        row_format = data_format or next((r.summary.get("row_format") for r in result.reports
-                                          if r.summary.get("row_format")), None)
+        row_format = data_format or next(
+            (r.summary.get("row_format") for r in result.reports if r.summary.get("row_format")), None
+        )
         result.reports.append(judge_tokenizer(Path(options.tokenizer), options.settings, row_format))
     return result
 
@@ -295,21 +325,59 @@ def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
     return [t for p in paths for t in _followable(Path(p))]
 
 
-def watch(targets: list[tuple[Path, str]], options: Options | None = None, *, until: str | None = None,
-          interval: float = 2.0, idle_exit: float | None = None, max_time: float | None = None,
-          emit: Callable[[Path, Finding], None] | None = None,
-          heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None) -> Result:
+def watch(
+    targets: list[tuple[Path, str]],
+    options: Options | None = None,
+    *,
+    until: str | None = None,
+    interval: float = 2.0,
+    idle_exit: float | None = None,
+    max_time: float | None = None,
+    emit: Callable[[Path, Finding], None] | None = None,
+    heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None,
+) -> Result:
     """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new
     finding and ``heartbeat(path, step, metrics)`` with each log's latest record."""
     from .live.watch import watch as _watch
 
     options = options or Options(settings=load_settings())
-    return _watch(targets, settings=options.settings, role_map=options.role_map, until=until,
-                  interval=interval, idle_exit=idle_exit, max_time=max_time, emit=emit, heartbeat=heartbeat)
+    return _watch(
+        targets,
+        settings=options.settings,
+        role_map=options.role_map,
+        until=until,
+        interval=interval,
+        idle_exit=idle_exit,
+        max_time=max_time,
+        emit=emit,
+        heartbeat=heartbeat,
+    )
 
 
-__all__ = ["EnvOptions", "Guard", "Options", "OptionsError", "ReadError", "ReadOptions", "Settings",
-           "StopPolicy", "build_options", "check_dataset", "check_environment", "check_tokenizer", "compare",
-           "default_jobs", "doctor",
-           "followable_logs", "inspect_checkpoint", "judge", "match_file", "parse_map", "read_run", "read_runs",
-           "rules", "walk", "watch"]
+__all__ = [
+    "EnvOptions",
+    "Guard",
+    "Options",
+    "OptionsError",
+    "ReadError",
+    "ReadOptions",
+    "Settings",
+    "StopPolicy",
+    "build_options",
+    "check_dataset",
+    "check_environment",
+    "check_tokenizer",
+    "compare",
+    "default_jobs",
+    "doctor",
+    "followable_logs",
+    "inspect_checkpoint",
+    "judge",
+    "match_file",
+    "parse_map",
+    "read_run",
+    "read_runs",
+    "rules",
+    "walk",
+    "watch",
+]

@@ -51,15 +51,17 @@ class Settings:
     def for_path(self, path: str) -> Settings:
         """These settings with every override whose ``paths`` match ``path`` applied
         (later overrides win; thresholds given on the command line win over all)."""
-        out = Settings(list(self.select), list(self.ignore),
-                       {k: dict(v) for k, v in self.thresholds.items()}, [], self.origin)
+        out = Settings(
+            list(self.select), list(self.ignore), {k: dict(v) for k, v in self.thresholds.items()}, [], self.origin
+        )
         out.pinned = {k: dict(v) for k, v in self.pinned.items()}
         out.extend = list(self.extend)
         names = _path_forms(path, self.origin)
         for ov in self.overrides:
             pats = _strs(ov.get("paths", []), "overrides.paths")
-            if any(fnmatch.fnmatch(name, pat.rstrip("/")) or fnmatch.fnmatch(name, pat)
-                   for pat in pats for name in names):
+            if any(
+                fnmatch.fnmatch(name, pat.rstrip("/")) or fnmatch.fnmatch(name, pat) for pat in pats for name in names
+            ):
                 out.merge(ov)
         for code, values in out.pinned.items():
             out.thresholds.setdefault(code, {}).update(values)
@@ -115,8 +117,10 @@ def _selectors(value: Any, key: str) -> list[str]:
     out = [part.strip() for item in _strs(value, key) for part in item.split(",") if part.strip()]
     for s in out:
         if not any(_matches(r, s) for r in REGISTRY.all()):
-            raise ConfigError(f"{key}: {s!r} is not a rule code, code prefix, category or rule name"
-                              + did_you_mean(s, selector_words()))
+            raise ConfigError(
+                f"{key}: {s!r} is not a rule code, code prefix, category or rule name"
+                + did_you_mean(s, selector_words())
+            )
     return out
 
 
@@ -129,8 +133,10 @@ def require_rules(settings: Settings, targets: Iterable[str] | None = None, comm
     rules = [r for r in REGISTRY.all() if wanted is None or r.target in wanted]
     if not any(settings.enabled(r) for r in rules):
         what = f"for `{command}` " if wanted is not None and command else ""
-        raise ConfigError(f"--select/--ignore leave no rule {what}to run (select: "
-                          f"{', '.join(settings.select) or 'all'}; ignore: {', '.join(settings.ignore) or 'none'})")
+        raise ConfigError(
+            f"--select/--ignore leave no rule {what}to run (select: "
+            f"{', '.join(settings.select) or 'all'}; ignore: {', '.join(settings.ignore) or 'none'})"
+        )
 
 
 def selector_words() -> list[str]:
@@ -156,8 +162,9 @@ OVERRIDE_KEYS = ("paths", "select", "ignore", "extend-select", "thresholds")
 def _check_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
     for key in table:
         if key not in known:
-            raise ConfigError(f"{where}: unknown key {key!r}{did_you_mean(key, known)} "
-                              f"(known keys: {', '.join(known)})")
+            raise ConfigError(
+                f"{where}: unknown key {key!r}{did_you_mean(key, known)} (known keys: {', '.join(known)})"
+            )
 
 
 def _path_forms(path: str, origin: str | None) -> list[str]:
@@ -189,8 +196,7 @@ def _check_threshold(rule: Rule, name: str, value: Any) -> None:
 
 def _matches(rule: Rule, selector: str) -> bool:
     s = selector.strip()
-    return (rule.code.startswith(s.upper()) and s.upper().startswith("TL")) or \
-        s.lower() in (rule.category, rule.name)
+    return (rule.code.startswith(s.upper()) and s.upper().startswith("TL")) or s.lower() in (rule.category, rule.name)
 
 
 def parse_threshold_options(items: Iterable[str]) -> dict[str, dict[str, float]]:

@@ -15,8 +15,21 @@ from .options import Options
 from .plugins import import_plugins
 from .verdict import Report
 
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv",
-             "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".idea"}
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "node_modules",
+    ".venv",
+    "venv",
+    "site-packages",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    ".idea",
+}
 
 
 @dataclass
@@ -44,11 +57,20 @@ _loaded = False
 def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callable[[Any], Any]:
     def wrap(cls: Any) -> Any:
         obj = cls()
-        INSPECTORS.append(Inspector(kind, obj.sniff, obj.judge, priority, folder,
-                                    getattr(obj, "claims", None), getattr(obj, "parts", None),
-                                    getattr(obj, "judge_part", None),
-                                    "match" in inspect.signature(obj.judge).parameters,
-                                    len(inspect.signature(obj.sniff).parameters) >= 3))
+        INSPECTORS.append(
+            Inspector(
+                kind,
+                obj.sniff,
+                obj.judge,
+                priority,
+                folder,
+                getattr(obj, "claims", None),
+                getattr(obj, "parts", None),
+                getattr(obj, "judge_part", None),
+                "match" in inspect.signature(obj.judge).parameters,
+                len(inspect.signature(obj.sniff).parameters) >= 3,
+            )
+        )
         INSPECTORS.sort(key=lambda i: i.priority)
         return cls
 
@@ -121,9 +143,12 @@ def _bind(ins: Inspector, match: Any) -> Inspector:
     if match is True or not ins.takes_match:
         return ins
     judge_part = ins.judge_part
-    return replace(ins, judge=functools.partial(ins.judge, match=match),
-                   parts=functools.partial(ins.parts, match=match) if ins.parts is not None else None,
-                   judge_part=functools.partial(judge_part, match=match) if judge_part is not None else None)
+    return replace(
+        ins,
+        judge=functools.partial(ins.judge, match=match),
+        parts=functools.partial(ins.parts, match=match) if ins.parts is not None else None,
+        judge_part=functools.partial(judge_part, match=match) if judge_part is not None else None,
+    )
 
 
 def match_folder(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
@@ -133,8 +158,11 @@ def match_folder(path: Path, kinds: set[str] | None = None, options: Options | N
 
 def match_folders(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Inspector]:
     """Every folder inspector (of ``kinds``) that recognises ``path`` (a run folder can also be a checkpoint)."""
-    return [ins for ins in load_inspectors()
-            if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"", options)]
+    return [
+        ins
+        for ins in load_inspectors()
+        if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"", options)
+    ]
 
 
 def _safe_sniff(ins: Inspector, path: Path, head: bytes, options: Options | None = None) -> Any:
@@ -146,8 +174,14 @@ def _safe_sniff(ins: Inspector, path: Path, head: bytes, options: Options | None
         return None
 
 
-def walk(root: Path, kinds: set[str] | None = None, options: Options | None = None, *,
-         follow_links: bool | None = None, stats: ScanStats | None = None) -> Iterator[Item]:
+def walk(
+    root: Path,
+    kinds: set[str] | None = None,
+    options: Options | None = None,
+    *,
+    follow_links: bool | None = None,
+    stats: ScanStats | None = None,
+) -> Iterator[Item]:
     """Everything under ``root`` that some inspector (of ``kinds``, default all) recognises.
 
     A folder inspector (a run folder) claims the files it consumes, so they are
@@ -172,8 +206,11 @@ def walk(root: Path, kinds: set[str] | None = None, options: Options | None = No
         if follow_links and not _first_visit(here, seen, stats):
             dirs[:] = []
             continue
-        dirs[:] = [d for d in sorted(dirs) if d not in SKIP_DIRS and not d.startswith(".")
-                   and _dir_ok(root, here / d, follow_links, stats)]
+        dirs[:] = [
+            d
+            for d in sorted(dirs)
+            if d not in SKIP_DIRS and not d.startswith(".") and _dir_ok(root, here / d, follow_links, stats)
+        ]
         for ins in match_folders(here, kinds, options):
             item = _folder_item(here, ins, claimed, options)
             if item is not None:
@@ -262,6 +299,7 @@ def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
         return
     judge_part = ins.judge_part
     for part in parts:
+
         def judge(p: Path, options: Options, _part: str = part) -> Report:
             return judge_part(p, _part, options)
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def minmax_downsample(steps: np.ndarray, values: np.ndarray, max_points: int = 500
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def minmax_downsample(steps: np.ndarray, values: np.ndarray, max_points: int = 500) -> tuple[np.ndarray, np.ndarray]:
     """Return at most ``max_points`` (steps, values) pairs that keep the series' extremes.
 
     A series of ``max_points`` points or fewer is returned whole (as copies)."""

@@ -14,9 +14,14 @@ from .registry import REGISTRY, Context, NotChecked, Rule, StandDown
 from .verdict import Finding, Report
 
 
-def run_rules(target: str, subject: Any, report: Report, settings: Settings | None = None,
-              extra: Mapping[str, Any] | None = None,
-              only: Callable[[Rule], bool] | None = None) -> Report:
+def run_rules(
+    target: str,
+    subject: Any,
+    report: Report,
+    settings: Settings | None = None,
+    extra: Mapping[str, Any] | None = None,
+    only: Callable[[Rule], bool] | None = None,
+) -> Report:
     """Apply every enabled rule for ``target`` (those ``only`` accepts) to ``subject``,
     recording findings and coverage."""
     settings = (settings or Settings()).for_path(report.source)
@@ -78,8 +83,7 @@ def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, A
         if s is None or not len(s):
             continue
         steps, values = minmax_downsample(s.steps, s.values, max_points)
-        out[role] = {"name": s.name, "points": len(s), "steps": steps.tolist(),
-                     "values": values.tolist()}
+        out[role] = {"name": s.name, "points": len(s), "steps": steps.tolist(), "values": values.tolist()}
     return out
 
 
@@ -115,9 +119,16 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     from .safeio import sane_plan
 
     sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
-    report = Report(source=run.source, kind="log", format=run.format, files=list(run.files),
-                    notes=list(run.notes), summary=run.summary(), curves=curves_of(run),
-                    marks=marks_of(run))
+    report = Report(
+        source=run.source,
+        kind="log",
+        format=run.format,
+        files=list(run.files),
+        notes=list(run.notes),
+        summary=run.summary(),
+        curves=curves_of(run),
+        marks=marks_of(run),
+    )
     if not run.has("loss"):
         from .roles import unmapped_reason
 
@@ -128,8 +139,7 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
     segs = split_segments(run)
     if len(segs) == 1 and segs[0] is run:
         return run_rules("log", run, report, settings, extra)
-    judge_segments(run, segs, report,
-                   lambda subject, rep, only: run_rules("log", subject, rep, settings, extra, only))
+    judge_segments(run, segs, report, lambda subject, rep, only: run_rules("log", subject, rep, settings, extra, only))
     report.notes = list(run.notes)
     report.findings.sort(key=_finding_order)
     return report

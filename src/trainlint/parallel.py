@@ -78,8 +78,9 @@ def _item_task(item: Any, baseline: bool) -> Task:
     return Task("item", str(item.path), key, item.part, _size(item.path), match)
 
 
-def plan(paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None,
-         stats: Any = None) -> list[Task]:
+def plan(
+    paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None, stats: Any = None
+) -> list[Task]:
     """Every input under ``paths``, in the order the serial doctor judges them (the items of
     one HF output folder make one task). ``on_found(count, path)`` as inputs are found."""
     from .discover import walk
@@ -202,8 +203,9 @@ def run_task(task: Task, options: Any, env: dict[str, str] | None = None) -> lis
     from .isolate import judge_isolated
 
     # one input that raises or runs past --timeout-per-input becomes its own NOT-CHECKED report (issue 20)
-    return judge_isolated(lambda: _judge_task(task, options), task.target, "log",
-                          getattr(options, "timeout_per_input", None))
+    return judge_isolated(
+        lambda: _judge_task(task, options), task.target, "log", getattr(options, "timeout_per_input", None)
+    )
 
 
 def _warm() -> None:

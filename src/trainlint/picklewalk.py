@@ -45,8 +45,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
 
-__all__ = ["Call", "Global", "GlobalRef", "PersistentId", "PickleResult", "iter_nodes",
-           "mapping", "walk", "walk_file"]
+__all__ = ["Call", "Global", "GlobalRef", "PersistentId", "PickleResult", "iter_nodes", "mapping", "walk", "walk_file"]
 
 
 class GlobalRef(NamedTuple):
@@ -224,9 +223,27 @@ def _appends(target: Any, values: list[Any]) -> None:
 
 
 _CONST = {"NONE": None, "NEWTRUE": True, "NEWFALSE": False}
-_PUSH_ARG = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4", "FLOAT", "BINFLOAT",
-             "STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE",
-             "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8"}
+_PUSH_ARG = {
+    "INT",
+    "BININT",
+    "BININT1",
+    "BININT2",
+    "LONG",
+    "LONG1",
+    "LONG4",
+    "FLOAT",
+    "BINFLOAT",
+    "STRING",
+    "BINSTRING",
+    "SHORT_BINSTRING",
+    "UNICODE",
+    "BINUNICODE",
+    "SHORT_BINUNICODE",
+    "BINUNICODE8",
+    "BINBYTES",
+    "SHORT_BINBYTES",
+    "BINBYTES8",
+}
 _CONTAINER_EMPTY = {"EMPTY_LIST": list, "EMPTY_DICT": dict, "EMPTY_SET": set}
 _MEMO_PUT = {"PUT", "BINPUT", "LONG_BINPUT"}
 _MEMO_GET = {"GET", "BINGET", "LONG_BINGET"}
@@ -461,8 +478,9 @@ def mapping(node: Any) -> dict[Any, Any] | None:
     return None
 
 
-def iter_nodes(root: Any, max_nodes: int = 5_000_000,
-               prune: Callable[[Any], bool] | None = None) -> Iterator[tuple[str, Any]]:
+def iter_nodes(
+    root: Any, max_nodes: int = 5_000_000, prune: Callable[[Any], bool] | None = None
+) -> Iterator[tuple[str, Any]]:
     """Every node under ``root`` with a dotted path, depth first, each container once.
 
     ``prune(node) -> True`` yields the node but does not descend into it."""

@@ -21,9 +21,26 @@ from typing import Any
 from .verdict import Finding, Severity
 
 CATEGORIES = (
-    "nan", "divergence", "spike", "stagnation", "lr", "gradient", "overfit", "leakage",
-    "generalization", "throughput", "stall", "crash", "resume", "integrity", "data",
-    "tokenizer", "checkpoint", "security", "environment", "compare",
+    "nan",
+    "divergence",
+    "spike",
+    "stagnation",
+    "lr",
+    "gradient",
+    "overfit",
+    "leakage",
+    "generalization",
+    "throughput",
+    "stall",
+    "crash",
+    "resume",
+    "integrity",
+    "data",
+    "tokenizer",
+    "checkpoint",
+    "security",
+    "environment",
+    "compare",
 )
 TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
 
@@ -113,10 +130,21 @@ class _Registry:
 REGISTRY = _Registry()
 
 
-def rule(*, code: str, name: str, category: str, severity: Severity | str, summary: str,
-         explanation: str, target: str = "log", requires: Iterable[str] = (),
-         thresholds: Iterable[Threshold] = (), whole_run: bool = False,
-         group: str | None = None, decisive: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def rule(
+    *,
+    code: str,
+    name: str,
+    category: str,
+    severity: Severity | str,
+    summary: str,
+    explanation: str,
+    target: str = "log",
+    requires: Iterable[str] = (),
+    thresholds: Iterable[Threshold] = (),
+    whole_run: bool = False,
+    group: str | None = None,
+    decisive: bool = False,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated check function as a rule.
 
     ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
@@ -124,10 +152,23 @@ def rule(*, code: str, name: str, category: str, severity: Severity | str, summa
     without which the report cannot be judged (the comparison's loss rules)."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.add(Rule(code=code, name=name, category=category, severity=Severity(severity),
-                          target=target, summary=summary, explanation=explanation.strip(),
-                          thresholds=tuple(thresholds), check=fn, requires=tuple(requires),
-                          whole_run=whole_run, group=group, decisive=decisive))
+        REGISTRY.add(
+            Rule(
+                code=code,
+                name=name,
+                category=category,
+                severity=Severity(severity),
+                target=target,
+                summary=summary,
+                explanation=explanation.strip(),
+                thresholds=tuple(thresholds),
+                check=fn,
+                requires=tuple(requires),
+                whole_run=whole_run,
+                group=group,
+                decisive=decisive,
+            )
+        )
         return fn
 
     return wrap
@@ -160,8 +201,16 @@ class Context:
             raise NotChecked(f"{role} has {len(s)} finite points, needs at least {min_points}")
         return s
 
-    def fire(self, message: str, *, step: float | None = None,
-             severity: Severity | str | None = None, **evidence: Any) -> Finding:
+    def fire(
+        self, message: str, *, step: float | None = None, severity: Severity | str | None = None, **evidence: Any
+    ) -> Finding:
         sev = Severity(severity) if severity is not None else self.rule.severity
-        return Finding(code=self.rule.code, name=self.rule.name, category=self.rule.category,
-                       severity=sev, message=message, evidence=evidence, step=step)
+        return Finding(
+            code=self.rule.code,
+            name=self.rule.name,
+            category=self.rule.category,
+            severity=sev,
+            message=message,
+            evidence=evidence,
+            step=step,
+        )

@@ -8,34 +8,100 @@ from typing import Any
 
 from .role_structure import OTHER_BASES, Choice, candidates, loss_choice, other_choice
 
-ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time",
-         "throughput", "wall_time", "epoch")
+ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time", "throughput", "wall_time", "epoch")
 
 # Spellings seen in the wild, compared after lower-casing. Order inside a role
 # is preference: the first present name wins.
 ALIASES: dict[str, tuple[str, ...]] = {
-    "loss": ("loss", "train_loss", "train/loss", "loss_step", "train_loss_step",
-             "train/loss_step", "loss/train", "training_loss", "train/loss_epoch",
-             "train_loss_epoch", "loss_epoch", "total_loss", "train/total_loss",
-             "trainer/loss", "avg_loss", "loss/train_step",
-             # Keras' TensorBoard callback (train/ subfolder; prefixed when its log folder is read)
-             "train/epoch_loss", "epoch_loss", "train/batch_loss", "batch_loss"),
-    "eval_loss": ("eval_loss", "eval/loss", "val_loss", "val/loss", "validation_loss",
-                  "validation/loss", "loss/val", "loss/validation", "loss/eval",
-                  "valid_loss", "valid/loss", "val_loss_epoch", "val/loss_epoch",
-                  "eval/avg_loss", "avg_loss_eval", "test_loss",
-                  "validation/epoch_loss", "validation/evaluation_loss_vs_iterations",
-                  "evaluation_loss_vs_iterations"),
-    "learning_rate": ("learning_rate", "lr", "train/learning_rate", "current_lr",
-                      "train/lr", "lr/group0", "lr_0", "learning-rate", "optimizer/lr",
-                      "train/epoch_learning_rate", "epoch_learning_rate"),
-    "grad_norm": ("grad_norm", "gnorm", "train/grad_norm", "grad-norm", "gradient_norm",
-                  "grad_norm/total", "total_norm", "train/gnorm", "grad_norm_step"),
-    "step_time": ("step_time", "time/step", "train/step_time", "iter_time",
-                  "time_per_step", "batch_time", "train/iter_time", "step_time_s"),
-    "throughput": ("throughput", "samples_per_second", "tokens_per_second",
-                   "train/samples_per_second", "train/tokens_per_second", "tok/s",
-                   "samples/s", "it/s", "tokens_per_sec"),
+    "loss": (
+        "loss",
+        "train_loss",
+        "train/loss",
+        "loss_step",
+        "train_loss_step",
+        "train/loss_step",
+        "loss/train",
+        "training_loss",
+        "train/loss_epoch",
+        "train_loss_epoch",
+        "loss_epoch",
+        "total_loss",
+        "train/total_loss",
+        "trainer/loss",
+        "avg_loss",
+        "loss/train_step",
+        # Keras' TensorBoard callback (train/ subfolder; prefixed when its log folder is read)
+        "train/epoch_loss",
+        "epoch_loss",
+        "train/batch_loss",
+        "batch_loss",
+    ),
+    "eval_loss": (
+        "eval_loss",
+        "eval/loss",
+        "val_loss",
+        "val/loss",
+        "validation_loss",
+        "validation/loss",
+        "loss/val",
+        "loss/validation",
+        "loss/eval",
+        "valid_loss",
+        "valid/loss",
+        "val_loss_epoch",
+        "val/loss_epoch",
+        "eval/avg_loss",
+        "avg_loss_eval",
+        "test_loss",
+        "validation/epoch_loss",
+        "validation/evaluation_loss_vs_iterations",
+        "evaluation_loss_vs_iterations",
+    ),
+    "learning_rate": (
+        "learning_rate",
+        "lr",
+        "train/learning_rate",
+        "current_lr",
+        "train/lr",
+        "lr/group0",
+        "lr_0",
+        "learning-rate",
+        "optimizer/lr",
+        "train/epoch_learning_rate",
+        "epoch_learning_rate",
+    ),
+    "grad_norm": (
+        "grad_norm",
+        "gnorm",
+        "train/grad_norm",
+        "grad-norm",
+        "gradient_norm",
+        "grad_norm/total",
+        "total_norm",
+        "train/gnorm",
+        "grad_norm_step",
+    ),
+    "step_time": (
+        "step_time",
+        "time/step",
+        "train/step_time",
+        "iter_time",
+        "time_per_step",
+        "batch_time",
+        "train/iter_time",
+        "step_time_s",
+    ),
+    "throughput": (
+        "throughput",
+        "samples_per_second",
+        "tokens_per_second",
+        "train/samples_per_second",
+        "train/tokens_per_second",
+        "tok/s",
+        "samples/s",
+        "it/s",
+        "tokens_per_sec",
+    ),
     "wall_time": ("wall_time", "_timestamp", "timestamp", "time_s", "walltime"),
     "epoch": ("epoch", "train/epoch", "epochs"),
 }
@@ -67,8 +133,9 @@ def assign_roles(names: Iterable[str], overrides: Mapping[str, str] | None = Non
     return {role: c.name for role, c in choose(names, overrides).items() if len(c.names) == 1}
 
 
-def choose(names: Iterable[str], overrides: Mapping[str, str] | None = None,
-           lengths: Mapping[str, int] | None = None) -> dict[str, Choice]:
+def choose(
+    names: Iterable[str], overrides: Mapping[str, str] | None = None, lengths: Mapping[str, int] | None = None
+) -> dict[str, Choice]:
     """Every role's chosen metric(s) with the reason, best source first: --map, exact alias,
     alias pattern, structural total, sum of components."""
     names = list(names)
@@ -126,8 +193,7 @@ def check_map(names: Iterable[str], overrides: Mapping[str, str] | None) -> None
     names = sorted(names)
     for role, name in (overrides or {}).items():
         if not _sum_parts(name, names):
-            raise RoleMapError(f"--map {role}={name}: this run has no metric {name!r}; "
-                               f"it has: {_listing(names)}")
+            raise RoleMapError(f"--map {role}={name}: this run has no metric {name!r}; it has: {_listing(names)}")
 
 
 def _listing(names: list[str], limit: int = 40, source: str = "PATH") -> str:
@@ -196,11 +262,10 @@ def unmapped_reason(run: Any) -> str:
     """The NOT-CHECKED reason of a run without a loss: the likeliest names and all metric names."""
     names = sorted(run.series)
     likely = candidates(names)
-    hint = (f"did you mean --map loss={likely[0]}?" if likely else "use --map loss=NAME")
+    hint = f"did you mean --map loss={likely[0]}?" if likely else "use --map loss=NAME"
     more = f" (other candidates: {', '.join(likely[1:])})" if len(likely) > 1 else ""
     source = getattr(run, "source", "PATH") or "PATH"
-    return (f"no loss series found; {hint}{more}; metrics read: "
-            f"{_listing(names, 40, source)}")
+    return f"no loss series found; {hint}{more}; metrics read: {_listing(names, 40, source)}"
 
 
 def parse_map(items: Iterable[str]) -> dict[str, str]:

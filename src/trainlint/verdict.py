@@ -88,8 +88,7 @@ class Checks:
     not_checked: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ran": list(self.ran), "stood_down": dict(self.stood_down),
-                "not_checked": dict(self.not_checked)}
+        return {"ran": list(self.ran), "stood_down": dict(self.stood_down), "not_checked": dict(self.not_checked)}
 
 
 @dataclass

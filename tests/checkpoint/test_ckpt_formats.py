@@ -36,7 +36,8 @@ def test_real_safetensors_values(tmp_path):
     assert t["b.weight"].dtype == "bfloat16" and t["b.weight"].shape == (4, 4)
     rep = judge_path(p)
     assert finding(rep, "TL310").evidence["tensors"] == [
-        {"name": "a.weight", "dtype": "float32", "nan": 0, "inf": 1, "numel": 64}]
+        {"name": "a.weight", "dtype": "float32", "nan": 0, "inf": 1, "numel": 64}
+    ]
     assert finding(rep, "TL311").evidence["tensors"][0]["name"] == "z.weight"
     assert {"TL313", "TL314", "TL315"} <= set(rep.checks.stood_down)
     assert "TL340" in rep.checks.not_checked  # no pickle in a safetensors file
@@ -50,25 +51,35 @@ def test_safetensors_header_problems(tmp_path):
     too_long.write_bytes(struct.pack("<Q", 4000) + b'{"x": 1}')
     assert "runs past the end" in finding(judge_path(too_long), "TL313").message
     dup = tmp_path / "c.safetensors"
-    head = b'{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+    head = (
+        b'{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+    )
     dup.write_bytes(struct.pack("<Q", len(head)) + head + b"\0" * 4)
     assert "duplicate key 'w'" in finding(judge_path(dup), "TL313").message
-    odd = raw_safetensors(tmp_path / "d.safetensors", {"w": {"dtype": "F33", "shape": [1], "data_offsets": [0, 4]}},
-                          b"\0" * 4)
+    odd = raw_safetensors(
+        tmp_path / "d.safetensors", {"w": {"dtype": "F33", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4
+    )
     assert "unknown dtype 'F33'" in finding(judge_path(odd), "TL313").message
 
 
 def test_safetensors_layout_and_trailing(tmp_path):
-    overlap = raw_safetensors(tmp_path / "o.safetensors", {
-        "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
-        "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, b"\0" * 12)
+    overlap = raw_safetensors(
+        tmp_path / "o.safetensors",
+        {
+            "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+            "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]},
+        },
+        b"\0" * 12,
+    )
     f = finding(judge_path(overlap), "TL314")
     assert "b (4..12) overlaps a (ends at 8)" in f.message
-    size = raw_safetensors(tmp_path / "s.safetensors", {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}},
-                           b"\0" * 8)
+    size = raw_safetensors(
+        tmp_path / "s.safetensors", {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, b"\0" * 8
+    )
     assert "needs 12 bytes, offsets give 8" in finding(judge_path(size), "TL314").message
-    trailing = raw_safetensors(tmp_path / "t.safetensors",
-                               {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 20)
+    trailing = raw_safetensors(
+        tmp_path / "t.safetensors", {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 20
+    )
     f = finding(judge_path(trailing), "TL315")
     assert f.severity.value == "WARN" and f.evidence["trailing"] == 12
 
@@ -118,11 +129,14 @@ def test_duplicate_keys_across_torch_bin_shards(tmp_path):
     torch.save({"a": torch.ones(2)}, folder / "pytorch_model-00001-of-00002.bin")
     torch.save({"a": torch.ones(2), "b": torch.ones(2)}, folder / "pytorch_model-00002-of-00002.bin")
     idx = folder / "pytorch_model.bin.index.json"
-    idx.write_text(json.dumps({"weight_map": {"a": "pytorch_model-00001-of-00002.bin",
-                                              "b": "pytorch_model-00002-of-00002.bin"}}))
+    idx.write_text(
+        json.dumps({"weight_map": {"a": "pytorch_model-00001-of-00002.bin", "b": "pytorch_model-00002-of-00002.bin"}})
+    )
     rep = judge_path(idx)
     assert finding(rep, "TL316").evidence["duplicate_keys"][0]["key"] == "a"
-    assert finding(rep, "TL317").evidence["unindexed_keys"] == [{"key": "a", "shard": "pytorch_model-00002-of-00002.bin"}]
+    assert finding(rep, "TL317").evidence["unindexed_keys"] == [
+        {"key": "a", "shard": "pytorch_model-00002-of-00002.bin"}
+    ]
 
 
 def _hf_checkpoint(folder: Path, drop: tuple[str, ...] = ()) -> Path:
@@ -158,10 +172,14 @@ def test_hf_checkpoint_folder_resume_needs(tmp_path, cli):
 
 def _deepspeed(folder: Path, dp: int, have: list[int]) -> Path:
     folder.mkdir(parents=True)
-    torch.save({"module": {"w": torch.ones(2)}, "dp_world_size": dp, "mp_world_size": 1, "ds_version": "0.14"},
-               folder / "mp_rank_00_model_states.pt")
+    torch.save(
+        {"module": {"w": torch.ones(2)}, "dp_world_size": dp, "mp_world_size": 1, "ds_version": "0.14"},
+        folder / "mp_rank_00_model_states.pt",
+    )
     for r in have:
-        torch.save({"optimizer_state_dict": {"x": torch.ones(1)}}, folder / f"zero_pp_rank_{r}_mp_rank_00_optim_states.pt")
+        torch.save(
+            {"optimizer_state_dict": {"x": torch.ones(1)}}, folder / f"zero_pp_rank_{r}_mp_rank_00_optim_states.pt"
+        )
     (folder.parent / "latest").write_text(folder.name)
     return folder
 

@@ -33,7 +33,8 @@ def test_hf_save_pretrained_and_bin(tmp_path):
     torch.save(model.state_dict(), bin_path)
     rep = judge_path(bin_path)
     assert rep.verdict.value == "PASS" and rep.summary["parameters"] == sum(
-        v.numel() for v in model.state_dict().values())
+        v.numel() for v in model.state_dict().values()
+    )
 
 
 def test_hf_training_args_bin_is_a_framework_pickle(tmp_path):
@@ -65,8 +66,14 @@ def test_lightning_checkpoint(tmp_path):
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 4)), batch_size=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        trainer = L.Trainer(max_steps=2, logger=False, enable_progress_bar=False, enable_model_summary=False,
-                            default_root_dir=tmp_path, accelerator="cpu")
+        trainer = L.Trainer(
+            max_steps=2,
+            logger=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            default_root_dir=tmp_path,
+            accelerator="cpu",
+        )
         trainer.fit(Tiny(), data)
     ckpt = next(tmp_path.rglob("*.ckpt"))
     rep = judge_path(ckpt)
@@ -104,17 +111,30 @@ def test_real_hf_trainer_checkpoint_passes(tmp_path, cli):
     model = transformers.GPT2LMHeadModel(cfg)
     ids = torch.randint(0, 32, (8, 8))
     data = [{"input_ids": r, "labels": r} for r in ids]
-    args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=2, save_steps=2,
-                                          per_device_train_batch_size=4, report_to=[], use_cpu=True,
-                                          logging_steps=1, disable_tqdm=True)
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path / "out"),
+        max_steps=2,
+        save_steps=2,
+        per_device_train_batch_size=4,
+        report_to=[],
+        use_cpu=True,
+        logging_steps=1,
+        disable_tqdm=True,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         transformers.Trainer(model=model, args=args, train_dataset=data).train()
     ckpt = tmp_path / "out" / "checkpoint-2"
     r = cli("ckpt", ckpt, "--format", "json")  # the folder and every checkpoint file in it
     reports = r.json()["reports"]
-    assert {Path(x["source"]).name for x in reports} == {"checkpoint-2", "model.safetensors", "optimizer.pt",
-                                                         "scheduler.pt", "rng_state.pth", "training_args.bin"}
+    assert {Path(x["source"]).name for x in reports} == {
+        "checkpoint-2",
+        "model.safetensors",
+        "optimizer.pt",
+        "scheduler.pt",
+        "rng_state.pth",
+        "training_args.bin",
+    }
     assert {x["verdict"] for x in reports} == {"PASS"}, [(x["source"], x["findings"]) for x in reports]
     folder = next(x for x in reports if x["format"] == "hf-folder")
     assert "TL318" in folder["checks"]["stood_down"]
@@ -123,7 +143,8 @@ def test_real_hf_trainer_checkpoint_passes(tmp_path, cli):
     shutil.move(str(ckpt / "optimizer.pt"), str(tmp_path / "optimizer.pt"))
     rep = judge_path(ckpt)
     assert rep.verdict.value == "WARN" and next(f for f in rep.findings if f.code == "TL318").evidence["missing"] == [
-        "optimizer"]
+        "optimizer"
+    ]
 
 
 def test_real_trainer_final_save_is_not_a_resume_checkpoint(tmp_path, cli):
@@ -131,9 +152,16 @@ def test_real_trainer_final_save_is_not_a_resume_checkpoint(tmp_path, cli):
     cfg = transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=32, n_positions=16)
     ids = torch.randint(0, 32, (16, 8))
     data = [{"input_ids": r, "labels": r} for r in ids]
-    args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=4, save_steps=2,
-                                          per_device_train_batch_size=4, report_to=[], use_cpu=True,
-                                          logging_steps=1, disable_tqdm=True)
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path / "out"),
+        max_steps=4,
+        save_steps=2,
+        per_device_train_batch_size=4,
+        report_to=[],
+        use_cpu=True,
+        logging_steps=1,
+        disable_tqdm=True,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer = transformers.Trainer(model=transformers.GPT2LMHeadModel(cfg), args=args, train_dataset=data)

@@ -45,8 +45,10 @@ def test_any_cut_is_reported_never_passes(files, tmp_path, name, frac):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(["m.pt", "old.pt", "m.safetensors"]), flips=st.lists(
-    st.tuples(st.floats(0, 0.9999), st.integers(1, 255)), min_size=1, max_size=6))
+@given(
+    name=st.sampled_from(["m.pt", "old.pt", "m.safetensors"]),
+    flips=st.lists(st.tuples(st.floats(0, 0.9999), st.integers(1, 255)), min_size=1, max_size=6),
+)
 def test_random_damage_gives_a_report(files, tmp_path, name, flips):
     data = bytearray(files[name])
     for where, xor in flips:

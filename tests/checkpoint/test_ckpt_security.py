@@ -40,12 +40,21 @@ class Plain:  # a user class: not on any list
 
 def plant(folder: Path, canary: Path) -> dict[str, Path]:
     folder.mkdir(exist_ok=True)
-    files = {"zip": folder / "evil.pt", "legacy": folder / "evil_legacy.pth", "nested": folder / "last.ckpt",
-             "pickle": folder / "evil.pkl"}
+    files = {
+        "zip": folder / "evil.pt",
+        "legacy": folder / "evil_legacy.pth",
+        "nested": folder / "last.ckpt",
+        "pickle": folder / "evil.pkl",
+    }
     torch.save({"w": torch.ones(2), "x": Evil(canary)}, files["zip"])
     torch.save({"w": torch.ones(2), "x": Evil(canary)}, files["legacy"], _use_new_zipfile_serialization=False)
-    torch.save({"state_dict": {"l.weight": torch.ones(2, 2)},
-                "hyper_parameters": {"lr": 0.1, "callbacks": [{"cb": ExecEvil(canary)}]}}, files["nested"])
+    torch.save(
+        {
+            "state_dict": {"l.weight": torch.ones(2, 2)},
+            "hyper_parameters": {"lr": 0.1, "callbacks": [{"cb": ExecEvil(canary)}]},
+        },
+        files["nested"],
+    )
     with open(files["pickle"], "wb") as fh:
         pickle.dump({"x": ExecEvil(canary)}, fh, protocol=4)
     return files
@@ -70,17 +79,21 @@ def test_canary_is_never_created(tmp_path, cli):
 
 def test_dangerous_global_names_the_exact_global_and_byte_offset(tmp_path):
     files = plant(tmp_path / "c", tmp_path / "never")
-    for kind, expected in (("zip", "posix.system"), ("legacy", "posix.system"), ("nested", "builtins.exec"),
-                           ("pickle", "builtins.exec")):
+    for kind, expected in (
+        ("zip", "posix.system"),
+        ("legacy", "posix.system"),
+        ("nested", "builtins.exec"),
+        ("pickle", "builtins.exec"),
+    ):
         rep = judge_path(files[kind])
         f = next(f for f in rep.findings if f.code == "TL340")
         assert f.evidence["global"] == expected, kind
         data = files[kind].read_bytes()
-        op = data[f.evidence["offset"]:f.evidence["offset"] + 1]
+        op = data[f.evidence["offset"] : f.evidence["offset"] + 1]
         assert op in (b"c", b"\x93"), (kind, op)  # GLOBAL or STACK_GLOBAL opcode at that byte of the file
         assert f"byte {f.evidence['offset']}" in f.message
         if op == b"c":
-            module, name = data[f.evidence["offset"] + 1:].split(b"\n")[:2]  # protocol 2 may spell __builtin__
+            module, name = data[f.evidence["offset"] + 1 :].split(b"\n")[:2]  # protocol 2 may spell __builtin__
             assert name.decode() == expected.split(".")[1] and module in (b"posix", b"builtins", b"__builtin__")
 
 
@@ -120,9 +133,11 @@ def test_allowlist_is_torchs_own():
 def test_trainlint_never_imports_torch(tmp_path):
     p = tmp_path / "m.pt"
     torch.save({"w": torch.ones(3)}, p)
-    code = ("import sys; from trainlint.inspectors.checkpoint_judge import judge_path; judge_path(sys.argv[1]);"
-            "from trainlint.api import doctor; doctor([sys.argv[1]]);"
-            "assert 'torch' not in sys.modules, 'torch imported'")
+    code = (
+        "import sys; from trainlint.inspectors.checkpoint_judge import judge_path; judge_path(sys.argv[1]);"
+        "from trainlint.api import doctor; doctor([sys.argv[1]]);"
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     subprocess.run([sys.executable, "-c", code, str(p)], check=True, env=env)
 
@@ -163,8 +178,9 @@ def test_a_second_or_duplicate_data_pkl_is_also_checked(tmp_path):
     rep = judge_path(mixed)
     hits = [f for f in rep.findings if f.code == "TL340"]
     assert len(hits) == 2 and {f.evidence["global"] for f in hits} == {"posix.system"}
-    assert any("more than once" in p["problem"] for f in rep.findings if f.code == "TL304"
-               for p in f.evidence["problems"])
+    assert any(
+        "more than once" in p["problem"] for f in rep.findings if f.code == "TL304" for p in f.evidence["problems"]
+    )
     assert {t.name for t in __import__("trainlint.checkpoint", fromlist=["x"]).inspect_file(mixed).tensors} == {"w"}
 
 

@@ -27,8 +27,12 @@ def finding(report, code):
 @pytest.fixture
 def healthy(tmp_path: Path) -> Path:
     torch.manual_seed(0)
-    sd = {"enc.weight": torch.randn(8, 4), "enc.bias": torch.zeros(8), "head.weight": torch.randn(3, 8),
-          "steps": torch.tensor([7])}
+    sd = {
+        "enc.weight": torch.randn(8, 4),
+        "enc.bias": torch.zeros(8),
+        "head.weight": torch.randn(3, 8),
+        "steps": torch.tensor([7]),
+    }
     p = tmp_path / "model_step7.pt"
     torch.save(sd, p)
     return p
@@ -50,10 +54,18 @@ def test_healthy_passes_and_prefix_is_the_stem(healthy):
 
 
 def test_nested_lightning_style_checkpoint(tmp_path):
-    ck = {"epoch": 3, "global_step": 120, "state_dict": {"model.l1.weight": torch.randn(4, 4)},
-          "optimizer_states": [{"state": {0: {"exp_avg": torch.zeros(4, 4), "exp_avg_sq": torch.ones(4, 4)}},
-                                "param_groups": [{"lr": 1e-3, "params": [0]}]}],
-          "hyper_parameters": {"lr": 1e-3, "hidden": 4}}
+    ck = {
+        "epoch": 3,
+        "global_step": 120,
+        "state_dict": {"model.l1.weight": torch.randn(4, 4)},
+        "optimizer_states": [
+            {
+                "state": {0: {"exp_avg": torch.zeros(4, 4), "exp_avg_sq": torch.ones(4, 4)}},
+                "param_groups": [{"lr": 1e-3, "params": [0]}],
+            }
+        ],
+        "hyper_parameters": {"lr": 1e-3, "hidden": 4},
+    }
     p = tmp_path / "epoch=3-step=120.ckpt"
     torch.save(ck, p)
     names = {t.name for t in inspect_file(p).tensors}
@@ -78,9 +90,15 @@ def test_nan_inf_and_zero_tensors_fire_with_numbers(tmp_path):
     w[1, 0] = float("inf")
     bf = torch.randn(8, 8).to(torch.bfloat16)
     bf[2, 2] = float("nan")
-    sd = {"bad.weight": w, "dead.weight": torch.zeros(8, 8), "ok.bias": torch.zeros(8), "bf.weight": bf,
-          "good.weight": torch.randn(8, 8), "best_score": torch.tensor(float("inf")),
-          "callbacks": {"ModelCheckpoint": {"kth": torch.full((2,), float("-inf"))}}}
+    sd = {
+        "bad.weight": w,
+        "dead.weight": torch.zeros(8, 8),
+        "ok.bias": torch.zeros(8),
+        "bf.weight": bf,
+        "good.weight": torch.randn(8, 8),
+        "best_score": torch.tensor(float("inf")),
+        "callbacks": {"ModelCheckpoint": {"kth": torch.full((2,), float("-inf"))}},
+    }
     p = tmp_path / "bad.pt"
     torch.save(sd, p)
     rep = judge_path(p)
@@ -95,8 +113,12 @@ def test_nan_inf_and_zero_tensors_fire_with_numbers(tmp_path):
 
 def test_bf16_and_fp8_values_match_torch(tmp_path):
     x = torch.linspace(-3, 5, 64)
-    sd = {"bf": x.to(torch.bfloat16), "e4": x.to(torch.float8_e4m3fn), "e5": x.to(torch.float8_e5m2),
-          "h": x.to(torch.float16)}
+    sd = {
+        "bf": x.to(torch.bfloat16),
+        "e4": x.to(torch.float8_e4m3fn),
+        "e5": x.to(torch.float8_e5m2),
+        "h": x.to(torch.float16),
+    }
     p = tmp_path / "lowp.pt"
     torch.save(sd, p)
     t = {x.name: x for x in inspect_file(p).tensors}
@@ -202,8 +224,9 @@ def test_legacy_format_is_walked(tmp_path):
 
 def test_empty_lfs_and_html_under_checkpoint_names(tmp_path, cli):
     (tmp_path / "empty.pt").write_bytes(b"")
-    (tmp_path / "lfs.bin").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "ab" * 32
-                                      + "\nsize 1234567\n")
+    (tmp_path / "lfs.bin").write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:" + "ab" * 32 + "\nsize 1234567\n"
+    )
     (tmp_path / "page.ckpt").write_text("<!DOCTYPE html><html><head><title>Sign in</title></head></html>")
     r = cli("doctor", tmp_path, "--format", "json")
     by = {Path(x["source"]).name: x for x in r.json()["reports"]}
@@ -233,8 +256,7 @@ def test_drift_between_two_checkpoints(tmp_path, cli):
     torch.save({"emb": torch.zeros(10, 4), "fc.weight": torch.ones(4, 4), "old": torch.ones(1)}, a)
     from safetensors.torch import save_file
 
-    save_file({"emb": torch.zeros(12, 4), "fc.weight": torch.ones(4, 4, dtype=torch.bfloat16),
-               "new": torch.ones(1)}, b)
+    save_file({"emb": torch.zeros(12, 4), "fc.weight": torch.ones(4, 4, dtype=torch.bfloat16), "new": torch.ones(1)}, b)
     r = cli("ckpt", a, b, "--format", "json")
     rep = r.json()["reports"][-1]
     assert rep["kind"] == "comparison"
@@ -275,16 +297,45 @@ def _zip64(entries: list[tuple[str, bytes]]) -> bytes:
     for name, data in entries:
         crc, off, raw = zlib.crc32(data), len(out), name.encode()
         extra = struct.pack("<HHQQ", 1, 16, len(data), len(data))
-        out += struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, 0, 0, 0, 0, crc, 0xFFFFFFFF, 0xFFFFFFFF,
-                           len(raw), len(extra)) + raw + extra + data
+        out += (
+            struct.pack(
+                "<4sHHHHHIIIHH", b"PK\x03\x04", 45, 0, 0, 0, 0, crc, 0xFFFFFFFF, 0xFFFFFFFF, len(raw), len(extra)
+            )
+            + raw
+            + extra
+            + data
+        )
         cextra = struct.pack("<HHQQQ", 1, 24, len(data), len(data), off)
-        central += struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 45, 0, 0, 0, 0, crc, 0xFFFFFFFF,
-                               0xFFFFFFFF, len(raw), len(cextra), 0, 0, 0, 0, 0xFFFFFFFF) + raw + cextra
+        central += (
+            struct.pack(
+                "<4sHHHHHHIIIHHHHHII",
+                b"PK\x01\x02",
+                45,
+                45,
+                0,
+                0,
+                0,
+                0,
+                crc,
+                0xFFFFFFFF,
+                0xFFFFFFFF,
+                len(raw),
+                len(cextra),
+                0,
+                0,
+                0,
+                0,
+                0xFFFFFFFF,
+            )
+            + raw
+            + cextra
+        )
     cd_off = len(out)
     out += central
     e64 = len(out)
-    out += struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, len(entries), len(entries),
-                       len(central), cd_off)
+    out += struct.pack(
+        "<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, len(entries), len(entries), len(central), cd_off
+    )
     out += struct.pack("<4sIQI", b"PK\x06\x07", 0, e64, 1)
     out += struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
     return bytes(out)
@@ -298,7 +349,9 @@ def test_zip64_records_are_followed(tmp_path, healthy):
     with zipfile.ZipFile(p) as z:  # the writer above makes a valid zip64 archive
         assert z.testzip() is None
     a, b = inspect_file(healthy), inspect_file(p)
-    assert [(t.name, t.shape, t.stats["max"]) for t in a.tensors] == [(t.name, t.shape, t.stats["max"]) for t in b.tensors]
+    assert [(t.name, t.shape, t.stats["max"]) for t in a.tensors] == [
+        (t.name, t.shape, t.stats["max"]) for t in b.tensors
+    ]
     rep = judge_path(p)
     assert rep.verdict.value == "PASS" and "TL302" in rep.checks.stood_down
 
@@ -316,8 +369,9 @@ def test_ckpt_on_a_folder_of_checkpoints(tmp_path, cli):
 def test_tensor_table_with_stats_and_s3_error_xml(tmp_path, cli):
     p = tmp_path / "m.pt"
     torch.save({"w": torch.tensor([[1.0, -2.0], [3.0, 4.0]])}, p)
-    (tmp_path / "dl.pth").write_text('<?xml version="1.0"?><Error><Code>AccessDenied</Code>'
-                                     '<Message>Request has expired</Message></Error>')
+    (tmp_path / "dl.pth").write_text(
+        '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'
+    )
     r = cli("ckpt", p, tmp_path / "dl.pth", "--tensors", "--no-diff", "--format", "json")
     rep = r.json()["reports"]
     row = rep[0]["summary"]["tensor_table"][0]
@@ -404,12 +458,20 @@ def test_drift_states_relative_change_largest_first(tmp_path, cli):
     from safetensors.torch import save_file
 
     g = torch.Generator().manual_seed(0)
-    sd = {"enc.w": torch.randn(64, 64, generator=g), "dec.w": torch.randn(32, 32, generator=g),
-          "head.w": torch.randn(8, 8, generator=g).to(torch.bfloat16), "frozen": torch.randn(4, generator=g)}
+    sd = {
+        "enc.w": torch.randn(64, 64, generator=g),
+        "dec.w": torch.randn(32, 32, generator=g),
+        "head.w": torch.randn(8, 8, generator=g).to(torch.bfloat16),
+        "frozen": torch.randn(4, generator=g),
+    }
     a, b = tmp_path / "a.pt", tmp_path / "b.safetensors"
     torch.save(sd, a)
-    after = {"enc.w": sd["enc.w"] * 1.01, "dec.w": sd["dec.w"] + 0.5 * sd["dec.w"].norm() / 32,
-             "head.w": (sd["head.w"].float() * 1.25).to(torch.bfloat16), "frozen": sd["frozen"].clone()}
+    after = {
+        "enc.w": sd["enc.w"] * 1.01,
+        "dec.w": sd["dec.w"] + 0.5 * sd["dec.w"].norm() / 32,
+        "head.w": (sd["head.w"].float() * 1.25).to(torch.bfloat16),
+        "frozen": sd["frozen"].clone(),
+    }
     save_file(after, b)
     rep = cli("ckpt", a, b, "--format", "json").json()["reports"][-1]
     rc = rep["summary"]["relative_change"]

@@ -40,7 +40,7 @@ def test_reduce_is_recorded_not_called(proto):
     assert res.complete
     g = res.globals[0]
     assert (g.module, g.name) in {("posix", "system"), ("nt", "system")}
-    assert data[g.offset:g.offset + 1] in (b"c", b"\x93")  # GLOBAL or STACK_GLOBAL opcode
+    assert data[g.offset : g.offset + 1] in (b"c", b"\x93")  # GLOBAL or STACK_GLOBAL opcode
     call = res.root[0]
     assert isinstance(call, Call) and call.name.endswith(".system") and call.args == ("echo never",)
 

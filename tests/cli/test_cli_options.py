@@ -10,8 +10,9 @@ import numpy as np
 
 
 def write_jsonl(path, losses):
-    path.write_text("".join(json.dumps({"step": i + 1, "loss": float(v), "lr": 1e-4}) + "\n"
-                            for i, v in enumerate(losses)))
+    path.write_text(
+        "".join(json.dumps({"step": i + 1, "loss": float(v), "lr": 1e-4}) + "\n" for i, v in enumerate(losses))
+    )
     return path
 
 
@@ -33,7 +34,8 @@ def test_command_line_threshold_beats_per_path_override(cli, tmp_path):
     losses = list(np.linspace(2.0, 1.0, 30)) + list(np.linspace(1.0, 2.6, 30))  # ends 2.6x... its best
     log = write_jsonl(tmp_path / "runs" / "m.jsonl", losses) if (tmp_path / "runs").mkdir() is None else None
     (tmp_path / "trainlint.toml").write_text(
-        '[[overrides]]\npaths = ["runs/*"]\n[overrides.thresholds.TL010]\nmin_rise = 50\n')
+        '[[overrides]]\npaths = ["runs/*"]\n[overrides.thresholds.TL010]\nmin_rise = 50\n'
+    )
     codes = lambda r: {f["code"] for f in r.json()["reports"][0]["findings"]}  # noqa: E731
     assert "TL010" not in codes(cli("doctor", log, "--format", "json", cwd=tmp_path))
     r = cli("doctor", log, "--threshold", "TL010.min_rise=1.5", "--format", "json", cwd=tmp_path)
@@ -49,8 +51,8 @@ def test_no_data_crc_skips_only_the_data_crc(cli, tmp_path):
     data = bytearray(ev.read_bytes())
     pos = 0
     for _ in range(5):  # skip to the sixth record (a scalar event)
-        pos += 16 + int.from_bytes(data[pos:pos + 8], "little")
-    n = int.from_bytes(data[pos:pos + 8], "little")
+        pos += 16 + int.from_bytes(data[pos : pos + 8], "little")
+    n = int.from_bytes(data[pos : pos + 8], "little")
     data[pos + 12 + n - 1] ^= 0x01  # one bit in its data (the last byte: a float's top byte)
     ev.write_bytes(bytes(data))
     checked = cli("doctor", ev, "--format", "json").json()["reports"][0]

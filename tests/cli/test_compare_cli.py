@@ -15,8 +15,7 @@ from trainlint import api
 GALLERY = "qwen-qlora-gallery"
 
 
-def write_run(path: Path, seed: int, *, floor: float = 1.0, start: float = 3.0, loss=None,
-              n: int = 120) -> Path:
+def write_run(path: Path, seed: int, *, floor: float = 1.0, start: float = 3.0, loss=None, n: int = 120) -> Path:
     """A JSONL log of one recipe: noisy exponential decay, warm-up + cosine LR."""
     rng = np.random.default_rng(seed)
     steps = np.arange(1, n + 1) * 10
@@ -28,8 +27,17 @@ def write_run(path: Path, seed: int, *, floor: float = 1.0, start: float = 3.0, 
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as fh:
         for s, v, r in zip(steps, values, lr):
-            fh.write(json.dumps({"step": int(s), "loss": float(v), "learning_rate": float(r),
-                                 "grad_norm": float(0.5 + rng.random() * 0.1)}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "step": int(s),
+                        "loss": float(v),
+                        "learning_rate": float(r),
+                        "grad_norm": float(0.5 + rng.random() * 0.1),
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -46,10 +54,20 @@ def by_run(env):
 
 # ---- real logs ---------------------------------------------------------------------------------
 
+
 def test_gallery_against_healthy(cli, evidence):
     g = evidence / GALLERY
-    r = cli("compare", g / "healthy", g / "healthy", g / "bad_labels", g / "lr_hot", g / "lr_zero",
-            g / "fp16_nan", "--format", "json")
+    r = cli(
+        "compare",
+        g / "healthy",
+        g / "healthy",
+        g / "bad_labels",
+        g / "lr_hot",
+        g / "lr_zero",
+        g / "fp16_nan",
+        "--format",
+        "json",
+    )
     env = r.json()
     reps = by_run(env)
     assert reps["healthy"]["verdict"] == "PASS"
@@ -98,6 +116,7 @@ def test_gallery_text_table(cli, evidence):
 
 
 # ---- generated runs through the CLI ----------------------------------------------------------
+
 
 def test_seed_folder_is_a_band_and_seeds_pass(cli, seeds, tmp_path):
     new = write_run(tmp_path / "new" / "metrics.jsonl", 77)
@@ -152,6 +171,7 @@ def test_extra_baseline_option_and_align_option(cli, seeds, tmp_path):
 
 # ---- each file read once -------------------------------------------------------------------
 
+
 @pytest.fixture
 def reads(monkeypatch):
     import trainlint.inspectors.logs as logs
@@ -187,8 +207,19 @@ def test_gallery_overfit_floor_far_below_is_only_a_note(cli, evidence):
 
 def test_thresholds_apply_to_compare_rules(cli, evidence):
     g = evidence / GALLERY
-    r = cli("compare", g / "healthy", g / "bad_labels", "--threshold", "TL150.fail_ratio=10",
-            "--ignore", "TL151", "--ignore", "TL153", "--format", "json")
+    r = cli(
+        "compare",
+        g / "healthy",
+        g / "bad_labels",
+        "--threshold",
+        "TL150.fail_ratio=10",
+        "--ignore",
+        "TL151",
+        "--ignore",
+        "TL153",
+        "--format",
+        "json",
+    )
     rep = r.json()["reports"][0]
     assert [(f["code"], f["severity"]) for f in rep["findings"]] == [("TL150", "WARN")]
     ev = rep["findings"][0]["evidence"]

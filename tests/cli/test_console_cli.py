@@ -8,8 +8,19 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent.parent / "data" / "console"
-MIXED = ["keras_fit.txt", "keras_nan.txt", "lightning_tqdm.txt", "hf_trainer.txt", "pytorch_mnist.log",
-         "detectron2.log", "yolo.log", "nanogpt.log", "fairseq_hydra.log", "cuda_oom.out", "not_training.log"]
+MIXED = [
+    "keras_fit.txt",
+    "keras_nan.txt",
+    "lightning_tqdm.txt",
+    "hf_trainer.txt",
+    "pytorch_mnist.log",
+    "detectron2.log",
+    "yolo.log",
+    "nanogpt.log",
+    "fairseq_hydra.log",
+    "cuda_oom.out",
+    "not_training.log",
+]
 
 
 def _crash_rule_present() -> bool:

@@ -32,8 +32,20 @@ def test_clean_chat_passes(tmp_path):
     r = judge(write_jsonl(tmp_path / "d.jsonl", chat_rows(50)))
     assert r.verdict.value == "PASS", [f.message for f in r.findings]
     assert r.summary["rows"] == 50 and r.summary["row_format"] == "chat"
-    for code in ("TL200", "TL201", "TL202", "TL203", "TL204", "TL205", "TL206", "TL207",
-                 "TL208", "TL209", "TL210", "TL211"):
+    for code in (
+        "TL200",
+        "TL201",
+        "TL202",
+        "TL203",
+        "TL204",
+        "TL205",
+        "TL206",
+        "TL207",
+        "TL208",
+        "TL209",
+        "TL210",
+        "TL211",
+    ):
         stood_down(r, code)
 
 
@@ -134,11 +146,26 @@ def test_chat_shape_problems(tmp_path):
 
 
 def test_sharegpt_and_tool_calls_pass(tmp_path):
-    rows = [{"conversations": [{"from": "system", "value": "be brief"}, {"from": "human", "value": q},
-                               {"from": "gpt", "value": a}]} for q, a in zip(sentences(8), sentences(8, 1))]
-    rows.append({"conversations": [{"from": "human", "value": "x"},
-                                   {"from": "gpt", "value": "", "tool_calls": [{"name": "f"}]},
-                                   {"from": "tool", "value": "3"}, {"from": "gpt", "value": "three"}]})
+    rows = [
+        {
+            "conversations": [
+                {"from": "system", "value": "be brief"},
+                {"from": "human", "value": q},
+                {"from": "gpt", "value": a},
+            ]
+        }
+        for q, a in zip(sentences(8), sentences(8, 1))
+    ]
+    rows.append(
+        {
+            "conversations": [
+                {"from": "human", "value": "x"},
+                {"from": "gpt", "value": "", "tool_calls": [{"name": "f"}]},
+                {"from": "tool", "value": "3"},
+                {"from": "gpt", "value": "three"},
+            ]
+        }
+    )
     r = judge(write_jsonl(tmp_path / "d.jsonl", rows))
     assert r.verdict.value == "PASS", [f.message for f in r.findings]
 
@@ -243,12 +270,17 @@ def test_byte_level_bpe_tokenizer(tmp_path):
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(sentences(300, seed=3), trainers.BpeTrainer(
-        vocab_size=300, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    bpe.train_from_iterator(
+        sentences(300, seed=3),
+        trainers.BpeTrainer(
+            vocab_size=300, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
     bpe.save(str(folder / "tokenizer.json"))
     (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<|endoftext|>", "model_max_length": 64}))
-    rows = chat_rows(40) + [{"messages": [{"role": "user", "content": "caf\u00e9 \u2603"},
-                                          {"role": "assistant", "content": "x" * 200}]}]
+    rows = chat_rows(40) + [
+        {"messages": [{"role": "user", "content": "caf\u00e9 \u2603"}, {"role": "assistant", "content": "x" * 200}]}
+    ]
     r = judge(write_jsonl(tmp_path / "d.jsonl", rows), tokenizer=folder)
     stats = fired(r, "TL215").evidence
     assert stats["rows"] == 41 and stats["entropy_nats"] > 1.0 and stats["max"] > 64

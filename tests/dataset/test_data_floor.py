@@ -26,8 +26,7 @@ def write_log(path, values):
 
 
 def labelled(tmp_path, k=4, n=400):
-    return write_jsonl(tmp_path / "data.jsonl", [{"text": s, "label": f"c{i % k}"}
-                                                 for i, s in enumerate(sentences(n))])
+    return write_jsonl(tmp_path / "data.jsonl", [{"text": s, "label": f"c{i % k}"} for i, s in enumerate(sentences(n))])
 
 
 def tl099(report):
@@ -70,8 +69,9 @@ def test_doctor_handoff_with_labels(tmp_path):
 def test_doctor_cli_token_entropy(cli, tmp_path):
     pytest.importorskip("tokenizers")
     tok = make_tokenizer(tmp_path / "tok")
-    data = write_jsonl(tmp_path / "sft.jsonl", [{"prompt": q, "completion": a}
-                                                for q, a in zip(sentences(300), sentences(300, 7))])
+    data = write_jsonl(
+        tmp_path / "sft.jsonl", [{"prompt": q, "completion": a} for q, a in zip(sentences(300), sentences(300, 7))]
+    )
     entropy, why = entropy_for(data, tok)
     assert 2.5 < entropy < math.log(37) and "target tokens" in why
     run = write_log(tmp_path / "runs" / "a" / "log.jsonl", loss_curve(entropy + 0.05))

@@ -95,8 +95,9 @@ def _save_to_disk(pa, table, folder):
         with pa.ipc.new_stream(sink, table.schema) as writer:
             for batch in table.to_batches(max_chunksize=4):
                 writer.write_batch(batch)
-    (folder / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}],
-                                                   "_fingerprint": "x", "_split": None}))
+    (folder / "state.json").write_text(
+        json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}], "_fingerprint": "x", "_split": None})
+    )
     (folder / "dataset_info.json").write_text(json.dumps({"features": {}}))
 
 
@@ -112,11 +113,14 @@ def test_save_to_disk_folder_and_dataset_dict(tmp_path):
     assert reports[1].summary["rows"] == 3
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"", "empty file"),
-    (b"\x00\x01\x02binary" * 10, "binary file"),
-    (b"PAR1 this is not really parquet", "Parquet"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"", "empty file"),
+        (b"\x00\x01\x02binary" * 10, "binary file"),
+        (b"PAR1 this is not really parquet", "Parquet"),
+    ],
+)
 def test_bad_input_not_checked(tmp_path, content, reason):
     if content.startswith(b"PAR1"):
         pytest.importorskip("pyarrow")
@@ -167,8 +171,13 @@ def test_doctor_finds_datasets_not_logs(cli, tmp_path):
         fh.write("step,loss\n" + "".join(f"{i},{2 - i / 50}\n" for i in range(50)))
     doc = cli("doctor", tmp_path, "--format", "json").json()
     kinds = {r["source"].rsplit("/", 1)[1]: r["kind"] for r in doc["reports"]}
-    assert kinds == {"train.jsonl": "dataset", "metrics.jsonl": "log", "labelled.jsonl": "dataset",
-                     "pairs.csv": "dataset", "log.csv": "log"}
+    assert kinds == {
+        "train.jsonl": "dataset",
+        "metrics.jsonl": "log",
+        "labelled.jsonl": "dataset",
+        "pairs.csv": "dataset",
+        "log.csv": "log",
+    }
 
 
 def test_doctor_finds_save_to_disk_folder(cli, tmp_path):
@@ -192,8 +201,10 @@ def test_json_array_across_small_chunks(tmp_path, monkeypatch):
 
 def test_doctor_finds_rows_longer_than_the_sniffed_head(cli, tmp_path):
     long = " ".join(sentences(3000))
-    write_jsonl(tmp_path / "long.jsonl", [{"messages": [{"role": "user", "content": long},
-                                                        {"role": "assistant", "content": "ok"}]}] * 2)
+    write_jsonl(
+        tmp_path / "long.jsonl",
+        [{"messages": [{"role": "user", "content": long}, {"role": "assistant", "content": "ok"}]}] * 2,
+    )
     (tmp_path / "doc.json").write_text(json.dumps({"version": "1.0", "added_tokens": [{"id": 0, "content": long}]}))
     doc = cli("doctor", tmp_path, "--format", "json").json()
     assert [(r["kind"], r["source"].rsplit("/", 1)[1]) for r in doc["reports"]] == [("dataset", "long.jsonl")]

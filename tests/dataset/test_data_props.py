@@ -37,13 +37,16 @@ def test_rows_merged_keeps_first_20_and_counts(parts):
     assert merged.lines == sorted(n for p in parts for n in sorted(p)[:20])[:20]
 
 
-ROW = st.dictionaries(st.sampled_from(["text", "label", "x"]),
-                      st.one_of(st.text(max_size=30), st.integers(), st.none(),
-                                st.lists(st.text(max_size=5), max_size=3)), max_size=3)
+ROW = st.dictionaries(
+    st.sampled_from(["text", "label", "x"]),
+    st.one_of(st.text(max_size=30), st.integers(), st.none(), st.lists(st.text(max_size=5), max_size=3)),
+    max_size=3,
+)
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(rows=st.lists(ROW, max_size=30), chunk=st.integers(5, 200), indent=st.sampled_from([None, 1]))
 def test_json_array_stream_equals_json_loads(tmp_path, monkeypatch, rows, chunk, indent):
     monkeypatch.setattr(sources, "CHUNK", chunk)
@@ -53,12 +56,29 @@ def test_json_array_stream_equals_json_loads(tmp_path, monkeypatch, rows, chunk,
     assert got == rows
 
 
-CHUNKS = st.sampled_from([b'{"text": "a"}\n', b'{"messages": [', b'"', b"\n", b"\xff\xfe", b"[", b"]", b",",
-                          b'{"prompt": 1, "completion": null}\n', b"a,b\n", b"\x00", b"PAR1", b"}", b"\\u12"])
+CHUNKS = st.sampled_from(
+    [
+        b'{"text": "a"}\n',
+        b'{"messages": [',
+        b'"',
+        b"\n",
+        b"\xff\xfe",
+        b"[",
+        b"]",
+        b",",
+        b'{"prompt": 1, "completion": null}\n',
+        b"a,b\n",
+        b"\x00",
+        b"PAR1",
+        b"}",
+        b"\\u12",
+    ]
+)
 
 
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(parts=st.lists(CHUNKS, max_size=25), suffix=st.sampled_from([".jsonl", ".json", ".csv", ".txt", ".dat"]))
 def test_any_bytes_give_a_report_never_a_traceback(tmp_path, parts, suffix):
     from trainlint.inspectors.dataset_judge import judge_dataset

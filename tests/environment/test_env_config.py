@@ -50,11 +50,18 @@ def hf_args(tmp_path_factory) -> Path:
     """training_args.bin files written by the real transformers TrainingArguments + torch.save."""
     for mod in ("transformers", "torch", "accelerate"):
         if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed: cannot write a real training_args.bin "
-                        "(pip install transformers accelerate torch)")
+            pytest.skip(
+                f"{mod} is not installed: cannot write a real training_args.bin "
+                "(pip install transformers accelerate torch)"
+            )
     out = tmp_path_factory.mktemp("hfargs")
-    proc = subprocess.run([sys.executable, "-c", WRITER, str(out)], capture_output=True, text=True,
-                          env={**os.environ, "CUDA_VISIBLE_DEVICES": ""}, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", WRITER, str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        timeout=300,
+    )
     if proc.returncode != 0:
         pytest.skip(f"transformers could not write training_args.bin here: {proc.stderr.strip().splitlines()[-1:]}")
     return out
@@ -178,8 +185,11 @@ def test_doctor_on_hf_output_folder(hf_args, tmp_path, cli):
     ck = run / "checkpoint-5"
     ck.mkdir()
     shutil.copy(run / "training_args.bin", ck / "training_args.bin")
-    (ck / "trainer_state.json").write_text(json.dumps({"global_step": 5, "log_history": [
-        {"step": s, "loss": 2.0, "learning_rate": 0.0} for s in range(1, 6)]}))
+    (ck / "trainer_state.json").write_text(
+        json.dumps(
+            {"global_step": 5, "log_history": [{"step": s, "loss": 2.0, "learning_rate": 0.0} for s in range(1, 6)]}
+        )
+    )
     r = cli("doctor", run, "--format", "json")
     cfg_reports = [x for x in r.json()["reports"] if x["kind"] == "environment"]
     assert [Path(x["source"]).relative_to(run).as_posix() for x in cfg_reports] == ["training_args.bin"]
@@ -239,13 +249,16 @@ def test_doctor_softens_disk_verdict_for_an_existing_folder(tmp_path, monkeypatc
     assert f["TL439"].severity.value == "WARN" and "up to 4 x 4.0 KiB = 16.0 KiB" in f["TL439"].message
 
 
-@pytest.mark.parametrize("fields,fires,key", [
-    ({"warmup_steps": 0.5}, False, None),
-    ({"warmup_steps": 1.0}, False, None),  # 1 and above is a step count: 1 step of 100
-    ({"warmup_steps": 100}, True, "warm-up of 100 steps (warmup_steps)"),
-    ({"warmup_ratio": 1.2}, True, "warmup_ratio = 1.2"),
-    ({"warmup_steps": 0, "warmup_ratio": 0.0}, False, None),
-])
+@pytest.mark.parametrize(
+    "fields,fires,key",
+    [
+        ({"warmup_steps": 0.5}, False, None),
+        ({"warmup_steps": 1.0}, False, None),  # 1 and above is a step count: 1 step of 100
+        ({"warmup_steps": 100}, True, "warm-up of 100 steps (warmup_steps)"),
+        ({"warmup_ratio": 1.2}, True, "warmup_ratio = 1.2"),
+        ({"warmup_steps": 0, "warmup_ratio": 0.0}, False, None),
+    ],
+)
 def test_warmup_ratio_forms(tmp_path, fields, fires, key):
     p = tmp_path / "training_args.json"
     p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, "max_steps": 100, **fields}))
@@ -255,10 +268,13 @@ def test_warmup_ratio_forms(tmp_path, fields, fires, key):
         assert key in f["TL436"].message
 
 
-@pytest.mark.parametrize("fields,why", [
-    ({"fp16": True}, "Hugging Face Trainer"),
-    ({"trainer": {"precision": "16-mixed"}}, "dynamic gradient scaler"),
-])
+@pytest.mark.parametrize(
+    "fields,why",
+    [
+        ({"fp16": True}, "Hugging Face Trainer"),
+        ({"trainer": {"precision": "16-mixed"}}, "dynamic gradient scaler"),
+    ],
+)
 def test_fp16_with_a_scaler_stands_down(tmp_path, fields, why):
     p = tmp_path / "training_args.json"
     p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, **fields}))
@@ -291,15 +307,28 @@ def test_doctor_ignores_empty_lightning_hparams(tmp_path, cli):
     assert r.json()["reports"][0]["findings"][0]["code"] == "TL435" and r.code == 1
 
 
-@pytest.mark.parametrize("fields,kept", [
-    ({"save_total_limit": 2}, 2),
-    ({"save_total_limit": 0}, 10),  # HF: 0 means no limit, so max_steps / save_steps
-    ({"save_total_limit": None}, 10),
-])
+@pytest.mark.parametrize(
+    "fields,kept",
+    [
+        ({"save_total_limit": 2}, 2),
+        ({"save_total_limit": 0}, 10),  # HF: 0 means no limit, so max_steps / save_steps
+        ({"save_total_limit": None}, 10),
+    ],
+)
 def test_hf_checkpoint_count(tmp_path, fields, kept):
     p = tmp_path / "training_args.json"
-    p.write_text(json.dumps({"output_dir": "o", "learning_rate": 1e-4, "max_steps": 1000,
-                             "save_strategy": "steps", "save_steps": 100, **fields}))
+    p.write_text(
+        json.dumps(
+            {
+                "output_dir": "o",
+                "learning_rate": 1e-4,
+                "max_steps": 1000,
+                "save_strategy": "steps",
+                "save_steps": 100,
+                **fields,
+            }
+        )
+    )
     _rep, f = judge(read_config(p), Resources(disk_free=1 * GIB), checkpoint_gb=1)
     assert f["TL439"].evidence["kept"] == kept
 
@@ -311,7 +340,7 @@ def test_lightning_save_top_k_zero_stands_down(tmp_path):
     assert "no checkpoints are kept" in rep.checks.stood_down["TL439"]
 
 
-MALICIOUS_ARGS = r'''
+MALICIOUS_ARGS = r"""
 import os, sys, types, torch
 class Evil:
     def __reduce__(self):
@@ -325,7 +354,7 @@ sys.modules["transformers.training_args"] = mod
 args = TrainingArguments()
 args.learning_rate, args.output_dir, args.hook = 5e-5, "out", Evil()
 torch.save(args, sys.argv[1])
-'''
+"""
 
 
 def test_doctor_checks_a_training_args_pickle_as_config_and_as_pickle(tmp_path, cli):

@@ -27,11 +27,15 @@ def judged(entry):
 
 
 def test_segfault_by_os_kill_is_named_with_line(tmp_path):
-    p = write(tmp_path, "segv_train.py", """\
+    p = write(
+        tmp_path,
+        "segv_train.py",
+        """\
         import os, signal
         x = 1
         os.kill(os.getpid(), signal.SIGSEGV)
-        """)
+        """,
+    )
     e = import_entrypoint(str(p), timeout=20)
     assert e.outcome == "signal" and e.signal == "SIGSEGV"
     assert (Path(e.file).name, e.line) == ("segv_train.py", 3)
@@ -41,11 +45,15 @@ def test_segfault_by_os_kill_is_named_with_line(tmp_path):
 
 
 def test_ctypes_crash_points_at_user_line(tmp_path):
-    p = write(tmp_path, "ct.py", """\
+    p = write(
+        tmp_path,
+        "ct.py",
+        """\
         import ctypes
 
         ctypes.string_at(0)
-        """)
+        """,
+    )
     e = import_entrypoint(str(p), timeout=20)
     assert e.outcome == "signal" and e.signal == "SIGSEGV"
     assert (Path(e.user_file).name, e.user_line) == ("ct.py", 3)
@@ -55,16 +63,24 @@ def test_ctypes_crash_points_at_user_line(tmp_path):
 
 def test_import_error_gives_raising_file_and_line(tmp_path, monkeypatch):
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    write(tmp_path, "helpers.py", """\
+    write(
+        tmp_path,
+        "helpers.py",
+        """\
         import json
         from not_installed_pkg_xyz import thing
-        """)
-    p = write(tmp_path, "train.py", """\
+        """,
+    )
+    p = write(
+        tmp_path,
+        "train.py",
+        """\
         import os
         import helpers
         if __name__ == "__main__":
             raise SystemExit("never runs under trainlint")
-        """)
+        """,
+    )
     before = sorted(x.name for x in tmp_path.iterdir())
     e = import_entrypoint(str(p), timeout=20)
     assert sorted(x.name for x in tmp_path.iterdir()) == before  # no __pycache__ left behind
@@ -77,12 +93,16 @@ def test_import_error_gives_raising_file_and_line(tmp_path, monkeypatch):
 
 
 def test_module_name_form_and_main_guard_not_run(tmp_path):
-    write(tmp_path, "goodmod.py", """\
+    write(
+        tmp_path,
+        "goodmod.py",
+        """\
         import json
         VALUE = 3
         if __name__ == "__main__":
             raise SystemExit(9)
-        """)
+        """,
+    )
     e = import_entrypoint("goodmod", timeout=20, cwd=str(tmp_path))
     assert e.outcome == "ok"
     report, f = judged(e)
@@ -91,10 +111,14 @@ def test_module_name_form_and_main_guard_not_run(tmp_path):
 
 
 def test_slow_import_times_out_with_location(tmp_path):
-    p = write(tmp_path, "slow.py", """\
+    p = write(
+        tmp_path,
+        "slow.py",
+        """\
         import time
         time.sleep(60)
-        """)
+        """,
+    )
     e = import_entrypoint(str(p), timeout=1.0)
     assert e.outcome == "timeout" and e.seconds < 20
     assert (Path(e.user_file).name, e.user_line) == ("slow.py", 2)
@@ -104,11 +128,15 @@ def test_slow_import_times_out_with_location(tmp_path):
 
 
 def test_system_exit_at_import(tmp_path):
-    p = write(tmp_path, "argv_train.py", """\
+    p = write(
+        tmp_path,
+        "argv_train.py",
+        """\
         import sys
         if len(sys.argv) < 5:
             sys.exit(2)
-        """)
+        """,
+    )
     e = import_entrypoint(str(p), timeout=20)
     assert e.outcome == "exit" and e.exit_code == 2
     _r, f = judged(e)
@@ -141,10 +169,14 @@ def test_cli_entrypoint_failure_exit_code(tmp_path, cli):
 
 
 def test_lingering_thread_does_not_hold_the_import(tmp_path):
-    p = write(tmp_path, "threads.py", """\
+    p = write(
+        tmp_path,
+        "threads.py",
+        """\
         import threading, time
         threading.Thread(target=time.sleep, args=(60,)).start()
-        """)
+        """,
+    )
     e = import_entrypoint(str(p), timeout=30)
     assert e.outcome == "ok" and e.seconds < 10
 

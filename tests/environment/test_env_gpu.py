@@ -15,17 +15,28 @@ from trainlint.environment.gpu import parse_header_cuda, parse_query, torch_buil
 from trainlint.inspectors.environment import group_report
 from trainlint.rules.environment import visible_devices
 
-QUERY_OUT = ("0, NVIDIA H100 80GB HBM3, GPU-aaaa1111, 81559, 3, 550.54.15\n"
-             "1, NVIDIA H100 80GB HBM3, GPU-bbbb2222, 81559, 3, 550.54.15\n")
+QUERY_OUT = (
+    "0, NVIDIA H100 80GB HBM3, GPU-aaaa1111, 81559, 3, 550.54.15\n"
+    "1, NVIDIA H100 80GB HBM3, GPU-bbbb2222, 81559, 3, 550.54.15\n"
+)
 HEADER = "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |\n"
 
 
-def facts(n=2, cvd=None, torch_cuda="12.1", driver_cuda="12.4",
-          torch_cuda_source="/site-packages/torch/version.py", **kw):
+def facts(
+    n=2, cvd=None, torch_cuda="12.1", driver_cuda="12.4", torch_cuda_source="/site-packages/torch/version.py", **kw
+):
     gpus = [Gpu(i, "NVIDIA H100", f"GPU-{i}{i}{i}") for i in range(n)]
-    return GpuFacts(smi_path="/usr/bin/nvidia-smi", driver_version="550.54.15", driver_cuda=driver_cuda,
-                    gpus=gpus, cuda_visible_devices=cvd, torch_version="2.3.0+cu121", torch_cuda=torch_cuda,
-                    torch_cuda_source=torch_cuda_source, **kw)
+    return GpuFacts(
+        smi_path="/usr/bin/nvidia-smi",
+        driver_version="550.54.15",
+        driver_cuda=driver_cuda,
+        gpus=gpus,
+        cuda_visible_devices=cvd,
+        torch_version="2.3.0+cu121",
+        torch_cuda=torch_cuda,
+        torch_cuda_source=torch_cuda_source,
+        **kw,
+    )
 
 
 def judge(g, require_gpu=False):
@@ -97,10 +108,16 @@ def test_cpu_torch_on_gpu_machine():
 
 
 def test_torch_build_read_without_import():
-    code = ("import sys; from trainlint.environment.gpu import torch_build; v = torch_build(); "
-            "print(v[0] is None or 'torch' not in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    code = (
+        "import sys; from trainlint.environment.gpu import torch_build; v = torch_build(); "
+        "print(v[0] is None or 'torch' not in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     assert out.stdout.strip() == "True", out.stderr
     version, cuda, _hip, _src = torch_build()
     if version and "+cpu" in version:
@@ -115,12 +132,15 @@ def _fake_smi(folder, body: str):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="shell script")
 def test_cli_with_fake_nvidia_smi(tmp_path, cli):
-    _fake_smi(tmp_path, f"""\
+    _fake_smi(
+        tmp_path,
+        f"""\
         case "$1" in
-          --query-gpu*) printf '{QUERY_OUT.strip().replace(chr(10), chr(92) + 'n')}\\n' ;;
+          --query-gpu*) printf '{QUERY_OUT.strip().replace(chr(10), chr(92) + "n")}\\n' ;;
           *) printf '{HEADER.strip()}\\n' ;;
         esac
-        """)
+        """,
+    )
     env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", "CUDA_VISIBLE_DEVICES": "1,7"}
     r = cli("env", "--format", "json", env=env)
     acc = next(rep for rep in r.json()["reports"] if rep["format"] == "accelerators")
@@ -131,10 +151,13 @@ def test_cli_with_fake_nvidia_smi(tmp_path, cli):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="shell script")
 def test_cli_broken_driver_with_require_gpu(tmp_path, cli):
-    _fake_smi(tmp_path, """\
+    _fake_smi(
+        tmp_path,
+        """\
         echo "Failed to initialize NVML: Driver/library version mismatch"
         exit 18
-        """)
+        """,
+    )
     r = cli("env", "--require-gpu", "--format", "json", env={"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"})
     acc = next(rep for rep in r.json()["reports"] if rep["format"] == "accelerators")
     assert acc["verdict"] == "FAIL" and "version mismatch" in acc["findings"][0]["message"]

@@ -14,12 +14,23 @@ from trainlint.environment.versions import load_known_bad, matches, parse_versio
 from trainlint.inspectors.environment import group_report
 
 
-@pytest.mark.parametrize("version,spec,want", [
-    ("2.1.2+cu121", "<2.3", True), ("2.3.0", "<2.3", False), ("2.3.0rc1", ">=2.2", True),
-    ("0.14.0", "==0.14.*", True), ("0.15.0", "==0.14.*", False), ("1.4.5", "~=1.4", True),
-    ("2.0", "~=1.4", False), ("2.0.0", "==2", True), ("1.0.post1", ">1.0", True),
-    ("1.0.dev3", "<1.0", True), ("4.41.2", ">=4.38,<4.42", True), ("x.y", ">=1", None),
-])
+@pytest.mark.parametrize(
+    "version,spec,want",
+    [
+        ("2.1.2+cu121", "<2.3", True),
+        ("2.3.0", "<2.3", False),
+        ("2.3.0rc1", ">=2.2", True),
+        ("0.14.0", "==0.14.*", True),
+        ("0.15.0", "==0.14.*", False),
+        ("1.4.5", "~=1.4", True),
+        ("2.0", "~=1.4", False),
+        ("2.0.0", "==2", True),
+        ("1.0.post1", ">1.0", True),
+        ("1.0.dev3", "<1.0", True),
+        ("4.41.2", ">=4.38,<4.42", True),
+        ("x.y", ">=1", None),
+    ],
+)
 def test_specifiers(version, spec, want):
     assert matches(version, spec) is want
 
@@ -45,8 +56,9 @@ def test_table_entries_are_complete():
 
 
 def judge(installed, requires=None, table=None):
-    s = Subject(versions=VersionFacts(installed, requires or {}),
-                known_bad=load_known_bad() if table is None else table)
+    s = Subject(
+        versions=VersionFacts(installed, requires or {}), known_bad=load_known_bad() if table is None else table
+    )
     rep = group_report("versions", "v", s)
     return rep, rep.findings
 
@@ -68,19 +80,29 @@ def test_known_bad_needs_every_package():
 
 
 def test_declared_requirement_unmet():
-    _r, found = judge({"transformers": "5.0.0", "torch": "2.1.0", "accelerate": "0.20.0"},
-                      {"transformers": ['torch>=2.6; extra == "torch"', 'accelerate>=1.1.0; extra == "torch"',
-                                        "numpy>=1.17"]}, table=[])
+    _r, found = judge(
+        {"transformers": "5.0.0", "torch": "2.1.0", "accelerate": "0.20.0"},
+        {"transformers": ['torch>=2.6; extra == "torch"', 'accelerate>=1.1.0; extra == "torch"', "numpy>=1.17"]},
+        table=[],
+    )
     msgs = sorted(f.message for f in found)
-    assert msgs == ["transformers 5.0.0 requires accelerate>=1.1.0 (extra 'torch'), but accelerate 0.20.0 is installed",
-                    "transformers 5.0.0 requires torch>=2.6 (extra 'torch'), but torch 2.1.0 is installed"]
+    assert msgs == [
+        "transformers 5.0.0 requires accelerate>=1.1.0 (extra 'torch'), but accelerate 0.20.0 is installed",
+        "transformers 5.0.0 requires torch>=2.6 (extra 'torch'), but torch 2.1.0 is installed",
+    ]
 
 
 def test_real_metadata_read_without_importing():
-    code = ("import sys; from trainlint.environment.versions import installed; v, r = installed(); "
-            "print(sorted(v)); print([m for m in ('torch', 'transformers', 'lightning') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    code = (
+        "import sys; from trainlint.environment.versions import installed; v, r = installed(); "
+        "print(sorted(v)); print([m for m in ('torch', 'transformers', 'lightning') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     lines = out.stdout.strip().splitlines()
     assert lines[-1] == "[]", out.stderr
     assert "numpy" in lines[0]
@@ -93,6 +115,7 @@ def test_this_environment_passes_versions(cli):
 
 
 def test_declared_requirement_met_passes():
-    rep, found = judge({"transformers": "5.24.0", "torch": "2.13.0+cpu"},
-                       {"transformers": ['torch>=2.6; extra == "torch"']}, table=[])
+    rep, found = judge(
+        {"transformers": "5.24.0", "torch": "2.13.0+cpu"}, {"transformers": ['torch>=2.6; extra == "torch"']}, table=[]
+    )
     assert found == [] and "TL431" in rep.checks.ran

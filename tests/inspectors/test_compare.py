@@ -17,10 +17,24 @@ from trainlint.rules.band import limits
 BAND_T = {"band_warn_sigmas": 3.0, "band_fail_sigmas": 6.0, "band_min_margin": 0.08}
 
 
-def make_run(seed: int, *, n: int = 150, every: int = 10, start: float = 3.0, floor: float = 1.0,
-             tau: float = 0.2, noise: float = 0.04, lr: float = 3e-4, name: str | None = None,
-             loss=None, lr_values=None, grad=None, speed: float = 100.0, eval_every: int = 0,
-             max_steps: float | None = None) -> Run:
+def make_run(
+    seed: int,
+    *,
+    n: int = 150,
+    every: int = 10,
+    start: float = 3.0,
+    floor: float = 1.0,
+    tau: float = 0.2,
+    noise: float = 0.04,
+    lr: float = 3e-4,
+    name: str | None = None,
+    loss=None,
+    lr_values=None,
+    grad=None,
+    speed: float = 100.0,
+    eval_every: int = 0,
+    max_steps: float | None = None,
+) -> Run:
     """A noisy decaying loss of one recipe: warm-up + cosine LR, grad norm, throughput."""
     rng = np.random.default_rng(seed)
     steps = np.arange(1, n + 1) * every
@@ -30,13 +44,13 @@ def make_run(seed: int, *, n: int = 150, every: int = 10, start: float = 3.0, fl
     run = Run(source=name or f"seed{seed}.jsonl", format="generated")
     run.add("loss", steps, values)
     warm = np.minimum(1.0, frac / 0.05)
-    run.add("learning_rate", steps, lr * warm * 0.5 * (1 + np.cos(np.pi * frac)) if lr_values is None
-            else lr_values)
-    run.add("grad_norm", steps, (0.5 + 0.5 * np.exp(-frac / tau)) * np.exp(rng.normal(0, 0.1, n))
-            if grad is None else grad)
+    run.add("learning_rate", steps, lr * warm * 0.5 * (1 + np.cos(np.pi * frac)) if lr_values is None else lr_values)
+    run.add(
+        "grad_norm", steps, (0.5 + 0.5 * np.exp(-frac / tau)) * np.exp(rng.normal(0, 0.1, n)) if grad is None else grad
+    )
     run.add("throughput", steps, speed * np.exp(rng.normal(0, 0.02, n)))
     if eval_every:
-        es = steps[eval_every - 1::eval_every]
+        es = steps[eval_every - 1 :: eval_every]
         run.add("eval_loss", es, (floor * 1.1 + (start - floor) * np.exp(-es / steps[-1] / tau)))
     if max_steps is not None:
         run.meta["max_steps"] = max_steps
@@ -62,6 +76,7 @@ SEEDS = [make_run(s) for s in (1, 2, 3)]
 
 # ---- healthy seeds pass against each other; faults fail against them --------------------------
 
+
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 10_000))
 def test_seeds_of_one_recipe_pass_against_each_other(a, b, c):
@@ -73,11 +88,14 @@ def test_seeds_of_one_recipe_pass_against_each_other(a, b, c):
 
 
 @pytest.mark.parametrize("baselines", [SEEDS[:1], SEEDS], ids=["one-baseline", "band-of-three"])
-@pytest.mark.parametrize("fault,code", [
-    (dict(floor=3.0, start=6.0), "TL150"),
-    (dict(loss=np.r_[np.linspace(3, 1, 75), np.linspace(1, 6, 75)]), "TL151"),
-    (dict(loss=3.0 * np.exp(np.random.default_rng(5).normal(0, 0.04, 150))), "TL152"),
-])
+@pytest.mark.parametrize(
+    "fault,code",
+    [
+        (dict(floor=3.0, start=6.0), "TL150"),
+        (dict(loss=np.r_[np.linspace(3, 1, 75), np.linspace(1, 6, 75)]), "TL151"),
+        (dict(loss=3.0 * np.exp(np.random.default_rng(5).normal(0, 0.04, 150))), "TL152"),
+    ],
+)
 def test_faulty_runs_fail_against_healthy_seeds(baselines, fault, code):
     rep = judge(make_run(99, name="bad.jsonl", **fault), baselines)
     assert rep.verdict.value == "FAIL"
@@ -94,6 +112,7 @@ def test_identical_run_passes_and_table_has_unit_ratios():
 
 
 # ---- band ------------------------------------------------------------------------------------
+
 
 def test_single_baseline_uses_documented_ratios():
     lim = limits([2.0], 1.15, 1.5, BAND_T)
@@ -133,6 +152,7 @@ def test_band_catches_what_the_ratio_lets_through():
 
 # ---- alignment -------------------------------------------------------------------------------
 
+
 def test_same_length_aligns_by_step_different_lengths_by_fraction():
     al = align(SEEDS[0], SEEDS[1:])
     assert al.mode == "step" and (al.lo, al.hi) == (10.0, 1500.0)
@@ -146,8 +166,9 @@ def test_same_length_aligns_by_step_different_lengths_by_fraction():
 
 
 def test_planned_length_comes_from_max_steps_so_a_cut_run_stays_cut():
-    cut = make_run(5, n=60, name="cut.jsonl", max_steps=1500,
-                   loss=(1 + 2 * np.exp(-np.arange(1, 61) * 10 / 1500 / 0.2)))
+    cut = make_run(
+        5, n=60, name="cut.jsonl", max_steps=1500, loss=(1 + 2 * np.exp(-np.arange(1, 61) * 10 / 1500 / 0.2))
+    )
     assert planned_length(cut) == 1500
     rep = judge(cut, SEEDS[:1])
     assert rep.summary["alignment"]["mode"] == "step"
@@ -173,6 +194,7 @@ def test_too_few_points_stand_down():
 
 
 # ---- each rule: fires with the right numbers, and stands down ---------------------------------
+
 
 def test_tl150_floor_cites_both_sides():
     rep = judge(make_run(9, name="floor.jsonl", floor=6.0, start=18.0), SEEDS[:1])

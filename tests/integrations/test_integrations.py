@@ -48,10 +48,22 @@ def hf_run(tmp_path, lr, warmup_steps=0, max_steps=150, stop_on="FAIL"):
     x, y = regression_data()
     data = [{"x": x[i], "labels": y[i]} for i in range(len(y))]
     args = transformers.TrainingArguments(
-        output_dir=str(tmp_path), max_steps=max_steps, per_device_train_batch_size=16, learning_rate=lr,
-        warmup_steps=warmup_steps, lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant",
-        optim="sgd", max_grad_norm=1e9, logging_steps=1, report_to=[], save_strategy="no", use_cpu=True,
-        disable_tqdm=True, logging_nan_inf_filter=False, seed=0)
+        output_dir=str(tmp_path),
+        max_steps=max_steps,
+        per_device_train_batch_size=16,
+        learning_rate=lr,
+        warmup_steps=warmup_steps,
+        lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant",
+        optim="sgd",
+        max_grad_norm=1e9,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        use_cpu=True,
+        disable_tqdm=True,
+        logging_nan_inf_filter=False,
+        seed=0,
+    )
     guard = GuardCallback(stop_on=stop_on)
     trainer = transformers.Trainer(model=Tiny(), args=args, train_dataset=data, callbacks=[guard])
     trainer.train()
@@ -101,9 +113,16 @@ def lightning_run(tmp_path, lr, stop_on="FAIL", max_steps=150):
     torch.manual_seed(0)
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16, shuffle=True)
     guard = GuardCallback(stop_on=stop_on)
-    trainer = L.Trainer(max_steps=max_steps, callbacks=[guard], logger=False, enable_checkpointing=False,
-                        enable_progress_bar=False, enable_model_summary=False, default_root_dir=str(tmp_path),
-                        accelerator="cpu")
+    trainer = L.Trainer(
+        max_steps=max_steps,
+        callbacks=[guard],
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        default_root_dir=str(tmp_path),
+        accelerator="cpu",
+    )
     trainer.fit(Module(), loader)
     return trainer, guard, losses
 
@@ -133,8 +152,9 @@ def keras_run(lr, stop_on="FAIL", epochs=8):
     model = keras.Sequential([keras.Input((N_FEATURES,)), keras.layers.Dense(1)])
     model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss="mse")
     guard = GuardCallback(stop_on=stop_on)
-    hist = model.fit(x.numpy(), y.numpy(), batch_size=16, epochs=epochs, verbose=0, callbacks=[guard],
-                     validation_split=0.2)
+    hist = model.fit(
+        x.numpy(), y.numpy(), batch_size=16, epochs=epochs, verbose=0, callbacks=[guard], validation_split=0.2
+    )
     return guard, hist
 
 

@@ -36,26 +36,20 @@ try:
     HAVE_MCP = True
 except ImportError:
     HAVE_MCP = False
-needs_mcp = pytest.mark.skipif(
-    not HAVE_MCP, reason="the MCP SDK is not installed (pip install 'trainlint[mcp]')"
-)
+needs_mcp = pytest.mark.skipif(not HAVE_MCP, reason="the MCP SDK is not installed (pip install 'trainlint[mcp]')")
 
 
 def valid(envelope: dict) -> dict:
     """The envelope, after checking it against the published JSON schema."""
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(
-        (SRC / "trainlint" / "schema" / "report.schema.json").read_text()
-    )
+    schema = json.loads((SRC / "trainlint" / "schema" / "report.schema.json").read_text())
     jsonschema.validate(envelope, schema)
     return envelope
 
 
 def _env() -> dict[str, str]:
     return {
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p
-        ),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
 
@@ -75,10 +69,7 @@ def cli_json(args: list[str], cwd: Path) -> dict:
 
 def outcome(envelope: dict) -> list[tuple[str, str, list[str]]]:
     """What must agree between the CLI and the server: each report's source, verdict and codes."""
-    return sorted(
-        (r["source"], r["verdict"], sorted(f["code"] for f in r["findings"]))
-        for r in envelope["reports"]
-    )
+    return sorted((r["source"], r["verdict"], sorted(f["code"] for f in r["findings"])) for r in envelope["reports"])
 
 
 @asynccontextmanager
@@ -86,9 +77,7 @@ async def served(*roots: Path, extra: tuple[str, ...] = ()):
     args = ["-m", "trainlint", "mcp", *extra]
     for r in roots:
         args += ["--root", str(r)]
-    params = StdioServerParameters(
-        command=sys.executable, args=args, env=_env(), cwd=str(roots[0])
-    )
+    params = StdioServerParameters(command=sys.executable, args=args, env=_env(), cwd=str(roots[0]))
     async with (
         stdio_client(params, errlog=sys.stderr) as (read, write),
         ClientSession(read, write) as session,
@@ -119,9 +108,7 @@ def test_tools_listed_and_doctor_agrees_with_the_cli():
         res = await s.call_tool("doctor", {"paths": ["examples"]})
         uris = [str(r.uri) for r in (await s.list_resources()).resources]
         source = "examples/plain-diverged/metrics.jsonl"
-        report = await s.read_resource(
-            f"trainlint://report/{source.replace('/', '%2F')}"
-        )
+        report = await s.read_resource(f"trainlint://report/{source.replace('/', '%2F')}")
         rules = await s.read_resource("trainlint://rules")
         return tools, res, uris, report, rules
 
@@ -132,27 +119,13 @@ def test_tools_listed_and_doctor_agrees_with_the_cli():
     assert not res.is_error
     env = valid(res.structured_content)
     assert outcome(env) == outcome(cli)
-    assert (
-        (env["verdict"], env["exit_code"])
-        == (cli["verdict"], cli["exit_code"])
-        == ("FAIL", 1)
-    )
+    assert (env["verdict"], env["exit_code"]) == (cli["verdict"], cli["exit_code"]) == ("FAIL", 1)
     summary, body = texts(res)
-    assert (
-        summary.startswith("FAIL (exit 1) trainlint doctor")
-        and "TL010" in summary
-        and "TL040" in summary
-    )
+    assert summary.startswith("FAIL (exit 1) trainlint doctor") and "TL010" in summary and "TL040" in summary
     assert json.loads(body) == env
-    assert (
-        "trainlint://rules" in uris
-        and "trainlint://report/examples%2Fplain-diverged%2Fmetrics.jsonl" in uris
-    )
+    assert "trainlint://rules" in uris and "trainlint://report/examples%2Fplain-diverged%2Fmetrics.jsonl" in uris
     last = json.loads(report.contents[0].text)
-    assert (
-        last["source"] == "examples/plain-diverged/metrics.jsonl"
-        and last["verdict"] == "FAIL"
-    )
+    assert last["source"] == "examples/plain-diverged/metrics.jsonl" and last["verdict"] == "FAIL"
     assert [f["code"] for f in last["findings"]] == ["TL010"]
     codes = {r["code"] for r in json.loads(rules.contents[0].text)["rules"]}
     assert {"TL001", "TL010", "TL240", "TL300"} <= codes
@@ -204,9 +177,7 @@ def test_series_downsampled_keeps_the_spike_and_the_nan(tmp_path):
 @needs_mcp
 def test_explain_gives_the_explanation_thresholds_and_what_to_try():
     async def body(s):
-        return await s.call_tool("explain", {"code": "TL010"}), await s.call_tool(
-            "explain", {"code": "TL999"}
-        )
+        return await s.call_tool("explain", {"code": "TL010"}), await s.call_tool("explain", {"code": "TL999"})
 
     res, missing = run_session(body, ROOT)
     assert not res.is_error
@@ -252,10 +223,7 @@ def test_paths_outside_the_roots_are_refused(tmp_path):
     refused, fine = run_session(body, inside)
     for res in refused:
         assert res.is_error, texts(res)
-        assert (
-            "outside the allowed roots" in texts(res)[0]
-            or "no network" in texts(res)[0]
-        ), texts(res)
+        assert "outside the allowed roots" in texts(res)[0] or "no network" in texts(res)[0], texts(res)
     assert "escape.jsonl is a symlink" in texts(refused[3])[0]
     assert not fine.is_error and fine.structured_content["reports"][0]["kind"] == "log"
 
@@ -265,9 +233,7 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
     (tmp_path / "garbage").mkdir()
     (tmp_path / "garbage" / "trainer_state.json").write_bytes(bytes(range(256)) * 64)
     (tmp_path / "deep").mkdir()
-    (tmp_path / "deep" / "trainer_state.json").write_text(
-        '{"log_history": ' + "[" * 200_000 + "]" * 200_000 + "}"
-    )
+    (tmp_path / "deep" / "trainer_state.json").write_text('{"log_history": ' + "[" * 200_000 + "]" * 200_000 + "}")
     (tmp_path / "nested.json").write_text("[" * 500_000)
     _spiky_log(tmp_path)
 
@@ -286,9 +252,7 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
         out.append(await s.call_tool("doctor", {"paths": ["metrics.jsonl"]}))
         return out
 
-    *hostile, last = run_session(
-        body, tmp_path, extra=("--timeout", "60", "--max-memory", "2")
-    )
+    *hostile, last = run_session(body, tmp_path, extra=("--timeout", "60", "--max-memory", "2"))
     for res in hostile:
         assert not res.is_error, texts(res)
         env = valid(res.structured_content)
@@ -296,10 +260,7 @@ def test_hostile_inputs_are_not_checked_and_the_session_goes_on(tmp_path):
         assert all(r["reason"] for r in env["reports"])
     # the nesting is refused before parsing, with the reason (issue 20), not a RecursionError
     assert "nested more than 500 levels" in hostile[1].structured_content["reports"][0]["reason"]
-    assert (
-        not last.is_error
-        and last.structured_content["reports"][0]["source"] == "metrics.jsonl"
-    )
+    assert not last.is_error and last.structured_content["reports"][0]["source"] == "metrics.jsonl"
 
 
 @needs_mcp
@@ -317,9 +278,7 @@ def test_a_config_under_the_root_applies_and_one_above_it_does_not(tmp_path):
         return await s.call_tool("doctor", {"paths": ["metrics.jsonl"]})
 
     own = run_session(body, inner / "own", inner / "plain")
-    assert outcome(own.structured_content) == outcome(
-        cli_json(["doctor", "metrics.jsonl"], inner / "own")
-    )
+    assert outcome(own.structured_content) == outcome(cli_json(["doctor", "metrics.jsonl"], inner / "own"))
     assert "TL010" not in json.dumps(own.structured_content["reports"][0]["findings"])
 
     res = run_session(body, inner / "plain")
@@ -328,12 +287,8 @@ def test_a_config_under_the_root_applies_and_one_above_it_does_not(tmp_path):
 
 
 def _safetensors(path: Path, key: str = "w") -> None:
-    header = json.dumps(
-        {key: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
-    ).encode()
-    path.write_bytes(
-        struct.pack("<Q", len(header)) + header + struct.pack("<2f", 1.0, float("nan"))
-    )
+    header = json.dumps({key: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + struct.pack("<2f", 1.0, float("nan")))
 
 
 @needs_mcp
@@ -343,9 +298,7 @@ def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_pat
     rows = [{"text": f"row {i % 40} of the data"} for i in range(120)]
     (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "tok").mkdir()
-    (tmp_path / "tok" / "tokenizer_config.json").write_text(
-        json.dumps({"model_max_length": 1e30})
-    )
+    (tmp_path / "tok" / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 1e30}))
     (tmp_path / "train.py").write_text("import json\nVALUE = 1\n")
 
     async def body(s):
@@ -354,9 +307,7 @@ def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_pat
             await s.call_tool("check_dataset", {"path": "train.jsonl"}),
             await s.call_tool("check_tokenizer", {"path": "tok"}),
             await s.call_tool("check_environment", {"entrypoint": "train.py"}),
-            await s.call_tool(
-                "check_dataset", {"path": "train.jsonl", "tokenizer": "tok"}
-            ),
+            await s.call_tool("check_dataset", {"path": "train.jsonl", "tokenizer": "tok"}),
             await s.call_tool(
                 "inspect_checkpoint",
                 {"paths": ["model.safetensors", "other.safetensors"]},
@@ -373,20 +324,14 @@ def test_checkpoint_dataset_tokenizer_and_environment_agree_with_the_cli(tmp_pat
     ]
     for res, args in pairs:
         assert not res.is_error, texts(res)
-        assert outcome(res.structured_content) == outcome(cli_json(args, tmp_path)), (
-            args
-        )
-    assert any(
-        f["code"] == "TL244" for f in tok.structured_content["reports"][0]["findings"]
-    )
+        assert outcome(res.structured_content) == outcome(cli_json(args, tmp_path)), args
+    assert any(f["code"] == "TL244" for f in tok.structured_content["reports"][0]["findings"])
     assert ckpt.structured_content["verdict"] == "FAIL"  # the NaN weight
     assert [r["kind"] for r in data_tok.structured_content["reports"]] == [
         "dataset",
         "tokenizer",
     ]
-    assert "TL330" in {
-        f["code"] for r in drift.structured_content["reports"] for f in r["findings"]
-    }
+    assert "TL330" in {f["code"] for r in drift.structured_content["reports"] for f in r["findings"]}
     groups = {r["format"]: r for r in envc.structured_content["reports"]}
     assert {"entrypoint", "resources", "accelerators", "versions"} <= set(groups)
     assert groups["entrypoint"]["verdict"] == "PASS"
@@ -418,13 +363,9 @@ def test_confine_resolves_and_refuses(tmp_path):
 def test_worker_job_answers_refusals_and_envelopes():
     assert (
         "outside the allowed roots"
-        in run_job({"tool": "doctor", "args": {"paths": ["/"]}, "roots": [str(ROOT)]})[
-            "error"
-        ]
+        in run_job({"tool": "doctor", "args": {"paths": ["/"]}, "roots": [str(ROOT)]})["error"]
     )
-    assert run_job({"tool": "rm", "roots": [str(ROOT)]}) == {
-        "error": "unknown tool 'rm'"
-    }
+    assert run_job({"tool": "rm", "roots": [str(ROOT)]}) == {"error": "unknown tool 'rm'"}
 
 
 @needs_mcp
@@ -432,15 +373,9 @@ def test_a_judgement_past_the_time_limit_is_not_checked(tmp_path):
     from trainlint.integrations.mcp_server import Session
 
     session = Session(resolve_roots([tmp_path]), timeout=0.01, memory_gb=None)
-    answer = session._spawn(
-        {"tool": "doctor", "args": {"paths": ["."]}, "roots": [str(tmp_path)]}
-    )
+    answer = session._spawn({"tool": "doctor", "args": {"paths": ["."]}, "roots": [str(tmp_path)]})
     env = answer["envelope"]
-    assert (
-        env["verdict"] == "NOT-CHECKED"
-        and env["exit_code"] == 2
-        and "--timeout" in env["reason"]
-    )
+    assert env["verdict"] == "NOT-CHECKED" and env["exit_code"] == 2 and "--timeout" in env["reason"]
 
 
 @needs_mcp
@@ -497,9 +432,7 @@ def test_without_the_sdk_the_command_says_how_to_get_it():
         env=_env(),
     )
     assert out.returncode == 2
-    assert (
-        "pip install 'trainlint[mcp]'" in out.stderr and "Traceback" not in out.stderr
-    )
+    assert "pip install 'trainlint[mcp]'" in out.stderr and "Traceback" not in out.stderr
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")

@@ -54,8 +54,12 @@ def test_records_group_series_by_step():
     run.add("eval_loss", [2], [2.5])
     run.add("loss2", [2, 2], [1.0, 1.1])  # repeated step: a resume
     recs = [(s, m) for s, _, m in records(run)]
-    assert recs == [(1.0, {"loss": 3.0}), (2.0, {"loss": 2.0, "eval_loss": 2.5, "loss2": 1.0}),
-                    (2.0, {"loss2": 1.1}), (3.0, {"loss": 1.0})]
+    assert recs == [
+        (1.0, {"loss": 3.0}),
+        (2.0, {"loss": 2.0, "eval_loss": 2.5, "loss2": 1.0}),
+        (2.0, {"loss2": 1.1}),
+        (3.0, {"loss": 1.0}),
+    ]
 
 
 def test_nan_is_announced_at_once_and_stops():

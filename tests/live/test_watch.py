@@ -48,6 +48,7 @@ def _writer(path, n_good, then_nan, delay):
             with open(path, "a") as fh:
                 fh.write(json.dumps({"step": i, "loss": loss, "lr": 1e-3}).replace("NaN", '"NaN"') + "\n")
             time.sleep(delay)
+
     t = threading.Thread(target=run, daemon=True)
     t.start()
     return t
@@ -77,8 +78,14 @@ def test_watch_reports_a_stall(tmp_path):
             with open(p, "a") as fh:
                 fh.write(json.dumps({"step": k, "loss": 1.0 / (k + 1)}) + "\n")
 
-    res = watch([(p, "jsonl")], interval=1.0, max_time=200, clock=lambda: clock["t"], sleep=sleep,
-                emit=lambda path, f: emitted.append((clock["t"], f.code)))
+    res = watch(
+        [(p, "jsonl")],
+        interval=1.0,
+        max_time=200,
+        clock=lambda: clock["t"],
+        sleep=sleep,
+        emit=lambda path, f: emitted.append((clock["t"], f.code)),
+    )
     stall = [t for t, code in emitted if code == "TL450"]
     assert stall and 60 <= stall[0] - 10 <= 75  # min_seconds=60 dominates a 1 s cadence
     assert res.verdict.value == "WARN"
@@ -155,7 +162,7 @@ def test_poll_times_are_not_a_clock_for_timing_rules(tmp_path):
         k = int(clock["t"])
         if k % 20 == 0 and k // 20 < 4:
             with open(p, "a") as fh:
-                fh.writelines(lines[50 * (k // 20):50 * (k // 20 + 1)])
+                fh.writelines(lines[50 * (k // 20) : 50 * (k // 20 + 1)])
 
     with open(p, "a") as fh:
         fh.writelines(lines[:50])
@@ -197,8 +204,11 @@ def _doctor_fail_inputs():
 
     root = Path(__file__).resolve().parents[2]
     result = doctor([root / "examples", root / "evidence"])
-    return [(Path(r.source), sorted({f.code for f in r.findings if f.severity.value == "FAIL"}))
-            for r in result.reports if r.verdict.value == "FAIL"]
+    return [
+        (Path(r.source), sorted({f.code for f in r.findings if f.severity.value == "FAIL"}))
+        for r in result.reports
+        if r.verdict.value == "FAIL"
+    ]
 
 
 def test_until_fail_stops_on_every_fail_doctor_gives(tmp_path):

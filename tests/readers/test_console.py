@@ -28,6 +28,7 @@ def test_split_lines_applies_carriage_returns_backspaces_and_ansi():
 
 # ------------------------------------------------------------------ Keras (real captures)
 
+
 def test_keras_series_come_from_epoch_final_lines():
     run = read_run(DATA / "keras_fit.txt")
     assert run.format == "console/keras"
@@ -59,6 +60,7 @@ def test_keras_log_cut_mid_epoch_records_the_plan_not_a_completion():
 
 # ------------------------------------------------------------------ Lightning (real captures)
 
+
 def test_lightning_tqdm_bar_one_point_per_epoch_at_the_global_step():
     run = read_run(DATA / "lightning_tqdm.txt")
     assert run.format == "console/lightning"
@@ -78,6 +80,7 @@ def test_lightning_rich_bar_metrics_wrapped_onto_following_lines():
 
 # ------------------------------------------------------------------ Hugging Face Trainer (real captures)
 
+
 def test_hf_trainer_dicts_take_the_step_of_the_bar_drawn_after_them():
     run = read_run(DATA / "hf_trainer.txt")
     assert run.format == "console/hf-trainer"
@@ -95,6 +98,7 @@ def test_hf_trainer_without_bars_uses_the_epoch():
 
 
 # ------------------------------------------------------------------ exact-format samples
+
 
 def test_pytorch_mnist_example():
     run = read_run(DATA / "pytorch_mnist.log")
@@ -184,8 +188,10 @@ def test_generic_step_lines():
 
 def test_progress_bar_redraws_are_not_taken_as_generic_lines(tmp_path):
     log = tmp_path / "bar.log"
-    log.write_text("Epoch 3: 50%|#####     | 5/10 [00:01<00:01, loss=0.42]\r"
-                   "Epoch 3: 60%|######    | 6/10 [00:01<00:01, loss=0.41]\n")
+    log.write_text(
+        "Epoch 3: 50%|#####     | 5/10 [00:01<00:01, loss=0.42]\r"
+        "Epoch 3: 60%|######    | 6/10 [00:01<00:01, loss=0.41]\n"
+    )
     run = read_run(log)  # read by bar position, not as two "epoch 3" lines
     assert run.format == "console/tqdm-postfix"
     assert series(run, "loss") == ([5.0, 6.0], [0.42, 0.41])
@@ -193,8 +199,10 @@ def test_progress_bar_redraws_are_not_taken_as_generic_lines(tmp_path):
 
 def test_bars_without_a_loss_are_noise(tmp_path):
     log = tmp_path / "prep.log"
-    log.write_text("Map: 50%|#####     | 500/1000 [00:00<00:00]\rMap: 100%|##########| 1000/1000 [00:00<00:00]\n"
-                   "Downloading: 100%|##########| 1.2G/1.2G [00:10<00:00, 120MB/s]\n")
+    log.write_text(
+        "Map: 50%|#####     | 500/1000 [00:00<00:00]\rMap: 100%|##########| 1000/1000 [00:00<00:00]\n"
+        "Downloading: 100%|##########| 1.2G/1.2G [00:10<00:00, 120MB/s]\n"
+    )
     with pytest.raises(ReadError, match="no known training-progress lines found"):
         read_run(log)
 
@@ -247,19 +255,24 @@ def test_user_pattern_must_name_a_metric():
 
 def test_keras2_progbar_with_backspaces_eta_and_lr(tmp_path):
     bs = "\b" * 90
-    text = ("Epoch 1/3\n"
-            "\r  1/469 [..............................] - ETA: 2:15 - loss: 2.3026 - accuracy: 0.0938" + bs +
-            "\r 50/469 [===>..........................] - ETA: 1s - loss: 1.1000 - accuracy: 0.6500" + bs +
-            "\r469/469 [==============================] - 3s 6ms/step - loss: 0.3614 - accuracy: 0.8984"
-            " - val_loss: 0.1760 - val_accuracy: 0.9490 - lr: 0.0010\n"
-            "Epoch 2/3\n"
-            "\r  1/469 [..............................] - ETA: 3s - loss: 0.2000 - accuracy: 0.9300" + bs +
-            "\r469/469 [==============================] - 3s 6ms/step - loss: 0.1912 - accuracy: 0.9441"
-            " - val_loss: 0.1393 - val_accuracy: 0.9588 - lr: 0.0010\n"
-            "\nEpoch 00002: ReduceLROnPlateau reducing learning rate to 0.00010000000474974513.\n"
-            "Epoch 3/3\n"
-            "469/469 - 3s - loss: 0.1500 - accuracy: 0.9500 - val_loss: 0.1300 - val_accuracy: 0.9600"
-            " - lr: 1.0000e-04 - 3s/epoch - 6ms/step\n")
+    text = (
+        "Epoch 1/3\n"
+        "\r  1/469 [..............................] - ETA: 2:15 - loss: 2.3026 - accuracy: 0.0938"
+        + bs
+        + "\r 50/469 [===>..........................] - ETA: 1s - loss: 1.1000 - accuracy: 0.6500"
+        + bs
+        + "\r469/469 [==============================] - 3s 6ms/step - loss: 0.3614 - accuracy: 0.8984"
+        " - val_loss: 0.1760 - val_accuracy: 0.9490 - lr: 0.0010\n"
+        "Epoch 2/3\n"
+        "\r  1/469 [..............................] - ETA: 3s - loss: 0.2000 - accuracy: 0.9300"
+        + bs
+        + "\r469/469 [==============================] - 3s 6ms/step - loss: 0.1912 - accuracy: 0.9441"
+        " - val_loss: 0.1393 - val_accuracy: 0.9588 - lr: 0.0010\n"
+        "\nEpoch 00002: ReduceLROnPlateau reducing learning rate to 0.00010000000474974513.\n"
+        "Epoch 3/3\n"
+        "469/469 - 3s - loss: 0.1500 - accuracy: 0.9500 - val_loss: 0.1300 - val_accuracy: 0.9600"
+        " - lr: 1.0000e-04 - 3s/epoch - 6ms/step\n"
+    )
     log = tmp_path / "nohup.out"
     log.write_text(text)
     run = read_run(log)
@@ -271,9 +284,11 @@ def test_keras2_progbar_with_backspaces_eta_and_lr(tmp_path):
 
 def test_keras_early_stopping_is_a_normal_end(tmp_path):
     log = tmp_path / "fit.log"
-    log.write_text("Epoch 1/100\n5/5 - 0s - loss: 0.5 - val_loss: 0.6\n"
-                   "Epoch 2/100\n5/5 - 0s - loss: 0.4 - val_loss: 0.7\n"
-                   "Epoch 2: early stopping\nRestoring model weights from the end of the best epoch: 1.\n")
+    log.write_text(
+        "Epoch 1/100\n5/5 - 0s - loss: 0.5 - val_loss: 0.6\n"
+        "Epoch 2/100\n5/5 - 0s - loss: 0.4 - val_loss: 0.7\n"
+        "Epoch 2: early stopping\nRestoring model weights from the end of the best epoch: 1.\n"
+    )
     run = read_run(log)
     assert run.meta["completed"] is True and run.meta["early_stopped_epoch"] == 2
     assert run.meta["planned_epochs"] == 100
@@ -281,16 +296,28 @@ def test_keras_early_stopping_is_a_normal_end(tmp_path):
 
 def test_lightning_validation_value_carried_over_is_not_a_new_point(tmp_path):
     """check_val_every_n_epoch=2: the bar keeps showing the old val_loss in epochs without validation."""
+
     def bar(e, n, post):
         return f"Epoch {e}: {n * 100 // 75:>3}%|#####     | {n}/75 [00:01<00:00, 50.1it/s, {post}]"
-    text = "\r".join([
-        bar(0, 1, "loss=0.90, v_num=1"), bar(0, 75, "loss=0.52, v_num=1"),
-        bar(1, 75, "loss=0.45, v_num=1"), "Validation: 0it [00:00, ?it/s]", "Validation DataLoader 0: 100%|##| 4/4",
-        bar(1, 75, "loss=0.42, v_num=1, val_loss=0.51"),
-        bar(2, 30, "loss=0.40, v_num=1, val_loss=0.51"), bar(2, 75, "loss=0.39, v_num=1, val_loss=0.51"),
-        bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"), "Validation: 0it [00:00, ?it/s]",
-        bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"),
-    ]) + "\n"
+
+    text = (
+        "\r".join(
+            [
+                bar(0, 1, "loss=0.90, v_num=1"),
+                bar(0, 75, "loss=0.52, v_num=1"),
+                bar(1, 75, "loss=0.45, v_num=1"),
+                "Validation: 0it [00:00, ?it/s]",
+                "Validation DataLoader 0: 100%|##| 4/4",
+                bar(1, 75, "loss=0.42, v_num=1, val_loss=0.51"),
+                bar(2, 30, "loss=0.40, v_num=1, val_loss=0.51"),
+                bar(2, 75, "loss=0.39, v_num=1, val_loss=0.51"),
+                bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"),
+                "Validation: 0it [00:00, ?it/s]",
+                bar(3, 75, "loss=0.35, v_num=1, val_loss=0.51"),
+            ]
+        )
+        + "\n"
+    )
     log = tmp_path / "lightning.log"
     log.write_text(text)
     run = read_run(log)
@@ -304,11 +331,17 @@ def test_lightning_validation_value_carried_over_is_not_a_new_point(tmp_path):
 def test_tqdm_postfix_loss_in_a_hand_written_loop(tmp_path):
     def bar(n, loss):
         return f"epoch 1:  {n * 10:>3}%|{'#' * n:<10}| {n}/10 [00:0{n}<00:05,  2.00it/s, loss={loss}]"
+
     redraws = [bar(1, 2.5), bar(2, 2.4), bar(2, 2.4), bar(10, 2.0)]
     second = [b.replace("epoch 1", "epoch 2") for b in (bar(0, 2.0), bar(5, 1.5), bar(10, 1.2))]
     log = tmp_path / "notebook_output.txt"
-    log.write_text("\r".join(redraws) + "\n" + "\r".join(second) + "\n"
-                   + "Map: 100%|##########| 1000/1000 [00:00<00:00, 5000.00 examples/s]\n")
+    log.write_text(
+        "\r".join(redraws)
+        + "\n"
+        + "\r".join(second)
+        + "\n"
+        + "Map: 100%|##########| 1000/1000 [00:00<00:00, 5000.00 examples/s]\n"
+    )
     run = read_run(log)
     assert run.format == "console/tqdm-postfix"
     assert series(run, "loss") == ([1.0, 2.0, 10.0, 10.0 + 5.0, 20.0], [2.5, 2.4, 2.0, 1.5, 1.2])
@@ -322,7 +355,8 @@ def test_pytorch_imagenet_example_epochs_count_from_zero(tmp_path):
         "Epoch: [0][5000/5005]\tTime  0.212 ( 0.250)\tData  0.001 ( 0.010)\tLoss 3.1000e+00 (4.2000e+00)\t"
         "Acc@1  35.20 ( 20.10)\tAcc@5  60.00 ( 45.00)\n"
         "Test: [  0/196]\tTime  2.000 ( 2.000)\tLoss 2.9000e+00 (2.9000e+00)\tAcc@1  40.00 ( 40.00)\n"
-        " * Acc@1 41.234 Acc@5 66.789\n")
+        " * Acc@1 41.234 Acc@5 66.789\n"
+    )
     run = read_run(log)
     assert run.format == "console/pytorch-example"
     assert series(run, "loss") == ([0.0, 5000.0], [6.9412, 3.1])
@@ -338,7 +372,8 @@ def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
         "'learning_rate': 4.5e-05, 'epoch': 0.33}\n\r 33%|###3      | 10/30 [00:02<00:04,  4.90it/s]"
         "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]"
         "\r{'loss': nan, 'grad_norm': nan, 'learning_rate': 2.5e-05, 'epoch': 0.67}\n"
-        "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]\r 70%|#######   | 21/30 [00:04<00:02,  4.90it/s]")
+        "\r 67%|######6   | 20/30 [00:04<00:02,  4.90it/s]\r 70%|#######   | 21/30 [00:04<00:02,  4.90it/s]"
+    )
     run = read_run(log)
     steps, values = series(run, "loss")
     assert steps == [10.0, 20.0] and values[0] == 2.1234 and math.isnan(values[1])
@@ -348,8 +383,10 @@ def test_hf_trainer_older_float_dicts_with_nan(tmp_path):
 
 def test_progress_after_a_long_banner_in_a_plain_txt_is_found(tmp_path):
     log = tmp_path / "run42.txt"
-    log.write_text("/opt/lib/site-packages/x.py:12: UserWarning: something harmless happened\n" * 200
-                   + "step 10 loss=2.5\nstep 20 loss=2.4\n")
+    log.write_text(
+        "/opt/lib/site-packages/x.py:12: UserWarning: something harmless happened\n" * 200
+        + "step 10 loss=2.5\nstep 20 loss=2.4\n"
+    )
     assert log.stat().st_size > 8192
     assert sniff(log).name == "console"
     assert series(read_run(log), "loss") == ([10.0, 20.0], [2.5, 2.4])
@@ -409,10 +446,12 @@ def test_user_pattern_without_a_position_counts_records(tmp_path):
 
 def test_hf_trainer_info_banner_gives_the_plan(tmp_path):
     log = tmp_path / "train.log"
-    log.write_text("***** Running training *****\n  Num examples = 6,400\n  Num Epochs = 3\n"
-                   "  Total optimization steps = 2,400\n"
-                   "\r  0%|          | 0/2400 [00:00<?, ?it/s]\r{'loss': 2.5, 'learning_rate': 5e-05, 'epoch': 0.01}\n"
-                   "\r  1%|          | 10/2400 [00:02<08:00,  4.90it/s]\n")
+    log.write_text(
+        "***** Running training *****\n  Num examples = 6,400\n  Num Epochs = 3\n"
+        "  Total optimization steps = 2,400\n"
+        "\r  0%|          | 0/2400 [00:00<?, ?it/s]\r{'loss': 2.5, 'learning_rate': 5e-05, 'epoch': 0.01}\n"
+        "\r  1%|          | 10/2400 [00:02<08:00,  4.90it/s]\n"
+    )
     run = read_run(log)
     assert run.meta["planned_epochs"] == 3 and run.meta["max_steps"] == 2400
     assert series(run, "loss") == ([10.0], [2.5])
@@ -431,27 +470,32 @@ def test_megatron_iteration_and_validation_lines():
 
 def test_thousands_separators_in_generic_lines(tmp_path):
     log = tmp_path / "titan.log"
-    log.write_text("[titan] 2026-01-05 12:00:00,000 - root - INFO - step:  1  loss: 12.2500  memory: 30.25GiB(31.83%)"
-                   "  tps: 1,234  tflops: 12.34  mfu: 12.34%\n"
-                   "[titan] 2026-01-05 12:00:10,000 - root - INFO - step: 10  loss:  9.1000  memory: 30.25GiB(31.83%)"
-                   "  tps: 12,345  tflops: 12.34  mfu: 12.34%\n")
+    log.write_text(
+        "[titan] 2026-01-05 12:00:00,000 - root - INFO - step:  1  loss: 12.2500  memory: 30.25GiB(31.83%)"
+        "  tps: 1,234  tflops: 12.34  mfu: 12.34%\n"
+        "[titan] 2026-01-05 12:00:10,000 - root - INFO - step: 10  loss:  9.1000  memory: 30.25GiB(31.83%)"
+        "  tps: 12,345  tflops: 12.34  mfu: 12.34%\n"
+    )
     run = read_run(log)
     assert series(run, "loss") == ([1.0, 10.0], [12.25, 9.1])
     assert series(run, "tps")[1] == [1234.0, 12345.0]
     assert "memory" not in run.series  # "30.25GiB" is not a bare number
 
 
-@pytest.mark.parametrize("end", [
-    "Training completed. Do not forget to share your model on huggingface.co/models =)",
-    "`Trainer.fit` stopped: `max_steps=30` reached.",
-    "Monitored metric val_loss did not improve in the last 3 records. Best score: 0.512. Signaling Trainer to stop.",
-    "Stopping training early as no improvement observed in last 50 epochs. Best results observed at epoch 12",
-    "total average iteration time: 452.123456 ms",
-    "[after training is done] datetime: 2026-01-05 04:00:00",
-    "[11/29 10:19:30 d2.engine.hooks]: Total training time: 0:03:48 (0:00:08 on hooks)",
-    "2021-03-01 10:30:00 | INFO | fairseq_cli.train | done training in 3298.8 seconds",
-    "3 epochs completed in 0.010 hours.",
-])
+@pytest.mark.parametrize(
+    "end",
+    [
+        "Training completed. Do not forget to share your model on huggingface.co/models =)",
+        "`Trainer.fit` stopped: `max_steps=30` reached.",
+        "Monitored metric val_loss did not improve in the last 3 records. Best score: 0.512. Signaling Trainer to stop.",
+        "Stopping training early as no improvement observed in last 50 epochs. Best results observed at epoch 12",
+        "total average iteration time: 452.123456 ms",
+        "[after training is done] datetime: 2026-01-05 04:00:00",
+        "[11/29 10:19:30 d2.engine.hooks]: Total training time: 0:03:48 (0:00:08 on hooks)",
+        "2021-03-01 10:30:00 | INFO | fairseq_cli.train | done training in 3298.8 seconds",
+        "3 epochs completed in 0.010 hours.",
+    ],
+)
 def test_normal_end_lines(tmp_path, end):
     log = tmp_path / "train.log"
     log.write_text("step 10 loss=2.5\nstep 20 loss=2.4\n" + end + "\n")
@@ -462,8 +506,10 @@ def test_normal_end_lines(tmp_path, end):
 
 def test_a_resume_into_the_same_log_is_noted(tmp_path):
     log = tmp_path / "nohup.out"
-    log.write_text("step 100 loss=2.0\nstep 200 loss=1.9\nstep 300 loss=1.8\nKilled\n"
-                   "step 200 loss=1.9\nstep 300 loss=1.8\nstep 400 loss=1.7\n")
+    log.write_text(
+        "step 100 loss=2.0\nstep 200 loss=1.9\nstep 300 loss=1.8\nKilled\n"
+        "step 200 loss=1.9\nstep 300 loss=1.8\nstep 400 loss=1.7\n"
+    )
     run = read_run(log)
     assert run.meta["step_resets"] == [{"from": 300.0, "to": 200.0}]
     assert series(run, "loss")[0] == [100.0, 200.0, 300.0, 200.0, 300.0, 400.0]
@@ -473,9 +519,11 @@ def test_a_resume_into_the_same_log_is_noted(tmp_path):
 
 def test_torchrun_rank_prefixes_keep_rank_zero(tmp_path):
     log = tmp_path / "torchrun.log"
-    log.write_text("[rank0]: step 100 loss=2.00\n[rank1]: step 100 loss=2.10\n"
-                   "[rank0]: step 200 loss=1.90\n[rank1]: step 200 loss=1.95\n"
-                   "[default0]:Epoch 1/2\n")
+    log.write_text(
+        "[rank0]: step 100 loss=2.00\n[rank1]: step 100 loss=2.10\n"
+        "[rank0]: step 200 loss=1.90\n[rank1]: step 200 loss=1.95\n"
+        "[default0]:Epoch 1/2\n"
+    )
     run = read_run(log)
     assert series(run, "loss") == ([100.0, 200.0], [2.0, 1.9])
 
@@ -489,7 +537,8 @@ def test_torchvision_reference_metric_logger(tmp_path):
         "  time: 0.9761  data: 0.2334  max mem: 2670\n"
         "Epoch: [0] Total time: 0:00:05 (0.9880 s / it)\n"
         "Epoch: [1]  [0/6]  eta: 0:00:09  lr: 0.005000  loss: 1.7961 (1.7961)  loss_classifier: 0.4389 (0.4389)"
-        "  time: 1.6615  data: 1.3112  max mem: 2852\n")
+        "  time: 1.6615  data: 1.3112  max mem: 2852\n"
+    )
     run = read_run(log)
     assert run.format == "console/pytorch-example"
     assert series(run, "loss") == ([0.0, 5.0, 6.0], [8.2773, 2.4622, 1.7961])  # the current value, not the average
@@ -507,7 +556,8 @@ def test_yolov5_console_table_counts_epochs_from_zero(tmp_path):
         "               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: 100%|#| 8/8 "
         "[00:03<00:00]\n"
         "                 all        128        929      0.651      0.552      0.611      0.451\n"
-        "EarlyStopping: Training stopped early as no improvement observed in last 100 epochs.\n")
+        "EarlyStopping: Training stopped early as no improvement observed in last 100 epochs.\n"
+    )
     run = read_run(log)
     assert run.format == "console/yolo"
     assert series(run, "train/obj_loss") == ([0.0], [0.06])
@@ -524,7 +574,8 @@ def test_fairseq_json_log_format(tmp_path):
         '2021-03-01 10:03:20 | INFO | train_inner | {"epoch": 1, "update": 0.181, "loss": "11.9", "num_updates": '
         '"200", "lr": "2.5e-05", "gnorm": "2.1"}\n'
         '2021-03-01 10:18:30 | INFO | valid | {"epoch": 1, "valid_loss": "9.514", "valid_ppl": "481.42", '
-        '"valid_num_updates": "200"}\n')
+        '"valid_num_updates": "200"}\n'
+    )
     run = read_run(log)
     assert run.format == "console/fairseq"
     assert series(run, "loss") == ([100.0, 200.0], [12.817, 11.9])
@@ -541,17 +592,20 @@ def test_openmmlab_mmengine_and_mmcv_lines(tmp_path):
         "2023/05/01 12:00:30 - mmengine - INFO - Epoch(train)  [1][100/1000]  base_lr: 2.0000e-02 lr: 2.0000e-02  "
         "eta: 23:59:00  time: 0.4900  data_time: 0.0100  memory: 3000  grad_norm: 9.5  loss: 1.1000  loss_cls: 0.4500\n"
         "2023/05/01 13:00:00 - mmengine - INFO - Epoch(val) [1][500/500]    coco/bbox_mAP: 0.3700  "
-        "coco/bbox_mAP_50: 0.5800  data_time: 0.0100  time: 0.1000\n")
+        "coco/bbox_mAP_50: 0.5800  data_time: 0.0100  time: 0.1000\n"
+    )
     run = read_run(log)
     assert run.format == "console/openmmlab"
     assert series(run, "loss") == ([50.0, 100.0], [1.2345, 1.1])
     assert series(run, "val/coco/bbox_mAP") == ([100.0], [0.37])
     assert "eta" not in run.series and run.roles["grad_norm"] == "grad_norm"
     old = tmp_path / "mmcv.log"
-    old.write_text("2022-01-01 12:00:00,000 - mmdet - INFO - Epoch [1][50/7330]\tlr: 1.990e-03, eta: 1 day, 0:00:00, "
-                   "time: 0.500, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.5000, loss: 1.5000, grad_norm: 10.0\n"
-                   "2022-01-01 12:00:25,000 - mmdet - INFO - Epoch [2][50/7330]\tlr: 2.000e-02, eta: 23:00:00, "
-                   "time: 0.400, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.4000, loss: 1.2000, grad_norm: 9.0\n")
+    old.write_text(
+        "2022-01-01 12:00:00,000 - mmdet - INFO - Epoch [1][50/7330]\tlr: 1.990e-03, eta: 1 day, 0:00:00, "
+        "time: 0.500, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.5000, loss: 1.5000, grad_norm: 10.0\n"
+        "2022-01-01 12:00:25,000 - mmdet - INFO - Epoch [2][50/7330]\tlr: 2.000e-02, eta: 23:00:00, "
+        "time: 0.400, data_time: 0.050, memory: 3000, loss_rpn_cls: 0.4000, loss: 1.2000, grad_norm: 9.0\n"
+    )
     run = read_run(old)
     assert series(run, "loss") == ([50.0, 7380.0], [1.5, 1.2])
     assert series(run, "step_time")[1] == [0.5, 0.4]

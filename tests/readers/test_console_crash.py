@@ -64,17 +64,18 @@ def test_healthy_logs_have_no_crash_events():
 
 
 def test_bare_killed_line_and_rank_prefixed_traceback():
-    text = ("step 1 loss=2\n[rank3]: Traceback (most recent call last):\n"
-            "[rank3]:   File \"t.py\", line 3, in <module>\n"
-            "[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\nKilled\n")
+    text = (
+        "step 1 loss=2\n[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "t.py", line 3, in <module>\n'
+        "[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\nKilled\n"
+    )
     events = find_crashes(split_lines(text))
     assert [(e["signature"], e["line"]) for e in events] == [("nccl-error", 2), ("killed", 5)]
     assert events[0]["text"].startswith("RuntimeError: NCCL error in:")
 
 
 def test_crash_followed_by_more_training_is_marked_resumed():
-    text = ("step 1 loss=2\nTraceback (most recent call last):\n  File \"t.py\", line 1\n"
-            "ValueError: bad\nstep 2 loss=1\n")
+    text = 'step 1 loss=2\nTraceback (most recent call last):\n  File "t.py", line 1\nValueError: bad\nstep 2 loss=1\n'
     (ev,) = find_crashes(split_lines(text), last_progress_line=5)
     assert ev["resumed"] is True and ev["signature"] == "python-traceback"
 
@@ -100,8 +101,7 @@ SAMPLES = {
     "nccl-timeout": "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1) ran for 600012 ms",
     "nccl-error": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970",
     "dataloader-worker-killed": "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.",
-    "slurm-time-limit":
-        "slurmstepd: error: *** STEP 77.0 ON node1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***",
+    "slurm-time-limit": "slurmstepd: error: *** STEP 77.0 ON node1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***",
     "slurm-cancelled": "slurmstepd: error: *** JOB 77 ON node1 CANCELLED AT 2026-01-01T00:00:00 ***",
     "oom-killed": "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77.batch.",
     "killed": "Killed",
@@ -135,12 +135,12 @@ def test_teardown_noise_after_a_normal_end(tmp_path):
     log.write_text(
         "Epoch 1/2\n5/5 - 0s - loss: 0.5\nEpoch 2/2\n5/5 - 0s - loss: 0.4\n"
         "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>\n"
-        "Traceback (most recent call last):\n  File \"dataloader.py\", line 1478, in __del__\n"
+        'Traceback (most recent call last):\n  File "dataloader.py", line 1478, in __del__\n'
         "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n"
-        "Traceback (most recent call last):\n  File \"wandb/sdk/wandb_run.py\", line 2200, in _atexit\n"
-        "BrokenPipeError: [Errno 32] Broken pipe\n")
+        'Traceback (most recent call last):\n  File "wandb/sdk/wandb_run.py", line 2200, in _atexit\n'
+        "BrokenPipeError: [Errno 32] Broken pipe\n"
+    )
     run = read_run(log)
     assert run.meta["completed"] is True
     # the unraisable-hook report is not a crash; the later one is flagged as after the normal end
-    assert [(e["text"], e.get("after_end")) for e in run.events] == [
-        ("BrokenPipeError: [Errno 32] Broken pipe", True)]
+    assert [(e["text"], e.get("after_end")) for e in run.events] == [("BrokenPipeError: [Errno 32] Broken pipe", True)]

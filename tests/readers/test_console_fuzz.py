@@ -13,16 +13,41 @@ from trainlint.readers.console.reader import ConsoleReader
 from trainlint.readers.coqui import CoquiReader
 
 FRAGMENTS = [
-    "Epoch 3/50", "Epoch 3: 100%|##########| 75/75 [00:01<00:00, loss=0.42, v_num=1, val_loss=0.51]",
+    "Epoch 3/50",
+    "Epoch 3: 100%|##########| 75/75 [00:01<00:00, loss=0.42, v_num=1, val_loss=0.51]",
     "5/5 ━━━━━━━━━━━━━━━━━━━━ 0s 4ms/step - loss: nan - val_loss: 0.0000e+00",
-    "{'loss': '0.5', 'epoch': '1.0'}", " iteration 10/ 100 | lm loss: 1.0E+00 | grad norm: x |",
-    " 50%|#####     | 5/10 [00:01<00:01]", "iter 10: loss 2.3, time 12.0ms, mfu 1.0%", "step 5/10 | loss 1e9 | lr 0",
-    "   --> TIME: 2026-02-11 01:08:34 -- STEP: 0/40 -- GLOBAL_STEP: 0", "     | > loss: inf  (inf)",
-    " > EPOCH: 0/4", " > EVALUATION ", "     | > avg_loss: 1.0 (+0)", " > BEST MODEL : /x/best_model_9.pth",
-    " > CHECKPOINT : /x/checkpoint_.pth", "Traceback (most recent call last):", "  File \"x.py\", line 1",
-    "RuntimeError: CUDA out of memory.", "Killed", "\x1b[1m", "\x1b[0m", "\r", "\b", "\n", "\r\n", "\t", " ",
-    "epoch 1 loss=", "step  loss 1.0", "| epoch 001 | loss 9.8 |", "      Epoch    GPU_mem   box_loss",
-    "        1/3         0G       1.19 640: 100%|#| 8/8 [00:01<00:00]", "all 128 929 0.5 0.4 0.3 0.2", "\ufffd", "\x00",
+    "{'loss': '0.5', 'epoch': '1.0'}",
+    " iteration 10/ 100 | lm loss: 1.0E+00 | grad norm: x |",
+    " 50%|#####     | 5/10 [00:01<00:01]",
+    "iter 10: loss 2.3, time 12.0ms, mfu 1.0%",
+    "step 5/10 | loss 1e9 | lr 0",
+    "   --> TIME: 2026-02-11 01:08:34 -- STEP: 0/40 -- GLOBAL_STEP: 0",
+    "     | > loss: inf  (inf)",
+    " > EPOCH: 0/4",
+    " > EVALUATION ",
+    "     | > avg_loss: 1.0 (+0)",
+    " > BEST MODEL : /x/best_model_9.pth",
+    " > CHECKPOINT : /x/checkpoint_.pth",
+    "Traceback (most recent call last):",
+    '  File "x.py", line 1',
+    "RuntimeError: CUDA out of memory.",
+    "Killed",
+    "\x1b[1m",
+    "\x1b[0m",
+    "\r",
+    "\b",
+    "\n",
+    "\r\n",
+    "\t",
+    " ",
+    "epoch 1 loss=",
+    "step  loss 1.0",
+    "| epoch 001 | loss 9.8 |",
+    "      Epoch    GPU_mem   box_loss",
+    "        1/3         0G       1.19 640: 100%|#| 8/8 [00:01<00:00]",
+    "all 128 929 0.5 0.4 0.3 0.2",
+    "\ufffd",
+    "\x00",
 ]
 
 
@@ -50,8 +75,14 @@ def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
     """Regexes are written so no input makes them backtrack quadratically (300k-char lines here)."""
     import time
 
-    bodies = ["step 1 loss " + "1" * 300_000, "Epoch 1: " + "1" * 300_000 + "%|", "epoch 1 " + " " * 300_000 + "x",
-              "iter: 1 " + "a: 1 " * 60_000, "done training in " + "1" * 300_000, "x" + "1" * 300_000 + " epochs"]
+    bodies = [
+        "step 1 loss " + "1" * 300_000,
+        "Epoch 1: " + "1" * 300_000 + "%|",
+        "epoch 1 " + " " * 300_000 + "x",
+        "iter: 1 " + "a: 1 " * 60_000,
+        "done training in " + "1" * 300_000,
+        "x" + "1" * 300_000 + " epochs",
+    ]
     for i, body in enumerate(bodies):
         path = tmp_path / f"long{i}.log"
         path.write_text(body + "\n")

@@ -228,7 +228,9 @@ def test_keras_2_0_published_log_is_read_per_fit():
     from pathlib import Path
 
     log = next(
-        (Path(__file__).parent.parent / "realworld" / "files").glob("cnn-for-handwritten-kanji-model-training-log-*/*.txt")
+        (Path(__file__).parent.parent / "realworld" / "files").glob(
+            "cnn-for-handwritten-kanji-model-training-log-*/*.txt"
+        )
     )
     run = read_run(log)
     assert run.format == "console/keras"

@@ -19,8 +19,13 @@ def test_sample_training_and_eval_blocks():
     loss = run.get("loss")
     assert loss.steps.tolist() == [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110]
     assert loss.values[0] == 0.06  # the current value, not the running average in brackets
-    assert run.roles == {"loss": "loss", "eval_loss": "eval_loss", "learning_rate": "current_lr",
-                         "grad_norm": "grad_norm", "step_time": "step_time"}
+    assert run.roles == {
+        "loss": "loss",
+        "eval_loss": "eval_loss",
+        "learning_rate": "current_lr",
+        "grad_norm": "grad_norm",
+        "step_time": "step_time",
+    }
     ev = run.get("eval_loss")
     # the eval before training sits at step 0; each later one at the end of its epoch
     assert ev.steps.tolist() == [0, 40, 80, 120] and ev.values.tolist() == [4.88, 2.75, 2.68, 2.71]
@@ -53,9 +58,11 @@ def test_coqui_log_without_blocks_is_a_read_error(tmp_path):
 def test_coqui_crash_is_recorded(tmp_path):
     text = SAMPLE.read_text()
     log = tmp_path / "trainer_0_log.txt"
-    log.write_text(text[: text.index(" > CHECKPOINT : /runs/tiny-run/checkpoint_100.pth")]
-                   + "Traceback (most recent call last):\n  File \"train.py\", line 9\n"
-                     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n")
+    log.write_text(
+        text[: text.index(" > CHECKPOINT : /runs/tiny-run/checkpoint_100.pth")]
+        + 'Traceback (most recent call last):\n  File "train.py", line 9\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    )
     run = read_run(log)
     assert [e["signature"] for e in run.events] == ["cuda-out-of-memory"]
     assert "completed" not in run.meta
@@ -71,8 +78,10 @@ def test_real_xtts_log(evidence):
     assert run.meta["best_step"] == 49880
     assert run.meta["checkpoints"] == [10000, 20000, 30000, 40000, 50000, 60000, 70000]
     assert run.meta["last_checkpoint_step"] == 70000
-    assert "trainer bookkeeping: best model at step 49880, last checkpoint at step 70000, log ends at step 72900" \
+    assert (
+        "trainer bookkeeping: best model at step 49880, last checkpoint at step 70000, log ends at step 72900"
         in run.notes
+    )
     assert run.get("eval_loss").steps.tolist() == [0, 24940, 49880]
     assert run.meta["planned_epochs"] == 1000 and "completed" not in run.meta
     assert run.events == []

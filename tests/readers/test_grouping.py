@@ -74,6 +74,7 @@ def _logs(result):
 
 # ---------------------------------------------------------------- HF output dirs
 
+
 @pytest.mark.slow
 def test_hf_output_dir_judged_once_newest_copy_wins(hf_dir):
     reports = _logs(api.doctor([hf_dir]))
@@ -83,8 +84,7 @@ def test_hf_output_dir_judged_once_newest_copy_wins(hf_dir):
     assert rep.files[0] == str(hf_dir / "checkpoint-40" / "trainer_state.json")
     assert any("checkpoint-20/trainer_state.json (step 20)" in n for n in rep.notes), rep.notes
     assert rep.summary["last_step"] == 40.0
-    assert not any("checkpoint-" in str(item.path.parent.name) for item in walk(hf_dir)
-                   if item.inspector.kind == "log")
+    assert not any("checkpoint-" in str(item.path.parent.name) for item in walk(hf_dir) if item.inspector.kind == "log")
 
 
 @pytest.mark.slow
@@ -103,8 +103,11 @@ def test_hf_trainer_state_gains_a_clock_from_its_event_file(hf_dir, stub_events)
 
 def test_stale_top_level_state_loses_to_a_longer_checkpoint_copy(tmp_path):
     _write(tmp_path / "trainer_state.json", _state([5, 10, 15], [3.0, 2.5, 2.0]), mtime=2_000_000)
-    _write(tmp_path / "checkpoint-30" / "trainer_state.json",
-           _state([5, 10, 15, 20, 25, 30], [3.0, 2.5, 2.0, 1.8, 1.7, 1.6]), mtime=1_000_000)
+    _write(
+        tmp_path / "checkpoint-30" / "trainer_state.json",
+        _state([5, 10, 15, 20, 25, 30], [3.0, 2.5, 2.0, 1.8, 1.7, 1.6]),
+        mtime=1_000_000,
+    )
     _write(tmp_path / "checkpoint-15" / "trainer_state.json", _state([5, 10, 15], [3.0, 2.5, 2.0]))
     run = read_group(find_group(tmp_path))
     assert run.files == [str(tmp_path / "checkpoint-30" / "trainer_state.json")]
@@ -160,6 +163,7 @@ def test_vocab_size_from_a_checkpoint_config_and_nested_text_config(tmp_path):
 
 
 # ---------------------------------------------------------------- merging
+
 
 def _run(steps, loss, wall=None, name="loss") -> Run:
     run = Run("x", "fmt")
@@ -224,6 +228,7 @@ def test_merge_keeps_the_primary_clock_and_step_time():
 
 # ---------------------------------------------------------------- Lightning and Coqui folders
 
+
 @pytest.mark.slow
 def test_lightning_version_folder_is_one_run_with_hparams(pl_dir):
     reports = _logs(api.doctor([pl_dir.parent.parent]))
@@ -273,8 +278,7 @@ def test_evidence_every_log_judged_once(evidence):
 
 def test_cli_names_the_files_of_a_run(cli, tmp_path):
     _write(tmp_path / "out" / "checkpoint-10" / "trainer_state.json", _state([5, 10], [3.0, 2.0]))
-    _write(tmp_path / "out" / "checkpoint-20" / "trainer_state.json",
-           _state([5, 10, 15, 20], [3.0, 2.0, 1.8, 1.7]))
+    _write(tmp_path / "out" / "checkpoint-20" / "trainer_state.json", _state([5, 10, 15, 20], [3.0, 2.0, 1.8, 1.7]))
     _write(tmp_path / "out" / "config.json", json.dumps({"vocab_size": 1000}))
     r = cli("doctor", tmp_path, "--format", "json")
     reports = [rep for rep in r.json()["reports"] if rep["kind"] == "log"]
@@ -307,9 +311,19 @@ def test_a_reader_bug_in_a_run_folder_is_not_checked_not_a_traceback(tmp_path, m
 def test_llamafactory_output_dir_trainer_log_gives_the_clock(tmp_path):
     losses = [2.123456, 1.51844, 1.20001, 0.012345]
     _write(tmp_path / "trainer_state.json", _state([5, 10, 15, 20], losses))
-    rows = [{"current_steps": 5 * (i + 1), "total_steps": 20, "loss": round(v, 4), "lr": 1e-4,
-             "epoch": 0.1, "percentage": 25.0 * (i + 1), "elapsed_time": f"0:00:{10 * (i + 1):02d}",
-             "remaining_time": "0:00:10"} for i, v in enumerate(losses)]
+    rows = [
+        {
+            "current_steps": 5 * (i + 1),
+            "total_steps": 20,
+            "loss": round(v, 4),
+            "lr": 1e-4,
+            "epoch": 0.1,
+            "percentage": 25.0 * (i + 1),
+            "elapsed_time": f"0:00:{10 * (i + 1):02d}",
+            "remaining_time": "0:00:10",
+        }
+        for i, v in enumerate(losses)
+    ]
     _write(tmp_path / "trainer_log.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
     reports = _logs(api.doctor([tmp_path]))
     assert [r.source for r in reports] == [str(tmp_path)]

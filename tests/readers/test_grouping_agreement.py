@@ -31,8 +31,10 @@ def events_reader(request):
         return "tfevents"
     if USE_STUB:
         return request.getfixturevalue("stub_events")
-    pytest.skip('no reader named "tfevents" is registered (the TensorBoard event reader lands on '
-                'branch tfevents); the agreement tests run once it is merged')
+    pytest.skip(
+        'no reader named "tfevents" is registered (the TensorBoard event reader lands on '
+        "branch tfevents); the agreement tests run once it is merged"
+    )
 
 
 def _events_file(folder: Path) -> Path:
@@ -50,14 +52,15 @@ def _agree(a: Path, b: Path, reader: str) -> tuple[str, list[str]]:
     assert sniff(b).name == reader, f"{b.name} is read by {sniff(b).name}, not {reader}"
     va, ca, ra = _verdict(a)
     vb, cb, rb = _verdict(b)
-    detail = (f"\n{a.name}: {va} {[f.message for f in ra.findings]} not checked {ra.checks.not_checked}"
-              f"\n{b.name}: {vb} {[f.message for f in rb.findings]} not checked {rb.checks.not_checked}")
+    detail = (
+        f"\n{a.name}: {va} {[f.message for f in ra.findings]} not checked {ra.checks.not_checked}"
+        f"\n{b.name}: {vb} {[f.message for f in rb.findings]} not checked {rb.checks.not_checked}"
+    )
     assert (va, ca) == (vb, cb), detail
     return va, ca
 
 
-HF_CASES = {"healthy": (0.05, "PASS", set()), "lr-zero": (0.0, "FAIL", {"TL040"}),
-            "diverged": (3.0, "FAIL", None)}
+HF_CASES = {"healthy": (0.05, "PASS", set()), "lr-zero": (0.0, "FAIL", {"TL040"}), "diverged": (3.0, "FAIL", None)}
 
 
 @pytest.mark.slow
@@ -111,8 +114,9 @@ def _own_pairs() -> list[tuple[Path, Path]]:
     on purpose) and the slowdown runs (only the event file has a clock, so only it can see time;
     doctor merges the two files into one run for exactly this reason)."""
     pairs = []
-    for run in sorted(p for p in OWN_EVIDENCE.iterdir()
-                      if p.is_dir() and "killed" not in p.name and "slowdown" not in p.name):
+    for run in sorted(
+        p for p in OWN_EVIDENCE.iterdir() if p.is_dir() and "killed" not in p.name and "slowdown" not in p.name
+    ):
         main = run / ("trainer_state.json" if run.name.startswith("hf-") else "metrics.csv")
         ev = sorted(run.rglob(EVENTS_PREFIX + "*"))
         if main.is_file() and len(ev) == 1:

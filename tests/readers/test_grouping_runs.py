@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-HF_SCRIPT = r'''
+HF_SCRIPT = r"""
 import sys, torch
 from torch import nn
 from torch.utils.data import Dataset
@@ -35,9 +35,9 @@ args = TrainingArguments(output_dir=out, max_steps=steps, logging_steps=5, save_
     lr_scheduler_type="constant", max_grad_norm=1e9, optim="sgd")
 torch.manual_seed(0)  # the model's initial weights: M() is built before the Trainer seeds anything
 Trainer(model=M(), args=args, train_dataset=DS(256), eval_dataset=DS(32)).train()
-'''
+"""
 
-PL_SCRIPT = r'''
+PL_SCRIPT = r"""
 import sys, torch
 from torch import nn
 import lightning as L
@@ -60,15 +60,21 @@ tr = L.Trainer(max_epochs=epochs, logger=[CSVLogger(out, version=0), TensorBoard
     log_every_n_steps=4, enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
     enable_checkpointing=False)
 tr.fit(M(lr), dl, vl)
-'''
+"""
 
 
 def _run(script: str, module: str, *args: str) -> None:
     pytest.importorskip(module)
-    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
-           "PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
-    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
-                          env=env, timeout=240, check=False)
+    env = {
+        **os.environ,
+        "TOKENIZERS_PARALLELISM": "false",
+        "OMP_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+        "TRANSFORMERS_VERBOSITY": "error",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=240, check=False
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{module} run failed:\n{proc.stderr[-3000:]}")
 

@@ -13,15 +13,18 @@ from trainlint.readers import ReadError, sniff
 
 
 def hf_state(entries, **top):
-    return json.dumps({"global_step": 30, "max_steps": 30, "logging_steps": 10, **top,
-                       "log_history": entries}, indent=2)
+    return json.dumps(
+        {"global_step": 30, "max_steps": 30, "logging_steps": 10, **top, "log_history": entries}, indent=2
+    )
 
 
-TRAIN = [{"step": 10, "epoch": 0.1, "loss": 2.0, "grad_norm": 1.5, "learning_rate": 1e-4},
-         {"step": 20, "epoch": 0.2, "loss": 1.5, "grad_norm": 1.2, "learning_rate": 9e-5},
-         {"step": 20, "epoch": 0.2, "eval_loss": 1.7, "eval_runtime": 3.0},
-         {"step": 30, "epoch": 0.3, "loss": 1.2, "grad_norm": 1.0, "learning_rate": 8e-5},
-         {"step": 30, "epoch": 0.3, "train_runtime": 100.0, "train_loss": 1.5, "total_flos": 1e12}]
+TRAIN = [
+    {"step": 10, "epoch": 0.1, "loss": 2.0, "grad_norm": 1.5, "learning_rate": 1e-4},
+    {"step": 20, "epoch": 0.2, "loss": 1.5, "grad_norm": 1.2, "learning_rate": 9e-5},
+    {"step": 20, "epoch": 0.2, "eval_loss": 1.7, "eval_runtime": 3.0},
+    {"step": 30, "epoch": 0.3, "loss": 1.2, "grad_norm": 1.0, "learning_rate": 8e-5},
+    {"step": 30, "epoch": 0.3, "train_runtime": 100.0, "train_loss": 1.5, "total_flos": 1e12},
+]
 
 
 def test_hf_trainer_state(tmp_path):
@@ -56,8 +59,14 @@ def test_hf_truncated_file_is_salvaged(tmp_path):
 
 
 def test_hf_nasty_values_are_reported_not_coerced(tmp_path):
-    entries = [{"step": 1, "loss": 1.0}, {"step": 2, "loss": True}, {"step": 3, "loss": "NaN"},
-               {"step": 4, "loss": 1e308}, {"step": 5, "loss": "high"}, {"step": 6, "loss": 10 ** 400}]
+    entries = [
+        {"step": 1, "loss": 1.0},
+        {"step": 2, "loss": True},
+        {"step": 3, "loss": "NaN"},
+        {"step": 4, "loss": 1e308},
+        {"step": 5, "loss": "high"},
+        {"step": 6, "loss": 10**400},
+    ]
     p = tmp_path / "trainer_state.json"
     p.write_text(hf_state(entries))
     run = read_run(p)
@@ -71,15 +80,22 @@ def test_hf_nasty_values_are_reported_not_coerced(tmp_path):
 
 def test_hf_json_nan_tokens(tmp_path):
     p = tmp_path / "trainer_state.json"
-    p.write_text(hf_state([{"step": 1, "loss": 1.0, "grad_norm": 2.0},
-                           {"step": 2, "loss": 0.9, "grad_norm": float("inf")}]))
+    p.write_text(
+        hf_state([{"step": 1, "loss": 1.0, "grad_norm": 2.0}, {"step": 2, "loss": 0.9, "grad_norm": float("inf")}])
+    )
     assert "Infinity" in p.read_text()
     assert np.isinf(read_run(p).get("grad_norm").values[1])
 
 
 def test_jsonl_with_bom_banner_and_bare_numbers(tmp_path):
-    lines = ["Starting training run 7", '{"step": 1, "loss": 3.0, "lr": 0.001}', "123",
-             '{"step": 2, "loss": 2.5, "lr": 0.001, "ok": true}', "", '{"step": 3, "loss": "inf"}']
+    lines = [
+        "Starting training run 7",
+        '{"step": 1, "loss": 3.0, "lr": 0.001}',
+        "123",
+        '{"step": 2, "loss": 2.5, "lr": 0.001, "ok": true}',
+        "",
+        '{"step": 3, "loss": "inf"}',
+    ]
     p = tmp_path / "metrics.jsonl"
     p.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode())
     run = read_run(p)
@@ -111,8 +127,9 @@ def test_jsonl_without_step_uses_record_numbers(tmp_path):
 
 def test_lightning_sparse_csv(tmp_path):
     p = tmp_path / "metrics.csv"
-    p.write_text("epoch,step,train_loss_step,val_loss,lr-AdamW\n"
-                 "0,9,2.0,,\n0,9,,,0.001\n0,19,1.5,,\n0,19,,1.8,\n1,29,1.2,,\n")
+    p.write_text(
+        "epoch,step,train_loss_step,val_loss,lr-AdamW\n0,9,2.0,,\n0,9,,,0.001\n0,19,1.5,,\n0,19,,1.8,\n1,29,1.2,,\n"
+    )
     run = read_run(p)
     assert run.format == "csv"
     assert run.roles["loss"] == "train_loss_step" and run.roles["eval_loss"] == "val_loss"
@@ -140,8 +157,9 @@ def test_tsv_with_bom_and_semicolons(tmp_path):
         read_run(q)
 
 
-@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02garbage\xff" * 100, b"{", b"not a log at all\n",
-                                     b'{"step": 1, "loss"'])
+@pytest.mark.parametrize(
+    "content", [b"", b"\x00\x01\x02garbage\xff" * 100, b"{", b"not a log at all\n", b'{"step": 1, "loss"']
+)
 def test_unreadable_inputs_raise_one_line_read_error(tmp_path, content):
     p = tmp_path / "trainer_state.json"
     p.write_bytes(content)
@@ -177,15 +195,16 @@ def test_jsonl_bulk_path_equals_general_path():
     from trainlint.model import Run
     from trainlint.readers.jsonl import _general, _Template
 
-    num = st.one_of(st.integers(-10 ** 6, 10 ** 6),
-                    st.floats(allow_nan=False, allow_infinity=False, width=64))
+    num = st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False, width=64))
 
     @settings(max_examples=60, deadline=None)
     @given(st.lists(st.tuples(num, num), min_size=1, max_size=30), st.booleans())
     def check(rows, compact):
         seps = (",", ":") if compact else (", ", ": ")
-        text = "\n".join(json.dumps({"step": i, "loss": a, "lr": b}, separators=seps)
-                         for i, (a, b) in enumerate(rows)) + "\n"
+        text = (
+            "\n".join(json.dumps({"step": i, "loss": a, "lr": b}, separators=seps) for i, (a, b) in enumerate(rows))
+            + "\n"
+        )
         fast = _Template.whole_file(text)
         assert fast is not None
         assert _as_dict(fast[0]) == _as_dict(_general(text, Run("x", "jsonl")))
@@ -198,8 +217,13 @@ def test_jsonl_bulk_path_declines_odd_lines():
 
     base = '{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n'
     assert _Template.whole_file(base) is not None
-    for odd in ('{"step": 3, "loss": 1.0, "loss": 9.0}\n', '{"loss": 1.0, "step": 3}\n',
-                '{"step": 3, "loss": NaN}\n', '{"step": 3, "loss": 1e999}\n', "banner\n"):
+    for odd in (
+        '{"step": 3, "loss": 1.0, "loss": 9.0}\n',
+        '{"loss": 1.0, "step": 3}\n',
+        '{"step": 3, "loss": NaN}\n',
+        '{"step": 3, "loss": 1e999}\n',
+        "banner\n",
+    ):
         assert _Template.whole_file(base + odd) is None, odd
 
 

@@ -20,10 +20,13 @@ LIGHTNING_CSV = (
     "epoch,step,train_loss_epoch,train_loss_step,val_loss\r\n"
     "0,3,,3.321938991546631,\r\n0,7,,1.1435790061950684,\r\n0,11,,0.7926343083381653,\r\n"
     "0,15,,0.3524448573589325,\r\n0,15,,,0.0058536953292787075\r\n0,15,0.9208528399467468,,\r\n"
-    "1,19,,0.004865191411226988,\r\n1,23,,0.002,\r\n1,23,,,0.001\r\n1,23,0.0031,,\r\n")
-KERAS_LOG = ("epoch,loss,val_loss\r\n0,9.658802032470703,7.759509563446045\r\n"
-             "1,8.669391632080078,7.069188594818115\r\n2,7.856459140777588,6.510934352874756\r\n"
-             "3,7.12144660949707,5.920131683349609\r\n")
+    "1,19,,0.004865191411226988,\r\n1,23,,0.002,\r\n1,23,,,0.001\r\n1,23,0.0031,,\r\n"
+)
+KERAS_LOG = (
+    "epoch,loss,val_loss\r\n0,9.658802032470703,7.759509563446045\r\n"
+    "1,8.669391632080078,7.069188594818115\r\n2,7.856459140777588,6.510934352874756\r\n"
+    "3,7.12144660949707,5.920131683349609\r\n"
+)
 
 
 def _logs(result):
@@ -31,6 +34,7 @@ def _logs(result):
 
 
 # ---------------------------------------------------------------- tables
+
 
 def test_lightning_metrics_csv_steps_and_epoch_aggregates(tmp_path):
     run = api.read_run(_write(tmp_path / "metrics.csv", LIGHTNING_CSV.encode()))
@@ -58,11 +62,14 @@ YOLO_PADDED = (
     "                 1.2000,               0.070297\n"
     "                      2,                 1.1000,                 2.5000,                 1.0500,"
     "                0.22345,                 0.3345,                 1.2500,                 2.9000,"
-    "                 1.1500,               0.040297\n")
-YOLO_PLAIN = ("epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/mAP50(B),val/box_loss,"
-              "val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2\n"
-              "1,12.5,1.2,3.0,1.1,0.1,1.3,3.3,1.2,0.07,0.0033,0.0033\n"
-              "2,24.9,1.1,2.5,1.05,0.2,1.25,2.9,1.15,0.04,0.0065,0.0065\n")
+    "                 1.1500,               0.040297\n"
+)
+YOLO_PLAIN = (
+    "epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/mAP50(B),val/box_loss,"
+    "val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2\n"
+    "1,12.5,1.2,3.0,1.1,0.1,1.3,3.3,1.2,0.07,0.0033,0.0033\n"
+    "2,24.9,1.1,2.5,1.05,0.2,1.25,2.9,1.15,0.04,0.0065,0.0065\n"
+)
 
 
 @pytest.mark.parametrize("text", [YOLO_PADDED, YOLO_PLAIN], ids=["padded-8.0", "plain-8.3"])
@@ -89,7 +96,8 @@ LLAMA = (
     '{"current_steps": 10, "total_steps": 20, "eval_loss": 1.3, "epoch": 0.5, '
     '"percentage": 50.0, "elapsed_time": "0:01:02", "remaining_time": "0:01:02"}\n'
     '{"current_steps": 15, "total_steps": 20, "loss": 1.1, "lr": 1.5e-05, "epoch": 0.75, '
-    '"percentage": 75.0, "elapsed_time": "1 day, 0:01:30", "remaining_time": "0:00:30"}\n')
+    '"percentage": 75.0, "elapsed_time": "1 day, 0:01:30", "remaining_time": "0:00:30"}\n'
+)
 
 
 def test_llamafactory_trainer_log(tmp_path):
@@ -103,9 +111,19 @@ def test_llamafactory_trainer_log(tmp_path):
 
 
 def _d2_line(it: int, loss: float, t: float = 0.25) -> str:
-    return json.dumps({"data_time": 0.002, "eta_seconds": 100.0, "fast_rcnn/cls_accuracy": 0.9,
-                       "iteration": it, "loss_box_reg": 0.1, "loss_cls": 0.5, "lr": 0.0004,
-                       "time": t, "total_loss": loss})
+    return json.dumps(
+        {
+            "data_time": 0.002,
+            "eta_seconds": 100.0,
+            "fast_rcnn/cls_accuracy": 0.9,
+            "iteration": it,
+            "loss_box_reg": 0.1,
+            "loss_cls": 0.5,
+            "lr": 0.0004,
+            "time": t,
+            "total_loss": loss,
+        }
+    )
 
 
 def _d2_file(path: Path) -> Path:
@@ -133,6 +151,7 @@ def test_detectron2_single_launch_is_one_report(tmp_path):
 
 
 # ---------------------------------------------------------------- MLflow file store
+
 
 def test_mlflow_file_store_run(tmp_path):
     folder = _mlruns(tmp_path)
@@ -174,6 +193,7 @@ def test_mlflow_failed_run_and_damaged_metric_lines(tmp_path):
 
 # ---------------------------------------------------------------- MLflow SQLite store
 
+
 def test_mlflow_sqlite_store_each_run_judged(tmp_path):
     db = _db(tmp_path / "mlflow.db")
     before = sorted(p.name for p in tmp_path.iterdir())
@@ -199,10 +219,13 @@ def test_sqlite_file_that_is_not_mlflow_is_not_sniffed(tmp_path):
 
 # ---------------------------------------------------------------- W&B run folders
 
+
 def _wandb_history_folder(root: Path) -> Path:
     folder = root / "wandb" / "run-20240101_120000-abc123xy"
-    rows = [{"_step": i, "_runtime": 1.0 + i, "_timestamp": 1700000000.0 + 2 * i, "loss": 2.0 - 0.1 * i,
-             "lr": 1e-3} for i in range(6)]
+    rows = [
+        {"_step": i, "_runtime": 1.0 + i, "_timestamp": 1700000000.0 + 2 * i, "loss": 2.0 - 0.1 * i, "lr": 1e-3}
+        for i in range(6)
+    ]
     _write(folder / "files" / "wandb-history.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
     _write(folder / "files" / "wandb-summary.json", json.dumps({"loss": 1.5, "_runtime": 6, "_wandb": {"x": 1}}))
     _write(folder / "files" / "config.yaml", "wandb_version: 1\nlr:\n  value: 0.001\n")
@@ -272,14 +295,14 @@ def test_wandb_binary_flipped_byte_is_a_checksum_mismatch(tmp_path):
     assert run.damage and "checksum mismatch" in run.damage[0].message
 
 
-KERAS_SCRIPT = r'''
+KERAS_SCRIPT = r"""
 import sys, numpy as np, keras
 keras.utils.set_random_seed(0)  # the initial weights too: an unseeded run is a different run each time
 m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
 m.compile(keras.optimizers.SGD(float(sys.argv[2])), "mse")
 x = np.random.RandomState(0).randn(64, 4).astype("float32"); y = x.sum(1)
 m.fit(x, y, epochs=12, validation_split=0.25, verbose=0, callbacks=[keras.callbacks.CSVLogger(sys.argv[1])])
-'''
+"""
 
 
 @pytest.mark.slow
@@ -294,8 +317,14 @@ def test_real_keras_csvlogger(tmp_path, lr, verdict):
         pytest.skip("keras with the torch backend is not installed")
     out = tmp_path / "training.log"
     env = {**os.environ, "KERAS_BACKEND": "torch", "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-c", KERAS_SCRIPT, str(out), repr(lr)], capture_output=True,
-                          text=True, env=env, timeout=240, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", KERAS_SCRIPT, str(out), repr(lr)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert out.read_bytes().startswith(b"epoch,")
     reports = _logs(api.doctor([tmp_path]))
@@ -321,12 +350,20 @@ def test_yaml_without_pyyaml(tmp_path, monkeypatch):
 
     from trainlint.readers._yaml import flatten, load_yaml
 
-    path = _write(tmp_path / "hparams.yaml",
-                  "lr: 0.0001\nmodel:\n  _target_: x.Y\n  layers: 4\n  name: 'tiny'  # a comment\n"
-                  "betas:\n- 0.9\n- 0.95\nuse_amp: true\nnothing: null\n")
+    path = _write(
+        tmp_path / "hparams.yaml",
+        "lr: 0.0001\nmodel:\n  _target_: x.Y\n  layers: 4\n  name: 'tiny'  # a comment\n"
+        "betas:\n- 0.9\n- 0.95\nuse_amp: true\nnothing: null\n",
+    )
     monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml raises ImportError
     data = load_yaml(path)
-    assert flatten(data) == {"lr": 0.0001, "model._target_": "x.Y", "model.layers": 4, "model.name": "tiny",
-                             "use_amp": True, "nothing": None}
+    assert flatten(data) == {
+        "lr": 0.0001,
+        "model._target_": "x.Y",
+        "model.layers": 4,
+        "model.name": "tiny",
+        "use_amp": True,
+        "nothing": None,
+    }
     meta = load_yaml(_write(tmp_path / "meta.yaml", "run_id: abc\nstatus: 4\nexperiment_id: '1'\ntags: []\n"))
     assert meta["status"] == 4 and meta["experiment_id"] == "1" and meta["tags"] == []

@@ -45,12 +45,27 @@ def server(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cmd = _mlflow_cmd() + ["server", "--backend-store-uri", f"sqlite:///{tmp_path}/mlflow.db",
-                           "--default-artifact-root", str(tmp_path / "artifacts"),
-                           "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+    cmd = _mlflow_cmd() + [
+        "server",
+        "--backend-store-uri",
+        f"sqlite:///{tmp_path}/mlflow.db",
+        "--default-artifact-root",
+        str(tmp_path / "artifacts"),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+    ]
     with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"})
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"},
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90

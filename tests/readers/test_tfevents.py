@@ -134,7 +134,7 @@ def test_cut_at_every_offset():
 
 def test_flip_every_byte():
     buf, bounds = small_file()
-    expected = [points(buf[:bounds[i]] + buf[bounds[i + 1]:])[0] for i in range(len(bounds) - 1)]
+    expected = [points(buf[: bounds[i]] + buf[bounds[i + 1] :])[0] for i in range(len(bounds) - 1)]
     for k in range(len(buf)):
         i = max(j for j, b in enumerate(bounds) if b <= k)
         flipped = bytearray(buf)
@@ -160,7 +160,7 @@ def test_flip_every_byte_without_data_crc_never_raises():
 def test_resync_skips_garbage_and_counts_bytes():
     buf, bounds = small_file()
     junk = b"\x07" * 37
-    damaged = buf[:bounds[3]] + junk + buf[bounds[3]:]
+    damaged = buf[: bounds[3]] + junk + buf[bounds[3] :]
     got, damage = points(damaged)
     assert got == points(buf)[0]
     assert len(damage) == 1 and damage[0].kind == "corrupt"
@@ -187,7 +187,7 @@ def test_random_damage_never_raises(data):
         if op == "flip":
             b[pos] ^= data.draw(st.integers(1, 255))
         elif op == "cut":
-            del b[pos:pos + data.draw(st.integers(1, 40))]
+            del b[pos : pos + data.draw(st.integers(1, 40))]
         else:
             b[pos:pos] = data.draw(st.binary(min_size=1, max_size=40))
         if not b:
@@ -259,8 +259,9 @@ def test_folder_merges_resumed_files(tmp_path, cli):
     loss = run.series["train/loss"]
     assert list(loss.steps) == list(range(15))
     assert list(loss.values[:5]) == [0, 1, 2, 3, 4] and loss.values[5] == 5.5
-    assert run.meta["resumes"] == [{"file": "events.out.tfevents.200.host.2.0", "at_step": 5.0,
-                                    "points_superseded": 10}]
+    assert run.meta["resumes"] == [
+        {"file": "events.out.tfevents.200.host.2.0", "at_step": 5.0, "points_superseded": 10}
+    ]
     assert any("resume" in n for n in run.notes)
     res = cli("doctor", tmp_path, "--format", "json")
     reports = res.json()["reports"]
@@ -330,8 +331,9 @@ def test_bulk_crcs_match_the_library():
     want = np.array([google_crc32c.value(buf[a:b]) for a, b in zip(*head)], dtype=np.uint32)
     assert np.array_equal(_tfrecord._bulk_crcs(mem, *head), want)
     pos = rng.integers(0, 49_000, 5000)
-    assert np.array_equal(_tfrecord.length_crc_ok_mem(mem, pos)[0],
-                          _tfrecord.length_crc_ok(np.frombuffer(buf, np.uint8), pos))
+    assert np.array_equal(
+        _tfrecord.length_crc_ok_mem(mem, pos)[0], _tfrecord.length_crc_ok(np.frombuffer(buf, np.uint8), pos)
+    )
 
 
 def test_data_crc_can_be_skipped(tmp_path):

@@ -14,8 +14,10 @@ SCHEMA = json.loads(resources.files("trainlint").joinpath("schema/report.schema.
 
 def write_hf(path, losses, lrs=None, truncate=False):
     lrs = lrs if lrs is not None else [1e-4] * len(losses)
-    entries = [{"step": 10 * (i + 1), "loss": float(l), "learning_rate": float(lr), "grad_norm": 1.0}
-               for i, (l, lr) in enumerate(zip(losses, lrs))]
+    entries = [
+        {"step": 10 * (i + 1), "loss": float(l), "learning_rate": float(lr), "grad_norm": 1.0}
+        for i, (l, lr) in enumerate(zip(losses, lrs))
+    ]
     text = json.dumps({"max_steps": 10 * len(losses), "log_history": entries}, indent=2)
     if truncate:
         text = text[: int(len(text) * 0.9)]
@@ -97,8 +99,11 @@ def test_no_loss_series_is_not_checked(cli, tmp_path):
 
 def test_map_overrides_role(cli, tmp_path):
     p = tmp_path / "m.jsonl"
-    p.write_text("".join(json.dumps({"step": i, "objective": 1.0 + (float("nan") if i > 5 else 0)}) + "\n"
-                         for i in range(12)).replace("NaN", '"NaN"'))
+    p.write_text(
+        "".join(
+            json.dumps({"step": i, "objective": 1.0 + (float("nan") if i > 5 else 0)}) + "\n" for i in range(12)
+        ).replace("NaN", '"NaN"')
+    )
     r = cli("doctor", p, "--map", "loss=objective", "--format", "json")
     assert r.code == 1 and r.json()["reports"][0]["findings"][0]["code"] == "TL001"
     bad = cli("doctor", p, "--map", "lossy")

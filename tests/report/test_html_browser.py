@@ -58,26 +58,17 @@ def watched(browser, examples_file: Path):
 
 
 def _rid(page, needle: str) -> str:
-    return page.evaluate(
-        f"trainlintReport.data.reports.find(r => r.source.includes({needle!r})).id"
-    )
+    return page.evaluate(f"trainlintReport.data.reports.find(r => r.source.includes({needle!r})).id")
 
 
 def test_loads_without_errors_or_network(watched: PageWatch) -> None:
     page = watched.page
-    page.evaluate(
-        "trainlintReport.data.reports.forEach(r => trainlintReport.ensure(r.id))"
-    )
+    page.evaluate("trainlintReport.data.reports.forEach(r => trainlintReport.ensure(r.id))")
     page.wait_for_timeout(200)
     assert watched.errors == []
     assert watched.requests == [watched.page.url]
     assert page.locator("#tl-index tbody tr").count() == 4
-    assert (
-        page.locator("#tl-index tbody tr")
-        .first.locator("a")
-        .get_attribute("href")
-        .startswith("#r")
-    )
+    assert page.locator("#tl-index tbody tr").first.locator("a").get_attribute("href").startswith("#r")
 
 
 def test_plotted_points_match_the_data_block(watched: PageWatch) -> None:
@@ -141,12 +132,8 @@ def test_panels_are_drawn_not_blank(watched: PageWatch) -> None:
     panel.scroll_into_view_if_needed()
     assert _png_distinct_pixels(panel.screenshot()) > 20
     blank = PageWatch(page.context.browser)
-    blank.page.set_content(
-        "<div style='width:300px;height:100px;background:#fff'></div>"
-    )
-    assert (
-        _png_distinct_pixels(blank.page.locator("div").screenshot()) <= 2
-    )  # the measure can say "blank"
+    blank.page.set_content("<div style='width:300px;height:100px;background:#fff'></div>")
+    assert _png_distinct_pixels(blank.page.locator("div").screenshot()) <= 2  # the measure can say "blank"
     blank.page.close()
 
 
@@ -160,9 +147,7 @@ def test_hovering_a_marker_shows_its_message(watched: PageWatch) -> None:
     assert not tip.is_visible()
     marker.hover()
     assert tip.is_visible()
-    message = page.evaluate(
-        f"trainlintReport.data.reports.find(r => r.id === '{rid}').findings[0].message"
-    )
+    message = page.evaluate(f"trainlintReport.data.reports.find(r => r.id === '{rid}').findings[0].message")
     assert message in tip.inner_text() and "best_step: 60" in tip.inner_text()
 
 
@@ -170,28 +155,18 @@ def test_clicking_a_finding_zooms_every_panel_to_its_range(watched: PageWatch) -
     page = watched.page
     rid = _rid(page, "lightning-nan")
     page.evaluate(f"trainlintReport.ensure('{rid}')")
-    full = page.evaluate(
-        f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])"
-    )
+    full = page.evaluate(f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])")
     page.locator(f"li[data-finding='{rid}:0']").click()
     page.wait_for_timeout(100)
-    zoomed = page.evaluate(
-        f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])"
-    )
+    zoomed = page.evaluate(f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])")
     lo, hi = 899, 1199  # TL001: NaN from step 899 to the end
     assert len(zoomed) == 3 and all(z == zoomed[0] for z in zoomed)  # one step axis
     zmin, zmax = zoomed[0]
-    assert (
-        zmin <= lo < hi <= zmax
-        and zmin > full[0][0]
-        and (zmax - zmin) < (full[0][1] - full[0][0]) * 0.5
-    )
+    assert zmin <= lo < hi <= zmax and zmin > full[0][0] and (zmax - zmin) < (full[0][1] - full[0][0]) * 0.5
     box = page.locator(f"#{rid}-panels").bounding_box()
     assert box is not None and box["y"] < 900  # scrolled into view
     page.locator(f"#{rid} .tl-zoombar button").click()
-    assert (
-        page.evaluate(f"trainlintReport.plots['{rid}'][0].scales.x.min") == full[0][0]
-    )
+    assert page.evaluate(f"trainlintReport.plots['{rid}'][0].scales.x.min") == full[0][0]
 
 
 def test_dark_scheme_and_print_stylesheet(browser, examples_file: Path) -> None:
@@ -207,15 +182,10 @@ def test_dark_scheme_and_print_stylesheet(browser, examples_file: Path) -> None:
 
 def test_severity_is_not_colour_alone(watched: PageWatch) -> None:
     texts = watched.page.locator(".tl-finding .tl-badge").all_inner_texts()
-    assert texts and all(
-        t.split()[0] in "▲◆●" and t.split()[1] in ("FAIL", "WARN", "NOTE")
-        for t in texts
-    )
+    assert texts and all(t.split()[0] in "▲◆●" and t.split()[1] in ("FAIL", "WARN", "NOTE") for t in texts)
 
 
-def test_notebook_repr_renders_inside_its_iframe(
-    browser, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_notebook_repr_renders_inside_its_iframe(browser, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     import trainlint  # the package facade's doctor loads the page renderer for Jupyter
 

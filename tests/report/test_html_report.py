@@ -30,9 +30,7 @@ GOLDEN = ROOT / "tests" / "golden" / "html_examples.json"
 
 
 def data_block(html: str) -> dict:
-    m = re.search(
-        r'<script type="application/json" id="tl-data">(.*?)</script>', html, re.DOTALL
-    )
+    m = re.search(r'<script type="application/json" id="tl-data">(.*?)</script>', html, re.DOTALL)
     assert m, "no data block"
     return json.loads(m.group(1))
 
@@ -94,17 +92,13 @@ def examples_page(monkeypatch: pytest.MonkeyPatch) -> str:
 def test_golden_structure_of_examples(examples_page: str) -> None:
     got = structure(data_block(examples_page))
     if os.environ.get("TRAINLINT_UPDATE_GOLDEN"):
-        GOLDEN.write_text(
-            json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        GOLDEN.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     assert got == json.loads(GOLDEN.read_text(encoding="utf-8"))
 
 
 def test_page_is_self_contained(examples_page: str) -> None:
     assert "<script src" not in examples_page and "<link" not in examples_page
-    assert "@import" not in examples_page and not re.search(
-        r"url\(\s*['\"]?(https?:)?//", examples_page
-    )
+    assert "@import" not in examples_page and not re.search(r"url\(\s*['\"]?(https?:)?//", examples_page)
     assert examples_page.count("<script") == 3  # data, uPlot, page script
     assert "uPlot" in examples_page and "trainlintReport" in examples_page
 
@@ -118,12 +112,7 @@ def test_index_order_counts_and_exit_code(examples_page: str) -> None:
     assert data["exit_code"] == 1 and data["verdict"] == "FAIL"
     diverged = next(r for r in data["reports"] if "plain-diverged" in r["source"])
     assert diverged["first_finding"].startswith("TL010 ")
-    assert (
-        "!"
-        in next(r for r in data["reports"] if "lightning-nan" in r["source"])[
-            "sparkline"
-        ]
-    )
+    assert "!" in next(r for r in data["reports"] if "lightning-nan" in r["source"])["sparkline"]
 
 
 def _result(*reports: Report) -> Result:
@@ -133,9 +122,7 @@ def _result(*reports: Report) -> Result:
 def test_order_puts_not_checked_between_fail_and_warn() -> None:
     warn = Report("w", "log", findings=[Finding("TL031", "x", "c", Severity.WARN, "m")])
     fail = Report("f", "log", findings=[Finding("TL001", "x", "c", Severity.FAIL, "m")])
-    data = page_data(
-        _result(Report("p", "log"), warn, Report("n", "log", unjudged="why"), fail)
-    )
+    data = page_data(_result(Report("p", "log"), warn, Report("n", "log", unjudged="why"), fail))
     assert [r["source"] for r in data["reports"]] == ["f", "n", "w", "p"]
     assert data["exit_code"] == 1
 
@@ -156,20 +143,14 @@ def test_finding_range_from_evidence_keys() -> None:
     assert finding_range(_f(60, best_step=60, steps_past_best=139)) == [60, 199]
     assert finding_range(_f(5, best_step=5, last_step=50)) == [5, 50]
     assert finding_range(_f(90, tail_start_step=70)) == [70, 90]
-    assert finding_range(
-        _f(899, first_step=899, non_finite_to_end=True), last_step=1199
-    ) == [899, 1199]
-    assert (
-        finding_range(_f(899, first_step=899)) is None
-    )  # a start alone is a marker, not a band
+    assert finding_range(_f(899, first_step=899, non_finite_to_end=True), last_step=1199) == [899, 1199]
+    assert finding_range(_f(899, first_step=899)) is None  # a start alone is a marker, not a band
     assert finding_range(_f(3, start_step=float("nan"), end_step=9)) is None
     assert finding_range(_f(3)) is None
 
 
 def test_encode_keeps_nonfinite_apart_and_deltas_decode() -> None:
-    steps, values, bad = encode(
-        [10, 20, 35, 50], [1.0, float("nan"), "Infinity", 0.1234567891]
-    )
+    steps, values, bad = encode([10, 20, 35, 50], [1.0, float("nan"), "Infinity", 0.1234567891])
     assert values == [1.0, None, None, 0.123457]
     assert bad == [20, 35]
     assert list(np.cumsum(steps)) == [10, 20, 35, 50]
@@ -194,9 +175,7 @@ def test_comparison_curves_one_baseline_on_fraction_axis() -> None:
     curves = comparison_curves(run, [base], al)
     b = curves["baseline:loss"]
     assert b["runs"] == 1 and b["points"] == 300
-    assert math.isclose(b["steps"][-1], 1000.0) and math.isclose(
-        b["steps"][0], 1000 / 300
-    )
+    assert math.isclose(b["steps"][-1], 1000.0) and math.isclose(b["steps"][0], 1000 / 300)
 
 
 def test_comparison_curves_band_of_several_baselines() -> None:
@@ -258,12 +237,7 @@ def test_vendored_assets_and_licence_ship() -> None:
     assert "MIT License" in (vendor / "uPlot.LICENSE").read_text()
     for name in ("uPlot.iife.min.js", "uPlot.min.css"):
         assert "</script" not in (vendor / name).read_text().lower()
-    assert (
-        "</script"
-        not in (ROOT / "src" / "trainlint" / "report" / "page" / "page.js")
-        .read_text()
-        .lower()
-    )
+    assert "</script" not in (ROOT / "src" / "trainlint" / "report" / "page" / "page.js").read_text().lower()
 
 
 def test_values_are_written_in_units_of_their_scale() -> None:
@@ -275,9 +249,7 @@ def test_values_are_written_in_units_of_their_scale() -> None:
         {"name": "lr", "steps": [1, 2, 3], "values": [3e-4, 1.23456e-5, "NaN"]},
     )
     assert s["exp"] == -4 and s["values"] == [3, 0.1235, None] and s["nonfinite"] == [3]
-    loss = series_data(
-        "loss", "run", {"name": "loss", "steps": [1, 2], "values": [2.3456789, 0.5]}
-    )
+    loss = series_data("loss", "run", {"name": "loss", "steps": [1, 2], "values": [2.3456789, 0.5]})
     assert loss["exp"] == 0 and loss["values"] == [2.3457, 0.5]
 
 
@@ -303,7 +275,4 @@ def test_baseline_curve_named_after_the_baseline_that_has_the_role() -> None:
     with_gn.series["gn"] = Series("gn", np.arange(1, 201.0), np.ones(200))
     with_gn.roles["grad_norm"] = "gn"
     curves = comparison_curves(run, [without, with_gn], align(run, [without, with_gn]))
-    assert (
-        curves["baseline:grad_norm"]["name"] == "baseline gn"
-        and curves["baseline:loss"]["runs"] == 2
-    )
+    assert curves["baseline:grad_norm"]["name"] == "baseline gn" and curves["baseline:loss"]["runs"] == 2

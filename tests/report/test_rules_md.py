@@ -19,8 +19,9 @@ def test_rules_md_is_current():
 
 
 def test_gen_script_check_mode():
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_rules_md.py"), "--check"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_rules_md.py"), "--check"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
 
 

@@ -48,13 +48,19 @@ def healthy(draw):
     lr[0] = lr[-1] = 0.0
     gn = np.abs((0.3 + 2 * np.exp(-t / (n / 10))) * rng.lognormal(0, 0.2, n))
     every = draw(st.integers(max(1, n // 30), max(2, n // 5)))
-    es = t[every - 1::every] + 1
+    es = t[every - 1 :: every] + 1
     gap = draw(st.floats(0.03, 0.3))
     ev = curve[es.astype(int) - 1] * (1 + gap) * (1 + rng.normal(0, 0.002, len(es)))
     wall = np.cumsum(rng.uniform(0.9, 1.1, n) * draw(st.floats(0.05, 5.0)))
-    run = make_run(loss, lr=lr, grad_norm=gn, eval_loss=ev if len(es) >= 4 else None,
-                   eval_steps=es if len(es) >= 4 else None, wall=wall,
-                   meta={"max_steps": n, "completed": True})
+    run = make_run(
+        loss,
+        lr=lr,
+        grad_norm=gn,
+        eval_loss=ev if len(es) >= 4 else None,
+        eval_steps=es if len(es) >= 4 else None,
+        wall=wall,
+        meta={"max_steps": n, "completed": True},
+    )
     return run
 
 
@@ -111,8 +117,12 @@ def test_blowup_fires_tl011(n, seed, at, factor):
 
 
 @SETTINGS
-@given(st.integers(100, 1500), st.integers(0, 10**6), st.lists(st.floats(0.05, 0.95), min_size=1, max_size=4),
-       st.floats(2.5, 10.0))
+@given(
+    st.integers(100, 1500),
+    st.integers(0, 10**6),
+    st.lists(st.floats(0.05, 0.95), min_size=1, max_size=4),
+    st.floats(2.5, 10.0),
+)
 def test_loss_spikes_fire_tl020_at_their_steps(n, seed, wheres, amp):
     loss, _ = _base(n, seed)
     idx = sorted({int(w * n) for w in wheres})
@@ -143,7 +153,7 @@ def test_zero_lr_fires_tl040_by_fraction(n, seed, frac):
     lr = np.full(n, 1e-4)
     zeros = int(frac * (n - 1))
     assume(zeros / (n - 1) >= 0.25)
-    lr[1:1 + zeros] = 0.0
+    lr[1 : 1 + zeros] = 0.0
     f = [f for f in judge(make_run(loss, lr=lr)).findings if f.code == "TL040"]
     assert len(f) == 1 and f[0].evidence["fraction"] == zeros / (n - 1)
     assert f[0].severity.value == ("FAIL" if f[0].evidence["fraction"] >= 0.95 else "WARN")
@@ -188,23 +198,47 @@ def test_step_time_cliff_fires_tl085(n, seed, at, factor):
     assert len(f) == 1 and abs(f[0].evidence["ratio"] - factor) / factor < 0.15
 
 
-FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
-                   st.sampled_from([0.0, -0.0, 1e-300, -1.0, 1e308]))
+FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64), st.sampled_from([0.0, -0.0, 1e-300, -1.0, 1e308])
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(FLOATS, min_size=0, max_size=40), st.lists(FLOATS, min_size=0, max_size=40),
-       st.lists(st.integers(-5, 50), min_size=0, max_size=40), st.booleans(),
-       st.dictionaries(st.sampled_from(["max_steps", "num_train_epochs", "best_step", "vocab_size",
-                                        "warmup_steps", "learning_rate", "checkpoints",
-                                        "best_model_checkpoint", "planned_epochs", "last_epoch"]),
-                       st.one_of(st.integers(-3, 10**6), st.floats(allow_nan=True), st.text(max_size=8),
-                                 st.none(), st.lists(st.integers(0, 100), max_size=3)), max_size=4))
+@given(
+    st.lists(FLOATS, min_size=0, max_size=40),
+    st.lists(FLOATS, min_size=0, max_size=40),
+    st.lists(st.integers(-5, 50), min_size=0, max_size=40),
+    st.booleans(),
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "max_steps",
+                "num_train_epochs",
+                "best_step",
+                "vocab_size",
+                "warmup_steps",
+                "learning_rate",
+                "checkpoints",
+                "best_model_checkpoint",
+                "planned_epochs",
+                "last_epoch",
+            ]
+        ),
+        st.one_of(
+            st.integers(-3, 10**6),
+            st.floats(allow_nan=True),
+            st.text(max_size=8),
+            st.none(),
+            st.lists(st.integers(0, 100), max_size=3),
+        ),
+        max_size=4,
+    ),
+)
 def test_any_numbers_never_crash_a_rule(loss, other, steps, use_wall, meta):
     """Garbage in (NaN, inf, zeros, huge values, steps out of order or repeated): no rule raises.
     (conftest sets TRAINLINT_DEBUG, so a rule error would propagate here.)"""
     n = len(loss)
-    st_ = (np.array((steps + list(range(n)))[:n], dtype=float) if steps else np.arange(n, dtype=float))
+    st_ = np.array((steps + list(range(n)))[:n], dtype=float) if steps else np.arange(n, dtype=float)
     m = min(len(other), n)
     wall = np.cumsum(np.abs(np.nan_to_num(loss, posinf=1e6, neginf=-1e6)).clip(0, 1e6)) if use_wall else None
     run = make_run(np.array(loss, dtype=float), steps=st_, wall=wall, meta=meta)
@@ -217,6 +251,7 @@ def test_any_numbers_never_crash_a_rule(loss, other, steps, use_wall, meta):
 
 
 # ---- faults injected into generated healthy runs --------------------------------------
+
 
 def _findings(run, code):
     return [f for f in judge(run).findings if f.code == code]
@@ -272,7 +307,7 @@ def test_healthy_that_diverges_fails(run, where, factor):
 def test_healthy_with_a_hang_warns_stalled(run, where, gap):
     s = _loss(run)
     i = int(where * (len(s) - 1))
-    s.wall[i + 1:] += gap
+    s.wall[i + 1 :] += gap
     (f,) = _findings(run, "TL090")
     assert abs(f.evidence["gap_seconds"] - (s.wall[i + 1] - s.wall[i])) < 1e-6 and f.step == s.steps[i]
 
@@ -288,7 +323,7 @@ def test_healthy_resumed_from_a_checkpoint_is_only_a_note(run, where, back):
         if len(ser) != n:
             continue
         idx = np.concatenate([np.arange(k), np.arange(k - b, n)])
-        wall = None if ser.wall is None else np.concatenate([ser.wall[:k], ser.wall[k - b:] + ser.wall[k]])
+        wall = None if ser.wall is None else np.concatenate([ser.wall[:k], ser.wall[k - b :] + ser.wall[k]])
         run.add(name, ser.steps[idx], ser.values[idx], wall)
     rep = judge(run)
     assert [f.code for f in rep.findings if f.severity.value != "NOTE"] == []

@@ -26,8 +26,7 @@ def test_tl060_nearest_checkpoint():
 
 def test_tl060_stands_down_when_train_rises_too():
     train = np.linspace(1, 3, 200)
-    run = make_run(train, eval_loss=np.linspace(1, 3, 10) + [0, -.1, 0, 0, 0, 0, 0, 0, 0, 0],
-                   eval_steps=EV_STEPS)
+    run = make_run(train, eval_loss=np.linspace(1, 3, 10) + [0, -0.1, 0, 0, 0, 0, 0, 0, 0, 0], eval_steps=EV_STEPS)
     assert "train loss did not fall" in stood_down("TL060", run)
 
 

@@ -77,8 +77,9 @@ def test_tl090_live_gap_and_quiet_log():
 def test_stalls_at_eval_steps_are_by_design():
     sec = RNG.uniform(0.9, 1.1, 500)
     sec[49::50] = 30.0  # the record after each eval (every 50 steps) took 30 s
-    run = make_run(decay(500), step_time=sec, eval_loss=np.linspace(2, 1, 10),
-                   eval_steps=np.arange(49, 500, 50, dtype=float))
+    run = make_run(
+        decay(500), step_time=sec, eval_loss=np.linspace(2, 1, 10), eval_steps=np.arange(49, 500, 50, dtype=float)
+    )
     f = one("TL087", run)
     assert f.severity.value == "NOTE" and f.evidence["scheduled_share"] == 1.0 and "evaluation" in f.message
 

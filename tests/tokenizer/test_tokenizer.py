@@ -85,8 +85,11 @@ def test_chat_template_missing_via_data_command(cli, tmp_path):
     tok = next(r for r in doc["reports"] if r["kind"] == "tokenizer")
     assert [f["code"] for f in tok["findings"]] == ["TL243"]
     text = write_jsonl(tmp_path / "x.jsonl", [{"text": "the cat"}] * 3)
-    tok2 = next(r for r in cli("data", text, "--tokenizer", folder, "--format", "json").json()["reports"]
-                if r["kind"] == "tokenizer")
+    tok2 = next(
+        r
+        for r in cli("data", text, "--tokenizer", folder, "--format", "json").json()["reports"]
+        if r["kind"] == "tokenizer"
+    )
     assert "TL243" in tok2["checks"]["stood_down"]
     assert "no dataset" in judge_tokenizer(folder).checks.not_checked["TL243"]
 
@@ -106,8 +109,12 @@ def test_special_token_not_in_vocab(tmp_path):
 def test_vocab_larger_than_model(tmp_path):
     r = judge_tokenizer(make_tokenizer(tmp_path / "t", vocab_size=32))
     f = fired(r, "TL246")
-    assert f.evidence == {"tokenizer_size": 37, "model_vocab_size": 32, "out_of_range": 5,
-                          "limit_from": "config.json vocab_size"}
+    assert f.evidence == {
+        "tokenizer_size": 37,
+        "model_vocab_size": 32,
+        "out_of_range": 5,
+        "limit_from": "config.json vocab_size",
+    }
     stood_down(judge_tokenizer(make_tokenizer(tmp_path / "u", vocab_size=64)), "TL246")
 
 
@@ -125,8 +132,9 @@ def test_eos_id_mismatch(tmp_path):
     assert f.evidence["eos_id"] == 2 and f.evidence["config_ids"] == {"generation_config.json": [5]}
 
 
-@pytest.mark.parametrize("setup, reason", [("missing", "no such folder"), ("file", "not a folder"),
-                                           ("empty", "no tokenizer files")])
+@pytest.mark.parametrize(
+    "setup, reason", [("missing", "no such folder"), ("file", "not a folder"), ("empty", "no tokenizer files")]
+)
 def test_not_a_tokenizer(cli, tmp_path, setup, reason):
     path = tmp_path / "x"
     if setup == "file":
@@ -165,9 +173,12 @@ def test_bos_added_by_a_sequence_post_processor(tmp_path):
 
     folder = make_tokenizer(tmp_path / "t", chat_template=CHAT_TEMPLATE)
     tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tok.post_processor = processors.Sequence([
-        processors.ByteLevel(trim_offsets=False),
-        processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)])])
+    tok.post_processor = processors.Sequence(
+        [
+            processors.ByteLevel(trim_offsets=False),
+            processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)]),
+        ]
+    )
     tok.save(str(folder / "tokenizer.json"))
     assert json.loads((folder / "tokenizer.json").read_text())["post_processor"]["type"] == "Sequence"
     fired(judge_tokenizer(folder), "TL242")
@@ -177,13 +188,19 @@ def test_embedding_rows_from_safetensors_header(tmp_path):
     np = pytest.importorskip("numpy")
     st = pytest.importorskip("safetensors.numpy")
     folder = make_tokenizer(tmp_path / "t", vocab_size=64)  # config says 64 ...
-    st.save_file({"model.embed_tokens.weight": np.zeros((30, 4), dtype=np.float32),
-                  "lm_head.weight": np.zeros((30, 4), dtype=np.float32)}, str(folder / "model.safetensors"))
+    st.save_file(
+        {
+            "model.embed_tokens.weight": np.zeros((30, 4), dtype=np.float32),
+            "lm_head.weight": np.zeros((30, 4), dtype=np.float32),
+        },
+        str(folder / "model.safetensors"),
+    )
     f = fired(judge_tokenizer(folder), "TL246")  # ... but the embedding has 30 rows
     assert f.evidence["model_vocab_size"] == 30 and "embed_tokens" in f.evidence["limit_from"]
     (folder / "model.safetensors").rename(folder / "model-00001-of-00002.safetensors")
-    (folder / "model.safetensors.index.json").write_text(json.dumps(
-        {"weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors"}}))
+    (folder / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors"}})
+    )
     assert fired(judge_tokenizer(folder), "TL246").evidence["out_of_range"] == 7
     (folder / "model-00001-of-00002.safetensors").write_bytes(b"\xff" * 8 + b"junk")
     stood_down(judge_tokenizer(folder), "TL246")  # header unreadable: back to config's 64

@@ -11,10 +11,32 @@ from typing import Any
 from .model import Inspection, PickleScan, TensorInfo
 
 AUTO_FULL_BYTES = 512 * 1024 * 1024
-DAMAGE = (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError, RecursionError,
-          UnicodeDecodeError, __import__("struct").error)
-CKPT_SUFFIXES = {".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".pkl", ".pickle", ".tar", ".distcp",
-                 ".model", ".h5", ".gguf", ".pdparams"}
+DAMAGE = (
+    ValueError,
+    IndexError,
+    KeyError,
+    TypeError,
+    OverflowError,
+    MemoryError,
+    RecursionError,
+    UnicodeDecodeError,
+    __import__("struct").error,
+)
+CKPT_SUFFIXES = {
+    ".pt",
+    ".pth",
+    ".ckpt",
+    ".bin",
+    ".safetensors",
+    ".pkl",
+    ".pickle",
+    ".tar",
+    ".distcp",
+    ".model",
+    ".h5",
+    ".gguf",
+    ".pdparams",
+}
 LFS_HEAD = b"version https://git-lfs.github.com/spec/v1"
 ZIP_HEAD = b"PK\x03\x04"
 
@@ -69,8 +91,11 @@ def _special(path: Path, head: bytes, insp: Inspection) -> bool:
         insp.kind_problem = "lfs-pointer"
         insp.meta["lfs"] = {"oid": oid.group(1) if oid else None, "size": int(size.group(1)) if size else None}
     elif kind == "html":
-        title = re.search(rb"<title>(.*?)</title>", head, re.IGNORECASE | re.DOTALL) or re.search(
-            rb"<Message>(.*?)</Message>", head, re.DOTALL) or re.search(rb"<Code>(.*?)</Code>", head, re.DOTALL)
+        title = (
+            re.search(rb"<title>(.*?)</title>", head, re.IGNORECASE | re.DOTALL)
+            or re.search(rb"<Message>(.*?)</Message>", head, re.DOTALL)
+            or re.search(rb"<Code>(.*?)</Code>", head, re.DOTALL)
+        )
         insp.kind_problem = "html"
         insp.meta["html_title"] = title.group(1).decode("utf-8", "replace").strip()[:120] if title else None
     elif kind is None:
@@ -93,8 +118,9 @@ def skipped_because(asked: bool | None, size: int, flag: str) -> str:
     return f"use --{flag}"
 
 
-def inspect_file(path: Path, values: bool | None = None, crc: bool | None = None,
-                 digest: bool | None = False) -> Inspection:
+def inspect_file(
+    path: Path, values: bool | None = None, crc: bool | None = None, digest: bool | None = False
+) -> Inspection:
     """Inspect one checkpoint file. Never raises on damaged content.
 
     ``digest`` (None: automatic by size) also records a CRC-32 of every tensor's bytes (for drift)."""
@@ -175,7 +201,7 @@ def torch_pickle(path: str | Path) -> Any:
         e = read_zip(data, len(data)).find("data.pkl")
         if e is None or not e.complete or e.method != 0:
             return PickleResult(error="no complete data.pkl in the archive")
-        return walk(data[e.data_offset:e.data_offset + e.compressed_size])
+        return walk(data[e.data_offset : e.data_offset + e.compressed_size])
     if data.startswith(LEGACY_MAGIC):
         pos = 0
         for _ in range(3):
@@ -191,5 +217,13 @@ def tensor_map(insp: Inspection) -> dict[str, TensorInfo]:
     return {t.name: t for t in insp.tensors}
 
 
-__all__ = ["AUTO_FULL_BYTES", "CKPT_SUFFIXES", "Inspection", "TensorInfo", "content_kind", "inspect_file",
-           "tensor_map", "torch_pickle"]
+__all__ = [
+    "AUTO_FULL_BYTES",
+    "CKPT_SUFFIXES",
+    "Inspection",
+    "TensorInfo",
+    "content_kind",
+    "inspect_file",
+    "tensor_map",
+    "torch_pickle",
+]

@@ -12,8 +12,14 @@ from ..picklewalk import Call, iter_nodes, mapping, walk
 from ..safeio import JSONLimit, inside, load_json_file
 from .model import Inspection, PickleScan
 
-WEIGHT_NAMES = ("model.safetensors", "pytorch_model.bin", "adapter_model.safetensors", "adapter_model.bin",
-                "tf_model.h5", "flax_model.msgpack")
+WEIGHT_NAMES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "adapter_model.safetensors",
+    "adapter_model.bin",
+    "tf_model.h5",
+    "flax_model.msgpack",
+)
 SHARD = re.compile(r"^(?P<stem>.+)-(?P<i>\d{5})-of-(?P<n>\d{5})\.(?P<ext>safetensors|bin)$")
 DS_MODEL = re.compile(r"(?:zero_pp_rank_\d+_)?mp_rank_(\d+)_model_states\.pt$")
 DS_OPTIM = re.compile(r"(?:bf16_)?zero_pp_rank_(\d+)_mp_rank_(\d+)_optim_states\.pt$")
@@ -32,7 +38,8 @@ def folder_kind(path: Path) -> str | None:
         return "deepspeed"
     weights = any(n in names for n in WEIGHT_NAMES) or any(n.endswith(".index.json") for n in names)
     state = bool({"optimizer.pt", "scheduler.pt", "training_args.bin"} & names) or any(
-        re.match(r"rng_state(_\d+)?\.pth$", n) for n in names)
+        re.match(r"rng_state(_\d+)?\.pth$", n) for n in names
+    )
     config = "config.json" in names or "adapter_config.json" in names
     named = CHECKPOINT_DIR.match(path.name) is not None
     # trainer_state.json alone is a training log, not a checkpoint
@@ -80,8 +87,15 @@ def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
     from .files import inspect_file
 
     insp = Inspection(path=str(path), format="sharded-index", size=path.stat().st_size)
-    idx: dict[str, Any] = {"missing_shards": [], "orphan_shards": [], "missing_keys": [], "unindexed_keys": [],
-                           "duplicate_keys": [], "unreadable": [], "shards": 0}
+    idx: dict[str, Any] = {
+        "missing_shards": [],
+        "orphan_shards": [],
+        "missing_keys": [],
+        "unindexed_keys": [],
+        "duplicate_keys": [],
+        "unreadable": [],
+        "shards": 0,
+    }
     insp.index = idx
     try:
         doc = load_json_file(path)
@@ -154,8 +168,12 @@ def inspect_hf(path: Path, insp: Inspection) -> None:
     # kept some resume-only file. The output folder's final save_model (+ save_state) is not.
     resume_only = has["optimizer"] or has["scheduler"] or has["rng_state"]
     resume = bool(m) or path.name == "last-checkpoint" or (has["trainer_state"] and resume_only)
-    facts: dict[str, Any] = {"has": has, "resume_checkpoint": resume,
-                             "folder_step": int(m.group(1)) if m else None, "files": sorted(names)}
+    facts: dict[str, Any] = {
+        "has": has,
+        "resume_checkpoint": resume,
+        "folder_step": int(m.group(1)) if m else None,
+        "files": sorted(names),
+    }
     if has["trainer_state"]:
         try:
             facts["global_step"] = json.loads((path / "trainer_state.json").read_text("utf-8")).get("global_step")
@@ -165,9 +183,24 @@ def inspect_hf(path: Path, insp: Inspection) -> None:
 
 
 # -- torch.distributed.checkpoint ----------------------------------------------------
-DCP_ALLOW = ("torch.distributed.checkpoint.", "torch.distributed._shard.", "torch.Size", "torch.float",
-             "torch.bfloat16", "torch.int", "torch.uint", "torch.bool", "torch.strided", "torch.contiguous_format",
-             "torch.complex", "torch.device", "torch.memory_format", "torch.layout", "builtins.int", "collections.")
+DCP_ALLOW = (
+    "torch.distributed.checkpoint.",
+    "torch.distributed._shard.",
+    "torch.Size",
+    "torch.float",
+    "torch.bfloat16",
+    "torch.int",
+    "torch.uint",
+    "torch.bool",
+    "torch.strided",
+    "torch.contiguous_format",
+    "torch.complex",
+    "torch.device",
+    "torch.memory_format",
+    "torch.layout",
+    "builtins.int",
+    "collections.",
+)
 
 
 def inspect_dcp(path: Path, insp: Inspection) -> None:
@@ -248,5 +281,5 @@ def _root_of(path: Path) -> Any:
         e = info.find("data.pkl")
         if e is None or not e.complete:
             return None
-        res = walk(buf[e.data_offset:e.data_offset + e.compressed_size])
+        res = walk(buf[e.data_offset : e.data_offset + e.compressed_size])
         return res.root if res.complete else None

@@ -10,11 +10,25 @@ from typing import Any
 from ..safeio import JSONLimit, loads_json
 from .model import Inspection, TensorInfo
 
-DTYPES = {"BOOL": ("bool", 1), "U8": ("uint8", 1), "I8": ("int8", 1), "I16": ("int16", 2),
-          "U16": ("uint16", 2), "F16": ("float16", 2), "BF16": ("bfloat16", 2), "I32": ("int32", 4),
-          "U32": ("uint32", 4), "F32": ("float32", 4), "F64": ("float64", 8), "I64": ("int64", 8),
-          "U64": ("uint64", 8), "F8_E5M2": ("float8_e5m2", 1), "F8_E4M3": ("float8_e4m3fn", 1),
-          "F8_E8M0": ("float8_e8m0fnu", 1), "C64": ("complex64", 8)}
+DTYPES = {
+    "BOOL": ("bool", 1),
+    "U8": ("uint8", 1),
+    "I8": ("int8", 1),
+    "I16": ("int16", 2),
+    "U16": ("uint16", 2),
+    "F16": ("float16", 2),
+    "BF16": ("bfloat16", 2),
+    "I32": ("int32", 4),
+    "U32": ("uint32", 4),
+    "F32": ("float32", 4),
+    "F64": ("float64", 8),
+    "I64": ("int64", 8),
+    "U64": ("uint64", 8),
+    "F8_E5M2": ("float8_e5m2", 1),
+    "F8_E4M3": ("float8_e4m3fn", 1),
+    "F8_E8M0": ("float8_e8m0fnu", 1),
+    "C64": ("complex64", 8),
+}
 MAX_HEADER = 100 * 1024 * 1024
 
 
@@ -24,7 +38,6 @@ def looks_like(head: bytes) -> bool:
     (n,) = struct.unpack_from("<Q", head)
     # an absurd length before a JSON header is still a safetensors file (with a corrupt header)
     return 2 <= n <= MAX_HEADER and head[8:9] == b"{" or n > MAX_HEADER and head[8:10] == b'{"'
-
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -46,7 +59,7 @@ def _header(buf: Any, size: int, st: dict[str, Any]) -> dict[str, Any] | None:
         st["header"].append(f"header length {n} runs past the end of the file ({size} bytes)")
         return None
     try:
-        head = loads_json(bytes(buf[8:8 + n]).decode("utf-8"), object_pairs_hook=_pairs)
+        head = loads_json(bytes(buf[8 : 8 + n]).decode("utf-8"), object_pairs_hook=_pairs)
     except (UnicodeDecodeError, json.JSONDecodeError, JSONLimit) as exc:
         st["header"].append(f"header is not valid JSON: {exc}")
         return None
@@ -59,8 +72,16 @@ def _header(buf: Any, size: int, st: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def inspect_safetensors(buf: Any, size: int, insp: Inspection) -> None:
-    st: dict[str, Any] = {"header": [], "dtype": [], "size": [], "overlap": [], "outside": [],
-                          "gaps": [], "trailing": 0, "duplicates": []}
+    st: dict[str, Any] = {
+        "header": [],
+        "dtype": [],
+        "size": [],
+        "overlap": [],
+        "outside": [],
+        "gaps": [],
+        "trailing": 0,
+        "duplicates": [],
+    }
     insp.safetensors = st
     head = _header(buf, size, st)
     if head is None:
@@ -90,8 +111,9 @@ def _tensor(name: str, meta: Any, base: int, st: dict[str, Any]) -> TensorInfo |
     tname, item = DTYPES[dtype]
     t = TensorInfo(name=name, dtype=tname, shape=shape, file_offset=base + begin, nbytes=end - begin)
     if end < begin or t.numel * item != end - begin:
-        st["size"].append(f"{name}: {dtype}{list(shape)} needs {t.numel * item} bytes, offsets give "
-                          f"{end - begin} ({begin}..{end})")
+        st["size"].append(
+            f"{name}: {dtype}{list(shape)} needs {t.numel * item} bytes, offsets give {end - begin} ({begin}..{end})"
+        )
         t.complete = False
     return t
 
@@ -112,5 +134,7 @@ def _layout(spans: list[tuple[int, int, str]], data_size: int, st: dict[str, Any
         st["trailing"] = data_size - pos
     lost = [n for _, e, n in spans if e > data_size]
     if lost:  # the rules report this once, as truncation, not as each tensor outside
-        insp.truncated = (f"data section holds {data_size} bytes but the header describes {pos}; "
-                          f"{len(lost)} of {len(spans)} tensors lost")
+        insp.truncated = (
+            f"data section holds {data_size} bytes but the header describes {pos}; "
+            f"{len(lost)} of {len(spans)} tensors lost"
+        )

@@ -12,20 +12,49 @@ from .zipread import ZipInfo, entry_bytes, entry_crc, first_entry, has_end_recor
 
 # dtype name -> bytes per element
 ITEMSIZE = {
-    "float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2,
-    "int8": 1, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1, "complex64": 8,
-    "complex128": 16, "complex32": 4, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1,
-    "float8_e5m2fnuz": 1, "float8_e8m0fnu": 1, "qint8": 1, "quint8": 1, "qint32": 4,
+    "float64": 8,
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int64": 8,
+    "int32": 4,
+    "int16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "uint16": 2,
+    "uint32": 4,
+    "uint64": 8,
+    "bool": 1,
+    "complex64": 8,
+    "complex128": 16,
+    "complex32": 4,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
+    "float8_e8m0fnu": 1,
+    "qint8": 1,
+    "quint8": 1,
+    "qint32": 4,
 }
 STORAGE_DTYPE = {
-    "DoubleStorage": "float64", "FloatStorage": "float32", "HalfStorage": "float16",
-    "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32",
-    "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool",
-    "ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
-    "QInt8Storage": "qint8", "QUInt8Storage": "quint8", "QInt32Storage": "qint32",
+    "DoubleStorage": "float64",
+    "FloatStorage": "float32",
+    "HalfStorage": "float16",
+    "BFloat16Storage": "bfloat16",
+    "LongStorage": "int64",
+    "IntStorage": "int32",
+    "ShortStorage": "int16",
+    "CharStorage": "int8",
+    "ByteStorage": "uint8",
+    "BoolStorage": "bool",
+    "ComplexFloatStorage": "complex64",
+    "ComplexDoubleStorage": "complex128",
+    "QInt8Storage": "qint8",
+    "QUInt8Storage": "quint8",
+    "QInt32Storage": "qint32",
 }
-REBUILD_TENSOR = {"torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2",
-                  "torch._utils._rebuild_tensor_v3"}
+REBUILD_TENSOR = {"torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor_v3"}
 LEGACY_MAGIC = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
 
 
@@ -109,9 +138,11 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     if verify_crc:
         check_crcs(buf, info, insp)
     if info.truncated:
-        insp.truncated = (f"no central directory (zip end record missing): the save stopped after "
-                          f"{size} bytes; {sum(e.complete for e in info.entries.values())} of "
-                          f"{len(info.entries)} entries started are complete")
+        insp.truncated = (
+            f"no central directory (zip end record missing): the save stopped after "
+            f"{size} bytes; {sum(e.complete for e in info.entries.values())} of "
+            f"{len(info.entries)} entries started are complete"
+        )
     pkl = _main_pickle(info)
     _other_pickles(buf, info, pkl, insp)
     if pkl is None and not info.truncated and info.entries:
@@ -125,9 +156,13 @@ def inspect_zip(buf: Any, size: int, insp: Inspection, verify_crc: bool) -> None
     res = _walk_entry(buf, pkl, insp)
     if res is None:
         bomb = any(b["entry"] == pkl.name for b in insp.meta.get("bombs", []))
-        insp.pickle_error = (f"{pkl.name} is incomplete" if not pkl.complete else
-                             f"{pkl.name} not inflated: a decompression bomb (TL347)" if bomb else
-                             f"{pkl.name} cannot be decompressed")
+        insp.pickle_error = (
+            f"{pkl.name} is incomplete"
+            if not pkl.complete
+            else f"{pkl.name} not inflated: a decompression bomb (TL347)"
+            if bomb
+            else f"{pkl.name} cannot be decompressed"
+        )
         return
     if res.error:
         insp.pickle_error = f"{pkl.name}: {res.error}"
@@ -177,10 +212,9 @@ def _storage_hints(buf: Any, size: int) -> dict[str, int]:
     pkl = first_entry(buf, size)
     if pkl is None or not pkl.name.endswith("data.pkl") or not pkl.complete:
         return {}
-    res = walk(memoryview(buf)[pkl.data_offset:pkl.data_offset + pkl.compressed_size])
+    res = walk(memoryview(buf)[pkl.data_offset : pkl.data_offset + pkl.compressed_size])
     prefix = pkl.name[: -len("data.pkl")]
-    return {f"{prefix}data/{t.storage}": t.storage_bytes for t in tensor_table(res.root)
-            if t.storage_bytes is not None}
+    return {f"{prefix}data/{t.storage}": t.storage_bytes for t in tensor_table(res.root) if t.storage_bytes is not None}
 
 
 def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:
@@ -199,8 +233,13 @@ def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:
             t.file_offset = None
         if e.complete and e.size >= 0 and start + t.nbytes > e.size:
             t.complete = False
-            insp.missing_storages.append({"tensor": t.name, "storage": t.storage, "why":
-                                          f"needs bytes {start}..{start + t.nbytes}, entry has {e.size}"})
+            insp.missing_storages.append(
+                {
+                    "tensor": t.name,
+                    "storage": t.storage,
+                    "why": f"needs bytes {start}..{start + t.nbytes}, entry has {e.size}",
+                }
+            )
 
 
 def check_crcs(buf: Any, info: ZipInfo, insp: Inspection) -> None:
@@ -210,8 +249,15 @@ def check_crcs(buf: Any, info: ZipInfo, insp: Inspection) -> None:
             continue
         got = entry_crc(buf, e, bombs=insp.meta.setdefault("bombs", []))
         if got is not None and e.crc_recorded and got != e.crc:
-            insp.crc_mismatches.append({"entry": e.name, "recorded": f"{e.crc:08x}", "computed": f"{got:08x}",
-                                        "offset": e.data_offset, "bytes": e.size})
+            insp.crc_mismatches.append(
+                {
+                    "entry": e.name,
+                    "recorded": f"{e.crc:08x}",
+                    "computed": f"{got:08x}",
+                    "offset": e.data_offset,
+                    "bytes": e.size,
+                }
+            )
 
 
 def inspect_legacy(buf: Any, size: int, insp: Inspection) -> None:

@@ -17,13 +17,29 @@ import numpy as np
 
 from .model import TensorInfo
 
-_NATIVE = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "int64": np.int64,
-           "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "uint16": np.uint16,
-           "uint32": np.uint32, "uint64": np.uint64, "bool": np.bool_, "complex64": np.float32,
-           "complex128": np.float64}
+_NATIVE = {
+    "float64": np.float64,
+    "float32": np.float32,
+    "float16": np.float16,
+    "int64": np.int64,
+    "int32": np.int32,
+    "int16": np.int16,
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "bool": np.bool_,
+    "complex64": np.float32,
+    "complex128": np.float64,
+}
 # fp8 layouts: exponent bits, mantissa bits, bias, has_inf, "fnuz" (0x80 is the only NaN)
-_FP8 = {"float8_e4m3fn": (4, 3, 7, False, False), "float8_e5m2": (5, 2, 15, True, False),
-        "float8_e4m3fnuz": (4, 3, 8, False, True), "float8_e5m2fnuz": (5, 2, 16, False, True)}
+_FP8 = {
+    "float8_e4m3fn": (4, 3, 7, False, False),
+    "float8_e5m2": (5, 2, 15, True, False),
+    "float8_e4m3fnuz": (4, 3, 8, False, True),
+    "float8_e5m2fnuz": (5, 2, 16, False, True),
+}
 CHUNK = 1 << 20  # elements per chunk for widened formats (fits in cache)
 
 
@@ -96,10 +112,15 @@ class _Acc:
 
     def stats(self, numel: int) -> dict[str, Any]:
         have = self.n > 0
-        return {"numel": numel, "nan": self.nan, "inf": self.inf,
-                "min": self.mn if have else None, "max": self.mx if have else None,
-                "mean": self.total / self.n if have else None,
-                "all_zero": have and not self.nonzero and self.nan == 0 and self.inf == 0}
+        return {
+            "numel": numel,
+            "nan": self.nan,
+            "inf": self.inf,
+            "min": self.mn if have else None,
+            "max": self.mx if have else None,
+            "mean": self.total / self.n if have else None,
+            "all_zero": have and not self.nonzero and self.nan == 0 and self.inf == 0,
+        }
 
 
 def _scan_bf16(u: np.ndarray, acc: _Acc) -> None:
@@ -108,9 +129,9 @@ def _scan_bf16(u: np.ndarray, acc: _Acc) -> None:
     halves = buf.view(np.uint16)
     hi = 1 if np.little_endian else 0
     for i in range(0, u.size, CHUNK):
-        chunk = u[i:i + CHUNK]
-        halves[hi:2 * chunk.size:2] = chunk
-        acc.add_float(buf[:chunk.size])
+        chunk = u[i : i + CHUNK]
+        halves[hi : 2 * chunk.size : 2] = chunk
+        acc.add_float(buf[: chunk.size])
 
 
 def scan_array(raw: np.ndarray, dtype: str, numel: int) -> dict[str, Any] | None:
@@ -121,7 +142,7 @@ def scan_array(raw: np.ndarray, dtype: str, numel: int) -> dict[str, Any] | None
     elif dtype in _FP8 or dtype == "float8_e8m0fnu":
         table = _TABLES.setdefault(dtype, fp8_table(dtype))
         for i in range(0, raw.size, CHUNK):
-            acc.add_float(table[raw[i:i + CHUNK]])
+            acc.add_float(table[raw[i : i + CHUNK]])
     elif dtype in _NATIVE:
         a = raw.view(_NATIVE[dtype])
         if dtype == "bool":
@@ -191,7 +212,7 @@ def float_chunks(raw: np.ndarray, dtype: str) -> Iterable[np.ndarray] | None:
         def widen() -> Iterable[np.ndarray]:
             hi = 1 if np.little_endian else 0
             for i in range(0, u.size, CHUNK):
-                chunk = u[i:i + CHUNK]
+                chunk = u[i : i + CHUNK]
                 buf = np.zeros(chunk.size, dtype=np.float32)
                 buf.view(np.uint16)[hi::2] = chunk
                 yield buf
@@ -199,10 +220,10 @@ def float_chunks(raw: np.ndarray, dtype: str) -> Iterable[np.ndarray] | None:
         return widen()
     if dtype in _FP8 or dtype == "float8_e8m0fnu":
         table = _TABLES.setdefault(dtype, fp8_table(dtype))
-        return (table[raw[i:i + CHUNK]] for i in range(0, raw.size, CHUNK))
+        return (table[raw[i : i + CHUNK]] for i in range(0, raw.size, CHUNK))
     if dtype in ("float16", "float32", "float64"):
         vals: np.ndarray = raw.view(_NATIVE[dtype])
-        return (vals[i:i + CHUNK].astype(np.float64) for i in range(0, vals.size, CHUNK))
+        return (vals[i : i + CHUNK].astype(np.float64) for i in range(0, vals.size, CHUNK))
     return None
 
 

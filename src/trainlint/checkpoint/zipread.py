@@ -81,7 +81,7 @@ def _zip64_extra(extra: bytes, want: list[str], vals: dict[str, int]) -> None:
     while pos + 4 <= len(extra):
         tag, ln = struct.unpack_from("<HH", extra, pos)
         if tag == 1:
-            body, k = extra[pos + 4:pos + 4 + ln], 0
+            body, k = extra[pos + 4 : pos + 4 + ln], 0
             for key in want:
                 if k + 8 <= len(body):
                     vals[key] = struct.unpack_from("<Q", body, k)[0]
@@ -94,9 +94,9 @@ def _central(buf: Any, size: int, eocd: int) -> tuple[int, int]:
     _, _, _, _, count, _cd_size, cd_off, _ = _EOCD.unpack_from(buf, eocd)
     if cd_off == 0xFFFFFFFF or count == 0xFFFF:
         loc = eocd - 20
-        if loc >= 0 and buf[loc:loc + 4] == EOCD64_LOC_SIG:
+        if loc >= 0 and buf[loc : loc + 4] == EOCD64_LOC_SIG:
             (e64,) = _u("<Q", buf, loc + 8)
-            if buf[e64:e64 + 4] == EOCD64_SIG:
+            if buf[e64 : e64 + 4] == EOCD64_SIG:
                 count, cd_off = _u("<Q", buf, e64 + 32)[0], _u("<Q", buf, e64 + 48)[0]
     return count, cd_off
 
@@ -134,37 +134,46 @@ def read_zip(buf: Any, size: int, hints: dict[str, int] | None = None) -> ZipInf
     for e in [*info.entries.values(), *info.duplicates]:
         _check_local(buf, size, e)
     for e in info.duplicates:
-        e.problems.append("the central directory names this entry more than once (loaders may disagree "
-                          "on which copy they read)")
+        e.problems.append(
+            "the central directory names this entry more than once (loaders may disagree on which copy they read)"
+        )
     return info
 
 
 def _central_entry(buf: Any, size: int, pos: int, info: ZipInfo) -> int:
-    if buf[pos:pos + 4] != CENTRAL_SIG:
+    if buf[pos : pos + 4] != CENTRAL_SIG:
         raise ValueError(f"no central directory record at byte {pos}")
     f = _CENTRAL.unpack_from(buf, pos)
     flags, method, crc, csize, usize, nlen, elen, clen, off = f[3], f[4], f[7], f[8], f[9], f[10], f[11], f[12], f[16]
-    name = bytes(buf[pos + 46:pos + 46 + nlen]).decode("utf-8", "replace")
-    extra = bytes(buf[pos + 46 + nlen:pos + 46 + nlen + elen])
+    name = bytes(buf[pos + 46 : pos + 46 + nlen]).decode("utf-8", "replace")
+    extra = bytes(buf[pos + 46 + nlen : pos + 46 + nlen + elen])
     vals = {"size": usize, "csize": csize, "off": off}
     want = [k for k, v in (("size", usize), ("csize", csize), ("off", off)) if v == 0xFFFFFFFF]
     if want:
         _zip64_extra(extra, want, vals)
-    e = ZipEntry(name, vals["off"], compressed_size=vals["csize"], size=vals["size"], crc=crc,
-                 method=method, flags=flags, crc_recorded=not (crc == 0 and vals["size"] > 0))
+    e = ZipEntry(
+        name,
+        vals["off"],
+        compressed_size=vals["csize"],
+        size=vals["size"],
+        crc=crc,
+        method=method,
+        flags=flags,
+        crc_recorded=not (crc == 0 and vals["size"] > 0),
+    )
     info.add(e)
     return pos + 46 + nlen + elen + clen
 
 
 def _check_local(buf: Any, size: int, e: ZipEntry) -> None:
     off = e.header_offset
-    if off + 30 > size or buf[off:off + 4] != LOCAL_SIG:
+    if off + 30 > size or buf[off : off + 4] != LOCAL_SIG:
         e.problems.append(f"no local header at byte {off}")
         e.complete = False
         return
     f = _LOCAL.unpack_from(buf, off)
     flags, method, crc, usize, nlen, elen = f[2], f[3], f[6], f[8], f[9], f[10]
-    name = bytes(buf[off + 30:off + 30 + nlen]).decode("utf-8", "replace")
+    name = bytes(buf[off + 30 : off + 30 + nlen]).decode("utf-8", "replace")
     e.data_offset = off + 30 + nlen + elen
     if name != e.name:
         e.problems.append(f"local header names {name!r}")
@@ -183,10 +192,10 @@ def _check_local(buf: Any, size: int, e: ZipEntry) -> None:
 def _scan_local(buf: Any, size: int, info: ZipInfo, hints: dict[str, int], limit: int = -1) -> None:
     """No central directory: follow local headers (and data descriptors) from byte 0."""
     pos = 0
-    while pos + 30 <= size and buf[pos:pos + 4] == LOCAL_SIG and limit != len(info.entries):
+    while pos + 30 <= size and buf[pos : pos + 4] == LOCAL_SIG and limit != len(info.entries):
         f = _LOCAL.unpack_from(buf, pos)
         flags, method, crc, csize, usize, nlen, elen = f[2], f[3], f[6], f[7], f[8], f[9], f[10]
-        name = bytes(buf[pos + 30:pos + 30 + nlen]).decode("utf-8", "replace")
+        name = bytes(buf[pos + 30 : pos + 30 + nlen]).decode("utf-8", "replace")
         data = pos + 30 + nlen + elen
         e = ZipEntry(name, pos, data, method=method, flags=flags, crc=crc)
         info.add(e)
@@ -222,7 +231,7 @@ def _descriptor_end(buf: Any, size: int, data: int, e: ZipEntry, hint: int | Non
 
 def _descriptor_at(buf: Any, size: int, data: int, at: int, e: ZipEntry) -> int:
     """End of a data descriptor at ``at`` whose recorded size matches, else -1."""
-    if buf[at:at + 4] != DESC_SIG:
+    if buf[at : at + 4] != DESC_SIG:
         return -1
     for fmt, width in (("<III", 16), ("<IQQ", 24)):
         if at + width <= size:
@@ -243,7 +252,7 @@ def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24, bombs: list[dict[str,
     mv = memoryview(buf)
     if e.method == 0:
         while pos < end:
-            crc = zlib.crc32(mv[pos:min(end, pos + chunk)], crc)
+            crc = zlib.crc32(mv[pos : min(end, pos + chunk)], crc)
             pos += chunk
         return crc & 0xFFFFFFFF
     if e.method != 8:
@@ -266,14 +275,15 @@ def entry_crc(buf: Any, e: ZipEntry, chunk: int = 1 << 24, bombs: list[dict[str,
         return None
 
 
-def entry_bytes(buf: Any, e: ZipEntry, limit: int | None = None,
-                bombs: list[dict[str, Any]] | None = None) -> bytes | None:
+def entry_bytes(
+    buf: Any, e: ZipEntry, limit: int | None = None, bombs: list[dict[str, Any]] | None = None
+) -> bytes | None:
     """The entry's uncompressed bytes (stored or deflated), or None. A deflated entry is inflated
     through a streaming reader that stops past its declared size or ``limit`` (default
     safeio.MAX_INFLATE): such a bomb is recorded in ``bombs`` and gives None."""
     if not e.complete or e.data_offset < 0:
         return None
-    raw = buf[e.data_offset:e.data_offset + e.compressed_size]
+    raw = buf[e.data_offset : e.data_offset + e.compressed_size]
     if e.method == 0:
         return bytes(raw)
     if e.method != 8:

@@ -21,8 +21,9 @@ class LazyGroup(click.Group):
     def _names(self) -> list[str]:
         from . import commands
 
-        names = sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__)
-                       if not m.name.startswith("_"))
+        names = sorted(
+            m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")
+        )
         return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -38,8 +39,13 @@ class LazyGroup(click.Group):
         """An internal error that escapes a command exits 2 (could not judge) with one line, never 1."""
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
-                SystemExit, KeyboardInterrupt):
+        except (
+            click.exceptions.ClickException,
+            click.exceptions.Exit,
+            click.exceptions.Abort,
+            SystemExit,
+            KeyboardInterrupt,
+        ):
             raise
         except Exception as exc:
             import os
@@ -48,8 +54,11 @@ class LazyGroup(click.Group):
             if os.environ.get("TRAINLINT_DEBUG"):
                 raise
             line = f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if str(exc) else type(exc).__name__
-            print(f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
-                  "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)", file=sys.stderr)
+            print(
+                f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
+                "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)",
+                file=sys.stderr,
+            )
             sys.exit(2)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:

@@ -57,8 +57,13 @@ class Alignment:
         return x[keep], v[keep]
 
     def to_dict(self) -> dict[str, object]:
-        return {"mode": self.mode, "window": [self.lo, self.hi], "reason": self.reason,
-                "planned_lengths": dict(self.lengths), "no_overlap": self.no_overlap}
+        return {
+            "mode": self.mode,
+            "window": [self.lo, self.hi],
+            "reason": self.reason,
+            "planned_lengths": dict(self.lengths),
+            "no_overlap": self.no_overlap,
+        }
 
 
 def _last_per_step(x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

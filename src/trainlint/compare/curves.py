@@ -19,16 +19,12 @@ from .align import Alignment
 BAND_POINTS = 400
 
 
-def comparison_curves(
-    run: Run, baselines: list[Run], al: Alignment
-) -> dict[str, dict[str, Any]]:
+def comparison_curves(run: Run, baselines: list[Run], al: Alignment) -> dict[str, dict[str, Any]]:
     out = curves_of(run)
     for role in CURVE_ROLES:
         if role not in out:
             continue
-        placed = [
-            p for p in (_placed(run, b, role, al) for b in baselines) if p is not None
-        ]
+        placed = [p for p in (_placed(run, b, role, al) for b in baselines) if p is not None]
         if len(placed) == 1:
             out[f"baseline:{role}"] = _single(placed[0])
         elif placed:
@@ -77,9 +73,7 @@ def _band(placed: list[Placed]) -> dict[str, Any]:
     rows = []
     for x, v, _n in placed:
         ok = np.isfinite(v)
-        rows.append(
-            np.interp(grid, x[ok], v[ok]) if ok.any() else np.full(len(grid), np.nan)
-        )
+        rows.append(np.interp(grid, x[ok], v[ok]) if ok.any() else np.full(len(grid), np.nan))
     table = np.vstack(rows)
     with np.errstate(all="ignore"):
         return {

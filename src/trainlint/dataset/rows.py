@@ -116,7 +116,6 @@ def group_evidence(groups: list[np.ndarray]) -> dict[str, Any]:
         "groups": len(groups),
         "extra_copies": len(repeats),
         "rows_involved": int(sum(len(g) for g in groups)),
-        "first_groups": [{"lines": [int(n) for n in g[:FIRST]], "rows": int(len(g))}
-                         for g in groups[:FIRST]],
+        "first_groups": [{"lines": [int(n) for n in g[:FIRST]], "rows": int(len(g))} for g in groups[:FIRST]],
         "lines": repeats[:FIRST],
     }

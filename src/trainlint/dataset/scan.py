@@ -18,8 +18,15 @@ OPTIONAL_FIELDS = {"input", "system", "context", "history", "system_prompt", "to
 MAX_LABELS = 100_000
 
 
-TYPE_NAMES = {bool: "bool", int: "number", float: "number", str: "string", list: "list", dict: "object",
-              type(None): "null"}
+TYPE_NAMES = {
+    bool: "bool",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "list",
+    dict: "object",
+    type(None): "null",
+}
 MAX_SIGNATURES = 256
 
 

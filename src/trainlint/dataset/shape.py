@@ -10,18 +10,47 @@ from typing import Any
 FORMATS = ("chat", "prompt-completion", "text", "classification")
 CHAT_KEYS = ("messages", "conversations", "conversation", "chat", "dialog")
 # (prompt fields, completion field), first match wins
-PAIRS = ((("prompt",), "completion"), (("instruction", "input"), "output"),
-         (("instruction", "input"), "response"), (("prompt",), "response"),
-         (("question",), "answer"), (("query",), "response"), (("input",), "output"),
-         (("prompt",), "chosen"), (("source",), "target"))
+PAIRS = (
+    (("prompt",), "completion"),
+    (("instruction", "input"), "output"),
+    (("instruction", "input"), "response"),
+    (("prompt",), "response"),
+    (("question",), "answer"),
+    (("query",), "response"),
+    (("input",), "output"),
+    (("prompt",), "chosen"),
+    (("source",), "target"),
+)
 TEXT_KEYS = ("text", "content", "sentence", "document", "body", "review")
 LABEL_KEYS = ("label", "labels", "target", "class", "category")
-ROLE_ALIASES = {"human": "user", "gpt": "assistant", "model": "assistant", "bot": "assistant",
-                "observation": "tool", "function_call": "assistant", "ipython": "tool",
-                "function": "tool", "developer": "system"}
+ROLE_ALIASES = {
+    "human": "user",
+    "gpt": "assistant",
+    "model": "assistant",
+    "bot": "assistant",
+    "observation": "tool",
+    "function_call": "assistant",
+    "ipython": "tool",
+    "function": "tool",
+    "developer": "system",
+}
 KNOWN_ROLES = {"system", "user", "assistant", "tool", *ROLE_ALIASES}
-DATA_KEYS = {*CHAT_KEYS, *TEXT_KEYS, *LABEL_KEYS, "prompt", "completion", "instruction", "output",
-             "response", "question", "answer", "query", "chosen", "rejected", "input"}
+DATA_KEYS = {
+    *CHAT_KEYS,
+    *TEXT_KEYS,
+    *LABEL_KEYS,
+    "prompt",
+    "completion",
+    "instruction",
+    "output",
+    "response",
+    "question",
+    "answer",
+    "query",
+    "chosen",
+    "rejected",
+    "input",
+}
 
 
 @dataclass

@@ -67,8 +67,11 @@ def open_source(path: Path) -> Source:
         return Source(path, "csv", "line", iter_csv(path, head))
     if text[:1] == b"[":
         return Source(path, "json", "row", iter_json_array(path))
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".jsonlines") or _is_jsonl(text) or \
-            (b"\n" not in text.rstrip() and _first_line_is_row(path)):
+    if (
+        path.suffix.lower() in (".jsonl", ".ndjson", ".jsonlines")
+        or _is_jsonl(text)
+        or (b"\n" not in text.rstrip() and _first_line_is_row(path))
+    ):
         return Source(path, "jsonl", "line", iter_jsonl(path))
     return Source(path, "json", "row", iter_json_object(path))
 
@@ -116,8 +119,15 @@ def _decoded_lines(path: Path) -> Iterator[tuple[int, str, Bad | None]]:
             try:
                 yield n, raw.decode("utf-8"), None
             except UnicodeDecodeError as exc:
-                yield n, raw.decode("utf-8", errors="replace"), Bad(
-                    "utf8", f"{exc.reason} (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", start + exc.start)
+                yield (
+                    n,
+                    raw.decode("utf-8", errors="replace"),
+                    Bad(
+                        "utf8",
+                        f"{exc.reason} (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                        start + exc.start,
+                    ),
+                )
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, Any]]:
@@ -185,7 +195,7 @@ class _Buffer:
 
     def fill(self) -> Bad | None:
         self.line += self.buf.count("\n", 0, self.pos)
-        self.buf, self.pos = self.buf[self.pos:], 0
+        self.buf, self.pos = self.buf[self.pos :], 0
         text, bad = next(self.chunks)
         self.eof = text == ""
         self.buf += text
@@ -230,8 +240,11 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, Any, Any]]:
             yield n + 1, Bad("json", f"{msg} at line {where}; the rest of the array is unreadable"), None
             return
         n += 1
-        yield (n, obj, b.buf[b.pos:end]) if type(obj) is dict else \
-            (n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None)
+        yield (
+            (n, obj, b.buf[b.pos : end])
+            if type(obj) is dict
+            else (n, Bad("row", f"a JSON {type(obj).__name__}, not an object"), None)
+        )
         b.pos = end
 
 
@@ -244,8 +257,11 @@ def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
     except ValueError as exc:
         msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise DataError(f"not JSONL and not a JSON document: {msg} (line {getattr(exc, 'lineno', '?')})") from None
-    lists = [v for v in doc.values() if isinstance(v, list) and v and isinstance(v[0], dict)] \
-        if isinstance(doc, dict) else []
+    lists = (
+        [v for v in doc.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        if isinstance(doc, dict)
+        else []
+    )
     if not lists:
         raise DataError("a JSON object with no list of row objects in it")
     for n, obj in enumerate(lists[0], 1):
@@ -293,8 +309,7 @@ def _csv_row(line: int, header: list[str], values: list[str]) -> Iterator[tuple[
         raw = joined.encode("utf-8", errors="surrogateescape")
         bad = next(i for i, c in enumerate(joined) if "\udc80" <= c <= "\udcff")
         at = len(joined[:bad].encode("utf-8", errors="surrogateescape")) + 1
-        yield line, Bad("utf8", f"invalid UTF-8 byte 0x{ord(joined[bad]) - 0xdc00:02x} "
-                                f"at byte {at} of the row"), None
+        yield line, Bad("utf8", f"invalid UTF-8 byte 0x{ord(joined[bad]) - 0xDC00:02x} at byte {at} of the row"), None
         joined = raw.decode("utf-8", errors="replace")
         values = joined.split("\x1f")
     if len(values) != len(header):

@@ -153,10 +153,17 @@ class TokenStats:
         if not len(lengths):
             return {}
         p50, p90, p99 = np.percentile(lengths, [50, 90, 99])
-        return {"rows": int(len(lengths)), "mean": float(lengths.mean()), "p50": float(p50),
-                "p90": float(p90), "p99": float(p99), "max": int(lengths.max()),
-                "min": int(lengths.min()), "total_tokens": int(lengths.sum()),
-                "target_tokens": int(self.target_tokens)}
+        return {
+            "rows": int(len(lengths)),
+            "mean": float(lengths.mean()),
+            "p50": float(p50),
+            "p90": float(p90),
+            "p99": float(p99),
+            "max": int(lengths.max()),
+            "min": int(lengths.min()),
+            "total_tokens": int(lengths.sum()),
+            "target_tokens": int(self.target_tokens),
+        }
 
 
 def label_entropy(labels: dict[str, int]) -> float | None:

@@ -73,8 +73,9 @@ def classify(target: str) -> tuple[str, str | None]:
     return "error", f"not a module name or a .py file: {target!r}"
 
 
-def import_entrypoint(target: str, timeout: float = 120.0, python: str | None = None,
-                      cwd: str | None = None) -> EntryResult:
+def import_entrypoint(
+    target: str, timeout: float = 120.0, python: str | None = None, cwd: str | None = None
+) -> EntryResult:
     kind, why = classify(target)
     if kind == "error":
         return EntryResult(target, "error", message=why)
@@ -85,8 +86,15 @@ def import_entrypoint(target: str, timeout: float = 120.0, python: str | None = 
     cmd = [python or sys.executable, "-B", "-c", CHILD, target, result_path, kind, str(hang_after)]
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
-                              timeout=hang_after + 15, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            cwd=cwd,
+            timeout=hang_after + 15,
+            stdin=subprocess.DEVNULL,
+        )
         rc, stderr = proc.returncode, proc.stderr
     except subprocess.TimeoutExpired as exc:
         rc, stderr = None, _text(exc.stderr)
@@ -121,8 +129,7 @@ def _unlink(path: str) -> None:
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def _interpret(target: str, kind: str, rc: int | None, stderr: str, record: dict | None,
-               timeout: float) -> EntryResult:
+def _interpret(target: str, kind: str, rc: int | None, stderr: str, record: dict | None, timeout: float) -> EntryResult:
     tail = "\n".join(stderr.strip().splitlines()[-25:])
     res = EntryResult(target, "ok", stderr_tail=tail, timeout_s=timeout)
     if record is not None:
@@ -169,8 +176,9 @@ def _fault_frames(stderr: str) -> list[tuple[str, int]]:
     return out
 
 
-def _user_frame(frames: list[tuple[str, int]], kind: str, target: str,
-                deepest_first: bool) -> tuple[str | None, int | None]:
+def _user_frame(
+    frames: list[tuple[str, int]], kind: str, target: str, deepest_first: bool
+) -> tuple[str | None, int | None]:
     ordered = frames if deepest_first else list(reversed(frames))
     if kind == "script":
         mine = os.path.abspath(target)

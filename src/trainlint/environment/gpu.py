@@ -13,8 +13,7 @@ from importlib import metadata
 
 from .facts import Gpu, GpuFacts
 
-QUERY = ["--query-gpu=index,name,uuid,memory.total,memory.used,driver_version",
-         "--format=csv,noheader,nounits"]
+QUERY = ["--query-gpu=index,name,uuid,memory.total,memory.used,driver_version", "--format=csv,noheader,nounits"]
 
 
 def parse_query(text: str) -> tuple[list[Gpu], str | None]:

@@ -21,8 +21,10 @@ def meminfo_available(text: str) -> int | None:
 
 def cgroup_room(root: Path = Path("/sys/fs/cgroup")) -> int | None:
     """Bytes left under a cgroup v2 (or v1) memory limit; None when unlimited or unknown."""
-    pairs = [(root / "memory.max", root / "memory.current"),
-             (root / "memory" / "memory.limit_in_bytes", root / "memory" / "memory.usage_in_bytes")]
+    pairs = [
+        (root / "memory.max", root / "memory.current"),
+        (root / "memory" / "memory.limit_in_bytes", root / "memory" / "memory.usage_in_bytes"),
+    ]
     for limit_p, used_p in pairs:
         try:
             raw = limit_p.read_text().strip()
@@ -58,8 +60,11 @@ def write_test(folder: Path) -> tuple[bool | None, str, str | None]:
     if not folder.exists():
         parent = nearest_existing(folder)
         ok = os.access(parent, os.W_OK | os.X_OK)
-        return ok, f"folder does not exist yet; nearest parent {parent} checked with access()", \
-            None if ok else f"{parent} is not writable"
+        return (
+            ok,
+            f"folder does not exist yet; nearest parent {parent} checked with access()",
+            None if ok else f"{parent} is not writable",
+        )
     if not folder.is_dir():
         return False, "path exists but is not a folder", f"{folder} is not a folder"
     try:

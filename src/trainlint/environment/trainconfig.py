@@ -37,8 +37,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "eval_strategy": ("eval_strategy", "evaluation_strategy"),
     "eval_steps": ("eval_steps",),
     "do_eval": ("do_eval",),
-    "eval_data": ("val_set_size", "test_datasets", "eval_dataset", "val_dataset", "validation_file",
-                  "eval_file", "val_data", "eval_data"),
+    "eval_data": (
+        "val_set_size",
+        "test_datasets",
+        "eval_dataset",
+        "val_dataset",
+        "validation_file",
+        "eval_file",
+        "val_data",
+        "eval_data",
+    ),
     "evals_per_epoch": ("evals_per_epoch",),
     "val_check_interval": ("val_check_interval",),
     "limit_val_batches": ("limit_val_batches",),
@@ -110,8 +118,12 @@ def plain(node: Any, depth: int = 0) -> Any:
     if isinstance(node, (list, tuple, set, frozenset)):
         return [plain(v, depth + 1) for v in node]
     if isinstance(node, picklewalk.Call):
-        if len(node.args) == 1 and node.state is None and not node.items and \
-                isinstance(node.args[0], (str, int, float)):
+        if (
+            len(node.args) == 1
+            and node.state is None
+            and not node.items
+            and isinstance(node.args[0], (str, int, float))
+        ):
             return node.args[0]  # an Enum member: IntervalStrategy("steps") -> "steps"
         d = picklewalk.mapping(node)
         if d is not None:

@@ -14,12 +14,23 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEY_PACKAGES = ("torch", "transformers", "accelerate", "peft", "trl", "lightning",
-                "pytorch-lightning", "deepspeed", "numpy")
+KEY_PACKAGES = (
+    "torch",
+    "transformers",
+    "accelerate",
+    "peft",
+    "trl",
+    "lightning",
+    "pytorch-lightning",
+    "deepspeed",
+    "numpy",
+)
 _SKIP_EXTRAS = re.compile(r"test|dev|doc|quality|lint|bench|example", re.IGNORECASE)
-_VERSION = re.compile(r"^\s*v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d*))?"
-                      r"(?:[-_.]?(post|rev|r)[-_.]?(\d*))?(?:[-_.]?(dev)[-_.]?(\d*))?(?:\+.*)?\s*$",
-                      re.IGNORECASE)
+_VERSION = re.compile(
+    r"^\s*v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d*))?"
+    r"(?:[-_.]?(post|rev|r)[-_.]?(\d*))?(?:[-_.]?(dev)[-_.]?(\d*))?(?:\+.*)?\s*$",
+    re.IGNORECASE,
+)
 _PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
 
 
@@ -68,16 +79,23 @@ def _clause(version: str, have: tuple[Any, ...], clause: str) -> bool | None:
     op, target = m.groups()
     if op in ("==", "!=") and target.endswith(".*"):
         prefix = _release(target[:-2])
-        hit = _release(version)[:len(prefix)] == prefix
+        hit = _release(version)[: len(prefix)] == prefix
         return hit if op == "==" else not hit
     want = parse_version(target)
     if want is None:
         return None
     if op == "~=":
         prefix = _release(target)[:-1]
-        return have >= want and _release(version)[:len(prefix)] == prefix
-    return {"==": have == want, "===": have == want, "!=": have != want, "<=": have <= want,
-            ">=": have >= want, "<": have < want, ">": have > want}[op]
+        return have >= want and _release(version)[: len(prefix)] == prefix
+    return {
+        "==": have == want,
+        "===": have == want,
+        "!=": have != want,
+        "<=": have <= want,
+        ">=": have >= want,
+        "<": have < want,
+        ">": have > want,
+    }[op]
 
 
 def installed(names: tuple[str, ...] = KEY_PACKAGES) -> tuple[dict[str, str], dict[str, list[str]]]:

@@ -25,8 +25,14 @@ def _paths_under(path: Path) -> list[Path]:
     return found
 
 
-def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: bool | None = None,
-             show_tensors: bool = False, diff: bool = False) -> Result:
+def run_ckpt(
+    paths: Any,
+    settings: Any = None,
+    values: bool | None = None,
+    crc: bool | None = None,
+    show_tensors: bool = False,
+    diff: bool = False,
+) -> Result:
     result = Result(command="ckpt")
     for raw in paths:
         from ..safeio import file_kind, not_regular_reason
@@ -39,8 +45,9 @@ def run_ckpt(paths: Any, settings: Any = None, values: bool | None = None, crc: 
         for p in found:
             insp, report = inspect_and_judge(p, settings, values=values, crc=crc)
             if show_tensors:
-                report.summary["tensor_table"] = tensor_table(insp if insp is not None and insp.tensors else
-                                                              tensors_of(p))
+                report.summary["tensor_table"] = tensor_table(
+                    insp if insp is not None and insp.tensors else tensors_of(p)
+                )
             result.reports.append(report)
     if diff:
         a, b = (Path(p) for p in paths)
@@ -72,8 +79,9 @@ def drift_report(a: Path, b: Path, settings: Any = None, digest: bool | None = N
     ia, ib = tensors_of(a, digest), tensors_of(b, digest)
     for p, i in ((a, ia), (b, ib)):
         if i is None or not i.tensors:
-            return Report(source=f"{a} -> {b}", kind="comparison",
-                          unjudged=f"no tensor table read from {p}; cannot compare")
+            return Report(
+                source=f"{a} -> {b}", kind="comparison", unjudged=f"no tensor table read from {p}; cannot compare"
+            )
     return judge(drift(ia, ib), settings)
 
 
@@ -83,8 +91,14 @@ def tensor_table(insp: Inspection | None) -> list[dict[str, Any]]:
         return []
     rows = []
     for t in insp.tensors:
-        row = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes,
-               "offset": t.file_offset, "complete": t.complete}
+        row = {
+            "name": t.name,
+            "dtype": t.dtype,
+            "shape": list(t.shape),
+            "bytes": t.nbytes,
+            "offset": t.file_offset,
+            "complete": t.complete,
+        }
         if t.file:
             row["file"] = t.file
         if t.stats is not None:

@@ -62,8 +62,13 @@ class Baseline:
 
 def baseline_settings(settings: Settings) -> Settings:
     """The user's settings for judging a baseline alone, without a --select that could hide its faults."""
-    return Settings([], list(settings.ignore), {k: dict(v) for k, v in settings.thresholds.items()},
-                    list(settings.overrides), settings.origin)
+    return Settings(
+        [],
+        list(settings.ignore),
+        {k: dict(v) for k, v in settings.thresholds.items()},
+        list(settings.overrides),
+        settings.origin,
+    )
 
 
 def load_baseline(paths: Iterable[Path], cache: RunCache, settings: Settings) -> Baseline:
@@ -110,8 +115,14 @@ def _judge_alone(base: Baseline, settings: Settings) -> list[str]:
 
 def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto") -> Report:
     """One comparison report: ``run`` against the baseline runs."""
-    report = Report(source=run.source, kind="comparison", format=run.format, files=list(run.files),
-                    notes=list(base.notes), summary={"baseline": list(base.sources)})
+    report = Report(
+        source=run.source,
+        kind="comparison",
+        format=run.format,
+        files=list(run.files),
+        notes=list(base.notes),
+        summary={"baseline": list(base.sources)},
+    )
     if base.problem:
         report.unjudged = base.problem
         return report
@@ -123,8 +134,9 @@ def compare_run(run: Run, base: Baseline, settings: Settings, mode: str = "auto"
     for r in (run, *base.runs):
         if r.damage:
             who = "the run" if r is run else f"baseline {r.source}"
-            report.notes.append(f"{who} is damaged ({'; '.join(d.message for d in r.damage[:3])}); "
-                                "compared on what was intact")
+            report.notes.append(
+                f"{who} is damaged ({'; '.join(d.message for d in r.damage[:3])}); compared on what was intact"
+            )
     al = align(run, base.runs, mode)
     run_m, base_m = measure(run, al), [measure(b, al) for b in base.runs]
     run_gap, base_gaps = loss_gaps(run_m, base_m)
@@ -193,7 +205,14 @@ class BaselineSession:
 
 def table(reports: list[Report], base: Baseline) -> dict[str, Any]:
     """The runs x metrics table for the JSON envelope (and the text renderer)."""
-    rows = [{"source": r.source, "verdict": r.verdict.value, "cells": r.summary.get("metrics", {})}
-            for r in reports if r.kind == "comparison"]
-    return {"baseline": list(base.sources), "baseline_problem": base.problem,
-            "columns": {key: label for key, (label, _attr) in METRICS.items()}, "rows": rows}
+    rows = [
+        {"source": r.source, "verdict": r.verdict.value, "cells": r.summary.get("metrics", {})}
+        for r in reports
+        if r.kind == "comparison"
+    ]
+    return {
+        "baseline": list(base.sources),
+        "baseline_problem": base.problem,
+        "columns": {key: label for key, (label, _attr) in METRICS.items()},
+        "rows": rows,
+    }

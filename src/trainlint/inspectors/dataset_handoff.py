@@ -38,8 +38,11 @@ def log_extra(options: Options) -> dict[str, Any]:
 def _entropy_extra(options: Options, dataset: Any) -> dict[str, Any]:
     tokenizer = options.tokenizer
     try:
-        value, why = _entropy(str(dataset), str(tokenizer) if tokenizer else None,
-                              (_stamp(Path(dataset)), _stamp(Path(tokenizer) if tokenizer else None)))
+        value, why = _entropy(
+            str(dataset),
+            str(tokenizer) if tokenizer else None,
+            (_stamp(Path(dataset)), _stamp(Path(tokenizer) if tokenizer else None)),
+        )
     except Exception as exc:  # the log must still be judged; TL099 says why it could not run  # noqa: BLE001
         value, why = None, f"could not read {dataset}: {type(exc).__name__}: {str(exc)[:200]}"
     if value is None:

@@ -27,14 +27,20 @@ def dataset_parts(path: Path) -> list[Path]:
         found = [path / s for s in splits if (path / s).is_dir()]
         return found or sorted(p for p in path.iterdir() if (p / "state.json").is_file())
     if path.is_dir() and not any(path.glob("*.arrow")):  # a folder of shards: each file on its own
-        shards = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SHARD_SUFFIXES
-                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        shards = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in SHARD_SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
         return shards or [path]
     return [path]
 
 
-def scan_dataset(path: Path, tokenizer: Path | None = None, max_length: int | None = None,
-                 data_format: str | None = None) -> Scan:
+def scan_dataset(
+    path: Path, tokenizer: Path | None = None, max_length: int | None = None, data_format: str | None = None
+) -> Scan:
     """One pass over ``path``. Raises DataError when the data cannot be read at all;
     token problems (no library, no tokenizer.json) are recorded on the scan instead."""
     source = open_source(Path(path))
@@ -59,8 +65,11 @@ def scan_dataset(path: Path, tokenizer: Path | None = None, max_length: int | No
 
 
 def summary(scan: Scan) -> dict[str, Any]:
-    out: dict[str, Any] = {"rows": scan.rows, "row_format": scan.shape.format if scan.shape else None,
-                           "numbering": scan.source.numbering}
+    out: dict[str, Any] = {
+        "rows": scan.rows,
+        "row_format": scan.shape.format if scan.shape else None,
+        "numbering": scan.source.numbering,
+    }
     if scan.tokens is not None:
         out["tokens"] = scan.tokens.distribution()
         out["max_length"] = scan.tokens.max_length
@@ -82,8 +91,13 @@ def _scan_or_reason(part: Path, *args: Any) -> tuple[Scan | None, str | None]:
         return None, f"cannot read: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
-def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | None = None,
-                  data_format: str | None = None, settings: Any = None) -> list[Any]:
+def judge_dataset(
+    path: Path,
+    tokenizer: Path | None = None,
+    max_length: int | None = None,
+    data_format: str | None = None,
+    settings: Any = None,
+) -> list[Any]:
     """One Report per dataset (per split of a DatasetDict folder, per file of a folder of shards).
     Each part is also compared with the parts before it (rows that appear in both)."""
     from ..engine import run_rules
@@ -104,21 +118,25 @@ def judge_dataset(path: Path, tokenizer: Path | None = None, max_length: int | N
         scan.earlier = list(earlier)
         report.format = scan.source.format
         report.summary = summary(scan)
-        report.notes.append(f"{scan.rows} rows read, format {report.summary['row_format']}; findings give "
-                            f"{scan.source.numbering} numbers")
+        report.notes.append(
+            f"{scan.rows} rows read, format {report.summary['row_format']}; findings give "
+            f"{scan.source.numbering} numbers"
+        )
         if scan.tokens is None and tokenizer is not None:
             report.notes.append(f"token checks skipped: {scan.tokens_reason}")
         if scan.bad["blank"]:
-            report.notes.append(f"{scan.bad['blank'].count} blank or whitespace-only line(s), not rows: "
-                                f"{scan.bad['blank'].where()}")
+            report.notes.append(
+                f"{scan.bad['blank'].count} blank or whitespace-only line(s), not rows: {scan.bad['blank'].where()}"
+            )
             report.summary["blank_lines"] = scan.bad["blank"].lines
         reports.append(run_rules("dataset", scan, report, settings))
         earlier.append((part.name, scan.hashes))  # only the hashes are kept for the next parts
     return reports
 
 
-def entropy_for(dataset: Path, tokenizer: Path | None = None,
-                data_format: str | None = None) -> tuple[float | None, str]:
+def entropy_for(
+    dataset: Path, tokenizer: Path | None = None, data_format: str | None = None
+) -> tuple[float | None, str]:
     """(entropy in nats, where it came from) or (None, why not): classification rows give the
     entropy of their labels; other rows the unigram entropy of the target tokens. A folder of
     shards (or a DatasetDict) is pooled; for a DatasetDict only the first split (the training one)."""

@@ -12,8 +12,20 @@ from ..discover import inspector
 from ..options import Options
 from ..verdict import Report
 
-METRIC_KEYS = {"loss", "train_loss", "eval_loss", "step", "global_step", "learning_rate", "lr",
-               "grad_norm", "epoch", "_step", "_timestamp", "iteration"}
+METRIC_KEYS = {
+    "loss",
+    "train_loss",
+    "eval_loss",
+    "step",
+    "global_step",
+    "learning_rate",
+    "lr",
+    "grad_norm",
+    "epoch",
+    "_step",
+    "_timestamp",
+    "iteration",
+}
 
 
 def _data_keys() -> set[str]:
@@ -87,8 +99,9 @@ class DatasetInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
         if head.startswith(b"PAR1"):
             cols = _parquet_columns(path)
-            return cols is None or bool(cols & _data_keys()) and not (cols & METRIC_KEYS or
-                                                                       any("loss" in c for c in cols))
+            return (
+                cols is None or bool(cols & _data_keys()) and not (cols & METRIC_KEYS or any("loss" in c for c in cols))
+            )
         if b"\x00" in head[:1024] or not head.strip():
             return False
         text = head.decode("utf-8", errors="replace")
@@ -103,8 +116,7 @@ class DatasetInspector:
     def judge(self, path: Path, options: Options) -> Report:
         from .dataset_judge import judge_dataset
 
-        reports = judge_dataset(path, options.tokenizer, None, None,
-                                options.settings)
+        reports = judge_dataset(path, options.tokenizer, None, None, options.settings)
         return reports[0]
 
 
@@ -119,5 +131,4 @@ class ArrowFolderInspector:
     def judge(self, path: Path, options: Options) -> Report:
         from .dataset_judge import judge_dataset
 
-        return judge_dataset(path, options.tokenizer, None, None,
-                             options.settings)[0]
+        return judge_dataset(path, options.tokenizer, None, None, options.settings)[0]

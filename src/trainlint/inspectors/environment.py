@@ -26,8 +26,9 @@ def in_group(code: str, group: str) -> bool:
     return rule is not None and rule.group == group
 
 
-def group_report(group: str, source: str, subject: Subject, settings: Any = None,
-                 unjudged: str | None = None, fmt: str | None = None) -> Any:
+def group_report(
+    group: str, source: str, subject: Subject, settings: Any = None, unjudged: str | None = None, fmt: str | None = None
+) -> Any:
     """Run every environment rule on ``subject`` and keep only this group's findings and checks."""
     from ..engine import run_rules
     from ..verdict import Report

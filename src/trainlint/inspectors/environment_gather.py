@@ -19,8 +19,14 @@ def gather(opts: EnvOptions) -> tuple[Subject, dict[str, str]]:
     from ..environment.versions import installed, load_known_bad
 
     problems: dict[str, str] = {}
-    req = Request(memory_gb=opts.memory_gb, workers=opts.workers, checkpoint_gb=opts.checkpoint_gb,
-                  keep=opts.keep, require_gpu=opts.require_gpu, output_dir=opts.output_dir)
+    req = Request(
+        memory_gb=opts.memory_gb,
+        workers=opts.workers,
+        checkpoint_gb=opts.checkpoint_gb,
+        keep=opts.keep,
+        require_gpu=opts.require_gpu,
+        output_dir=opts.output_dir,
+    )
     subject = Subject(request=req)
     if opts.training_args:
         _config(subject, opts, problems)
@@ -70,16 +76,24 @@ def env_result(opts: EnvOptions, settings: Any = None) -> Any:
     result = Result(command="env")
     host = platform.node() or "this machine"
     if opts.entrypoint:
-        result.reports.append(group_report("entrypoint", f"entrypoint {opts.entrypoint}", subject,
-                                           settings, problems.get("entrypoint")))
+        result.reports.append(
+            group_report("entrypoint", f"entrypoint {opts.entrypoint}", subject, settings, problems.get("entrypoint"))
+        )
     for group in ("resources", "accelerators", "versions"):
         result.reports.append(group_report(group, f"{group} ({host})", subject, settings, problems.get(group)))
     if opts.training_args:
         cfg = subject.config
         source = cfg.source if cfg is not None else str(opts.training_args)
-        result.reports.append(group_report("training-config", source, subject, settings,
-                                           problems.get("training-config"),
-                                           fmt=cfg.format if cfg is not None else None))
+        result.reports.append(
+            group_report(
+                "training-config",
+                source,
+                subject,
+                settings,
+                problems.get("training-config"),
+                fmt=cfg.format if cfg is not None else None,
+            )
+        )
     _summaries(result, subject)
     return result
 
@@ -93,30 +107,42 @@ def _summaries(result: Any, s: Subject) -> None:
         elif rep.format == "accelerators" and s.gpu is not None:
             g = s.gpu
             rep.notes.append(_gpu_line(g))
-            rep.summary = {"nvidia_smi": g.smi_path, "driver": g.driver_version, "driver_cuda": g.driver_cuda,
-                           "gpus": [f"{x.index}: {x.name}" for x in g.gpus],
-                           "cuda_visible_devices": g.cuda_visible_devices, "torch": g.torch_version,
-                           "torch_cuda": g.torch_cuda}
+            rep.summary = {
+                "nvidia_smi": g.smi_path,
+                "driver": g.driver_version,
+                "driver_cuda": g.driver_cuda,
+                "gpus": [f"{x.index}: {x.name}" for x in g.gpus],
+                "cuda_visible_devices": g.cuda_visible_devices,
+                "torch": g.torch_version,
+                "torch_cuda": g.torch_cuda,
+            }
         elif rep.format == "versions" and s.versions is not None:
             rep.summary = dict(s.versions.installed)
-            rep.notes.append(", ".join(f"{k} {v}" for k, v in sorted(s.versions.installed.items())) or
-                             "none of the key packages is installed")
+            rep.notes.append(
+                ", ".join(f"{k} {v}" for k, v in sorted(s.versions.installed.items()))
+                or "none of the key packages is installed"
+            )
         elif rep.format == "entrypoint" and s.entry is not None:
             rep.summary = {"outcome": s.entry.outcome, "seconds": s.entry.seconds}
         elif s.config is not None and rep.source == s.config.source:
-            rep.summary = {k: v[0] for k, v in s.config.found.items()
-                           if isinstance(v[0], (int, float, str, bool, list)) and k != "eval_data"}
+            rep.summary = {
+                k: v[0]
+                for k, v in s.config.found.items()
+                if isinstance(v[0], (int, float, str, bool, list)) and k != "eval_data"
+            }
             rep.notes.extend(s.config.notes)
 
 
 def _gb(n: int | None) -> str:
-    return "?" if n is None else f"{n / 1024 ** 3:.1f} GiB"
+    return "?" if n is None else f"{n / 1024**3:.1f} GiB"
 
 
 def _resources_line(r: Any) -> str:
     soft = "unlimited" if r.nofile_soft is not None and r.nofile_soft < 0 else r.nofile_soft
-    return (f"memory {_gb(r.mem_available)} available; disk {_gb(r.disk_free)} free at {r.disk_path}; "
-            f"/dev/shm {_gb(r.shm_total)}; open files {soft}")
+    return (
+        f"memory {_gb(r.mem_available)} available; disk {_gb(r.disk_free)} free at {r.disk_path}; "
+        f"/dev/shm {_gb(r.shm_total)}; open files {soft}"
+    )
 
 
 def _gpu_line(g: Any) -> str:
@@ -126,7 +152,10 @@ def _gpu_line(g: Any) -> str:
         drv = f"nvidia-smi fails ({g.smi_error})"
     else:
         drv = f"driver {g.driver_version} (CUDA {g.driver_cuda}), {len(g.gpus)} GPU(s)"
-    torch = "torch not installed" if g.torch_version is None else \
-        f"torch {g.torch_version} ({'CUDA ' + g.torch_cuda if g.torch_cuda else 'CPU build'})"
+    torch = (
+        "torch not installed"
+        if g.torch_version is None
+        else f"torch {g.torch_version} ({'CUDA ' + g.torch_cuda if g.torch_cuda else 'CPU build'})"
+    )
     cvd = "" if g.cuda_visible_devices is None else f"; CUDA_VISIBLE_DEVICES={g.cuda_visible_devices!r}"
     return f"{drv}; {torch}{cvd}"

@@ -27,14 +27,22 @@ class GuardLogInspector:
         latest: dict[str, Finding] = {}
         for r in records:
             if r.get("type") == "finding" and r.get("severity") in ("FAIL", "WARN"):
-                latest[r["code"]] = Finding(r["code"], r.get("name", ""), r.get("category", ""),
-                                            Severity(r["severity"]), r.get("message", ""),
-                                            r.get("evidence", {}), r.get("step"))
+                latest[r["code"]] = Finding(
+                    r["code"],
+                    r.get("name", ""),
+                    r.get("category", ""),
+                    Severity(r["severity"]),
+                    r.get("message", ""),
+                    r.get("evidence", {}),
+                    r.get("step"),
+                )
             elif r.get("type") == "stop":
                 report.notes.append(f"the guard stopped the run at step {r.get('at_step')} on {r.get('code')}")
         ends = [r for r in records if r.get("type") == "end"]
         if ends:
-            report.notes.append(f"the run ended with verdict {ends[-1].get('verdict')} at step {ends[-1].get('at_step')}")
+            report.notes.append(
+                f"the run ended with verdict {ends[-1].get('verdict')} at step {ends[-1].get('at_step')}"
+            )
         else:
             report.notes.append("no end record: the run was killed, or is still going")
         report.findings = sorted(latest.values(), key=lambda f: (f.severity is not Severity.FAIL, f.code))

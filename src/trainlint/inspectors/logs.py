@@ -34,8 +34,9 @@ def judge_log(run: Any, options: Options) -> Report:
     try:
         apply_roles(run, options.role_map)
     except RoleMapError as exc:
-        return Report(source=run.source, kind="log", format=run.format, files=list(run.files),
-                      unjudged=f"usage error: {exc}")
+        return Report(
+            source=run.source, kind="log", format=run.format, files=list(run.files), unjudged=f"usage error: {exc}"
+        )
     extra = log_extra(options)
     try:
         from .run_data import run_links
@@ -81,8 +82,9 @@ class LogInspector:
         except ReadError as exc:
             return Report(source=source, kind="log", unjudged=str(exc), files=[str(path)])
         except (OSError, ValueError) as exc:
-            return Report(source=source, kind="log", files=[str(path)],
-                          unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0])
+            return Report(
+                source=source, kind="log", files=[str(path)], unjudged=f"{type(exc).__name__}: {exc}".splitlines()[0]
+            )
         run.source = source
         return judge_log(run, options)
 
@@ -123,13 +125,16 @@ class RunFolderInspector:
         try:
             run = read_group(group, options.read)
         except ReadError as exc:
-            return Report(source=str(path), kind="log", unjudged=str(exc),
-                          files=[str(p) for p in group.claims()])
+            return Report(source=str(path), kind="log", unjudged=str(exc), files=[str(p) for p in group.claims()])
         except Exception as exc:  # a reader bug must not become a traceback
             if os.environ.get("TRAINLINT_DEBUG"):
                 raise
-            return Report(source=str(path), kind="log", files=[str(p) for p in group.claims()],
-                          unjudged=f"could not read this run: {type(exc).__name__}: {exc}".splitlines()[0])
+            return Report(
+                source=str(path),
+                kind="log",
+                files=[str(p) for p in group.claims()],
+                unjudged=f"could not read this run: {type(exc).__name__}: {exc}".splitlines()[0],
+            )
         return judge_log(run, options)
 
 

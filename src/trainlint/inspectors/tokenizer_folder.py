@@ -10,12 +10,28 @@ from typing import Any
 from ..safeio import JSONLimit, load_json_file
 from ..tokenizer.embedding import embedding_rows
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-                   "added_tokens.json", "vocab.json", "merges.txt", "tokenizer.model",
-                   "chat_template.jinja", "chat_template.json", "vocab.txt")
-JSON_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-              "generation_config.json", "config.json", "added_tokens.json", "vocab.json",
-              "chat_template.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "tokenizer.model",
+    "chat_template.jinja",
+    "chat_template.json",
+    "vocab.txt",
+)
+JSON_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "generation_config.json",
+    "config.json",
+    "added_tokens.json",
+    "vocab.json",
+    "chat_template.json",
+)
 ROLES = ("bos", "eos", "pad", "unk")
 
 
@@ -154,8 +170,12 @@ def _adds_bos(tf: TokenizerFolder) -> bool | None:
     procs = _l(post.get("processors")) if post.get("type") == "Sequence" else [post]
     for proc in procs:
         single = proc.get("single") if isinstance(proc, dict) else None
-        if isinstance(single, list) and single and isinstance(single[0], dict) and \
-                isinstance(single[0].get("SpecialToken"), dict):
+        if (
+            isinstance(single, list)
+            and single
+            and isinstance(single[0], dict)
+            and isinstance(single[0].get("SpecialToken"), dict)
+        ):
             return bos is None or single[0]["SpecialToken"].get("id") == bos
     return False
 
@@ -195,11 +215,16 @@ def judge_tokenizer(folder: Path, settings: Any = None, data_format: str | None 
     except (OSError, TypeError, AttributeError, ValueError, KeyError) as exc:  # a structure we do not expect
         report.unjudged = f"cannot read the tokenizer files: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         return report
-    report.files = [str(folder / n) for n in (*TOKENIZER_FILES, "config.json", "generation_config.json")
-                    if (folder / n).is_file()]
+    report.files = [
+        str(folder / n) for n in (*TOKENIZER_FILES, "config.json", "generation_config.json") if (folder / n).is_file()
+    ]
     if tf.beyond_limits:  # a file not parsed (too deep, too many values): the tokenizer is not judged
         report.unjudged = "; ".join(f"{n}: {why}" for n, why in sorted(tf.beyond_limits.items()))
         return report
-    report.summary = {"vocab_size": tf.vocab_size, "specials": dict(tf.specials),
-                      "chat_template": tf.chat_template is not None, "adds_bos": tf.add_bos}
+    report.summary = {
+        "vocab_size": tf.vocab_size,
+        "specials": dict(tf.specials),
+        "chat_template": tf.chat_template is not None,
+        "adds_bos": tf.add_bos,
+    }
     return run_rules("tokenizer", tf, report, settings, {"data_format": data_format})

@@ -10,8 +10,7 @@ from ..discover import inspector
 from ..options import Options
 from ..verdict import Report
 
-_YAML_KEYS = (b"lr:", b"learning_rate:", b"max_steps:", b"warmup", b"precision:", b"save_top_k:",
-              b"logger:")
+_YAML_KEYS = (b"lr:", b"learning_rate:", b"max_steps:", b"warmup", b"precision:", b"save_top_k:", b"logger:")
 _CHECKPOINT = re.compile(r"^(checkpoint|global_step|step)[-_]?\d+$")
 
 
@@ -25,8 +24,12 @@ def _is_args_pickle(head: bytes) -> bool:
 
 def _is_args_json(head: bytes) -> bool:
     text = head.lstrip()
-    return text[:1] == b"{" and b'"output_dir"' in head and b'"learning_rate"' in head \
+    return (
+        text[:1] == b"{"
+        and b'"output_dir"' in head
+        and b'"learning_rate"' in head
         and (b'"logging_nan_inf_filter"' in head or b'"save_total_limit"' in head or b'"report_to"' in head)
+    )
 
 
 def _copy_in_checkpoint(path: Path) -> bool:
@@ -54,14 +57,15 @@ class TrainingConfigInspector:
         except ConfigReadError as exc:
             return Report(source=str(path), kind="environment", format="training-config", unjudged=str(exc))
         folder = path.parent
-        subject = Subject(config=cfg, resources=resources(str(folder), test_write=False),
-                          log_files=find_log_files([folder]))
-        report = group_report("training-config", str(path), subject, options.settings,
-                              fmt=cfg.format)
+        subject = Subject(
+            config=cfg, resources=resources(str(folder), test_write=False), log_files=find_log_files([folder])
+        )
+        report = group_report("training-config", str(path), subject, options.settings, fmt=cfg.format)
         _soften_disk(report)
         report.notes.extend(cfg.notes)
-        report.summary = {k: v[0] for k, v in cfg.found.items()
-                          if isinstance(v[0], (int, float, str, bool)) and k != "eval_data"}
+        report.summary = {
+            k: v[0] for k, v in cfg.found.items() if isinstance(v[0], (int, float, str, bool)) and k != "eval_data"
+        }
         return report
 
 

@@ -27,8 +27,11 @@ class GuardCallback(TrainerCallback):
             ratio_steps = getattr(args, "warmup_ratio", 0) * state.max_steps
             steps = getattr(args, "warmup_steps", 0)
             warmup = float(steps if isinstance(steps, int) and steps > 0 else ratio_steps or 0)
-        meta = {"max_steps": state.max_steps, "num_train_epochs": args.num_train_epochs,
-                "logging_steps": args.logging_steps}
+        meta = {
+            "max_steps": state.max_steps,
+            "num_train_epochs": args.num_train_epochs,
+            "logging_steps": args.logging_steps,
+        }
         self.guard = make_guard({**self.options, "warmup_steps": warmup}, args.output_dir, meta)
 
     def on_log(self, args, state, control, logs=None, **kwargs):

@@ -22,8 +22,10 @@ class GuardCallback(Callback):
         self.report = None
 
     def on_train_start(self, trainer, pl_module):
-        meta = {"max_steps": trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else None,
-                "num_train_epochs": trainer.max_epochs}
+        meta = {
+            "max_steps": trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else None,
+            "num_train_epochs": trainer.max_epochs,
+        }
         out = trainer.log_dir if getattr(trainer, "log_dir", None) else trainer.default_root_dir
         self.guard = make_guard(self.options, out, {k: v for k, v in meta.items() if v is not None})
 

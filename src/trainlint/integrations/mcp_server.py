@@ -40,9 +40,7 @@ READ_ONLY = ToolAnnotations(
     idempotent_hint=True,
     open_world_hint=False,
 )
-ENVIRONMENT = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, open_world_hint=False
-)
+ENVIRONMENT = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 COMMANDS = {
     "doctor": "doctor",
     "compare": "compare",
@@ -58,20 +56,14 @@ known-good baseline (compare), checkpoints, datasets, tokenizers and the machine
 Every finding has a code (TL...) and the numbers it fired on; explain(code) says what to try.
 Paths must lie under the server's root folders; relative paths are taken from the first root."""
 
-Paths = Annotated[
-    list[str], Field(description="Files or folders under the server's roots.")
-]
-OptPath = Annotated[
-    str | None, Field(description="A file or folder under the server's roots.")
-]
+Paths = Annotated[list[str], Field(description="Files or folders under the server's roots.")]
+OptPath = Annotated[str | None, Field(description="A file or folder under the server's roots.")]
 
 
 class Session:
     """The server's state: roots, bounds, and the last report of each judged input."""
 
-    def __init__(
-        self, roots: Sequence[Path], timeout: float, memory_gb: float | None
-    ) -> None:
+    def __init__(self, roots: Sequence[Path], timeout: float, memory_gb: float | None) -> None:
         self.roots = list(roots)
         self.timeout = timeout
         self.memory_gb = memory_gb
@@ -95,17 +87,11 @@ class Session:
         }
         if self._limiter is None:  # created inside the event loop
             self._limiter = anyio.CapacityLimiter(MAX_PARALLEL)
-        answer = await anyio.to_thread.run_sync(
-            partial(self._spawn, job), limiter=self._limiter
-        )
+        answer = await anyio.to_thread.run_sync(partial(self._spawn, job), limiter=self._limiter)
         if "error" in answer:
             raise ToolError(answer["error"])
         if "envelope" not in answer:
-            answer = {
-                "envelope": _unjudged(
-                    tool, answer.get("crash") or "the judging process failed"
-                )
-            }
+            answer = {"envelope": _unjudged(tool, answer.get("crash") or "the judging process failed")}
         envelope: dict[str, Any] = answer["envelope"]
         for report in envelope.get("reports", []):
             self.reports[report["source"]] = report
@@ -115,9 +101,7 @@ class Session:
         """Run one job in a child process; a timeout or a dead child is a NOT-CHECKED envelope."""
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         src = str(Path(__file__).resolve().parents[2])  # holds the trainlint package
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (src, env.get("PYTHONPATH", "")) if p
-        )
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
         cmd = [sys.executable, "-B", "-m", "trainlint.integrations.mcp_worker"]
         try:
             proc = subprocess.run(
@@ -161,9 +145,7 @@ def report_uri(source: str) -> str:
     return "trainlint://report/" + quote(source, safe="")
 
 
-async def _publish(
-    server: MCPServer, session: Session, envelope: dict[str, Any]
-) -> None:
+async def _publish(server: MCPServer, session: Session, envelope: dict[str, Any]) -> None:
     """Make each judged input's last report a resource. The SDK's MCPServer advertises no
     resources/listChanged, so none is sent: clients see new ones on their next listing."""
     known = {str(r.uri) for r in await server.list_resources()}
@@ -199,9 +181,7 @@ def build_server(
     except Refused as exc:
         raise ValueError(str(exc)) from None
     sys.dont_write_bytecode = True  # the server writes no files, not even __pycache__
-    server = MCPServer(
-        "trainlint", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = MCPServer("trainlint", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tools = Tools(server, session)
     for fn in (
         tools.doctor,
@@ -215,9 +195,7 @@ def build_server(
     ):
         # check_environment is not idempotent: free memory and disk change between calls.
         hints = READ_ONLY if fn != tools.check_environment else ENVIRONMENT
-        server.add_tool(
-            fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints
-        )
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
     _rules_resource(server)
     return server
 
@@ -273,9 +251,7 @@ class Tools:
 
     async def check_dataset(
         self,
-        path: Annotated[
-            str, Field(description="Dataset file or folder under the roots.")
-        ],
+        path: Annotated[str, Field(description="Dataset file or folder under the roots.")],
         tokenizer: OptPath = None,
         max_length: Annotated[int | None, Field(ge=1)] = None,
     ) -> CallToolResult:
@@ -303,9 +279,7 @@ class Tools:
 
     async def series(
         self,
-        path: Annotated[
-            str, Field(description="A log file or run folder under the roots.")
-        ],
+        path: Annotated[str, Field(description="A log file or run folder under the roots.")],
         roles: list[str] | None = None,
         max_points: Annotated[int, Field(ge=2, le=20_000)] = 500,
     ) -> CallToolResult:
@@ -319,9 +293,7 @@ class Tools:
 
     def explain(
         self,
-        code: Annotated[
-            str, Field(description="A rule code (TL010) or name (loss-diverged).")
-        ],
+        code: Annotated[str, Field(description="A rule code (TL010) or name (loss-diverged).")],
     ) -> CallToolResult:
         """A rule's explanation, thresholds (names and defaults, as in `--threshold CODE.NAME=V`)
         and what to try, like `trainlint rules CODE`."""
@@ -330,15 +302,11 @@ class Tools:
         docs = _rule_docs()
         rule = REGISTRY.get(code.strip())
         if rule is None:
-            raise ToolError(
-                f"no rule {code!r}; the trainlint://rules resource lists them"
-            )
+            raise ToolError(f"no rule {code!r}; the trainlint://rules resource lists them")
         info = docs.rule_dict(rule)
         info["try"] = _what_to_try(rule.explanation)
         envelope = Result(command="rules", extra={"rules": [info]}).to_dict()
-        text = docs.rule_markdown(rule) + (
-            f"\nWhat to try: {info['try']}\n" if info["try"] else ""
-        )
+        text = docs.rule_markdown(rule) + (f"\nWhat to try: {info['try']}\n" if info["try"] else "")
         return _answer(envelope, text)
 
 
@@ -369,7 +337,5 @@ def _rules_resource(server: MCPServer) -> None:
 
         rule_dict = _rule_docs().rule_dict
 
-        out = Result(
-            command="rules", extra={"rules": [rule_dict(r) for r in REGISTRY.all()]}
-        ).to_dict()
+        out = Result(command="rules", extra={"rules": [rule_dict(r) for r in REGISTRY.all()]}).to_dict()
         return json.dumps(out, indent=1, allow_nan=False)

@@ -71,9 +71,7 @@ def check_links(path: Path, roots: Sequence[Path]) -> None:
             if p.is_symlink():
                 target = p.resolve()
                 if not any(target == r or r in target.parents for r in roots):
-                    raise Refused(
-                        f"{p} is a symlink to {target}, outside the allowed roots"
-                    )
+                    raise Refused(f"{p} is a symlink to {target}, outside the allowed roots")
 
 
 # ---------------------------------------------------------------- options
@@ -167,9 +165,7 @@ def job_check_dataset(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     tokenizer = _opt(args.get("tokenizer"), roots)
     from .. import api
 
-    return api.check_dataset(
-        path, options(roots, tokenizer=tokenizer), max_length=args.get("max_length")
-    )
+    return api.check_dataset(path, options(roots, tokenizer=tokenizer), max_length=args.get("max_length"))
 
 
 def job_check_tokenizer(args: dict[str, Any], roots: Sequence[Path]) -> Any:
@@ -193,9 +189,7 @@ def confine_entrypoint(entrypoint: str, roots: Sequence[Path]) -> str:
         if candidate.is_file():
             confine(candidate, roots)
             return entrypoint
-    raise Refused(
-        f"module {entrypoint} is not a file under {roots[0]}; give a script path under a root"
-    )
+    raise Refused(f"module {entrypoint} is not a file under {roots[0]}; give a script path under a root")
 
 
 def job_check_environment(args: dict[str, Any], roots: Sequence[Path]) -> Any:
@@ -222,9 +216,7 @@ def job_series(args: dict[str, Any], roots: Sequence[Path]) -> Any:
     try:
         run = api.read_run(Path(path))
     except ReadError as exc:
-        return Result(
-            command="series", reports=[Report(path, "log", unjudged=str(exc))]
-        )
+        return Result(command="series", reports=[Report(path, "log", unjudged=str(exc))])
     wanted = list(args.get("roles") or run.roles)
     curves: dict[str, dict[str, Any]] = {}
     missing = []

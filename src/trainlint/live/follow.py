@@ -125,7 +125,7 @@ class TrainerStateFollower:
         if not isinstance(history, list):
             return []
         self.meta.update({k: state[k] for k in META_KEYS if k in state})
-        new = history[self.seen:]
+        new = history[self.seen :]
         self.seen = len(history)
         out = []
         for entry in new:
@@ -171,18 +171,20 @@ def _event_records(buf: bytes) -> tuple[list[Record], int, bool]:
     out: list[Record] = []
     pos = 0
     while len(buf) - pos >= 12:
-        head = buf[pos:pos + 8]
-        if masked_crc(head) != int.from_bytes(buf[pos + 8:pos + 12], "little"):
+        head = buf[pos : pos + 8]
+        if masked_crc(head) != int.from_bytes(buf[pos + 8 : pos + 12], "little"):
             return out, pos, True  # not a record boundary: stop rather than guess
         n = int.from_bytes(head, "little")
         if len(buf) - pos < 16 + n:
             break  # the writer has not finished this record yet
         a, z = pos + 12, pos + 12 + n
-        if masked_crc(buf[a:z]) == int.from_bytes(buf[z:z + 4], "little"):
+        if masked_crc(buf[a:z]) == int.from_bytes(buf[z : z + 4], "little"):
             ev = decode_event(buf, a, z)
             metrics = {}
             for v in ev.values:
-                value = v.simple if v.kind == "simple" else tensor_scalar(buf, *v.tensor) if v.kind == "tensor" else None
+                value = (
+                    v.simple if v.kind == "simple" else tensor_scalar(buf, *v.tensor) if v.kind == "tensor" else None
+                )
                 if value is not None:
                     metrics[v.tag.decode("utf-8", "replace")] = value
             if metrics:

@@ -51,14 +51,22 @@ class StopPolicy:
             items = frozenset({stop_on})
         else:
             items = frozenset(stop_on)
-        return cls(frozenset(s.upper() if s.upper() in ("FAIL", "WARN") or s.upper().startswith("TL")
-                             else s.lower() for s in items), warmup_steps)
+        return cls(
+            frozenset(
+                s.upper() if s.upper() in ("FAIL", "WARN") or s.upper().startswith("TL") else s.lower() for s in items
+            ),
+            warmup_steps,
+        )
 
     def wants_stop(self, f: Finding, warmup_over: bool) -> bool:
         if f.severity not in (Severity.FAIL, Severity.WARN):
             return False
-        hit = (f.severity.value in self.stop_on or f.code in self.stop_on or f.category in self.stop_on
-               or (f.severity is Severity.FAIL and "WARN" in self.stop_on))
+        hit = (
+            f.severity.value in self.stop_on
+            or f.code in self.stop_on
+            or f.category in self.stop_on
+            or (f.severity is Severity.FAIL and "WARN" in self.stop_on)
+        )
         return hit and (warmup_over or f.category not in GRACE_CATEGORIES)
 
 
@@ -184,8 +192,7 @@ class Guard:
         findings = self.current
         worst: dict[str, Finding] = {}
         for f in findings:
-            if f.severity in (Severity.FAIL, Severity.WARN) and (
-                    f.code not in worst or f.severity is Severity.FAIL):
+            if f.severity in (Severity.FAIL, Severity.WARN) and (f.code not in worst or f.severity is Severity.FAIL):
                 worst[f.code] = f
         new = [f for code, f in worst.items() if self.announced.get(code) != f.severity.value]
         self.announced = {code: f.severity.value for code, f in worst.items()}
@@ -195,8 +202,16 @@ class Guard:
                 self.on_finding(f)
             if not self.should_stop and self.policy.wants_stop(f, self.warmup_over):
                 self.should_stop, self.stop_reason = True, f
-                self._log({"type": "stop", "time": self.clock(), "at_step": self._step, "code": f.code,
-                           "severity": f.severity.value, "message": f.message})
+                self._log(
+                    {
+                        "type": "stop",
+                        "time": self.clock(),
+                        "at_step": self._step,
+                        "code": f.code,
+                        "severity": f.severity.value,
+                        "message": f.message,
+                    }
+                )
         return new
 
     @property
@@ -214,8 +229,15 @@ class Guard:
         report.source = self.source
         self._log_findings = report.findings
         self._announce()
-        self._log({"type": "end", "time": self.clock(), "at_step": self._step,
-                   "verdict": report.verdict.value, "codes": sorted({f.code for f in report.findings})})
+        self._log(
+            {
+                "type": "end",
+                "time": self.clock(),
+                "at_step": self._step,
+                "verdict": report.verdict.value,
+                "codes": sorted({f.code for f in report.findings}),
+            }
+        )
         return report
 
     def _log(self, record: dict[str, Any]) -> None:

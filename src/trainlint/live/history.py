@@ -42,8 +42,13 @@ class _Column:
 class LiveRun:
     """Metric columns of a run in progress plus its metadata."""
 
-    def __init__(self, source: str = "<live>", role_map: dict[str, str] | None = None,
-                 meta: dict[str, Any] | None = None, keep_wall: bool = True) -> None:
+    def __init__(
+        self,
+        source: str = "<live>",
+        role_map: dict[str, str] | None = None,
+        meta: dict[str, Any] | None = None,
+        keep_wall: bool = True,
+    ) -> None:
         self.source = source
         self.columns: dict[str, _Column] = {}
         self.role_map = dict(role_map or {})

@@ -31,11 +31,20 @@ class Watched:
         return LiveStatus(self.guard.history.records, self.guard._step, self.last_data, now, cadence)
 
 
-def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, role_map=None,
-          until: str | None = None, interval: float = 2.0, idle_exit: float | None = None,
-          max_time: float | None = None, emit: Callable[[Path, Finding], None] | None = None,
-          clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-          heartbeat: Callable[[Path, float, dict], None] | None = None) -> Result:
+def watch(
+    targets: list[tuple[Path, str]],
+    *,
+    settings: Settings | None = None,
+    role_map=None,
+    until: str | None = None,
+    interval: float = 2.0,
+    idle_exit: float | None = None,
+    max_time: float | None = None,
+    emit: Callable[[Path, Finding], None] | None = None,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+    heartbeat: Callable[[Path, float, dict], None] | None = None,
+) -> Result:
     """Follow each (path, reader format) until a finding of severity ``until`` appears, the
     logs stay idle for ``idle_exit`` seconds, or ``max_time`` passes. Returns the final Result.
 
@@ -57,8 +66,11 @@ def watch(targets: list[tuple[Path, str]], *, settings: Settings | None = None, 
             now = clock()
             for w in watched:
                 stop |= _poll(w, now, emit, until, heartbeat)
-            if stop or (max_time is not None and now - start >= max_time) or \
-                    (idle_exit is not None and all(now - w.last_data >= idle_exit for w in watched)):
+            if (
+                stop
+                or (max_time is not None and now - start >= max_time)
+                or (idle_exit is not None and all(now - w.last_data >= idle_exit for w in watched))
+            ):
                 break
             sleep(interval)
     except KeyboardInterrupt:

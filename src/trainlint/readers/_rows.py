@@ -18,10 +18,14 @@ def json_rows(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[int], l
     return objects, other, broken
 
 
-
-
-def rows_into(rows: list[tuple[int, dict[str, Any]]], run: Run, *, step_key: str | None = None,
-              skip: set[str] | frozenset[str] = frozenset(), wall_of: Any = None) -> None:
+def rows_into(
+    rows: list[tuple[int, dict[str, Any]]],
+    run: Run,
+    *,
+    step_key: str | None = None,
+    skip: set[str] | frozenset[str] = frozenset(),
+    wall_of: Any = None,
+) -> None:
     """JSON rows as series: steps from ``step_key`` (or the first known step key), walls from
     ``wall_of(row)`` when given."""
     if step_key is None and rows:

@@ -124,9 +124,17 @@ def first_json_object(head: bytes, max_lines: int = 50) -> dict[str, Any] | None
     return None
 
 
-_TEXT_NONFINITE = {"nan": math.nan, "+nan": math.nan, "-nan": math.nan, "inf": math.inf,
-                   "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
-                   "-inf": -math.inf, "-infinity": -math.inf}
+_TEXT_NONFINITE = {
+    "nan": math.nan,
+    "+nan": math.nan,
+    "-nan": math.nan,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-inf": -math.inf,
+    "-infinity": -math.inf,
+}
 
 
 def text_nonfinite(text: str) -> float | None:
@@ -161,18 +169,29 @@ class Columns:
     def _flush(self, key: str) -> None:
         steps, values, walls = self.pending.pop(key)
         wall = np.array(walls, np.float64)
-        self.parts.setdefault(key, []).append((np.array(steps, np.float64), np.array(values, np.float64),
-                                               wall if np.isfinite(wall).all() else None))
+        self.parts.setdefault(key, []).append(
+            (np.array(steps, np.float64), np.array(values, np.float64), wall if np.isfinite(wall).all() else None)
+        )
 
     def add_array(self, key: str, steps: np.ndarray, values: np.ndarray, wall: np.ndarray | None = None) -> None:
         if key in self.pending:
             self._flush(key)
         if len(values):
-            self.parts.setdefault(key, []).append((np.asarray(steps, np.float64), np.asarray(values, np.float64),
-                                                   None if wall is None else np.asarray(wall, np.float64)))
+            self.parts.setdefault(key, []).append(
+                (
+                    np.asarray(steps, np.float64),
+                    np.asarray(values, np.float64),
+                    None if wall is None else np.asarray(wall, np.float64),
+                )
+            )
 
-    def add_records(self, records: list[dict[str, Any]], steps: list[Any], where: Sequence[Any],
-                    skip: set[str] | frozenset[str] = frozenset()) -> None:
+    def add_records(
+        self,
+        records: list[dict[str, Any]],
+        steps: list[Any],
+        where: Sequence[Any],
+        skip: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
         """Add a block of flat records (dicts) whose steps are already numbers."""
         keys = dict.fromkeys(k for r in records[:256] for k in r)  # first-seen order
         keys.update(dict.fromkeys(sorted(set().union(*records) - keys.keys())))
@@ -265,8 +284,9 @@ class Columns:
                 continue  # a text column (e.g. "mode": "train") is not a metric
             for problem, where in problems.items():
                 at = sample_lines([self.where_format.format(w) for w in where if w is not None], 5)
-                run.notes.append(f"{name}: {len(where)} value(s) not a real number ({problem})"
-                                 + (f" at {at}" if at else ""))
+                run.notes.append(
+                    f"{name}: {len(where)} value(s) not a real number ({problem})" + (f" at {at}" if at else "")
+                )
 
 
 _PLAIN = {float, int, type(None)}

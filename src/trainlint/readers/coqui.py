@@ -32,8 +32,9 @@ class CoquiReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if looks_binary(head):
             return False
-        return len(set(m.group(0)[:6] for m in _SNIFF.finditer(head))) >= 2 or \
-            (path.name.startswith("trainer_") and path.name.endswith("_log.txt") and bool(_SNIFF.search(head)))
+        return len(set(m.group(0)[:6] for m in _SNIFF.finditer(head))) >= 2 or (
+            path.name.startswith("trainer_") and path.name.endswith("_log.txt") and bool(_SNIFF.search(head))
+        )
 
     def read(self, path: Path) -> Run:
         bounded = read_text(path)  # long lines cut out and reported
@@ -124,8 +125,11 @@ def _meta(run: Run, st: _State, saved: dict[str, list[int]]) -> None:
         run.meta["checkpoints"] = ckpts
         run.meta["last_checkpoint_step"] = ckpts[-1]
     if best or ckpts:
-        run.notes.append(f"trainer bookkeeping: best model at step {best[-1] if best else 'none recorded'}, "
-                         + (f"last checkpoint at step {ckpts[-1]}" if ckpts else "no checkpoint") + f", log ends at step {st.step:.0f}")
+        run.notes.append(
+            f"trainer bookkeeping: best model at step {best[-1] if best else 'none recorded'}, "
+            + (f"last checkpoint at step {ckpts[-1]}" if ckpts else "no checkpoint")
+            + f", log ends at step {st.step:.0f}"
+        )
     if st.epoch_len:
         run.meta["steps_per_epoch"] = int(st.epoch_len)
     run.meta["last_step"] = st.step

@@ -33,8 +33,7 @@ def _header(text: str) -> tuple[list[str], str] | None:
 
 
 def _is_metric_header(cols: list[str]) -> bool:
-    return any("loss" in c.lower() or role_of(c) is not None for c in cols) and \
-        not any(c.startswith("{") for c in cols)
+    return any("loss" in c.lower() or role_of(c) is not None for c in cols) and not any(c.startswith("{") for c in cols)
 
 
 @reader("csv", priority=45)
@@ -137,8 +136,9 @@ def _flavour(run: Run, header: list[str], path: Path) -> None:
         run.meta["step_values"] = [c for c in header if c.endswith("_step")]
     elif path.name == "metrics.csv" and "step" in lower and "epoch" in lower:
         run.meta["written_by"] = "lightning"
-    elif run.meta.get("steps_are") == "epochs" and (path.name == "training.log"
-                                                    or any(c.startswith("val_") for c in lower)):
+    elif run.meta.get("steps_are") == "epochs" and (
+        path.name == "training.log" or any(c.startswith("val_") for c in lower)
+    ):
         run.meta["written_by"] = "keras"
 
 

@@ -20,7 +20,6 @@ from .parts import multi_run
 MARKERS = ("total_loss", "eta_seconds", "data_time", "loss_cls", "loss_box_reg")
 
 
-
 @reader("detectron2", priority=35)
 class Detectron2Reader:
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -31,8 +30,9 @@ class Detectron2Reader:
         launches, notes, other, broken = _launches(path)
         run = _as_run(path, launches, len(launches) - 1, notes, other, broken)
         if len(launches) > 1:
-            run.notes.append(f"{len(launches)} launches appended to this file; this is the last: "
-                             + _describe(launches))
+            run.notes.append(
+                f"{len(launches)} launches appended to this file; this is the last: " + _describe(launches)
+            )
         return run
 
 
@@ -53,8 +53,14 @@ def _launches(path: Path) -> tuple[list[list[tuple[int, dict[str, Any]]]], list[
     return launches, notes, other, broken
 
 
-def _as_run(path: Path, launches: list[list[tuple[int, dict[str, Any]]]], k: int,
-            notes: list[str], other: list[int], broken: list[int]) -> Run:
+def _as_run(
+    path: Path,
+    launches: list[list[tuple[int, dict[str, Any]]]],
+    k: int,
+    notes: list[str],
+    other: list[int],
+    broken: list[int],
+) -> Run:
     part = launches[k]
     run = Run(source=str(path), format="detectron2", files=[str(path)], notes=list(notes))
     first, last = part[0][0], part[-1][0]
@@ -70,8 +76,10 @@ def _as_run(path: Path, launches: list[list[tuple[int, dict[str, Any]]]], k: int
 
 
 def _describe(launches: list[list[tuple[int, dict[str, Any]]]]) -> str:
-    return "; ".join(f"run{i + 1}: lines {p[0][0]}-{p[-1][0]}, iterations "
-                     f"{p[0][1]['iteration']:g}-{p[-1][1]['iteration']:g}" for i, p in enumerate(launches))
+    return "; ".join(
+        f"run{i + 1}: lines {p[0][0]}-{p[-1][0]}, iterations {p[0][1]['iteration']:g}-{p[-1][1]['iteration']:g}"
+        for i, p in enumerate(launches)
+    )
 
 
 def _parts(path: Path) -> list[str]:

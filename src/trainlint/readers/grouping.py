@@ -56,8 +56,10 @@ class RunGroup:
         return list(self.logs)
 
 
-STORE_OWN = re.compile(r"^(meta\.yaml|metrics/.*|params/.*|tags/.*|[^/]+\.wandb|logs/.*|files/(wandb-[^/]+|"
-                       r"output\.log|config\.yaml|requirements\.txt|conda-environment\.yaml|diff\.patch))$")
+STORE_OWN = re.compile(
+    r"^(meta\.yaml|metrics/.*|params/.*|tags/.*|[^/]+\.wandb|logs/.*|files/(wandb-[^/]+|"
+    r"output\.log|config\.yaml|requirements\.txt|conda-environment\.yaml|diff\.patch))$"
+)
 
 
 def _store_file(folder: Path, path: Path) -> bool:
@@ -73,8 +75,7 @@ def _events(folder: Path) -> list[Path]:
 
 def _subdirs(folder: Path, pattern: re.Pattern[str] | None = None) -> list[Path]:
     try:
-        return sorted(p for p in folder.iterdir()
-                      if p.is_dir() and (pattern is None or pattern.match(p.name)))
+        return sorted(p for p in folder.iterdir() if p.is_dir() and (pattern is None or pattern.match(p.name)))
     except OSError:
         return []
 
@@ -179,8 +180,11 @@ def _dataset_file(folder: Path) -> Path | None:
         return None
     for p in files:
         stem, low = p.stem.lower(), p.name.lower()
-        if low.endswith(DATASET_SUFFIXES) and stem.startswith(DATASET_HINTS) \
-                and not stem.endswith(("results", "state", "args", "config", "log", "metrics")):
+        if (
+            low.endswith(DATASET_SUFFIXES)
+            and stem.startswith(DATASET_HINTS)
+            and not stem.endswith(("results", "state", "args", "config", "log", "metrics"))
+        ):
             return p
     return None
 
@@ -191,6 +195,7 @@ def registered(name: str) -> bool:
 
 
 # ---------------------------------------------------------------- reading a group
+
 
 def read_group(group: RunGroup, options: ReadOptions | None = None) -> Run:
     """One Run from every file of the group: the best record, complemented by the others."""
@@ -226,14 +231,16 @@ def _read_members(group: RunGroup, options: ReadOptions | None) -> Run:
             run.files.extend(f for f in other.files if f not in run.files)
     run.format = "+".join(dict.fromkeys(formats))
     if superseded:
-        run.notes.append("older copies not judged (the newest, longest trainer_state.json wins): "
-                         + ", ".join(superseded))
+        run.notes.append(
+            "older copies not judged (the newest, longest trainer_state.json wins): " + ", ".join(superseded)
+        )
     run.notes.extend(f"could not read {msg}" for msg in failed)
     return run
 
 
-def _choose(readable: list[tuple[Path, Run]], folder: Path
-            ) -> tuple[tuple[Path, Run], list[tuple[Path, Run]], list[str]]:
+def _choose(
+    readable: list[tuple[Path, Run]], folder: Path
+) -> tuple[tuple[Path, Run], list[tuple[Path, Run]], list[str]]:
     """The primary record, the complementary ones, and the superseded copies."""
     states = [m for m in readable if m[1].format == "hf-trainer-state"]
     superseded: list[str] = []
@@ -318,8 +325,11 @@ def _same_run(run: Run, mine: dict[str, str], other: Run, theirs: dict[str, str]
     if len(shared) < MIN_OVERLAP * min(len(np.unique(a.steps)), len(np.unique(b.steps))):
         return False
     va, vb = a.values[ia], b.values[ib]
-    same = (np.isclose(va, vb, rtol=1e-3, atol=1e-4)  # text logs round to 4-5 decimals
-            | (np.isnan(va) & np.isnan(vb)) | (np.isinf(va) & (va == vb)))
+    same = (
+        np.isclose(va, vb, rtol=1e-3, atol=1e-4)  # text logs round to 4-5 decimals
+        | (np.isnan(va) & np.isnan(vb))
+        | (np.isinf(va) & (va == vb))
+    )
     return bool(same.mean() >= SAME_VALUES)
 
 
@@ -379,12 +389,15 @@ def derive_step_time(run: Run) -> None:
         with np.errstate(divide="ignore"):
             run.add("it/s", at, np.where(per_step > 0, 1.0 / per_step, np.nan))
     if not ours:
-        run.notes.append("step_time and it/s derived from the wall clock between logged steps "
-                         "(intervals include evaluation and checkpoint saving)")
+        run.notes.append(
+            "step_time and it/s derived from the wall clock between logged steps "
+            "(intervals include evaluation and checkpoint saving)"
+        )
     run.meta["step_time_derived"] = True
 
 
 # ---------------------------------------------------------------- companions
+
 
 def link_companions(run: Run, folder: Path) -> None:
     """Put what the files beside the run say about it into run.meta."""
@@ -410,8 +423,11 @@ def link_companions(run: Run, folder: Path) -> None:
     if "dataset" in found:
         run.meta["dataset_path"] = str(found["dataset"])
     linked = [f"{k} {run.meta[k]}" for k in ("vocab_size",) if k in run.meta]
-    linked += [f"{k.removesuffix('_path')} {_rel(Path(run.meta[k]), folder)}"
-               for k in ("model_config_path", "tokenizer_path", "dataset_path") if k in run.meta]
+    linked += [
+        f"{k.removesuffix('_path')} {_rel(Path(run.meta[k]), folder)}"
+        for k in ("model_config_path", "tokenizer_path", "dataset_path")
+        if k in run.meta
+    ]
     if "hparams" in run.meta:
         linked.append("hparams.yaml")
     if linked:

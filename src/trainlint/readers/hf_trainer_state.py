@@ -13,9 +13,19 @@ from ..model import Damage, Run
 from ..safeio import JSONLimit, check_json, loads_json
 from .base import Columns, ReadError, decode_text, reader
 
-META_KEYS = ("max_steps", "logging_steps", "eval_steps", "save_steps", "global_step",
-             "num_train_epochs", "train_batch_size", "best_model_checkpoint", "best_metric",
-             "best_global_step", "epoch")
+META_KEYS = (
+    "max_steps",
+    "logging_steps",
+    "eval_steps",
+    "save_steps",
+    "global_step",
+    "num_train_epochs",
+    "train_batch_size",
+    "best_model_checkpoint",
+    "best_metric",
+    "best_global_step",
+    "epoch",
+)
 SUMMARY_KEYS = ("train_runtime", "total_flos")
 NOT_SERIES = {"step"}
 _LOG_HISTORY = re.compile(r'"log_history"\s*:\s*\[')
@@ -64,8 +74,12 @@ def _bulk(data: bytes, path: Path) -> Run | None:
     if got is None:
         return None
     meta, table, n, summary = got
-    run = Run(source=str(path), format="hf-trainer-state", files=[str(path)],
-              notes=["stripped a UTF-8 byte-order mark"] if bom else [])
+    run = Run(
+        source=str(path),
+        format="hf-trainer-state",
+        files=[str(path)],
+        notes=["stripped a UTF-8 byte-order mark"] if bom else [],
+    )
     run.meta.update(meta)
     if summary is not None:
         run.meta["completed"] = True  # the Trainer writes this entry when train() returns
@@ -136,10 +150,13 @@ def _salvage(text: str, exc: json.JSONDecodeError, run: Run) -> dict[str, Any]:
         entries.append(obj)
     if not entries:
         raise ReadError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
-    msg = (f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); "
-           f"recovered {len(entries)} complete log_history entries before it")
-    run.damage.append(Damage("truncated", msg, {"entries_recovered": len(entries),
-                                                "error_line": exc.lineno, "bytes": len(text)}))
+    msg = (
+        f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); "
+        f"recovered {len(entries)} complete log_history entries before it"
+    )
+    run.damage.append(
+        Damage("truncated", msg, {"entries_recovered": len(entries), "error_line": exc.lineno, "bytes": len(text)})
+    )
     head = text[: m.start()]
     meta: dict[str, Any] = {}
     for key in META_KEYS:

@@ -20,13 +20,26 @@ from ..roles import role_of
 from ..safeio import add_damage, read_text
 from .base import Columns, ReadError, first_json_object, note_skipped, read_head, reader
 
-STEP_KEYS = ("step", "global_step", "_step", "iter", "iteration", "trainer/global_step",
-             "train/global_step", "Step", "current_steps", "num_steps")
+STEP_KEYS = (
+    "step",
+    "global_step",
+    "_step",
+    "iter",
+    "iteration",
+    "trainer/global_step",
+    "train/global_step",
+    "Step",
+    "current_steps",
+    "num_steps",
+)
 
 
 def _metric_like(obj: dict[str, Any]) -> bool:
-    return any(("loss" in k.lower() or role_of(k) in ("loss", "eval_loss", "learning_rate", "grad_norm"))
-               and type(v) in (int, float, str) for k, v in obj.items())
+    return any(
+        ("loss" in k.lower() or role_of(k) in ("loss", "eval_loss", "learning_rate", "grad_norm"))
+        and type(v) in (int, float, str)
+        for k, v in obj.items()
+    )
 
 
 @reader("jsonl", priority=40)
@@ -74,8 +87,12 @@ def _bulk(path: Path) -> Run | None:
         return None
     table, count = got
     step_key = next((k for o in objs[:100] for k in STEP_KEYS if k in o), None)
-    run = Run(source=str(path), format="jsonl", files=[str(path)],
-              notes=["stripped a UTF-8 byte-order mark"] if head.startswith(BOM) else [])
+    run = Run(
+        source=str(path),
+        format="jsonl",
+        files=[str(path)],
+        notes=["stripped a UTF-8 byte-order mark"] if head.startswith(BOM) else [],
+    )
     index = np.arange(count, dtype=np.float64)
     steps = table.get(step_key, index) if step_key else index
     if steps is not index and np.isnan(steps).any():
@@ -106,7 +123,7 @@ def _general(text: str, run: Run) -> Columns:
     if step_key is None:
         run.notes.append("no step field; steps are record numbers")
     for c0 in range(0, len(idx), CHUNK):
-        chunk_idx = idx[c0:c0 + CHUNK]
+        chunk_idx = idx[c0 : c0 + CHUNK]
         broken += _slow_chunk([lines[i] for i in chunk_idx], chunk_idx, cols, step_key, c0)
     note_skipped(run, "non-object line(s)", other)
     note_skipped(run, "unparseable JSON line(s)", broken, damage=True)
@@ -158,15 +175,19 @@ class _Template:
             obj = json.loads(line)
         except ValueError:
             return None
-        if not isinstance(obj, dict) or not obj or len(obj) > 64 or \
-                any(type(v) not in (int, float) or not _PLAIN_KEY.match(k) for k, v in obj.items()):
+        if (
+            not isinstance(obj, dict)
+            or not obj
+            or len(obj) > 64
+            or any(type(v) not in (int, float) or not _PLAIN_KEY.match(k) for k, v in obj.items())
+        ):
             return None
         # The first line itself, with each value replaced by a number group: separators and
         # spacing are taken literally, so matching needs no backtracking.
         line = line.rstrip("\r")
         body, pos, found = "", 0, 0
         for m in _VALUE.finditer(line):
-            body += re.escape(line[pos:m.start(1)]) + _NUM
+            body += re.escape(line[pos : m.start(1)]) + _NUM
             pos, found = m.end(1), found + 1
         if found != len(obj):
             return None
@@ -210,8 +231,7 @@ class _Template:
         return True
 
 
-def _slow_chunk(chunk: list[str], chunk_idx: list[int], cols: Columns, step_key: str | None,
-                count: int) -> list[int]:
+def _slow_chunk(chunk: list[str], chunk_idx: list[int], cols: Columns, step_key: str | None, count: int) -> list[int]:
     """Parse a chunk object by object; returns the 1-based numbers of broken lines."""
     objects, broken = _parse(chunk, chunk_idx)
     records, steps, where = [], [], []

@@ -46,8 +46,7 @@ class LlamaFactoryReader:
         total = rows[0][1].get("total_steps")
         if type(total) is int:
             run.meta["max_steps"] = total
-        rows_into(rows, run, step_key="current_steps", skip=SKIP,
-                  wall_of=lambda row: elapsed(row.get("elapsed_time")))
+        rows_into(rows, run, step_key="current_steps", skip=SKIP, wall_of=lambda row: elapsed(row.get("elapsed_time")))
         if not run.series:
             raise ReadError("no numeric metrics in trainer_log.jsonl")
         return run

@@ -31,8 +31,9 @@ def _finish(run: Run, status: Any, name: Any, experiment: Any) -> None:
     status = STATUS.get(status, status) if status is not None else None
     name = name if isinstance(name, str) else None
     experiment = experiment if isinstance(experiment, str) else None
-    run.meta.update({k: v for k, v in (("mlflow_status", status), ("run_name", name),
-                                       ("experiment", experiment)) if v is not None})
+    run.meta.update(
+        {k: v for k, v in (("mlflow_status", status), ("run_name", name), ("experiment", experiment)) if v is not None}
+    )
     if status in ("FAILED", "KILLED"):
         run.notes.append(f"MLflow records this run as {status}")
         run.meta["completed"] = False
@@ -41,6 +42,7 @@ def _finish(run: Run, status: Any, name: Any, experiment: Any) -> None:
 
 
 # ---------------------------------------------------------------- file store
+
 
 @reader("mlflow-run", priority=20, folder=True)
 class MlflowRunFolderReader:
@@ -61,8 +63,9 @@ class MlflowRunFolderReader:
             raise ReadError("an MLflow run folder with no metric values")
         run.meta["params"] = _text_files(path / "params")
         tags = _text_files(path / "tags")
-        _finish(run, meta.get("status"), meta.get("run_name") or tags.get("mlflow.runName"),
-                _experiment_name(path.parent))
+        _finish(
+            run, meta.get("status"), meta.get("run_name") or tags.get("mlflow.runName"), _experiment_name(path.parent)
+        )
         run.meta["run_id"] = meta.get("run_id") or meta.get("run_uuid") or path.name
         return run
 
@@ -88,8 +91,11 @@ def _metric_file(f: Path, key: str, cols: Columns) -> list[int]:
 def _text_files(folder: Path) -> dict[str, str]:
     if not folder.is_dir():
         return {}
-    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8", errors="replace").strip()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8", errors="replace").strip()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _safe_yaml(path: Path) -> dict[str, Any]:
@@ -106,6 +112,7 @@ def _experiment_name(folder: Path) -> str | None:
 
 
 # ---------------------------------------------------------------- SQLite store
+
 
 def _connect(path: Path) -> sqlite3.Connection:
     # immutable=1: never write (no journal, no -shm/-wal files beside the user's database)
@@ -142,7 +149,8 @@ def _run_ids(path: Path) -> list[str]:
             rows = con.execute(
                 "SELECT r.run_uuid FROM runs r WHERE r.lifecycle_stage != 'deleted' AND EXISTS "
                 "(SELECT 1 FROM metrics m WHERE m.run_uuid = r.run_uuid) "
-                "ORDER BY r.start_time, r.run_uuid").fetchall()
+                "ORDER BY r.start_time, r.run_uuid"
+            ).fetchall()
     except sqlite3.Error as exc:
         raise ReadError(f"unreadable MLflow database: {exc}") from None
     return [r[0] for r in rows]
@@ -153,10 +161,14 @@ def _read_sqlite_run(path: Path, run_id: str) -> Run:
         with _connect(path) as con:
             info = con.execute(
                 "SELECT r.name, r.status, e.name FROM runs r LEFT JOIN experiments e "
-                "ON e.experiment_id = r.experiment_id WHERE r.run_uuid = ?", (run_id,)).fetchone()
+                "ON e.experiment_id = r.experiment_id WHERE r.run_uuid = ?",
+                (run_id,),
+            ).fetchone()
             rows = con.execute(
                 "SELECT key, value, timestamp, step, is_nan FROM metrics WHERE run_uuid = ? "
-                "ORDER BY key, step, timestamp", (run_id,)).fetchall()
+                "ORDER BY key, step, timestamp",
+                (run_id,),
+            ).fetchall()
             params = dict(con.execute("SELECT key, value FROM params WHERE run_uuid = ?", (run_id,)))
     except sqlite3.Error as exc:
         raise ReadError(f"unreadable MLflow database: {exc}") from None
@@ -209,7 +221,7 @@ class _NotFound(ReadError):
 
 def parse_uri(uri: str) -> tuple[str, str, str | None]:
     """``mlflow://HOST:PORT/EXPERIMENT[/RUN_ID]`` -> (base URL, experiment name or id, run id)."""
-    rest = uri[len(URI_PREFIX):] if uri.startswith(URI_PREFIX) else ""
+    rest = uri[len(URI_PREFIX) :] if uri.startswith(URI_PREFIX) else ""
     host, _, path = rest.partition("/")
     parts = [p for p in path.split("/") if p]
     if not host or not parts or len(parts) > 2:
@@ -242,8 +254,9 @@ def _call(base: str, endpoint: str, body: dict[str, Any] | None = None, timeout:
         except (ValueError, AttributeError):
             pass
         kind = _NotFound if exc.code == 404 else ReadError
-        raise kind(f"MLflow server {base} answered {exc.code} for {endpoint}: "
-                   + str(detail)[:200].replace("\n", " ")) from None
+        raise kind(
+            f"MLflow server {base} answered {exc.code} for {endpoint}: " + str(detail)[:200].replace("\n", " ")
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise ReadError(f"MLflow server {base} unreachable: {exc}") from None
 
@@ -270,8 +283,11 @@ def server_runs(uri: str) -> list[Run]:
     exp_id, exp_name = _experiment_id(base, experiment)
     infos, token = [], None
     while True:
-        body: dict[str, Any] = {"experiment_ids": [exp_id], "max_results": PAGE,
-                                "order_by": ["attributes.start_time ASC"]}
+        body: dict[str, Any] = {
+            "experiment_ids": [exp_id],
+            "max_results": PAGE,
+            "order_by": ["attributes.start_time ASC"],
+        }
         if token:
             body["page_token"] = token
         page = _call(base, "runs/search", body)
@@ -289,8 +305,7 @@ def server_runs(uri: str) -> list[Run]:
 def _server_run(base: str, uri: str, exp_name: str, found: dict[str, Any]) -> Run:
     info, data = found.get("info", {}), found.get("data", {})
     rid = info.get("run_id") or info.get("run_uuid")
-    run = Run(source=f"{base.replace('http://', URI_PREFIX)}/{exp_name}/{rid}", format="mlflow-server",
-              files=[uri])
+    run = Run(source=f"{base.replace('http://', URI_PREFIX)}/{exp_name}/{rid}", format="mlflow-server", files=[uri])
     cols = Columns()
     for key in sorted({m["key"] for m in data.get("metrics", []) if "key" in m}):
         token = None

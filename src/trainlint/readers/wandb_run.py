@@ -92,13 +92,15 @@ def _read_history_jsonl(path: Path, run: Run) -> None:
     run.files.append(str(path))
     objects, _, broken = json_rows(path.read_text(encoding="utf-8", errors="replace"))
     if broken:
-        run.damage.append(Damage("skipped-lines", f"{len(broken)} unparseable history line(s)",
-                                 {"first_line": broken[0]}))
+        run.damage.append(
+            Damage("skipped-lines", f"{len(broken)} unparseable history line(s)", {"first_line": broken[0]})
+        )
     _history_into(objects, run)
 
 
 def _history_into(rows: list[tuple[int, dict[str, Any]]], run: Run) -> None:
     """History rows as series: ``_step`` is the step, ``_timestamp`` every point's clock."""
+
     def wall(row: dict[str, Any]) -> float | None:
         ts = row.get("_timestamp")
         return float(ts) if type(ts) in (int, float) else None
@@ -121,7 +123,8 @@ def _read_summary(folder: Path, run: Run) -> None:
         if type(data.get("_step")) in (int, float):
             run.meta["summary_step"] = data["_step"]
         run.meta.setdefault("summary", {}).update(
-            {k: v for k, v in data.items() if type(v) in (int, float) and not k.startswith("_")})
+            {k: v for k, v in data.items() if type(v) in (int, float) and not k.startswith("_")}
+        )
 
 
 def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) -> None:
@@ -148,6 +151,7 @@ def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) ->
 
 # ---------------------------------------------------------------- the binary .wandb file
 
+
 def _read_binary(path: Path, run: Run) -> None:
     data = path.read_bytes()
     run.files.append(str(path))
@@ -167,8 +171,7 @@ def _read_binary(path: Path, run: Run) -> None:
                 code = next((v for f, w, v in _fields(value) if f == 1 and w == 0), 0)
                 run.meta["exit_code"] = _signed(code)
     if summary:
-        run.meta["summary"] = {k: v for k, v in summary.items()
-                               if type(v) in (int, float) and not k.startswith("_")}
+        run.meta["summary"] = {k: v for k, v in summary.items() if type(v) in (int, float) and not k.startswith("_")}
     _history_into(rows, run)
     run.meta["history_rows"] = len(rows)
 
@@ -214,8 +217,7 @@ def _records(data: bytes, run: Run) -> Iterator[bytes]:
 
 
 def _damage(run: Run, kind: str, offset: int, size: int, why: str = "") -> None:
-    msg = f"W&B log {kind} at byte {offset} of {size}" + (f" ({why})" if why else "") + \
-        "; history read up to there"
+    msg = f"W&B log {kind} at byte {offset} of {size}" + (f" ({why})" if why else "") + "; history read up to there"
     run.damage.append(Damage(kind, msg, {"offset": offset, "bytes": size}))
 
 
@@ -245,10 +247,10 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
                 value, pos = _varint(buf, pos)
             elif wire == 2:
                 n, pos = _varint(buf, pos)
-                value, pos = buf[pos:pos + n], pos + n
+                value, pos = buf[pos : pos + n], pos + n
             elif wire in (1, 5):
                 size = 8 if wire == 1 else 4
-                value, pos = buf[pos:pos + size], pos + size
+                value, pos = buf[pos : pos + size], pos + size
             else:
                 return
             yield key >> 3, wire, value

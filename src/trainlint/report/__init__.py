@@ -10,12 +10,19 @@ from .common import View
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown", "html")
 # --output FILE: the format from the file's suffix
-SUFFIXES = {".json": "json", ".sarif": "sarif", ".xml": "junit", ".md": "markdown",
-            ".markdown": "markdown", ".html": "html", ".htm": "html", ".txt": "text"}
+SUFFIXES = {
+    ".json": "json",
+    ".sarif": "sarif",
+    ".xml": "junit",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+}
 
 
-def render(result: Result, fmt: str = "text", stream: IO[str] | None = None,
-           view: View | None = None) -> None:
+def render(result: Result, fmt: str = "text", stream: IO[str] | None = None, view: View | None = None) -> None:
     """Write ``result`` to ``stream`` (default stdout) in format ``fmt``."""
     stream = stream or sys.stdout
     if fmt == "text":

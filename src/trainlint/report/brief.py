@@ -28,34 +28,19 @@ def brief(envelope: dict[str, Any]) -> str:
     if len(reports) > MAX_REPORTS:
         lines.append(f"... and {len(reports) - MAX_REPORTS} more report(s) in the JSON")
     findings = [
-        (r["source"], f)
-        for r in reports
-        for f in r.get("findings", [])
-        if f.get("severity") in ("FAIL", "WARN")
+        (r["source"], f) for r in reports for f in r.get("findings", []) if f.get("severity") in ("FAIL", "WARN")
     ]
     for source, f in findings[:MAX_FINDINGS]:
-        lines.append(
-            f"- {f['code']} {f['severity']} {source}: {_short(f.get('message', ''))}"
-        )
+        lines.append(f"- {f['code']} {f['severity']} {source}: {_short(f.get('message', ''))}")
     if len(findings) > MAX_FINDINGS:
-        lines.append(
-            f"... and {len(findings) - MAX_FINDINGS} more finding(s) in the JSON"
-        )
+        lines.append(f"... and {len(findings) - MAX_FINDINGS} more finding(s) in the JSON")
     if any(r.get("findings") for r in reports):
-        lines.append(
-            "explain(code) gives a rule's meaning, thresholds and what to try."
-        )
+        lines.append("explain(code) gives a rule's meaning, thresholds and what to try.")
     return "\n".join(lines)
 
 
 def _report_line(r: dict[str, Any]) -> str:
-    codes = sorted(
-        {
-            f["code"]
-            for f in r.get("findings", [])
-            if f.get("severity") in ("FAIL", "WARN")
-        }
-    )
+    codes = sorted({f["code"] for f in r.get("findings", []) if f.get("severity") in ("FAIL", "WARN")})
     tail = f": {', '.join(codes)}" if codes else ""
     if r.get("reason"):
         tail += f" (not checked: {_short(r['reason'])})"

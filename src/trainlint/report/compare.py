@@ -7,8 +7,16 @@ from typing import IO, Any
 
 from ..rules.stats import fmt
 
-SHORT = {"loss_floor": "floor", "loss_end": "end", "improvement": "improved", "loss_gap": "curve",
-         "eval_best": "eval", "grad_norm": "gnorm", "throughput": "speed", "lr_peak": "peak LR"}
+SHORT = {
+    "loss_floor": "floor",
+    "loss_end": "end",
+    "improvement": "improved",
+    "loss_gap": "curve",
+    "eval_best": "eval",
+    "grad_norm": "gnorm",
+    "throughput": "speed",
+    "lr_peak": "peak LR",
+}
 
 
 def _cell(cell: dict[str, Any], key: str, side: str) -> str:
@@ -38,8 +46,10 @@ def render_table_text(table: dict[str, Any], stream: IO[str]) -> None:
         return
     keys = [k for k in table["columns"] if any(r["cells"].get(k, {}).get("run") is not None for r in rows)]
     first = next(r["cells"] for r in rows if r["cells"])
-    lines = [["run", "verdict", *[SHORT.get(k, k) for k in keys]],
-             ["baseline", "", *[_cell(first.get(k, {}), k, "baseline") for k in keys]]]
+    lines = [
+        ["run", "verdict", *[SHORT.get(k, k) for k in keys]],
+        ["baseline", "", *[_cell(first.get(k, {}), k, "baseline") for k in keys]],
+    ]
     names = short_names([r["source"] for r in rows])
     for r, name in zip(rows, names):
         lines.append([name, r["verdict"], *[_cell(r["cells"].get(k, {}), k, "run") for k in keys]])

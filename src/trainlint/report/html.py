@@ -21,9 +21,7 @@ NOSCRIPT = "This report draws its curves with JavaScript; the data is in the tl-
 
 @cache
 def _asset(name: str) -> str:
-    return (
-        resources.files("trainlint.report").joinpath(name).read_text(encoding="utf-8")
-    )
+    return resources.files("trainlint.report").joinpath(name).read_text(encoding="utf-8")
 
 
 def _script_safe(text: str) -> str:

@@ -30,9 +30,7 @@ def page_data(result: Result) -> dict[str, Any]:
     """The JSON object embedded in the page (also what the golden test compares)."""
     from .. import __version__
 
-    reports = sorted(
-        enumerate(result.reports), key=lambda p: (ORDER[p[1].verdict.value], p[0])
-    )
+    reports = sorted(enumerate(result.reports), key=lambda p: (ORDER[p[1].verdict.value], p[0]))
     counts = {v: 0 for v in VERDICTS}
     for r in result.reports:
         counts[r.verdict.value] += 1
@@ -74,9 +72,7 @@ def report_data(report: Report, rid: str) -> dict[str, Any]:
 
 
 def _points(report: Report) -> int | None:
-    value = (
-        report.summary.get("loss_points") if isinstance(report.summary, dict) else None
-    )
+    value = report.summary.get("loss_points") if isinstance(report.summary, dict) else None
     return int(value) if isinstance(value, (int, float)) else None
 
 
@@ -100,20 +96,14 @@ def _last_step(report: Report) -> float | None:
     loss = (report.curves or {}).get("loss")
     if loss and loss.get("steps"):
         return float(loss["steps"][-1])
-    return (
-        _finite(report.summary.get("last_step"))
-        if isinstance(report.summary, dict)
-        else None
-    )
+    return _finite(report.summary.get("last_step")) if isinstance(report.summary, dict) else None
 
 
 def finding_data(f: Finding, last_step: float | None = None) -> dict[str, Any]:
     out = f.to_dict()
     out["range"] = finding_range(f, last_step)
     spikes = f.evidence.get("spike_steps")
-    out["extra_steps"] = (
-        [_step(s) for s in spikes] if isinstance(spikes, (list, tuple)) else []
-    )
+    out["extra_steps"] = [_step(s) for s in spikes] if isinstance(spikes, (list, tuple)) else []
     return out
 
 
@@ -145,11 +135,7 @@ def finding_range(f: Finding, last_step: float | None = None) -> list[float] | N
 
 
 def _finite(v: Any) -> float | None:
-    if (
-        isinstance(v, bool)
-        or not isinstance(v, (int, float))
-        and not hasattr(v, "item")
-    ):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "item"):
         return None
     v = float(v)
     return v if math.isfinite(v) else None

@@ -9,15 +9,29 @@ from ..registry import CATEGORIES, REGISTRY, Rule
 
 
 def rule_dict(r: Rule) -> dict[str, Any]:
-    return {"code": r.code, "name": r.name, "category": r.category, "severity": r.severity.value,
-            "target": r.target, "summary": r.summary, "explanation": r.explanation,
-            "thresholds": [{"name": t.name, "default": t.default, "doc": t.doc} for t in r.thresholds]}
+    return {
+        "code": r.code,
+        "name": r.name,
+        "category": r.category,
+        "severity": r.severity.value,
+        "target": r.target,
+        "summary": r.summary,
+        "explanation": r.explanation,
+        "thresholds": [{"name": t.name, "default": t.default, "doc": t.doc} for t in r.thresholds],
+    }
 
 
 def rule_markdown(r: Rule, level: str = "##") -> str:
-    lines = [f"{level} {r.code} {r.name}", "",
-             f"Category `{r.category}` · default severity {r.severity.value} · judges: {r.target}", "",
-             r.summary, "", " ".join(r.explanation.split()), ""]
+    lines = [
+        f"{level} {r.code} {r.name}",
+        "",
+        f"Category `{r.category}` · default severity {r.severity.value} · judges: {r.target}",
+        "",
+        r.summary,
+        "",
+        " ".join(r.explanation.split()),
+        "",
+    ]
     if r.thresholds:
         lines += ["| threshold | default | meaning |", "|---|---|---|"]
         lines += [f"| `{t.name}` | {t.default:g} | {t.doc} |" for t in r.thresholds]
@@ -27,12 +41,19 @@ def rule_markdown(r: Rule, level: str = "##") -> str:
 
 def rules_markdown(rules: list[Rule] | None = None) -> str:
     rules = REGISTRY.all() if rules is None else rules
-    head = ["# Rules", "",
-            "Generated from the rule registry by `python scripts/gen_rules_md.py`; do not edit by hand.",
-            "Override a threshold with `--threshold CODE.NAME=VALUE` or in `[tool.trainlint.thresholds.CODE]`.",
-            "", "| code | name | category | severity | summary |", "|---|---|---|---|---|"]
-    head += [f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.category} | {r.severity.value} | {r.summary} |"
-             for r in rules]
+    head = [
+        "# Rules",
+        "",
+        "Generated from the rule registry by `python scripts/gen_rules_md.py`; do not edit by hand.",
+        "Override a threshold with `--threshold CODE.NAME=VALUE` or in `[tool.trainlint.thresholds.CODE]`.",
+        "",
+        "| code | name | category | severity | summary |",
+        "|---|---|---|---|---|",
+    ]
+    head += [
+        f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.category} | {r.severity.value} | {r.summary} |"
+        for r in rules
+    ]
     body = []
     for cat in CATEGORIES:
         for r in (r for r in rules if r.category == cat):
@@ -48,8 +69,7 @@ def render_rules(rules: list[Rule], fmt: str = "text", one: bool = False, stream
 
     out = stream or sys.stdout
     if fmt == "json":
-        write_json(Result(command="rules", extra={"rules": [rule_dict(r) for r in rules]}).to_dict(), out,
-                   strict=False)
+        write_json(Result(command="rules", extra={"rules": [rule_dict(r) for r in rules]}).to_dict(), out, strict=False)
     elif fmt == "markdown":
         out.write(rules_markdown(rules))
     elif one:

@@ -23,12 +23,17 @@ def sarif_rule(r: Rule) -> dict[str, Any]:
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": explanation},
-        "help": {"text": help_text,
-                 "markdown": f"**{r.summary}**\n\n{explanation}\n\nMore: `trainlint rules {r.code}`"},
+        "help": {
+            "text": help_text,
+            "markdown": f"**{r.summary}**\n\n{explanation}\n\nMore: `trainlint rules {r.code}`",
+        },
         "helpUri": rule_url(r.code),
         "defaultConfiguration": {"level": LEVELS.get(r.severity.value, "warning")},
-        "properties": {"category": r.category, "target": r.target,
-                       "thresholds": {t.name: t.default for t in r.thresholds}},
+        "properties": {
+            "category": r.category,
+            "target": r.target,
+            "thresholds": {t.name: t.default for t in r.thresholds},
+        },
     }
 
 
@@ -57,20 +62,37 @@ def to_sarif(result: Result) -> dict[str, Any]:
     results, notes = [], []
     for rep in result.reports:
         for f in rep.findings:
-            results.append({"ruleId": f.code, "level": LEVELS[f.severity.value],
-                            "message": {"text": f.message}, "locations": _location(rep, f),
-                            "properties": {"evidence": _clean(f.evidence), "step": _step(f.step),
-                                           "verdict": rep.verdict.value}})
+            results.append(
+                {
+                    "ruleId": f.code,
+                    "level": LEVELS[f.severity.value],
+                    "message": {"text": f.message},
+                    "locations": _location(rep, f),
+                    "properties": {"evidence": _clean(f.evidence), "step": _step(f.step), "verdict": rep.verdict.value},
+                }
+            )
         if rep.unjudged:
-            notes.append({"level": "error", "message": {"text": f"NOT-CHECKED {rep.source}: {rep.unjudged}"},
-                          "locations": _location(rep)})
+            notes.append(
+                {
+                    "level": "error",
+                    "message": {"text": f"NOT-CHECKED {rep.source}: {rep.unjudged}"},
+                    "locations": _location(rep),
+                }
+            )
     if result.empty_reason:
         notes.append({"level": "error", "message": {"text": f"NOT-CHECKED: {result.empty_reason}"}})
     run = {
-        "tool": {"driver": {"name": "trainlint", "version": __version__, "informationUri": DOCS_URL,
-                            "rules": [sarif_rule(r) for r in REGISTRY.all()]}},
-        "invocations": [{"executionSuccessful": True, "exitCode": result.exit_code,
-                         "toolExecutionNotifications": notes}],
+        "tool": {
+            "driver": {
+                "name": "trainlint",
+                "version": __version__,
+                "informationUri": DOCS_URL,
+                "rules": [sarif_rule(r) for r in REGISTRY.all()],
+            }
+        },
+        "invocations": [
+            {"executionSuccessful": True, "exitCode": result.exit_code, "toolExecutionNotifications": notes}
+        ],
         "results": results,
         "properties": {"verdict": result.verdict.value},
     }

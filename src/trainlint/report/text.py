@@ -211,8 +211,10 @@ CHANGE_ROWS = 5
 def change_lines(c: dict[str, Any], verbose: bool) -> list[str]:
     """``ckpt A B``: how far the weights moved, relative L2 per tensor, largest first."""
     largest = c.get("largest") or []
-    head = (f"weights moved: median relative L2 {fmt_num(c.get('median'))} over "
-            f"{c.get('tensors')} tensors (|after - before| / |before|)")
+    head = (
+        f"weights moved: median relative L2 {fmt_num(c.get('median'))} over "
+        f"{c.get('tensors')} tensors (|after - before| / |before|)"
+    )
     if c.get("unreadable"):
         head += f"; {c['unreadable']} changed tensors not readable"
     shown = largest if verbose else largest[:CHANGE_ROWS]
@@ -380,8 +382,12 @@ def render_summary(out: Out, result: Result) -> None:
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", "NOT-CHECKED", indent=INDENT)
     for why, seen in (result.extra.get("skipped") or {}).items():  # what a scan left alone (issue 20)
-        out.line(f"skipped {seen['count']} ({why}): " + ", ".join(seen["paths"][:3])
-                 + (", ..." if seen["count"] > 3 else ""), indent=INDENT)
+        out.line(
+            f"skipped {seen['count']} ({why}): "
+            + ", ".join(seen["paths"][:3])
+            + (", ..." if seen["count"] > 3 else ""),
+            indent=INDENT,
+        )
     if bad and (len(result.reports) > 1 or out.view.verbosity < 0):
         out.line("short summary", "bold")
         for r in bad:
@@ -403,8 +409,9 @@ def _not_recognised(out: Out, result: Result) -> None:
         return
     verbose = out.view.verbosity > 0
     more = "" if verbose else " (list them with -v)"
-    out.line(f"{len(skipped)} file(s) not recognised: named like logs, no training content; skipped{more}",
-             indent=INDENT)
+    out.line(
+        f"{len(skipped)} file(s) not recognised: named like logs, no training content; skipped{more}", indent=INDENT
+    )
     if verbose:
         for path in skipped:
             out.line(f"  skipped: {path}", indent=INDENT)

@@ -27,9 +27,38 @@ BAND_THRESHOLDS = (
 
 # Student-t 97.5 % quantiles for 1..30 degrees of freedom; divided by 1.96 they say how much
 # wider the spread of a few runs must be taken than the spread of many.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 
 
 def small_sample_factor(n: int) -> float:
@@ -67,8 +96,7 @@ def limits(base: list[float], warn_ratio: float, fail_ratio: float, t: dict[str,
     higher = warn_ratio > 1
     rw, rf = center * warn_ratio, center * fail_ratio
     if len(vals) < 2:
-        return Limits(center, rw, rf, higher,
-                      f"1 baseline run: WARN at {warn_ratio:g}x, FAIL at {fail_ratio:g}x")
+        return Limits(center, rw, rf, higher, f"1 baseline run: WARN at {warn_ratio:g}x, FAIL at {fail_ratio:g}x")
     sd = float(np.std(vals, ddof=1)) * small_sample_factor(len(vals))
     kw, kf, margin = t["band_warn_sigmas"], t["band_fail_sigmas"], t["band_min_margin"]
     if higher:
@@ -79,6 +107,8 @@ def limits(base: list[float], warn_ratio: float, fail_ratio: float, t: dict[str,
         edge = float(vals.min())
         warn = max(rw, min(edge - kw * sd, center * (1 - margin)))
         fail = min(warn, max(rf, min(edge - kf * sd, rw))) if fail_ratio > 0 else 0.0
-    basis = (f"band of {len(vals)} baseline runs ({vals.min():.4g}-{vals.max():.4g}, widened sd {sd:.3g}): "
-             f"WARN {'above' if higher else 'below'} {warn:.4g}, FAIL {'above' if higher else 'below'} {fail:.4g}")
+    basis = (
+        f"band of {len(vals)} baseline runs ({vals.min():.4g}-{vals.max():.4g}, widened sd {sd:.3g}): "
+        f"WARN {'above' if higher else 'below'} {warn:.4g}, FAIL {'above' if higher else 'below'} {fail:.4g}"
+    )
     return Limits(center, warn, fail, higher, basis)

@@ -23,8 +23,7 @@ def _window_ok(ctx, min_points: float) -> None:
     counts = [comp.run_m.loss_points] + [b.loss_points for b in comp.base_m]
     if min(counts) < min_points:
         who = comp.run.source if counts[0] < min_points else "a baseline run"
-        raise StandDown(f"too few loss points in the common window ({min(counts)} in {who}, "
-                        f"needs {int(min_points)})")
+        raise StandDown(f"too few loss points in the common window ({min(counts)} in {who}, needs {int(min_points)})")
 
 
 def _ratio_finding(ctx, key: str, what: str, step=None, **more):
@@ -44,14 +43,29 @@ def _ratio_finding(ctx, key: str, what: str, step=None, **more):
     return ctx.fire(
         f"{what}: {m.label} {fmt(m.run)} vs baseline {fmt(lim.center)} ({fmt(ratio)}x; "
         f"{sev} limit {fmt(limit)}; {lim.basis})",
-        step=step, severity=sev, value=m.run, baseline=lim.center, baseline_values=m.base, ratio=ratio,
-        threshold=limit, warn_limit=lim.warn, fail_limit=lim.fail, basis=lim.basis, **more)
+        step=step,
+        severity=sev,
+        value=m.run,
+        baseline=lim.center,
+        baseline_values=m.base,
+        ratio=ratio,
+        threshold=limit,
+        warn_limit=lim.warn,
+        fail_limit=lim.fail,
+        basis=lim.basis,
+        **more,
+    )
 
 
-@rule(code="TL150", decisive=True, name="loss-floor-above-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="The lowest loss the run reached is far above the baseline's.",
-      explanation="""
+@rule(
+    code="TL150",
+    decisive=True,
+    name="loss-floor-above-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="The lowest loss the run reached is far above the baseline's.",
+    explanation="""
 The loss floor (the lowest level of a rolling median, so a single lucky batch does not
 count) is the best the run ever did. A run on shuffled labels, a broken tokenizer or a
 frozen model can still cut its loss by 70 % and look healthy alone; beside a known-good
@@ -60,11 +74,18 @@ the data pipeline and which parameters are trainable. When the loss is known to 
 cross-entropy (the run names a vocabulary or class count, logs a perplexity, or comes from an
 LM trainer) the gap is also judged in nats: a floor and a best eval loss both half a nat
 (`fail_nats`) above the baseline's FAIL even at a ratio of 1.2x.""",
-      thresholds=[Threshold("warn_ratio", 1.15, "run floor / baseline floor that WARNs (one baseline run)"),
-                  Threshold("fail_ratio", 1.5, "run floor / baseline floor that FAILs (one baseline run)"),
-                  Threshold("fail_nats", 0.5, "a cross-entropy floor (and best eval loss) this many nats above "
-                            "the baseline's FAILs whatever the ratio"),
-                  MIN_POINTS, *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 1.15, "run floor / baseline floor that WARNs (one baseline run)"),
+        Threshold("fail_ratio", 1.5, "run floor / baseline floor that FAILs (one baseline run)"),
+        Threshold(
+            "fail_nats",
+            0.5,
+            "a cross-entropy floor (and best eval loss) this many nats above the baseline's FAILs whatever the ratio",
+        ),
+        MIN_POINTS,
+        *BAND_THRESHOLDS,
+    ],
+)
 def loss_floor(ctx):
     _window_ok(ctx, ctx.t("min_points"))
     comp = ctx.subject
@@ -74,8 +95,14 @@ def loss_floor(ctx):
     nats = _nat_gap_fail(ctx, where, step)
     if nats is not None:
         return nats
-    return _ratio_finding(ctx, "loss_floor", "the run never got as low as the baseline" + where, step=step,
-                          floor_at=at, align=comp.alignment.mode)
+    return _ratio_finding(
+        ctx,
+        "loss_floor",
+        "the run never got as low as the baseline" + where,
+        step=step,
+        floor_at=at,
+        align=comp.alignment.mode,
+    )
 
 
 CE_FORMATS = ("console/llm.c", "console/llm.c-main.log", "console/nanogpt", "console/megatron", "console/fairseq")
@@ -113,70 +140,116 @@ def _nat_gap_fail(ctx, where: str, step):
         f"the run never got as low as the baseline{where}: loss floor {fmt(floor.run)} vs baseline "
         f"{fmt(float(np.median(floor.base)))}, {fmt(gap)} nat above{ev_text} (judged in nats, the loss is a "
         f"cross-entropy: {why}; FAIL at {fmt(limit)} nat whatever the ratio)",
-        step=step, severity="FAIL", value=floor.run, baseline=float(np.median(floor.base)), gap_nats=gap,
-        eval_gap_nats=eval_gap, threshold=limit, basis="nats")
+        step=step,
+        severity="FAIL",
+        value=floor.run,
+        baseline=float(np.median(floor.base)),
+        gap_nats=gap,
+        eval_gap_nats=eval_gap,
+        threshold=limit,
+        basis="nats",
+    )
 
 
-@rule(code="TL151", decisive=True, name="end-loss-above-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="The run ended with a loss far above the baseline's at the same point of training.",
-      explanation="""
+@rule(
+    code="TL151",
+    decisive=True,
+    name="end-loss-above-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="The run ended with a loss far above the baseline's at the same point of training.",
+    explanation="""
 The end level (median of the last tenth of the common window) of the run against the
 baseline's over the same window. A run that diverged, blew up into NaN-absorbing loss
 scaling, or stopped learning ends far above a healthy one even when its early loss
 matched. Try a lower learning rate, warm-up, gradient clipping, bf16.""",
-      thresholds=[Threshold("warn_ratio", 1.15, "run end / baseline end that WARNs (one baseline run)"),
-                  Threshold("fail_ratio", 1.5, "run end / baseline end that FAILs (one baseline run)"),
-                  MIN_POINTS, *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 1.15, "run end / baseline end that WARNs (one baseline run)"),
+        Threshold("fail_ratio", 1.5, "run end / baseline end that FAILs (one baseline run)"),
+        MIN_POINTS,
+        *BAND_THRESHOLDS,
+    ],
+)
 def end_loss(ctx):
     _window_ok(ctx, ctx.t("min_points"))
     al = ctx.subject.alignment
     where = "" if al.mode == "step" else f" (window end: fraction {fmt(al.hi)} of training)"
-    return _ratio_finding(ctx, "loss_end", f"the run ended above the baseline{where}",
-                          step=al.hi if al.mode == "step" else None, window_end=al.hi, align=al.mode)
+    return _ratio_finding(
+        ctx,
+        "loss_end",
+        f"the run ended above the baseline{where}",
+        step=al.hi if al.mode == "step" else None,
+        window_end=al.hi,
+        align=al.mode,
+    )
 
 
-@rule(code="TL152", name="improvement-below-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="The run improved its loss far less than the baseline did, and ended above it.",
-      explanation="""
+@rule(
+    code="TL152",
+    name="improvement-below-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="The run improved its loss far less than the baseline did, and ended above it.",
+    explanation="""
 Improvement is (start level - end level) / start level over the common window. A run
 with a zero or tiny learning rate, frozen weights or a detached loss barely moves while
 the baseline learns. Stands down when the baseline itself hardly improved (nothing to
 compare), or when the run ended at or below the baseline's end level (it simply
 started lower).""",
-      thresholds=[Threshold("warn_ratio", 0.5, "run improvement / baseline improvement that WARNs"),
-                  Threshold("fail_ratio", 0.25, "run improvement / baseline improvement that FAILs"),
-                  Threshold("min_baseline_improvement", 0.02, "baseline improvement below which this stands down"),
-                  Threshold("end_tolerance", 1.05, "stands down when run end <= baseline end x this"),
-                  MIN_POINTS, *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 0.5, "run improvement / baseline improvement that WARNs"),
+        Threshold("fail_ratio", 0.25, "run improvement / baseline improvement that FAILs"),
+        Threshold("min_baseline_improvement", 0.02, "baseline improvement below which this stands down"),
+        Threshold("end_tolerance", 1.05, "stands down when run end <= baseline end x this"),
+        MIN_POINTS,
+        *BAND_THRESHOLDS,
+    ],
+)
 def improvement(ctx):
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("improvement")
     if not m.base or m.run is None:
         raise NotChecked("improvement needs a positive start level on both sides")
     if min(m.base) < ctx.t("min_baseline_improvement"):
-        raise StandDown(f"the baseline improved only {fmt(min(m.base) * 100)}% "
-                        f"(needs {fmt(ctx.t('min_baseline_improvement') * 100)}%): nothing to compare with")
+        raise StandDown(
+            f"the baseline improved only {fmt(min(m.base) * 100)}% "
+            f"(needs {fmt(ctx.t('min_baseline_improvement') * 100)}%): nothing to compare with"
+        )
     end = ctx.subject.metric("loss_end")
     if end.run is not None and end.center and end.run <= end.center * ctx.t("end_tolerance"):
         raise StandDown(f"the run ended at {fmt(end.run)}, not above the baseline's {fmt(end.center)}")
-    return _ratio_finding(ctx, "improvement", "the run learned far less than the baseline "
-                          "(improvement = (start - end) / start)", run_end=end.run, baseline_end=end.center)
+    return _ratio_finding(
+        ctx,
+        "improvement",
+        "the run learned far less than the baseline (improvement = (start - end) / start)",
+        run_end=end.run,
+        baseline_end=end.center,
+    )
 
 
-@rule(code="TL153", decisive=True, name="loss-curve-above-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="Over the whole common window the run's loss curve lies far above the baseline's.",
-      explanation="""
+@rule(
+    code="TL153",
+    decisive=True,
+    name="loss-curve-above-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="Over the whole common window the run's loss curve lies far above the baseline's.",
+    explanation="""
 The area between the curves, as a ratio: both smoothed loss curves are resampled on one
 grid over the common window and the run's is divided by the baseline's (the pointwise
 median of the baseline runs), then averaged. 1.0 means the same curve; 1.3 means the
 run's loss was on average 30 % higher all along. It catches a run that is worse
 everywhere even when its floor and end level are each only moderately off.""",
-      thresholds=[Threshold("warn_ratio", 1.15, "mean loss ratio that WARNs (one baseline run)"),
-                  Threshold("fail_ratio", 1.75, "mean loss ratio that FAILs (one baseline run)"),
-                  MIN_POINTS, *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 1.15, "mean loss ratio that WARNs (one baseline run)"),
+        Threshold("fail_ratio", 1.75, "mean loss ratio that FAILs (one baseline run)"),
+        MIN_POINTS,
+        *BAND_THRESHOLDS,
+    ],
+)
 def loss_curve(ctx):
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("loss_gap")
@@ -184,21 +257,33 @@ def loss_curve(ctx):
         raise StandDown("the baseline loss is not positive everywhere in the window; no curve ratio")
     al = ctx.subject.alignment
     unit = "steps" if al.mode == "step" else "fraction of training"
-    return _ratio_finding(ctx, "loss_gap", f"the run's loss curve lies above the baseline's over "
-                          f"{unit} {fmt(al.lo)}-{fmt(al.hi)}", window=[al.lo, al.hi], align=al.mode)
+    return _ratio_finding(
+        ctx,
+        "loss_gap",
+        f"the run's loss curve lies above the baseline's over {unit} {fmt(al.lo)}-{fmt(al.hi)}",
+        window=[al.lo, al.hi],
+        align=al.mode,
+    )
 
 
-@rule(code="TL154", name="eval-loss-above-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="The best eval loss of the run is far above the baseline's.",
-      explanation="""
+@rule(
+    code="TL154",
+    name="eval-loss-above-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="The best eval loss of the run is far above the baseline's.",
+    explanation="""
 The lowest eval loss inside the common window against the baseline's. The train loss can
 look fine while the model generalises worse (leaked or duplicated training data,
 overfitting, a different eval set). Needs an eval loss on both sides.""",
-      thresholds=[Threshold("warn_ratio", 1.1, "run best eval / baseline best eval that WARNs"),
-                  Threshold("fail_ratio", 1.5, "run best eval / baseline best eval that FAILs"),
-                  Threshold("min_points", 2, "eval points each run needs inside the common window"),
-                  *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 1.1, "run best eval / baseline best eval that WARNs"),
+        Threshold("fail_ratio", 1.5, "run best eval / baseline best eval that FAILs"),
+        Threshold("min_points", 2, "eval points each run needs inside the common window"),
+        *BAND_THRESHOLDS,
+    ],
+)
 def eval_loss(ctx):
     comp = ctx.subject
     if comp.alignment.no_overlap:
@@ -208,25 +293,35 @@ def eval_loss(ctx):
         side = "this run" if counts[0] == 0 else "the baseline"
         raise NotChecked(f"no eval loss in {side} inside the common window")
     if min(counts) < ctx.t("min_points"):
-        raise StandDown(f"too few eval points in the common window ({min(counts)}, "
-                        f"needs {int(ctx.t('min_points'))})")
+        raise StandDown(f"too few eval points in the common window ({min(counts)}, needs {int(ctx.t('min_points'))})")
     ends = [b.eval_end for b in comp.base_m]
-    return _ratio_finding(ctx, "eval_best", "the run never evaluated as well as the baseline",
-                          run_eval_end=comp.run_m.eval_end, baseline_eval_end=float(median(ends)))
+    return _ratio_finding(
+        ctx,
+        "eval_best",
+        "the run never evaluated as well as the baseline",
+        run_eval_end=comp.run_m.eval_end,
+        baseline_eval_end=float(median(ends)),
+    )
 
 
-@rule(code="TL155", name="grad-norm-unlike-baseline", category="compare", severity="WARN",
-      target="comparison",
-      summary="The run's gradient norm level is far from the baseline's, or non-finite where it is not.",
-      explanation="""
+@rule(
+    code="TL155",
+    name="grad-norm-unlike-baseline",
+    category="compare",
+    severity="WARN",
+    target="comparison",
+    summary="The run's gradient norm level is far from the baseline's, or non-finite where it is not.",
+    explanation="""
 The median gradient norm inside the common window against the baseline's, both ways:
 several times higher means larger, noisier updates (learning rate, loss scale, bad
 labels); several times lower means the updates nearly vanished (frozen layers, a tiny
 learning rate). Infinite or NaN gradient norms in the run but not in the baseline
 point at overflow (fp16 without enough headroom). A symptom, so a WARN.""",
-      thresholds=[Threshold("max_ratio", 3.0, "WARN when run/baseline grad-norm level is above this "
-                            "or below its inverse"),
-                  Threshold("min_points", 5, "grad-norm points each run needs")])
+    thresholds=[
+        Threshold("max_ratio", 3.0, "WARN when run/baseline grad-norm level is above this or below its inverse"),
+        Threshold("min_points", 5, "grad-norm points each run needs"),
+    ],
+)
 def grad_norm(ctx):
     comp = ctx.subject
     m = comp.metric("grad_norm")
@@ -239,28 +334,47 @@ def grad_norm(ctx):
     ratio = m.run / center if center > 0 else float("inf")
     out = []
     if ratio >= r or ratio <= 1 / r:
-        out.append(ctx.fire(
-            f"grad-norm level {fmt(m.run)} vs baseline {fmt(center)} ({fmt(ratio)}x; limits "
-            f"{fmt(1 / r)}x-{fmt(r)}x)", value=m.run, baseline=center, baseline_values=m.base,
-            ratio=ratio, threshold=r))
+        out.append(
+            ctx.fire(
+                f"grad-norm level {fmt(m.run)} vs baseline {fmt(center)} ({fmt(ratio)}x; limits "
+                f"{fmt(1 / r)}x-{fmt(r)}x)",
+                value=m.run,
+                baseline=center,
+                baseline_values=m.base,
+                ratio=ratio,
+                threshold=r,
+            )
+        )
     if bad_run and not bad_base:
-        out.append(ctx.fire(
-            f"{bad_run} non-finite grad norms in the run, none in the baseline",
-            non_finite=bad_run, baseline_non_finite=bad_base, threshold=1))
+        out.append(
+            ctx.fire(
+                f"{bad_run} non-finite grad norms in the run, none in the baseline",
+                non_finite=bad_run,
+                baseline_non_finite=bad_base,
+                threshold=1,
+            )
+        )
     return out
 
 
-@rule(code="TL156", name="throughput-below-baseline", category="compare", severity="WARN",
-      target="comparison",
-      summary="The run is much slower than the baseline.",
-      explanation="""
+@rule(
+    code="TL156",
+    name="throughput-below-baseline",
+    category="compare",
+    severity="WARN",
+    target="comparison",
+    summary="The run is much slower than the baseline.",
+    explanation="""
 Throughput is the logged samples/tokens per second when the log has it, else steps per
 second from the step time, the wall clock, or the trainer's own summary. Both sides
 must measure it the same way. A much slower run on the same recipe points at the input
 pipeline, a different GPU, gradient checkpointing, or a smaller batch.""",
-      thresholds=[Threshold("warn_ratio", 0.7, "run / baseline throughput that WARNs (one baseline run)"),
-                  Threshold("fail_ratio", 0.0, "run / baseline throughput that FAILs (0: never)"),
-                  *BAND_THRESHOLDS])
+    thresholds=[
+        Threshold("warn_ratio", 0.7, "run / baseline throughput that WARNs (one baseline run)"),
+        Threshold("fail_ratio", 0.0, "run / baseline throughput that FAILs (0: never)"),
+        *BAND_THRESHOLDS,
+    ],
+)
 def throughput(ctx):
     comp = ctx.subject
     kinds = {b.throughput_kind for b in comp.base_m}
@@ -268,10 +382,15 @@ def throughput(ctx):
         side = "this run" if comp.run_m.throughput is None else "a baseline run"
         raise NotChecked(f"no throughput, step time or wall clock in {side}")
     if kinds != {comp.run_m.throughput_kind}:
-        raise NotChecked(f"throughput measured differently ({comp.run_m.throughput_kind} vs "
-                         f"{', '.join(sorted(kinds))})")
-    return _ratio_finding(ctx, "throughput", f"the run is slower than the baseline "
-                          f"({comp.run_m.throughput_kind})", kind=comp.run_m.throughput_kind)
+        raise NotChecked(
+            f"throughput measured differently ({comp.run_m.throughput_kind} vs {', '.join(sorted(kinds))})"
+        )
+    return _ratio_finding(
+        ctx,
+        "throughput",
+        f"the run is slower than the baseline ({comp.run_m.throughput_kind})",
+        kind=comp.run_m.throughput_kind,
+    )
 
 
 def _lr_shape_gap(comp) -> float | None:
@@ -284,17 +403,24 @@ def _lr_shape_gap(comp) -> float | None:
     return float(np.mean(diff)) if len(diff) else None
 
 
-@rule(code="TL157", name="lr-schedule-differs", category="compare", severity="NOTE",
-      target="comparison",
-      summary="The run's learning-rate schedule differs from the baseline's (a difference, not a fault).",
-      explanation="""
+@rule(
+    code="TL157",
+    name="lr-schedule-differs",
+    category="compare",
+    severity="NOTE",
+    target="comparison",
+    summary="The run's learning-rate schedule differs from the baseline's (a difference, not a fault).",
+    explanation="""
 Compares the peak learning rate and the shape of the schedule (LR / peak over the
 fraction of training: warm-up, decay). A different schedule is recorded so the other
 verdicts can be read in its light; it is a NOTE, and a WARN only when the peak differs by
 ``peak_warn_ratio`` or more or the run's learning rate is zero throughout.""",
-      thresholds=[Threshold("peak_note_ratio", 1.25, "peak LR ratio (either way) that makes a NOTE"),
-                  Threshold("peak_warn_ratio", 10.0, "peak LR ratio (either way) that makes a WARN"),
-                  Threshold("shape_note", 0.15, "mean |difference| of LR/peak curves that makes a NOTE")])
+    thresholds=[
+        Threshold("peak_note_ratio", 1.25, "peak LR ratio (either way) that makes a NOTE"),
+        Threshold("peak_warn_ratio", 10.0, "peak LR ratio (either way) that makes a WARN"),
+        Threshold("shape_note", 0.15, "mean |difference| of LR/peak curves that makes a NOTE"),
+    ],
+)
 def lr_schedule(ctx):
     comp = ctx.subject
     m = comp.metric("lr_peak")
@@ -306,31 +432,42 @@ def lr_schedule(ctx):
     ratio, shape = m.run / base, _lr_shape_gap(comp)
     ev = dict(value=m.run, baseline=base, ratio=ratio, shape_difference=shape)
     if m.run <= 0:
-        return ctx.fire(f"learning rate is zero throughout; baseline peak {fmt(base)}", severity="WARN",
-                        threshold=0.0, **ev)
+        return ctx.fire(
+            f"learning rate is zero throughout; baseline peak {fmt(base)}", severity="WARN", threshold=0.0, **ev
+        )
     far = max(ratio, 1 / ratio)
     parts = []
     if far >= ctx.t("peak_note_ratio"):
         parts.append(f"peak LR {fmt(m.run)} vs baseline {fmt(base)} ({fmt(ratio)}x)")
     if shape is not None and shape >= ctx.t("shape_note"):
-        parts.append(f"schedule shape differs by {fmt(shape)} (mean |LR/peak difference|, "
-                     f"threshold {fmt(ctx.t('shape_note'))})")
+        parts.append(
+            f"schedule shape differs by {fmt(shape)} (mean |LR/peak difference|, threshold {fmt(ctx.t('shape_note'))})"
+        )
     if not parts:
         return None
     sev = "WARN" if far >= ctx.t("peak_warn_ratio") else "NOTE"
-    return ctx.fire("LR schedule differs from the baseline: " + "; ".join(parts), severity=sev,
-                    threshold=ctx.t("peak_warn_ratio") if sev == "WARN" else ctx.t("peak_note_ratio"), **ev)
+    return ctx.fire(
+        "LR schedule differs from the baseline: " + "; ".join(parts),
+        severity=sev,
+        threshold=ctx.t("peak_warn_ratio") if sev == "WARN" else ctx.t("peak_note_ratio"),
+        **ev,
+    )
 
 
-@rule(code="TL158", name="compared-over-part", category="compare", severity="NOTE",
-      target="comparison",
-      summary="The runs were aligned by fraction of training, or compared over only part of one.",
-      explanation="""
+@rule(
+    code="TL158",
+    name="compared-over-part",
+    category="compare",
+    severity="NOTE",
+    target="comparison",
+    summary="The runs were aligned by fraction of training, or compared over only part of one.",
+    explanation="""
 Records how the comparison was made when it was not step for step over the whole of
 both runs: runs of different planned length are aligned by fraction of training, and
 a run cut short (or longer than the baseline) is compared only where both have loss
 points. The other findings hold for that window only.""",
-      thresholds=[Threshold("min_coverage", 0.9, "share of a run's logged range the window must cover")])
+    thresholds=[Threshold("min_coverage", 0.9, "share of a run's logged range the window must cover")],
+)
 def compared_over_part(ctx):
     comp = ctx.subject
     al = comp.alignment
@@ -345,23 +482,37 @@ def compared_over_part(ctx):
         covers[run.source] = (al.hi - al.lo) / span if span > 0 else 1.0
     short = {src: c for src, c in covers.items() if c < ctx.t("min_coverage")}
     if short:
-        parts.append("the common window " + f"{fmt(al.lo)}-{fmt(al.hi)} covers only " + ", ".join(
-            f"{fmt(c * 100)}% of {src}" for src, c in short.items()))
+        parts.append(
+            "the common window "
+            + f"{fmt(al.lo)}-{fmt(al.hi)} covers only "
+            + ", ".join(f"{fmt(c * 100)}% of {src}" for src, c in short.items())
+        )
     if not parts:
         return None
-    return ctx.fire("; ".join(parts), align=al.mode, window=[al.lo, al.hi], coverage=covers,
-                    threshold=ctx.t("min_coverage"), planned_lengths=al.lengths)
+    return ctx.fire(
+        "; ".join(parts),
+        align=al.mode,
+        window=[al.lo, al.hi],
+        coverage=covers,
+        threshold=ctx.t("min_coverage"),
+        planned_lengths=al.lengths,
+    )
 
 
-@rule(code="TL159", name="loss-not-finite-unlike-baseline", category="compare", severity="FAIL",
-      target="comparison",
-      summary="The run's loss is NaN or infinite where the baseline's is finite.",
-      explanation="""
+@rule(
+    code="TL159",
+    name="loss-not-finite-unlike-baseline",
+    category="compare",
+    severity="FAIL",
+    target="comparison",
+    summary="The run's loss is NaN or infinite where the baseline's is finite.",
+    explanation="""
 Inside the common window the run logged non-finite loss values and no baseline run did.
 The same recipe trained without overflow, so something the run changed (precision,
 learning rate, data) broke it. The single-run rule TL001 says the same of the run
 alone; this says the baseline proves it avoidable.""",
-      thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")])
+    thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
+)
 def loss_not_finite(ctx):
     comp = ctx.subject
     if comp.alignment.no_overlap:
@@ -372,21 +523,29 @@ def loss_not_finite(ctx):
         return None
     if base_bad:
         raise StandDown(f"the baseline has non-finite loss values too ({base_bad})")
-    return ctx.fire(f"{bad} non-finite loss values in the run, none in the baseline",
-                    count=bad, baseline_count=base_bad, threshold=ctx.t("min_count"))
+    return ctx.fire(
+        f"{bad} non-finite loss values in the run, none in the baseline",
+        count=bad,
+        baseline_count=base_bad,
+        threshold=ctx.t("min_count"),
+    )
 
 
-@rule(code="TL160", name="loss-far-below-baseline", category="compare", severity="NOTE",
-      target="comparison",
-      summary="The run's loss went far below the baseline's: a different task, not necessarily a better run.",
-      explanation="""
+@rule(
+    code="TL160",
+    name="loss-far-below-baseline",
+    category="compare",
+    severity="NOTE",
+    target="comparison",
+    summary="The run's loss went far below the baseline's: a different task, not necessarily a better run.",
+    explanation="""
 A run of the same recipe rarely beats a known-good baseline by a large factor. A loss
 floor far below the baseline's usually means the run saw different (easier, smaller or
 repeated) data: memorisation of a tiny training set, eval or test data leaked into
 training, or a different loss normalisation. Recorded as a NOTE: check the eval loss
 and the data before trusting the improvement.""",
-      thresholds=[Threshold("max_ratio", 0.5, "run floor / baseline floor at or below which this notes"),
-                  MIN_POINTS])
+    thresholds=[Threshold("max_ratio", 0.5, "run floor / baseline floor at or below which this notes"), MIN_POINTS],
+)
 def loss_far_below(ctx):
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("loss_floor")
@@ -395,7 +554,12 @@ def loss_far_below(ctx):
     ratio = m.run / m.center
     if ratio > ctx.t("max_ratio"):
         return None
-    return ctx.fire(f"loss floor {fmt(m.run)} is {fmt(ratio)}x the baseline's {fmt(m.center)} "
-                    f"(threshold {fmt(ctx.t('max_ratio'))}x): different data, memorisation or leakage?",
-                    value=m.run, baseline=m.center, baseline_values=m.base, ratio=ratio,
-                    threshold=ctx.t("max_ratio"))
+    return ctx.fire(
+        f"loss floor {fmt(m.run)} is {fmt(ratio)}x the baseline's {fmt(m.center)} "
+        f"(threshold {fmt(ctx.t('max_ratio'))}x): different data, memorisation or leakage?",
+        value=m.run,
+        baseline=m.center,
+        baseline_values=m.base,
+        ratio=ratio,
+        threshold=ctx.t("max_ratio"),
+    )

@@ -41,15 +41,21 @@ def _planned(run) -> tuple[str, float, float] | None:
 SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
 
 
-@rule(code="TL080", whole_run=True, name="run-incomplete", category="crash", severity="WARN",
-      summary="The log ends before the planned end of training, with no completion record.",
-      explanation="""
+@rule(
+    code="TL080",
+    whole_run=True,
+    name="run-incomplete",
+    category="crash",
+    severity="WARN",
+    summary="The log ends before the planned end of training, with no completion record.",
+    explanation="""
 The run planned max_steps steps (or num_train_epochs epochs), the log stops short of that
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
 when the log ends in a crash signature (see TL081). Judgements of the other rules cover
 only the part that ran. Try: the scheduler's exit status and the console log's last lines.""",
-      thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")])
+    thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")],
+)
 def run_incomplete(ctx):
     run = ctx.subject
     if run.meta.get("completed") is True:
@@ -68,19 +74,32 @@ def run_incomplete(ctx):
     return ctx.fire(
         f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
         f"tolerance {fmt(ctx.t('tolerance') * 100)}%){why}",
-        step=_last_step(run), severity=sev, planned=planned, reached=reached, unit=what,
-        fraction=reached / planned, crashed=bool(crashes), threshold=ctx.t("tolerance"))
+        step=_last_step(run),
+        severity=sev,
+        planned=planned,
+        reached=reached,
+        unit=what,
+        fraction=reached / planned,
+        crashed=bool(crashes),
+        threshold=ctx.t("tolerance"),
+    )
 
 
-@rule(code="TL081", whole_run=True, name="crashed", category="crash", severity="FAIL",
-      summary="The log ends in a traceback or a known fatal message (OOM, NCCL timeout, worker killed).",
-      explanation="""
+@rule(
+    code="TL081",
+    whole_run=True,
+    name="crashed",
+    category="crash",
+    severity="FAIL",
+    summary="The log ends in a traceback or a known fatal message (OOM, NCCL timeout, worker killed).",
+    explanation="""
 The reader found a crash signature in the log: a Python traceback, CUDA out of memory,
 an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed". The run did not
 finish; whatever the curves say covers only the part before the crash. A crash that the
 log shows was followed by a relaunch into the same file is a WARN. Try: for OOM a
 smaller batch, gradient accumulation or checkpointing; for NCCL timeouts a hung rank
-(look at every rank's log); for killed workers fewer workers or more host memory.""")
+(look at every rank's log); for killed workers fewer workers or more host memory.""",
+)
 def crashed(ctx):
     run = ctx.subject
     found = crash_events(run)
@@ -97,6 +116,11 @@ def crashed(ctx):
     after = f"; last logged step {fstep(at)}" if at is not None else ""
     ev = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
     if all(e.get("resumed") for e in found):
-        return ctx.fire(f"run crashed with {sig}{where} and was relaunched into the same log{after}",
-                        step=at, severity="WARN", resumed=True, **ev)
+        return ctx.fire(
+            f"run crashed with {sig}{where} and was relaunched into the same log{after}",
+            step=at,
+            severity="WARN",
+            resumed=True,
+            **ev,
+        )
     return ctx.fire(f"run crashed: {sig}{where}{text}{after}", step=at, resumed=False, **ev)

@@ -23,8 +23,7 @@ def _tokens(scan):
     if scan.tokens is None:
         raise NotChecked(scan.tokens_reason or "no tokenizer")
     if scan.shape is None or scan.shape.format == "unknown":
-        raise NotChecked("row format not recognised (no messages/prompt/completion/text fields); "
-                         "pass --data-format")
+        raise NotChecked("row format not recognised (no messages/prompt/completion/text fields); pass --data-format")
     return scan.tokens
 
 
@@ -38,96 +37,151 @@ def _bad(ctx, kinds, what):
     if not rows:
         raise StandDown(f"no {what}")
     details = sorted((d for k in kinds for d in scan.bad_detail[k]), key=lambda d: int(d.split(":")[0]))
-    return ctx.fire(f"{rows.count} {what} ({rows.where()}); first: {details[0]}",
-                    details=details[:20], **rows.evidence())
+    return ctx.fire(
+        f"{rows.count} {what} ({rows.where()}); first: {details[0]}", details=details[:20], **rows.evidence()
+    )
 
 
-@rule(code="TL200", name="malformed-rows", category="data", severity="FAIL", target="dataset",
-      summary="Rows that do not parse (malformed JSON, wrong field count, not an object).",
-      explanation="""
+@rule(
+    code="TL200",
+    name="malformed-rows",
+    category="data",
+    severity="FAIL",
+    target="dataset",
+    summary="Rows that do not parse (malformed JSON, wrong field count, not an object).",
+    explanation="""
 A row the parser rejects makes most loaders (datasets.load_dataset, pandas.read_json)
 stop with an error, or be skipped silently by hand-written ones. Each row is listed
 with the parser's message. Try: fix or drop the listed lines; a truncated last line
-usually means the file was cut while being written.""")
+usually means the file was cut while being written.""",
+)
 def malformed_rows(ctx):
     return _bad(ctx, ("json", "row"), "malformed row(s)")
 
 
-@rule(code="TL201", name="non-utf8-bytes", category="data", severity="FAIL", target="dataset",
-      summary="Bytes that are not valid UTF-8, with line and byte offset.",
-      explanation="""
+@rule(
+    code="TL201",
+    name="non-utf8-bytes",
+    category="data",
+    severity="FAIL",
+    target="dataset",
+    summary="Bytes that are not valid UTF-8, with line and byte offset.",
+    explanation="""
 Loaders decode text as UTF-8 and fail on (or silently replace) invalid bytes: usually
 a file written in Latin-1/CP1252 or bytes cut mid-character. Try: re-encode the file
-(iconv -f cp1252 -t utf-8) or fix the listed lines.""")
+(iconv -f cp1252 -t utf-8) or fix the listed lines.""",
+)
 def non_utf8(ctx):
     return _bad(ctx, ("utf8",), "row(s) with non-UTF-8 bytes")
 
 
-@rule(code="TL202", name="control-characters", category="data", severity="WARN", target="dataset",
-      summary="Text containing control characters (other than tab and newline).",
-      explanation="""
+@rule(
+    code="TL202",
+    name="control-characters",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Text containing control characters (other than tab and newline).",
+    explanation="""
 NUL, escape and other C0 control characters in training text are almost always
 extraction debris (PDF/HTML scraping, binary blobs). The model learns to emit them.
-Try: strip them in preprocessing.""")
+Try: strip them in preprocessing.""",
+)
 def control_characters(ctx):
     scan = ctx.subject
     _need_rows(scan)
     if not scan.control:
         raise StandDown("no control characters")
     chars = dict(scan.control_chars.most_common(10))
-    return ctx.fire(f"{_pct(scan.control.count, scan.rows)} contain control characters "
-                    f"({', '.join(chars)}) at {scan.control.where()}", characters=chars,
-                    total_rows=scan.rows, **scan.control.evidence())
+    return ctx.fire(
+        f"{_pct(scan.control.count, scan.rows)} contain control characters "
+        f"({', '.join(chars)}) at {scan.control.where()}",
+        characters=chars,
+        total_rows=scan.rows,
+        **scan.control.evidence(),
+    )
 
 
-@rule(code="TL203", name="empty-fields", category="data", severity="WARN", target="dataset",
-      summary="Fields that are empty, whitespace-only or null.",
-      explanation="""
+@rule(
+    code="TL203",
+    name="empty-fields",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Fields that are empty, whitespace-only or null.",
+    explanation="""
 An empty prompt, answer or text field trains on nothing (or on the template alone).
 Fields that are optional by convention (input, system, context, history, tools, id)
-are not counted. Try: drop or fill the listed rows.""")
+are not counted. Try: drop or fill the listed rows.""",
+)
 def empty_fields(ctx):
     scan = ctx.subject
     _need_rows(scan)
     if not scan.empty.by:
         raise StandDown("no empty fields")
-    return [ctx.fire(f"field {k!r} is empty in {_pct(r.count, scan.rows)}: {r.where()}",
-                     field=k, total_rows=scan.rows, **r.evidence())
-            for k, r in sorted(scan.empty.by.items(), key=lambda kv: -kv[1].count)]
+    return [
+        ctx.fire(
+            f"field {k!r} is empty in {_pct(r.count, scan.rows)}: {r.where()}",
+            field=k,
+            total_rows=scan.rows,
+            **r.evidence(),
+        )
+        for k, r in sorted(scan.empty.by.items(), key=lambda kv: -kv[1].count)
+    ]
 
 
-@rule(code="TL204", name="duplicate-rows", category="data", severity="WARN", target="dataset",
-      summary="Exact duplicate rows, each group with its line numbers.",
-      explanation="""
+@rule(
+    code="TL204",
+    name="duplicate-rows",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Exact duplicate rows, each group with its line numbers.",
+    explanation="""
 Exact copies weight some examples several times over and, when they straddle a
 train/eval split, leak evaluation data into training. When most rows are copies the data
 set is unusable: FAIL. Try: deduplicate (keep the first of each group).""",
-      thresholds=[Threshold("max_fraction", 0.0, "extra copies / rows above which it fires")])
+    thresholds=[Threshold("max_fraction", 0.0, "extra copies / rows above which it fires")],
+)
 def duplicate_rows(ctx):
     scan = ctx.subject
     _need_rows(scan)
     ev = group_evidence(scan.hashes.groups("exact"))
     frac = ev["extra_copies"] / scan.rows
     if not ev["groups"] or frac <= ctx.t("max_fraction"):
-        raise StandDown(f"{ev['extra_copies']} duplicate rows (fraction {fmt(frac)}, "
-                        f"threshold {fmt(ctx.t('max_fraction'))})")
+        raise StandDown(
+            f"{ev['extra_copies']} duplicate rows (fraction {fmt(frac)}, threshold {fmt(ctx.t('max_fraction'))})"
+        )
     first = ev["first_groups"][0]
     share = _pct(ev["extra_copies"], scan.rows)
     sev, most = _scaled(ev["extra_copies"], scan.rows)
-    return ctx.fire(f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({share},"
-                    f" threshold {fmt(ctx.t('max_fraction'))}){most}; first group: lines "
-                    f"{', '.join(map(str, first['lines']))}", severity=sev, fraction=frac,
-                    threshold=ctx.t("max_fraction"), total_rows=scan.rows, rows=ev["extra_copies"], **ev)
+    return ctx.fire(
+        f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({share},"
+        f" threshold {fmt(ctx.t('max_fraction'))}){most}; first group: lines "
+        f"{', '.join(map(str, first['lines']))}",
+        severity=sev,
+        fraction=frac,
+        threshold=ctx.t("max_fraction"),
+        total_rows=scan.rows,
+        rows=ev["extra_copies"],
+        **ev,
+    )
 
 
-@rule(code="TL205", name="near-duplicate-rows", category="data", severity="WARN", target="dataset",
-      summary="Rows equal after lower-casing and collapsing whitespace, but not exact copies.",
-      explanation="""
+@rule(
+    code="TL205",
+    name="near-duplicate-rows",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Rows equal after lower-casing and collapsing whitespace, but not exact copies.",
+    explanation="""
 Copies that differ only in case or spacing (or key order) slip past exact
 deduplication and have the same effect: over-weighted examples and split leakage.
 The text of all string fields is compared, so rows with the same text but different
 non-text fields (a numeric label) are listed too: contradictory labels.
-Try: deduplicate on normalised text; resolve contradictory labels.""")
+Try: deduplicate on normalised text; resolve contradictory labels.""",
+)
 def near_duplicates(ctx):
     scan = ctx.subject
     _need_rows(scan)
@@ -136,18 +190,28 @@ def near_duplicates(ctx):
         raise StandDown("no normalised duplicates beyond exact copies")
     ev = group_evidence(groups)
     first = ev["first_groups"][0]
-    return ctx.fire(f"{ev['groups']} group(s) of rows equal after normalising case and whitespace "
-                    f"({ev['rows_involved']} rows); first group: lines {', '.join(map(str, first['lines']))}",
-                    total_rows=scan.rows, **ev, rows=ev["extra_copies"])
+    return ctx.fire(
+        f"{ev['groups']} group(s) of rows equal after normalising case and whitespace "
+        f"({ev['rows_involved']} rows); first group: lines {', '.join(map(str, first['lines']))}",
+        total_rows=scan.rows,
+        **ev,
+        rows=ev["extra_copies"],
+    )
 
 
-@rule(code="TL206", name="schema-drift-keys", category="data", severity="WARN", target="dataset",
-      summary="Keys present in some rows only.",
-      explanation="""
+@rule(
+    code="TL206",
+    name="schema-drift-keys",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Keys present in some rows only.",
+    explanation="""
 Rows with different keys usually come from concatenating sources that disagree
 (prompt/completion here, instruction/output there). Arrow-based loaders fill the
 missing key with null, and the template or collator then sees None. Try: map every
-source to one schema before concatenating.""")
+source to one schema before concatenating.""",
+)
 def schema_keys(ctx):
     scan = ctx.subject
     _need_rows(scan)
@@ -162,21 +226,41 @@ def schema_keys(ctx):
         if not missing:
             continue
         side, rows = ("missing in", missing) if missing.count <= present.count else ("present only in", present)
-        out.append(ctx.fire(f"key {key!r} is {side} {_pct(rows.count, scan.rows)}: {rows.where()}",
-                            key=key, present=present.count, missing=missing.count, listed=side.split()[0],
-                            total_rows=scan.rows, **rows.evidence()))
+        out.append(
+            ctx.fire(
+                f"key {key!r} is {side} {_pct(rows.count, scan.rows)}: {rows.where()}",
+                key=key,
+                present=present.count,
+                missing=missing.count,
+                listed=side.split()[0],
+                total_rows=scan.rows,
+                **rows.evidence(),
+            )
+        )
     if scan.keysets.overflow:
-        out.append(ctx.fire(f"{scan.keysets.overflow} rows have key/type combinations beyond the first 256 "
-                            "distinct ones (counts above exclude them)", severity="NOTE", rows=scan.keysets.overflow))
+        out.append(
+            ctx.fire(
+                f"{scan.keysets.overflow} rows have key/type combinations beyond the first 256 "
+                "distinct ones (counts above exclude them)",
+                severity="NOTE",
+                rows=scan.keysets.overflow,
+            )
+        )
     return out
 
 
-@rule(code="TL207", name="schema-drift-types", category="data", severity="WARN", target="dataset",
-      summary="A key whose value type changes across rows (nulls are counted as empty fields).",
-      explanation="""
+@rule(
+    code="TL207",
+    name="schema-drift-types",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="A key whose value type changes across rows (nulls are counted as empty fields).",
+    explanation="""
 A field that is a string in most rows and a number or a list in others makes
 Arrow-based loaders fail to build a column ("Could not convert ... with type ...") or
-reach the template as the wrong thing. Try: cast the field to one type.""")
+reach the template as the wrong thing. Try: cast the field to one type.""",
+)
 def schema_types(ctx):
     scan = ctx.subject
     _need_rows(scan)
@@ -192,9 +276,16 @@ def schema_types(ctx):
         main = ranked[0][0]
         minority = Rows.merged([r for _, r in ranked[1:]])
         counts = {t: r.count for t, r in ranked}
-        out.append(ctx.fire(f"key {key!r} is {main} in {types[main].count} rows but "
-                            f"{', '.join(f'{t} in {r.count}' for t, r in ranked[1:])}: {minority.where()}",
-                            key=key, types=counts, total_rows=scan.rows, **minority.evidence()))
+        out.append(
+            ctx.fire(
+                f"key {key!r} is {main} in {types[main].count} rows but "
+                f"{', '.join(f'{t} in {r.count}' for t, r in ranked[1:])}: {minority.where()}",
+                key=key,
+                types=counts,
+                total_rows=scan.rows,
+                **minority.evidence(),
+            )
+        )
     if not out:
         raise StandDown("every key keeps one type")
     return out
@@ -209,8 +300,13 @@ def _problem(ctx, check, what):
     top = next(iter(kinds), "")
     # empty targets in most rows make the data unusable; other shape problems stay WARNs
     sev, most = _scaled(rows.count, scan.rows) if check in SCALED else (None, "")
-    return ctx.fire(f"{_pct(rows.count, scan.rows)} {what} (most common: {top}){most}: {rows.where()}",
-                    severity=sev, kinds=kinds, total_rows=scan.rows, **rows.evidence())
+    return ctx.fire(
+        f"{_pct(rows.count, scan.rows)} {what} (most common: {top}){most}: {rows.where()}",
+        severity=sev,
+        kinds=kinds,
+        total_rows=scan.rows,
+        **rows.evidence(),
+    )
 
 
 SCALED = ("empty-completion", "empty-content")
@@ -225,55 +321,85 @@ def _scaled(count: int, total: int) -> tuple[str | None, str]:
     return None, ""
 
 
-@rule(code="TL208", name="chat-unknown-role", category="data", severity="WARN", target="dataset",
-      summary="Chat turns with a role the chat templates do not know (or no role).",
-      explanation="""
+@rule(
+    code="TL208",
+    name="chat-unknown-role",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Chat turns with a role the chat templates do not know (or no role).",
+    explanation="""
 Chat templates branch on system/user/assistant/tool (ShareGPT's human/gpt are mapped).
 An unknown role is dropped, rendered wrongly, or makes the template raise. Try: map
-the roles to the standard names.""")
+the roles to the standard names.""",
+)
 def chat_unknown_role(ctx):
     _chat_only(ctx.subject)
     return _problem(ctx, "unknown-role", "have turns with an unknown or missing role")
 
 
-@rule(code="TL209", name="chat-turn-order", category="data", severity="WARN", target="dataset",
-      summary="Chat turns out of order: a system turn after the start, no opening user turn, a role twice in a row.",
-      explanation="""
+@rule(
+    code="TL209",
+    name="chat-turn-order",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Chat turns out of order: a system turn after the start, no opening user turn, a role twice in a row.",
+    explanation="""
 Many chat templates require user and assistant to alternate after an optional leading
 system turn and raise otherwise; the others render a conversation the model never sees
-at inference. Try: merge consecutive turns of one role and move the system turn first.""")
+at inference. Try: merge consecutive turns of one role and move the system turn first.""",
+)
 def chat_turn_order(ctx):
     _chat_only(ctx.subject)
     return _problem(ctx, "turn-order", "have turns out of order")
 
 
-@rule(code="TL210", name="chat-no-final-assistant", category="data", severity="WARN", target="dataset",
-      summary="Conversations that do not end with an assistant turn.",
-      explanation="""
+@rule(
+    code="TL210",
+    name="chat-no-final-assistant",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Conversations that do not end with an assistant turn.",
+    explanation="""
 With loss on assistant turns only, a trailing user turn is trained on nothing; with
 no assistant turn at all the row contributes no loss. Try: drop the trailing turn or
-the row.""")
+the row.""",
+)
 def chat_no_final_assistant(ctx):
     _chat_only(ctx.subject)
     return _problem(ctx, "no-final-assistant", "do not end with an assistant turn")
 
 
-@rule(code="TL211", name="chat-empty-content", category="data", severity="WARN", target="dataset",
-      summary="Chat turns with empty or missing content (tool-call turns excepted).",
-      explanation="""
+@rule(
+    code="TL211",
+    name="chat-empty-content",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Chat turns with empty or missing content (tool-call turns excepted).",
+    explanation="""
 An empty assistant turn teaches the model to answer with nothing; an empty user turn
-is a broken prompt. Try: drop or repair the listed rows.""")
+is a broken prompt. Try: drop or repair the listed rows.""",
+)
 def chat_empty_content(ctx):
     _chat_only(ctx.subject)
     return _problem(ctx, "empty-content", "have turns with empty content")
 
 
-@rule(code="TL212", name="empty-completion", category="data", severity="WARN", target="dataset",
-      summary="Prompt/completion rows whose completion is empty.",
-      explanation="""
+@rule(
+    code="TL212",
+    name="empty-completion",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Prompt/completion rows whose completion is empty.",
+    explanation="""
 With loss on the completion only, an empty completion trains the model to stop at
 once (or contributes nothing). When most rows have one, the data set is unusable: FAIL.
-Try: drop the listed rows.""")
+Try: drop the listed rows.""",
+)
 def empty_completion(ctx):
     scan = ctx.subject
     _need_rows(scan)
@@ -282,14 +408,20 @@ def empty_completion(ctx):
     return _problem(ctx, "empty-completion", "have an empty completion")
 
 
-@rule(code="TL213", name="rows-over-max-length", category="data", severity="WARN", target="dataset",
-      summary="Rows longer than the max length, and how many tokens truncation loses.",
-      explanation="""
+@rule(
+    code="TL213",
+    name="rows-over-max-length",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Rows longer than the max length, and how many tokens truncation loses.",
+    explanation="""
 Rows over the max length are cut (or dropped, or crash the collator). What is cut is
 usually the end: the answer. Lengths count the tokens of the row's texts plus the
 tokenizer's special tokens; a chat template adds more, so these are lower bounds.
 Try: raise the max length, filter long rows, or split them.""",
-      thresholds=[Threshold("max_fraction", 0.0, "fraction of rows over the max length above which it fires")])
+    thresholds=[Threshold("max_fraction", 0.0, "fraction of rows over the max length above which it fires")],
+)
 def over_max_length(ctx):
     scan = ctx.subject
     tok = _tokens(scan)
@@ -297,23 +429,36 @@ def over_max_length(ctx):
         raise NotChecked("no max length: pass --max-length (the tokenizer and config give none)")
     frac = tok.over.count / max(scan.rows, 1)
     if frac <= ctx.t("max_fraction"):
-        raise StandDown(f"{tok.over.count} rows over {tok.max_length} tokens (threshold fraction "
-                        f"{fmt(ctx.t('max_fraction'))})")
-    return ctx.fire(f"{_pct(tok.over.count, scan.rows)} are longer than {tok.max_length} tokens "
-                    f"({scan.max_length_from}); truncation loses {tok.lost} tokens: {tok.over.where()}",
-                    max_length=tok.max_length, tokens_lost=tok.lost, fraction=frac,
-                    threshold=ctx.t("max_fraction"), longest=int(tok.distribution().get("max", 0)),
-                    total_rows=scan.rows, **tok.over.evidence())
+        raise StandDown(
+            f"{tok.over.count} rows over {tok.max_length} tokens (threshold fraction {fmt(ctx.t('max_fraction'))})"
+        )
+    return ctx.fire(
+        f"{_pct(tok.over.count, scan.rows)} are longer than {tok.max_length} tokens "
+        f"({scan.max_length_from}); truncation loses {tok.lost} tokens: {tok.over.where()}",
+        max_length=tok.max_length,
+        tokens_lost=tok.lost,
+        fraction=frac,
+        threshold=ctx.t("max_fraction"),
+        longest=int(tok.distribution().get("max", 0)),
+        total_rows=scan.rows,
+        **tok.over.evidence(),
+    )
 
 
-@rule(code="TL214", name="target-lost", category="data", severity="WARN", target="dataset",
-      summary="Rows whose target (assistant turns / completion / text) is empty or cut away entirely.",
-      explanation="""
+@rule(
+    code="TL214",
+    name="target-lost",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Rows whose target (assistant turns / completion / text) is empty or cut away entirely.",
+    explanation="""
 With loss on the target only, a row whose target has no tokens, or whose prompt alone
 fills the max length so that truncation cuts the whole target, contributes no loss:
 compute spent on nothing, and when most rows are like that the loss is an average
 over a few. Try: raise the max length, shorten prompts, drop the rows.""",
-      thresholds=[Threshold("fail_fraction", 0.5, "fraction of rows losing their target at which it FAILs")])
+    thresholds=[Threshold("fail_fraction", 0.5, "fraction of rows losing their target at which it FAILs")],
+)
 def target_lost(ctx):
     scan = ctx.subject
     tok = _tokens(scan)
@@ -322,20 +467,33 @@ def target_lost(ctx):
         raise StandDown("every row keeps target tokens")
     frac = lost.count / max(scan.rows, 1)
     sev = "FAIL" if frac >= ctx.t("fail_fraction") else None
-    return ctx.fire(f"{_pct(lost.count, scan.rows)} train on no target token ({tok.masked.count} with an "
-                    f"empty target, {tok.cut.count} with the target cut away beyond {tok.max_length} tokens; "
-                    f"FAIL at fraction {fmt(ctx.t('fail_fraction'))}): {lost.where()}", severity=sev,
-                    empty_target=tok.masked.count, cut_away=tok.cut.count, fraction=frac,
-                    threshold=ctx.t("fail_fraction"), total_rows=scan.rows, **lost.evidence())
+    return ctx.fire(
+        f"{_pct(lost.count, scan.rows)} train on no target token ({tok.masked.count} with an "
+        f"empty target, {tok.cut.count} with the target cut away beyond {tok.max_length} tokens; "
+        f"FAIL at fraction {fmt(ctx.t('fail_fraction'))}): {lost.where()}",
+        severity=sev,
+        empty_target=tok.masked.count,
+        cut_away=tok.cut.count,
+        fraction=frac,
+        threshold=ctx.t("fail_fraction"),
+        total_rows=scan.rows,
+        **lost.evidence(),
+    )
 
 
-@rule(code="TL215", name="token-statistics", category="data", severity="NOTE", target="dataset",
-      summary="Token-length distribution and the unigram entropy of the target tokens (a record, not a verdict).",
-      explanation="""
+@rule(
+    code="TL215",
+    name="token-statistics",
+    category="data",
+    severity="NOTE",
+    target="dataset",
+    summary="Token-length distribution and the unigram entropy of the target tokens (a record, not a verdict).",
+    explanation="""
 The unigram entropy of the target tokens (in nats) is the loss a model reaches by
 learning only how often each token occurs. A run whose final loss is not clearly below
 it learned nothing from the inputs: `trainlint doctor RUN --dataset DATA --tokenizer DIR`
-checks exactly that (TL099).""")
+checks exactly that (TL099).""",
+)
 def token_statistics(ctx):
     scan = ctx.subject
     tok = _tokens(scan)
@@ -343,19 +501,29 @@ def token_statistics(ctx):
     if not dist:
         raise StandDown("no rows tokenized")
     ent = tok.entropy()
-    return ctx.fire(f"tokens per row: median {fmt(dist['p50'])}, p90 {fmt(dist['p90'])}, p99 {fmt(dist['p99'])}, "
-                    f"max {dist['max']}; {dist['target_tokens']} target tokens, unigram entropy "
-                    f"{fmt(ent) if ent is not None else 'n/a'} nats", entropy_nats=ent, **dist)
+    return ctx.fire(
+        f"tokens per row: median {fmt(dist['p50'])}, p90 {fmt(dist['p90'])}, p99 {fmt(dist['p99'])}, "
+        f"max {dist['max']}; {dist['target_tokens']} target tokens, unigram entropy "
+        f"{fmt(ent) if ent is not None else 'n/a'} nats",
+        entropy_nats=ent,
+        **dist,
+    )
 
 
-@rule(code="TL216", name="rows-in-another-split", category="data", severity="WARN", target="dataset",
-      summary="Rows that also appear (after normalising case and whitespace) in an earlier split or shard.",
-      explanation="""
+@rule(
+    code="TL216",
+    name="rows-in-another-split",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Rows that also appear (after normalising case and whitespace) in an earlier split or shard.",
+    explanation="""
 A DatasetDict is judged split by split and a folder of shards file by file; each part is
 compared with the parts before it. A test or validation row that is also a training row
 makes the evaluation measure memorisation (leakage); copies across shards over-weight
 those rows. Try: deduplicate across splits before training (drop the listed rows from
-the later split).""")
+the later split).""",
+)
 def rows_in_another_split(ctx):
     scan = ctx.subject
     _need_rows(scan)
@@ -366,23 +534,36 @@ def rows_in_another_split(ctx):
         lines = scan.hashes.found_in(other)
         if len(lines):
             first = [int(n) for n in lines[:20]]
-            out.append(ctx.fire(f"{_pct(len(lines), scan.rows)} also appear in {name}: "
-                                f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, first))}"
-                                + (f" ... ({len(lines)} in all)" if len(lines) > 20 else ""),
-                                other=name, rows=int(len(lines)), lines=first, total_rows=scan.rows))
+            out.append(
+                ctx.fire(
+                    f"{_pct(len(lines), scan.rows)} also appear in {name}: "
+                    f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, first))}"
+                    + (f" ... ({len(lines)} in all)" if len(lines) > 20 else ""),
+                    other=name,
+                    rows=int(len(lines)),
+                    lines=first,
+                    total_rows=scan.rows,
+                )
+            )
     if not out:
         raise StandDown(f"no row also appears in {', '.join(n for n, _ in scan.earlier)}")
     return out
 
 
-@rule(code="TL217", name="special-token-in-text", category="data", severity="WARN", target="dataset",
-      summary="Row text that contains the tokenizer's special tokens literally (e.g. '</s>', '<|im_end|>').",
-      explanation="""
+@rule(
+    code="TL217",
+    name="special-token-in-text",
+    category="data",
+    severity="WARN",
+    target="dataset",
+    summary="Row text that contains the tokenizer's special tokens literally (e.g. '</s>', '<|im_end|>').",
+    explanation="""
 The tokenizer turns a special token written in plain text into the special token itself:
 an EOS in the middle of an answer teaches the model to stop there, a chat marker inside
 a message breaks the turn structure (and is a prompt-injection path). Usually left over
 from text that was already rendered with a template. Try: strip or escape them, or
-tokenize content with split_special_tokens=True.""")
+tokenize content with split_special_tokens=True.""",
+)
 def special_token_in_text(ctx):
     scan = ctx.subject
     tok = _tokens(scan)
@@ -392,6 +573,10 @@ def special_token_in_text(ctx):
     if not rows:
         raise StandDown("no row contains one of the special tokens")
     seen = dict(sorted(tok.special_seen.items(), key=lambda kv: -kv[1])[:10])
-    return ctx.fire(f"{_pct(rows.count, scan.rows)} contain special tokens as text "
-                    f"({', '.join(f'{t!r} x{n}' for t, n in seen.items())}): {rows.where()}",
-                    tokens=seen, total_rows=scan.rows, **rows.evidence())
+    return ctx.fire(
+        f"{_pct(rows.count, scan.rows)} contain special tokens as text "
+        f"({', '.join(f'{t!r} x{n}' for t, n in seen.items())}): {rows.where()}",
+        tokens=seen,
+        total_rows=scan.rows,
+        **rows.evidence(),
+    )

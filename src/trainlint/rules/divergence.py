@@ -14,9 +14,13 @@ def _curve(ctx):
     return s, steps, v, rolling_median(v, window_for(len(v)))
 
 
-@rule(code="TL010", name="loss-diverged", category="divergence", severity="FAIL",
-      summary="The loss ended far above its best level and stayed there.",
-      explanation="""
+@rule(
+    code="TL010",
+    name="loss-diverged",
+    category="divergence",
+    severity="FAIL",
+    summary="The loss ended far above its best level and stayed there.",
+    explanation="""
 Compares a robust end level (median of the last tenth of the run) with a robust
 minimum (the lowest rolling median). A sustained rise to a multiple of the best level
 means training diverged: the optimizer left the good region and did not come back.
@@ -24,9 +28,12 @@ A last-point blip does not count: the rise must persist over a stretch of the ru
 If an eval loss exists and kept improving to the end, the train-loss rise alone is only
 a WARN. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
-      thresholds=[Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
-                  Threshold("min_points", 10, "finite loss points needed to judge"),
-                  Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over")])
+    thresholds=[
+        Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
+        Threshold("min_points", 10, "finite loss points needed to judge"),
+        Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over"),
+    ],
+)
 def loss_diverged(ctx):
     s, steps, v, rm = _curve(ctx)
     best_i = int(np.argmin(rm))
@@ -42,9 +49,15 @@ def loss_diverged(ctx):
     above = float(np.mean(cm[best_i:] > half)) * (len(v) - best_i) / len(v)
     if above < ctx.t("min_stretch"):
         raise StandDown(f"loss rose {fmt(ratio)}x but only over {fmt(above * 100)}% of the run")
-    evidence = dict(end_level=end, best_level=best, best_step=steps[best_i], ratio=ratio,
-                    threshold=ctx.t("min_rise"), steps_past_best=steps[-1] - steps[best_i],
-                    stretch_fraction=above)
+    evidence = dict(
+        end_level=end,
+        best_level=best,
+        best_step=steps[best_i],
+        ratio=ratio,
+        threshold=ctx.t("min_rise"),
+        steps_past_best=steps[-1] - steps[best_i],
+        stretch_fraction=above,
+    )
     ev = ctx.subject.get("eval_loss")
     if ev is not None and len(ev.finite()) >= 3:
         e = ev.finite().values
@@ -52,27 +65,40 @@ def loss_diverged(ctx):
             return ctx.fire(
                 f"train loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step "
                 f"{fstep(steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
-                step=steps[best_i], severity="WARN", eval_last=e[-1], eval_best=float(np.min(e)),
-                **evidence)
+                step=steps[best_i],
+                severity="WARN",
+                eval_last=e[-1],
+                eval_best=float(np.min(e)),
+                **evidence,
+            )
     return ctx.fire(
         f"loss diverged: end level {fmt(end)} is {fmt(ratio)}x its best {fmt(best)} "
         f"(step {fstep(steps[best_i])}), {fstep(steps[-1] - steps[best_i])} steps past the best "
         f"(threshold {fmt(ctx.t('min_rise'))}x)",
-        step=steps[best_i], **evidence)
+        step=steps[best_i],
+        **evidence,
+    )
 
 
-@rule(code="TL011", name="loss-blowup", category="divergence", severity="FAIL",
-      summary="The loss blew up to many times its earlier best for a long stretch, then came back.",
-      explanation="""
+@rule(
+    code="TL011",
+    name="loss-blowup",
+    category="divergence",
+    severity="FAIL",
+    summary="The loss blew up to many times its earlier best for a long stretch, then came back.",
+    explanation="""
 A blow-up in the middle of a run is divergence even when the loss later comes back down
 (often only because the learning rate decayed): while the loss sat at a multiple of its
 earlier best, the updates were undoing training and that part of the budget was lost.
 Fires when the rolling median stays above `factor` times the best level reached before
 it for at least `min_stretch` of the run and the run ends below that level (a rise that
 lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, clipping.""",
-      thresholds=[Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
-                  Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
-                  Threshold("min_points", 20, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
+        Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
+        Threshold("min_points", 20, "finite loss points needed to judge"),
+    ],
+)
 def loss_blowup(ctx):
     s, steps, v, _ = _curve(ctx)
     rm = centred_median(v, window_for(len(v)))
@@ -88,14 +114,22 @@ def loss_blowup(ctx):
     ref = float(best_so_far[start])
     if end > ctx.t("factor") * ref:
         raise StandDown("the blow-up lasts to the end of the run (judged by TL010)")
-    seg = v[start:start + length]
+    seg = v[start : start + length]
     peak_i = start + int(np.argmax(seg))
     return ctx.fire(
-        f"loss blew up to {fmt(float(rm[start:start + length].max()) / ref)}x its earlier best "
+        f"loss blew up to {fmt(float(rm[start : start + length].max()) / ref)}x its earlier best "
         f"{fmt(ref)} from step {fstep(steps[start])} to {fstep(steps[start + length - 1])} "
         f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fstep(steps[peak_i])}), "
         f"then came back to {fmt(end)} (threshold {fmt(ctx.t('factor'))}x for "
         f"{fmt(ctx.t('min_stretch') * 100)}% of the run)",
-        step=steps[start], start_step=steps[start], end_step=steps[start + length - 1],
-        peak=float(v[peak_i]), peak_step=steps[peak_i], best_before=ref, end_level=end,
-        stretch_fraction=frac, factor=ctx.t("factor"), start_level=head_level(v))
+        step=steps[start],
+        start_step=steps[start],
+        end_step=steps[start + length - 1],
+        peak=float(v[peak_i]),
+        peak_step=steps[peak_i],
+        best_before=ref,
+        end_level=end,
+        stretch_fraction=frac,
+        factor=ctx.t("factor"),
+        start_level=head_level(v),
+    )

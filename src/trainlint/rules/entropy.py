@@ -24,8 +24,21 @@ def class_count(ctx) -> tuple[int, str] | None:
 
 MAX_GUESS = 1000  # classes tried when none is given
 MAX_SUGGEST = 12  # a loss merely ending at ln k suggests k only for few classes (else any level is near one)
-_ACCURACY = ("eval_accuracy", "val_accuracy", "val_acc", "eval_acc", "valid_acc", "test_accuracy",
-             "test_acc", "accuracy", "acc", "train_accuracy", "train_acc", "val/acc", "eval/accuracy")
+_ACCURACY = (
+    "eval_accuracy",
+    "val_accuracy",
+    "val_acc",
+    "eval_acc",
+    "valid_acc",
+    "test_accuracy",
+    "test_acc",
+    "accuracy",
+    "acc",
+    "train_accuracy",
+    "train_acc",
+    "val/acc",
+    "eval/accuracy",
+)
 
 
 def _accuracy(run) -> tuple[str, float] | None:
@@ -36,7 +49,7 @@ def _accuracy(run) -> tuple[str, float] | None:
             continue
         fin = s.finite().values
         if len(fin) >= 2:
-            level = float(np.median(fin[len(fin) // 2:]))
+            level = float(np.median(fin[len(fin) // 2 :]))
             return name, level / 100 if level > 1.0 else level
     return None
 
@@ -62,25 +75,42 @@ def _chance_without_count(ctx):
             f"loss {fmt(thirds[-1])} = ln {k} over the whole run: the model predicts no better than chance "
             f"over {k} classes{acc_note} (no class count given: {k} inferred from the loss; tolerance "
             f"{fmt(tol)}; pass --num-classes {k} to confirm)",
-            step=s.steps[-1], end_level=thirds[-1], ln_v=ln_k, classes=k, inferred=True,
-            accuracy=acc[1] if acc else None, tolerance=tol, threshold=ctx.t("stuck_fraction"))
+            step=s.steps[-1],
+            end_level=thirds[-1],
+            ln_v=ln_k,
+            classes=k,
+            inferred=True,
+            accuracy=acc[1] if acc else None,
+            tolerance=tol,
+            threshold=ctx.t("stuck_fraction"),
+        )
     sixths = [float(np.median(part)) for part in np.array_split(v, 6) if len(part)]
     tight = min(0.02, 0.1 * (math.log(k + 1) - ln_k))
     # a uniform guess scores ln k on every batch: the level sits there with almost no noise
-    still = float(np.median(np.abs(np.diff(v[len(v) // 2:])))) <= tight if len(v) >= 6 else False
+    still = float(np.median(np.abs(np.diff(v[len(v) // 2 :])))) <= tight if len(v) >= 6 else False
     ends_flat = k <= MAX_SUGGEST and still and all(abs(x - ln_k) <= tight for x in sixths[-3:])
     if ends_flat and (acc is None or acc_near):
         return ctx.fire(
             f"loss ends at {fmt(thirds[-1])} = ln {k}: if the task has {k} classes this is a uniform guess; "
             f"pass --num-classes {k} (or --vocab-size) to judge it",
-            step=s.steps[-1], severity="NOTE", end_level=thirds[-1], ln_v=ln_k, classes=k, inferred=True,
-            tolerance=tol)
+            step=s.steps[-1],
+            severity="NOTE",
+            end_level=thirds[-1],
+            ln_v=ln_k,
+            classes=k,
+            inferred=True,
+            tolerance=tol,
+        )
     raise NotChecked(unknown)
 
 
-@rule(code="TL033", name="loss-at-uniform", category="stagnation", severity="FAIL",
-      summary="The loss sits at ln(V): the model predicts no better than a uniform guess.",
-      explanation="""
+@rule(
+    code="TL033",
+    name="loss-at-uniform",
+    category="stagnation",
+    severity="FAIL",
+    summary="The loss sits at ln(V): the model predicts no better than a uniform guess.",
+    explanation="""
 For a cross-entropy over V classes (or a vocabulary of V tokens) a model that predicts
 uniformly scores exactly ln(V). A loss that stays at ln(V) for most of the run (FAIL) or
 ends there (WARN) means the model learned nothing about its targets: dead outputs,
@@ -90,9 +120,12 @@ ln(V) alone is normal for a freshly initialised head. V comes from --vocab-size 
 Without either, a loss that sits at ln k for a small k (2 to 100) over the whole run, with
 an accuracy near 1/k when one is logged, is chance over k classes (FAIL); one whose last half
 sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k.""",
-      thresholds=[Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
-                  Threshold("stuck_fraction", 0.5, "share of the run at ln V that makes it FAIL"),
-                  Threshold("min_points", 10, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
+        Threshold("stuck_fraction", 0.5, "share of the run at ln V that makes it FAIL"),
+        Threshold("min_points", 10, "finite loss points needed to judge"),
+    ],
+)
 def loss_at_uniform(ctx):
     got = class_count(ctx)
     if got is None:
@@ -114,5 +147,12 @@ def loss_at_uniform(ctx):
     return ctx.fire(
         f"loss {fmt(end)} is at ln(V) = {fmt(ln_v)} for V = {size} ({origin}): no better than uniform, "
         f"{how} (tolerance {fmt(tol)})",
-        step=s.steps[-1], severity=sev, end_level=end, ln_v=ln_v, classes=size,
-        fraction_at_uniform=near, tolerance=tol, threshold=ctx.t("stuck_fraction"))
+        step=s.steps[-1],
+        severity=sev,
+        end_level=end,
+        ln_v=ln_v,
+        classes=size,
+        fraction_at_uniform=near,
+        tolerance=tol,
+        threshold=ctx.t("stuck_fraction"),
+    )

@@ -21,17 +21,24 @@ def loss_improved(run, rel: float = 0.05) -> float | None:
     return None
 
 
-@rule(code="TL050", name="grad-exploding", category="gradient", severity="WARN",
-      summary="The gradient norm sits far above its early level for a sustained stretch.",
-      explanation="""
+@rule(
+    code="TL050",
+    name="grad-exploding",
+    category="gradient",
+    severity="WARN",
+    summary="The gradient norm sits far above its early level for a sustained stretch.",
+    explanation="""
 Compares the rolling median of the gradient norm with its median over the first tenth of
 the run. A sustained stretch many times above the early level means the gradients are
 exploding: updates grow, the loss usually follows (WARN; FAIL when it lasts to the end).
 A single spike is TL021. Try: gradient clipping, a lower LR, checking the loss scale and
 for layers whose activations grow (missing normalisation).""",
-      thresholds=[Threshold("factor", 10.0, "rolling median / early median that counts as exploding"),
-                  Threshold("min_stretch", 0.1, "fraction of the run the stretch must last"),
-                  Threshold("min_points", 20, "finite grad-norm points needed to judge")])
+    thresholds=[
+        Threshold("factor", 10.0, "rolling median / early median that counts as exploding"),
+        Threshold("min_stretch", 0.1, "fraction of the run the stretch must last"),
+        Threshold("min_points", 20, "finite grad-norm points needed to judge"),
+    ],
+)
 def grad_exploding(ctx):
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
@@ -43,31 +50,45 @@ def grad_exploding(ctx):
     frac = length / len(v)
     if frac < ctx.t("min_stretch"):
         return None
-    peak = float(rm[start:start + length].max())
+    peak = float(rm[start : start + length].max())
     to_end = start + length == len(v)
     sev = "FAIL" if to_end else "WARN"
     return ctx.fire(
         f"grad norm {fmt(peak / early)}x its early level {fmt(early)} (rolling median up to {fmt(peak)}) "
         f"from step {fstep(steps[start])} to {fstep(steps[start + length - 1])}"
         f" ({fmt(frac * 100)}% of the run{', to the end' if to_end else ''}; threshold {fmt(ctx.t('factor'))}x)",
-        step=steps[start], severity=sev, early_level=early, peak_level=peak, ratio=peak / early,
-        start_step=steps[start], end_step=steps[start + length - 1], stretch_fraction=frac,
-        threshold=ctx.t("factor"))
+        step=steps[start],
+        severity=sev,
+        early_level=early,
+        peak_level=peak,
+        ratio=peak / early,
+        start_step=steps[start],
+        end_step=steps[start + length - 1],
+        stretch_fraction=frac,
+        threshold=ctx.t("factor"),
+    )
 
 
-@rule(code="TL051", name="grad-vanishing", category="gradient", severity="FAIL",
-      summary="The gradient norm is (nearly) zero: nothing flows back to the parameters.",
-      explanation="""
+@rule(
+    code="TL051",
+    name="grad-vanishing",
+    category="gradient",
+    severity="FAIL",
+    summary="The gradient norm is (nearly) zero: nothing flows back to the parameters.",
+    explanation="""
 Fires FAIL when (nearly) every logged gradient norm is at or below `zero`, and WARN when the
 late gradient norm collapsed to a tiny fraction of its early level. A run cannot learn
 without gradient, so when the loss clearly improved the rule stands down: some trainers
 log 0.0 when clipping is off or the norm is not computed. Usual causes: a detached loss,
 frozen parameters, dead activations, a loss scale underflow. Try: print a parameter's
 .grad after backward() and check requires_grad on the trained parameters.""",
-      thresholds=[Threshold("zero", 1e-8, "a grad norm at or below this is zero"),
-                  Threshold("zero_fraction", 0.95, "share of zero grad norms that FAILs"),
-                  Threshold("collapse", 1e-3, "late / early grad-norm level that WARNs"),
-                  Threshold("min_points", 10, "grad-norm points needed to judge")])
+    thresholds=[
+        Threshold("zero", 1e-8, "a grad norm at or below this is zero"),
+        Threshold("zero_fraction", 0.95, "share of zero grad norms that FAILs"),
+        Threshold("collapse", 1e-3, "late / early grad-norm level that WARNs"),
+        Threshold("min_points", 10, "grad-norm points needed to judge"),
+    ],
+)
 def grad_vanishing(ctx):
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     zero = np.abs(s.values) <= ctx.t("zero")
@@ -78,14 +99,27 @@ def grad_vanishing(ctx):
         return None
     drop = loss_improved(ctx.subject)
     if drop is not None:
-        raise StandDown(f"grad norm looks {'zero' if frac >= ctx.t('zero_fraction') else 'collapsed'} "
-                        f"but the loss fell {fmt(drop * 100)}%: the logged norm is not the real one")
+        raise StandDown(
+            f"grad norm looks {'zero' if frac >= ctx.t('zero_fraction') else 'collapsed'} "
+            f"but the loss fell {fmt(drop * 100)}%: the logged norm is not the real one"
+        )
     if frac >= ctx.t("zero_fraction"):
-        return ctx.fire(f"grad norm is zero at {int(zero.sum())} of {len(s)} points ({fmt(frac * 100)}%, "
-                        f"threshold {fmt(ctx.t('zero_fraction') * 100)}%) and the loss did not improve",
-                        step=s.steps[int(np.argmax(zero))], zero_points=int(zero.sum()), points=len(s),
-                        fraction=frac, threshold=ctx.t("zero_fraction"))
-    return ctx.fire(f"grad norm collapsed from {fmt(early)} to {fmt(late)} ({fmt(late / early)}x, threshold "
-                    f"{fmt(ctx.t('collapse'))}x) and the loss did not improve",
-                    step=s.steps[-1], severity="WARN", early_level=early, late_level=late,
-                    ratio=late / early, threshold=ctx.t("collapse"))
+        return ctx.fire(
+            f"grad norm is zero at {int(zero.sum())} of {len(s)} points ({fmt(frac * 100)}%, "
+            f"threshold {fmt(ctx.t('zero_fraction') * 100)}%) and the loss did not improve",
+            step=s.steps[int(np.argmax(zero))],
+            zero_points=int(zero.sum()),
+            points=len(s),
+            fraction=frac,
+            threshold=ctx.t("zero_fraction"),
+        )
+    return ctx.fire(
+        f"grad norm collapsed from {fmt(early)} to {fmt(late)} ({fmt(late / early)}x, threshold "
+        f"{fmt(ctx.t('collapse'))}x) and the loss did not improve",
+        step=s.steps[-1],
+        severity="WARN",
+        early_level=early,
+        late_level=late,
+        ratio=late / early,
+        threshold=ctx.t("collapse"),
+    )

@@ -27,25 +27,36 @@ def _pairs(ctx, lag: bool = False):
     return e.steps[ok], e.values[ok], tr[ok]
 
 
-REGULARISERS = ("dropout, SpecAugment or other augmentation, label smoothing, stochastic depth, "
-                "or a loss averaged per token in training and per sequence in evaluation")
-CAUSES = ("usual causes: the eval set overlaps the training data (a split taken after "
-          "augmentation/dedup, the same file twice), or regularisation such as dropout that is "
-          "active only in training")
+REGULARISERS = (
+    "dropout, SpecAugment or other augmentation, label smoothing, stochastic depth, "
+    "or a loss averaged per token in training and per sequence in evaluation"
+)
+CAUSES = (
+    "usual causes: the eval set overlaps the training data (a split taken after "
+    "augmentation/dedup, the same file twice), or regularisation such as dropout that is "
+    "active only in training"
+)
 
 
-@rule(code="TL065", name="eval-tracks-train", category="leakage", severity="WARN",
-      summary="The eval loss is nearly identical to the train loss at many evaluations.",
-      explanation="""
+@rule(
+    code="TL065",
+    name="eval-tracks-train",
+    category="leakage",
+    severity="WARN",
+    summary="The eval loss is nearly identical to the train loss at many evaluations.",
+    explanation="""
 A held-out eval loss differs from the (smoothed) train loss by more than batch noise. When
 the two agree within `tol` (relative, 0.2%) at most evaluations, the eval set is very
 likely the training data (or overlaps it heavily), or the same number is logged twice, and
 it cannot tell you about generalisation. (A gap of about 1%, as in large-data
 pretraining where train and validation come from one distribution, is not flagged.)
 Try: check how the eval split is made, deduplicate across splits, hash examples of both.""",
-      thresholds=[Threshold("tol", 0.002, "relative |eval - train| / train that counts as identical"),
-                  Threshold("share", 0.8, "share of evaluations that must be within 2x tol"),
-                  Threshold("min_points", 5, "evaluations needed to judge")])
+    thresholds=[
+        Threshold("tol", 0.002, "relative |eval - train| / train that counts as identical"),
+        Threshold("share", 0.8, "share of evaluations that must be within 2x tol"),
+        Threshold("min_points", 5, "evaluations needed to judge"),
+    ],
+)
 def eval_tracks_train(ctx):
     steps, e, t = _pairs(ctx)
     rel = np.abs(e - t) / t
@@ -56,13 +67,21 @@ def eval_tracks_train(ctx):
     return ctx.fire(
         f"eval loss tracks train loss: median relative gap {fmt(med * 100)}% over {len(e)} evaluations "
         f"(threshold {fmt(ctx.t('tol') * 100)}%): the eval set likely overlaps the training data",
-        step=steps[0], median_relative_gap=med, share_within=share, evaluations=len(e),
-        threshold=ctx.t("tol"))
+        step=steps[0],
+        median_relative_gap=med,
+        share_within=share,
+        evaluations=len(e),
+        threshold=ctx.t("tol"),
+    )
 
 
-@rule(code="TL066", name="eval-below-train", category="leakage", severity="WARN",
-      summary="The eval loss is below the train loss at every evaluation.",
-      explanation="""
+@rule(
+    code="TL066",
+    name="eval-below-train",
+    category="leakage",
+    severity="WARN",
+    summary="The eval loss is below the train loss at every evaluation.",
+    explanation="""
 Held-out data should not be easier than the training data at every single evaluation.
 Two usual causes: the eval set overlaps the training data (leakage), or the model has
 regularisation that is active only in training (dropout, stochastic depth, label
@@ -73,10 +92,16 @@ trails a falling loss), so a fast-falling loss alone does not fire it. A steady 
 regularisation produces and is a NOTE; a gap that grows over the run (`grow`) is a WARN (an
 eval equal to the train loss is TL065). Try: evaluate on a
 training subset with the model in eval mode and compare; check the split for duplicates.""",
-      thresholds=[Threshold("margin", 0.0, "relative margin eval must be below train by"),
-                  Threshold("grow", 0.15, "growth of the relative gap (last third vs first third of the "
-                            "evaluations) that makes it a WARN"),
-                  Threshold("min_points", 5, "evaluations needed to judge")])
+    thresholds=[
+        Threshold("margin", 0.0, "relative margin eval must be below train by"),
+        Threshold(
+            "grow",
+            0.15,
+            "growth of the relative gap (last third vs first third of the evaluations) that makes it a WARN",
+        ),
+        Threshold("min_points", 5, "evaluations needed to judge"),
+    ],
+)
 def eval_below_train(ctx):
     steps, e, t = _pairs(ctx, lag=True)
     below = e < t * (1 - ctx.t("margin"))
@@ -88,20 +113,36 @@ def eval_below_train(ctx):
     early, late = float(median(rel[:third])), float(median(rel[-third:]))
     grows = late - early > ctx.t("grow")
     if grows:
-        why = (f"the gap grew from {fmt(early * 100)}% to {fmt(late * 100)}% below: the eval data is getting "
-               f"easier than the training data as training goes on; {CAUSES}")
+        why = (
+            f"the gap grew from {fmt(early * 100)}% to {fmt(late * 100)}% below: the eval data is getting "
+            f"easier than the training data as training goes on; {CAUSES}"
+        )
     else:
-        why = (f"a steady gap ({fmt(early * 100)}% early, {fmt(late * 100)}% late) is what regularisation "
-               f"active only in training produces: {REGULARISERS}; if none is used, check the split for overlap")
+        why = (
+            f"a steady gap ({fmt(early * 100)}% early, {fmt(late * 100)}% late) is what regularisation "
+            f"active only in training produces: {REGULARISERS}; if none is used, check the split for overlap"
+        )
     return ctx.fire(
         f"eval loss below train loss at all {len(e)} evaluations (median {fmt(gap * 100)}% below); {why}",
-        step=steps[0], severity="WARN" if grows else "NOTE", evaluations=len(e), median_relative_gap=gap,
-        gap_early=early, gap_late=late, threshold=ctx.t("margin"), grow_threshold=ctx.t("grow"))
+        step=steps[0],
+        severity="WARN" if grows else "NOTE",
+        evaluations=len(e),
+        median_relative_gap=gap,
+        gap_early=early,
+        gap_late=late,
+        threshold=ctx.t("margin"),
+        grow_threshold=ctx.t("grow"),
+    )
 
 
-@rule(code="TL067", whole_run=True, name="eval-data-overlaps-train", category="leakage", severity="FAIL",
-      summary="The eval data found with the run is the training data, or shares many of its rows.",
-      explanation="""
+@rule(
+    code="TL067",
+    whole_run=True,
+    name="eval-data-overlaps-train",
+    category="leakage",
+    severity="FAIL",
+    summary="The eval data found with the run is the training data, or shares many of its rows.",
+    explanation="""
 The run folder (its `data/` folder, or the files its config names: `train_file`,
 `validation_file`, ...) holds a training and an evaluation split. When the eval file is
 byte-identical to the training file, or a share of its rows (`fail_share`) appear verbatim in
@@ -109,8 +150,11 @@ the training file, the eval loss measures memorisation, not generalisation: ever
 finding and every reported score of the run is inflated. A smaller share (`warn_share`) is a
 WARN. Try: split before augmenting or deduplicating, hash rows across splits, drop the shared
 rows from the eval split.""",
-      thresholds=[Threshold("fail_share", 0.1, "share of eval rows found in the training data that FAILs"),
-                  Threshold("warn_share", 0.01, "share that WARNs")])
+    thresholds=[
+        Threshold("fail_share", 0.1, "share of eval rows found in the training data that FAILs"),
+        Threshold("warn_share", 0.01, "share that WARNs"),
+    ],
+)
 def eval_data_overlaps_train(ctx):
     pairs = (ctx.extra or {}).get("split_overlap")
     if not pairs:
@@ -118,13 +162,21 @@ def eval_data_overlaps_train(ctx):
     worst = max(pairs, key=lambda p: (p["identical"], p["share"]))
     names = f"eval data {worst['eval']} and training data {worst['train']}"
     if worst["identical"]:
-        return ctx.fire(f"{names} are the same file (identical bytes, {worst['eval_rows']} rows): the eval loss "
-                        "is measured on the training data", severity="FAIL", **worst)
+        return ctx.fire(
+            f"{names} are the same file (identical bytes, {worst['eval_rows']} rows): the eval loss "
+            "is measured on the training data",
+            severity="FAIL",
+            **worst,
+        )
     share = worst["share"]
     if share < ctx.t("warn_share"):
         return None
     sev = "FAIL" if share >= ctx.t("fail_share") else "WARN"
     lines = ", ".join(str(n) for n in worst["shared_lines"][:10])
-    return ctx.fire(f"{worst['shared_rows']} of {worst['eval_rows']} eval rows ({fmt(share * 100)}%) also appear in the "
-                    f"training data ({names}; first eval lines: {lines}; threshold {fmt(ctx.t('fail_share') * 100)}%)",
-                    severity=sev, threshold=ctx.t("fail_share"), **worst)
+    return ctx.fire(
+        f"{worst['shared_rows']} of {worst['eval_rows']} eval rows ({fmt(share * 100)}%) also appear in the "
+        f"training data ({names}; first eval lines: {lines}; threshold {fmt(ctx.t('fail_share') * 100)}%)",
+        severity=sev,
+        threshold=ctx.t("fail_share"),
+        **worst,
+    )

@@ -23,18 +23,25 @@ def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:
     return v
 
 
-@rule(code="TL040", name="lr-zero", category="lr", severity="FAIL",
-      summary="The learning rate is zero on all or most steps.",
-      explanation="""
+@rule(
+    code="TL040",
+    name="lr-zero",
+    category="lr",
+    severity="FAIL",
+    summary="The learning rate is zero on all or most steps.",
+    explanation="""
 With a zero learning rate the optimizer makes no update: the loss can only wander with
 the batches. Zeros at the first warm-up step and at the end of a decaying schedule are
 legitimate and ignored. Usual causes: a scheduler stepped before the optimizer, a
 warm-up longer than the run, lr=0 in a config, a LambdaLR that returns 0. Try: print
 optimizer.param_groups[0]['lr'] for the first steps and check the scheduler's arguments.""",
-      thresholds=[Threshold("fail_fraction", 0.95, "share of zero-LR points that FAILs"),
-                  Threshold("warn_fraction", 0.25, "share of zero-LR points that WARNs"),
-                  Threshold("zero", 1e-12, "an |LR| at or below this is zero"),
-                  Threshold("min_points", 3, "LR points needed to judge")])
+    thresholds=[
+        Threshold("fail_fraction", 0.95, "share of zero-LR points that FAILs"),
+        Threshold("warn_fraction", 0.25, "share of zero-LR points that WARNs"),
+        Threshold("zero", 1e-12, "an |LR| at or below this is zero"),
+        Threshold("min_points", 3, "LR points needed to judge"),
+    ],
+)
 def lr_zero(ctx):
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = _judged_lr(s.values, ctx.t("zero"))
@@ -52,30 +59,48 @@ def lr_zero(ctx):
     return ctx.fire(
         f"learning rate is zero on {zeros} of {len(v)} judged points ({fmt(frac * 100)}%, "
         f"threshold {fmt(threshold * 100)}%); max LR {fmt(float(np.max(np.abs(s.values))))}",
-        step=first, severity=sev, zero_points=zeros, judged_points=len(v), fraction=frac,
-        threshold=threshold, max_lr=float(np.max(np.abs(s.values))))
+        step=first,
+        severity=sev,
+        zero_points=zeros,
+        judged_points=len(v),
+        fraction=frac,
+        threshold=threshold,
+        max_lr=float(np.max(np.abs(s.values))),
+    )
 
 
-@rule(code="TL041", name="warmup-unfinished", category="lr", severity="WARN",
-      summary="The learning-rate warm-up never finished before the run ended.",
-      explanation="""
+@rule(
+    code="TL041",
+    name="warmup-unfinished",
+    category="lr",
+    severity="WARN",
+    summary="The learning-rate warm-up never finished before the run ended.",
+    explanation="""
 The LR was still rising at the last logged step (it rose over the final stretch and ends
 at its maximum), or the run ended before the configured warm-up or peak LR was reached
 (warmup_steps / learning_rate in the run's metadata). The whole run then trained at a
 lower LR than intended and its loss says little about the configuration. Usual causes:
 warmup_steps larger than max_steps, a warm-up ratio applied to the wrong total, a run
 cut short. Try: check warmup_steps against the real number of optimizer steps.""",
-      thresholds=[Threshold("tail", 0.2, "final fraction of the run the LR must keep rising over"),
-                  Threshold("min_rise", 0.05, "relative LR rise over that tail that counts as rising"),
-                  Threshold("min_points", 5, "LR points needed to judge")])
+    thresholds=[
+        Threshold("tail", 0.2, "final fraction of the run the LR must keep rising over"),
+        Threshold("min_rise", 0.05, "relative LR rise over that tail that counts as rising"),
+        Threshold("min_points", 5, "LR points needed to judge"),
+    ],
+)
 def warmup_unfinished(ctx):
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = np.abs(s.values)
     meta = ctx.subject.meta
     warm = meta.get("warmup_steps")
     if isinstance(warm, (int, float)) and warm > s.steps[-1] and warm > 0:
-        return ctx.fire(f"warm-up of {fstep(warm)} steps is longer than the run (last step {fstep(s.steps[-1])})",
-                        step=s.steps[-1], warmup_steps=warm, last_step=s.steps[-1], last_lr=v[-1])
+        return ctx.fire(
+            f"warm-up of {fstep(warm)} steps is longer than the run (last step {fstep(s.steps[-1])})",
+            step=s.steps[-1],
+            warmup_steps=warm,
+            last_step=s.steps[-1],
+            last_lr=v[-1],
+        )
     k = max(2, int(round(len(v) * ctx.t("tail"))))
     before, last = float(v[-k]), float(v[-1])
     rising = last >= v.max() and last > before * (1 + ctx.t("min_rise")) and np.all(np.diff(v[-k:]) >= 0)
@@ -84,10 +109,18 @@ def warmup_unfinished(ctx):
             f"LR still rising at the last step: {fmt(before)} at step {fstep(s.steps[-k])} to "
             f"{fmt(last)} at step {fstep(s.steps[-1])} (rise threshold {fmt(ctx.t('min_rise') * 100)}%); "
             f"warm-up never finished",
-            step=s.steps[-1], lr_before=before, last_lr=last, tail_start_step=s.steps[-k],
-            threshold=ctx.t("min_rise"))
+            step=s.steps[-1],
+            lr_before=before,
+            last_lr=last,
+            tail_start_step=s.steps[-k],
+            threshold=ctx.t("min_rise"),
+        )
     peak = meta.get("learning_rate")
     if isinstance(peak, (int, float)) and peak > 0 and v.max() < 0.9 * peak and v.max() > 0:
-        return ctx.fire(f"LR peaked at {fmt(v.max())}, below the configured {fmt(peak)}",
-                        step=s.steps[int(np.argmax(v))], max_lr=v.max(), configured_lr=peak)
+        return ctx.fire(
+            f"LR peaked at {fmt(v.max())}, below the configured {fmt(peak)}",
+            step=s.steps[int(np.argmax(v))],
+            max_lr=v.max(),
+            configured_lr=peak,
+        )
     return None

@@ -8,15 +8,20 @@ from ..registry import NotChecked, StandDown, Threshold, rule
 from .stats import fmt, fstep, median, steps_list
 
 
-@rule(code="TL001", name="non-finite-loss", category="nan", severity="FAIL",
-      summary="The training loss is NaN or infinite.",
-      explanation="""
+@rule(
+    code="TL001",
+    name="non-finite-loss",
+    category="nan",
+    severity="FAIL",
+    summary="The training loss is NaN or infinite.",
+    explanation="""
 A NaN or infinite loss means the forward or backward pass overflowed or divided by
 zero; every update after it is garbage, and in most trainers the weights are now NaN.
 Usual causes: a learning rate too high, fp16 without a loss scaler, log(0) in a custom
 loss, a bad batch. Try: lower the learning rate, enable gradient clipping, use bf16 or
 a loss scaler, and look at the batch logged just before the first bad step.""",
-      thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")])
+    thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
+)
 def non_finite_loss(ctx):
     s = ctx.series("loss", finite=False)
     bad = ~np.isfinite(s.values)
@@ -29,19 +34,30 @@ def non_finite_loss(ctx):
     tail = " and stays non-finite to the end" if to_end else ""
     return ctx.fire(
         f"loss is {kind} at step {fstep(s.steps[first])}{tail}: {count} of {len(s)} points non-finite",
-        step=s.steps[first], first_step=s.steps[first], count=count, points=len(s),
-        value=s.values[first], non_finite_to_end=to_end, threshold=ctx.t("min_count"))
+        step=s.steps[first],
+        first_step=s.steps[first],
+        count=count,
+        points=len(s),
+        value=s.values[first],
+        non_finite_to_end=to_end,
+        threshold=ctx.t("min_count"),
+    )
 
 
-@rule(code="TL002", name="non-finite-eval-loss", category="nan", severity="FAIL",
-      summary="The eval loss is NaN or infinite.",
-      explanation="""
+@rule(
+    code="TL002",
+    name="non-finite-eval-loss",
+    category="nan",
+    severity="FAIL",
+    summary="The eval loss is NaN or infinite.",
+    explanation="""
 A NaN or infinite eval loss means the model's weights or its evaluation pass produced
 non-finite numbers: the weights may already be NaN (even when the train loss column
 looks fine, see TL004), or the eval data holds an empty or fully masked batch.
 Try: evaluate the checkpoint before the first bad step on one batch and look for
 NaN weights; check the eval collator for batches without any target token.""",
-      thresholds=[Threshold("min_count", 1, "non-finite eval loss points needed to fire")])
+    thresholds=[Threshold("min_count", 1, "non-finite eval loss points needed to fire")],
+)
 def non_finite_eval_loss(ctx):
     s = ctx.series("eval_loss", finite=False)
     bad = ~np.isfinite(s.values)
@@ -52,8 +68,14 @@ def non_finite_eval_loss(ctx):
     return ctx.fire(
         f"eval loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}: "
         f"{count} of {len(s)} evaluations non-finite",
-        step=s.steps[first], first_step=s.steps[first], count=count, points=len(s),
-        value=s.values[first], non_finite_to_end=bool(bad[first:].all()), threshold=ctx.t("min_count"))
+        step=s.steps[first],
+        first_step=s.steps[first],
+        count=count,
+        points=len(s),
+        value=s.values[first],
+        non_finite_to_end=bool(bad[first:].all()),
+        threshold=ctx.t("min_count"),
+    )
 
 
 def _kind(x: float) -> str:
@@ -71,16 +93,21 @@ def _loss_at(run, steps: np.ndarray) -> np.ndarray | None:
     return np.where(ls[i] == steps, lv[i], np.nan)
 
 
-@rule(code="TL003", name="non-finite-grad-norm", category="nan", severity="FAIL",
-      summary="The gradient norm is NaN or infinite: skipped overflow steps (WARN) or a poisoned run (FAIL).",
-      explanation="""
+@rule(
+    code="TL003",
+    name="non-finite-grad-norm",
+    category="nan",
+    severity="FAIL",
+    summary="The gradient norm is NaN or infinite: skipped overflow steps (WARN) or a poisoned run (FAIL).",
+    explanation="""
 With fp16 mixed precision a loss scaler skips steps whose gradients overflow; such steps
 log an infinite grad norm while the loss stays finite. A few isolated ones are harmless
 (WARN with the count). The run is poisoned (FAIL) when the loss is non-finite too, when
 the loss reads exactly 0.0 at a non-finite grad norm (a NaN hidden by the logger), or when
 the grad norm stays non-finite from some step to the end. Try: bf16 instead of fp16,
 a lower learning rate, gradient clipping, and the batch at the first bad step.""",
-      thresholds=[Threshold("min_tail", 2, "non-finite points at the end that count as 'to the end'")])
+    thresholds=[Threshold("min_tail", 2, "non-finite points at the end that count as 'to the end'")],
+)
 def non_finite_grad_norm(ctx):
     s = ctx.series("grad_norm", finite=False)
     bad = ~np.isfinite(s.values)
@@ -93,27 +120,44 @@ def non_finite_grad_norm(ctx):
     loss = ctx.subject.get("loss")
     loss_bad = loss is not None and bool((~np.isfinite(loss.values)).any())
     zero_at_bad = int(np.sum(loss_here == 0.0)) if loss_here is not None else 0
-    ev = dict(count=count, points=len(s), first_step=s.steps[first], tail_points=tail,
-              loss_non_finite=loss_bad, loss_zero_at_bad=zero_at_bad, threshold=ctx.t("min_tail"))
+    ev = dict(
+        count=count,
+        points=len(s),
+        first_step=s.steps[first],
+        tail_points=tail,
+        loss_non_finite=loss_bad,
+        loss_zero_at_bad=zero_at_bad,
+        threshold=ctx.t("min_tail"),
+    )
     where = f"{count} of {len(s)} grad norms non-finite (first at step {fstep(s.steps[first])})"
     if loss_bad or zero_at_bad or tail >= ctx.t("min_tail"):
-        why = ("the loss is non-finite too" if loss_bad else
-               f"the loss reads exactly 0 at {zero_at_bad} of them" if zero_at_bad else
-               f"non-finite for the last {tail} points")
+        why = (
+            "the loss is non-finite too"
+            if loss_bad
+            else f"the loss reads exactly 0 at {zero_at_bad} of them"
+            if zero_at_bad
+            else f"non-finite for the last {tail} points"
+        )
         return ctx.fire(f"poisoned run: {where}; {why}", step=s.steps[first], severity="FAIL", **ev)
-    return ctx.fire(f"{where}, isolated with a finite loss: skipped overflow steps",
-                    step=s.steps[first], severity="WARN", **ev)
+    return ctx.fire(
+        f"{where}, isolated with a finite loss: skipped overflow steps", step=s.steps[first], severity="WARN", **ev
+    )
 
 
-@rule(code="TL004", name="loss-column-untrusted", category="nan", severity="WARN",
-      summary="Grad norm or eval loss is non-finite while the train loss never is: the loss column may hide NaNs.",
-      explanation="""
+@rule(
+    code="TL004",
+    name="loss-column-untrusted",
+    category="nan",
+    severity="WARN",
+    summary="Grad norm or eval loss is non-finite while the train loss never is: the loss column may hide NaNs.",
+    explanation="""
 Hugging Face Trainer's default logging_nan_inf_filter=True drops NaN/Inf losses from the
 logged average, so log_history can show a clean train loss while the run produced NaNs.
 When the grad norm or the eval loss is non-finite but the train loss never is, the loss
 column cannot be taken at its word. Isolated non-finite grad norms (fp16 skipped steps)
 make this a NOTE; a non-finite eval loss or a grad norm non-finite to the end a WARN.
-Try: rerun a few steps with logging_nan_inf_filter=False, or check the weights.""")
+Try: rerun a few steps with logging_nan_inf_filter=False, or check the weights.""",
+)
 def loss_column_untrusted(ctx):
     loss = ctx.series("loss", finite=False)
     if not np.isfinite(loss.values).all():
@@ -127,11 +171,15 @@ def loss_column_untrusted(ctx):
         return None
     gtail = gbad > 0 and not np.isfinite(gn.values[-1])
     sev = "WARN" if ebad or gtail else "NOTE"
-    return ctx.fire(f"train loss is finite at all {len(loss)} points but {gbad} grad norm(s) and "
-                    f"{ebad} eval loss(es) are non-finite; the loss column may hide NaNs (as Hugging "
-                    f"Face's logging_nan_inf_filter does)",
-                    severity=sev, grad_norm_non_finite=gbad, eval_loss_non_finite=ebad,
-                    loss_points=len(loss))
+    return ctx.fire(
+        f"train loss is finite at all {len(loss)} points but {gbad} grad norm(s) and "
+        f"{ebad} eval loss(es) are non-finite; the loss column may hide NaNs (as Hugging "
+        f"Face's logging_nan_inf_filter does)",
+        severity=sev,
+        grad_norm_non_finite=gbad,
+        eval_loss_non_finite=ebad,
+        loss_points=len(loss),
+    )
 
 
 def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> None:
@@ -147,14 +195,20 @@ def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> N
     quantum = printed_quantum(values)
     near = max(10 * quantum, 1e-3 * abs(start))
     if float(np.max(before)) <= near and start > 0:
-        raise StandDown(f"the loss decayed from {fmt(start)} to {fmt(float(before[-1]))} before it was printed as "
-                        f"0 for the last {tail} points (printed to {fmt(quantum) if quantum else 'full'} "
-                        "precision): convergence, not masked batches")
+        raise StandDown(
+            f"the loss decayed from {fmt(start)} to {fmt(float(before[-1]))} before it was printed as "
+            f"0 for the last {tail} points (printed to {fmt(quantum) if quantum else 'full'} "
+            "precision): convergence, not masked batches"
+        )
 
 
-@rule(code="TL005", name="loss-zero", category="nan", severity="FAIL",
-      summary="The loss is exactly zero: everywhere, from some step to the end, or at scattered steps.",
-      explanation="""
+@rule(
+    code="TL005",
+    name="loss-zero",
+    category="nan",
+    severity="FAIL",
+    summary="The loss is exactly zero: everywhere, from some step to the end, or at scattered steps.",
+    explanation="""
 A loss of exactly 0.0 is almost never real. All zeros or zeros to the end (FAIL) mean the
 loss is not computed (no target tokens, labels all ignore_index, a detached or masked
 loss) or a NaN was replaced by 0. Scattered exact zeros among non-zero values (WARN)
@@ -162,8 +216,11 @@ usually mean fully masked batches: sequences whose targets were all truncated aw
 padded. A loss that decays smoothly to a few printed digits and is then printed as 0 (a tiny
 model memorising four samples, logged to 4 decimals) is convergence: the rule stands down;
 a jump to exact 0 from a real level stays a FAIL. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
-      thresholds=[Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
-                  Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this")])
+    thresholds=[
+        Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
+        Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this"),
+    ],
+)
 def loss_zero(ctx):
     s = ctx.series("loss")
     zero = s.values == 0.0
@@ -178,12 +235,22 @@ def loss_zero(ctx):
     if tail >= ctx.t("min_tail"):
         _smooth_into_zero(ctx, s.values, zero, tail)
         at = s.steps[len(zero) - tail]
-        return ctx.fire(f"loss is exactly 0 from step {fstep(at)} to the end ({tail} points)",
-                        step=at, tail_points=tail, threshold=ctx.t("min_tail"), **ev)
+        return ctx.fire(
+            f"loss is exactly 0 from step {fstep(at)} to the end ({tail} points)",
+            step=at,
+            tail_points=tail,
+            threshold=ctx.t("min_tail"),
+            **ev,
+        )
     level = float(median(s.values[~zero]))
     if level <= ctx.t("min_level"):
         raise StandDown(f"{count} zero(s) but the loss is near zero anyway (median {fmt(level)})")
-    return ctx.fire(f"loss is exactly 0 at {count} scattered step(s) ({steps_list(s.steps[zero])}) "
-                    f"among values with median {fmt(level)}: fully masked batches?",
-                    step=s.steps[first], severity="WARN", median_level=level,
-                    threshold=ctx.t("min_level"), **ev)
+    return ctx.fire(
+        f"loss is exactly 0 at {count} scattered step(s) ({steps_list(s.steps[zero])}) "
+        f"among values with median {fmt(level)}: fully masked batches?",
+        step=s.steps[first],
+        severity="WARN",
+        median_level=level,
+        threshold=ctx.t("min_level"),
+        **ev,
+    )

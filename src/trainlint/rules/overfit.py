@@ -11,9 +11,13 @@ from ._evals import checkpoint_steps, train_at
 from .stats import fmt, fstep, median
 
 
-@rule(code="TL060", name="overfit", category="overfit", severity="WARN",
-      summary="The eval loss rose past its minimum while the train loss kept falling.",
-      explanation="""
+@rule(
+    code="TL060",
+    name="overfit",
+    category="overfit",
+    severity="WARN",
+    summary="The eval loss rose past its minimum while the train loss kept falling.",
+    explanation="""
 Finds the best (lowest) eval loss and compares the end of the eval curve (median of its
 last evaluations, each of which must stay above the best) with it. A rise by `min_rise`
 while the smoothed train loss kept falling after the best step means the model
@@ -22,11 +26,13 @@ eval step and, when the log names checkpoints, the one closest to it. When the b
 second-to-last evaluation, one higher last point is noise unless it rose by `single_rise`.
 A run that early stopping ended (the log says so) caught the rise itself: a NOTE. Try: keep that
 checkpoint (load_best_model_at_end), stop earlier, more data, more regularisation.""",
-      thresholds=[Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
-                  Threshold("min_points", 4, "finite eval points needed to judge"),
-                  Threshold("tail", 3, "last evaluations whose median is the end level"),
-                  Threshold("single_rise", 1.5, "when only the last evaluation lies after the best, the rise "
-                            "it needs to count")])
+    thresholds=[
+        Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
+        Threshold("min_points", 4, "finite eval points needed to judge"),
+        Threshold("tail", 3, "last evaluations whose median is the end level"),
+        Threshold("single_rise", 1.5, "when only the last evaluation lies after the best, the rise it needs to count"),
+    ],
+)
 def overfit(ctx):
     e = ctx.series("eval_loss", min_points=int(ctx.t("min_points")))
     best_i = int(np.argmin(e.values))
@@ -41,14 +47,18 @@ def overfit(ctx):
     if ratio < ctx.t("min_rise") or e.values[-k:].min() <= best * (1 + (ctx.t("min_rise") - 1) / 2):
         return None
     if k < 2 and ratio < ctx.t("single_rise"):
-        raise StandDown(f"only the last evaluation ({fmt(end)}, {fmt(ratio)}x the best {fmt(best)}) is above the "
-                        "best: one point is not a trend")
+        raise StandDown(
+            f"only the last evaluation ({fmt(end)}, {fmt(ratio)}x the best {fmt(best)}) is above the "
+            "best: one point is not a trend"
+        )
     tr = train_at(ctx.subject, np.array([e.steps[best_i], e.steps[-1]]))
     if tr is None or not np.isfinite(tr).all():
         raise StandDown("eval loss rose but no train loss covers the same steps to compare")
     if tr[1] >= tr[0]:
-        raise StandDown(f"eval loss rose {fmt(ratio)}x but train loss did not fall "
-                        f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)")
+        raise StandDown(
+            f"eval loss rose {fmt(ratio)}x but train loss did not fall "
+            f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)"
+        )
     ckpts = checkpoint_steps(ctx.subject.meta)
     near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
     extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
@@ -59,10 +69,18 @@ def overfit(ctx):
         f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
         f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
         f"{fmt(tr[0])} to {fmt(tr[1])}{extra}",
-        step=e.steps[best_i], severity="NOTE" if stopped is not None else None,
-        best_step=e.steps[best_i], best_eval=best, end_eval=end, ratio=ratio,
-        threshold=ctx.t("min_rise"), train_at_best=float(tr[0]), train_at_end=float(tr[1]),
-        nearest_checkpoint=near, steps_past_best=e.steps[-1] - e.steps[best_i])
+        step=e.steps[best_i],
+        severity="NOTE" if stopped is not None else None,
+        best_step=e.steps[best_i],
+        best_eval=best,
+        end_eval=end,
+        ratio=ratio,
+        threshold=ctx.t("min_rise"),
+        train_at_best=float(tr[0]),
+        train_at_end=float(tr[1]),
+        nearest_checkpoint=near,
+        steps_past_best=e.steps[-1] - e.steps[best_i],
+    )
 
 
 def best_step_of(meta) -> tuple[float, str] | None:
@@ -80,16 +98,21 @@ def best_step_of(meta) -> tuple[float, str] | None:
     return None
 
 
-@rule(code="TL061", name="best-model-stale", category="overfit", severity="WARN",
-      summary="The trainer's own best model lies far before the end: the rest of the run brought no improvement.",
-      explanation="""
+@rule(
+    code="TL061",
+    name="best-model-stale",
+    category="overfit",
+    severity="WARN",
+    summary="The trainer's own best model lies far before the end: the rest of the run brought no improvement.",
+    explanation="""
 Trainers that track a best model (Hugging Face's best_model_checkpoint / best_global_step,
 Coqui's BEST MODEL lines) record the step where the monitored eval metric was last at its
 best. When evaluations followed it and that step lies more than `stale_fraction` of the
 run before the last logged step, the whole tail of the run did not improve the model on
 held-out data: overfitting or a plateau. When the best model is simply the latest
 evaluation, the rule stands down. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
-      thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")])
+    thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")],
+)
 def best_model_stale(ctx):
     run = ctx.subject
     got = best_step_of(run.meta)
@@ -111,5 +134,11 @@ def best_model_stale(ctx):
         f"best model at step {fstep(best)} ({key}), {fstep(last - best)} steps ({fmt(frac * 100)}% of the run) "
         f"before the last step {fstep(last)}; {later} later evaluation(s) did not improve "
         f"(threshold {fmt(ctx.t('stale_fraction') * 100)}%)",
-        step=best, best_step=best, last_step=last, stale_fraction=frac, source_key=key, later_evals=later,
-        threshold=ctx.t("stale_fraction"))
+        step=best,
+        best_step=best,
+        last_step=last,
+        stale_fraction=frac,
+        source_key=key,
+        later_evals=later,
+        threshold=ctx.t("stale_fraction"),
+    )

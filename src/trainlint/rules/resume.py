@@ -7,9 +7,14 @@ from .segments import reference, resets, segments_of, writer_chains
 from .stats import fstep
 
 
-@rule(code="TL095", whole_run=True, name="resumed", category="resume", severity="NOTE",
-      summary="The step counter resets or goes backwards: the log holds a resumed (or restarted) run.",
-      explanation="""
+@rule(
+    code="TL095",
+    whole_run=True,
+    name="resumed",
+    category="resume",
+    severity="NOTE",
+    summary="The step counter resets or goes backwards: the log holds a resumed (or restarted) run.",
+    explanation="""
 A step counter that goes back means the run was restarted, from a checkpoint (steps go
 back a little and repeat) or from scratch (steps reset to the start), and the log was
 appended to. This is reported so the curves are read right and never judged as one broken
@@ -20,7 +25,8 @@ restart was not intended, look for the crash or preemption that preceded it; a r
 to 0 may also mean two different runs write to the same log file. Many backward steps
 that form two to four rising step counts are processes writing to one file at once
 (interleaved writers, a WARN): each writer is judged as its own segment.""",
-      thresholds=[Threshold("min_points", 2, "points of the reference series needed to judge")])
+    thresholds=[Threshold("min_points", 2, "points of the reference series needed to judge")],
+)
 def resumed(ctx):
     ref = reference(ctx.subject)
     if ref is None or len(ref) < ctx.t("min_points"):
@@ -35,8 +41,12 @@ def resumed(ctx):
             f"{len(chains)} writers interleaved in one file: {ref.name} holds {len(chains)} rising step counts "
             f"({sizes} points) whose lines alternate ({len(cuts)} backward steps, not {len(cuts)} resumes); "
             "two processes (or two runs) append to the same log: each is judged as its own segment",
-            step=float(ref.steps[cuts[0]]), severity="WARN", writers=len(chains),
-            writer_points=[len(c) for c in chains], backward_steps=len(cuts))
+            step=float(ref.steps[cuts[0]]),
+            severity="WARN",
+            writers=len(chains),
+            writer_points=[len(c) for c in chains],
+            backward_steps=len(cuts),
+        )
     pairs = [(float(ref.steps[i - 1]), float(ref.steps[i])) for i in cuts]
     shown = "; ".join(f"{fstep(a)} -> {fstep(b)}" for a, b in pairs[:5])
     segments = len(segments_of(ref))
@@ -49,5 +59,10 @@ def resumed(ctx):
         parts.append(f"{to_start} reset(s) to the start, judged as {segments} separate segments")
     return ctx.fire(
         f"step counter went back {len(cuts)} time(s) in {ref.name} ({shown}): " + "; ".join(parts),
-        step=pairs[0][1], resumes=resumes, resets_to_start=to_start, segments=segments,
-        resume_points=[list(p) for p in pairs[:20]], steps_repeated=float(sum(a - b for a, b in pairs)))
+        step=pairs[0][1],
+        resumes=resumes,
+        resets_to_start=to_start,
+        segments=segments,
+        resume_points=[list(p) for p in pairs[:20]],
+        steps_repeated=float(sum(a - b for a, b in pairs)),
+    )

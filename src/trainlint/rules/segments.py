@@ -127,8 +127,9 @@ def split_segments(run: Run) -> list[Run]:
     for seg in segs:
         seg.roles = {r: n for r, n in run.roles.items() if n in seg.series}
     if dropped:
-        run.notes.append("not judged after the restart (cannot tell which segment they belong to): "
-                         + ", ".join(sorted(dropped)[:8]))
+        run.notes.append(
+            "not judged after the restart (cannot tell which segment they belong to): " + ", ".join(sorted(dropped)[:8])
+        )
     return segs
 
 
@@ -144,8 +145,7 @@ def _fallback(pieces: list[Series], ref_segs: list[Series]) -> list[Series | Non
     return out
 
 
-def judge_segments(run: Run, segs: list[Run], report: Report,
-                   runner: Callable[..., Report]) -> Report:
+def judge_segments(run: Run, segs: list[Run], report: Report, runner: Callable[..., Report]) -> Report:
     """Judge the whole-run rules once and every other log rule per segment, into ``report``.
 
     ``runner(subject, report, only)`` applies the rules accepted by ``only`` (a Rule -> bool)."""

@@ -63,9 +63,13 @@ def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.
     return how(values[idx], axis=0)
 
 
-@rule(code="TL020", name="loss-spike", category="spike", severity="WARN",
-      summary="The loss jumped far above its local level: a big or repeated spike (WARN), a lone small one (NOTE).",
-      explanation="""
+@rule(
+    code="TL020",
+    name="loss-spike",
+    category="spike",
+    severity="WARN",
+    summary="The loss jumped far above its local level: a big or repeated spike (WARN), a lone small one (NOTE).",
+    explanation="""
 A spike is a point far above the local median by a robust score (distance from the
 median of a rolling window, in units of the local noise: the smaller of the window's MAD
 and its median successive difference, so neither a steep trend nor a turbulent stretch
@@ -80,17 +84,27 @@ going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more t
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
 the edge of stability, a bad batch (very long or corrupt sample), fp16 overflow. Try:
 gradient clipping, a slightly lower LR or longer warm-up, and the batches at the steps.""",
-      thresholds=[Threshold("z", 8.0, "robust score (noise units above the local median) of a spike"),
-                  Threshold("ratio", 1.5, "value / local median a spike must exceed"),
-                  Threshold("warn_ratio", 2.0, "a spike this many times the local median is a WARN"),
-                  Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
-                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
-                  Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
-                  Threshold("noise_rate", 0.03, "spikes at more than this share of the points are the "
-                            "loss's own heavy-tailed noise (per-batch losses): a NOTE"),
-                  Threshold("resolution", 5, "a spike must rise more than this many printed digits (the "
-                            "log's rounding step) above the local median"),
-                  Threshold("min_points", 20, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("z", 8.0, "robust score (noise units above the local median) of a spike"),
+        Threshold("ratio", 1.5, "value / local median a spike must exceed"),
+        Threshold("warn_ratio", 2.0, "a spike this many times the local median is a WARN"),
+        Threshold("repeat", 3, "this many spikes are a WARN whatever their size..."),
+        Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
+        Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+        Threshold(
+            "noise_rate",
+            0.03,
+            "spikes at more than this share of the points are the "
+            "loss's own heavy-tailed noise (per-batch losses): a NOTE",
+        ),
+        Threshold(
+            "resolution",
+            5,
+            "a spike must rise more than this many printed digits (the log's rounding step) above the local median",
+        ),
+        Threshold("min_points", 20, "finite loss points needed to judge"),
+    ],
+)
 def loss_spike(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
@@ -117,15 +131,26 @@ def loss_spike(ctx):
     sev = "WARN" if big and rec < len(sp) and not common else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
     if common and big:
-        tail += (f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
-                 "per-batch losses, not a fault (a NOTE)")
+        tail += (
+            f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
+            "per-batch losses, not a fault (a NOTE)"
+        )
     return ctx.fire(
         f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
         f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
         f"{fmt(ctx.t('z'))}); {rec} recovered{tail}",
-        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
-        recovered=rec, peak=peak, baseline=base, ratio=peak / base, score=float(sp.score[w]),
-        threshold=ctx.t("z"), warn_ratio=ctx.t("warn_ratio"))
+        step=steps[w],
+        severity=sev,
+        spikes=len(sp),
+        spike_steps=steps[:MAX_LISTED].tolist(),
+        recovered=rec,
+        peak=peak,
+        baseline=base,
+        ratio=peak / base,
+        score=float(sp.score[w]),
+        threshold=ctx.t("z"),
+        warn_ratio=ctx.t("warn_ratio"),
+    )
 
 
 def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
@@ -141,21 +166,28 @@ def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
     return int(np.sum((i > 0) & (after > ratio * before)))
 
 
-@rule(code="TL021", name="grad-norm-spike", category="spike", severity="WARN",
-      summary="The gradient norm spiked: repeated spikes or one the loss reacted to (WARN); a lone one (NOTE).",
-      explanation="""
+@rule(
+    code="TL021",
+    name="grad-norm-spike",
+    category="spike",
+    severity="WARN",
+    summary="The gradient norm spiked: repeated spikes or one the loss reacted to (WARN); a lone one (NOTE).",
+    explanation="""
 Same robust score as TL020, on the gradient norm. A lone grad-norm spike that leaves the
 loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it: it is
 recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
 the optimizer keeps being thrown off: WARN. Try: gradient clipping (max_grad_norm),
 a lower LR, a longer warm-up, and the batches at the listed steps.""",
-      thresholds=[Threshold("z", 6.0, "robust score of a spike"),
-                  Threshold("ratio", 3.0, "value / local median a spike must exceed"),
-                  Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction..."),
-                  Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
-                  Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
-                  Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
-                  Threshold("min_points", 20, "finite grad-norm points needed to judge")])
+    thresholds=[
+        Threshold("z", 6.0, "robust score of a spike"),
+        Threshold("ratio", 3.0, "value / local median a spike must exceed"),
+        Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction..."),
+        Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
+        Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
+        Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
+        Threshold("min_points", 20, "finite grad-norm points needed to judge"),
+    ],
+)
 def grad_norm_spike(ctx):
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
@@ -171,6 +203,14 @@ def grad_norm_spike(ctx):
         f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
         f"local median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
         f"{fmt(ctx.t('z'))}){tail}",
-        step=steps[w], severity=sev, spikes=len(sp), spike_steps=steps[:MAX_LISTED].tolist(),
-        loss_reactions=reacted, peak=peak, baseline=base, score=float(sp.score[w]),
-        threshold=ctx.t("z"), repeat_threshold=ctx.t("repeat"))
+        step=steps[w],
+        severity=sev,
+        spikes=len(sp),
+        spike_steps=steps[:MAX_LISTED].tolist(),
+        loss_reactions=reacted,
+        peak=peak,
+        baseline=base,
+        score=float(sp.score[w]),
+        threshold=ctx.t("z"),
+        repeat_threshold=ctx.t("repeat"),
+    )

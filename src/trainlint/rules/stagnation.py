@@ -8,16 +8,23 @@ from ..registry import StandDown, Threshold, rule
 from .stats import coarse, fmt, fstep, improvement_margin, median, noise
 
 
-@rule(code="TL030", name="loss-flat", category="stagnation", severity="FAIL",
-      summary="The loss is (nearly) constant: nothing is being learned.",
-      explanation="""
+@rule(
+    code="TL030",
+    name="loss-flat",
+    category="stagnation",
+    severity="FAIL",
+    summary="The loss is (nearly) constant: nothing is being learned.",
+    explanation="""
 A loss whose spread (5th to 95th percentile) is a vanishing fraction of its level is not
 being optimised at all: frozen parameters, a zero learning rate, detached graph, a
 constant batch, or a logger that writes the same number every time. Try: check that the
 optimizer holds the parameters you train, that requires_grad is set, and that the
 logged value is the current batch's loss.""",
-      thresholds=[Threshold("max_rel_spread", 1e-4, "spread / |median| below which the loss is flat"),
-                  Threshold("min_points", 10, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("max_rel_spread", 1e-4, "spread / |median| below which the loss is flat"),
+        Threshold("min_points", 10, "finite loss points needed to judge"),
+    ],
+)
 def loss_flat(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     lo, med, hi = np.percentile(s.values, [5, 50, 95])
@@ -28,8 +35,13 @@ def loss_flat(ctx):
     return ctx.fire(
         f"loss is flat at {fmt(med)} over {len(s)} points (relative spread {fmt(rel)}, "
         f"threshold {fmt(ctx.t('max_rel_spread'))})",
-        step=s.steps[0], level=float(med), spread=spread, relative_spread=rel,
-        threshold=ctx.t("max_rel_spread"), points=len(s))
+        step=s.steps[0],
+        level=float(med),
+        spread=spread,
+        relative_spread=rel,
+        threshold=ctx.t("max_rel_spread"),
+        points=len(s),
+    )
 
 
 def _window(n: int, frac: float) -> int:
@@ -47,9 +59,13 @@ def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
     return False
 
 
-@rule(code="TL031", name="dead-run", category="stagnation", severity="WARN",
-      summary="No meaningful improvement of the loss from the start of the run to its end.",
-      explanation="""
+@rule(
+    code="TL031",
+    name="dead-run",
+    category="stagnation",
+    severity="WARN",
+    summary="No meaningful improvement of the loss from the start of the run to its end.",
+    explanation="""
 Compares the median loss of the first and the last tenth of the run. If the end is not
 lower than the start by more than both a relative margin and the noise (four standard
 errors of the difference of the two levels), the run learned nothing measurable (a drop
@@ -58,10 +74,13 @@ points beyond noise, for runs that learn within their first tenth). A rise to a 
 of the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
-      thresholds=[Threshold("min_improvement", 0.02, "relative drop start to end that counts as learning"),
-                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
-                  Threshold("window", 0.1, "fraction of the run in each level estimate"),
-                  Threshold("min_points", 20, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("min_improvement", 0.02, "relative drop start to end that counts as learning"),
+        Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
+        Threshold("window", 0.1, "fraction of the run in each level estimate"),
+        Threshold("min_points", 20, "finite loss points needed to judge"),
+    ],
+)
 def dead_run(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
@@ -75,23 +94,32 @@ def dead_run(ctx):
     return ctx.fire(
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
         f"(drop {fmt(start - end)}, needs more than {fmt(margin)})",
-        step=steps[-1], start_level=start, end_level=end, improvement=start - end, threshold=margin,
-        relative_improvement=(start - end) / abs(start) if start else None)
+        step=steps[-1],
+        start_level=start,
+        end_level=end,
+        improvement=start - end,
+        threshold=margin,
+        relative_improvement=(start - end) / abs(start) if start else None,
+    )
 
 
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
     """The loss fell within its first few points (at most three) and was flat from then on: the
     level right after them is within noise of the end level, and below the very first point."""
     head = min(3, max(1, len(v) // 20))
-    after = float(np.median(v[head:head + k]))
+    after = float(np.median(v[head : head + k]))
     end = float(np.median(v[-k:]))
     flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
     return flat and float(v[0]) - after > max(rel * abs(float(v[0])), 4.0 * 1.2533 * noise(v))
 
 
-@rule(code="TL032", name="plateau", category="stagnation", severity="WARN",
-      summary="The loss stopped improving over the last half of the run while the LR was still high.",
-      explanation="""
+@rule(
+    code="TL032",
+    name="plateau",
+    category="stagnation",
+    severity="WARN",
+    summary="The loss stopped improving over the last half of the run while the LR was still high.",
+    explanation="""
 Compares the loss level around the middle of the run with its level at the end. When the
 second half brought no improvement beyond noise (and less than `max_drop`) while the learning rate at the end is
 still a sizeable fraction of its peak, the run stopped learning long before its schedule
@@ -99,11 +127,14 @@ ended: the rest of the compute was spent for nothing. Not judged without an LR s
 or when the schedule had decayed (a converged cosine/linear schedule is expected to
 flatten), nor when the whole drop happened in the first few logged points and the loss held
 its level from then on (fine-tuning a converged model, SFT at constant LR). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
-      thresholds=[Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
-                  Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
-                  Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
-                  Threshold("window", 0.1, "fraction of the run in each level estimate"),
-                  Threshold("min_points", 20, "finite loss points needed to judge")])
+    thresholds=[
+        Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
+        Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
+        Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
+        Threshold("window", 0.1, "fraction of the run in each level estimate"),
+        Threshold("min_points", 20, "finite loss points needed to judge"),
+    ],
+)
 def plateau(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     lr = ctx.series("learning_rate", min_points=2)
@@ -116,9 +147,11 @@ def plateau(ctx):
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
     if _settled_at_once(v, k, ctx.t("min_improvement")):
-        raise StandDown("the loss reached its level within the first few logged points and held it (a "
-                        "fine-tune of a converged model, or SFT at constant LR after warm-up): nothing "
-                        "plateaued")
+        raise StandDown(
+            "the loss reached its level within the first few logged points and held it (a "
+            "fine-tune of a converged model, or SFT at constant LR after warm-up): nothing "
+            "plateaued"
+        )
     mid = len(v) // 2
     lo, hi = max(0, mid - k // 2), max(k, mid + (k + 1) // 2)
     mid_level, end = float(median(v[lo:hi])), float(median(v[-k:]))
@@ -131,5 +164,12 @@ def plateau(ctx):
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
         f"{fmt(lr_end / peak * 100)}% of its peak",
-        step=steps[mid], mid_level=mid_level, end_level=end, improvement=mid_level - end,
-        threshold=margin, lr_end=lr_end, lr_peak=peak, lr_fraction=lr_end / peak)
+        step=steps[mid],
+        mid_level=mid_level,
+        end_level=end,
+        improvement=mid_level - end,
+        threshold=margin,
+        lr_end=lr_end,
+        lr_peak=peak,
+        lr_fraction=lr_end / peak,
+    )

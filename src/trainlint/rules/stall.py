@@ -9,9 +9,14 @@ from ._evals import scheduled_steps, spans_scheduled
 from .stats import fmt, fstep, median, no_clock_reason, wall_clock
 
 
-@rule(code="TL090", whole_run=True, name="log-stalled", category="stall", severity="WARN",
-      summary="No new record for a long wall time relative to the run's own logging cadence.",
-      explanation="""
+@rule(
+    code="TL090",
+    whole_run=True,
+    name="log-stalled",
+    category="stall",
+    severity="WARN",
+    summary="No new record for a long wall time relative to the run's own logging cadence.",
+    explanation="""
 Measures the wall-clock gap between consecutive records against the run's median gap. A
 gap of `factor` times the cadence (and at least `min_seconds`) means the run hung: a
 deadlocked collective (NCCL), a stuck data loader, a filesystem that stopped answering,
@@ -20,10 +25,13 @@ a gap too; the gap where the step counter goes back (a restart, TL095) does not 
 does a gap spanning an evaluation or checkpoint step the log names, unless it is over 10x
 the shortest such pause or longer than `max_pause` (an evaluation that hung).
 Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
-      thresholds=[Threshold("factor", 10.0, "gap / median gap that fires"),
-                  Threshold("min_seconds", 300, "a gap must also exceed this many seconds"),
-                  Threshold("max_pause", 3600, "a pause at an eval/checkpoint step longer than this counts"),
-                  Threshold("min_points", 10, "timestamped records needed to judge")])
+    thresholds=[
+        Threshold("factor", 10.0, "gap / median gap that fires"),
+        Threshold("min_seconds", 300, "a gap must also exceed this many seconds"),
+        Threshold("max_pause", 3600, "a pause at an eval/checkpoint step longer than this counts"),
+        Threshold("min_points", 10, "timestamped records needed to judge"),
+    ],
+)
 def log_stalled(ctx):
     got = wall_clock(ctx.subject)
     if got is None:
@@ -52,8 +60,15 @@ def log_stalled(ctx):
     return ctx.fire(
         f"log stalled for {fmt(float(gaps[i]))} s {where} ({fmt(float(gaps[i]) / cadence)}x the median gap "
         f"{fmt(cadence)} s; {len(big)} gap(s) over {fmt(limit)} s; {src})",
-        step=after, gap_seconds=float(gaps[i]), cadence_seconds=cadence, ratio=float(gaps[i]) / cadence,
-        gaps=len(big), threshold=limit, live=live, explained_gaps=int(explained.sum()))
+        step=after,
+        gap_seconds=float(gaps[i]),
+        cadence_seconds=cadence,
+        ratio=float(gaps[i]) / cadence,
+        gaps=len(big),
+        threshold=limit,
+        live=live,
+        explained_gaps=int(explained.sum()),
+    )
 
 
 def _explained(run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:

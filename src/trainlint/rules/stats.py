@@ -18,8 +18,8 @@ def median(a: np.ndarray, axis: int | None = None) -> np.ndarray | np.floating:
     n = a.shape[-1]
     h = n // 2
     if n % 2:  # the mean of the one middle value, as np.median takes it (-0.0 becomes 0.0)
-        return np.mean(np.partition(a, h, axis=-1)[..., h:h + 1], axis=-1)
-    return np.mean(np.partition(a, (h - 1, h), axis=-1)[..., h - 1:h + 1], axis=-1)
+        return np.mean(np.partition(a, h, axis=-1)[..., h : h + 1], axis=-1)
+    return np.mean(np.partition(a, (h - 1, h), axis=-1)[..., h - 1 : h + 1], axis=-1)
 
 
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
@@ -50,7 +50,7 @@ def rolling_median(values: np.ndarray, window: int, evaluations: int = 4) -> np.
         out_at[k] = median(values[: e + 1])
     if len(full):
         windows = sliding_window_view(values, window)[full - window + 1]
-        out_at[len(head):] = median(windows, axis=1)
+        out_at[len(head) :] = median(windows, axis=1)
     # hold each evaluation for the points up to the next one
     idx = np.searchsorted(ends, np.arange(n), side="left")
     return out_at[idx]
@@ -106,8 +106,7 @@ def fstep(x: float) -> str:
 COARSE_POINTS = 2000  # trend rules look at most at this many block medians
 
 
-def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINTS
-           ) -> tuple[np.ndarray, np.ndarray]:
+def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """Block medians of a long series (at most ``max_points`` blocks); short series unchanged.
 
     Trend rules (divergence, plateau, overfit ...) only need the shape of a curve; a
@@ -136,7 +135,7 @@ def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.
     v = median(values[: m * b].reshape(m, b), axis=1)
     s = steps[: m * b].reshape(m, b)[:, b // 2]
     if n > m * b:
-        v = np.append(v, median(values[m * b:]))
+        v = np.append(v, median(values[m * b :]))
         s = np.append(s, steps[m * b + (n - m * b) // 2])
     return s, v
 
@@ -153,8 +152,9 @@ def level_se(sigma: float, k: int) -> float:
     return 1.2533 * sigma / np.sqrt(max(k, 1))
 
 
-def local_stats(values: np.ndarray, window: int, exact_limit: int = 4000, spread: bool = True
-                ) -> tuple[np.ndarray, np.ndarray | None]:
+def local_stats(
+    values: np.ndarray, window: int, exact_limit: int = 4000, spread: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-point robust baseline: (median, scaled MAD or None) of a centred window.
 
     Exact sliding windows for short series; for long ones, the statistics of

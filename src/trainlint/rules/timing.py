@@ -37,9 +37,13 @@ def _shape(ctx):
 CLIFF_SHARE = 0.6  # share of the rise made by one jump that makes it a cliff
 
 
-@rule(code="TL085", name="step-time-cliff", category="throughput", severity="WARN",
-      summary="Step time jumped to a multiple of its early level and stayed there.",
-      explanation="""
+@rule(
+    code="TL085",
+    name="step-time-cliff",
+    category="throughput",
+    severity="WARN",
+    summary="Step time jumped to a multiple of its early level and stayed there.",
+    explanation="""
 Compares the median step time of the last quarter of the run with the first quarter
 (skipping the very first steps, which include compilation). A jump by `ratio` that
 happens at one point (most of the rise in one step of the block medians) is a cliff:
@@ -47,9 +51,12 @@ something changed mid-run, e.g. a thermal or power cap, a neighbour job on the G
 swap to CPU offload, memory fragmentation, a node falling back to a slower interconnect.
 An absolute floor keeps near-zero timings from firing. Step time comes from a step_time
 metric or from the records' wall-clock stamps.""",
-      thresholds=[Threshold("ratio", 2.0, "late / early median step time that fires"),
-                  Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
-                  Threshold("min_points", 20, "step timings needed to judge")])
+    thresholds=[
+        Threshold("ratio", 2.0, "late / early median step time that fires"),
+        Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
+        Threshold("min_points", 20, "step timings needed to judge"),
+    ],
+)
 def step_time_cliff(ctx):
     steps, sec, src, early, late, share, at = _shape(ctx)
     if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
@@ -59,21 +66,33 @@ def step_time_cliff(ctx):
     return ctx.fire(
         f"step time jumped from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, threshold "
         f"{fmt(ctx.t('ratio'))}x) around step {fstep(at)} ({src})",
-        step=at, early_seconds=early, late_seconds=late, ratio=late / early, threshold=ctx.t("ratio"),
-        source=src)
+        step=at,
+        early_seconds=early,
+        late_seconds=late,
+        ratio=late / early,
+        threshold=ctx.t("ratio"),
+        source=src,
+    )
 
 
-@rule(code="TL086", name="slowdown", category="throughput", severity="WARN",
-      summary="Step time grew gradually over the run.",
-      explanation="""
+@rule(
+    code="TL086",
+    name="slowdown",
+    category="throughput",
+    severity="WARN",
+    summary="Step time grew gradually over the run.",
+    explanation="""
 Step time that creeps up over the run (late quarter median above the early quarter by
 `ratio`, spread over the run rather than one jump) usually means something accumulates:
 a growing Python list or cache, host memory fragmentation, a data loader whose
 shuffle buffer or file handles grow, logging that keeps more history every step, or
 thermal throttling. Try: profile an early and a late step and compare.""",
-      thresholds=[Threshold("ratio", 1.5, "late / early median step time that fires"),
-                  Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
-                  Threshold("min_points", 20, "step timings needed to judge")])
+    thresholds=[
+        Threshold("ratio", 1.5, "late / early median step time that fires"),
+        Threshold("min_seconds", 0.05, "late - early must exceed this many seconds"),
+        Threshold("min_points", 20, "step timings needed to judge"),
+    ],
+)
 def slowdown(ctx):
     steps, sec, src, early, late, share, at = _shape(ctx)
     if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
@@ -83,25 +102,37 @@ def slowdown(ctx):
     return ctx.fire(
         f"step time grew gradually from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, "
         f"threshold {fmt(ctx.t('ratio'))}x; {src})",
-        step=steps[-1], early_seconds=early, late_seconds=late, ratio=late / early,
-        threshold=ctx.t("ratio"), source=src)
+        step=steps[-1],
+        early_seconds=early,
+        late_seconds=late,
+        ratio=late / early,
+        threshold=ctx.t("ratio"),
+        source=src,
+    )
 
 
-@rule(code="TL087", name="periodic-stalls", category="throughput", severity="WARN",
-      summary="Step time has regular stalls (WARN when they cost a sizeable share of the time).",
-      explanation="""
+@rule(
+    code="TL087",
+    name="periodic-stalls",
+    category="throughput",
+    severity="WARN",
+    summary="Step time has regular stalls (WARN when they cost a sizeable share of the time).",
+    explanation="""
 Steps far slower than the median (`factor` times, and by at least `min_seconds`) that recur
 at a regular interval are periodic stalls: checkpoint saving, evaluation, a logger
 flushing, a data loader refilling. They are expected when they match your save/eval
 interval; they are a WARN when they cost more than `max_lost` of the total time, else a
 NOTE, and always a NOTE when they fall on the steps where the log evaluates or saves a
 checkpoint (a pause there is by design). Try: asynchronous checkpointing, less frequent saves, more loader workers.""",
-      thresholds=[Threshold("factor", 5.0, "stall step time / median step time"),
-                  Threshold("min_seconds", 1.0, "a stall must exceed the median by this many seconds"),
-                  Threshold("min_count", 3, "stalls needed to call them periodic"),
-                  Threshold("max_cv", 0.25, "coefficient of variation of the intervals that counts as regular"),
-                  Threshold("max_lost", 0.1, "share of the total time lost that makes it a WARN"),
-                  Threshold("min_points", 20, "step timings needed to judge")])
+    thresholds=[
+        Threshold("factor", 5.0, "stall step time / median step time"),
+        Threshold("min_seconds", 1.0, "a stall must exceed the median by this many seconds"),
+        Threshold("min_count", 3, "stalls needed to call them periodic"),
+        Threshold("max_cv", 0.25, "coefficient of variation of the intervals that counts as regular"),
+        Threshold("max_lost", 0.1, "share of the total time lost that makes it a WARN"),
+        Threshold("min_points", 20, "step timings needed to judge"),
+    ],
+)
 def periodic_stalls(ctx):
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     med = float(median(sec))
@@ -125,23 +156,45 @@ def periodic_stalls(ctx):
         f"{len(ev)} stalls every ~{fstep(float(median(gaps)))} steps (at {steps_list(at)}), up to "
         f"{fmt(float(sec[slow].max()))} s vs median {fmt(med)} s; {fmt(lost * 100)}% of the time lost "
         f"(WARN from {fmt(ctx.t('max_lost') * 100)}%; {src}){why}",
-        step=at[0], severity=sev, stalls=len(ev), period=float(median(gaps)), interval_cv=cv,
-        lost_fraction=lost, median_seconds=med, threshold=ctx.t("max_lost"), source=src,
-        scheduled_share=planned)
+        step=at[0],
+        severity=sev,
+        stalls=len(ev),
+        period=float(median(gaps)),
+        interval_cv=cv,
+        lost_fraction=lost,
+        median_seconds=med,
+        threshold=ctx.t("max_lost"),
+        source=src,
+        scheduled_share=planned,
+    )
 
 
-LOADER_NAMES = ("loader_time", "data_time", "dataloader_time", "time/data", "train/data_time",
-                "data_loading_time", "load_time")
+LOADER_NAMES = (
+    "loader_time",
+    "data_time",
+    "dataloader_time",
+    "time/data",
+    "train/data_time",
+    "data_loading_time",
+    "load_time",
+)
 
 
-@rule(code="TL088", name="loader-bound", category="throughput", severity="WARN",
-      summary="A large share of each step is spent waiting for data.",
-      explanation="""
+@rule(
+    code="TL088",
+    name="loader-bound",
+    category="throughput",
+    severity="WARN",
+    summary="A large share of each step is spent waiting for data.",
+    explanation="""
 When the data-loading time per step (a loader_time or data_time metric) is a large share
 of the step time, the accelerator is idle waiting for the input pipeline. Try: more
 DataLoader workers, pin_memory, persistent_workers, pre-tokenised data, faster storage.""",
-      thresholds=[Threshold("share", 0.3, "median loader time / median step time that fires"),
-                  Threshold("min_points", 5, "loader timings needed to judge")])
+    thresholds=[
+        Threshold("share", 0.3, "median loader time / median step time that fires"),
+        Threshold("min_points", 5, "loader timings needed to judge"),
+    ],
+)
 def loader_bound(ctx):
     run = ctx.subject
     name = next((n for n in run.series if n.lower() in LOADER_NAMES), None)
@@ -162,5 +215,10 @@ def loader_bound(ctx):
     return ctx.fire(
         f"data loading takes {fmt(load)} s of a {fmt(step)} s step ({fmt(share * 100)}%, threshold "
         f"{fmt(ctx.t('share') * 100)}%; {name})",
-        step=lt.steps[0], loader_seconds=load, step_seconds=step, share=share, threshold=ctx.t("share"),
-        metric=name)
+        step=lt.steps[0],
+        loader_seconds=load,
+        step_seconds=step,
+        share=share,
+        threshold=ctx.t("share"),
+        metric=name,
+    )

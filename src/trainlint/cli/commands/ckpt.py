@@ -9,12 +9,19 @@ from .._common import build_options, finish, judging_options
 
 @click.command(name="ckpt")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--values/--no-values", default=None,
-              help="Scan every tensor's values (NaN/Inf, all-zero, min/max/mean). Default: files up to 512 MB.")
+@click.option(
+    "--values/--no-values",
+    default=None,
+    help="Scan every tensor's values (NaN/Inf, all-zero, min/max/mean). Default: files up to 512 MB.",
+)
 @click.option("--crc/--no-crc", default=None, help="Verify zip CRC-32s. Default: files up to 512 MB.")
 @click.option("--tensors", "show_tensors", is_flag=True, help="Include the tensor table in the report summary.")
-@click.option("--diff/--no-diff", default=True, show_default=True,
-              help="With exactly two paths, also report drift (keys added/removed, shape/dtype changes).")
+@click.option(
+    "--diff/--no-diff",
+    default=True,
+    show_default=True,
+    help="With exactly two paths, also report drift (keys added/removed, shape/dtype changes).",
+)
 @judging_options(role_map=False)
 def command(paths, values, crc, show_tensors, diff, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Inspect checkpoints without executing them: integrity, tensor values, what loading would import.

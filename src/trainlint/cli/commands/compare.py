@@ -11,10 +11,20 @@ from .._common import build_options, judging_options
 @click.command()
 @click.argument("baseline", type=click.Path(path_type=Path))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...", type=click.Path(path_type=Path))
-@click.option("--baseline", "more_baseline", multiple=True, type=click.Path(path_type=Path),
-              help="Another baseline run (a seed of the same recipe); repeatable.")
-@click.option("--align", type=click.Choice(["auto", "step", "fraction"]), default="auto", show_default=True,
-              help="Align by step, by fraction of training, or by step only when planned lengths agree.")
+@click.option(
+    "--baseline",
+    "more_baseline",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Another baseline run (a seed of the same recipe); repeatable.",
+)
+@click.option(
+    "--align",
+    type=click.Choice(["auto", "step", "fraction"]),
+    default="auto",
+    show_default=True,
+    help="Align by step, by fraction of training, or by step only when planned lengths agree.",
+)
 @judging_options
 def command(baseline, runs, more_baseline, align, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Compare each RUN with a known-good BASELINE (a log, or a folder of several seeds' logs).

@@ -38,9 +38,7 @@ def command(roots: tuple[Path, ...], timeout: float, memory_gb: float | None) ->
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "pydantic", "anyio"):
             raise
-        raise click.UsageError(
-            "trainlint mcp needs the MCP SDK: pip install 'trainlint[mcp]'"
-        ) from None
+        raise click.UsageError("trainlint mcp needs the MCP SDK: pip install 'trainlint[mcp]'") from None
     try:
         server = build_server(roots or (Path("."),), timeout, memory_gb)
     except ValueError as exc:

@@ -17,5 +17,7 @@ def command(code: str | None, fmt: str) -> None:
         from ...config import did_you_mean
 
         words = [w for r in rules() for w in (r.code, r.name)]
-        raise click.UsageError(f"no rule {code!r} (`trainlint rules` lists them){did_you_mean(code or '', words)}") from None
+        raise click.UsageError(
+            f"no rule {code!r} (`trainlint rules` lists them){did_you_mean(code or '', words)}"
+        ) from None
     render_rules(found, fmt, one=bool(code))

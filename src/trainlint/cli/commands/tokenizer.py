@@ -9,8 +9,9 @@ from .._common import build_options, finish, judging_options
 
 @click.command()
 @click.argument("folder", type=click.Path(path_type=Path))
-@click.option("--dataset", type=click.Path(path_type=Path),
-              help="The training data: chat rows need a chat template (TL243).")
+@click.option(
+    "--dataset", type=click.Path(path_type=Path), help="The training data: chat rows need a chat template (TL243)."
+)
 @judging_options(role_map=False)
 def command(folder, dataset, fmt, config, select, ignore, thresholds, role_map) -> None:
     """Preflight a tokenizer folder (tokenizer.json, tokenizer_config.json, special_tokens_map.json,

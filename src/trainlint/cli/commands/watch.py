@@ -9,8 +9,11 @@ from .._common import build_options, finish, judging_options
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--until", type=click.Choice(["FAIL", "WARN"], case_sensitive=False),
-              help="Exit as soon as a finding this severe appears (FAIL exits 1).")
+@click.option(
+    "--until",
+    type=click.Choice(["FAIL", "WARN"], case_sensitive=False),
+    help="Exit as soon as a finding this severe appears (FAIL exits 1).",
+)
 @click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between polls.")
 @click.option("--idle-exit", type=float, default=None, help="Stop after this many seconds with no new record.")
 @click.option("--max-time", type=float, default=None, help="Stop after this many seconds in all.")
@@ -39,7 +42,15 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
         if fmt == "text":
             click.echo(finding_line(path, f))
 
-    result = watch(targets, options, until=until, interval=interval, idle_exit=idle_exit, max_time=max_time,
-                   emit=emit, heartbeat=beat.beat if beat.enabled else None)
+    result = watch(
+        targets,
+        options,
+        until=until,
+        interval=interval,
+        idle_exit=idle_exit,
+        max_time=max_time,
+        emit=emit,
+        heartbeat=beat.beat if beat.enabled else None,
+    )
     beat.clear()
     finish(result, fmt)

@@ -20,14 +20,34 @@ _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
 
 # (signature, pattern) in order of specificity: the first that matches a line names it.
 SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("cuda-out-of-memory", re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
-                                      r"|CUBLAS_STATUS_ALLOC_FAILED")),
-    ("nccl-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL.{0,80}[Tt]imed? ?out"
-                                r"|ProcessGroupNCCL.{0,80}[Tt]imeout")),
-    ("nccl-error", re.compile(r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError"
-                              r"|NCCL communicator was aborted")),
-    ("dataloader-worker-killed", re.compile(r"DataLoader worker \(pid\(?s?\)? ?[\d, ]+\) "
-                                            r"(?:is killed|exited unexpectedly)")),
+    (
+        "cuda-out-of-memory",
+        re.compile(
+            r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
+            r"|CUBLAS_STATUS_ALLOC_FAILED"
+        ),
+    ),
+    (
+        "nccl-timeout",
+        re.compile(
+            r"Watchdog caught collective operation timeout|NCCL.{0,80}[Tt]imed? ?out"
+            r"|ProcessGroupNCCL.{0,80}[Tt]imeout"
+        ),
+    ),
+    (
+        "nccl-error",
+        re.compile(
+            r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError"
+            r"|NCCL communicator was aborted"
+        ),
+    ),
+    (
+        "dataloader-worker-killed",
+        re.compile(
+            r"DataLoader worker \(pid\(?s?\)? ?[\d, ]+\) "
+            r"(?:is killed|exited unexpectedly)"
+        ),
+    ),
     ("slurm-time-limit", re.compile(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
     ("slurm-cancelled", re.compile(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
     ("oom-killed", re.compile(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
@@ -35,24 +55,52 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("segmentation-fault", re.compile(r"Segmentation fault|SIGSEGV")),
     ("fatal-signal", re.compile(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
     ("cuda-error", re.compile(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
-    ("child-failed", re.compile(r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
-                                r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)")),
+    (
+        "child-failed",
+        re.compile(
+            r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
+            r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)"
+        ),
+    ),
 )
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
 _TRACEBACK = re.compile(_PREFIX + r"Traceback \(most recent call last\):")
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
 _CONTINUE = re.compile(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
 _CHAINED = re.compile(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
-_EXCEPTION = re.compile(_PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
-                        r"(?::\s?(.*))?$")
+_EXCEPTION = re.compile(
+    _PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
+    r"(?::\s?(.*))?$"
+)
 
 
 # Every signature holds one of these words: a log holding none has no crash (a fast first test).
-_KEYWORDS = ("Traceback", "memory", "Memory", "NCCL", "nccl", "DataLoader worker", "CANCELLED", "oom", "OOM",
-             "Killed", "Segmentation", "SIGSEGV", "CUDA", "CUBLAS", "ChildFailedError", "illegal", "Watchdog",
-             "cudaError", "Bus error", "SIGBUS", "Aborted", "Fatal Python", "exitcode")
-_ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)",
-                  re.M)
+_KEYWORDS = (
+    "Traceback",
+    "memory",
+    "Memory",
+    "NCCL",
+    "nccl",
+    "DataLoader worker",
+    "CANCELLED",
+    "oom",
+    "OOM",
+    "Killed",
+    "Segmentation",
+    "SIGSEGV",
+    "CUDA",
+    "CUBLAS",
+    "ChildFailedError",
+    "illegal",
+    "Watchdog",
+    "cudaError",
+    "Bus error",
+    "SIGBUS",
+    "Aborted",
+    "Fatal Python",
+    "exitcode",
+)
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
 def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:
@@ -89,8 +137,9 @@ def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[st
     return events
 
 
-def _record(events: list[dict[str, Any]], seen: dict[tuple[str, str], dict[str, Any]],
-            sig: str, line: int, text: str) -> None:
+def _record(
+    events: list[dict[str, Any]], seen: dict[tuple[str, str], dict[str, Any]], sig: str, line: int, text: str
+) -> None:
     key = (sig, re.sub(r"\d+", "N", re.sub(_PREFIX, "", text)))  # the same error from each rank is one event
     if key in seen:
         seen[key]["count"] += 1
@@ -118,6 +167,8 @@ def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
         else:
             break
         i += 1
-    sig = next((s for s, pat in SIGNATURES if s not in _OUTSIDE_ONLY and any(pat.search(t) for t in raised)),
-               "python-traceback")
+    sig = next(
+        (s for s, pat in SIGNATURES if s not in _OUTSIDE_ONLY and any(pat.search(t) for t in raised)),
+        "python-traceback",
+    )
     return last, exc_text or "Traceback (exception line missing)", sig

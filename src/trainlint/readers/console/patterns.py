@@ -24,8 +24,13 @@ from .text import NUM, Capture, Line
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
-_KV = {mode: re.compile(r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
-                        r"(?=$|[\s,|;)\]}])" % (sep, NUM)) for mode, sep in _KV_SEP.items()}
+_KV = {
+    mode: re.compile(
+        r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
+        r"(?=$|[\s,|;)\]}])" % (sep, NUM)
+    )
+    for mode, sep in _KV_SEP.items()
+}
 _NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 1 day, 0:10:00")
 _PROGRESS_BAR = re.compile(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
@@ -70,11 +75,20 @@ def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
     return out
 
 
-_MEGATRON_NAMES = {"lm_loss": "loss", "lm_loss_value": "val_loss", "lm_loss_ppl": "val_ppl",
-                   "elapsed_time_per_iteration_(ms)": "step_time_ms", "learning_rate": "learning_rate",
-                   "grad_norm": "grad_norm", "loss_scale": "loss_scale", "consumed_samples": "consumed_samples",
-                   "global_batch_size": "global_batch_size", "number_of_nan_iterations": "nan_iterations",
-                   "number_of_skipped_iterations": "skipped_iterations", "throughput_per_gpu_(tflop/s/gpu)": "tflops"}
+_MEGATRON_NAMES = {
+    "lm_loss": "loss",
+    "lm_loss_value": "val_loss",
+    "lm_loss_ppl": "val_ppl",
+    "elapsed_time_per_iteration_(ms)": "step_time_ms",
+    "learning_rate": "learning_rate",
+    "grad_norm": "grad_norm",
+    "loss_scale": "loss_scale",
+    "consumed_samples": "consumed_samples",
+    "global_batch_size": "global_batch_size",
+    "number_of_nan_iterations": "nan_iterations",
+    "number_of_skipped_iterations": "skipped_iterations",
+    "throughput_per_gpu_(tflop/s/gpu)": "tflops",
+}
 
 
 def _megatron(m: re.Match[str]) -> dict[str, float]:
@@ -111,7 +125,7 @@ def _fairseq_json(m: re.Match[str]) -> dict[str, float]:
         except (TypeError, ValueError):
             continue
         if key in ("valid_num_updates", "valid_epoch"):
-            key = key[len("valid_"):]
+            key = key[len("valid_") :]
         elif key not in ("num_updates", "epoch") and not key.startswith(prefix):
             key = prefix + key  # fairseq already tags valid stats "valid_..."
         out[key] = v
@@ -123,81 +137,217 @@ _STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
 
 PATTERNS: tuple[LinePattern, ...] = (
     # PyTorch examples/mnist
-    LinePattern("pytorch-mnist-train", "pytorch-example", _c(
-        r"Train Epoch: (?P<epoch>\d+) \[(?P<seen>\d+)/(?P<per_epoch>\d+) \(\d+%\)\]\s+Loss: (?P<loss>NUM)"),
-        needle="Train Epoch:", step_from="epoch1-seen"),
-    LinePattern("pytorch-mnist-test", "pytorch-example", _c(
-        r"Test set: Average loss: (?P<test_loss>NUM), Accuracy: (?P<acc_n>\d+)/(?P<acc_d>\d+)"),
-        needle="Test set:", step_from="epoch-end", derive=_ratio),
+    LinePattern(
+        "pytorch-mnist-train",
+        "pytorch-example",
+        _c(r"Train Epoch: (?P<epoch>\d+) \[(?P<seen>\d+)/(?P<per_epoch>\d+) \(\d+%\)\]\s+Loss: (?P<loss>NUM)"),
+        needle="Train Epoch:",
+        step_from="epoch1-seen",
+    ),
+    LinePattern(
+        "pytorch-mnist-test",
+        "pytorch-example",
+        _c(r"Test set: Average loss: (?P<test_loss>NUM), Accuracy: (?P<acc_n>\d+)/(?P<acc_d>\d+)"),
+        needle="Test set:",
+        step_from="epoch-end",
+        derive=_ratio,
+    ),
     # PyTorch examples/imagenet
-    LinePattern("pytorch-imagenet-train", "pytorch-example", _c(
-        r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+Time\s+(?P<step_time>NUM)\s.*?"
-        r"Loss\s+(?P<loss>NUM)\s.*?Acc@1\s+(?P<acc1>NUM)\s.*?Acc@5\s+(?P<acc5>NUM)"),
-        needle="Epoch: [", step_from="epoch0-seen"),
-    LinePattern("pytorch-imagenet-val", "pytorch-example",
-                _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"), needle="* Acc@1", step_from="epoch-end"),
+    LinePattern(
+        "pytorch-imagenet-train",
+        "pytorch-example",
+        _c(
+            r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+Time\s+(?P<step_time>NUM)\s.*?"
+            r"Loss\s+(?P<loss>NUM)\s.*?Acc@1\s+(?P<acc1>NUM)\s.*?Acc@5\s+(?P<acc5>NUM)"
+        ),
+        needle="Epoch: [",
+        step_from="epoch0-seen",
+    ),
+    LinePattern(
+        "pytorch-imagenet-val",
+        "pytorch-example",
+        _c(r"^\s*\* Acc@1 (?P<val_acc1>NUM) Acc@5 (?P<val_acc5>NUM)"),
+        needle="* Acc@1",
+        step_from="epoch-end",
+    ),
     # torchvision's reference scripts' MetricLogger (detection, classification, segmentation; DETR and
     # many others): "Epoch: [0]  [ 10/5005]  eta: 0:10:00  lr: 0.1  loss: 6.9 (6.9)  ...  max mem: 2547"
-    LinePattern("torchvision-reference", "pytorch-example",
-                _c(r"Epoch: \[(?P<epoch>\d+)\]\s+\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
-                needle="Epoch: [", kv=":", step_from="epoch0-seen", rename={"time": "step_time", "data": "data_time"}),
+    LinePattern(
+        "torchvision-reference",
+        "pytorch-example",
+        _c(r"Epoch: \[(?P<epoch>\d+)\]\s+\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch: [",
+        kv=":",
+        step_from="epoch0-seen",
+        rename={"time": "step_time", "data": "data_time"},
+    ),
     # OpenMMLab: mmengine "Epoch(train)  [1][ 50/1000]  lr: ...  loss: ..." / "Iter(train) [ 50/90000] ...",
     # "Epoch(val) [1][500/500]  coco/bbox_mAP: ..."; mmcv 1.x "Epoch [1][50/7330]\tlr: ..., loss: ..."
-    LinePattern("mmengine-epoch", "openmmlab", _c(
-        r"Epoch\(train\)\s*\[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
-        needle="Epoch(train)", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
-    LinePattern("mmengine-iter", "openmmlab", _c(
-        r"Iter\(train\)\s*\[\s*(?P<step>\d+)/(?P<max_steps>\d+)\]\s+(?P<kv>.*)"),
-        needle="Iter(train)", kv=":", rename={"time": "step_time"}),
-    LinePattern("mmengine-val", "openmmlab", _c(
-        r"(?:Epoch|Iter)\(val\)\s*(?:\[\d+\])?\[\s*(?P<seen>\d+)/(?P=seen)\]\s+(?P<kv>.*)"),
-        needle="(val)", kv=":", prefix="val/", step_from="previous"),
-    LinePattern("mmcv-epoch", "openmmlab", _c(
-        r"Epoch \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
-        needle="Epoch [", kv=":", step_from="epoch1-seen", rename={"time": "step_time"}),
+    LinePattern(
+        "mmengine-epoch",
+        "openmmlab",
+        _c(r"Epoch\(train\)\s*\[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch(train)",
+        kv=":",
+        step_from="epoch1-seen",
+        rename={"time": "step_time"},
+    ),
+    LinePattern(
+        "mmengine-iter",
+        "openmmlab",
+        _c(r"Iter\(train\)\s*\[\s*(?P<step>\d+)/(?P<max_steps>\d+)\]\s+(?P<kv>.*)"),
+        needle="Iter(train)",
+        kv=":",
+        rename={"time": "step_time"},
+    ),
+    LinePattern(
+        "mmengine-val",
+        "openmmlab",
+        _c(r"(?:Epoch|Iter)\(val\)\s*(?:\[\d+\])?\[\s*(?P<seen>\d+)/(?P=seen)\]\s+(?P<kv>.*)"),
+        needle="(val)",
+        kv=":",
+        prefix="val/",
+        step_from="previous",
+    ),
+    LinePattern(
+        "mmcv-epoch",
+        "openmmlab",
+        _c(r"Epoch \[(?P<epoch>\d+)\]\[\s*(?P<seen>\d+)/(?P<per_epoch>\d+)\]\s+(?P<kv>.*)"),
+        needle="Epoch [",
+        kv=":",
+        step_from="epoch1-seen",
+        rename={"time": "step_time"},
+    ),
     # Detectron2 d2.utils.events CommonMetricPrinter
-    LinePattern("detectron2", "detectron2", _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"), needle="iter: ", kv=":",
-                rename={"time": "step_time"}),
+    LinePattern(
+        "detectron2",
+        "detectron2",
+        _c(r"\biter: (?P<step>\d+)\s+(?P<kv>.*)"),
+        needle="iter: ",
+        kv=":",
+        rename={"time": "step_time"},
+    ),
     # fairseq (train_inner, valid and epoch summaries; old "| epoch 001 |" and hydra-era logging)
-    LinePattern("fairseq-inner", "fairseq",
-                _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
-                needle="epoch ", kv="=", step_from="kv:num_updates"),
-    LinePattern("fairseq-valid", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| valid on '[^']*' subset \| (?P<kv>.+)"),
-                needle="valid on", kv=" ", prefix="valid_", step_from="kv:num_updates"),
-    LinePattern("fairseq-epoch", "fairseq", _c(r"\| epoch (?P<epoch>\d+) \| (?P<kv>loss .+)"), needle="| epoch ",
-                kv=" ", step_from="kv:num_updates", fallback_for="fairseq-inner"),
-    LinePattern("fairseq-json", "fairseq", _c(r"\| (?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),
-                needle="| {", derive=_fairseq_json, step_from="kv:num_updates"),
+    LinePattern(
+        "fairseq-inner",
+        "fairseq",
+        _c(r"\bepoch (?P<epoch>\d+):\s+(?P<seen>\d+) / (?P<per_epoch>\d+) (?P<kv>.+)"),
+        needle="epoch ",
+        kv="=",
+        step_from="kv:num_updates",
+    ),
+    LinePattern(
+        "fairseq-valid",
+        "fairseq",
+        _c(r"\| epoch (?P<epoch>\d+) \| valid on '[^']*' subset \| (?P<kv>.+)"),
+        needle="valid on",
+        kv=" ",
+        prefix="valid_",
+        step_from="kv:num_updates",
+    ),
+    LinePattern(
+        "fairseq-epoch",
+        "fairseq",
+        _c(r"\| epoch (?P<epoch>\d+) \| (?P<kv>loss .+)"),
+        needle="| epoch ",
+        kv=" ",
+        step_from="kv:num_updates",
+        fallback_for="fairseq-inner",
+    ),
+    LinePattern(
+        "fairseq-json",
+        "fairseq",
+        _c(r"\| (?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),
+        needle="| {",
+        derive=_fairseq_json,
+        step_from="kv:num_updates",
+    ),
     # nanoGPT
-    LinePattern("nanogpt-iter", "nanogpt", _c(
-        r"^iter (?P<step>\d+): loss (?P<loss>NUM), time (?P<step_time_ms>NUM)ms(?:, mfu (?P<mfu>NUM)%)?"),
-        needle="iter "),
-    LinePattern("nanogpt-eval", "nanogpt", _c(r"^step (?P<step>\d+): train loss (?P<eval_train_loss>NUM), "
-                                              r"val loss (?P<val_loss>NUM)"), needle="val loss"),
+    LinePattern(
+        "nanogpt-iter",
+        "nanogpt",
+        _c(r"^iter (?P<step>\d+): loss (?P<loss>NUM), time (?P<step_time_ms>NUM)ms(?:, mfu (?P<mfu>NUM)%)?"),
+        needle="iter ",
+    ),
+    LinePattern(
+        "nanogpt-eval",
+        "nanogpt",
+        _c(
+            r"^step (?P<step>\d+): train loss (?P<eval_train_loss>NUM), "
+            r"val loss (?P<val_loss>NUM)"
+        ),
+        needle="val loss",
+    ),
     # llm.c (train_gpt2.cu and the CPU reference train_gpt2.c)
-    LinePattern("llmc-step", "llm.c", _c(r"^step\s+(?P<step>\d+)/(?P<max_steps>\d+)\s*\|\s*(?P<kv>.*)"),
-                needle="|", kv=" ", rename={"norm": "grad_norm"}, derive=_llmc_extras),
-    LinePattern("llmc-cpu", "llm.c",
-                _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"), needle="took"),
+    LinePattern(
+        "llmc-step",
+        "llm.c",
+        _c(r"^step\s+(?P<step>\d+)/(?P<max_steps>\d+)\s*\|\s*(?P<kv>.*)"),
+        needle="|",
+        kv=" ",
+        rename={"norm": "grad_norm"},
+        derive=_llmc_extras,
+    ),
+    LinePattern(
+        "llmc-cpu",
+        "llm.c",
+        _c(r"^step (?P<step>\d+): train loss (?P<loss>NUM) \(took (?P<step_time_ms>NUM) ms\)"),
+        needle="took",
+    ),
     LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
     # Megatron-LM (and Megatron-DeepSpeed): " iteration      100/  500000 | ... | lm loss: 7.1E+00 | ..."
-    LinePattern("megatron-train", "megatron",
-                _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
-                needle="iteration", derive=_megatron),
-    LinePattern("megatron-val", "megatron", _c(r"validation loss at iteration (?P<step>\d+)\s*(?:on \w+ set\s*)?\|"
-                                               r"(?P<cells>.*)"), needle="validation loss at", derive=_megatron),
+    LinePattern(
+        "megatron-train",
+        "megatron",
+        _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
+        needle="iteration",
+        derive=_megatron,
+    ),
+    LinePattern(
+        "megatron-val",
+        "megatron",
+        _c(
+            r"validation loss at iteration (?P<step>\d+)\s*(?:on \w+ set\s*)?\|"
+            r"(?P<cells>.*)"
+        ),
+        needle="validation loss at",
+        derive=_megatron,
+    ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
-    LinePattern("generic-epoch-step", "generic-epoch-step", _c(
-        _EPOCH_KW + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
-        r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"),
-        needle="poch", step_from="epoch1-seen", needs_loss=True, generic=True),
-    LinePattern("generic-step", "generic-step", _c(
-        _STEP_KW + r"\s*[\[:#=]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
-        needle=("step", "Step", "STEP", "iter", "Iter", "ITER"), needs_loss=True, generic=True),
-    LinePattern("generic-epoch", "generic-epoch", _c(
-        _EPOCH_KW + r"\s*[\[:#=]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
-        r"[\s,:|\-]*(?P<kv>.*)"), needle=("poch", "POCH"), step_from="epoch", needs_loss=True, generic=True),
+    LinePattern(
+        "generic-epoch-step",
+        "generic-epoch-step",
+        _c(
+            _EPOCH_KW
+            + r"\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<planned_epochs>\d+)\s*\]?[\s,:|\-]*(?:[Ss]tep|[Bb]atch|[Ii]ter)"
+            r"\s*\[?\s*(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]?[\s,:|\-]*(?P<kv>.*)"
+        ),
+        needle="poch",
+        step_from="epoch1-seen",
+        needs_loss=True,
+        generic=True,
+    ),
+    LinePattern(
+        "generic-step",
+        "generic-step",
+        _c(_STEP_KW + r"\s*[\[:#=]?\s*(?P<step>\d+)(?:\s*/\s*(?P<max_steps>\d+))?\s*\]?(?![\d.%])[\s,:|\-]*(?P<kv>.*)"),
+        needle=("step", "Step", "STEP", "iter", "Iter", "ITER"),
+        needs_loss=True,
+        generic=True,
+    ),
+    LinePattern(
+        "generic-epoch",
+        "generic-epoch",
+        _c(
+            _EPOCH_KW + r"\s*[\[:#=]?\s*(?P<epoch>\d+)(?:\s*(?:/|of)\s*(?P<planned_epochs>\d+))?\s*\]?(?![\d.%])"
+            r"[\s,:|\-]*(?P<kv>.*)"
+        ),
+        needle=("poch", "POCH"),
+        step_from="epoch",
+        needs_loss=True,
+        generic=True,
+    ),
 )
 
 
@@ -214,14 +364,14 @@ def _needles(pat: LinePattern) -> tuple[str, ...]:
     return () if pat.needle is None else (pat.needle,) if isinstance(pat.needle, str) else pat.needle
 
 
-def apply_patterns(lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None,
-                   text: str | None = None) -> list[Capture]:
+def apply_patterns(
+    lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None, text: str | None = None
+) -> list[Capture]:
     """One Capture per framework that any pattern matched, in table order.
 
     ``text``, the whole log, drops at once the patterns whose needles it never holds.
     """
-    table = [(pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else ""))
-             for pat in patterns]
+    table = [(pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else "")) for pat in patterns]
     if text is not None:
         table = [row for row in table if not row[1] or any(n in text for n in row[1])]
     patterns = [row[0] for row in table]
@@ -357,8 +507,10 @@ def _drop_fallbacks(states: dict[str, _State], patterns: list[LinePattern], matc
         main = states.get(pat.framework)
         if pat.fallback_for in matched:
             if main is not None:
-                main.capture.notes.append(f"{len(st.capture.lines)} {pat.name} line(s) not used: the "
-                                          f"{pat.fallback_for} lines record the same run in more detail")
+                main.capture.notes.append(
+                    f"{len(st.capture.lines)} {pat.name} line(s) not used: the "
+                    f"{pat.fallback_for} lines record the same run in more detail"
+                )
             continue
         if main is None:
             states[pat.framework] = st

@@ -28,20 +28,52 @@ from .text import Capture, Line, split_lines, strip_ansi
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
 # What a console banner holds and a text corpus does not: only then is a long .txt read further.
-_CONSOLE_NOISE = re.compile(rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
-                            rb"|DeprecationWarning")
+_CONSOLE_NOISE = re.compile(
+    rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
+    rb"|DeprecationWarning"
+)
 # Lines that announce a console log even before a full record has been printed.
-_HINTS = re.compile(r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
-                    r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|", re.M)
+_HINTS = re.compile(
+    r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
+    r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|",
+    re.M,
+)
 _TRACEBACK = re.compile(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
 # Source, markup and data files are never console logs, whatever text they quote.
-_NOT_CONSOLE = {".py", ".pyi", ".md", ".rst", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv", ".tsv",
-                ".html", ".htm", ".ipynb", ".c", ".cc", ".cu", ".h", ".hpp", ".cpp", ".sh", ".js", ".ts", ".tex"}
+_NOT_CONSOLE = {
+    ".py",
+    ".pyi",
+    ".md",
+    ".rst",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".csv",
+    ".tsv",
+    ".html",
+    ".htm",
+    ".ipynb",
+    ".c",
+    ".cc",
+    ".cu",
+    ".h",
+    ".hpp",
+    ".cpp",
+    ".sh",
+    ".js",
+    ".ts",
+    ".tex",
+}
 # Lines a framework prints when training ends normally (an early stop is a normal end).
-_COMPLETED = re.compile(r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
-                        r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
-                        r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
-                        r"|total average iteration time: |\[after training is done\]")
+_COMPLETED = re.compile(
+    r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
+    r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
+    r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
+    r"|total average iteration time: |\[after training is done\]"
+)
 
 
 def compile_user_pattern(text: str) -> LinePattern:
@@ -53,8 +85,9 @@ def compile_user_pattern(text: str) -> LinePattern:
     names = set(regex.groupindex)
     metrics = names - {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv"}
     if not metrics and "kv" not in names:
-        raise ValueError(f"--pattern {text!r} names no metric: use named groups such as (?P<step>\\d+) "
-                         "and (?P<loss>[0-9.eE+-]+)")
+        raise ValueError(
+            f"--pattern {text!r} names no metric: use named groups such as (?P<step>\\d+) and (?P<loss>[0-9.eE+-]+)"
+        )
     step_from = "step" if "step" in names else "epoch" if "epoch" in names else "index"
     return LinePattern("user", "user-pattern", regex, step_from=step_from)
 
@@ -162,14 +195,21 @@ class ConsoleReader:
         del text
         if best is None and not events:
             raise ReadError("no known training-progress lines found")
-        run = Run(source=str(path), format="console" + (f"/{best.framework}" if best else ""),
-                  files=[str(path)], notes=notes, events=events)
+        run = Run(
+            source=str(path),
+            format="console" + (f"/{best.framework}" if best else ""),
+            files=[str(path)],
+            notes=notes,
+            events=events,
+        )
         add_damage(run, TextRead("", [], long))
         if best is not None:
             _fill(run, best, caps[1:])
         else:
-            run.notes.append("no training-progress lines found; the log records "
-                             + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events))
+            run.notes.append(
+                "no training-progress lines found; the log records "
+                + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
+            )
         _completion(run, lines, last_progress)
         return run
 
@@ -183,8 +223,9 @@ def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
     steps = [s for col in best.cols.values() for s in col[0]]
     if steps:
         run.meta.setdefault("last_step", max(steps))
-    run.notes.append(f"read as {best.framework} console output ({len(best.lines)} line(s) matched, "
-                     f"first at line {best.lines[0]})")
+    run.notes.append(
+        f"read as {best.framework} console output ({len(best.lines)} line(s) matched, first at line {best.lines[0]})"
+    )
     run.notes.extend(best.notes)
     _step_resets(run, best)
     also = [f"{c.framework} ({c.records})" for c in others if c.framework != best.framework]
@@ -201,13 +242,17 @@ def _step_resets(run: Run, best: Capture) -> None:
     resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
     if resets and len(resets) >= max(10, 0.1 * len(steps)):
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
-        run.notes.append(f"the step count falls back {len(resets)} times: several processes appear to write to "
-                         "this log at once (interleaved lines)")
+        run.notes.append(
+            f"the step count falls back {len(resets)} times: several processes appear to write to "
+            "this log at once (interleaved lines)"
+        )
         return
     if resets:
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
-        run.notes.append(f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:.0f} to "
-                         f"{resets[0][1]:.0f}): a relaunch or resume into the same log; series keep the order written")
+        run.notes.append(
+            f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:.0f} to "
+            f"{resets[0][1]:.0f}): a relaunch or resume into the same log; series keep the order written"
+        )
 
 
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:

@@ -150,8 +150,11 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
         for name, value in vals.items():
             if name == "v_num":
                 continue
-            if name.lower().startswith(_VAL_PREFIX) and not (val_seen or name in fresh) \
-                    and last_vals.get(name) == value:
+            if (
+                name.lower().startswith(_VAL_PREFIX)
+                and not (val_seen or name in fresh)
+                and last_vals.get(name) == value
+            ):
                 continue  # a validation value carried over from an earlier epoch
             cap.add(name, step, value)
             last_vals[name] = value
@@ -324,5 +327,4 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
 
 
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
-RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"),
-               (tqdm_postfix, "%|"))
+RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"), (tqdm_postfix, "%|"))

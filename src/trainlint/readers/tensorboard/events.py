@@ -105,17 +105,27 @@ class _Decoder:
         keep = (c["kind"] <= KIND_TENSOR) | (c["ms"] >= 0)
         return c if keep.all() else {k: v[keep] for k, v in c.items()}
 
-    def _quick_columns(self, q: dict[str, np.ndarray], idx: np.ndarray, wall: np.ndarray,
-                       step: np.ndarray) -> dict[str, np.ndarray]:
+    def _quick_columns(
+        self, q: dict[str, np.ndarray], idx: np.ndarray, wall: np.ndarray, step: np.ndarray
+    ) -> dict[str, np.ndarray]:
         kind = q["kind"][idx]
-        return {"rec": idx, "ord": np.zeros(idx.shape[0], dtype=np.int64),
-                "tag": self._tag_index(q["tag_a"][idx], q["tag_z"][idx]),
-                "kind": np.where(kind == 0, KIND_SIMPLE, KIND_TENSOR).astype(np.int8),
-                "value": q["value"][idx], "step": step[idx], "wall": wall[idx],
-                "ts": q["ts"][idx], "te": q["te"][idx], "ms": q["ms"][idx], "me": q["me"][idx]}
+        return {
+            "rec": idx,
+            "ord": np.zeros(idx.shape[0], dtype=np.int64),
+            "tag": self._tag_index(q["tag_a"][idx], q["tag_z"][idx]),
+            "kind": np.where(kind == 0, KIND_SIMPLE, KIND_TENSOR).astype(np.int8),
+            "value": q["value"][idx],
+            "step": step[idx],
+            "wall": wall[idx],
+            "ts": q["ts"][idx],
+            "te": q["te"][idx],
+            "ms": q["ms"][idx],
+            "me": q["me"][idx],
+        }
 
-    def _generic_columns(self, recs: np.ndarray, starts: np.ndarray,
-                         ends: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    def _generic_columns(
+        self, recs: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Walk the fields of records in other layouts; returns their columns and those left over."""
         u8 = self.u8
         ev = fast.walk(u8, starts[recs], ends[recs], fast.EVENT_SPEC)
@@ -139,9 +149,19 @@ class _Decoder:
         hw = np.flatnonzero(ev.has(0x09))
         wall[hw] = self.mem.f64[ev.a[0x09][hw]]
         step = np.where(ev.has(0x10), ev.a[0x10], 0)
-        cols = {"rec": recs[rec], "ord": ords[keep], "tag": self._tag_index(a[0x0A], z[0x0A]),
-                "kind": kind, "value": value, "step": step[rec], "wall": wall[rec],
-                "ts": a[0x42], "te": z[0x42], "ms": a[0x4A], "me": z[0x4A]}
+        cols = {
+            "rec": recs[rec],
+            "ord": ords[keep],
+            "tag": self._tag_index(a[0x0A], z[0x0A]),
+            "kind": kind,
+            "value": value,
+            "step": step[rec],
+            "wall": wall[rec],
+            "ts": a[0x42],
+            "te": z[0x42],
+            "ms": a[0x4A],
+            "me": z[0x4A],
+        }
         return cols, recs[np.flatnonzero(slow)]
 
     def _tag_index(self, a: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -152,11 +172,11 @@ class _Decoder:
         reps = np.flatnonzero(rep == np.arange(a.shape[0]))
         lookup = np.empty(a.shape[0], dtype=np.int64)
         for r in reps.tolist():
-            lookup[r] = self._tag_id(self.buf[int(a[r]):int(z[r])])
+            lookup[r] = self._tag_id(self.buf[int(a[r]) : int(z[r])])
         grouped = rep >= 0
         out[grouped] = lookup[rep[grouped]]
         for i in np.flatnonzero(~grouped).tolist():
-            out[i] = self._tag_id(self.buf[int(a[i]):int(z[i])])
+            out[i] = self._tag_id(self.buf[int(a[i]) : int(z[i])])
         return out
 
     def _slow_columns(self, recs: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> dict[str, Any]:
@@ -176,8 +196,7 @@ class _Decoder:
         names = ("rec", "ord", "tag", "kind", "value", "step", "wall", "ts", "te", "ms", "me")
         cols = {n: list(c) for n, c in zip(names, zip(*rows))} if rows else {n: [] for n in names}
         tags = cols.pop("tag")
-        out = {n: np.array(c, dtype=np.float64 if n in ("value", "wall") else np.int64)
-               for n, c in cols.items()}
+        out = {n: np.array(c, dtype=np.float64 if n in ("value", "wall") else np.int64) for n, c in cols.items()}
         out["kind"] = out["kind"].astype(np.int8)
         out["tag"] = np.array([self._tag_id(t) for t in tags], dtype=np.int64)
         return out
@@ -197,10 +216,12 @@ class _Decoder:
     def _finish(self, c: dict[str, np.ndarray]) -> None:
         """Plugins per tag, hparams, tensor scalars; then append the points."""
         self._learn_plugins(c)
-        plugin_of = np.array([self.pts.plugins.get(i, "") in SCALAR_PLUGINS
-                              for i in range(len(self.pts.tags))] or [False], dtype=bool)
-        is_hp = np.array([self.pts.plugins.get(i) == "hparams" for i in range(len(self.pts.tags))]
-                         or [False], dtype=bool)
+        plugin_of = np.array(
+            [self.pts.plugins.get(i, "") in SCALAR_PLUGINS for i in range(len(self.pts.tags))] or [False], dtype=bool
+        )
+        is_hp = np.array(
+            [self.pts.plugins.get(i) == "hparams" for i in range(len(self.pts.tags))] or [False], dtype=bool
+        )
         for i in np.flatnonzero(is_hp[c["tag"]] & (c["ms"] >= 0)).tolist():
             self._hparams(int(c["ms"][i]), int(c["me"][i]))
         tensor = np.flatnonzero((c["kind"] == KIND_TENSOR) & plugin_of[c["tag"]])
@@ -303,13 +324,15 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
     framing = scan(buf, verify_data)
     if framing.starts.shape[0] == 0:
         why = "; ".join(d.message for d in framing.damage[:1])
-        raise ReadError(f"not a readable TensorBoard event file: no intact record in {len(buf)} bytes"
-                        + (f" ({why})" if why else ""))
+        raise ReadError(
+            f"not a readable TensorBoard event file: no intact record in {len(buf)} bytes"
+            + (f" ({why})" if why else "")
+        )
     dec = _Decoder(buf, framing.mem)
     step = DECODE_CHUNK
     try:
         for i in range(0, framing.starts.shape[0], step):
-            dec.chunk(framing.starts[i:i + step], framing.ends[i:i + step])
+            dec.chunk(framing.starts[i : i + step], framing.ends[i : i + step])
     except (IndexError, ValueError, OverflowError, struct.error) as exc:  # a decoder bug, not the user's
         if os.environ.get("TRAINLINT_DEBUG"):
             raise
@@ -319,8 +342,12 @@ def decode_bytes(buf: bytes, verify_data: bool = True) -> tuple[Points, list[Dam
 
 
 def _columns(pts: Points) -> dict[str, np.ndarray]:
-    return {"tag": fast.concat(pts.tag), "step": fast.concat(pts.step),
-            "wall": fast.concat(pts.wall, np.float64), "value": fast.concat(pts.value, np.float64)}
+    return {
+        "tag": fast.concat(pts.tag),
+        "step": fast.concat(pts.step),
+        "wall": fast.concat(pts.wall, np.float64),
+        "value": fast.concat(pts.value, np.float64),
+    }
 
 
 def _restart_purge(c: dict[str, np.ndarray], restarts: list[tuple[int, float]]) -> tuple[dict, int]:
@@ -336,9 +363,12 @@ def points_to_series(pts: Points, run: Run) -> None:
     c, dropped = _restart_purge(_columns(pts), pts.restarts)
     if pts.restarts:
         run.meta.setdefault("resumes", []).extend(
-            {"kind": "session-restart", "at_step": s, "points_superseded": dropped} for _, s in pts.restarts)
-        run.notes.append(f"{len(pts.restarts)} restart marker(s) in the file; {dropped} earlier point(s) "
-                         "at or after the restart step were superseded")
+            {"kind": "session-restart", "at_step": s, "points_superseded": dropped} for _, s in pts.restarts
+        )
+        run.notes.append(
+            f"{len(pts.restarts)} restart marker(s) in the file; {dropped} earlier point(s) "
+            "at or after the restart step were superseded"
+        )
     tag = c["tag"].astype(np.uint16) if len(pts.tags) < 1 << 16 else c["tag"]
     order = np.argsort(tag, kind="stable")  # a radix sort for 16-bit keys
     tags_sorted = c["tag"][order]
@@ -353,8 +383,9 @@ def describe(run: Run, pts: Points) -> None:
     run.meta["plugins"] = sorted({p for p in pts.plugins.values() if p})
     kinds = {k: n for k, n in pts.skipped.items() if not k.startswith("malformed")}
     if kinds:
-        run.notes.append("not read as scalars (not decoded): " + ", ".join(
-            f"{n} {k} value(s)" for k, n in sorted(kinds.items())))
+        run.notes.append(
+            "not read as scalars (not decoded): " + ", ".join(f"{n} {k} value(s)" for k, n in sorted(kinds.items()))
+        )
     for what, n in sorted(pts.skipped.items()):
         if what.startswith("malformed"):
             run.notes.append(f"skipped {n} {what} record(s)")
@@ -367,8 +398,7 @@ class TFEventsReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if looks_like_events(head):
             return True
-        return (is_event_file_name(path.name) and path.suffix.lower() not in TEXT_SUFFIXES
-                and not path.is_dir())
+        return is_event_file_name(path.name) and path.suffix.lower() not in TEXT_SUFFIXES and not path.is_dir()
 
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
         try:

@@ -61,7 +61,8 @@ class Mem:
         n = self.u8.shape[0] - 8
         self.top = n - 1  # highest offset any view may load
         self.u64, self.f64, self.f32, self.u32, self.u16 = (
-            np.ndarray((n,), dtype=dt, buffer=words, strides=(1,)) for dt in ("<u8", "<f8", "<f4", "<u4", "<u2"))
+            np.ndarray((n,), dtype=dt, buffer=words, strides=(1,)) for dt in ("<u8", "<f8", "<f4", "<u4", "<u2")
+        )
 
 
 class Fields:
@@ -80,8 +81,7 @@ class Fields:
         return self.z[key] >= 0
 
 
-def walk(u8: np.ndarray, start: np.ndarray, end: np.ndarray, spec: dict[int, str],
-         max_fields: int = 12) -> Fields:
+def walk(u8: np.ndarray, start: np.ndarray, end: np.ndarray, spec: dict[int, str], max_fields: int = 12) -> Fields:
     """Walk the fields of every lane; the last occurrence of a field wins (as in protobuf)."""
     n = start.shape[0]
     out = Fields(n, spec)
@@ -130,10 +130,26 @@ def _field(u8: np.ndarray, cc: np.ndarray, ee: np.ndarray, kind: str) -> tuple[n
 # ---- the message layouts decoded in bulk -------------------------------------------------
 EVENT_SPEC = {0x09: F64, 0x10: VARINT, 0x2A: LEN}  # wall_time, step, summary
 SUMMARY_VALUE_KEY = 0x0A
-VALUE_SPEC = {0x0A: LEN, 0x15: F32, 0x42: LEN, 0x4A: LEN,  # tag, simple_value, tensor, metadata
-              0x1A: LEN, 0x22: LEN, 0x2A: LEN, 0x32: LEN}  # old histo, image, histo, audio
-TENSOR_SPEC = {0x08: VARINT, 0x12: LEN, 0x18: VARINT, 0x22: LEN,  # dtype, shape, version, content
-               0x2A: LEN, 0x2D: F32, 0x32: LEN, 0x31: F64}  # float_val, double_val
+VALUE_SPEC = {
+    0x0A: LEN,
+    0x15: F32,
+    0x42: LEN,
+    0x4A: LEN,  # tag, simple_value, tensor, metadata
+    0x1A: LEN,
+    0x22: LEN,
+    0x2A: LEN,
+    0x32: LEN,
+}  # old histo, image, histo, audio
+TENSOR_SPEC = {
+    0x08: VARINT,
+    0x12: LEN,
+    0x18: VARINT,
+    0x22: LEN,  # dtype, shape, version, content
+    0x2A: LEN,
+    0x2D: F32,
+    0x32: LEN,
+    0x31: F64,
+}  # float_val, double_val
 
 
 def summary_values(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -160,11 +176,19 @@ def summary_values(u8: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
 
 # (byte prefix, its length, value width) of one-element tensors as the writers lay them out:
 # dtype, [empty shape], then float_val / double_val packed or tensor_content
-_TENSOR_TEMPLATES = [(bytes(p), len(p), w) for p, w in (
-    ([0x08, 0x01, 0x2A, 0x04], 4), ([0x08, 0x01, 0x12, 0x00, 0x2A, 0x04], 4),
-    ([0x08, 0x01, 0x22, 0x04], 4), ([0x08, 0x01, 0x12, 0x00, 0x22, 0x04], 4),
-    ([0x08, 0x02, 0x32, 0x08], 8), ([0x08, 0x02, 0x12, 0x00, 0x32, 0x08], 8),
-    ([0x08, 0x02, 0x22, 0x08], 8), ([0x08, 0x02, 0x12, 0x00, 0x22, 0x08], 8))]
+_TENSOR_TEMPLATES = [
+    (bytes(p), len(p), w)
+    for p, w in (
+        ([0x08, 0x01, 0x2A, 0x04], 4),
+        ([0x08, 0x01, 0x12, 0x00, 0x2A, 0x04], 4),
+        ([0x08, 0x01, 0x22, 0x04], 4),
+        ([0x08, 0x01, 0x12, 0x00, 0x22, 0x04], 4),
+        ([0x08, 0x02, 0x32, 0x08], 8),
+        ([0x08, 0x02, 0x12, 0x00, 0x32, 0x08], 8),
+        ([0x08, 0x02, 0x22, 0x08], 8),
+        ([0x08, 0x02, 0x12, 0x00, 0x22, 0x08], 8),
+    )
+]
 
 
 def tensor_scalars(mem: Mem, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -220,7 +244,7 @@ def varints8(mem: Mem, pos: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np
     v = mem.u64[np.minimum(pos, mem.top)]
     stops = ~v & _CONT
     lsb = stops & (~stops + np.uint64(1))
-    nbytes = ((np.log2(np.maximum(lsb, 1).astype(np.float64)).astype(np.int64) + 1) >> 3)
+    nbytes = (np.log2(np.maximum(lsb, 1).astype(np.float64)).astype(np.int64) + 1) >> 3
     x = v & ((lsb << np.uint64(1)) - np.uint64(1))
     val = x & _GROUPS[0][1]
     for k in range(1, int(nbytes.max(initial=1))):
@@ -285,20 +309,36 @@ def quick_values(mem: Mem, r: np.ndarray, e: np.ndarray) -> dict[str, np.ndarray
     value = np.where(simple, mem.f32[te + 1], np.float32(0)).astype(np.float64)
     neg = np.int64(-1)
     is_t = kind == 1
-    return {"kind": kind, "tag_a": ts, "tag_z": te, "value": value,
-            "ts": np.where(is_t, tens_s, neg), "te": np.where(is_t, tens_e, neg),
-            "ms": np.where(with_meta, tens_e + 2, neg), "me": np.where(with_meta, e, neg)}
+    return {
+        "kind": kind,
+        "tag_a": ts,
+        "tag_z": te,
+        "value": value,
+        "ts": np.where(is_t, tens_s, neg),
+        "te": np.where(is_t, tens_e, neg),
+        "ms": np.where(with_meta, tens_e + 2, neg),
+        "me": np.where(with_meta, e, neg),
+    }
 
 
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-                 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x27D4EB2F165667C5, 0x94D049BB133111EB],
-                dtype=np.uint64)
+_MIX = np.array(
+    [
+        0x9E3779B97F4A7C15,
+        0xC2B2AE3D27D4EB4F,
+        0x165667B19E3779F9,
+        0xD6E8FEB86659FD93,
+        0xFF51AFD7ED558CCD,
+        0xC4CEB9FE1A85EC53,
+        0x27D4EB2F165667C5,
+        0x94D049BB133111EB,
+    ],
+    dtype=np.uint64,
+)
 _SLOTS = 1 << 16
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def group_spans(mem: Mem, a: np.ndarray, z: np.ndarray, max_width: int = 64,
-                rounds: int = 8) -> np.ndarray:
+def group_spans(mem: Mem, a: np.ndarray, z: np.ndarray, max_width: int = 64, rounds: int = 8) -> np.ndarray:
     """Group byte strings [a, z) by exact content without sorting.
 
     Returns the representative lane of each lane (-1 where not grouped here).

@@ -115,8 +115,9 @@ def merge_runs(parts: list[tuple[Path, Run]], out: Run) -> None:
             acc[name] = _concat(name, old, keep, s)
         if at is not None:
             resumes.append({"file": path.name, "at_step": at, "points_superseded": superseded})
-        out.damage.extend(Damage(d.kind, f"{path.name}: {d.message}", {**d.evidence, "file": path.name})
-                          for d in run.damage)
+        out.damage.extend(
+            Damage(d.kind, f"{path.name}: {d.message}", {**d.evidence, "file": path.name}) for d in run.damage
+        )
         out.notes.extend(f"{path.name}: {n}" for n in run.notes)
         for key, val in run.meta.items():
             if key == "hparams":
@@ -125,21 +126,26 @@ def merge_runs(parts: list[tuple[Path, Run]], out: Run) -> None:
                 out.meta.setdefault(key, val)
     for name, s in acc.items():
         order = np.argsort(s.steps, kind="stable")
-        out.series[name] = Series(name, s.steps[order], s.values[order],
-                                  None if s.wall is None else s.wall[order])
+        out.series[name] = Series(name, s.steps[order], s.values[order], None if s.wall is None else s.wall[order])
     if resumes:
         out.meta["resumes"] = resumes
-        out.notes.append(f"{len(resumes)} resume(s) detected: " + "; ".join(
-            f"{r['file']} restarts at step {r['at_step']:.0f} ({r['points_superseded']} earlier point(s) "
-            "superseded)" for r in resumes))
+        out.notes.append(
+            f"{len(resumes)} resume(s) detected: "
+            + "; ".join(
+                f"{r['file']} restarts at step {r['at_step']:.0f} ({r['points_superseded']} earlier point(s) "
+                "superseded)"
+                for r in resumes
+            )
+        )
 
 
 def _concat(name: str, old: Series, keep: np.ndarray, new: Series) -> Series:
     wall = None
     if old.wall is not None and new.wall is not None:
         wall = np.concatenate([old.wall[keep], new.wall])
-    return Series(name, np.concatenate([old.steps[keep], new.steps]),
-                  np.concatenate([old.values[keep], new.values]), wall)
+    return Series(
+        name, np.concatenate([old.steps[keep], new.steps]), np.concatenate([old.values[keep], new.values]), wall
+    )
 
 
 @reader("tfevents-folder", priority=5, folder=True)
@@ -152,8 +158,9 @@ class TFEventsFolderReader:
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
         found = run_layout(Path(path))
         if found is None:
-            raise ReadError("no events.out.tfevents.* files in this folder (nor in train/, validation/ "
-                            "or runs/ subfolders)")
+            raise ReadError(
+                "no events.out.tfevents.* files in this folder (nor in train/, validation/ or runs/ subfolders)"
+            )
         layout, groups = found
         run = Run(source=str(path), format="tfevents")
         for prefix, files in groups.items():

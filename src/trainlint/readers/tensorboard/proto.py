@@ -33,10 +33,19 @@ V_SKIPPED = {3: "histogram", 4: "image", 5: "histogram", 6: "audio"}
 DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8 = 1, 2, 3, 4, 5, 6
 DT_INT64, DT_BOOL, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64 = 9, 10, 14, 17, 19, 22, 23
 NUMERIC = {
-    DT_FLOAT: ("<f4", 5), DT_DOUBLE: ("<f8", 6), DT_INT32: ("<i4", 7), DT_UINT8: ("u1", 7),
-    DT_INT16: ("<i2", 7), DT_INT8: ("i1", 7), DT_INT64: ("<i8", 10), DT_BOOL: ("?", 11),
-    DT_BFLOAT16: ("<u2", 13), DT_UINT16: ("<u2", 7), DT_HALF: ("<f2", 13),
-    DT_UINT32: ("<u4", 16), DT_UINT64: ("<u8", 17),
+    DT_FLOAT: ("<f4", 5),
+    DT_DOUBLE: ("<f8", 6),
+    DT_INT32: ("<i4", 7),
+    DT_UINT8: ("u1", 7),
+    DT_INT16: ("<i2", 7),
+    DT_INT8: ("i1", 7),
+    DT_INT64: ("<i8", 10),
+    DT_BOOL: ("?", 11),
+    DT_BFLOAT16: ("<u2", 13),
+    DT_UINT16: ("<u2", 7),
+    DT_HALF: ("<f2", 13),
+    DT_UINT32: ("<u4", 16),
+    DT_UINT64: ("<u8", 17),
 }
 
 
@@ -113,11 +122,9 @@ def decode_event(b: bytes, start: int, end: int) -> Event:
         elif num == EV_FILE_VERSION and wt == 2:
             ev.file_version = b[a:z].decode("utf-8", "replace")
         elif num == EV_SUMMARY and wt == 2:
-            ev.values.extend(decode_value(b, va, vz) for n2, w2, va, vz in fields(b, a, z)
-                             if n2 == 1 and w2 == 2)
+            ev.values.extend(decode_value(b, va, vz) for n2, w2, va, vz in fields(b, a, z) if n2 == 1 and w2 == 2)
         elif num == EV_SESSION_LOG and wt == 2:
-            ev.session_start = any(n2 == 1 and w2 == 0 and v == SESSION_START
-                                   for n2, w2, v, _ in fields(b, a, z))
+            ev.session_start = any(n2 == 1 and w2 == 0 and v == SESSION_START for n2, w2, v, _ in fields(b, a, z))
     return ev
 
 

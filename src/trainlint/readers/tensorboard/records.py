@@ -39,8 +39,7 @@ def masked_crc(data: bytes) -> int:
 
 def _mask(crc: np.ndarray) -> np.ndarray:
     c = crc.astype(np.uint64)
-    return ((((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA))
-            & np.uint64(0xFFFFFFFF))
+    return (((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
 
 
 def _tables() -> tuple[int, np.ndarray]:
@@ -126,8 +125,7 @@ def _short_tables() -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
         for d in range(SHORT):
             tail = bytes(d)
             dist[d] = [google_crc32c.value(bytes([b]) + tail) ^ zeros[d + 1] for b in range(256)]
-        _PAIRS.extend((dist[2 * m + 1][None, :] ^ dist[2 * m][:, None]).reshape(-1)
-                      for m in range(SHORT // 2))
+        _PAIRS.extend((dist[2 * m + 1][None, :] ^ dist[2 * m][:, None]).reshape(-1) for m in range(SHORT // 2))
         _DIST, _ZEROS = dist, zeros
     return _DIST, _PAIRS, _ZEROS
 
@@ -230,9 +228,13 @@ class _Walk:
         for i in np.flatnonzero(~ok).tolist():
             at, n = int(starts[i]) - HEADER, int(ends[i] - starts[i])
             self.skipped += 1
-            self.damage.append(Damage("corrupt", (
-                f"record at byte {at}: data CRC mismatch; skipped that record ({n + OVERHEAD} bytes)"),
-                {"offset": at, "bytes_skipped": n + OVERHEAD, "records_skipped": 1}))
+            self.damage.append(
+                Damage(
+                    "corrupt",
+                    (f"record at byte {at}: data CRC mismatch; skipped that record ({n + OVERHEAD} bytes)"),
+                    {"offset": at, "bytes_skipped": n + OVERHEAD, "records_skipped": 1},
+                )
+            )
         return starts[ok], ends[ok]
 
     def _tail(self, o: int) -> int:
@@ -250,17 +252,30 @@ class _Walk:
             what = f"its header announces {n} data bytes but only {size - o - HEADER} remain"
         else:
             what = f"only {size - o} of its 12 header bytes remain"
-        self.damage.append(Damage("truncated", (
-            f"file cut short at byte {size}: the last record (from byte {o}) is incomplete, "
-            f"{what}; lost {size - o} bytes"), {"offset": o, "bytes_lost": size - o, "file_size": size}))
+        self.damage.append(
+            Damage(
+                "truncated",
+                (
+                    f"file cut short at byte {size}: the last record (from byte {o}) is incomplete, "
+                    f"{what}; lost {size - o} bytes"
+                ),
+                {"offset": o, "bytes_lost": size - o, "file_size": size},
+            )
+        )
         return size
 
     def _absurd(self, o: int, n: int, nxt: int) -> int:
-        self.damage.append(Damage("corrupt", (
-            f"record header at byte {o} announces {n} data bytes, more than the {self.size - o - HEADER} left "
-            f"in the file (its length CRC matches); an intact record follows: resynchronised at byte {nxt}, "
-            f"skipping {nxt - o} bytes"),
-            {"offset": o, "announced": n, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1}))
+        self.damage.append(
+            Damage(
+                "corrupt",
+                (
+                    f"record header at byte {o} announces {n} data bytes, more than the {self.size - o - HEADER} left "
+                    f"in the file (its length CRC matches); an intact record follows: resynchronised at byte {nxt}, "
+                    f"skipping {nxt - o} bytes"
+                ),
+                {"offset": o, "announced": n, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
+            )
+        )
         self.skipped += 1
         return nxt
 
@@ -269,16 +284,28 @@ class _Walk:
         nxt = self._resync(o + 1)
         if nxt is None:
             lost = self.size - o
-            self.damage.append(Damage("corrupt", (
-                f"corrupt record header at byte {o}; no intact record after it: "
-                f"the last {lost} bytes (at least one record) are unreadable"),
-                {"offset": o, "bytes_skipped": lost, "records_skipped": 1}))
+            self.damage.append(
+                Damage(
+                    "corrupt",
+                    (
+                        f"corrupt record header at byte {o}; no intact record after it: "
+                        f"the last {lost} bytes (at least one record) are unreadable"
+                    ),
+                    {"offset": o, "bytes_skipped": lost, "records_skipped": 1},
+                )
+            )
             self.skipped += 1
             return self.size
-        self.damage.append(Damage("corrupt", (
-            f"corrupt record header at byte {o} (length CRC mismatch); resynchronised at byte {nxt}, "
-            f"skipping {nxt - o} bytes (at least one record)"),
-            {"offset": o, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1}))
+        self.damage.append(
+            Damage(
+                "corrupt",
+                (
+                    f"corrupt record header at byte {o} (length CRC mismatch); resynchronised at byte {nxt}, "
+                    f"skipping {nxt - o} bytes (at least one record)"
+                ),
+                {"offset": o, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
+            )
+        )
         self.skipped += 1
         return nxt
 
@@ -316,7 +343,7 @@ def _py_walk(buf: bytes, o: int, limit: int, count: int, offs: list[int], sizes:
 def _period(sizes: list[int], most: int = 16) -> int:
     """Smallest P such that the last 2P record sizes repeat with period P (0: none)."""
     for p in range(1, min(most, len(sizes) // 2) + 1):
-        if sizes[-p:] == sizes[-2 * p:-p]:
+        if sizes[-p:] == sizes[-2 * p : -p]:
             return p
     return 0
 
@@ -347,7 +374,7 @@ def _offsets(buf: bytes, mem: Mem, off: int, most: int) -> tuple[np.ndarray, int
             parts.append(np.array(offs, dtype=np.int64))
             parts.append(got)
             total += len(offs) + got.size
-            offs, sizes = [], sizes[-2 * p:]
+            offs, sizes = [], sizes[-2 * p :]
             span = min(span * 4, 1 << 16) if got.size >= span // 2 else max(span // 4, 64)
     parts.append(np.array(offs, dtype=np.int64))
     return np.concatenate(parts), o

@@ -15,14 +15,19 @@ def _res(ctx: Any) -> Any:
     return _part(ctx, "resources", "resources were not probed")
 
 
-@rule(code="TL410", name="memory-below-required", severity="FAIL", **E,
-      summary="Available memory is below the amount the run needs (--memory).",
-      explanation="""
+@rule(
+    code="TL410",
+    name="memory-below-required",
+    severity="FAIL",
+    **E,
+    summary="Available memory is below the amount the run needs (--memory).",
+    explanation="""
 Compares the memory available now (MemAvailable from /proc/meminfo, or the room left under a
 container's cgroup limit when that is smaller) with the amount you said the run needs. A run
 that does not fit is killed by the kernel's out-of-memory killer, usually without a Python
 traceback. Free memory, lower the batch size or the number of DataLoader workers, or use a
-larger machine.""")
+larger machine.""",
+)
 def memory_below_required(ctx):
     need_gb = ctx.subject.request.memory_gb
     if need_gb is None:
@@ -33,8 +38,12 @@ def memory_below_required(ctx):
     need = need_gb * GIB
     if res.mem_available >= need:
         return None
-    return ctx.fire(f"{gib(res.mem_available)} available ({res.mem_source}) < {gib(need)} required",
-                    value=res.mem_available, threshold=need, source=res.mem_source)
+    return ctx.fire(
+        f"{gib(res.mem_available)} available ({res.mem_source}) < {gib(need)} required",
+        value=res.mem_available,
+        threshold=need,
+        source=res.mem_source,
+    )
 
 
 def _checkpoint_size(ctx: Any, res: Any) -> tuple[float | None, str]:
@@ -45,14 +54,19 @@ def _checkpoint_size(ctx: Any, res: Any) -> tuple[float | None, str]:
     return None, ""
 
 
-@rule(code="TL411", name="disk-below-checkpoints", severity="FAIL", **E,
-      summary="Free disk at the output folder is below checkpoint size x checkpoints kept.",
-      explanation="""
+@rule(
+    code="TL411",
+    name="disk-below-checkpoints",
+    severity="FAIL",
+    **E,
+    summary="Free disk at the output folder is below checkpoint size x checkpoints kept.",
+    explanation="""
 Free space on the file system holding the output folder is compared with the checkpoint size
 (--checkpoint-size, or measured from an existing checkpoint folder) times the number kept
 (--keep). A full disk stops training at a save, often leaving a truncated checkpoint behind.
 WARN when there is less than the `headroom` factor of spare room.""",
-      thresholds=[Threshold("headroom", 1.2, "WARN when free space < needed x headroom")])
+    thresholds=[Threshold("headroom", 1.2, "WARN when free space < needed x headroom")],
+)
 def disk_below_checkpoints(ctx):
     res = _res(ctx)
     keep = ctx.subject.request.keep
@@ -62,14 +76,20 @@ def disk_below_checkpoints(ctx):
     if res.disk_free is None:
         raise NotChecked("free disk space could not be read")
     need = size * keep
-    ev = dict(value=res.disk_free, threshold=need, checkpoint_bytes=size, keep=keep, size_from=how,
-              path=res.disk_path)
+    ev = dict(value=res.disk_free, threshold=need, checkpoint_bytes=size, keep=keep, size_from=how, path=res.disk_path)
     if res.disk_free < need:
-        return ctx.fire(f"{gib(res.disk_free)} free at {res.disk_path} < {keep} x {gib(size)} "
-                        f"= {gib(need)} needed for the kept checkpoints", **ev)
+        return ctx.fire(
+            f"{gib(res.disk_free)} free at {res.disk_path} < {keep} x {gib(size)} "
+            f"= {gib(need)} needed for the kept checkpoints",
+            **ev,
+        )
     if res.disk_free < need * ctx.t("headroom"):
-        return ctx.fire(f"{gib(res.disk_free)} free at {res.disk_path} is within {ctx.t('headroom'):g}x of "
-                        f"the {gib(need)} the kept checkpoints need", severity="WARN", **ev)
+        return ctx.fire(
+            f"{gib(res.disk_free)} free at {res.disk_path} is within {ctx.t('headroom'):g}x of "
+            f"the {gib(need)} the kept checkpoints need",
+            severity="WARN",
+            **ev,
+        )
     return None
 
 
@@ -81,15 +101,20 @@ def _workers(ctx: Any) -> int | None:
     return w
 
 
-@rule(code="TL412", name="shm-small-for-workers", severity="WARN", **E,
-      summary="/dev/shm is small for the number of DataLoader worker processes.",
-      explanation="""
+@rule(
+    code="TL412",
+    name="shm-small-for-workers",
+    severity="WARN",
+    **E,
+    summary="/dev/shm is small for the number of DataLoader worker processes.",
+    explanation="""
 DataLoader workers hand batches to the main process through shared memory (/dev/shm).
 Containers often mount only 64 MiB there, and a run with workers then dies with "bus error"
 or "DataLoader worker killed". Fires when /dev/shm is smaller than workers x `per_worker_mib`.
 Raise it (docker run --shm-size=8g, or a memory-backed emptyDir in Kubernetes), or use fewer
 workers.""",
-      thresholds=[Threshold("per_worker_mib", 256, "shared memory wanted per DataLoader worker, MiB")])
+    thresholds=[Threshold("per_worker_mib", 256, "shared memory wanted per DataLoader worker, MiB")],
+)
 def shm_small_for_workers(ctx):
     workers = _workers(ctx)
     if workers is None:
@@ -102,18 +127,28 @@ def shm_small_for_workers(ctx):
     want = workers * ctx.t("per_worker_mib") * MIB
     if res.shm_total >= want:
         return None
-    return ctx.fire(f"/dev/shm is {mib(res.shm_total)} for {workers} DataLoader workers "
-                    f"(< {workers} x {ctx.t('per_worker_mib'):g} MiB = {mib(want)})",
-                    value=res.shm_total, threshold=want, workers=workers, shm_free=res.shm_free)
+    return ctx.fire(
+        f"/dev/shm is {mib(res.shm_total)} for {workers} DataLoader workers "
+        f"(< {workers} x {ctx.t('per_worker_mib'):g} MiB = {mib(want)})",
+        value=res.shm_total,
+        threshold=want,
+        workers=workers,
+        shm_free=res.shm_free,
+    )
 
 
-@rule(code="TL413", name="open-file-limit-low", severity="WARN", **E,
-      summary="The open-file limit (ulimit -n) is low for a training run.",
-      explanation="""
+@rule(
+    code="TL413",
+    name="open-file-limit-low",
+    severity="WARN",
+    **E,
+    summary="The open-file limit (ulimit -n) is low for a training run.",
+    explanation="""
 Datasets of many small files, DataLoader workers passing tensors as file descriptors, and
 checkpoint writers all hold files open; a low soft limit ends in "Too many open files".
 Raise it with `ulimit -n` (up to the hard limit shown) before starting.""",
-      thresholds=[Threshold("min_open_files", 1024, "smallest acceptable soft limit")])
+    thresholds=[Threshold("min_open_files", 1024, "smallest acceptable soft limit")],
+)
 def open_file_limit_low(ctx):
     res = _res(ctx)
     soft = res.nofile_soft
@@ -122,24 +157,37 @@ def open_file_limit_low(ctx):
     if soft < 0 or soft >= ctx.t("min_open_files"):
         return None
     hard = "unlimited" if res.nofile_hard is None or res.nofile_hard < 0 else res.nofile_hard
-    return ctx.fire(f"open-file soft limit is {soft} (< {ctx.t('min_open_files'):g}); hard limit {hard}",
-                    value=soft, threshold=ctx.t("min_open_files"), hard=hard)
+    return ctx.fire(
+        f"open-file soft limit is {soft} (< {ctx.t('min_open_files'):g}); hard limit {hard}",
+        value=soft,
+        threshold=ctx.t("min_open_files"),
+        hard=hard,
+    )
 
 
-@rule(code="TL414", name="output-dir-not-writable", severity="FAIL", **E,
-      summary="The output folder cannot be written.",
-      explanation="""
+@rule(
+    code="TL414",
+    name="output-dir-not-writable",
+    severity="FAIL",
+    **E,
+    summary="The output folder cannot be written.",
+    explanation="""
 trainlint created and removed one temporary file in the output folder you named (or, when the
 folder does not exist yet, asked the system whether its nearest existing parent is writable).
-If that fails, the first checkpoint or log write of the real run fails too, often hours in.""")
+If that fails, the first checkpoint or log write of the real run fails too, often hours in.""",
+)
 def output_dir_not_writable(ctx):
     res = _res(ctx)
     if res.writable is None:
         raise NotChecked("no --output-dir given")
     if res.writable:
         return None
-    return ctx.fire(f"output folder {ctx.subject.request.output_dir} is not writable: {res.writable_error}",
-                    path=ctx.subject.request.output_dir, how=res.writable_how, error=res.writable_error)
+    return ctx.fire(
+        f"output folder {ctx.subject.request.output_dir} is not writable: {res.writable_error}",
+        path=ctx.subject.request.output_dir,
+        how=res.writable_how,
+        error=res.writable_error,
+    )
 
 
 # --- accelerators ---------------------------------------------------------------------------

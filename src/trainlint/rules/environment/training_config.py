@@ -27,12 +27,17 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-@rule(code="TL435", name="config-learning-rate-zero", severity="FAIL", **E,
-      summary="The configured learning rate is 0 (or negative).",
-      explanation="""
+@rule(
+    code="TL435",
+    name="config-learning-rate-zero",
+    severity="FAIL",
+    **E,
+    summary="The configured learning rate is 0 (or negative).",
+    explanation="""
 With a learning rate of 0 the optimizer changes nothing: the loss stays flat however long the
 run lasts. A negative one climbs the loss instead of descending it. Read from the training
-configuration (learning_rate, or lr anywhere in a nested config) before the run starts.""")
+configuration (learning_rate, or lr anywhere in a nested config) before the run starts.""",
+)
 def config_learning_rate_zero(ctx):
     cfg = _cfg(ctx)
     lr = _num(cfg.get("learning_rate"))
@@ -41,17 +46,26 @@ def config_learning_rate_zero(ctx):
     if lr > 0:
         return None
     what = "0: the weights will never change" if lr == 0 else "negative: the optimizer climbs the loss"
-    return ctx.fire(f"{cfg.path('learning_rate')} = {lr:g}, the learning rate is {what}",
-                    value=lr, threshold=0.0, key=cfg.path("learning_rate"))
+    return ctx.fire(
+        f"{cfg.path('learning_rate')} = {lr:g}, the learning rate is {what}",
+        value=lr,
+        threshold=0.0,
+        key=cfg.path("learning_rate"),
+    )
 
 
-@rule(code="TL436", name="config-warmup-covers-training", severity="WARN", **E,
-      summary="Warm-up lasts as long as (or longer than) the whole run.",
-      explanation="""
+@rule(
+    code="TL436",
+    name="config-warmup-covers-training",
+    severity="WARN",
+    **E,
+    summary="Warm-up lasts as long as (or longer than) the whole run.",
+    explanation="""
 When warm-up steps reach max_steps, the learning rate is still ramping up when training ends:
 the run never trains at the configured rate and the decay phase never happens. Usually a
 warm-up meant for a longer run, or warmup_steps confused with warmup_ratio. A warmup_steps
-value below 1 is read as a ratio of the run (as recent transformers do).""")
+value below 1 is read as a ratio of the run (as recent transformers do).""",
+)
 def config_warmup_covers_training(ctx):
     cfg = _cfg(ctx)
     max_steps = _num(cfg.get("max_steps"))
@@ -70,22 +84,31 @@ def config_warmup_covers_training(ctx):
         raise StandDown("warm-up is 0")
     if warm < max_steps:
         return None
-    return ctx.fire(f"warm-up of {warm:g} steps ({key}) >= max_steps {max_steps:.0f} "
-                    f"({cfg.path('max_steps')}): the learning rate never reaches its configured value",
-                    value=warm, threshold=max_steps, key=key)
+    return ctx.fire(
+        f"warm-up of {warm:g} steps ({key}) >= max_steps {max_steps:.0f} "
+        f"({cfg.path('max_steps')}): the learning rate never reaches its configured value",
+        value=warm,
+        threshold=max_steps,
+        key=key,
+    )
 
 
 _LOSS_SCALED = {"16", "16-mixed", "fp16-mixed", "fp16", "16bit"}
 
 
-@rule(code="TL437", name="config-fp16-without-loss-scaling", severity="WARN", **E,
-      summary="fp16 training without dynamic loss scaling.",
-      explanation="""
+@rule(
+    code="TL437",
+    name="config-fp16-without-loss-scaling",
+    severity="WARN",
+    **E,
+    summary="fp16 training without dynamic loss scaling.",
+    explanation="""
 fp16 gradients underflow to zero (and large ones overflow) unless the loss is scaled. The
 Hugging Face Trainer and Lightning's "16-mixed" add a dynamic scaler themselves, so they pass;
 Lightning's "16-true" (weights and gradients in fp16, no scaler) and a DeepSpeed fp16 section
 with a static loss_scale of 1 (no scaling) fire. Prefer bf16 on hardware that has it, or
-mixed precision with a scaler.""")
+mixed precision with a scaler.""",
+)
 def config_fp16_without_loss_scaling(ctx):
     cfg = _cfg(ctx)
     ds = cfg.get("deepspeed_config")
@@ -93,13 +116,19 @@ def config_fp16_without_loss_scaling(ctx):
     if isinstance(fp16, dict) and fp16.get("enabled") in (True, "true", "auto"):
         scale = _num(fp16.get("loss_scale", 0))
         if scale == 1:
-            return ctx.fire("DeepSpeed fp16 with loss_scale = 1: static scaling of 1 means no loss scaling",
-                            loss_scale=scale, key=cfg.path("deepspeed"))
+            return ctx.fire(
+                "DeepSpeed fp16 with loss_scale = 1: static scaling of 1 means no loss scaling",
+                loss_scale=scale,
+                key=cfg.path("deepspeed"),
+            )
         return None
     prec = cfg.get("precision")
     if prec is not None and str(prec).lower() in ("16-true", "fp16-true", "half"):
-        return ctx.fire(f"{cfg.path('precision')} = {prec!r}: pure fp16 without a gradient scaler",
-                        precision=str(prec), key=cfg.path("precision"))
+        return ctx.fire(
+            f"{cfg.path('precision')} = {prec!r}: pure fp16 without a gradient scaler",
+            precision=str(prec),
+            key=cfg.path("precision"),
+        )
     if prec is not None and str(prec).lower() in _LOSS_SCALED:
         raise StandDown(f"precision {prec!r} uses Lightning's dynamic gradient scaler")
     if cfg.get("fp16") is True and cfg.framework == "hf":
@@ -109,13 +138,18 @@ def config_fp16_without_loss_scaling(ctx):
     return None
 
 
-@rule(code="TL438", name="config-nan-loss-filter", severity="NOTE", **E,
-      summary="logging_nan_inf_filter is on: NaN/inf losses will not appear in the log.",
-      explanation="""
+@rule(
+    code="TL438",
+    name="config-nan-loss-filter",
+    severity="NOTE",
+    **E,
+    summary="logging_nan_inf_filter is on: NaN/inf losses will not appear in the log.",
+    explanation="""
 With logging_nan_inf_filter (the Hugging Face default) the Trainer replaces a NaN or infinite
 step loss by the mean of the logging window before logging it, so the logged loss looks finite
 while the run is already broken, and a log-based check (TL001) cannot see it. Set it to False
-to keep NaNs visible, and watch grad_norm, which is not filtered.""")
+to keep NaNs visible, and watch grad_norm, which is not filtered.""",
+)
 def config_nan_loss_filter(ctx):
     cfg = _cfg(ctx)
     on = cfg.get("logging_nan_inf_filter")
@@ -123,8 +157,12 @@ def config_nan_loss_filter(ctx):
         raise NotChecked("no logging_nan_inf_filter setting (not Hugging Face TrainingArguments)")
     if on is not True:
         return None
-    return ctx.fire("logging_nan_inf_filter = True: NaN/inf losses are replaced in the log by the "
-                    "window mean, so the log will hide them", value=True, key=cfg.path("logging_nan_inf_filter"))
+    return ctx.fire(
+        "logging_nan_inf_filter = True: NaN/inf losses are replaced in the log by the "
+        "window mean, so the log will hide them",
+        value=True,
+        key=cfg.path("logging_nan_inf_filter"),
+    )
 
 
 def _saves_kept(cfg: Any) -> tuple[int | None, str]:
@@ -144,14 +182,19 @@ def _saves_kept(cfg: Any) -> tuple[int | None, str]:
     return None, "no save limit and the number of saves is unknown"
 
 
-@rule(code="TL439", name="config-checkpoints-exceed-disk", severity="FAIL", **E,
-      summary="The checkpoints the configuration keeps will not fit on the disk.",
-      explanation="""
+@rule(
+    code="TL439",
+    name="config-checkpoints-exceed-disk",
+    severity="FAIL",
+    **E,
+    summary="The checkpoints the configuration keeps will not fit on the disk.",
+    explanation="""
 Worked out from save_total_limit (or Lightning's save_top_k); without a limit, from
 max_steps / save_steps. One more than the limit is counted, since a new checkpoint is written
 before the oldest is removed. The checkpoint size comes from --checkpoint-size or an existing
 checkpoint folder; checkpoints already in the folder are counted as space the run can reuse.
-A full disk stops training at a save and can leave a truncated checkpoint.""")
+A full disk stops training at a save and can leave a truncated checkpoint.""",
+)
 def config_checkpoints_exceed_disk(ctx):
     cfg = _cfg(ctx)
     res = _part(ctx, "resources", "free disk space not probed")
@@ -167,9 +210,16 @@ def config_checkpoints_exceed_disk(ctx):
     need = max(peak - res.checkpoints_bytes_total, size)
     if res.disk_free >= need:
         return None
-    return ctx.fire(f"{how}; up to {kept + 1} x {gib(size)} = {gib(peak)} on disk, {gib(need)} more needed "
-                    f"but {gib(res.disk_free)} free at {res.disk_path}", value=res.disk_free, threshold=need,
-                    kept=kept, checkpoint_bytes=size, size_from=size_how, existing_bytes=res.checkpoints_bytes_total)
+    return ctx.fire(
+        f"{how}; up to {kept + 1} x {gib(size)} = {gib(peak)} on disk, {gib(need)} more needed "
+        f"but {gib(res.disk_free)} free at {res.disk_path}",
+        value=res.disk_free,
+        threshold=need,
+        kept=kept,
+        checkpoint_bytes=size,
+        size_from=size_how,
+        existing_bytes=res.checkpoints_bytes_total,
+    )
 
 
 def _report_none(value: Any) -> bool:
@@ -179,14 +229,19 @@ def _report_none(value: Any) -> bool:
     return all(str(v).lower() in ("none", "") for v in items)
 
 
-@rule(code="TL440", name="config-nothing-logged", severity="WARN", **E,
-      summary="No logger is configured and no log file exists: nothing will be left to judge.",
-      explanation="""
+@rule(
+    code="TL440",
+    name="config-nothing-logged",
+    severity="WARN",
+    **E,
+    summary="No logger is configured and no log file exists: nothing will be left to judge.",
+    explanation="""
 report_to is "none" (Hugging Face) or logger is false (Lightning), and no log file that trainlint
 can read was found beside the configuration. The loss curve then lives only on the console, and
 a failure cannot be diagnosed afterwards. Hugging Face checkpoints carry trainer_state.json,
 so with checkpoints saved this stands down. Log somewhere: report_to "tensorboard", a CSV logger,
-or keep the console output.""")
+or keep the console output.""",
+)
 def config_nothing_logged(ctx):
     cfg = _cfg(ctx)
     off = _report_none(cfg.get("report_to")) or cfg.get("logger") is False
@@ -200,8 +255,12 @@ def config_nothing_logged(ctx):
     if cfg.framework == "hf" and str(cfg.get("save_strategy", "steps")).lower() != "no":
         raise StandDown("report_to none, but checkpoints will carry trainer_state.json with the log history")
     key = cfg.path("report_to") if cfg.has("report_to") else cfg.path("logger")
-    return ctx.fire(f"{key} = {cfg.get('report_to', cfg.get('logger'))!r} and no log file found: "
-                    "the loss curve will exist only on the console", key=key, looked=logs is not None)
+    return ctx.fire(
+        f"{key} = {cfg.get('report_to', cfg.get('logger'))!r} and no log file found: "
+        "the loss curve will exist only on the console",
+        key=key,
+        looked=logs is not None,
+    )
 
 
 def _eval_data(cfg: Any) -> bool:
@@ -211,13 +270,18 @@ def _eval_data(cfg: Any) -> bool:
     return bool(data)
 
 
-@rule(code="TL441", name="config-eval-never-runs", severity="WARN", **E,
-      summary="An evaluation is asked for but the configuration never runs it.",
-      explanation="""
+@rule(
+    code="TL441",
+    name="config-eval-never-runs",
+    severity="WARN",
+    **E,
+    summary="An evaluation is asked for but the configuration never runs it.",
+    explanation="""
 Fires when do_eval or an evaluation set (val_set_size, test_datasets, eval_dataset, a
 val_dataset) is configured but eval_strategy is "no", evals_per_epoch is 0 or Lightning's
 limit_val_batches is 0; or when eval_strategy is "steps" with eval_steps beyond max_steps.
-Without evaluation there is no eval loss, so overfitting cannot be seen in the log.""")
+Without evaluation there is no eval loss, so overfitting cannot be seen in the log.""",
+)
 def config_eval_never_runs(ctx):
     cfg = _cfg(ctx)
     wants = cfg.get("do_eval") is True or _eval_data(cfg)
@@ -226,16 +290,25 @@ def config_eval_never_runs(ctx):
     if strategy == "steps" and every is None:
         every = _num(cfg.get("logging_steps"))
     if strategy == "steps" and max_steps and max_steps > 0 and every and every > max_steps:
-        return ctx.fire(f"eval_steps {every:.0f} > max_steps {max_steps:.0f}: evaluation never runs",
-                        value=every, threshold=max_steps)
+        return ctx.fire(
+            f"eval_steps {every:.0f} > max_steps {max_steps:.0f}: evaluation never runs",
+            value=every,
+            threshold=max_steps,
+        )
     if not wants:
         if not cfg.has("eval_strategy") and not cfg.has("do_eval"):
             raise NotChecked("no evaluation settings in the configuration")
         return None
-    off = [(k, cfg.get(k)) for k in ("eval_strategy", "evals_per_epoch", "limit_val_batches")
-           if str(cfg.get(k)).lower() in ("no", "0", "0.0")]
+    off = [
+        (k, cfg.get(k))
+        for k in ("eval_strategy", "evals_per_epoch", "limit_val_batches")
+        if str(cfg.get(k)).lower() in ("no", "0", "0.0")
+    ]
     if not off:
         return None
     asked = cfg.path("do_eval") if cfg.get("do_eval") is True else cfg.path("eval_data")
-    return ctx.fire(f"{asked} asks for evaluation but {cfg.path(off[0][0])} = {off[0][1]!r}: "
-                    "evaluation never runs", asked_by=asked, disabled_by=cfg.path(off[0][0]))
+    return ctx.fire(
+        f"{asked} asks for evaluation but {cfg.path(off[0][0])} = {off[0][1]!r}: evaluation never runs",
+        asked_by=asked,
+        disabled_by=cfg.path(off[0][0]),
+    )

@@ -10,13 +10,18 @@ from .common import BASE, _part
 E = dict(**BASE, group="versions")
 
 
-@rule(code="TL430", name="known-bad-versions", severity="FAIL", **E,
-      summary="An installed combination of package versions is known to break.",
-      explanation="""
+@rule(
+    code="TL430",
+    name="known-bad-versions",
+    severity="FAIL",
+    **E,
+    summary="An installed combination of package versions is known to break.",
+    explanation="""
 Installed versions of torch, transformers, accelerate, peft, trl, lightning, deepspeed and
 numpy are read from package metadata (none is imported) and matched against the small table in
 trainlint/data/known_bad.toml; each entry carries its reason and a source link. The severity
-is the entry's.""")
+is the entry's.""",
+)
 def known_bad_versions(ctx):
     v = _part(ctx, "versions", "package versions were not read")
     from ...environment.versions import matches, normalize
@@ -29,20 +34,31 @@ def known_bad_versions(ctx):
         if not when or not all(k in v.installed and matches(v.installed[k], s) for k, s in when.items()):
             continue
         have = ", ".join(f"{k} {v.installed[k]}" for k in when)
-        out.append(ctx.fire(f"{have}: {bad.get('reason')} ({bad.get('source')})",
-                            severity=str(bad.get("severity", "WARN")).upper(), id=bad.get("id"),
-                            installed={k: v.installed[k] for k in when}, when=when,
-                            source=bad.get("source")))
+        out.append(
+            ctx.fire(
+                f"{have}: {bad.get('reason')} ({bad.get('source')})",
+                severity=str(bad.get("severity", "WARN")).upper(),
+                id=bad.get("id"),
+                installed={k: v.installed[k] for k in when},
+                when=when,
+                source=bad.get("source"),
+            )
+        )
     return out
 
 
-@rule(code="TL431", name="unmet-declared-requirement", severity="WARN", **E,
-      summary="A key package declares a version requirement on another that the installed one misses.",
-      explanation="""
+@rule(
+    code="TL431",
+    name="unmet-declared-requirement",
+    severity="WARN",
+    **E,
+    summary="A key package declares a version requirement on another that the installed one misses.",
+    explanation="""
 Each installed key package's own Requires-Dist metadata (including the requirements of an
 extra such as transformers[torch], when the required package is installed) is checked against
 the installed versions of the other key packages. `pip install --no-deps`, conda/pip mixing and
-manual upgrades leave such mismatches; the package may then refuse to work or disable features.""")
+manual upgrades leave such mismatches; the package may then refuse to work or disable features.""",
+)
 def unmet_declared_requirement(ctx):
     v = _part(ctx, "versions", "package versions were not read")
     from ...environment.versions import matches, requirement
@@ -56,9 +72,16 @@ def unmet_declared_requirement(ctx):
             name, spec, extra = req
             if matches(v.installed[name], spec) is False:
                 via = f" (extra '{extra}')" if extra else ""
-                out.append(ctx.fire(f"{pkg} {v.installed[pkg]} requires {name}{spec}{via}, but {name} "
-                                    f"{v.installed[name]} is installed", package=pkg,
-                                    requires=f"{name}{spec}", extra=extra, installed=v.installed[name]))
+                out.append(
+                    ctx.fire(
+                        f"{pkg} {v.installed[pkg]} requires {name}{spec}{via}, but {name} "
+                        f"{v.installed[name]} is installed",
+                        package=pkg,
+                        requires=f"{name}{spec}",
+                        extra=extra,
+                        installed=v.installed[name],
+                    )
+                )
     return out
 
 
