@@ -272,3 +272,12 @@ def test_json_is_written_in_one_place():
             and getattr(n.func.value, "id", "") == "json"
         ]
         assert not calls, f"{m} writes JSON itself: use trainlint.report.json_out.write_json"
+
+
+def test_architecture_doc_lists_every_module():
+    """docs/ARCHITECTURE.md ends with an index of every module (scripts/module_index.py)."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, str(root / "scripts" / "module_index.py"), "--check"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

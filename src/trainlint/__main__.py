@@ -1,3 +1,5 @@
+"""`python -m trainlint`: the same CLI as the `trainlint` script."""
+
 from trainlint.cli import main
 
 main()

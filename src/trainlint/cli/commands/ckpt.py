@@ -1,3 +1,5 @@
+"""`trainlint ckpt`: inspect checkpoints without executing them (two paths: their drift too)."""
+
 from __future__ import annotations
 
 from pathlib import Path

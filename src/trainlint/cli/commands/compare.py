@@ -1,3 +1,5 @@
+"""`trainlint compare`: judge runs against a known-good baseline (one run or several seeds)."""
+
 from __future__ import annotations
 
 import sys

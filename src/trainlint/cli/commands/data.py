@@ -1,3 +1,5 @@
+"""`trainlint data`: preflight a training dataset (and its tokenizer)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,3 +1,5 @@
+"""`trainlint doctor`: find every input under the paths and judge each."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,3 +1,5 @@
+"""`trainlint env`: judge this machine, an entrypoint and a training configuration."""
+
 from __future__ import annotations
 
 from pathlib import Path

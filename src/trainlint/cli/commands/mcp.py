@@ -1,3 +1,5 @@
+"""`trainlint mcp`: serve trainlint to an AI agent over the Model Context Protocol (stdio)."""
+
 from __future__ import annotations
 
 from pathlib import Path

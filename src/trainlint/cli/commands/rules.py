@@ -1,3 +1,5 @@
+"""`trainlint rules`: list every rule, or explain one."""
+
 from __future__ import annotations
 
 import click

@@ -1,3 +1,5 @@
+"""`trainlint series`: what was read from a log and which metric plays which role."""
+
 from __future__ import annotations
 
 import sys

@@ -1,3 +1,5 @@
+"""`trainlint tokenizer`: preflight a tokenizer folder."""
+
 from __future__ import annotations
 
 from pathlib import Path

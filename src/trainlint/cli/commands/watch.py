@@ -1,3 +1,5 @@
+"""`trainlint watch`: follow logs still being written and report findings as they appear."""
+
 from __future__ import annotations
 
 from pathlib import Path
