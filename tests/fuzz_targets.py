@@ -178,7 +178,7 @@ def wandb_binary(draw: st.DrawFn) -> dict[str, bytes]:
     import base64
     import zlib
 
-    from test_stores import WANDB_031
+    from _stores import WANDB_031
 
     data = zlib.decompress(base64.b64decode(WANDB_031))
     folder = "wandb/offline-run-20261129_190316-lpc857b6/"
