@@ -149,3 +149,26 @@ def test_blank_lines_are_reported_with_their_line_numbers(tmp_path):
     rep = _data_report(doctor([path]), "d.jsonl")
     assert rep.summary["blank_lines"] == [2, 4]
     assert any("2 blank or whitespace-only line(s), not rows: lines 2, 4" in n for n in rep.notes)
+
+
+def test_axolotl_yaml_dataset_lists_name_the_splits(tmp_path):
+    run = tmp_path / "run"
+    (run / "data").mkdir(parents=True)
+    _trainer_state(run)
+    rows = _rows(80)
+    (run / "data" / "sft.jsonl").write_text("\n".join(rows) + "\n")  # no split word in the names
+    (run / "data" / "heldout.jsonl").write_text("\n".join(rows[:40] + _rows(40, 1000)) + "\n")
+    (run / "qlora.yml").write_text(
+        "base_model: some/model\n"
+        "datasets:\n"
+        "  - path: data/sft.jsonl\n"
+        "    type: alpaca\n"
+        "test_datasets:\n"
+        "  - path: data/heldout.jsonl\n"
+        "    type: alpaca\n"
+        "output_dir: ./out\n"
+    )
+    f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
+    assert f.severity.value == "FAIL" and f.evidence["shared_rows"] == 40 and f.evidence["eval_rows"] == 80
+    (run / "qlora.yml").write_text("datasets:\n  - path: data/sft.jsonl\n")  # no eval list: nothing to compare
+    assert not [f for f in _log_report(doctor([run])).findings if f.code == "TL067"]

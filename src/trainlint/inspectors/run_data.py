@@ -3,7 +3,10 @@ shares with the training split.
 
 Looked for in the run folder, its ``data/`` subfolder, and the paths a config in the run folder
 names (``run_config.json``, ``training_args.json``, ``*.yaml``: keys such as ``train_file``,
-``validation_file``, ``eval_file``, ``test_file``, ``train_data``, ``val_data``, ``dataset_path``).
+``validation_file``, ``eval_file``, ``test_file``, ``train_data``, ``val_data``; and the
+``path:`` entries of axolotl-style ``datasets:`` / ``test_datasets:`` lists in any ``*.yml`` /
+``*.yaml`` of the folder). ``training_args.bin`` names no data files (the Trainer's arguments hold
+none), so it is not read here.
 Rows are compared as text lines after stripping whitespace (JSON lines, CSV rows, text lines).
 """
 
@@ -74,16 +77,53 @@ def _data_files(folder: Path) -> list[Path]:
 
 def _from_configs(folder: Path) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {"train": [], "eval": []}
+    named: list[tuple[str, str]] = []
     for name in CONFIG_NAMES:
         path = folder / name
-        if not path.is_file():
+        if path.is_file():
+            named += [(CONFIG_KEYS.get(k.lower(), ""), v) for k, v in _flat(_load(path)) if isinstance(v, str)]
+    for path in _yaml_configs(folder):
+        named += _yaml_dataset_paths(path.read_text(encoding="utf-8", errors="replace"))
+    for split, value in named:
+        if split and value:
+            target = (folder / value) if not Path(value).is_absolute() else Path(value)
+            if target.is_file() and target not in out[split]:
+                out[split].append(target)
+    return out
+
+
+# axolotl-style lists: ``datasets: [- path: x.jsonl]`` (training) and ``test_datasets:`` (eval)
+_DATASET_SECTIONS = {"datasets": "train", "train_datasets": "train", "test_datasets": "eval", "eval_datasets": "eval"}
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+_PATH_ITEM = re.compile(r"^\s*-?\s*path\s*:\s*(\S+)\s*$")
+MAX_CONFIG_BYTES = 256 << 10
+
+
+def _yaml_configs(folder: Path) -> list[Path]:
+    try:
+        return sorted(
+            p
+            for p in folder.iterdir()
+            if p.suffix in (".yml", ".yaml") and p.is_file() and p.stat().st_size <= MAX_CONFIG_BYTES
+        )
+    except OSError:
+        return []
+
+
+def _yaml_dataset_paths(text: str) -> list[tuple[str, str]]:
+    """(split, path) for each ``path:`` item under a top-level ``datasets:``-like key."""
+    out: list[tuple[str, str]] = []
+    section: str | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        for key, value in _flat(_load(path)):
-            split = CONFIG_KEYS.get(key.lower())
-            if split and isinstance(value, str) and value:
-                target = (folder / value) if not Path(value).is_absolute() else Path(value)
-                if target.is_file():
-                    out[split].append(target)
+        top = _TOP_KEY.match(line)
+        if top:
+            section = _DATASET_SECTIONS.get(top[1].lower())
+            continue
+        item = _PATH_ITEM.match(line)
+        if item and section:
+            out.append((section, item[1].strip("'\"")))
     return out
 
 
