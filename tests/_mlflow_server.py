@@ -7,7 +7,11 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
+import socket
+import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
@@ -45,3 +49,47 @@ def _log_run(base: str, exp_id: str, name: str, losses: list[float], status: str
     _rest(base, "runs/log-batch", {"run_id": rid, "metrics": metrics, "params": [{"key": "lr", "value": "0.001"}]})
     _rest(base, "runs/update", {"run_id": rid, "status": status, "end_time": 9000})
     return rid
+
+
+def serve(tmp_path, storage: list[str], env: dict[str, str] | None = None):
+    """Start ``mlflow server`` on a free localhost port with a SQLite store and ``storage`` (the
+    artifact options); yield its base URL; stop it. Use with ``yield from`` in a fixture."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = _mlflow_cmd() + [
+        "server",
+        "--backend-store-uri",
+        f"sqlite:///{tmp_path}/mlflow.db",
+        *storage,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+    ]
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=tmp_path,
+            env={**os.environ, **(env or {})},
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=2).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    pytest.fail("mlflow server did not start:\n" + (tmp_path / "server.log").read_text()[-2000:])
+                time.sleep(0.5)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

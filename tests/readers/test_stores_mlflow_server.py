@@ -6,15 +6,10 @@ TRAINLINT_TEST_MLFLOW=/path/to/mlflow, or mlflow importable here) and fills it o
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import time
-import urllib.request
 
 import pytest
-from _mlflow_server import _log_run, _mlflow_cmd, _rest
+from _mlflow_server import _log_run, _rest, serve
 
 from trainlint import api
 from trainlint.inspectors.logs import is_uri, judge_uri
@@ -42,45 +37,9 @@ def test_unreachable_server_is_not_checked_in_one_line():
 
 @pytest.fixture
 def server(tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = _mlflow_cmd() + [
-        "server",
-        "--backend-store-uri",
-        f"sqlite:///{tmp_path}/mlflow.db",
-        "--default-artifact-root",
-        str(tmp_path / "artifacts"),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--workers",
-        "1",
-    ]
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"},
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail("mlflow server did not start:\n" + (tmp_path / "server.log").read_text()[-2000:])
-                time.sleep(0.5)
-        yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+    yield from serve(
+        tmp_path, ["--default-artifact-root", str(tmp_path / "artifacts")], env={"MLFLOW_ALLOW_FILE_STORE": "true"}
+    )
 
 
 @pytest.mark.slow

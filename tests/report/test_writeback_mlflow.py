@@ -5,15 +5,10 @@ artifact; running it again leaves exactly the same state."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import time
 import urllib.request
 
 import pytest
-from _mlflow_server import _log_run, _mlflow_cmd, _rest
+from _mlflow_server import _log_run, _rest, serve
 
 from trainlint.report.mlflow_writeback import _proxied_path, server_run
 
@@ -26,51 +21,10 @@ def test_server_run_and_proxied_paths():
     assert _proxied_path("/srv/mlruns/1/abc/artifacts") is None
 
 
-def _serve(tmp_path, storage: list[str]):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = _mlflow_cmd() + [
-        "server",
-        "--backend-store-uri",
-        f"sqlite:///{tmp_path}/mlflow.db",
-        *storage,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--workers",
-        "1",
-    ]
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=tmp_path,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail("mlflow server did not start:\n" + (tmp_path / "server.log").read_text()[-2000:])
-                time.sleep(0.5)
-        yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-
-
 @pytest.fixture
 def served(tmp_path):
     """A tracking server that proxies artifacts (runs stored at mlflow-artifacts:/...)."""
-    yield from _serve(
+    yield from serve(
         tmp_path,
         ["--artifacts-destination", str(tmp_path / "artifacts"), "--serve-artifacts"],
     )
@@ -79,7 +33,7 @@ def served(tmp_path):
 @pytest.fixture
 def unproxied(tmp_path):
     """A tracking server that keeps artifacts in a local folder it does not proxy."""
-    yield from _serve(
+    yield from serve(
         tmp_path,
         [
             "--default-artifact-root",

@@ -75,20 +75,9 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
     """Decode UTF-8 (BOM stripped) or UTF-16 with a BOM (named in a note); undecodable bytes are replaced and reported."""
-    from ..safeio import UTF16_BOMS, decode
+    from ..safeio import decode
 
-    if data.startswith(UTF16_BOMS):
-        return decode(data)
-    notes = []
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-        notes.append("stripped a UTF-8 byte-order mark")
-    try:
-        return data.decode("utf-8"), notes
-    except UnicodeDecodeError as exc:
-        bad = data.decode("utf-8", errors="replace").count("\ufffd")
-        notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
-        return data.decode("utf-8", errors="replace"), notes
+    return decode(data)
 
 
 def looks_binary(head: bytes) -> bool:
