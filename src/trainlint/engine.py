@@ -114,8 +114,11 @@ def marks_of(run: Run) -> dict[str, Any]:
     return {"best_model_checkpoint": {"step": step, "name": name if isinstance(name, str) else ""}}
 
 
-def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None) -> Report:
-    """Judge one training run with every log rule."""
+def judge_run(
+    run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None, *, curves: bool = True
+) -> Report:
+    """Judge one training run with every log rule. ``curves=False`` skips the downsampled curves
+    kept for renderers (the live guard's scheduled judgements read only the findings)."""
     from .safeio import sane_plan
 
     sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
@@ -126,7 +129,7 @@ def judge_run(run: Run, settings: Settings | None = None, extra: Mapping[str, An
         files=list(run.files),
         notes=list(run.notes),
         summary=run.summary(),
-        curves=curves_of(run),
+        curves=curves_of(run) if curves else {},
         marks=marks_of(run),
     )
     if not run.has("loss"):

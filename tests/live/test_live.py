@@ -120,3 +120,16 @@ def test_doctor_reads_the_guard_log(cli, tmp_path):
     assert [f["code"] for f in rep["findings"]] == ["TL001"]
     assert any("stopped the run at step 50" in n for n in rep["notes"])
     assert any("no end record" in n for n in rep["notes"])
+
+
+def test_scheduled_judgements_build_no_curves_only_the_final_report_does(monkeypatch):
+    import trainlint.engine as engine
+
+    built = []
+    real = engine.curves_of
+    monkeypatch.setattr(engine, "curves_of", lambda run, *a, **k: built.append(len(run.series)) or real(run, *a, **k))
+    g = Guard()
+    for i in range(3000):
+        g.observe(i, loss=3.0 / (1 + i / 30), lr=1e-3)
+    assert g.judged_records > 0 and built == []  # the guard judged, and drew nothing
+    assert g.close().curves["loss"]["points"] == 3000 and len(built) == 1

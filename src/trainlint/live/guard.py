@@ -168,7 +168,7 @@ class Guard:
     def _judge(self, n: int) -> list[Finding]:
         t0 = time.perf_counter()
         self._last_judged = n
-        self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}).findings
+        self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}, curves=False).findings
         cost = time.perf_counter() - t0
         # Re-judge after the history grew by 1/growth, and never so often that judging costs
         # more than budget_us per observed record on average (alarms still judge at once).
