@@ -10,6 +10,11 @@ from .common import BASE, _part, _where
 E = dict(**BASE, group="entrypoint")
 
 
+def _location(e: Any) -> dict[str, Any]:
+    """Where the import failed (and the user's own frame that reached it), and how long it ran."""
+    return {"file": e.file, "line": e.line, "user_file": e.user_file, "user_line": e.user_line, "seconds": e.seconds}
+
+
 def _entry(ctx: Any, outcome: str) -> Any:
     e = _part(ctx, "entry", "no --entrypoint given")
     return e if e.outcome == outcome else None
@@ -42,11 +47,7 @@ def entrypoint_import_error(ctx):
         f"importing {e.target} raised {e.exc_type}: {e.message} at {_where(e.file, e.line)}{via}",
         exc_type=e.exc_type,
         error=e.message,
-        file=e.file,
-        line=e.line,
-        user_file=e.user_file,
-        user_line=e.user_line,
-        seconds=e.seconds,
+        **_location(e),
     )
 
 
@@ -70,11 +71,7 @@ def entrypoint_crashes(ctx):
     return ctx.fire(
         f"importing {e.target} killed Python with {e.signal} at {_where(e.file, e.line)}{via}",
         signal=e.signal,
-        file=e.file,
-        line=e.line,
-        user_file=e.user_file,
-        user_line=e.user_line,
-        seconds=e.seconds,
+        **_location(e),
     )
 
 
