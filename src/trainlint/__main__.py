@@ -1,5 +1,5 @@
 """`python -m trainlint`: the same CLI as the `trainlint` script."""
 
-from trainlint.cli import main
+from trainlint.cli import run
 
-main()
+run()

@@ -201,3 +201,22 @@ def test_trainer_state_fast_path_learns_keys_first_met_late(tmp_path):
     fast = hf_trainer_state._bulk(path.read_bytes(), path)
     assert fast is not None and _series(fast) == _series(_general_state(path))
     assert fast.get("eval_loss").steps.tolist() == [1501]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'{"stateful_callbacks": ' + b"[" * 5000 + b"]" * 5000 + b', "log_history": [{"step": 1, "loss": 2.0}]}',
+        b'{"log_history": [' + b"[" * 5000 + b"]" * 5000 + b"]}",
+        b'{"max_steps": ' + b"[" * 5000 + b"]" * 5000 + b', "log_history": [{"step": 1, "loss": 2.0}]}',
+    ],
+    ids=["deep-unknown-key", "deep-entry", "deep-meta"],
+)
+def test_trainer_state_fast_path_declines_deep_nesting_and_the_general_path_refuses_it(tmp_path, doc):
+    """The fast path runs before any bounds check, so it must decline deep nesting itself (no
+    RecursionError); the general path then refuses the document with the bound it broke."""
+    assert _fastjson.trainer_state_table(doc, hf_trainer_state.META_KEYS, hf_trainer_state.SUMMARY_KEYS) is None
+    path = tmp_path / "trainer_state.json"
+    path.write_bytes(doc)
+    with pytest.raises(ReadError, match="nested more than 500 levels"):
+        hf_trainer_state.TrainerStateReader().read(path)

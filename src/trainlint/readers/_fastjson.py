@@ -34,6 +34,7 @@ _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
 _KEY = re.compile(rb'"((?:[^"\\\n]|\\.){1,200})"\s*:')
 _ENTRY_GAP = re.compile(rb"\}\s*,\s*\{")
 Table = dict[str, np.ndarray]
+_SCALAR = bool | int | float | str | None
 
 
 class Schema:
@@ -69,7 +70,7 @@ class Schema:
                 self.keys.append(m.group(1))
                 self.grown += 1
                 self._build()
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 return None
 
     def has_null(self, records: list[Any], keys: tuple[str, ...]) -> bool:
@@ -183,13 +184,13 @@ def trainer_state_table(
     A summary entry is one holding any of ``summary_keys`` (declined when such a key is null)."""
     if msgspec is None or not data.isascii() and not _utf8(data):
         return None
-    top = msgspec.defstruct(
+    top = msgspec.defstruct(  # meta values are scalars: anything bigger takes the bounded general path
         "State",
-        [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, Any, msgspec.UNSET) for k in meta_keys],
+        [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, _SCALAR, msgspec.UNSET) for k in meta_keys],
     )
     try:
         state = msgspec.json.decode(data, type=top)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
     raw = state.log_history
     if raw is msgspec.UNSET:
@@ -202,7 +203,7 @@ def trainer_state_table(
     parts, summary = _Parts(), None
     for block in _blocks(body[1:-1], _ENTRY_GAP):
         buf = b"[" + block + b"]"
-        records = schema.decode(lambda t, b=buf: msgspec.json.decode(b, type=list[t]))
+        records = schema.decode(lambda t, b=buf: msgspec.json.decode(b, type=list[t]))  # flat records
         table = None if records is None else schema.table(records)
         if table is None or schema.has_null(records, summary_keys):
             return None
@@ -246,10 +247,13 @@ def _one_per_line(block: bytes, records: int) -> bool:
     The objects are flat (a nested value fails the record type), so a line ending in ``}``
     ends an object: when every line does and there are as many objects as lines, each line is
     one object. Otherwise (CRLF, trailing spaces) a scan for two objects on a line decides."""
-    lines = block.count(b"\n") + (not block.endswith(b"\n"))
+    byte = np.frombuffer(block, np.uint8)  # numpy compares bytes several times faster than bytes.count
+    newline = byte == 10
+    lines = int(np.count_nonzero(newline)) + (not block.endswith(b"\n"))
     if records != lines:
         return False
-    closed = block.count(b"}\n") + (not block.endswith(b"\n") and block.rstrip().endswith(b"}"))
+    closed = int(np.count_nonzero(newline[1:] & (byte[:-1] == 125)))  # "}\n"
+    closed += not block.endswith(b"\n") and block.rstrip().endswith(b"}")
     return closed == lines or _TWO_ON_A_LINE.search(block) is None
 
 

@@ -41,13 +41,13 @@ class TrainerStateReader:
 
     def read(self, path: Path) -> Run:
         data = path.read_bytes()
-        try:
-            check_json(data)  # nesting and size bounds before any parser sees it (issue 20)
-        except JSONLimit as exc:
-            raise ReadError(str(exc)) from None
-        run = _bulk(data, path)
+        run = _bulk(data, path)  # typed and flat: bounded by its types, deep nesting refused
         if run is not None:
             return run
+        try:
+            check_json(data)  # nesting and size bounds before the general parser sees it (issue 20)
+        except JSONLimit as exc:
+            raise ReadError(str(exc)) from None
         text, notes = decode_text(data)
         del data
         run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
