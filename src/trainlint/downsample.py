@@ -74,9 +74,16 @@ def sparkline(values: np.ndarray, width: int = 12) -> str:
     return "".join(out)
 
 
+def _median(v: np.ndarray) -> float:
+    """np.median of a non-empty finite array by one partition (np.median imports numpy.ma)."""
+    h = len(v) // 2
+    part = np.partition(v, (h - 1, h) if len(v) % 2 == 0 else h)
+    return float(part[h] if len(v) % 2 else (part[h - 1] + part[h]) / 2)
+
+
 def _fold(values: np.ndarray, width: int) -> np.ndarray:
     finite = np.isfinite(values)
-    med = float(np.median(values[finite])) if finite.any() else 0.0
+    med = _median(values[finite]) if finite.any() else 0.0
     out = np.empty(width)
     for i, cell in enumerate(np.array_split(values, width)):
         bad = ~np.isfinite(cell)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from .stats import centred_median, coarse
+from .stats import centred_median, coarse, median
 
 
 def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
@@ -24,7 +24,7 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
     out = np.interp(steps, ts, sm)
     # an evaluation at the very end (after the last logged train point, within one logging
     # interval) takes the last train level; further out there is no train loss to compare
-    gap = float(np.median(np.diff(ts))) if len(ts) > 1 else 0.0
+    gap = float(median(np.diff(ts))) if len(ts) > 1 else 0.0
     out[(steps < ts[0]) | (steps > ts[-1] + gap)] = np.nan
     return out
 

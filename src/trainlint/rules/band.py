@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold
+from .stats import median
 
 BAND_THRESHOLDS = (
     Threshold("band_warn_sigmas", 3.0, "several baseline runs: WARN beyond the worst one plus this many SDs"),
@@ -92,7 +93,7 @@ def limits(base: list[float], warn_ratio: float, fail_ratio: float, t: dict[str,
     ``warn_ratio`` > 1 means higher is worse; < 1 means lower is worse (then a
     ``fail_ratio`` of 0 means the metric never FAILs)."""
     vals = np.asarray(base, dtype=np.float64)
-    center = float(np.median(vals))
+    center = float(median(vals))
     higher = warn_ratio > 1
     rw, rf = center * warn_ratio, center * fail_ratio
     if len(vals) < 2:

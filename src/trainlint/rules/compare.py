@@ -130,20 +130,20 @@ def _nat_gap_fail(ctx, where: str, step):
     floor, ev = comp.metric("loss_floor"), comp.metric("eval_best")
     if floor.run is None or not floor.base:
         return None
-    gap = floor.run - float(np.median(floor.base))
-    eval_gap = ev.run - float(np.median(ev.base)) if ev.run is not None and ev.base else None
+    gap = floor.run - float(median(floor.base))
+    eval_gap = ev.run - float(median(ev.base)) if ev.run is not None and ev.base else None
     limit = ctx.t("fail_nats")
     if gap < limit or (eval_gap is not None and eval_gap < limit):
         return None
     ev_text = f", best eval loss {fmt(eval_gap)} nat above" if eval_gap is not None else ""
     return ctx.fire(
         f"the run never got as low as the baseline{where}: loss floor {fmt(floor.run)} vs baseline "
-        f"{fmt(float(np.median(floor.base)))}, {fmt(gap)} nat above{ev_text} (judged in nats, the loss is a "
+        f"{fmt(float(median(floor.base)))}, {fmt(gap)} nat above{ev_text} (judged in nats, the loss is a "
         f"cross-entropy: {why}; FAIL at {fmt(limit)} nat whatever the ratio)",
         step=step,
         severity="FAIL",
         value=floor.run,
-        baseline=float(np.median(floor.base)),
+        baseline=float(median(floor.base)),
         gap_nats=gap,
         eval_gap_nats=eval_gap,
         threshold=limit,

@@ -49,7 +49,7 @@ def _accuracy(run) -> tuple[str, float] | None:
             continue
         fin = s.finite().values
         if len(fin) >= 2:
-            level = float(np.median(fin[len(fin) // 2 :]))
+            level = float(median(fin[len(fin) // 2 :]))
             return name, level / 100 if level > 1.0 else level
     return None
 
@@ -60,7 +60,7 @@ def _chance_without_count(ctx):
     unknown = "vocabulary size / class count unknown (--vocab-size, --num-classes)"
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     _, v = coarse(s.steps, s.values)
-    thirds = [float(np.median(part)) for part in np.array_split(v, 3) if len(part)]
+    thirds = [float(median(part)) for part in np.array_split(v, 3) if len(part)]
     k = int(round(math.exp(thirds[-1]))) if thirds[-1] < math.log(MAX_GUESS + 1) else 0
     if k < 2:
         raise NotChecked(unknown)
@@ -84,10 +84,10 @@ def _chance_without_count(ctx):
             tolerance=tol,
             threshold=ctx.t("stuck_fraction"),
         )
-    sixths = [float(np.median(part)) for part in np.array_split(v, 6) if len(part)]
+    sixths = [float(median(part)) for part in np.array_split(v, 6) if len(part)]
     tight = min(0.02, 0.1 * (math.log(k + 1) - ln_k))
     # a uniform guess scores ln k on every batch: the level sits there with almost no noise
-    still = float(np.median(np.abs(np.diff(v[len(v) // 2 :])))) <= tight if len(v) >= 6 else False
+    still = float(median(np.abs(np.diff(v[len(v) // 2 :])))) <= tight if len(v) >= 6 else False
     ends_flat = k <= MAX_SUGGEST and still and all(abs(x - ln_k) <= tight for x in sixths[-3:])
     if ends_flat and (acc is None or acc_near):
         return ctx.fire(

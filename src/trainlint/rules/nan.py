@@ -191,7 +191,7 @@ def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> N
     before = nz[-5:] if len(nz) >= 5 else nz
     if len(before) < 3:
         return
-    start = float(np.median(nz[: max(3, len(nz) // 10)]))
+    start = float(median(nz[: max(3, len(nz) // 10)]))
     quantum = printed_quantum(values)
     near = max(10 * quantum, 1e-3 * abs(start))
     if float(np.max(before)) <= near and start > 0:

@@ -58,9 +58,9 @@ def _repeated(ctx, count: int, points: int) -> bool:
 
 
 def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
-    """``how`` (np.median / np.max) of values[at + k] for k in offsets, clipped to the series."""
+    """``how`` (median / np.max) of values[at + k] for k in offsets, clipped to the series."""
     idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
-    return how(values[idx], axis=0)
+    return how(values[idx].T, axis=-1)
 
 
 @rule(
@@ -114,10 +114,10 @@ def loss_spike(ctx):
         sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
     if not len(sp):
         return None
-    after = _window_stat(s.values, sp.end, range(0, 5), np.median)
+    after = _window_stat(s.values, sp.end, range(0, 5), median)
     # back within the range the loss had just before the spike (not the centred local median,
     # which a lasting level shift lifts)
-    before = _window_stat(s.values, sp.start, range(-5, 0), np.median)
+    before = _window_stat(s.values, sp.start, range(-5, 0), median)
     top = _window_stat(s.values, sp.start, range(-10, 0), np.max)
     back = after <= np.maximum(before * (1 + (ctx.t("ratio") - 1) / 2), top)
     rec = int(np.sum(back))
@@ -161,7 +161,7 @@ def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
         return 0
     f = loss.finite()
     i = np.searchsorted(f.steps, steps)
-    before = _window_stat(f.values, i, range(-5, 0), np.median)
+    before = _window_stat(f.values, i, range(-5, 0), median)
     after = _window_stat(f.values, i, range(0, 3), np.max)
     return int(np.sum((i > 0) & (after > ratio * before)))
 

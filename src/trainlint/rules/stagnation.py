@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import StandDown, Threshold, rule
-from .stats import coarse, fmt, fstep, improvement_margin, median, noise
+from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quantiles
 
 
 @rule(
@@ -27,7 +27,7 @@ logged value is the current batch's loss.""",
 )
 def loss_flat(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    lo, med, hi = np.percentile(s.values, [5, 50, 95])
+    lo, med, hi = quantiles(s.values, [5, 50, 95])
     spread = float(hi - lo)
     rel = spread / max(abs(float(med)), 1e-12)
     if rel > ctx.t("max_rel_spread"):
@@ -107,8 +107,8 @@ def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
     """The loss fell within its first few points (at most three) and was flat from then on: the
     level right after them is within noise of the end level, and below the very first point."""
     head = min(3, max(1, len(v) // 20))
-    after = float(np.median(v[head : head + k]))
-    end = float(np.median(v[-k:]))
+    after = float(median(v[head : head + k]))
+    end = float(median(v[-k:]))
     flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
     return flat and float(v[0]) - after > max(rel * abs(float(v[0])), 4.0 * 1.2533 * noise(v))
 
