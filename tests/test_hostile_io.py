@@ -10,6 +10,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainlint import api, safeio
 from trainlint.isolate import InputTimeout, judge_isolated, time_limit
@@ -256,3 +258,35 @@ def test_a_non_finite_step_is_null_in_strict_json():
     f = Finding("TL001", "x", "nan", Severity.FAIL, "m", step=float("-inf"))
     assert f.to_dict()["step"] is None
     assert Finding("TL001", "x", "nan", Severity.FAIL, "m", step=3.0).to_dict()["step"] == 3
+
+
+def _lines_reference(data: bytes, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """What bounded reading must give: each line (its newline counted) kept, or cut out and listed."""
+    parts, long, offset = [], [], 0
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        last = i == len(lines) - 1
+        piece = line if last else line + b"\n"
+        if len(piece) > max_line:
+            long.append((i + 1, offset, len(piece)))
+            parts.append(b"" if last else b"\n")
+        else:
+            parts.append(piece)
+        offset += len(piece)
+    return b"".join(parts), long
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"bb", b"\n", b"cccccccc", b"\n\n", b"x" * 30]), max_size=40).map(b"".join),
+    st.integers(1, 40),
+    st.integers(1, 24),
+)
+def test_bounded_bytes_equals_a_line_by_line_reading(tmp_path_factory, data, max_line, chunk):
+    """Whole-chunk reading gives what splitting into lines gives, whatever the chunk size
+    (smaller or larger than the line limit) and wherever lines cross chunk boundaries."""
+    path = tmp_path_factory.mktemp("b") / "log.txt"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(safeio, "CHUNK", chunk)
+        assert safeio._bounded_bytes(path, max_line) == _lines_reference(data, max_line)

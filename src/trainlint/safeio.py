@@ -126,42 +126,60 @@ class TextRead:
 
 
 def _bounded_bytes(path: str | Path, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
-    """The file's bytes with every line longer than ``max_line`` cut out: (data, [(line, offset, length)])."""
+    """The file's bytes with every line longer than ``max_line`` cut out: (data, [(line, offset, length)]).
+    A line's length counts its newline. Whole lines are taken a chunk at a time; only a line
+    that crosses a chunk boundary is assembled piece by piece."""
     parts: list[bytes] = []
     long: list[tuple[int, int, int]] = []
-    line_no, offset, cur = 1, 0, bytearray()
-    skipping = -1  # offset where the line being skipped began
+    line = _Line()
+    offset = 0
     with open_regular(path) as fh:
-        while True:
-            chunk = fh.read(CHUNK)
-            if not chunk:
-                break
+        while chunk := fh.read(CHUNK):
             pos = 0
             while pos < len(chunk):
-                nl = chunk.find(b"\n", pos)
-                end = len(chunk) if nl < 0 else nl + 1
-                piece = chunk[pos:end]
-                if skipping < 0:
-                    cur += piece
-                    if len(cur) > max_line:
-                        skipping = offset + pos - (len(cur) - len(piece))
-                        cur = bytearray()
-                if nl >= 0:
-                    if skipping >= 0:
-                        long.append((line_no, skipping, offset + end - skipping))
-                        parts.append(b"\n")
-                        skipping = -1
-                    else:
-                        parts.append(bytes(cur))
-                    cur = bytearray()
-                    line_no += 1
-                pos = end
+                pos = line.take(chunk, pos, offset, max_line, parts, long)
             offset += len(chunk)
-    if skipping >= 0:
-        long.append((line_no, skipping, offset - skipping))
+    if line.skipping:
+        long.append((line.no, line.start, offset - line.start))
     else:
-        parts.append(bytes(cur))
+        parts.append(bytes(line.cur))
     return b"".join(parts), long
+
+
+class _Line:
+    """The line being read across chunks: its number, start offset, bytes so far, and whether it
+    has grown past the limit (then its bytes are dropped as they come)."""
+
+    def __init__(self) -> None:
+        self.no, self.start, self.cur, self.skipping = 1, 0, bytearray(), False
+
+    def take(self, chunk: bytes, pos: int, offset: int, max_line: int, parts: list[bytes], long: list) -> int:
+        """Consume ``chunk`` from ``pos``; return where the next call goes on."""
+        nl = chunk.find(b"\n", pos)
+        if nl < 0:  # the line goes on into the next chunk
+            if not self.skipping and len(self.cur) + len(chunk) - pos > max_line:
+                self.skipping, self.cur = True, bytearray()
+            elif not self.skipping:
+                self.cur += chunk[pos:]
+            return len(chunk)
+        end = nl + 1
+        if self.skipping or len(self.cur) + end - pos > max_line:
+            long.append((self.no, self.start, offset + end - self.start))
+            parts.append(b"\n")
+            self.skipping = False
+        elif self.cur:
+            self.cur += chunk[pos:end]
+            parts.append(bytes(self.cur))
+        elif len(chunk) <= max_line:  # no line inside one chunk can be too long: all at once
+            end = chunk.rfind(b"\n") + 1
+            parts.append(chunk[pos:end])
+            self.no += chunk.count(b"\n", pos, end) - 1
+        else:
+            parts.append(chunk[pos:end])
+        self.cur = bytearray()
+        self.no += 1
+        self.start = offset + end
+        return end
 
 
 def decode(data: bytes) -> tuple[str, list[str]]:
