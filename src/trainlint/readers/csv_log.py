@@ -57,13 +57,18 @@ class CsvReader:
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
-        reader_ = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
-        next(reader_, None)
         step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
         epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
         if step_col is None:
             run.notes.append("no step column; steps are " + ("epochs" if epoch_col is not None else "row numbers"))
             run.meta["steps_are"] = "epochs" if epoch_col is not None else "rows"
+        table = _dense(text, header, delim)
+        if table is not None:
+            _dense_columns(table, header, step_col, epoch_col).into(run)
+            _flavour(run, header, path)
+            return run
+        reader_ = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
+        next(reader_, None)
         records, steps, where, ragged = [], [], [], []
         for n, row in enumerate(reader_):
             line_no = n + 2
@@ -87,6 +92,38 @@ class CsvReader:
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+def _dense(text: str, header: list[str], delim: str) -> np.ndarray | None:
+    """The rows of a table whose every cell is a number Python's float() reads, as a
+    (rows, columns) array; None for anything else (quotes, empty or text cells, ragged or
+    blank rows, odd line ends, repeated or empty names), which the csv-module path reads and
+    reports. The fast path changes how fast, never what is read."""
+    if not text or text[0].isspace() or '"' in text or "\r" in text or "\x00" in text:
+        return None
+    if len(set(header)) != len(header) or not all(header):
+        return None
+    lines = text.split("\n")
+    body = lines[1:-1] if lines[-1] == "" else lines[1:]
+    want = len(header) - 1
+    if not body or any(line.count(delim) != want for line in body):
+        return None
+    try:
+        cells = list(map(float, delim.join(body).split(delim)))
+    except ValueError:
+        return None
+    return np.array(cells, np.float64).reshape(len(body), len(header))
+
+
+def _dense_columns(table: np.ndarray, header: list[str], step_col: int | None, epoch_col: int | None) -> Columns:
+    """The columns of a dense table, as the general path builds them."""
+    at = step_col if step_col is not None else epoch_col
+    steps = table[:, at] if at is not None else np.arange(len(table), dtype=np.float64)
+    cols = Columns()
+    for i, name in enumerate(header):
+        if i != step_col:
+            cols.add_array(name, steps, table[:, i].copy())
+    return cols
 
 
 def _tolerant(rows: Any, refused: list[int]) -> Any:

@@ -1,0 +1,77 @@
+"""The dense-table fast path of the CSV reader reads exactly what the csv-module path reads,
+and declines every table it does not fully understand."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trainlint.readers import csv_log
+
+CELL = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
+    st.integers(-(10**6), 10**6).map(str),
+    st.sampled_from(["nan", "NaN", "inf", "-inf", "1e-05", " 0.5", "2.5 ", "1_000"]),
+)
+NAMES = st.lists(
+    st.sampled_from(["step", "epoch", "loss", "train_loss", "lr", "grad_norm", "val_loss", "acc", "_step"]),
+    min_size=2,
+    max_size=6,
+    unique=True,
+)
+
+
+def _both(tmp_path, text: str, monkeypatch):
+    path = tmp_path / "metrics.csv"
+    path.write_text(text)
+    reader = csv_log.CsvReader()
+    fast = reader.read(path)
+    with monkeypatch.context() as mp:
+        mp.setattr(csv_log, "_dense", lambda *a: None)
+        general = reader.read(path)
+    return fast, general
+
+
+def _same(a, b) -> None:
+    assert list(a.series) == list(b.series)
+    for name in a.series:
+        assert a.series[name].steps.tobytes() == b.series[name].steps.tobytes(), name
+        assert a.series[name].values.tobytes() == b.series[name].values.tobytes(), name
+    assert a.notes == b.notes and a.meta == b.meta and a.damage == b.damage
+
+
+@settings(max_examples=150, deadline=None)
+@given(NAMES, st.data(), st.sampled_from([",", "\t", ";"]), st.booleans())
+def test_dense_fast_path_equals_the_csv_module_path(tmp_path_factory, monkeypatch_session, names, data, delim, end_nl):
+    rows = data.draw(st.lists(st.lists(CELL, min_size=len(names), max_size=len(names)), min_size=1, max_size=30))
+    text = delim.join(names) + "\n" + "\n".join(delim.join(r) for r in rows) + ("\n" if end_nl else "")
+    tmp = tmp_path_factory.mktemp("c")
+    fast, general = _both(tmp, text, monkeypatch_session)
+    assert csv_log._dense(text, names, delim) is not None  # the fast path did read it
+    _same(fast, general)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "1,2.5\n\n2,2.4\n",  # a blank row
+        "1,2.5\n2,\n",  # an empty (sparse) cell
+        "1,2.5,9\n2,2.4\n",  # ragged
+        '1,"2.5"\n2,2.4\n',  # quoted
+        "1,2.5\r\n2,2.4\r\n",  # CRLF
+        "1,true\n2,2.4\n",  # a boolean
+        "1,abc\n2,2.4\n",  # text
+    ],
+)
+def test_dense_fast_path_declines_what_it_does_not_read(tmp_path, monkeypatch, body):
+    text = "step,loss\n" + body
+    assert csv_log._dense(text, ["step", "loss"], ",") is None
+    fast, general = _both(tmp_path, text, monkeypatch)
+    _same(fast, general)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_session():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
