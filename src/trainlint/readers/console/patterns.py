@@ -383,8 +383,12 @@ def apply_patterns(
         for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
             bar = None
             for pat, nd, key in table:
-                if nd and not any(n in seg for n in nd):
-                    continue
+                if nd:  # a loop, not any(<generator>): this runs for every line of every log
+                    for n in nd:
+                        if n in seg:
+                            break
+                    else:
+                        continue
                 if pat.generic:
                     if bar is None:
                         bar = ("|" in seg or "━" in seg or "[" in seg) and _PROGRESS_BAR.search(seg) is not None
@@ -427,6 +431,8 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
 
 
 def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, float]:
+    if not pat.metric_groups and pat.derive is None:  # the generic shapes: only name=value pairs
+        return parse_kv(g["kv"], pat.kv) if g.get("kv") else {}
     vals: dict[str, float] = {}
     for key in pat.metric_groups:
         text = g[key]
@@ -450,7 +456,7 @@ def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, 
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     g = m.groupdict()
     vals = _values(pat, m, g)
-    if not vals or (pat.needs_loss and not any("loss" in k.lower() for k in vals)):
+    if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):  # a name holding "loss"
         return False
     step = _step(pat, g, vals, st)
     if step is None:
@@ -462,8 +468,9 @@ def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
         vals = {pat.prefix + pat.rename.get(k, k): v for k, v in vals.items()}
     for k in _NOT_METRICS.intersection(vals):
         del vals[k]
+    add = cap.add
     for key, v in vals.items():
-        cap.add(key, step, v)
+        add(key, step, v)
     if g.get("epoch") is not None and "epoch" not in vals:
         cap.add("epoch", step, float(g["epoch"]))
     for key in ("max_steps", "planned_epochs"):
