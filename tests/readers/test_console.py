@@ -7,10 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainlint.api import read_run
 from trainlint.readers import ReadError, sniff
-from trainlint.readers.console.text import split_lines
+from trainlint.readers.console import patterns
+from trainlint.readers.console.text import Line, split_lines
 
 DATA = Path(__file__).parent.parent / "data" / "console"
 
@@ -609,3 +612,39 @@ def test_openmmlab_mmengine_and_mmcv_lines(tmp_path):
     run = read_run(old)
     assert series(run, "loss") == ([50.0, 7380.0], [1.5, 1.2])
     assert series(run, "step_time")[1] == [0.5, 0.4]
+
+
+_KV_NAME = st.sampled_from(["loss", "lr", "grad_norm", "eta", "train_loss", "acc", "Loss", "tok/s"])
+_KV_VALUE = st.sampled_from(["3.2870", "5.63e-07", "nan", "1,234", "12ms", "0.5%", "inf", "-1", "x"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["step", "Step", "iter", "global_step", "Iteration"]),
+            st.integers(0, 50),
+            st.one_of(st.none(), st.integers(1, 99)),
+            st.lists(st.tuples(_KV_NAME, st.sampled_from(["=", ": ", " "]), _KV_VALUE), max_size=4),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_plain_pattern_shortcut_reads_what_the_general_path_reads(rows):
+    """The shortcut for the generic name=value shapes (LinePattern.plain) gives the same capture
+    as the general per-pattern path."""
+    lines = [
+        Line(i + 1, [f"{kw} {n}{'' if m is None else f'/{m}'} " + " ".join(f"{k}{sep}{v}" for k, sep, v in kv)])
+        for i, (kw, n, m, kv) in enumerate(rows)
+    ]
+
+    def read():
+        caps = patterns.apply_patterns(lines, patterns.PATTERNS)
+        return [(c.framework, c.cols, c.lines, c.meta) for c in caps]
+
+    fast = read()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(patterns.LinePattern, "plain", property(lambda self: False))
+        general = read()
+    assert repr(fast) == repr(general)  # repr: NaN values compare equal as text

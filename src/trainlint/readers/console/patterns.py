@@ -51,6 +51,19 @@ class LinePattern:
     generic: bool = False  # a generic shape: never on progress-bar redraws, lower tier
 
     @cached_property
+    def plain(self) -> bool:
+        """Only name=value pairs, the step from its own group, nothing renamed: the generic shapes."""
+        return (
+            not self.metric_groups
+            and self.derive is None
+            and self.step_from == "step"
+            and not self.prefix
+            and not self.rename
+            and {"kv", "step"} <= set(self.regex.groupindex)
+            and not {"epoch", "per_epoch", "seen", "planned_epochs"} & set(self.regex.groupindex)
+        )
+
+    @cached_property
     def metric_groups(self) -> tuple[str, ...]:
         """The named groups that are metrics (not positions, plans, or the kv stretch)."""
         return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d"))
@@ -453,7 +466,38 @@ def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, 
     return vals
 
 
+def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
+    """:func:`_take` for a plain pattern (see LinePattern.plain), without the steps it has no use for."""
+    kv, step = m.group("kv", "step")
+    vals = parse_kv(kv, pat.kv) if kv else {}
+    if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):
+        return False
+    if step is None:
+        return False
+    at = float(step)
+    for k in _NOT_METRICS.intersection(vals):
+        del vals[k]
+    cols = st.capture.cols
+    for key, v in vals.items():  # Capture.add, inlined: a repeated step at the end replaces the last point
+        col = cols.get(key)
+        if col is None:
+            col = cols[key] = ([], [])
+        if col[0] and col[0][-1] == at:
+            col[1][-1] = v
+        else:
+            col[0].append(at)
+            col[1].append(v)
+    plan = m.group("max_steps") if "max_steps" in pat.regex.groupindex else None
+    if plan:
+        st.capture.meta["max_steps"] = int(plan)
+    st.capture.lines.append(line_no)
+    st.last_step = at
+    return True
+
+
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
+    if pat.plain:
+        return _take_plain(pat, m, st, line_no)
     g = m.groupdict()
     vals = _values(pat, m, g)
     if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):  # a name holding "loss"
