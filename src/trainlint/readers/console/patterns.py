@@ -384,7 +384,10 @@ def apply_patterns(
 
     ``text``, the whole log, drops at once the patterns whose needles it never holds.
     """
-    table = [(pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else "")) for pat in patterns]
+    table = [
+        (pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else ""), pat.regex.search)
+        for pat in patterns
+    ]
     if text is not None:
         table = [row for row in table if not row[1] or any(n in text for n in row[1])]
     patterns = [row[0] for row in table]
@@ -395,8 +398,8 @@ def apply_patterns(
     for line in lines:
         for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
             bar = None
-            for pat, nd, key in table:
-                if nd:  # a loop, not any(<generator>): this runs for every line of every log
+            for pat, nd, key, search in table:  # this runs for every line of every log: kept lean
+                if nd:
                     for n in nd:
                         if n in seg:
                             break
@@ -407,14 +410,14 @@ def apply_patterns(
                         bar = ("|" in seg or "━" in seg or "[" in seg) and _PROGRESS_BAR.search(seg) is not None
                     if bar:
                         continue
-                m = pat.regex.search(seg)
+                m = search(seg)
                 if m is None:
                     continue
                 state = states.get(key)
                 if state is None:
                     t = tier if tier is not None else (1 if pat.generic else 2)
                     state = states[key] = _State(Capture(pat.framework, t))
-                if _take(pat, m, state, line.no):
+                if (_take_plain if pat.plain else _take)(pat, m, state, line.no):
                     matched.add(pat.name)
                     break
     _drop_fallbacks(states, patterns, matched)
@@ -496,8 +499,6 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
 
 
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
-    if pat.plain:
-        return _take_plain(pat, m, st, line_no)
     g = m.groupdict()
     vals = _values(pat, m, g)
     if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):  # a name holding "loss"
