@@ -113,3 +113,16 @@ def test_stop_all_once_every_trial_was_stopped():
         assert stopper.stop_all() is (trial == "b")
     # Tune's own bookkeeping is not judged as metrics
     assert set(stopper.guards["a"].history.by_name) == {"loss"}
+
+
+def test_without_num_trials_the_experiment_is_never_ended_early():
+    """A broken trial stopped before a healthy one has reported (a slow start, a loaded
+    machine) must not end the experiment: that would kill the healthy trial unseen."""
+    from trainlint.integrations.ray import GuardStopper
+
+    stopper = GuardStopper(stop_on="nan")
+    for step in range(1, 30):
+        if stopper("broken", {"training_iteration": step, "loss": 2.0 / step if step < 20 else float("nan")}):
+            break
+    assert "broken" in stopper.stopped
+    assert stopper.stop_all() is False

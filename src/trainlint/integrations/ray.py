@@ -37,10 +37,11 @@ class GuardStopper(Stopper):
     """Stops each trial the guard finds broken; ``stop_all()`` when every trial was stopped.
 
     ``num_trials``: how many trials the experiment has (``num_samples`` times the grid);
-    ``stop_all()`` is true once the guard has stopped that many. Without it, once every
-    trial seen so far was stopped (give it for an experiment that runs its trials one after
-    another). Other keywords go to each trial's :class:`~trainlint.Guard` (``settings``,
-    ``role_map``, ``warmup_steps``, ``meta``, ...).
+    ``stop_all()`` is true once the guard has stopped that many. Without it ``stop_all()``
+    stays false: the stopper cannot tell a trial that has not reported yet from one that does
+    not exist, and ending the experiment then would kill healthy trials still starting (each
+    trial is still stopped on its own). Other keywords go to each trial's
+    :class:`~trainlint.Guard` (``settings``, ``role_map``, ``warmup_steps``, ``meta``, ...).
 
     ``log_dir``: each trial's guard writes ``LOG_DIR/<trial_id>/trainlint-guard.jsonl`` (its
     findings, the stop and the final verdict; ``trainlint doctor LOG_DIR`` reads them). Tune
@@ -92,8 +93,4 @@ class GuardStopper(Stopper):
             self.reports[trial_id] = self.guards[trial_id].close()
 
     def stop_all(self) -> bool:
-        if not self.stopped:
-            return False
-        if self.num_trials is not None:
-            return len(self.stopped) >= self.num_trials
-        return len(self.stopped) == len(self.guards)
+        return self.num_trials is not None and len(self.stopped) >= self.num_trials
