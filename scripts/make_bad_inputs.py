@@ -235,6 +235,17 @@ def garbage_tokenizer_folder(d: Path) -> Path:
     return d / "tok"
 
 
+@static
+def tokenizer_huge_model_max_length(d: Path) -> Path:
+    """Found by fuzzing: model_max_length an integer of 400 digits, beyond float range."""
+    model = {"type": "BPE", "vocab": {"<s>": 0, "</s>": 1, "a": 2, "b": 3}, "merges": ["a b"]}
+    added = [{"id": 0, "content": "<s>", "special": True}, {"id": 1, "content": "</s>", "special": True}]
+    _w(d / "tok" / "tokenizer.json", json.dumps({"model": model, "added_tokens": added}))
+    config = '{"bos_token": "<s>", "eos_token": "</s>", "model_max_length": 1' + "7" * 400 + "}"
+    _w(d / "tok" / "tokenizer_config.json", config)
+    return d / "tok"
+
+
 # ----------------------------------------------------------------------------- encodings
 @static
 def utf16_trainer_state(d: Path) -> Path:
@@ -617,6 +628,15 @@ def zip_nested(d: Path) -> Path:
 def zip_truncated(d: Path) -> Path:
     data = torch_zip_ok()
     return _w(d / "model.pt", data[: len(data) // 2])
+
+
+@static
+def zip_negative_storage_offset(d: Path) -> Path:
+    """Found by fuzzing: a tensor whose storage offset is -2**31, in an archive otherwise whole."""
+    pkl = _tensor_pickle().replace(b"QK\x00K\x02\x85", b"QJ\x00\x00\x00\x80K\x02\x85")
+    assert pkl != _tensor_pickle()
+    entries = {"data.pkl": pkl, "byteorder": b"little", "data/0": struct.pack("<2f", 1, 2), "version": b"3\n"}
+    return _w(d / "model.pt", _torch_zip(entries))
 
 
 @static

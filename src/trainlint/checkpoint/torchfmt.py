@@ -231,7 +231,7 @@ def _locate_zip_storages(info: ZipInfo, insp: Inspection) -> None:
         t.complete = e.complete
         if e.method != 0:  # compressed storage: present, but not readable in place
             t.file_offset = None
-        if e.complete and e.size >= 0 and start + t.nbytes > e.size:
+        if e.complete and e.size >= 0 and (start < 0 or start + t.nbytes > e.size):  # a negative offset too
             t.complete = False
             insp.missing_storages.append(
                 {

@@ -161,6 +161,8 @@ def _view(buf: Any, t: TensorInfo) -> np.ndarray | None:
         return None
     contiguous = t.stride is None or _is_contiguous(t.shape, t.stride)
     nbytes = t.nbytes if not contiguous else t.numel * (t.nbytes // max(1, _span_elems(t)))
+    if t.file_offset < 0 or t.file_offset + nbytes > len(buf):  # the readers check this; never trust it here
+        return None
     return np.frombuffer(buf, dtype=np.uint8, count=nbytes, offset=t.file_offset)
 
 

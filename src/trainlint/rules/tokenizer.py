@@ -175,9 +175,14 @@ def max_length_unlimited(ctx):
         raise StandDown(f"model_max_length {mml}")
     mpe = tf.config.get("max_position_embeddings")
     hint = f"; the model config says max_position_embeddings={mpe}" if mpe else ""
+    try:
+        value: float | None = float(mml)
+        shown = f"{mml:.3g}"
+    except OverflowError:  # an integer beyond float range (fuzzing found one): named by its size
+        value, shown = None, f"an integer of about {int(mml.bit_length() * 0.30103) + 1} digits"
     return ctx.fire(
-        f"model_max_length is {mml:.3g} (the unlimited sentinel, threshold {UNLIMITED:.0e}){hint}",
-        model_max_length=float(mml),
+        f"model_max_length is {shown} (the unlimited sentinel, threshold {UNLIMITED:.0e}){hint}",
+        model_max_length=value,
         threshold=UNLIMITED,
         max_position_embeddings=mpe,
     )
