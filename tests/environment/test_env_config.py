@@ -371,3 +371,19 @@ def test_doctor_checks_a_training_args_pickle_as_config_and_as_pickle(tmp_path, 
     sec = next(r for r in reports if r["kind"] == "checkpoint")
     assert sec["verdict"] == "FAIL" and "TL340" in {f["code"] for f in sec["findings"]}
     assert not canary.exists()
+
+
+def test_config_numbers_beyond_float_range_are_no_plan(tmp_path):
+    """Found by fuzzing the same class of input as a 400-digit model_max_length: integers beyond
+    float range (and text that spells infinity) are no number, never an OverflowError."""
+    big = "1" + "0" * 400
+    path = tmp_path / "training_args.json"
+    path.write_text(
+        '{"output_dir": "o", "learning_rate": ' + big + ', "max_steps": ' + big + ', "warmup_steps": ' + big + ","
+        ' "save_steps": 5, "eval_steps": "inf", "logging_steps": 10}'
+    )
+    rep, f = judge(read_config(path))
+    errors = {c: r for c, r in rep.checks.not_checked.items() if "internal error" in r}
+    assert not errors
+    assert rep.checks.not_checked["TL435"] == "the learning rate is not a finite number"
+    assert not f  # nothing fires on values that are no plan

@@ -17,14 +17,15 @@ def _cfg(ctx: Any) -> Any:
 
 
 def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                return None
+    """A config value as a finite float (numbers, and text that spells one); None for anything
+    else, a non-finite value and an integer beyond float range included (no plan, no rate)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    return float(value)
+    try:
+        out = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return out if math.isfinite(out) else None
 
 
 @rule(
@@ -42,7 +43,10 @@ def config_learning_rate_zero(ctx):
     cfg = _cfg(ctx)
     lr = _num(cfg.get("learning_rate"))
     if lr is None:
-        raise NotChecked("no learning rate in the configuration")
+        given = cfg.get("learning_rate") is not None
+        raise NotChecked(
+            "the learning rate is not a finite number" if given else "no learning rate in the configuration"
+        )
     if lr > 0:
         return None
     what = "0: the weights will never change" if lr == 0 else "negative: the optimizer climbs the loss"
