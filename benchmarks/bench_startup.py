@@ -4,7 +4,7 @@
     python benchmarks/bench_startup.py --repeat 20
 
 Measures, each as a fresh process started the way the installed ``trainlint`` script starts
-(``from trainlint.cli import main``), with this checkout's sources and their bytecode compiled
+(``from trainlint.cli import run``), with this checkout's sources and their bytecode compiled
 once (as a user's install has it; PYTHONDONTWRITEBYTECODE is unset for the children):
 
 - ``trainlint --version`` (goal <= 0.15 s),
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_children
 from bench_doctor import make_jsonl, user_env
 
-SCRIPT = "import sys; from trainlint.cli import main; sys.argv[0] = 'trainlint'; sys.exit(main())"
+SCRIPT = "import sys; from trainlint.cli import run; sys.argv[0] = 'trainlint'; sys.exit(run())"
 GOALS = {"trainlint --version": 0.15, "trainlint doctor (10-line JSONL)": 0.3}
 
 
