@@ -64,7 +64,12 @@ def _hypothesis(name: str, seconds: float, out: Path) -> dict:
 
 
 def _save(out: Path, name: str, files: dict[str, bytes]) -> None:
-    folder = out / f"{name}-{int(time.time() * 1000)}"
+    """The failing input, in one folder per target: each smaller example hypothesis finds while
+    shrinking replaces the last, so what stays is the minimal one."""
+    import shutil
+
+    folder = out / f"{name}-failing"
+    shutil.rmtree(folder, ignore_errors=True)
     for rel, data in files.items():
         p = folder / rel
         p.parent.mkdir(parents=True, exist_ok=True)
