@@ -75,3 +75,13 @@ def test_dense_fast_path_declines_what_it_does_not_read(tmp_path, monkeypatch, b
 def monkeypatch_session():
     with pytest.MonkeyPatch.context() as mp:
         yield mp
+
+
+@pytest.mark.parametrize("block", [1, 2, 7])
+def test_dense_fast_path_in_blocks(tmp_path, monkeypatch, block):
+    """Rows are converted a block at a time (bounded temporaries); the blocks join seamlessly."""
+    monkeypatch.setattr(csv_log, "_DENSE_ROWS", block)
+    text = "step,loss,lr\n" + "".join(f"{i},{3 - i / 10:.3f},{1e-4 * (i % 3)}\n" for i in range(17))
+    fast, general = _both(tmp_path, text, monkeypatch)
+    _same(fast, general)
+    assert fast.series["loss"].values.tolist() == [round(3 - i / 10, 3) for i in range(17)]
