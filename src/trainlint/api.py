@@ -179,8 +179,10 @@ def _doctor_tasks(
 
     result = Result(command="doctor")
     stats = ScanStats()  # what the scan left alone: FIFOs, sockets, devices, symlinks out (issue 20)
-    tasks = parallel.plan(paths, options, found, stats)
-    reports = parallel.execute(tasks, options, jobs, stream, executor, done)
+    scan = executor is None and any(Path(p).is_dir() for p in paths)  # a folder: many inputs, likely
+    with parallel.started_pool(jobs if scan else 1) as pool:  # its workers start during the walk
+        tasks = parallel.plan(paths, options, found, stats)
+        reports = parallel.execute(tasks, options, jobs, stream, executor, done, pool)
     result.reports = [r for r in reports if not scanned_non_log(r)]
     skipped = [r.source for r in reports if scanned_non_log(r)]
     if skipped:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -235,11 +236,10 @@ def _inline(tasks: list[Task], options: Any) -> Iterator[tuple[int, list[Report]
         yield i, run_task(task, options, env)
 
 
-def _pool(tasks: list[Task], options: Any, jobs: int) -> Iterator[tuple[int, list[Report]]]:
+def _new_pool(workers: int) -> Any:
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor
 
-    workers = min(jobs, len(tasks))
     kwargs: dict[str, Any] = {
         "max_workers": workers,
         "initializer": _warm,
@@ -247,9 +247,38 @@ def _pool(tasks: list[Task], options: Any, jobs: int) -> Iterator[tuple[int, lis
     }
     if sys.version_info >= (3, 11):
         kwargs["max_tasks_per_child"] = TASKS_PER_CHILD
+    return ProcessPoolExecutor(**kwargs)
+
+
+@contextmanager
+def started_pool(jobs: int) -> Iterator[Any]:
+    """For an explicit ``jobs`` > 1, a process pool whose workers start now, so that they import
+    numpy and the plugins while the parent is still walking the paths; None otherwise (one
+    process, or ``jobs=0``, which decides after the walk)."""
+    if jobs <= 1:
+        yield None
+        return
+    pool = _new_pool(jobs)
+    try:
+        for _ in range(jobs):  # each submission starts one more worker, up to ``jobs``
+            pool.submit(_noop)
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _noop() -> None:
+    return None
+
+
+def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Iterator[tuple[int, list[Report]]]:
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
+
+    workers = min(jobs, len(tasks))
+    own = pool is None
+    pool = _new_pool(workers) if own else pool
     env, queue = _env(), iter(by_size(tasks))
     pending: dict[Future[list[Report]], int] = {}
-    pool = ProcessPoolExecutor(**kwargs)
     try:
         while True:
             for i, task in queue:
@@ -262,7 +291,8 @@ def _pool(tasks: list[Task], options: Any, jobs: int) -> Iterator[tuple[int, lis
             for fut in done:
                 yield pending.pop(fut), _result(fut)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _result(fut: Any) -> list[Report]:
@@ -284,15 +314,17 @@ def execute(
     on_report: OnReport | None = None,
     executor: Executor | None = None,
     on_done: Callable[[Task], None] | None = None,
+    pool: Any = None,
 ) -> list[Report]:
     """Judge the tasks (inline, in a process pool, or with ``executor``, e.g. Ray's);
-    reports in task order. ``on_report`` gets each report, ``on_done`` each task, as they finish."""
+    reports in task order. ``on_report`` gets each report, ``on_done`` each task, as they finish.
+    ``pool``: a pool from :func:`started_pool` to use (and leave running) instead of a new one."""
     if jobs == 0:  # automatic: a pool per core only when the scan repays starting one
         jobs = default_jobs() if worth_a_pool(tasks) else 1
     if executor is not None:
         stream = executor(by_size(tasks), options, _env(), run_task)
     elif jobs > 1 and len(tasks) > 1:
-        stream = _pool(tasks, options, jobs)
+        stream = _pool(tasks, options, jobs, pool)
     else:
         stream = _inline(tasks, options)
     done: dict[int, list[Report]] = {}

@@ -163,3 +163,29 @@ def test_progress_is_reported_in_the_pool():
     found = max(f for f, _ in ticks)
     assert found >= len(result.reports) - 2 and ticks[-1] == (found, found)
     assert [j for _, j in ticks] == sorted(j for _, j in ticks)  # judged only grows
+
+
+def test_explicit_jobs_start_the_pool_during_the_walk_and_only_for_a_folder(tmp_path, monkeypatch):
+    """`--jobs N` on a folder starts its workers before the walk (they import numpy and the
+    plugins meanwhile); on a named file there is one input, and no pool is started at all."""
+    from trainlint import api, parallel
+
+    started = []
+    real = parallel.started_pool
+
+    def spy(jobs):
+        started.append(jobs)
+        return real(jobs)
+
+    monkeypatch.setattr(parallel, "started_pool", spy)
+    for i in range(3):
+        (tmp_path / f"r{i}").mkdir()
+        (tmp_path / f"r{i}" / "metrics.jsonl").write_text(
+            "".join(f'{{"step": {s}, "loss": {3 - s / 40:.3f}}}\n' for s in range(60))
+        )
+    serial = api.doctor([tmp_path], jobs=1)
+    pooled = api.doctor([tmp_path], jobs=2)
+    single = api.doctor([tmp_path / "r0" / "metrics.jsonl"], jobs=2)
+    assert started == [1, 2, 1]
+    assert [r.to_dict() for r in pooled.reports] == [r.to_dict() for r in serial.reports]
+    assert len(single.reports) == 1
