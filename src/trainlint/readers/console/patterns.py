@@ -480,16 +480,9 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
     at = float(step)
     for k in _NOT_METRICS.intersection(vals):
         del vals[k]
-    cols = st.capture.cols
-    for key, v in vals.items():  # Capture.add, inlined: a repeated step at the end replaces the last point
-        col = cols.get(key)
-        if col is None:
-            col = cols[key] = ([], [])
-        if col[0] and col[0][-1] == at:
-            col[1][-1] = v
-        else:
-            col[0].append(at)
-            col[1].append(v)
+    add = st.capture.add
+    for key, v in vals.items():
+        add(key, at, v)
     plan = m.group("max_steps") if "max_steps" in pat.regex.groupindex else None
     if plan:
         st.capture.meta["max_steps"] = int(plan)
