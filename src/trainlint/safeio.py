@@ -245,11 +245,9 @@ def add_damage(run: Any, read: TextRead) -> None:
 # ----------------------------------------------------------------------------- bounded JSON
 # The bounds are checked on a translated copy of the bytes (bytes.translate and bytes.find run
 # at memory speed; a regex tried at every offset of a 30 MB log cost half a second).
-_SHAPE = bytearray(b"." * 256)  # '[' and '{' -> '[', ',' kept, digits -> '0', whitespace dropped
+_SHAPE = bytearray(b"." * 256)  # '[' and '{' -> '[', ',' kept, the rest '.' (whitespace is deleted)
 _SHAPE[ord("{")] = _SHAPE[ord("[")] = ord("[")
 _SHAPE[ord(",")] = ord(",")
-for _d in b"0123456789":
-    _SHAPE[_d] = ord("0")
 _SHAPE_TABLE = bytes(_SHAPE)
 _DIGIT_TABLE = bytes(ord("0") if 48 <= c <= 57 else ord(".") for c in range(256))
 _DEEP = re.compile(f"(?:[\\[{{]\\s*){{{MAX_DEPTH}}}".encode())  # only to place a finding
