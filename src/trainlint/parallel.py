@@ -24,7 +24,7 @@ from typing import Any
 
 from .verdict import Report
 
-TASKS_PER_CHILD = 200
+TASKS_PER_CHILD = 1000  # a fresh worker costs ~0.25 s CPU: at 200 that was 3% of a fleet scan
 IN_FLIGHT_PER_WORKER = 2
 OnReport = Callable[[Report], None]
 # Runs the (index, task) pairs somewhere else (trainlint.integrations.ray_doctor.RayExecutor):
