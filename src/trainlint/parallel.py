@@ -236,10 +236,20 @@ def _inline(tasks: list[Task], options: Any) -> Iterator[tuple[int, list[Report]
         yield i, run_task(task, options, env)
 
 
+_UNGUARDED = (
+    "a worker process died: out of memory, or a script that calls doctor(jobs>1) "
+    "without an `if __name__ == '__main__':` guard (worker processes are spawned)"
+)
+
+
 def _new_pool(workers: int) -> Any:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # a spawned child still importing an unguarded __main__: fail before making a pool (its
+        # semaphores would be reported leaked after the parent's one-line reason)
+        raise RuntimeError(_UNGUARDED)
     kwargs: dict[str, Any] = {
         "max_workers": workers,
         "initializer": _warm,
@@ -273,6 +283,7 @@ def _noop() -> None:
 
 def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Iterator[tuple[int, list[Report]]]:
     from concurrent.futures import FIRST_COMPLETED, Future, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     workers = min(jobs, len(tasks))
     own = pool is None
@@ -281,7 +292,7 @@ def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Itera
     pending: dict[Future[list[Report]], int] = {}
     try:
         while True:
-            for i, task in queue:
+            for i, task in queue:  # a pool already broken refuses here, a breaking one in result()
                 pending[pool.submit(run_task, task, options, env)] = i
                 if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
                     break
@@ -289,22 +300,12 @@ def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Itera
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                yield pending.pop(fut), _result(fut)
+                yield pending.pop(fut), list(fut.result())
+    except BrokenProcessPool:
+        raise RuntimeError(_UNGUARDED) from None
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _result(fut: Any) -> list[Report]:
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        return list(fut.result())
-    except BrokenProcessPool:
-        raise RuntimeError(
-            "a worker process died: out of memory, or a script that calls doctor(jobs>1) "
-            "without an `if __name__ == '__main__':` guard (worker processes are spawned)"
-        ) from None
 
 
 def execute(
