@@ -57,6 +57,20 @@ def _repeated(ctx, count: int, points: int) -> bool:
     return count >= max(ctx.t("repeat"), ctx.t("repeat_rate") * points)
 
 
+def _worst(values: np.ndarray, sp: Spikes) -> tuple[int, float, float]:
+    """The spike furthest above its local median: (its index in ``sp``, peak value, local median)."""
+    w = int(np.argmax(values[sp.peak] / sp.baseline))
+    return w, float(values[sp.peak[w]]), float(sp.baseline[w])
+
+
+def _summary(ctx, what: str, sp: Spikes, steps: np.ndarray, w: int, peak: float, base: float) -> str:
+    """The numbers a spike finding fired on: count, steps, the worst one against its local median."""
+    return (
+        f"{len(sp)} {what} spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local median "
+        f"{fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold {fmt(ctx.t('z'))})"
+    )
+
+
 def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
     """``how`` (median / np.max) of values[at + k] for k in offsets, clipped to the series."""
     idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
@@ -121,8 +135,7 @@ def loss_spike(ctx):
     top = _window_stat(s.values, sp.start, range(-10, 0), np.max)
     back = after <= np.maximum(before * (1 + (ctx.t("ratio") - 1) / 2), top)
     rec = int(np.sum(back))
-    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
-    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    w, peak, base = _worst(s.values, sp)
     steps = s.steps[sp.peak]
     big = peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s))
     # spikes the loss came back from at once cost nothing lasting: a record, not a warning;
@@ -136,9 +149,7 @@ def loss_spike(ctx):
             "per-batch losses, not a fault (a NOTE)"
         )
     return ctx.fire(
-        f"{len(sp)} loss spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local "
-        f"median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
-        f"{fmt(ctx.t('z'))}); {rec} recovered{tail}",
+        f"{_summary(ctx, 'loss', sp, steps, w, peak, base)}; {rec} recovered{tail}",
         step=steps[w],
         severity=sev,
         spikes=len(sp),
@@ -195,14 +206,11 @@ def grad_norm_spike(ctx):
         return None
     steps = s.steps[sp.peak]
     reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
-    w = int(np.argmax(s.values[sp.peak] / sp.baseline))
-    peak, base = float(s.values[sp.peak[w]]), float(sp.baseline[w])
+    w, peak, base = _worst(s.values, sp)
     sev = "WARN" if _repeated(ctx, len(sp), len(s)) or reacted else "NOTE"
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     return ctx.fire(
-        f"{len(sp)} grad-norm spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs "
-        f"local median {fmt(base)} ({fmt(peak / base)}x, score {fmt(float(sp.score[w]))}, threshold "
-        f"{fmt(ctx.t('z'))}){tail}",
+        f"{_summary(ctx, 'grad-norm', sp, steps, w, peak, base)}{tail}",
         step=steps[w],
         severity=sev,
         spikes=len(sp),

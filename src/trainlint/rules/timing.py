@@ -34,6 +34,26 @@ def _shape(ctx):
     return steps, sec, src, early, late, share, float(bs[min(j + 1, len(bs) - 1)]) if len(jumps) else float(steps[0])
 
 
+def _rise(ctx):
+    """:func:`_shape` when the late median step time exceeds the early one by the rule's
+    ``ratio`` and ``min_seconds``; None when it does not (TL085 and TL086 share it)."""
+    shape = _shape(ctx)
+    early, late = shape[3], shape[4]
+    if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
+        return None
+    return shape
+
+
+def _rise_evidence(ctx, early: float, late: float, src: str) -> dict:
+    return {
+        "early_seconds": early,
+        "late_seconds": late,
+        "ratio": late / early,
+        "threshold": ctx.t("ratio"),
+        "source": src,
+    }
+
+
 CLIFF_SHARE = 0.6  # share of the rise made by one jump that makes it a cliff
 
 
@@ -58,20 +78,17 @@ metric or from the records' wall-clock stamps.""",
     ],
 )
 def step_time_cliff(ctx):
-    steps, sec, src, early, late, share, at = _shape(ctx)
-    if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
+    rise = _rise(ctx)
+    if rise is None:
         return None
+    steps, sec, src, early, late, share, at = rise
     if share < CLIFF_SHARE:
         raise StandDown(f"step time rose {fmt(late / early)}x gradually, not at once (TL086)")
     return ctx.fire(
         f"step time jumped from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, threshold "
         f"{fmt(ctx.t('ratio'))}x) around step {fstep(at)} ({src})",
         step=at,
-        early_seconds=early,
-        late_seconds=late,
-        ratio=late / early,
-        threshold=ctx.t("ratio"),
-        source=src,
+        **_rise_evidence(ctx, early, late, src),
     )
 
 
@@ -94,20 +111,17 @@ thermal throttling. Try: profile an early and a late step and compare.""",
     ],
 )
 def slowdown(ctx):
-    steps, sec, src, early, late, share, at = _shape(ctx)
-    if late < ctx.t("ratio") * early or late - early < ctx.t("min_seconds"):
+    rise = _rise(ctx)
+    if rise is None:
         return None
+    steps, sec, src, early, late, share, at = rise
     if share >= CLIFF_SHARE:
         raise StandDown(f"step time rose at once around step {fstep(at)} (TL085)")
     return ctx.fire(
         f"step time grew gradually from {fmt(early)} s to {fmt(late)} s ({fmt(late / early)}x, "
         f"threshold {fmt(ctx.t('ratio'))}x; {src})",
         step=steps[-1],
-        early_seconds=early,
-        late_seconds=late,
-        ratio=late / early,
-        threshold=ctx.t("ratio"),
-        source=src,
+        **_rise_evidence(ctx, early, late, src),
     )
 
 
