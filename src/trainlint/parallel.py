@@ -37,7 +37,7 @@ Executor = Callable[..., Iterator[tuple[int, list[Report]]]]
 class Task:
     """One unit of work: what to judge and how; picklable and small."""
 
-    kind: str  # "item" | "uri" | "missing" | "unclaimed" | "baseline-log" | "group"
+    kind: str  # "item" | "uri" | "missing" | "not-regular" | "unclaimed" | "baseline-log" | "group"
     target: str  # a path, or an mlflow:// address
     inspector: str | None = None  # "module.Class" of the inspector that recognised it
     part: str | None = None  # the run inside a file that holds several

@@ -291,9 +291,11 @@ def _parse_int(s: str) -> int:
     return int(s)
 
 
-def loads_json(text: str | bytes, **kwargs: Any) -> Any:
-    """``json.loads`` within bounds: JSONLimit (a ValueError) for documents beyond them."""
-    check_json(text)
+def loads_json(text: str | bytes, *, checked: bool = False, **kwargs: Any) -> Any:
+    """``json.loads`` within bounds: JSONLimit (a ValueError) for documents beyond them.
+    ``checked``: the caller already ran :func:`check_json` on these bytes."""
+    if not checked:
+        check_json(text)
     if has_long_number(text):
         kwargs.setdefault("parse_int", _parse_int)
     try:
@@ -308,7 +310,7 @@ def load_json_file(path: str | Path, **kwargs: Any) -> Any:
         data = fh.read()
     check_json(data)  # before decoding: a bomb is refused without a copy
     text, _ = decode(data)
-    return loads_json(text, **kwargs)
+    return loads_json(text, checked=True, **kwargs)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -339,14 +341,6 @@ def sane_plan(meta: dict[str, Any], notes: list[str]) -> None:
             shown = repr(value) if not isinstance(value, int) else f"an integer of {len(str(abs(value)))} digits"
             notes.append(f"{key} = {shown[:60]} is not a plan (not a finite number of steps); ignored")
             del meta[key]
-
-
-def call_bounded(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` turning RecursionError into JSONLimit-like ValueError (for recursive walkers)."""
-    try:
-        return fn()
-    except RecursionError:
-        raise ValueError("structure nested too deeply to walk") from None
 
 
 # ----------------------------------------------------------------------------- bounded inflate

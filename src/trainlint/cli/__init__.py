@@ -49,7 +49,6 @@ class LazyGroup(click.Group):
         ):
             raise
         except Exception as exc:
-            import os
             import sys
 
             if os.environ.get("TRAINLINT_DEBUG"):

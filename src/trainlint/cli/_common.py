@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
+from ..report import FORMATS
 from ..verdict import Result
 
-FORMATS = ["text", "json", "sarif", "junit", "github", "markdown", "html"]
 _META = "trainlint.output"
 # The rule targets each command judges: a selection leaving none of them is a usage error.
 COMMAND_TARGETS = {
@@ -116,7 +116,7 @@ def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = Tr
             click.option(
                 "--format",
                 "fmt",
-                type=click.Choice(FORMATS),
+                type=click.Choice(list(FORMATS)),
                 default="text",
                 show_default=True,
                 help="Output format: text, json (the envelope), sarif (code scanning), junit, "

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..safeio import open_regular
+
 _HEAD = 256 * 1024
 # Files of other tools that are named like logs.
 _OTHER_TOOLS = re.compile(
@@ -35,7 +37,7 @@ def holds_training_content(path: Path) -> bool:
     if _LOG_NAMES.match(path.name):
         return True
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # never a FIFO's open(): NotRegular is an OSError
             text = fh.read(_HEAD).decode("utf-8", errors="replace")
     except OSError:
         return True

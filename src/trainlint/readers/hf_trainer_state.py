@@ -52,7 +52,7 @@ class TrainerStateReader:
         del data
         run = Run(source=str(path), format="hf-trainer-state", files=[str(path)], notes=notes)
         try:
-            state = loads_json(text)
+            state = loads_json(text, checked=True)  # checked above
         except JSONLimit as exc:
             raise ReadError(str(exc)) from None
         except json.JSONDecodeError as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ...model import Run
 from ...options import ReadOptions
+from ...safeio import UTF16_BOMS, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .handwritten import MORE_PATTERNS
@@ -131,7 +132,7 @@ def _rank_zero(lines: list[Line]) -> list[Line]:
 
 def _utf16_to_utf8(data: bytes) -> bytes:
     """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith(UTF16_BOMS):
         return data.decode("utf-16", errors="replace").encode("utf-8")
     return data
 
@@ -171,7 +172,7 @@ class ConsoleReader:
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
-                with open(path, "rb") as fh:
+                with open_regular(path) as fh:
                     more = _utf16_to_utf8(fh.read(_SNIFF_MORE))
             except OSError:
                 return False
@@ -182,7 +183,7 @@ class ConsoleReader:
         from ...safeio import TextRead, add_damage, bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
-        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+        utf16 = data.startswith(UTF16_BOMS)
         text, notes = decode_text(_utf16_to_utf8(data))
         if utf16:
             notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
