@@ -438,7 +438,8 @@ def lr_schedule(ctx):
     far = max(ratio, 1 / ratio)
     parts = []
     if far >= ctx.t("peak_note_ratio"):
-        parts.append(f"peak LR {fmt(m.run)} vs baseline {fmt(base)} ({fmt(ratio)}x)")
+        limit = ctx.t("peak_warn_ratio") if far >= ctx.t("peak_warn_ratio") else ctx.t("peak_note_ratio")
+        parts.append(f"peak LR {fmt(m.run)} vs baseline {fmt(base)} ({fmt(ratio)}x, limit {fmt(limit)}x either way)")
     if shape is not None and shape >= ctx.t("shape_note"):
         parts.append(
             f"schedule shape differs by {fmt(shape)} (mean |LR/peak difference|, threshold {fmt(ctx.t('shape_note'))})"

@@ -434,7 +434,8 @@ def over_max_length(ctx):
         )
     return ctx.fire(
         f"{_pct(tok.over.count, scan.rows)} are longer than {tok.max_length} tokens "
-        f"({scan.max_length_from}); truncation loses {tok.lost} tokens: {tok.over.where()}",
+        f"({scan.max_length_from}; threshold {fmt(ctx.t('max_fraction') * 100)}% of rows); truncation loses "
+        f"{tok.lost} tokens: {tok.over.where()}",
         max_length=tok.max_length,
         tokens_lost=tok.lost,
         fraction=frac,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from .stats import coarse, fmt, median
+from .stats import coarse, fmt, fstep, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
@@ -143,10 +143,11 @@ def loss_at_uniform(ctx):
         raise StandDown(f"loss ends at {fmt(end)}, above ln(V) = {fmt(ln_v)}: not a uniform guess")
     near = float(np.mean(np.abs(v - ln_v) <= tol))
     sev = "FAIL" if near >= ctx.t("stuck_fraction") else "WARN"
-    how = f"stuck there for {fmt(near * 100)}% of the run" if sev == "FAIL" else "ends there"
+    how = "stuck there" if sev == "FAIL" else "ends there"
     return ctx.fire(
-        f"loss {fmt(end)} is at ln(V) = {fmt(ln_v)} for V = {size} ({origin}): no better than uniform, "
-        f"{how} (tolerance {fmt(tol)})",
+        f"loss {fmt(end)} is at ln(V) = {fmt(ln_v)} for V = {size} ({origin}) at step {fstep(float(s.steps[-1]))}: "
+        f"no better than uniform, {how} for {fmt(near * 100)}% of the run (FAIL from "
+        f"{fmt(ctx.t('stuck_fraction') * 100)}%; tolerance {fmt(tol)})",
         step=s.steps[-1],
         severity=sev,
         end_level=end,

@@ -136,7 +136,7 @@ def non_finite_grad_norm(ctx):
             if loss_bad
             else f"the loss reads exactly 0 at {zero_at_bad} of them"
             if zero_at_bad
-            else f"non-finite for the last {tail} points"
+            else f"non-finite for the last {tail} points (threshold {fmt(ctx.t('min_tail'))})"
         )
         return ctx.fire(f"poisoned run: {where}; {why}", step=s.steps[first], severity="FAIL", **ev)
     return ctx.fire(
