@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import Threshold, rule
-from .stats import fmt, local_noise, local_stats, median, printed_quantum, steps_list
+from .stats import block_spread_at, blockwise, fmt, local_noise, local_stats, median, printed_quantum, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -32,12 +32,7 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     ratio from the points just before. Consecutive points form one event. Vectorised."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
-    med, dev = local_stats(values, window)
-    # the smaller of two noise estimates: the MAD is inflated by a steep trend, the
-    # successive differences by a turbulent stretch; either alone would hide real spikes
-    sigma = np.minimum(dev, local_noise(values, window))
-    floor = np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
-    score = (values - med) / floor
+    med, score = _scores(values, window, ratio)
     mask = (score > z) & (values > ratio * med) & (med > 0)
     edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
     starts, ends = edges[::2], edges[1::2]
@@ -50,6 +45,27 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
     jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
     return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
+
+
+def _scores(values: np.ndarray, window: int, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """(local median, robust score) per point. The noise is the smaller of two estimates: the
+    MAD is inflated by a steep trend, the successive differences by a turbulent stretch; either
+    alone would hide real spikes. On a long series the score is computed only where the value
+    stands ``ratio`` above a positive median (elsewhere no spike can be, and it reads 0)."""
+    if not blockwise(len(values), window):
+        med, dev = local_stats(values, window)
+        return med, (values - med) / _floor(np.minimum(dev, local_noise(values, window)), med)
+    med, _ = local_stats(values, window, spread=False)
+    at = np.flatnonzero((values > ratio * med) & (med > 0))
+    score = np.zeros(len(values))
+    if len(at):
+        dev, noise = block_spread_at(values, window, at)
+        score[at] = (values[at] - med[at]) / _floor(np.minimum(dev, noise), med[at])
+    return med, score
+
+
+def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
+    return np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
 
 
 def _repeated(ctx, count: int, points: int) -> bool:

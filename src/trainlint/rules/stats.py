@@ -187,7 +187,7 @@ def local_stats(
     the block (of ``window`` points) each point falls in, which keeps it O(n log w)."""
     n = len(values)
     window = max(3, min(window, n))
-    if n * window <= exact_limit * 50:
+    if not blockwise(n, window, exact_limit):
         win = sliding_window_view(values, window)
         med = median(win, axis=1)
         dev = median(np.abs(win - med[:, None]), axis=1) * 1.4826 if spread else None
@@ -195,13 +195,39 @@ def local_stats(
         pad = (half, n - len(med) - half)
         return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
     m = n // window
-    blocks = values[: m * window].reshape(m, window)
-    bmed = median(blocks, axis=1)
+    bmed, bdev = _row_stats(values[: m * window].reshape(m, window), spread)
     idx = np.minimum(np.arange(n) // window, m - 1)
-    if not spread:
-        return bmed[idx], None
-    bdev = median(np.abs(blocks - bmed[:, None]), axis=1) * 1.4826
-    return bmed[idx], bdev[idx]
+    return bmed[idx], None if bdev is None else bdev[idx]
+
+
+def _row_stats(rows: np.ndarray, spread: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """(median, scaled MAD or None) of each row."""
+    med = median(rows, axis=1)
+    return med, median(np.abs(rows - med[:, None]), axis=1) * 1.4826 if spread else None
+
+
+DIFF_SIGMA = 1.0484  # the noise sigma per unit of the median absolute successive difference
+
+
+def blockwise(n: int, window: int, exact_limit: int = 4000) -> bool:
+    """Whether :func:`local_stats` takes per-block statistics (a long series) for this size."""
+    return n * max(3, min(window, n)) > exact_limit * 50
+
+
+def block_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`local_stats`'s scaled MAD and :func:`local_noise` at the indices ``at`` of a long
+    series (``blockwise``), with the same numbers, computed only for the blocks ``at`` falls in:
+    the spike rules need the spread only where a point already stands above its level."""
+    n = len(values)
+    window = max(3, min(window, n))
+    m = n // window
+    block = np.minimum(at // window, m - 1)
+    used, where = np.unique(block, return_inverse=True)
+    grid = used[:, None] * window + np.arange(window)
+    rows = values[grid]
+    _, bdev = _row_stats(rows)
+    steps = np.abs(rows - values[np.maximum(grid - 1, 0)])  # |diff| with values[0] prepended
+    return bdev[where], DIFF_SIGMA * median(steps, axis=1)[where]
 
 
 def local_noise(values: np.ndarray, window: int) -> np.ndarray:
@@ -209,7 +235,7 @@ def local_noise(values: np.ndarray, window: int) -> np.ndarray:
     MAD around the median, a steep trend (the start of training) does not inflate it."""
     d = np.abs(np.diff(values, prepend=values[0]))
     med, _ = local_stats(d, window, spread=False)
-    return 1.0484 * med
+    return DIFF_SIGMA * med
 
 
 def events(mask: np.ndarray) -> list[tuple[int, int]]:

@@ -64,6 +64,11 @@ class LinePattern:
         )
 
     @cached_property
+    def has_plan(self) -> bool:
+        """Whether the regex has a ``max_steps`` group (``groupindex`` is a fresh dict per call)."""
+        return "max_steps" in self.regex.groupindex
+
+    @cached_property
     def metric_groups(self) -> tuple[str, ...]:
         """The named groups that are metrics (not positions, plans, or the kv stretch)."""
         return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d"))
@@ -480,10 +485,8 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
     at = float(step)
     for k in _NOT_METRICS.intersection(vals):
         del vals[k]
-    add = st.capture.add
-    for key, v in vals.items():
-        add(key, at, v)
-    plan = m.group("max_steps") if "max_steps" in pat.regex.groupindex else None
+    st.capture.add_all(at, vals)
+    plan = m.group("max_steps") if pat.has_plan else None
     if plan:
         st.capture.meta["max_steps"] = int(plan)
     st.capture.lines.append(line_no)

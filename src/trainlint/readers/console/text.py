@@ -90,6 +90,20 @@ class Capture:
         col[0].append(step)
         col[1].append(value)
 
+    def add_all(self, step: float, values: dict[str, float]) -> None:
+        """:meth:`add` for each of ``values`` at one step (the hot path of the line patterns)."""
+        cols = self.cols
+        for name, value in values.items():
+            col = cols.get(name)
+            if col is None:
+                col = cols[name] = ([], [])
+            steps = col[0]
+            if steps and steps[-1] == step:
+                col[1][-1] = value
+            else:
+                steps.append(step)
+                col[1].append(value)
+
     def has_loss(self) -> bool:
         return any("loss" in name.lower() for name in self.cols)
 
