@@ -138,8 +138,8 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
 def loss_spike(ctx):
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
-    quantum = printed_quantum(s.values)
-    if len(sp) and quantum:  # a jump of a few printed digits (0.0001 -> 0.0004) is rounding
+    quantum = printed_quantum(s.values) if len(sp) else 0.0
+    if quantum:  # a jump of a few printed digits (0.0001 -> 0.0004) is rounding
         keep = s.values[sp.peak] - sp.baseline > ctx.t("resolution") * quantum
         sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
     if not len(sp):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .text import Line
+from .text import LazyRegex, Line
 
 # Optional per-rank prefixes that launchers put in front of every line.
 _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
@@ -22,53 +22,53 @@ _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
 SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "cuda-out-of-memory",
-        re.compile(
+        LazyRegex(
             r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
             r"|CUBLAS_STATUS_ALLOC_FAILED"
         ),
     ),
     (
         "nccl-timeout",
-        re.compile(
+        LazyRegex(
             r"Watchdog caught collective operation timeout|NCCL.{0,80}[Tt]imed? ?out"
             r"|ProcessGroupNCCL.{0,80}[Tt]imeout"
         ),
     ),
     (
         "nccl-error",
-        re.compile(
+        LazyRegex(
             r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError"
             r"|NCCL communicator was aborted"
         ),
     ),
     (
         "dataloader-worker-killed",
-        re.compile(
+        LazyRegex(
             r"DataLoader worker \(pid\(?s?\)? ?[\d, ]+\) "
             r"(?:is killed|exited unexpectedly)"
         ),
     ),
-    ("slurm-time-limit", re.compile(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
-    ("slurm-cancelled", re.compile(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
-    ("oom-killed", re.compile(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
-    ("killed", re.compile(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
-    ("segmentation-fault", re.compile(r"Segmentation fault|SIGSEGV")),
-    ("fatal-signal", re.compile(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
-    ("cuda-error", re.compile(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
+    ("slurm-time-limit", LazyRegex(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
+    ("slurm-cancelled", LazyRegex(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
+    ("oom-killed", LazyRegex(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
+    ("killed", LazyRegex(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
+    ("segmentation-fault", LazyRegex(r"Segmentation fault|SIGSEGV")),
+    ("fatal-signal", LazyRegex(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
+    ("cuda-error", LazyRegex(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
     (
         "child-failed",
-        re.compile(
+        LazyRegex(
             r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
             r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)"
         ),
     ),
 )
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
-_TRACEBACK = re.compile(_PREFIX + r"Traceback \(most recent call last\):")
+_TRACEBACK = LazyRegex(_PREFIX + r"Traceback \(most recent call last\):")
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
-_CONTINUE = re.compile(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
-_CHAINED = re.compile(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
-_EXCEPTION = re.compile(
+_CONTINUE = LazyRegex(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
+_CHAINED = LazyRegex(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
+_EXCEPTION = LazyRegex(
     _PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
     r"(?::\s?(.*))?$"
 )
@@ -100,7 +100,7 @@ _KEYWORDS = (
     "Fatal Python",
     "exitcode",
 )
-_ANY = re.compile("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
+_ANY = LazyRegex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
 def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:

@@ -19,20 +19,20 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .text import NUM, Capture, Line
+from .text import NUM, Capture, LazyRegex, Line
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
 _KV = {
-    mode: re.compile(
+    mode: LazyRegex(
         r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
         r"(?=$|[\s,|;)\]}])" % (sep, NUM)
     )
     for mode, sep in _KV_SEP.items()
 }
 _NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 1 day, 0:10:00")
-_PROGRESS_BAR = re.compile(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
+_PROGRESS_BAR = LazyRegex(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class LinePattern:
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(pattern.replace("NUM", NUM), flags)
+    return LazyRegex(pattern.replace("NUM", NUM), flags)
 
 
 def _ratio(m: re.Match[str]) -> dict[str, float]:

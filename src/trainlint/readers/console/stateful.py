@@ -17,16 +17,16 @@ import re
 from collections.abc import Iterable, Iterator
 
 from .patterns import parse_kv
-from .text import NUM, Capture, Line
+from .text import NUM, Capture, LazyRegex, Line
 
 # ---------------------------------------------------------------- Keras
 
-_KERAS_HEADER = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-_KERAS_PROGRESS = re.compile(r"^\s*(\d+)/(\d+)\b(.*)$")
-_KERAS_METRIC = re.compile(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
-_KERAS_STOP = re.compile(r"^\s*Epoch (\d+): early stopping")
+_KERAS_HEADER = LazyRegex(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_KERAS_PROGRESS = LazyRegex(r"^\s*(\d+)/(\d+)\b(.*)$")
+_KERAS_METRIC = LazyRegex(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
+_KERAS_STOP = LazyRegex(r"^\s*Epoch (\d+): early stopping")
 # Keras 2 verbose=2 prints no bar, only the epoch's time: " - 12s - loss: ..." (2.0: "67s - loss: ...")
-_KERAS_V2 = re.compile(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
+_KERAS_V2 = LazyRegex(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
 
 
 def keras(lines: list[Line]) -> Capture | None:
@@ -54,9 +54,10 @@ def keras(lines: list[Line]) -> Capture | None:
         if stop:
             cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
         for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
-            m = _KERAS_PROGRESS.match(seg) or _KERAS_V2.match(seg)
+            bar = _KERAS_PROGRESS.match(seg)
+            m = bar or _KERAS_V2.match(seg)
             if m:
-                if (m.re is _KERAS_V2 or m[1] == m[2]) and _KERAS_METRIC.search(m[m.re.groups]):
+                if (bar is None or m[1] == m[2]) and _KERAS_METRIC.search(m[m.re.groups]):
                     final = (line.no, seg)
                 break
     close()
@@ -72,9 +73,9 @@ def keras(lines: list[Line]) -> Capture | None:
 
 # ---------------------------------------------------------------- Lightning (TQDM and Rich bars)
 
-_LIT_BAR = re.compile(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
-_LIT_RICH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
-_LIT_STOP = re.compile(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
+_LIT_BAR = LazyRegex(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
+_LIT_RICH = LazyRegex(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
+_LIT_STOP = LazyRegex(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
 _VAL_PREFIX = ("val", "valid", "eval", "test")
 
 
@@ -178,10 +179,10 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
 
 # ---------------------------------------------------------------- Hugging Face Trainer dicts
 
-_HF_DICT = re.compile(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
-_HF_PAIR = re.compile(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
-_HF_BAR = re.compile(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
-_HF_PLAN = re.compile(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
+_HF_DICT = LazyRegex(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
+_HF_PAIR = LazyRegex(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
+_HF_BAR = LazyRegex(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+_HF_PLAN = LazyRegex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
 
 
 def hf_trainer(lines: list[Line]) -> Capture | None:
@@ -232,11 +233,11 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
 
 # ---------------------------------------------------------------- Ultralytics YOLO
 
-_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
-_YOLO_ROW = re.compile(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
+_YOLO_HEADER = LazyRegex(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
+_YOLO_ROW = LazyRegex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
 _YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
-_YOLO_ALL = re.compile(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
-_YOLO_DONE = re.compile(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
+_YOLO_ALL = LazyRegex(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
+_YOLO_DONE = LazyRegex(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
 _YOLO_VAL = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)")
 
 
@@ -296,7 +297,7 @@ def _yolo_total(cap: Capture) -> None:
 
 # ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
 
-_TQDM = re.compile(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+_TQDM = LazyRegex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
 def tqdm_postfix(lines: list[Line]) -> Capture | None:

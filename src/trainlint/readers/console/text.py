@@ -13,8 +13,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+
+class LazyRegex:
+    """``re.compile(pattern, flags)``, done on first use. The console tables hold about a hundred
+    expressions: compiling them all at import took 10 ms of every start, most inputs are not
+    console logs, and a console log needs only those whose needles its text holds."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str) -> Any:  # search, match, finditer, groupindex, ...
+        value = getattr(re.compile(self.pattern, self.flags), name)
+        setattr(self, name, value)  # found on the instance from now on, at full speed
+        return value
+
+
 # CSI sequences (colours, cursor moves), OSC titles, and lone two-byte escapes.
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+ANSI = LazyRegex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
 
