@@ -13,7 +13,6 @@ from typing import Any
 from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
-from .inspectors import comparison as _compare
 from .inspectors.logs import is_uri
 from .live.guard import Guard, StopPolicy
 from .model import Run
@@ -197,6 +196,8 @@ def _doctor_tasks(
         if skipped:
             result.empty_reason += f" ({len(skipped)} file(s) not recognised as training logs)"
     if options.baseline:  # the session the inline judging used (one per process)
+        from .inspectors import comparison as _compare
+
         session = parallel.baseline_session(options)
         result.extra["table"] = _compare.table(result.reports, session.baseline)
     return result
@@ -225,6 +226,8 @@ def compare(
 
     One report of kind "comparison" per run; the runs x metrics table is in ``extra["table"]``.
     ``align`` is "auto" (by step when planned lengths agree, else by fraction), "step" or "fraction"."""
+    from .inspectors import comparison as _compare
+
     options = options or Options(settings=load_settings())
     if isinstance(baseline, (str, Path)):
         baseline = (baseline,)

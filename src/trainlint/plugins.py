@@ -15,9 +15,11 @@ from collections.abc import Collection
 
 
 def import_plugins(package: str, skip: Collection[str] = ()) -> None:
-    """Import every public module of ``package`` and its subpackages, except the names in ``skip``."""
+    """Import every public module of ``package`` and its subpackages, except the names in ``skip``
+    and in the package's ``NOT_PLUGINS`` (modules it declares register nothing: the code behind
+    its plugins, imported by them when needed, not at every start)."""
     pkg = importlib.import_module(package)
-    _import_all(list(pkg.__path__), pkg.__name__, skip)
+    _import_all(list(pkg.__path__), pkg.__name__, {*skip, *getattr(pkg, "NOT_PLUGINS", ())})
 
 
 def _import_all(path: list[str], prefix: str, skip: Collection[str]) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.environment.facts import GIB, Request, Resources, Subject
+from trainlint.environment import GIB
+from trainlint.environment.facts import Request, Resources, Subject
 from trainlint.environment.trainconfig import ConfigReadError, read_config
 from trainlint.inspectors.environment import group_report
 from trainlint.options import Options

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from trainlint.config import Settings
-from trainlint.environment.facts import GIB, MIB, Request, Resources, Subject
+from trainlint.environment import GIB, MIB
+from trainlint.environment.facts import Request, Resources, Subject
 from trainlint.environment.probe import add_checkpoints, cgroup_room, meminfo_available, resources, write_test
 from trainlint.inspectors.environment import group_report
 

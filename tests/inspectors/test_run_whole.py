@@ -172,3 +172,19 @@ def test_axolotl_yaml_dataset_lists_name_the_splits(tmp_path):
     assert f.severity.value == "FAIL" and f.evidence["shared_rows"] == 40 and f.evidence["eval_rows"] == 80
     (run / "qlora.yml").write_text("datasets:\n  - path: data/sft.jsonl\n")  # no eval list: nothing to compare
     assert not [f for f in _log_report(doctor([run])).findings if f.code == "TL067"]
+
+
+def test_yaml_config_key_lines_name_the_data_and_an_oversized_config_is_not_read(tmp_path):
+    from trainlint.inspectors import run_data
+
+    run = tmp_path / "run"
+    run.mkdir()
+    _trainer_state(run)
+    (run / "a.jsonl").write_text("\n".join(_rows(30)) + "\n")
+    (run / "b.jsonl").write_text("\n".join(_rows(30)) + "\n")
+    (run / "config.yaml").write_text("train_file: a.jsonl\nvalidation_file: 'b.jsonl'\n")
+    f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
+    assert f.severity.value == "FAIL" and f.evidence["identical"]
+    assert run_data.find_splits(run) == {"train": [run / "a.jsonl"], "eval": [run / "b.jsonl"]}
+    (run / "config.yaml").write_text("train_file: a.jsonl\nvalidation_file: b.jsonl\n# " + "x" * run_data.MAX_CONFIG_BYTES)
+    assert run_data.find_splits(run) == {"train": [], "eval": []}  # over the cap: not read at all

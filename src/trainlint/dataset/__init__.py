@@ -6,9 +6,3 @@ Hugging Face ``save_to_disk`` folders (both need pyarrow, imported lazily).
 Token statistics need the ``tokenizers`` library (imported lazily) and a
 ``tokenizer.json``; everything else runs on the standard library and numpy.
 """
-
-from __future__ import annotations
-
-from .sources import DataError
-
-__all__ = ["DataError"]

@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-GIB = 1024**3
-MIB = 1024**2
-
 
 @dataclass
 class Request:

@@ -7,19 +7,23 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from ..dataset.sources import open_source
 from ..options import Options
 
 
-def _stamp(path: Path | None) -> float:
+def file_stamp(path: Path | None) -> tuple[int, int]:
+    """(modification time in ns, size) of a file, (0, 0) when there is none: a cache key that
+    changes when the file does."""
     try:
-        return path.stat().st_mtime if path is not None else 0.0
+        st = path.stat() if path is not None else None
     except OSError:
-        return 0.0
+        return 0, 0
+    return (st.st_mtime_ns, st.st_size) if st is not None else (0, 0)
 
 
 @functools.lru_cache(maxsize=8)
-def _entropy(dataset: str, tokenizer: str | None, stamps: tuple[float, float]) -> tuple[float | None, str]:
+def _entropy(
+    dataset: str, tokenizer: str | None, stamps: tuple[tuple[int, int], tuple[int, int]]
+) -> tuple[float | None, str]:
     from .dataset_judge import entropy_for
 
     return entropy_for(Path(dataset), Path(tokenizer) if tokenizer else None)
@@ -32,16 +36,17 @@ def log_extra(options: Options) -> dict[str, Any]:
     dataset = options.dataset
     if dataset is None:
         return sizes
-    return {**sizes, **_entropy_extra(options, dataset)}
+    return {**sizes, **entropy_extra(dataset, options.tokenizer)}
 
 
-def _entropy_extra(options: Options, dataset: Any) -> dict[str, Any]:
-    tokenizer = options.tokenizer
+def entropy_extra(dataset: Any, tokenizer: Any = None) -> dict[str, Any]:
+    """``extra`` for TL099: the label entropy of ``dataset`` (tokenized with ``tokenizer`` when
+    given), or why there is none."""
     try:
         value, why = _entropy(
             str(dataset),
             str(tokenizer) if tokenizer else None,
-            (_stamp(Path(dataset)), _stamp(Path(tokenizer) if tokenizer else None)),
+            (file_stamp(Path(dataset)), file_stamp(Path(tokenizer) if tokenizer else None)),
         )
     except Exception as exc:  # the log must still be judged; TL099 says why it could not run  # noqa: BLE001
         value, why = None, f"could not read {dataset}: {type(exc).__name__}: {str(exc)[:200]}"
@@ -55,6 +60,7 @@ def data_format(dataset: Path | None) -> str | None:
     if dataset is None:
         return None
     from ..dataset.shape import detect
+    from ..dataset.sources import open_source
     from .dataset_judge import dataset_parts
 
     try:

@@ -13,11 +13,12 @@ Rows are compared as text lines after stripping whitespace (JSON lines, CSV rows
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
+
+from .dataset_handoff import entropy_extra, file_stamp
 
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".txt", ".ndjson")
 TRAIN = re.compile(r"(?i)(^|[_\-.])(train|training)([_\-.]|$)")
@@ -76,14 +77,17 @@ def _data_files(folder: Path) -> list[Path]:
 
 
 def _from_configs(folder: Path) -> dict[str, list[Path]]:
+    """Data files the run's configs name: each config read once, none over MAX_CONFIG_BYTES."""
     out: dict[str, list[Path]] = {"train": [], "eval": []}
     named: list[tuple[str, str]] = []
-    for name in CONFIG_NAMES:
-        path = folder / name
-        if path.is_file():
-            named += [(CONFIG_KEYS.get(k.lower(), ""), v) for k, v in _flat(_load(path)) if isinstance(v, str)]
-    for path in _yaml_configs(folder):
-        named += _yaml_dataset_paths(path.read_text(encoding="utf-8", errors="replace"))
+    for path in _configs(folder, ".json"):
+        if path.name in CONFIG_NAMES:
+            named += _config_keys(_json(path))
+    for path in _configs(folder, ".yml", ".yaml"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.name in CONFIG_NAMES:  # key: value lines (only the data keys matter)
+            named += _config_keys({m[1]: m[2].strip("'\"") for m in _YAML_KEY.finditer(text)})
+        named += _yaml_dataset_paths(text)
     for split, value in named:
         if split and value:
             target = (folder / value) if not Path(value).is_absolute() else Path(value)
@@ -99,15 +103,19 @@ _PATH_ITEM = re.compile(r"^\s*-?\s*path\s*:\s*(\S+)\s*$")
 MAX_CONFIG_BYTES = 256 << 10
 
 
-def _yaml_configs(folder: Path) -> list[Path]:
+def _configs(folder: Path, *suffixes: str) -> list[Path]:
+    """The regular files of ``folder`` with one of ``suffixes``, up to MAX_CONFIG_BYTES each."""
     try:
         return sorted(
-            p
-            for p in folder.iterdir()
-            if p.suffix in (".yml", ".yaml") and p.is_file() and p.stat().st_size <= MAX_CONFIG_BYTES
+            p for p in folder.iterdir() if p.suffix in suffixes and p.is_file() and p.stat().st_size <= MAX_CONFIG_BYTES
         )
     except OSError:
         return []
+
+
+def _config_keys(obj: Any) -> list[tuple[str, str]]:
+    """(split, value) for every string value in a config, the split from its key ("" if none)."""
+    return [(CONFIG_KEYS.get(k.lower(), ""), v) for k, v in _flat(obj) if isinstance(v, str)]
 
 
 def _yaml_dataset_paths(text: str) -> list[tuple[str, str]]:
@@ -127,15 +135,11 @@ def _yaml_dataset_paths(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _load(path: Path) -> Any:
-    """A JSON config, or the ``key: value`` lines of a YAML one (only the data keys matter)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if path.suffix == ".json":
-        try:
-            return json.loads(text)
-        except ValueError:
-            return {}
-    return {m[1]: m[2].strip("'\"") for m in _YAML_KEY.finditer(text)}
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return {}
 
 
 _YAML_KEY = re.compile(r"^\s*-?\s*([A-Za-z_]+)\s*:\s*(\S+)\s*$", re.M)
@@ -165,6 +169,8 @@ def find_splits(folder: Path) -> dict[str, list[Path]]:
 
 
 def _digest(path: Path) -> str:
+    import hashlib  # OpenSSL's loader: 2 ms, paid only by a run with data beside it
+
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -174,6 +180,8 @@ def _digest(path: Path) -> str:
 
 def _rows(path: Path) -> dict[str, int]:
     """Row text (stripped) -> first line number; header of a CSV left out; blank lines skipped."""
+    from hashlib import blake2b
+
     out: dict[str, int] = {}
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
@@ -181,7 +189,7 @@ def _rows(path: Path) -> dict[str, int]:
                 break
             text = raw.strip()
             if text:
-                out.setdefault(hashlib.blake2b(text, digest_size=12).hexdigest(), n)
+                out.setdefault(blake2b(text, digest_size=12).hexdigest(), n)
     if path.suffix.lower() in (".csv", ".tsv") and out:
         out.pop(next(iter(out)))
     return out
@@ -214,15 +222,10 @@ def linked_overlaps(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[
         for ev in splits["eval"]:
             if tr.resolve() != ev.resolve():
                 try:
-                    pairs.append(dict(_cached_overlap(str(tr), str(ev), _stamp(tr), _stamp(ev))))
+                    pairs.append(dict(_cached_overlap(str(tr), str(ev), file_stamp(tr), file_stamp(ev))))
                 except OSError:
                     continue
     return pairs, splits
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    st = path.stat()
-    return st.st_mtime_ns, st.st_size
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,13 +254,10 @@ def run_links(run: Any, options: Any) -> dict[str, Any]:
     run.meta["linked_data"] = {k: [str(p) for p in v] for k, v in splits.items()}
     extra: dict[str, Any] = {"split_overlap": pairs}
     if getattr(options, "dataset", None) is None and splits["train"]:
-        from types import SimpleNamespace
-
-        from .dataset_handoff import _entropy_extra
-
         tok = run.meta.get("tokenizer_path")
-        shim = SimpleNamespace(tokenizer=Path(tok).parent if tok else getattr(options, "tokenizer", None))
-        extra.update(_entropy_extra(shim, splits["train"][0]))
+        extra.update(
+            entropy_extra(splits["train"][0], Path(tok).parent if tok else getattr(options, "tokenizer", None))
+        )
     return extra
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...environment.facts import GIB, MIB
+from ...environment import GIB, MIB
 from ...registry import NotChecked
 
 BASE = dict(category="environment", target="environment")

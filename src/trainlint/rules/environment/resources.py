@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...environment.facts import GIB, MIB
+from ...environment import GIB, MIB
 from ...registry import NotChecked, StandDown, Threshold, rule
 from .common import BASE, _part, gib, mib
 
