@@ -226,3 +226,40 @@ def test_until_fail_stops_on_every_fail_doctor_gives(tmp_path):
         assert ran < 100, src  # stopped on the FAIL, not by going idle
         got = sorted({f.code for r in res.reports for f in r.findings if f.severity.value == "FAIL"})
         assert res.exit_code == 1 and got == codes, (src, got, codes)
+
+
+def test_a_log_growing_one_record_per_poll_is_not_rejudged_every_poll(tmp_path, monkeypatch):
+    # constant cost per record: the guard's schedule decides, not the poll loop (which once
+    # judged the whole history after every poll that brought a record)
+    from trainlint.live import guard as guard_mod
+
+    calls = []
+    real = guard_mod.judge_run
+    monkeypatch.setattr(guard_mod, "judge_run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    p = tmp_path / "m.jsonl"
+    p.write_text("")
+    n = 1200
+    clock = {"t": 0.0}
+
+    def sleep(dt):
+        clock["t"] += dt
+        i = int(clock["t"])
+        if i <= n:
+            with open(p, "a") as fh:
+                fh.write(json.dumps({"step": i, "loss": 2.0 / i + 0.5 + 0.01 * math.sin(i)}) + "\n")
+
+    res = watch([(p, "jsonl")], interval=1.0, idle_exit=3, clock=lambda: clock["t"], sleep=sleep)
+    assert res.reports[0].summary["loss_points"] == n
+    scheduled = len(calls) - 1  # the last is close(), judging the finished log as doctor would
+    assert scheduled < n / 4, scheduled
+    assert scheduled >= 10  # it still judged as the log grew (spaced by the guard's budget too)
+
+
+def test_a_fail_in_the_last_records_stops_at_the_first_quiet_poll(tmp_path):
+    p = tmp_path / "m.jsonl"
+    lines = [{"step": i, "loss": 2.0 / (i + 1) + 0.5} for i in range(300)]
+    lines += [{"step": 300 + i, "loss": 0.6 * 1.08**i} for i in range(40)]  # diverges at the end, all finite
+    p.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    res, ran = _fake_loop([(p, "jsonl")], until="FAIL", idle_exit=100)
+    assert ran <= 2 and res.exit_code == 1
+    assert "FAIL" in {f.severity.value for f in res.reports[0].findings}

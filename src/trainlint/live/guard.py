@@ -8,7 +8,8 @@ alarming (a non-finite loss, eval loss or grad norm; a loss far above its best).
 The rules are the registered rules, run on the same arrays ``doctor`` would
 read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
 Judging is also spaced so that its cost averages at most ``budget_us`` per observed
-record (``budget_us=None``: the schedule then depends on the data alone).
+record (``budget_us=None``: the schedule then depends on the data alone). A feed that pauses
+(``settle``) has its last records judged once, at the pause.
 """
 
 from __future__ import annotations
@@ -222,6 +223,14 @@ class Guard:
     def check_now(self) -> list[Finding]:
         """Judge the whole history now (e.g. at an evaluation or epoch end)."""
         return self._judge(self.history.records)
+
+    def settle(self) -> list[Finding]:
+        """The feed paused: judge the records the schedule has not judged yet, so that a finding
+        in the last records of a log that stopped growing is announced now, not at close. Call
+        it once a pause (a poll that brought nothing); while records flow, ``observe``'s
+        schedule alone decides, which keeps the cost per record constant."""
+        n = self.history.records
+        return self._judge(n) if n > self._last_judged else []
 
     def close(self) -> Report:
         """The run ended: judge it as doctor would judge the finished log."""

@@ -93,6 +93,8 @@ def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bo
         w.polls_with_data += 1
         w.last_data = now
         new += _feed(w, records)
+    else:  # the log paused (or ended): its records not judged yet are judged once, now
+        new += w.guard.settle()
     new += w.guard.judge_live(w.status(now))
     for f in new:
         if emit is not None:
@@ -102,16 +104,15 @@ def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bo
 
 def _feed(w: Watched, records: list[tuple[float, float, dict[str, Any]]]) -> list[Finding]:
     """Hand a poll's records to the guard with the log's own clock only: a log without one
-    (NaN) stays without one, so no timing rule judges the watcher's poll times. The history is
-    judged once more at the end of the poll, so a FAIL in its last records stops at once."""
+    (NaN) stays without one, so no timing rule judges the watcher's poll times. The guard's
+    schedule decides when to judge (constant cost per record); the next quiet poll judges
+    what it left (``Guard.settle``), so a FAIL in a finished log's last records still stops."""
     guard, new = w.guard, list[Finding]()
+    guard.history.meta.update(getattr(w.follower, "meta", None) or {})
     for step, wall, metrics in records:
         if not math.isnan(wall):
             guard.history.meta["clock"] = "log"
         new += guard.observe(step, wall_time=wall, **metrics)
-    guard.history.meta.update(getattr(w.follower, "meta", None) or {})
-    if guard.history.records > guard.judged_records:
-        new += guard.check_now()
     return new
 
 
