@@ -186,5 +186,7 @@ def test_yaml_config_key_lines_name_the_data_and_an_oversized_config_is_not_read
     f = next(f for f in _log_report(doctor([run])).findings if f.code == "TL067")
     assert f.severity.value == "FAIL" and f.evidence["identical"]
     assert run_data.find_splits(run) == {"train": [run / "a.jsonl"], "eval": [run / "b.jsonl"]}
-    (run / "config.yaml").write_text("train_file: a.jsonl\nvalidation_file: b.jsonl\n# " + "x" * run_data.MAX_CONFIG_BYTES)
+    (run / "config.yaml").write_text(
+        "train_file: a.jsonl\nvalidation_file: b.jsonl\n# " + "x" * run_data.MAX_CONFIG_BYTES
+    )
     assert run_data.find_splits(run) == {"train": [], "eval": []}  # over the cap: not read at all
