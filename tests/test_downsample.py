@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainlint.downsample import minmax_downsample, sparkline
 
@@ -55,3 +57,43 @@ def test_judged_run_carries_downsampled_curves():
     c = report.curves["loss"]
     assert c["points"] == n and len(c["values"]) <= 1000 and 40.0 in c["values"]
     assert "curves" not in report.to_dict() and report.to_dict(curves=True)["curves"]["loss"]["name"] == "loss"
+
+
+# The implementation before the all-finite fast path and the split of the last bucket: kept as
+# the reference the current one must equal, index for index.
+def _reference_kept(values: np.ndarray, buckets: int) -> np.ndarray:
+    n = len(values)
+    width = -(-n // buckets)  # ceil
+    rows = -(-n // width)
+    padded = np.full(rows * width, np.nan)
+    padded[:n] = values
+    grid = padded.reshape(rows, width)
+    real = (np.arange(rows * width) < n).reshape(rows, width)
+    finite = np.isfinite(grid)
+    lo = np.argmin(np.where(finite, grid, np.inf), axis=1)
+    hi = np.argmax(np.where(finite, grid, -np.inf), axis=1)
+    bad = real & ~finite
+    has_bad = bad.any(axis=1)
+    first_bad = np.argmax(bad, axis=1)
+    lo = np.where(has_bad, first_bad, lo)
+    has_finite = finite.any(axis=1)
+    hi = np.where(has_finite, hi, lo)
+    base = np.arange(rows) * width
+    idx = np.concatenate([base + lo, base + hi])
+    return np.unique(idx[idx < n])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.floats(allow_nan=True, allow_infinity=True, width=64) | st.floats(-10, 10),
+        min_size=1,
+        max_size=400,
+    ),
+    st.integers(1, 60),
+)
+def test_kept_indices_equal_the_reference(values, buckets):
+    from trainlint.downsample import _kept_indices
+
+    a = np.array(values, dtype=np.float64)
+    np.testing.assert_array_equal(_kept_indices(a, buckets), _reference_kept(a, buckets))

@@ -30,23 +30,25 @@ def minmax_downsample(steps: np.ndarray, values: np.ndarray, max_points: int = 5
 def _kept_indices(values: np.ndarray, buckets: int) -> np.ndarray:
     n = len(values)
     width = -(-n // buckets)  # ceil
-    rows = -(-n // width)
-    padded = np.full(rows * width, np.nan)
-    padded[:n] = values
-    grid = padded.reshape(rows, width)
-    real = (np.arange(rows * width) < n).reshape(rows, width)
+    full = n // width  # whole buckets; the last, shorter one is judged on its own
+    parts = [_extremes(values[: full * width].reshape(full, width)) + np.arange(full)[:, None] * width]
+    if full * width < n:
+        parts.append(_extremes(values[full * width :].reshape(1, -1)) + full * width)
+    return np.unique(np.concatenate(parts).reshape(-1))
+
+
+def _extremes(grid: np.ndarray) -> np.ndarray:
+    """Per row: (index of its lowest finite value, or of its first non-finite one; index of its
+    highest finite value, or that same index when it has none)."""
     finite = np.isfinite(grid)
+    if finite.all():  # the common case: no masked copies
+        return np.stack([grid.argmin(axis=1), grid.argmax(axis=1)], axis=1)
     lo = np.argmin(np.where(finite, grid, np.inf), axis=1)
     hi = np.argmax(np.where(finite, grid, -np.inf), axis=1)
-    bad = real & ~finite
-    has_bad = bad.any(axis=1)
-    first_bad = np.argmax(bad, axis=1)
-    lo = np.where(has_bad, first_bad, lo)
-    has_finite = finite.any(axis=1)
-    hi = np.where(has_finite, hi, lo)
-    base = np.arange(rows) * width
-    idx = np.concatenate([base + lo, base + hi])
-    return np.unique(idx[idx < n])
+    bad = ~finite
+    lo = np.where(bad.any(axis=1), np.argmax(bad, axis=1), lo)
+    hi = np.where(finite.any(axis=1), hi, lo)
+    return np.stack([lo, hi], axis=1)
 
 
 def sparkline(values: np.ndarray, width: int = 12) -> str:

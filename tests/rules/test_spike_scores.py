@@ -1,5 +1,5 @@
 """The spike search on a long series computes the noise only in the blocks where a point already
-stands above its level (rules.spikes._scores). It must find exactly the spikes, peaks, baselines and
+stands above its level (rules.spikes._spike_points). It must find exactly the spikes, peaks, baselines and
 scores that the full computation over every block finds."""
 
 from __future__ import annotations
@@ -10,14 +10,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainlint.rules import spikes
-from trainlint.rules.stats import blockwise, local_noise, local_stats
+from trainlint.rules.stats import blockwise, local_noise, local_stats, median
 
 
-def _full_scores(values: np.ndarray, window: int, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """The computation over every point (what _scores did for every series before)."""
+def _full_points(values: np.ndarray, window: int, z: float, ratio: float):
+    """The computation over every point (what the spike search did for every series before)."""
     med, dev = local_stats(values, window)
     floor = np.maximum(np.minimum(dev, local_noise(values, window)), 0.01 * np.abs(med)) + 1e-12
-    return med, (values - med) / floor
+    score = (values - med) / floor
+    mask = (score > z) & (values > ratio * med) & (med > 0)
+    return med, np.flatnonzero(mask), score[mask]
+
+
+def _reference_find_spikes(values, z, ratio, frac, max_window=51):
+    """The spike search as it was before the restricted noise and the point-wise events."""
+    n = len(values)
+    window = int(max(7, min(max_window, round(n * frac)))) | 1
+    med, dev = local_stats(values, window)
+    floor = np.maximum(np.minimum(dev, local_noise(values, window)), 0.01 * np.abs(med)) + 1e-12
+    score = (values - med) / floor
+    mask = (score > z) & (values > ratio * med) & (med > 0)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    if len(starts) == 0:
+        return spikes.Spikes(*(np.zeros(0, dtype=int),) * 3, np.zeros(0), np.zeros(0))
+    pts = np.flatnonzero(mask)
+    eid = np.cumsum(np.isin(pts, starts)) - 1
+    order = np.lexsort((-values[pts], eid))
+    peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
+    pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
+    jump = (starts > 0) & (values[peak] > ratio * pre)
+    return spikes.Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
 
 
 def _series(seed: int, n: int, spikes_at: int, nans: int) -> np.ndarray:
@@ -43,7 +66,7 @@ def test_long_series_spikes_match_the_full_computation(seed, n, spikes_at, nans,
     assert blockwise(n, window)  # the restricted path is the one under test
     fast = spikes.find_spikes(values, 8.0, 1.5, frac)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(spikes, "_scores", _full_scores)
+        m.setattr(spikes, "_spike_points", _full_points)
         full = spikes.find_spikes(values, 8.0, 1.5, frac)
     for name in ("start", "end", "peak", "baseline", "score"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(full, name), err_msg=name)
@@ -55,3 +78,19 @@ def test_the_restricted_search_still_finds_a_spike_with_its_numbers():
     sp = spikes.find_spikes(values, 8.0, 1.5, 0.1)
     assert sp.peak.tolist() == [30_000]
     assert sp.score[0] > 8.0 and values[30_000] / sp.baseline[0] == pytest.approx(4.0, rel=0.05)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(20, 40_000),
+    spikes_at=st.integers(0, 200),
+    nans=st.integers(0, 5),
+    frac=st.sampled_from([0.001, 0.01, 0.1]),
+)
+def test_spikes_equal_the_reference_search_on_short_and_long_series(seed, n, spikes_at, nans, frac):
+    values = _series(seed, n, spikes_at, nans)
+    got, want = spikes.find_spikes(values, 8.0, 1.5, frac), _reference_find_spikes(values, 8.0, 1.5, frac)
+    for name in ("start", "end", "peak", "baseline", "score"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)

@@ -32,36 +32,39 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     ratio from the points just before. Consecutive points form one event. Vectorised."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
-    med, score = _scores(values, window, ratio)
-    mask = (score > z) & (values > ratio * med) & (med > 0)
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
-    starts, ends = edges[::2], edges[1::2]
-    if len(starts) == 0:
+    med, pts, score = _spike_points(values, window, z, ratio)
+    if not len(pts):
         return Spikes(*(np.zeros(0, dtype=int),) * 3, np.zeros(0), np.zeros(0))
-    pts = np.flatnonzero(mask)
-    eid = np.cumsum(np.isin(pts, starts)) - 1
+    new = np.r_[True, np.diff(pts) != 1]  # each run of consecutive points is one event
+    starts, ends = pts[new], pts[np.r_[new[1:], True]] + 1
+    eid = np.cumsum(new) - 1
     order = np.lexsort((-values[pts], eid))
-    peak = pts[order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]]
+    at = order[np.r_[0, np.flatnonzero(np.diff(eid[order])) + 1]]  # each event's highest point
+    peak = pts[at]
     pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
     jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
-    return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[peak][jump])
+    return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[at][jump])
 
 
-def _scores(values: np.ndarray, window: int, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """(local median, robust score) per point. The noise is the smaller of two estimates: the
-    MAD is inflated by a steep trend, the successive differences by a turbulent stretch; either
-    alone would hide real spikes. On a long series the score is computed only where the value
-    stands ``ratio`` above a positive median (elsewhere no spike can be, and it reads 0)."""
+def _spike_points(values: np.ndarray, window: int, z: float, ratio: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(local median per point, indices of the spike points, their robust scores). A spike
+    point scores above ``z`` and stands ``ratio`` above a positive local median. The noise is
+    the smaller of two estimates: the MAD is inflated by a steep trend, the successive
+    differences by a turbulent stretch; either alone would hide real spikes. On a long series
+    the noise is computed only where a point already stands ``ratio`` above its median."""
     if not blockwise(len(values), window):
         med, dev = local_stats(values, window)
-        return med, (values - med) / _floor(np.minimum(dev, local_noise(values, window)), med)
+        score = (values - med) / _floor(np.minimum(dev, local_noise(values, window)), med)
+        pts = np.flatnonzero((score > z) & (values > ratio * med) & (med > 0))
+        return med, pts, score[pts]
     med, _ = local_stats(values, window, spread=False)
     at = np.flatnonzero((values > ratio * med) & (med > 0))
-    score = np.zeros(len(values))
-    if len(at):
-        dev, noise = block_spread_at(values, window, at)
-        score[at] = (values[at] - med[at]) / _floor(np.minimum(dev, noise), med[at])
-    return med, score
+    if not len(at):
+        return med, at, np.zeros(0)
+    dev, noise = block_spread_at(values, window, at)
+    score = (values[at] - med[at]) / _floor(np.minimum(dev, noise), med[at])
+    keep = score > z
+    return med, at[keep], score[keep]
 
 
 def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
