@@ -45,7 +45,7 @@ class CoquiReader:
         last_line = _parse(text, run)
         if not run.series:
             raise ReadError("no Coqui training or evaluation blocks found")
-        run.events = find_crashes(split_lines(text), last_line)
+        run.events = find_crashes(split_lines(text), last_line, text)
         return run
 
 

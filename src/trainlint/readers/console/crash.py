@@ -103,13 +103,15 @@ _KEYWORDS = (
 _ANY = LazyRegex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
-def find_crashes(lines: list[Line], last_progress_line: int = 0) -> list[dict[str, Any]]:
+def find_crashes(lines: list[Line], last_progress_line: int = 0, text: str | None = None) -> list[dict[str, Any]]:
     """Crash events in ``lines``; ``resumed`` says whether training output follows the crash.
 
     Only what stayed on screen is searched (the last redraw of each line): a log whose screen
-    text holds none of the signatures' words returns at once.
+    text holds none of the signatures' words returns at once. ``text``, the log the lines were
+    split from (ANSI codes removed), makes that test cheaper: without backspaces, every redraw
+    is a stretch of it.
     """
-    screen = "\n".join(line.final for line in lines)
+    screen = text if text is not None and "\b" not in text else "\n".join(line.final for line in lines)
     if not any(k in screen for k in _KEYWORDS):
         return []
     del screen

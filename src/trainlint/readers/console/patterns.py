@@ -389,12 +389,20 @@ def apply_patterns(
 
     ``text``, the whole log, drops at once the patterns whose needles it never holds.
     """
+    kept = [(pat, _needles(pat)) for pat in patterns]
+    if text is not None:  # before compiling anything: most patterns' needles are not in the log
+        kept = [(pat, nd) for pat, nd in kept if not nd or any(n in text for n in nd)]
     table = [
-        (pat, _needles(pat), pat.framework + ("#" + pat.name if pat.fallback_for else ""), pat.regex.search)
-        for pat in patterns
+        (
+            pat,
+            nd,
+            pat.framework + ("#" + pat.name if pat.fallback_for else ""),
+            pat.regex.search,
+            pat.generic,
+            _take_plain if pat.plain else _take,
+        )
+        for pat, nd in kept
     ]
-    if text is not None:
-        table = [row for row in table if not row[1] or any(n in text for n in row[1])]
     patterns = [row[0] for row in table]
     states: dict[str, _State] = {}
     matched: set[str] = set()
@@ -403,14 +411,14 @@ def apply_patterns(
     for line in lines:
         for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
             bar = None
-            for pat, nd, key, search in table:  # this runs for every line of every log: kept lean
+            for pat, nd, key, search, generic, take in table:  # runs for every line of every log: kept lean
                 if nd:
                     for n in nd:
                         if n in seg:
                             break
                     else:
                         continue
-                if pat.generic:
+                if generic:
                     if bar is None:
                         bar = ("|" in seg or "━" in seg or "[" in seg) and _PROGRESS_BAR.search(seg) is not None
                     if bar:
@@ -422,7 +430,7 @@ def apply_patterns(
                 if state is None:
                     t = tier if tier is not None else (1 if pat.generic else 2)
                     state = states[key] = _State(Capture(pat.framework, t))
-                if (_take_plain if pat.plain else _take)(pat, m, state, line.no):
+                if take(pat, m, state, line.no):
                     matched.add(pat.name)
                     break
     _drop_fallbacks(states, patterns, matched)

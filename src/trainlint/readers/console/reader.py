@@ -192,7 +192,7 @@ class ConsoleReader:
         caps = recognise(_rank_zero(lines), text, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress)
+        events = find_crashes(lines, last_progress, text)
         del text
         if best is None and not events:
             raise ReadError("no known training-progress lines found")
