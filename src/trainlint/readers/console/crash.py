@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .text import LazyRegex, Line
+from .text import LazyRegex, Line, Needles
 
 # Optional per-rank prefixes that launchers put in front of every line.
 _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
@@ -103,7 +103,9 @@ _KEYWORDS = (
 _ANY = LazyRegex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
-def find_crashes(lines: list[Line], last_progress_line: int = 0, text: str | None = None) -> list[dict[str, Any]]:
+def find_crashes(
+    lines: list[Line], last_progress_line: int = 0, text: str | Needles | None = None
+) -> list[dict[str, Any]]:
     """Crash events in ``lines``; ``resumed`` says whether training output follows the crash.
 
     Only what stayed on screen is searched (the last redraw of each line): a log whose screen

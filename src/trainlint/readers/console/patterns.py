@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .text import NUM, Capture, LazyRegex, Line
+from .text import NUM, Capture, LazyRegex, Line, Needles
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
@@ -383,7 +383,7 @@ def _needles(pat: LinePattern) -> tuple[str, ...]:
 
 
 def apply_patterns(
-    lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None, text: str | None = None
+    lines: Iterable[Line], patterns: Iterable[LinePattern], tier: int | None = None, text: str | Needles | None = None
 ) -> list[Capture]:
     """One Capture per framework that any pattern matched, in table order.
 

@@ -24,7 +24,7 @@ from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .stateful import RECOGNISERS
-from .text import Capture, LazyRegex, Line, split_lines, strip_ansi
+from .text import Capture, LazyRegex, Line, Needles, needles, split_lines, strip_ansi
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
@@ -93,10 +93,11 @@ def compile_user_pattern(text: str) -> LinePattern:
     return LinePattern("user", "user-pattern", regex, step_from=step_from)
 
 
-def recognise(lines: list[Line], text: str, patterns: Iterable[str | LinePattern] = ()) -> list[Capture]:
+def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | LinePattern] = ()) -> list[Capture]:
     """Every recogniser's capture, best first (``text`` is the whole log, ANSI codes removed;
     ``patterns``: the user's ``--pattern`` recognisers, tried first)."""
     caps: list[Capture] = []
+    text = needles(text)
     user = tuple(p if isinstance(p, LinePattern) else compile_user_pattern(p) for p in patterns)
     if user:
         for cap in apply_patterns(lines, user, tier=3):
@@ -189,10 +190,11 @@ class ConsoleReader:
             notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
         text = strip_ansi(text)
         lines = split_lines(text)
-        caps = recognise(_rank_zero(lines), text, options.patterns if options else ())
+        holds = Needles(text)
+        caps = recognise(_rank_zero(lines), holds, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress, text)
+        events = find_crashes(lines, last_progress, holds)
         del text
         if best is None and not events:
             raise ReadError("no known training-progress lines found")

@@ -50,6 +50,32 @@ class Line:
         return ""
 
 
+class Needles:
+    """``needle in text`` for the many needles the recognisers test on one log, without a scan of
+    the whole log for each: a compact copy (digits removed, each distinct line once: a few KB for
+    most logs) rules out the needles the log does not hold, and only the others are looked for
+    in the log itself, where they are usually found near the start. The same answers as ``in``
+    (a needle with a digit or a line break is looked for in the log directly)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        raw = text.encode("utf-8", "surrogatepass")
+        self._compact = b"\n".join(set(raw.translate(None, _DIGITS).split(b"\n")))
+
+    def __contains__(self, needle: str) -> bool:
+        b = needle.encode("utf-8", "surrogatepass")
+        if b"\n" in b or b.translate(None, _DIGITS) != b:
+            return needle in self.text
+        return b in self._compact and needle in self.text
+
+
+_DIGITS = b"0123456789"
+
+
+def needles(text: str | Needles) -> Needles:
+    return text if isinstance(text, Needles) else Needles(text)
+
+
 def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
