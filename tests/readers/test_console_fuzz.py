@@ -98,9 +98,11 @@ def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(st.sampled_from([*FRAGMENTS, "Traceback", "CUDA out of memory", "9 step", "\n", "ste", "p 1"]) | st.text())
-    .map("\n".join),
-    st.sampled_from(["step", "Step", "loss", "Traceback", "memory", "p\n9", "ep 3", "3/5", "", "é", "oss: n"]) | st.text(),
+    st.lists(
+        st.sampled_from([*FRAGMENTS, "Traceback", "CUDA out of memory", "9 step", "\n", "ste", "p 1"]) | st.text()
+    ).map("\n".join),
+    st.sampled_from(["step", "Step", "loss", "Traceback", "memory", "p\n9", "ep 3", "3/5", "", "é", "oss: n"])
+    | st.text(),
 )
 def test_needles_answers_exactly_as_in(text, needle):
     from trainlint.readers.console.text import Needles
