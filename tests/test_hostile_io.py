@@ -287,6 +287,6 @@ def test_bounded_bytes_equals_a_line_by_line_reading(tmp_path_factory, data, max
     (smaller or larger than the line limit) and wherever lines cross chunk boundaries."""
     path = tmp_path_factory.mktemp("b") / "log.txt"
     path.write_bytes(data)
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, open(path, "rb") as fh:
         mp.setattr(safeio, "CHUNK", chunk)
-        assert safeio._bounded_bytes(path, max_line) == _lines_reference(data, max_line)
+        assert safeio._bounded_bytes(fh, max_line) == _lines_reference(data, max_line)

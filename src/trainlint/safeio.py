@@ -94,11 +94,16 @@ def open_regular(path: str | Path) -> Any:
         raise
 
 
+def head_bytes(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file (OSError, NotRegular included, otherwise)."""
+    with open_regular(path) as fh:  # never opens a FIFO, socket or device
+        return fh.read(size)
+
+
 def read_head(path: str | Path, size: int = 8192) -> bytes:
     """The first ``size`` bytes of a regular file; b"" for anything else or on error."""
     try:
-        with open_regular(path) as fh:
-            return fh.read(size)
+        return head_bytes(path, size)
     except OSError:
         return b""
 
@@ -125,20 +130,19 @@ class TextRead:
         return iter((self.text, self.notes))
 
 
-def _bounded_bytes(path: str | Path, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
-    """The file's bytes with every line longer than ``max_line`` cut out: (data, [(line, offset, length)]).
-    A line's length counts its newline. Whole lines are taken a chunk at a time; only a line
-    that crosses a chunk boundary is assembled piece by piece."""
+def _bounded_bytes(fh: Any, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """An open file's bytes with every line longer than ``max_line`` cut out: (data, [(line,
+    offset, length)]). A line's length counts its newline. Whole lines are taken a chunk at a
+    time; only a line that crosses a chunk boundary is assembled piece by piece."""
     parts: list[bytes] = []
     long: list[tuple[int, int, int]] = []
     line = _Line()
     offset = 0
-    with open_regular(path) as fh:
-        while chunk := fh.read(CHUNK):
-            pos = 0
-            while pos < len(chunk):
-                pos = line.take(chunk, pos, offset, max_line, parts, long)
-            offset += len(chunk)
+    while chunk := fh.read(CHUNK):
+        pos = 0
+        while pos < len(chunk):
+            pos = line.take(chunk, pos, offset, max_line, parts, long)
+        offset += len(chunk)
     if line.skipping:
         long.append((line.no, line.start, offset - line.start))
     else:
@@ -203,10 +207,11 @@ def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, li
     """A file's bytes with over-long lines cut out, and the damage that names them.
     A UTF-16 file (with a BOM) is returned whole: its lines are only seen once decoded."""
     with open_regular(path) as fh:
-        if fh.read(2) in UTF16_BOMS:
-            fh.seek(0)
+        utf16 = fh.read(2) in UTF16_BOMS
+        fh.seek(0)
+        if utf16:
             return fh.read(), []
-    data, long = _bounded_bytes(path, max_line)
+        data, long = _bounded_bytes(fh, max_line)
     damage = []
     if long:
         shown = ", ".join(f"line {n} at byte {o} ({ln} bytes)" for n, o, ln in long[:5])

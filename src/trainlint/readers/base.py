@@ -67,10 +67,10 @@ def reader(name: str, *, priority: int = 50, folder: bool = False) -> Callable[[
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
-    from ..safeio import open_regular
+    """The first ``size`` bytes of a regular file; OSError (a reader reports it) otherwise."""
+    from ..safeio import head_bytes
 
-    with open_regular(path) as fh:  # never opens a FIFO, socket or device
-        return fh.read(size)
+    return head_bytes(path, size)
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:

@@ -23,25 +23,37 @@ a loss scaler, and look at the batch logged just before the first bad step.""",
     thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
 )
 def non_finite_loss(ctx):
-    s = ctx.series("loss", finite=False)
+    hit = _first_non_finite(ctx, "loss")
+    if hit is None:
+        return None
+    s, first, count, ev = hit
+    tail = " and stays non-finite to the end" if ev["non_finite_to_end"] else ""
+    return ctx.fire(
+        f"loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}{tail}: "
+        f"{count} of {len(s)} points non-finite",
+        **ev,
+    )
+
+
+def _first_non_finite(ctx, role: str):
+    """(series, index of its first non-finite point, how many, the evidence) when at least
+    ``min_count`` of the role's points are non-finite; None otherwise."""
+    s = ctx.series(role, finite=False)
     bad = ~np.isfinite(s.values)
     count = int(bad.sum())
     if count < ctx.t("min_count"):
         return None
     first = int(np.argmax(bad))
-    to_end = bool(bad[first:].all())
-    kind = "NaN" if np.isnan(s.values[first]) else "infinite"
-    tail = " and stays non-finite to the end" if to_end else ""
-    return ctx.fire(
-        f"loss is {kind} at step {fstep(s.steps[first])}{tail}: {count} of {len(s)} points non-finite",
+    ev = dict(
         step=s.steps[first],
         first_step=s.steps[first],
         count=count,
         points=len(s),
         value=s.values[first],
-        non_finite_to_end=to_end,
+        non_finite_to_end=bool(bad[first:].all()),
         threshold=ctx.t("min_count"),
     )
+    return s, first, count, ev
 
 
 @rule(
@@ -59,22 +71,14 @@ NaN weights; check the eval collator for batches without any target token.""",
     thresholds=[Threshold("min_count", 1, "non-finite eval loss points needed to fire")],
 )
 def non_finite_eval_loss(ctx):
-    s = ctx.series("eval_loss", finite=False)
-    bad = ~np.isfinite(s.values)
-    count = int(bad.sum())
-    if count < ctx.t("min_count"):
+    hit = _first_non_finite(ctx, "eval_loss")
+    if hit is None:
         return None
-    first = int(np.argmax(bad))
+    s, first, count, ev = hit
     return ctx.fire(
         f"eval loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}: "
         f"{count} of {len(s)} evaluations non-finite",
-        step=s.steps[first],
-        first_step=s.steps[first],
-        count=count,
-        points=len(s),
-        value=s.values[first],
-        non_finite_to_end=bool(bad[first:].all()),
-        threshold=ctx.t("min_count"),
+        **ev,
     )
 
 

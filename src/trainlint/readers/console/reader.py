@@ -184,10 +184,8 @@ class ConsoleReader:
         from ...safeio import TextRead, add_damage, bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
-        utf16 = data.startswith(UTF16_BOMS)
-        text, notes = decode_text(_utf16_to_utf8(data))
-        if utf16:
-            notes.append("decoded as UTF-16 (as Windows PowerShell writes redirected output)")
+        text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
+        del data
         text = strip_ansi(text)
         lines = split_lines(text)
         holds = Needles(text)
