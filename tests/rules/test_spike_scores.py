@@ -10,16 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainlint.rules import spikes
-from trainlint.rules.stats import blockwise, local_noise, local_stats, median
-
-
-def _full_points(values: np.ndarray, window: int, z: float, ratio: float):
-    """The computation over every point (what the spike search did for every series before)."""
-    med, dev = local_stats(values, window)
-    floor = np.maximum(np.minimum(dev, local_noise(values, window)), 0.01 * np.abs(med)) + 1e-12
-    score = (values - med) / floor
-    mask = (score > z) & (values > ratio * med) & (med > 0)
-    return med, np.flatnonzero(mask), score[mask]
+from trainlint.rules.stats import local_noise, local_stats, median
 
 
 def _reference_find_spikes(values, z, ratio, frac, max_window=51):
@@ -51,27 +42,6 @@ def _series(seed: int, n: int, spikes_at: int, nans: int) -> np.ndarray:
     return values
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@settings(max_examples=40, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(30_000, 80_000),
-    spikes_at=st.integers(0, 300),
-    nans=st.integers(0, 5),
-    frac=st.sampled_from([0.001, 0.01, 0.1]),
-)
-def test_long_series_spikes_match_the_full_computation(seed, n, spikes_at, nans, frac):
-    values = _series(seed, n, spikes_at, nans)
-    window = int(max(7, min(51, round(n * frac)))) | 1
-    assert blockwise(n, window)  # the restricted path is the one under test
-    fast = spikes.find_spikes(values, 8.0, 1.5, frac)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(spikes, "_spike_points", _full_points)
-        full = spikes.find_spikes(values, 8.0, 1.5, frac)
-    for name in ("start", "end", "peak", "baseline", "score"):
-        np.testing.assert_array_equal(getattr(fast, name), getattr(full, name), err_msg=name)
-
-
 def test_the_restricted_search_still_finds_a_spike_with_its_numbers():
     values = _series(0, 50_000, 0, 0)
     values[30_000] = values[30_000] * 4
@@ -81,11 +51,11 @@ def test_the_restricted_search_still_finds_a_spike_with_its_numbers():
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
-    n=st.integers(20, 40_000),
-    spikes_at=st.integers(0, 200),
+    n=st.integers(20, 4_000) | st.integers(30_000, 80_000),  # short (exact windows) and long (blocks)
+    spikes_at=st.integers(0, 300),
     nans=st.integers(0, 5),
     frac=st.sampled_from([0.001, 0.01, 0.1]),
 )
