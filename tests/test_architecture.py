@@ -281,3 +281,23 @@ def test_architecture_doc_lists_every_module():
         [sys.executable, str(root / "scripts" / "module_index.py"), "--check"], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_modules_a_plugin_package_skips_register_nothing():
+    """A plugin package's NOT_PLUGINS (not imported at start) must not hold a module that registers
+    a reader, inspector or rule: it would silently never be registered."""
+    import importlib
+
+    for package in ("trainlint.readers", "trainlint.inspectors", "trainlint.rules"):
+        pkg = importlib.import_module(package)
+        folder = PKG.joinpath(*package.split(".")[1:])
+        for name in getattr(pkg, "NOT_PLUGINS", ()):
+            tree = ast.parse((folder / f"{name}.py").read_text())
+            decorators = {
+                getattr(getattr(d, "func", d), "id", None)
+                for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                for d in n.decorator_list
+            }
+            assert not decorators & {"reader", "inspector", "rule"}, f"{package}.{name}"
+    assert "logs" not in importlib.import_module("trainlint.inspectors").NOT_PLUGINS  # the list is not everything
