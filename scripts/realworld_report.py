@@ -228,12 +228,19 @@ def render(rows: list[Judged]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Judge the real-log corpus; write docs/realworld.md.")
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--summary", action="store_true", help="print the figures only (writes nothing)")
+    how.add_argument("--check", action="store_true", help="exit 1 if docs/realworld.md is not current")
+    args = ap.parse_args(argv[1:])  # --help and unknown options end here, before anything is written
     rows = [judge(e) for e in entries()]
     text = render(rows)
-    if "--summary" in argv:
+    if args.summary:
         print(text.split("## Verdict per label")[0])
         return 0
-    if "--check" in argv:
+    if args.check:
         if not OUT.exists() or OUT.read_text() != text:
             print("docs/realworld.md is not current: run python scripts/realworld_report.py")
             return 1
