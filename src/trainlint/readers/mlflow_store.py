@@ -11,15 +11,17 @@
 from __future__ import annotations
 
 import math
-import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..model import Damage, Run
 from ._yaml import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
 from .parts import multi_run
+
+if TYPE_CHECKING:
+    import sqlite3
 
 STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -115,11 +117,15 @@ def _experiment_name(folder: Path) -> str | None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    import sqlite3  # (only when a file starts like an SQLite database: 1 ms of every start otherwise)
+
     # immutable=1: never write (no journal, no -shm/-wal files beside the user's database)
     return sqlite3.connect(f"file:{quote(path.resolve().as_posix())}?mode=ro&immutable=1", uri=True)
 
 
 def _is_store(path: Path) -> bool:
+    import sqlite3
+
     try:
         with _connect(path) as con:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -144,6 +150,8 @@ class MlflowSqliteReader:
 
 
 def _run_ids(path: Path) -> list[str]:
+    import sqlite3
+
     try:
         with _connect(path) as con:
             rows = con.execute(
@@ -157,6 +165,8 @@ def _run_ids(path: Path) -> list[str]:
 
 
 def _read_sqlite_run(path: Path, run_id: str) -> Run:
+    import sqlite3
+
     try:
         with _connect(path) as con:
             info = con.execute(
