@@ -12,46 +12,47 @@ the checkpoint rules.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import Any
 
-from .files import (
-    AUTO_FULL_BYTES,
-    CKPT_SUFFIXES,
-    DAMAGE,
-    LFS_HEAD,
-    ZIP_HEAD,
-    content_kind,
-    inspect_file,
-    kind_is_zip,
-    tensor_map,
-    torch_pickle,
-)
-from .model import Inspection, PickleScan, TensorInfo
+# Imported on first use (PEP 562): discovery asks every file whether it is a checkpoint
+# (``kinds``), and only a checkpoint needs the readers, the pickle walker and the model.
+_WHERE = {
+    "AUTO_FULL_BYTES": "files",
+    "CKPT_SUFFIXES": "kinds",
+    "DAMAGE": "files",
+    "LFS_HEAD": "kinds",
+    "ZIP_HEAD": "kinds",
+    "Inspection": "model",
+    "PickleScan": "model",
+    "TensorInfo": "model",
+    "content_kind": "kinds",
+    "inspect_file": "files",
+    "kind_is_zip": "kinds",
+    "tensor_map": "files",
+    "torch_pickle": "files",
+}
 
 
-def inspect_path(path: str | Path, values: bool | None = None, crc: bool | None = None) -> Inspection:
-    """A file or a recognised checkpoint folder."""
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def inspect_path(path: str | Path, values: bool | None = None, crc: bool | None = None) -> Any:
+    """A file or a recognised checkpoint folder (an :class:`Inspection`)."""
     path = Path(path)
     if path.is_dir():
         from .folders import inspect_folder
 
         return inspect_folder(path, values=values)
+    from .files import inspect_file
+
     return inspect_file(path, values=values, crc=crc)
 
 
-__all__ = [
-    "AUTO_FULL_BYTES",
-    "CKPT_SUFFIXES",
-    "DAMAGE",
-    "LFS_HEAD",
-    "ZIP_HEAD",
-    "Inspection",
-    "PickleScan",
-    "TensorInfo",
-    "content_kind",
-    "inspect_file",
-    "inspect_path",
-    "kind_is_zip",
-    "tensor_map",
-    "torch_pickle",
-]
+__all__ = [*_WHERE, "inspect_path"]

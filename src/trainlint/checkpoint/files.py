@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .kinds import CKPT_SUFFIXES, LFS_HEAD, ZIP_HEAD, content_kind, kind_is_zip  # noqa: F401  (re-exported)
 from .model import Inspection, PickleScan, TensorInfo
 
 AUTO_FULL_BYTES = 512 * 1024 * 1024
@@ -22,62 +23,6 @@ DAMAGE = (
     UnicodeDecodeError,
     __import__("struct").error,
 )
-CKPT_SUFFIXES = {
-    ".pt",
-    ".pth",
-    ".ckpt",
-    ".bin",
-    ".safetensors",
-    ".pkl",
-    ".pickle",
-    ".tar",
-    ".distcp",
-    ".model",
-    ".h5",
-    ".gguf",
-    ".pdparams",
-}
-LFS_HEAD = b"version https://git-lfs.github.com/spec/v1"
-ZIP_HEAD = b"PK\x03\x04"
-
-
-def content_kind(head: bytes) -> str | None:
-    """What the first bytes say the file is: torch-zip, torch-legacy, pickle, safetensors,
-    lfs-pointer, html, zip, or None."""
-    from .safetensors import looks_like
-    from .torchfmt import LEGACY_MAGIC
-
-    if head.startswith(ZIP_HEAD):
-        return "torch-zip" if b"data.pkl" in head[:512] else "zip"
-    if head.startswith(LEGACY_MAGIC):
-        return "torch-legacy"
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        return "pickle"
-    if looks_like(head):
-        return "safetensors"
-    if head.startswith(LFS_HEAD):
-        return "lfs-pointer"
-    low = head[:1024].lstrip().lower()
-    if low.startswith((b"<!doctype html", b"<html", b"<?xml")) or b"<html" in low[:256]:
-        return "html"
-    if _old_pickle(head):
-        return "pickle"
-    return None
-
-
-def _old_pickle(head: bytes) -> bool:
-    """A protocol 0/1 pickle (no PROTO header): torch.load runs these too, so they must be caught.
-    True when the first bytes walk as a pickle (to STOP, or cut off only by the end of ``head``)."""
-    from ..picklewalk import walk
-
-    if not head or head[:1] not in b"(}])cdlNIFLSVUTXJKMGhjqrpgaesut.0":
-        return False
-    res = walk(head)
-    return res.opcodes >= 2 and (res.complete or (res.error or "").startswith("truncated"))
-
-
-def kind_is_zip(head: bytes) -> bool:
-    return head.startswith(ZIP_HEAD)
 
 
 def _special(path: Path, head: bytes, insp: Inspection) -> bool:
@@ -192,7 +137,7 @@ def torch_pickle(path: str | Path) -> Any:
     as a :class:`trainlint.picklewalk.PickleResult`; never unpickles. For reading small
     pickled objects such as HF ``training_args.bin`` symbolically (``picklewalk.mapping(res.root)``)."""
     from ..picklewalk import PickleResult, walk
-    from .torchfmt import LEGACY_MAGIC
+    from .kinds import LEGACY_MAGIC
     from .zipread import read_zip
 
     with open(path, "rb") as fh:

@@ -8,6 +8,7 @@ import struct
 from typing import Any
 
 from ..safeio import JSONLimit, loads_json
+from .kinds import MAX_SAFETENSORS_HEADER, looks_like_safetensors
 from .model import Inspection, TensorInfo
 
 DTYPES = {
@@ -29,15 +30,10 @@ DTYPES = {
     "F8_E8M0": ("float8_e8m0fnu", 1),
     "C64": ("complex64", 8),
 }
-MAX_HEADER = 100 * 1024 * 1024
+MAX_HEADER = MAX_SAFETENSORS_HEADER
 
 
-def looks_like(head: bytes) -> bool:
-    if len(head) < 10:
-        return False
-    (n,) = struct.unpack_from("<Q", head)
-    # an absurd length before a JSON header is still a safetensors file (with a corrupt header)
-    return 2 <= n <= MAX_HEADER and head[8:9] == b"{" or n > MAX_HEADER and head[8:10] == b'{"'
+looks_like = looks_like_safetensors
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import struct
 from typing import Any
 
 from ..picklewalk import Call, Global, PersistentId, iter_nodes, walk
+from .kinds import LEGACY_MAGIC
 from .model import Inspection, PickleScan, TensorInfo
 from .zipread import ZipInfo, entry_bytes, entry_crc, first_entry, has_end_record, read_zip
 
@@ -55,7 +56,6 @@ STORAGE_DTYPE = {
     "QInt32Storage": "qint32",
 }
 REBUILD_TENSOR = {"torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor_v3"}
-LEGACY_MAGIC = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
 
 
 def _clean_path(path: str) -> str:

@@ -23,7 +23,7 @@ def _options(options: Options) -> tuple[Any, bool | None, bool | None]:
 @inspector("checkpoint", priority=20)
 class CheckpointFileInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
-        from ..checkpoint import CKPT_SUFFIXES, content_kind
+        from ..checkpoint.kinds import CKPT_SUFFIXES, content_kind
 
         suffix = path.suffix.lower()
         if path.name.endswith(".index.json"):
