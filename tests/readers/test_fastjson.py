@@ -220,3 +220,31 @@ def test_trainer_state_fast_path_declines_deep_nesting_and_the_general_path_refu
     path.write_bytes(doc)
     with pytest.raises(ReadError, match="nested more than 500 levels"):
         hf_trainer_state.TrainerStateReader().read(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 30), st.sets(st.sampled_from("abcd"), min_size=1), st.integers(1, 5000)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 20_000),
+)
+def test_parts_equal_the_blocks_joined_whatever_the_size_estimate(blocks, total_bytes):
+    """Columns written into arrays sized from the first block (grown when short, trimmed when
+    long) equal the blocks' columns joined, NaN where a block lacks a key."""
+    import numpy as np
+
+    parts, seen, start = _fastjson._Parts(total_bytes), [], 0
+    for n, keys, nbytes in blocks:
+        table = {k: np.arange(start, start + n, dtype=float) + ord(k) / 10 for k in sorted(keys)}
+        parts.add(table, n, nbytes)
+        seen.append((n, table))
+        start += n
+    got = parts.stack()
+    keys = {k for _, t in seen for k in t}
+    want = {k: np.concatenate([t.get(k, np.full(n, np.nan)) for n, t in seen]) for k in keys}
+    assert got.keys() == want.keys() and parts.count == start
+    for k in keys:
+        np.testing.assert_array_equal(got[k], want[k])
