@@ -85,6 +85,18 @@ def test_gallery_against_healthy(cli, evidence):
     assert env["table"]["baseline"][0].endswith("healthy/trainer_state.json")
 
 
+def test_gallery_lr_schedule_against_healthy(cli, evidence):
+    """TL157 on real logs: the x100 learning rate and the zero one, with the numbers it fired on."""
+    g = evidence / GALLERY
+    reps = by_run(cli("compare", g / "healthy", g / "lr_hot", g / "lr_zero", g / "overfit", "--format", "json").json())
+    hot = next(f for f in reps["lr_hot"]["findings"] if f["code"] == "TL157")
+    assert hot["severity"] == "WARN" and hot["evidence"]["ratio"] == pytest.approx(100.0, rel=1e-3)
+    assert hot["evidence"]["threshold"] == 10.0 and "limit 10x" in hot["message"]
+    zero = next(f for f in reps["lr_zero"]["findings"] if f["code"] == "TL157")
+    assert zero["evidence"]["value"] == 0.0 and "zero throughout" in zero["message"]
+    assert "TL157" not in {f["code"] for f in reps["overfit"]["findings"]}  # the same schedule
+
+
 def test_gallery_bad_baseline_is_not_checked(cli, evidence):
     g = evidence / GALLERY
     r = cli("compare", g / "lr_hot", g / "healthy", "--format", "json")
