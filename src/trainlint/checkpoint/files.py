@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .kinds import CKPT_SUFFIXES, LFS_HEAD, ZIP_HEAD, content_kind, kind_is_zip  # noqa: F401  (re-exported)
+from .kinds import ZIP_HEAD, content_kind, kind_is_zip
 from .model import Inspection, PickleScan, TensorInfo
 
 AUTO_FULL_BYTES = 512 * 1024 * 1024
@@ -164,10 +164,8 @@ def tensor_map(insp: Inspection) -> dict[str, TensorInfo]:
 
 __all__ = [
     "AUTO_FULL_BYTES",
-    "CKPT_SUFFIXES",
     "Inspection",
     "TensorInfo",
-    "content_kind",
     "inspect_file",
     "tensor_map",
     "torch_pickle",

@@ -8,7 +8,7 @@ import struct
 from typing import Any
 
 from ..safeio import JSONLimit, loads_json
-from .kinds import MAX_SAFETENSORS_HEADER, looks_like_safetensors
+from .kinds import MAX_SAFETENSORS_HEADER
 from .model import Inspection, TensorInfo
 
 DTYPES = {
@@ -30,10 +30,6 @@ DTYPES = {
     "F8_E8M0": ("float8_e8m0fnu", 1),
     "C64": ("complex64", 8),
 }
-MAX_HEADER = MAX_SAFETENSORS_HEADER
-
-
-looks_like = looks_like_safetensors
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -51,7 +47,7 @@ def _header(buf: Any, size: int, st: dict[str, Any]) -> dict[str, Any] | None:
         return None
     (n,) = struct.unpack_from("<Q", buf, 0)
     st["header_bytes"] = n
-    if n > MAX_HEADER or 8 + n > size:
+    if n > MAX_SAFETENSORS_HEADER or 8 + n > size:
         st["header"].append(f"header length {n} runs past the end of the file ({size} bytes)")
         return None
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..checkpoint.kinds import LEGACY_MAGIC, ZIP_HEAD
 from ..discover import inspector
 from ..options import Options
 from ..verdict import Report
@@ -14,11 +15,8 @@ _YAML_KEYS = (b"lr:", b"learning_rate:", b"max_steps:", b"warmup", b"precision:"
 _CHECKPOINT = re.compile(r"^(checkpoint|global_step|step)[-_]?\d+$")
 
 
-_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."  # torch.save before zip files
-
-
 def _is_args_pickle(head: bytes) -> bool:
-    container = (head[:4] == b"PK\x03\x04" and b"data.pkl" in head) or head.startswith(_LEGACY_MAGIC)
+    container = (head.startswith(ZIP_HEAD) and b"data.pkl" in head) or head.startswith(LEGACY_MAGIC)  # torch.save
     return container and b"learning_rate" in head and b"output_dir" in head
 
 
