@@ -428,7 +428,7 @@ def apply_patterns(
                     continue
                 state = states.get(key)
                 if state is None:
-                    t = tier if tier is not None else (1 if pat.generic else 2)
+                    t = tier if tier is not None else (1 if generic else 2)
                     state = states[key] = _State(Capture(pat.framework, t))
                 if take(pat, m, state, line.no):
                     matched.add(pat.name)

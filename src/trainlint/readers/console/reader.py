@@ -193,7 +193,7 @@ class ConsoleReader:
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
         events = find_crashes(lines, last_progress, holds)
-        del text
+        del text, holds  # the log's text (holds keeps it too): not needed for the Run
         if best is None and not events:
             raise ReadError("no known training-progress lines found")
         run = Run(

@@ -50,6 +50,9 @@ class Line:
         return ""
 
 
+_DIGITS = b"0123456789"
+
+
 class Needles:
     """``needle in text`` for the many needles the recognisers test on one log, without a scan of
     the whole log for each: a compact copy (digits removed, each distinct line once: a few KB for
@@ -67,9 +70,6 @@ class Needles:
         if b"\n" in b or b.translate(None, _DIGITS) != b:
             return needle in self.text
         return b in self._compact and needle in self.text
-
-
-_DIGITS = b"0123456789"
 
 
 def needles(text: str | Needles) -> Needles:
