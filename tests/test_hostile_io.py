@@ -290,3 +290,16 @@ def test_bounded_bytes_equals_a_line_by_line_reading(tmp_path_factory, data, max
     with pytest.MonkeyPatch.context() as mp, open(path, "rb") as fh:
         mp.setattr(safeio, "CHUNK", chunk)
         assert safeio._bounded_bytes(fh, max_line) == _lines_reference(data, max_line)
+
+
+def test_a_fifo_named_as_model_weights_beside_a_tokenizer_is_never_opened(tmp_path):
+    """The embedding-size probe reads safetensors headers: a FIFO named model.safetensors must not
+    block it (a plain open() would wait for a writer forever)."""
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "model.safetensors")
+    code = "import sys; from pathlib import Path; from trainlint.tokenizer.embedding import embedding_rows; "
+    code += "print(embedding_rows(Path(sys.argv[1])))"
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 from pathlib import Path
 from typing import Any
 
+from ..checkpoint.kinds import MAX_SAFETENSORS_HEADER
+from ..safeio import load_json_file, loads_json, open_regular
+
 EMBED = re.compile(r"(^|\.)(embed_tokens|wte|word_embeddings|tok_embeddings|embeddings\.word_embeddings)\.weight$")
-MAX_HEADER = 100 << 20
 
 
 def _header(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO named *.safetensors is never opened for reading
             raw = fh.read(8)
             if len(raw) < 8:
                 return {}
             (size,) = struct.unpack("<Q", raw)
-            if size > MAX_HEADER:
+            if size > MAX_SAFETENSORS_HEADER:
                 return {}
-            doc = json.loads(fh.read(size))
-    except (OSError, ValueError):
+            doc = loads_json(fh.read(size))
+    except (OSError, ValueError):  # JSONLimit is a ValueError
         return {}
     return doc if isinstance(doc, dict) else {}
 
@@ -31,7 +32,7 @@ def _candidates(folder: Path) -> list[tuple[Path, str | None]]:
     index = folder / "model.safetensors.index.json"
     if index.is_file():
         try:
-            weight_map = json.loads(index.read_text("utf-8")).get("weight_map", {})
+            weight_map = load_json_file(index).get("weight_map", {})
         except (OSError, ValueError, AttributeError):
             weight_map = {}
         if isinstance(weight_map, dict):
