@@ -28,11 +28,6 @@ from typing import Any
 
 from .registry import CATEGORIES, REGISTRY, Rule
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 class ConfigError(Exception):
     """A configuration file or option that cannot be used."""
@@ -238,6 +233,10 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
     settings = Settings()
     if path is None:
         return settings
+    if sys.version_info >= (3, 11):  # imported here: only a command with a config file pays for it
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -1,5 +1,6 @@
 """rules.stats.median and quantiles are np.median and np.percentile, bit for bit, on every input
-the rules give them; and judging a run never loads numpy.ma (np.median would: 8 ms a start)."""
+the rules give them; and judging a run never loads numpy.ma (np.median would: 8 ms a start).
+Also the small mask helper the rules share (trailing_run)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,11 @@ def test_judging_a_run_does_not_import_numpy_ma(tmp_path):
     code = "import sys; from trainlint import api; api.doctor([sys.argv[1]]); print('numpy.ma' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@given(st.lists(st.booleans(), max_size=40))
+def test_trailing_run_counts_the_true_points_at_the_end(bits):
+    from trainlint.rules.stats import trailing_run
+
+    expected = len(bits) - len("".join("1" if b else "0" for b in bits).rstrip("1"))
+    assert trailing_run(np.array(bits, bool)) == expected

@@ -10,7 +10,6 @@ never wrapped when piped (so grep sees whole lines)."""
 from __future__ import annotations
 
 import os
-import shutil
 import textwrap
 from collections.abc import Iterable
 from typing import IO, Any
@@ -89,6 +88,8 @@ class Out:
         self.color = _use_color(stream) if view.color is None else view.color
         width = view.width
         if width is None and _is_tty(stream):
+            import shutil  # 3 ms with its compression modules: only a terminal needs it
+
             width = shutil.get_terminal_size((80, 24)).columns
         self.width = max(width, 40) if width else None
         self.ascii = not _can_encode(stream, "▁█→−×…·")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import NotChecked, StandDown, Threshold, rule
-from .stats import fmt, fstep, median, steps_list
+from .stats import fmt, fstep, median, steps_list, trailing_run
 
 
 @rule(
@@ -119,7 +119,7 @@ def non_finite_grad_norm(ctx):
     if count == 0:
         return None
     first = int(np.argmax(bad))
-    tail = len(bad) - 1 - int(np.flatnonzero(~bad)[-1]) if (~bad).any() else len(bad)
+    tail = trailing_run(bad)
     loss_here = _loss_at(ctx.subject, s.steps[bad])
     loss = ctx.subject.get("loss")
     loss_bad = loss is not None and bool((~np.isfinite(loss.values)).any())
@@ -235,7 +235,7 @@ def loss_zero(ctx):
     ev = dict(zero_points=count, points=len(s), first_step=s.steps[first])
     if count == len(s):
         return ctx.fire(f"loss is exactly 0 at all {len(s)} points", step=s.steps[0], **ev)
-    tail = len(zero) - 1 - int(np.flatnonzero(~zero)[-1])
+    tail = trailing_run(zero)
     if tail >= ctx.t("min_tail"):
         _smooth_into_zero(ctx, s.values, zero, tail)
         at = s.steps[len(zero) - tail]

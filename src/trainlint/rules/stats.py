@@ -113,6 +113,12 @@ def longest_run(mask: np.ndarray) -> tuple[int, int]:
     return int(starts[i]), int(ends[i] - starts[i])
 
 
+def trailing_run(mask: np.ndarray) -> int:
+    """How many points at the end of ``mask`` are True (all of them when every one is)."""
+    false = np.flatnonzero(~mask)
+    return len(mask) - 1 - int(false[-1]) if len(false) else len(mask)
+
+
 def fmt(x: float) -> str:
     """A number as findings print it: 4 significant digits."""
     if x is None or not np.isfinite(x):

@@ -14,9 +14,9 @@ bytes that remain, so nothing is ever allocated from an untrusted length.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import google_crc32c
 import numpy as np
 
 from ...model import Damage
@@ -30,10 +30,22 @@ RESYNC_WINDOW = 1 << 16
 
 _U64 = struct.Struct("<Q").unpack_from
 _TABLES: tuple[int, np.ndarray] | None = None
+_VALUE: Callable[[bytes], int] | None = None
+
+
+def _crc32c() -> Callable[[bytes], int]:
+    """``google_crc32c.value``, imported on first use: its loader costs about 2 ms, which every
+    command would pay at start-up (this module is a reader's) for files that are not event files."""
+    global _VALUE
+    if _VALUE is None:
+        from google_crc32c import value
+
+        _VALUE = value
+    return _VALUE
 
 
 def masked_crc(data: bytes) -> int:
-    crc = google_crc32c.value(data)
+    crc = _crc32c()(data)
     return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
 
 
@@ -45,13 +57,14 @@ def _mask(crc: np.ndarray) -> np.ndarray:
 def _tables() -> tuple[int, np.ndarray]:
     global _TABLES
     if _TABLES is None:
-        base = google_crc32c.value(bytes(8))
+        crc = _crc32c()
+        base = crc(bytes(8))
         table = np.empty((8, 256), dtype=np.uint32)
         msg = bytearray(8)
         for k in range(8):
             for b in range(256):
                 msg[k] = b
-                table[k, b] = google_crc32c.value(bytes(msg)) ^ base
+                table[k, b] = crc(bytes(msg)) ^ base
             msg[k] = 0
         _TABLES = (base, table)
     return _TABLES
@@ -120,11 +133,12 @@ def _short_tables() -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """
     global _DIST, _ZEROS
     if _DIST is None:
-        zeros = np.array([google_crc32c.value(bytes(n)) for n in range(SHORT + 1)], dtype=np.uint32)
+        crc = _crc32c()
+        zeros = np.array([crc(bytes(n)) for n in range(SHORT + 1)], dtype=np.uint32)
         dist = np.empty((SHORT, 256), dtype=np.uint32)
         for d in range(SHORT):
             tail = bytes(d)
-            dist[d] = [google_crc32c.value(bytes([b]) + tail) ^ zeros[d + 1] for b in range(256)]
+            dist[d] = [crc(bytes([b]) + tail) ^ zeros[d + 1] for b in range(256)]
         _PAIRS.extend((dist[2 * m + 1][None, :] ^ dist[2 * m][:, None]).reshape(-1) for m in range(SHORT // 2))
         _DIST, _ZEROS = dist, zeros
     return _DIST, _PAIRS, _ZEROS
@@ -170,7 +184,7 @@ def data_crc_ok(buf: bytes, mem: Mem, starts: np.ndarray, ends: np.ndarray) -> n
     long = np.flatnonzero(~short)
     if long.size:  # one library call per record, iterated in C
         records = map(buf.__getitem__, map(slice, starts[long].tolist(), ends[long].tolist()))
-        got[long] = np.fromiter(map(google_crc32c.value, records), dtype=np.uint32, count=long.size)
+        got[long] = np.fromiter(map(_crc32c(), records), dtype=np.uint32, count=long.size)
     return _mask(got) == mem.u32[ends]
 
 
