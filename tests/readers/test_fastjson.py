@@ -4,6 +4,7 @@ general paths read, and decline (return None) on every input they do not fully u
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -248,3 +249,98 @@ def test_parts_equal_the_blocks_joined_whatever_the_size_estimate(blocks, total_
     assert got.keys() == want.keys() and parts.count == start
     for k in keys:
         np.testing.assert_array_equal(got[k], want[k])
+
+
+def test_trainer_state_fast_path_finds_log_history_without_a_pass_over_the_entries(tmp_path, monkeypatch):
+    """The array is located by its key and its first ']' and the rest of the document decoded
+    with [] in its place: the whole-document pass is not needed for a common file."""
+    entries = [{"step": i, "loss": 2.0 - i / 100} for i in range(1, 50)]
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"global_step": 49, "log_history": entries, "trial_params": {"lr": [1, 2]}}, indent=2))
+
+    def no_full_pass(*args):
+        raise AssertionError("decoded the whole document")
+
+    monkeypatch.setattr(_fastjson, "_decode_state", no_full_pass)
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+    assert fast.meta["global_step"] == 49
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"log_history": [{"step": 1, "lo]ss": 2.0}, {"step": 2, "lo]ss": 1.5}]},
+        {"trial_params": {"log_history": [1, 2]}, "log_history": [{"step": 1, "loss": 2.0}]},
+        {"best_model_checkpoint": 'x"log_history": [', "log_history": [{"step": 1, "loss": 2.0}]},
+    ],
+    ids=["bracket-in-a-key", "nested-log-history-first", "key-text-in-a-string"],
+)
+def test_trainer_state_fast_path_where_the_cheap_split_is_wrong(tmp_path, doc):
+    """Where the first '"log_history": [' or its first ']' is not the top-level array, the whole
+    document is decoded instead, and the columns are still the general path's."""
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps(doc))
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+
+
+def test_trainer_state_fast_path_with_two_log_history_keys_reads_the_last_like_the_general_path(tmp_path):
+    path = tmp_path / "trainer_state.json"
+    path.write_text('{"log_history": [{"step": 1, "loss": 9.0}], "log_history": [{"step": 1, "loss": 2.0}]}')
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    assert fast is not None and _series(fast) == _series(_general_state(path))
+    assert fast.get("loss").values.tolist() == [2.0]
+
+
+AWKWARD = st.sampled_from(["step", "loss", "a]b", 'q"x', "log_history", "]", "e[1]", "eval_loss"])
+OTHER = st.recursive(
+    st.one_of(st.none(), NUM, st.sampled_from(["", "]", '"log_history": [', "x"])),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["log_history", "]", "x"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+SIDE = st.dictionaries(st.sampled_from(["trial_params", "max_steps", "z", "log_history"]), OTHER, max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(SIDE, st.lists(st.dictionaries(AWKWARD, NUM, max_size=4), max_size=6), SIDE, st.booleans())
+def test_trainer_state_fast_path_equals_general_path_around_awkward_documents(
+    tmp_path_factory, head, entries, tail, pretty
+):
+    """Whatever surrounds log_history (nested arrays and objects, 'log_history' keys and texts,
+    brackets in metric names, a second log_history), the fast path reads what the general path
+    reads, or declines."""
+    entries = [{"step": i, **e} for i, e in enumerate(entries)]
+    indent = 2 if pretty else None
+    parts = [json.dumps(k) + ": " + json.dumps(v, indent=indent) for k, v in head.items()]
+    parts.append('"log_history": ' + json.dumps(entries, indent=indent))
+    parts += [json.dumps(k) + ": " + json.dumps(v, indent=indent) for k, v in tail.items()]
+    path = tmp_path_factory.mktemp("h") / "trainer_state.json"
+    path.write_text("{" + ",\n".join(parts) + "}")
+    fast = hf_trainer_state._bulk(path.read_bytes(), path)
+    with mock.patch.object(hf_trainer_state, "_bulk", lambda data, path: None):
+        try:
+            slow = hf_trainer_state.TrainerStateReader().read(path)
+        except ReadError:
+            slow = None
+    if fast is not None:
+        assert slow is not None
+        assert _series(fast) == _series(slow)
+        assert fast.meta == slow.meta
+
+
+@pytest.mark.parametrize("name", ['lo"ss', "lo\\ss", "lo\tss"])
+def test_a_metric_name_msgspec_cannot_map_is_read_by_the_general_path(tmp_path, name):
+    """msgspec refuses field names holding a quote, a backslash or a control character: the fast
+    paths decline such a file (they raised ValueError, and the file came out NOT-CHECKED)."""
+    rows = [{"step": 1, name: 2.0, "loss": 2.0}, {"step": 2, name: 1.0, "loss": 1.5}]
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps({"log_history": rows}))
+    lines = tmp_path / "metrics.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert hf_trainer_state._bulk(state.read_bytes(), state) is None
+    assert jsonl._bulk(lines) is None
+    assert hf_trainer_state.TrainerStateReader().read(state).get(name).values.tolist() == [2.0, 1.0]
+    assert jsonl.JsonlReader().read(lines).get(name).values.tolist() == [2.0, 1.0]

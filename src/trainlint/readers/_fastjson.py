@@ -33,6 +33,7 @@ _UNKNOWN = re.compile(r"unknown field `(.*?)`(?: - at `[^`]*`)?$", re.DOTALL)
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
 _KEY = re.compile(rb'"((?:[^"\\\n]|\\.){1,200})"\s*:')
 _ENTRY_GAP = re.compile(rb"\}\s*,\s*\{")
+_LOG_HISTORY_KEY = re.compile(rb'"log_history"\s*:\s*\[')
 Table = dict[str, np.ndarray]
 _SCALAR = bool | int | float | str | None
 
@@ -47,20 +48,26 @@ class Schema:
         self.keys, self.kind, self.grown = list(dict.fromkeys(keys)), kind, 0
         self._build()
 
-    def _build(self) -> None:
+    def _build(self) -> bool:
+        """Make the record type; False for a key msgspec cannot map a field to (one holding a
+        quote, a backslash or a control character): the general path reads such a file."""
         self.names = [f"f{i}" for i in range(len(self.keys))]
-        self.type = msgspec.defstruct(
-            "Record",
-            [(n, self.kind, math.nan) for n in self.names],
-            rename=dict(zip(self.names, self.keys)),
-            forbid_unknown_fields=True,
-            gc=False,
-        )
+        try:
+            self.type = msgspec.defstruct(
+                "Record",
+                [(n, self.kind, math.nan) for n in self.names],
+                rename=dict(zip(self.names, self.keys)),
+                forbid_unknown_fields=True,
+                gc=False,
+            )
+        except ValueError:
+            self.type = None
+        return self.type is not None
 
     def decode(self, fn: Callable[[Any], Any]) -> Any:
         """``fn(record_type)``, retried with each unknown key it reports; None when the input
         is not of this shape."""
-        while True:
+        while self.type is not None:
             try:
                 return fn(self.type)
             except msgspec.ValidationError as exc:
@@ -72,6 +79,7 @@ class Schema:
                 self._build()
             except (msgspec.DecodeError, RecursionError):
                 return None
+        return None
 
     def has_null(self, records: list[Any], keys: tuple[str, ...]) -> bool:
         """Whether any record holds null for one of ``keys``."""
@@ -196,6 +204,35 @@ def trainer_state_table(
         "State",
         [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, _SCALAR, msgspec.UNSET) for k in meta_keys],
     )
+    located = _split_state(data, top)
+    got = None if located is None else _state_table(*located, meta_keys, summary_keys)
+    if got is None:  # not where the cheap split put it (a ']' in a key, a nested log_history ...)
+        located = _decode_state(data, top)
+        got = None if located is None else _state_table(*located, meta_keys, summary_keys)
+    return got
+
+
+def _split_state(data: bytes, top: Any) -> tuple[Any, memoryview] | None:
+    """(the top-level object, its log_history array) without a pass over the
+    entries. The array is taken to run from the key's ``[`` to the first ``]`` after it, its end
+    when the entries are flat objects of numbers (the caller's decode of the entries checks
+    that); the rest of the document is decoded with ``[]`` in the array's place, which checks
+    it, and that the key found is the top-level one and the only one."""
+    m = _LOG_HISTORY_KEY.search(data)
+    end = -1 if m is None else data.find(b"]", m.end())
+    if m is None or end < 0:
+        return None
+    try:
+        state = msgspec.json.decode(data[: m.end() - 1] + b"[]" + data[end + 1 :], type=top)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    if state.log_history is msgspec.UNSET or bytes(state.log_history) != b"[]":
+        return None
+    return state, memoryview(data)[m.end() - 1 : end + 1]
+
+
+def _decode_state(data: bytes, top: Any) -> tuple[Any, memoryview] | None:
+    """The same from one pass over the whole document (the entries skipped, not built)."""
     try:
         state = msgspec.json.decode(data, type=top)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
@@ -206,6 +243,13 @@ def trainer_state_table(
     body = memoryview(raw)
     if body[:1] != b"[" or body[-1:] != b"]":
         return None
+    return state, body
+
+
+def _state_table(
+    state: Any, body: memoryview, meta_keys: tuple[str, ...], summary_keys: tuple[str, ...]
+) -> tuple[dict[str, Any], Table, int, dict[str, Any] | None] | None:
+    """The meta, columns, entry count and last summary of a located log_history ``body``."""
     meta = {k: getattr(state, k) for k in meta_keys if getattr(state, k) is not msgspec.UNSET}
     schema = Schema(_head_keys(body[1:-1]), int | float | None)
     parts, summary = _Parts(len(body)), None
