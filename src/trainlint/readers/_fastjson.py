@@ -252,9 +252,9 @@ def _state_table(
     """The meta, columns, entry count and last summary of a located log_history ``body``."""
     meta = {k: getattr(state, k) for k in meta_keys if getattr(state, k) is not msgspec.UNSET}
     schema = Schema(_head_keys(body[1:-1]), int | float | None)
-    parts, summary = _Parts(len(body)), None
+    parts, summary, bracket = _Parts(len(body)), None, _Bracketed()
     for block in _blocks(body[1:-1], _ENTRY_GAP):
-        buf = b"[" + block + b"]"
+        buf = bracket(block)
         records = schema.decode(lambda t, b=buf: msgspec.json.decode(b, type=list[t]))  # flat records
         table = None if records is None else schema.table(records)
         if table is None or schema.has_null(records, summary_keys):
@@ -263,6 +263,24 @@ def _state_table(
         summary = last if last is not None else summary
         parts.add(table, len(records), len(block))
     return meta, parts.stack(), parts.count, summary
+
+
+class _Bracketed:
+    """A block of entries as a JSON array, written into one buffer kept from block to block:
+    ``b"[" + block + b"]"`` made two fresh 1 MB copies per block, each handed back to the
+    system when freed and faulted in again (18 ms on a 27 MB file). The records decoded from
+    it hold numbers only, nothing that points into the buffer."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def __call__(self, block: memoryview) -> memoryview:
+        n = len(block)
+        if len(self._buf) < n + 2:
+            self._buf = bytearray(n + n // 8 + 2)
+        buf = self._buf
+        buf[0], buf[1 : n + 1], buf[n + 1] = 0x5B, block, 0x5D  # [ block ]
+        return memoryview(buf)[: n + 2]
 
 
 def _last_summary(records: list[Any], table: Table, schema: Schema, keys: tuple[str, ...]) -> dict[str, Any] | None:
