@@ -9,6 +9,7 @@ private ``_`` module; the core never imports a training framework; the CLI is a 
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -256,6 +257,37 @@ def test_cli_starts_without_numpy_or_rich():
         [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)}
     ).stdout.strip()
     assert out == ""
+
+
+def test_doctor_on_one_log_imports_only_what_a_log_needs(tmp_path):
+    """`trainlint doctor` on a JSONL log (long enough to be downsampled for its curve) imports no
+    dataset, tokenizer, checkpoint or comparison machinery, no numpy.ma (np.unique and np.median
+    would), no CRC library, TOML parser or shutil: each costs start-up time on every run."""
+    log = tmp_path / "m.jsonl"
+    log.write_text("".join(f'{{"step": {i}, "loss": {3 - i / 1000 + (i % 7) / 50:.4f}}}\n' for i in range(3000)))
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "trainlint", "doctor", str(log)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    assert "steps 0-2999" in out.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()}
+    assert "numpy" in imported and "trainlint.readers.jsonl" in imported
+    unwanted = {
+        "numpy.ma",
+        "trainlint.dataset.scan",
+        "trainlint.inspectors.dataset_judge",
+        "trainlint.inspectors.tokenizer_folder",
+        "trainlint.inspectors.comparison",
+        "trainlint.checkpoint.zipread",
+        "trainlint.checkpoint.torchfmt",
+        "google_crc32c",
+        "tomllib",
+        "shutil",
+    }
+    assert not unwanted & imported
 
 
 def test_json_is_written_in_one_place():

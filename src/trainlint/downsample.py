@@ -34,7 +34,12 @@ def _kept_indices(values: np.ndarray, buckets: int) -> np.ndarray:
     parts = [_extremes(values[: full * width].reshape(full, width)) + np.arange(full)[:, None] * width]
     if full * width < n:
         parts.append(_extremes(values[full * width :].reshape(1, -1)) + full * width)
-    return np.unique(np.concatenate(parts).reshape(-1))
+    pairs = np.concatenate(parts)
+    pairs.sort(axis=1)  # each bucket's two indices lie inside it, so the rows flatten in order
+    flat = pairs.reshape(-1)
+    fresh = np.ones(len(flat), bool)
+    fresh[1:] = flat[1:] != flat[:-1]  # a bucket whose lowest and highest point are one point
+    return flat[fresh]  # np.unique's answer without np.unique, which imports numpy.ma (8 ms)
 
 
 def _extremes(grid: np.ndarray) -> np.ndarray:
