@@ -93,16 +93,25 @@ def _bulk(data: bytes, path: Path) -> Run | None:
     skipped = n - len(idx) - int(is_summary.sum())
     if skipped:
         run.notes.append(f"skipped {skipped} log_history entries without a numeric step")
-    steps, first = step[idx], idx[:256]
+    pick = _as_slice(idx)
+    steps, first = step[pick], idx[:256]
     cols = Columns(where_format="log_history[{}]")
     seen = [k for k in table if not np.isnan(table[k][first]).all()]
     for key in seen + sorted(table.keys() - set(seen)):
         if key not in NOT_SERIES:
-            values = table.pop(key)[idx]
+            values = table.pop(key)[pick]
             keep = ~np.isnan(values)
             cols.add_array(key, *((steps, values) if keep.all() else (steps[keep], values[keep])))
     cols.into(run)
     return run
+
+
+def _as_slice(idx: np.ndarray) -> np.ndarray | slice:
+    """``idx`` as a slice when it is one run of consecutive indices (every entry but a final
+    summary, the usual case): the columns are then views, not copies."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return idx
 
 
 def _columns(history: list[Any], run: Run) -> Columns:
