@@ -113,8 +113,10 @@ def closed_pipe() -> None:
     stopped): the output was cut by the reader, nothing went wrong in trainlint."""
     import sys
 
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # the buffered rest goes nowhere at exit, silently
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the buffered rest: nowhere
+    except (OSError, ValueError):  # a stream without a file descriptor (an embedding caller's)
+        pass
     sys.exit(141)
 
 
