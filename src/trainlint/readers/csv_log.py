@@ -25,12 +25,33 @@ STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSO
 
 
 def _header(text: str) -> tuple[list[str], str] | None:
+    """(column names, delimiter) of the first non-blank line; a quoted name (holding the
+    delimiter, a doubled quote or a line break) is read as the csv module reads it."""
     first = next((line for line in text.splitlines() if line.strip()), "")
-    best = max(DELIMITERS, key=first.count)
-    if first.count(best) == 0:
+    found = [d for d in sorted(DELIMITERS, key=first.count, reverse=True) if first.count(d)]
+    if not found:
         return None
-    cols = [c.strip() for c in first.split(best)]
-    return cols, best
+    if '"' not in first and len(found) == 1:  # the common case: one delimiter, no quotes
+        return [c.strip() for c in first.split(found[0])], found[0]
+    start = text.index(first)
+    parsed = [_first_records(text[start:], d) for d in found]
+    fits = [i for i, (head, row) in enumerate(parsed) if head and len(head) == len(row)]  # as wide as a row
+    i = fits[0] if fits else 0
+    return ([c.strip() for c in parsed[i][0]], found[i]) if parsed[i][0] else None
+
+
+def _first_records(text: str, delim: str) -> tuple[list[str], list[str]]:
+    """The header and the first row of ``text`` as the csv module reads them with ``delim``."""
+    records = (r for r in csv.reader(io.StringIO(text[: 1 << 16]), delimiter=delim) if r)
+    try:
+        return next(records, []), next(records, [])
+    except csv.Error:
+        return [], []
+
+
+def _header_lines(header: list[str]) -> int:
+    """How many lines the header takes (a quoted name may hold line breaks)."""
+    return 1 + sum(name.count("\n") for name in header)
 
 
 def _is_metric_header(cols: list[str]) -> bool:
@@ -46,7 +67,8 @@ class CsvReader:
         found = _header(text)
         if found is None or not _is_metric_header(found[0]):
             return False
-        rows = [r for r in text.splitlines()[1:4] if r.strip()]
+        skip = _header_lines(found[0])
+        rows = [r for r in text.splitlines()[skip : skip + 3] if r.strip()]
         return bool(rows) and any(ch.isdigit() for ch in rows[0])
 
     def read(self, path: Path) -> Run:

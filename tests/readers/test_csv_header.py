@@ -1,0 +1,50 @@
+"""CSV headers are read as the csv module reads them: a quoted name holding the delimiter, a
+doubled quote or a line break is one column, and the values stay under their own names."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trainlint.readers import csv_log, sniff
+
+ODD = st.text(alphabet=st.sampled_from('ab,;"\n é_/'), min_size=1, max_size=8).filter(
+    lambda s: s.strip() and s.strip().lower() not in csv_log.STEP_COLUMNS and s == s.strip()
+)
+
+
+def _write(path, names, rows, delim=","):
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=delim, lineterminator="\n")
+    w.writerow(names)
+    w.writerows(rows)
+    path.write_text(buf.getvalue())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ODD, min_size=1, max_size=4, unique=True), st.sampled_from([",", ";"]))
+def test_quoted_header_names_keep_their_values(tmp_path_factory, extra, delim):
+    names = ["step", "loss", *extra]
+    rows = [[i, 2.0 - i / 100, *[10 * (j + 1) + i for j in range(len(extra))]] for i in range(20)]
+    path = tmp_path_factory.mktemp("c") / "metrics.csv"
+    _write(path, names, rows, delim)
+    run = csv_log.CsvReader().read(path)
+    assert not run.damage, run.notes
+    for j, name in enumerate(extra):
+        assert run.get(name).values.tolist() == [10.0 * (j + 1) + i for i in range(20)], name
+    assert run.get("loss").values.tolist() == [2.0 - i / 100 for i in range(20)]
+
+
+def test_a_header_with_a_comma_in_a_quoted_name_is_recognised_and_read(tmp_path):
+    """It was split at the quoted comma: every row then had 'the wrong number of fields' (a
+    false TL100) and each value sat under its neighbour's name."""
+    path = tmp_path / "metrics.csv"
+    _write(path, ["step", "loss", 'acc "top,1"', "line\nbreak"], [[i, 1.0 / (i + 1), 0.5, 7] for i in range(10)])
+    assert sniff(path) is not None and sniff(path).name == "csv"
+    run = csv_log.CsvReader().read(path)
+    assert not run.damage and not run.notes
+    assert run.get('acc "top,1"').values.tolist() == [0.5] * 10
+    assert run.get("line\nbreak").values.tolist() == [7.0] * 10
