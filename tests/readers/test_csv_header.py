@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trainlint.readers import csv_log, sniff
@@ -26,6 +26,7 @@ def _write(path, names, rows, delim=","):
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(ODD, min_size=1, max_size=4, unique=True), st.sampled_from([",", ";"]))
+@example(extra=[",,\n,;", ","], delim=";")  # as wide with "," as with ";" over the first row only
 def test_quoted_header_names_keep_their_values(tmp_path_factory, extra, delim):
     names = ["step", "loss", *extra]
     rows = [[i, 2.0 - i / 100, *[10 * (j + 1) + i for j in range(len(extra))]] for i in range(20)]

@@ -35,18 +35,28 @@ def _header(text: str) -> tuple[list[str], str] | None:
         return [c.strip() for c in first.split(found[0])], found[0]
     start = text.index(first)
     parsed = [_first_records(text[start:], d) for d in found]
-    fits = [i for i, (head, row) in enumerate(parsed) if head and len(head) == len(row)]  # as wide as a row
-    i = fits[0] if fits else 0
+    fits = [i for i, (head, rows) in enumerate(parsed) if head and rows and {len(r) for r in rows} == {len(head)}]
+    i = fits[0] if fits else 0  # the delimiter that makes the header as wide as the rows below it
     return ([c.strip() for c in parsed[i][0]], found[i]) if parsed[i][0] else None
 
 
-def _first_records(text: str, delim: str) -> tuple[list[str], list[str]]:
-    """The header and the first row of ``text`` as the csv module reads them with ``delim``."""
-    records = (r for r in csv.reader(io.StringIO(text[: 1 << 16]), delimiter=delim) if r)
+def _first_records(text: str, delim: str) -> tuple[list[str], list[list[str]]]:
+    """The header and up to three rows after it, as the csv module reads ``text`` with
+    ``delim`` (the last record of the 64 KB looked at may be cut, so it is left out)."""
+    records = [r for r in _records(text[: 1 << 16], delim, 5) if r]
+    return (records[0], records[1:4]) if records else ([], [])
+
+
+def _records(text: str, delim: str, n: int) -> list[list[str]]:
+    out: list[list[str]] = []
     try:
-        return next(records, []), next(records, [])
+        for record in csv.reader(io.StringIO(text), delimiter=delim):
+            out.append(record)
+            if len(out) >= n:
+                break
     except csv.Error:
-        return [], []
+        pass
+    return out[:-1] if len(out) < n and len(text) >= 1 << 16 else out
 
 
 def _header_lines(header: list[str]) -> int:
