@@ -130,6 +130,17 @@ def test_bad_input_not_checked(tmp_path, content, reason):
     assert r.verdict.value == "NOT-CHECKED" and reason in r.unjudged and "\n" not in r.unjudged
 
 
+def test_a_trainer_state_json_is_not_judged_as_a_dataset(tmp_path):
+    """`trainlint data trainer_state.json` (the wrong file named) says what the file is and which
+    command judges it, instead of schema-drift warnings about its eval entries."""
+    state = {"global_step": 4, "log_history": [{"step": 1, "loss": 2.0}, {"step": 2, "eval_loss": 1.9}]}
+    p = tmp_path / "trainer_state.json"
+    p.write_text(json.dumps(state))
+    r = judge_dataset(p)[0]
+    assert r.verdict.value == "NOT-CHECKED"
+    assert "trainer_state.json" in r.unjudged and "trainlint doctor" in r.unjudged and not r.findings
+
+
 def test_truncated_parquet_not_checked(tmp_path):
     pa, table = _arrow_table()
     import pyarrow.parquet as pq

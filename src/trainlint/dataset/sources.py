@@ -258,13 +258,18 @@ def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
         msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise DataError(f"not JSONL and not a JSON document: {msg} (line {getattr(exc, 'lineno', '?')})") from None
     lists = (
-        [v for v in doc.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        [(k, v) for k, v in doc.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
         if isinstance(doc, dict)
         else []
     )
     if not lists:
         raise DataError("a JSON object with no list of row objects in it")
-    for n, obj in enumerate(lists[0], 1):
+    if lists[0][0] == "log_history":
+        raise DataError(
+            "a Hugging Face trainer_state.json: its log_history is a training log, not a dataset "
+            "(judge it with `trainlint doctor`)"
+        )
+    for n, obj in enumerate(lists[0][1], 1):
         if type(obj) is dict:
             yield n, obj, json.dumps(obj, sort_keys=True)
         else:
