@@ -42,6 +42,7 @@ FLOORS: dict[str, int] = {
     "trainlint.registry": 1,
     "trainlint.config": 1,
     "trainlint.options": 1,
+    "trainlint.arrays": 1,
     "trainlint.downsample": 1,
     "trainlint.picklewalk": 1,
     "trainlint.safeio": 1,

@@ -234,15 +234,17 @@ def _summed(run: Any, parts: tuple[str, ...]) -> str | None:
     """Add the series ``a+b+...`` to ``run``: the components summed at the steps they share."""
     import numpy as np
 
+    from .arrays import unique
+
     name = "+".join(parts)
     if name in run.series:
         return name
     series = [run.series[p] for p in parts]
     steps = None
     for s in series:
-        u = np.unique(s.steps)
-        steps = u if steps is None else np.intersect1d(steps, u)
-    if steps is None or len(steps) < 0.5 * max(len(np.unique(s.steps)) for s in series):
+        u = unique(s.steps)
+        steps = u if steps is None else np.intersect1d(steps, u, assume_unique=True)
+    if steps is None or len(steps) < 0.5 * max(len(unique(s.steps)) for s in series):
         return None
     total = np.zeros(len(steps))
     wall = None

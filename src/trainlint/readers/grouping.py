@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..arrays import unique
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..roles import assign_roles
@@ -322,7 +323,7 @@ def _same_run(run: Run, mine: dict[str, str], other: Run, theirs: dict[str, str]
     if a is None or b is None or not len(a) or not len(b):
         return True  # nothing to compare: trust the folder convention
     shared, ia, ib = np.intersect1d(a.steps, b.steps, return_indices=True)
-    if len(shared) < MIN_OVERLAP * min(len(np.unique(a.steps)), len(np.unique(b.steps))):
+    if len(shared) < MIN_OVERLAP * min(len(unique(a.steps)), len(unique(b.steps))):
         return False
     va, vb = a.values[ia], b.values[ib]
     same = (

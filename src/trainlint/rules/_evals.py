@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from ..arrays import unique
 from .stats import centred_median, coarse, median
 
 
@@ -54,7 +55,7 @@ def scheduled_steps(run) -> np.ndarray:
     ev = run.get("eval_loss")
     if ev is not None and len(ev):
         parts.append(ev.steps)
-    return np.unique(np.concatenate(parts))
+    return unique(np.concatenate(parts))
 
 
 def spans_scheduled(lo: np.ndarray, hi: np.ndarray, sched: np.ndarray, tol: float) -> np.ndarray:
