@@ -43,6 +43,7 @@ FLOORS: dict[str, int] = {
     "trainlint.config": 1,
     "trainlint.options": 1,
     "trainlint.arrays": 1,
+    "trainlint.delimited": 1,
     "trainlint.downsample": 1,
     "trainlint.picklewalk": 1,
     "trainlint.safeio": 1,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..delimited import header
 from .errors import Bad, DataError
 
 BOM = b"\xef\xbb\xbf"
@@ -279,8 +280,8 @@ def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
 def _dialect(path: Path, head: bytes) -> str:
     if path.suffix.lower() == ".tsv":
         return "\t"
-    first = head.lstrip(BOM).decode("utf-8", errors="replace").split("\n", 1)[0]
-    return max(",\t;|", key=first.count) if any(c in first for c in ",\t;|") else ","
+    found = header(head.lstrip(BOM).decode("utf-8", errors="replace"), ",\t;|")
+    return found[1] if found else ","
 
 
 def iter_csv(path: Path, head: bytes) -> Iterator[tuple[int, Any, Any]]:

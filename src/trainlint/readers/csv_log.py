@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import delimited
 from ..model import Run
 from ..roles import role_of
 from ..safeio import add_damage, read_text
@@ -22,46 +23,6 @@ from .jsonl import STEP_KEYS
 DELIMITERS = ",\t;"
 _DENSE_ROWS = 1 << 14  # rows converted at a time by the dense-table fast path
 STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSON lines
-
-
-def _header(text: str) -> tuple[list[str], str] | None:
-    """(column names, delimiter) of the first non-blank line; a quoted name (holding the
-    delimiter, a doubled quote or a line break) is read as the csv module reads it."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    found = [d for d in sorted(DELIMITERS, key=first.count, reverse=True) if first.count(d)]
-    if not found:
-        return None
-    if '"' not in first and len(found) == 1:  # the common case: one delimiter, no quotes
-        return [c.strip() for c in first.split(found[0])], found[0]
-    start = text.index(first)
-    parsed = [_first_records(text[start:], d) for d in found]
-    fits = [i for i, (head, rows) in enumerate(parsed) if head and rows and {len(r) for r in rows} == {len(head)}]
-    i = fits[0] if fits else 0  # the delimiter that makes the header as wide as the rows below it
-    return ([c.strip() for c in parsed[i][0]], found[i]) if parsed[i][0] else None
-
-
-def _first_records(text: str, delim: str) -> tuple[list[str], list[list[str]]]:
-    """The header and up to three rows after it, as the csv module reads ``text`` with
-    ``delim`` (the last record of the 64 KB looked at may be cut, so it is left out)."""
-    records = [r for r in _records(text[: 1 << 16], delim, 5) if r]
-    return (records[0], records[1:4]) if records else ([], [])
-
-
-def _records(text: str, delim: str, n: int) -> list[list[str]]:
-    out: list[list[str]] = []
-    try:
-        for record in csv.reader(io.StringIO(text), delimiter=delim):
-            out.append(record)
-            if len(out) >= n:
-                break
-    except csv.Error:
-        pass
-    return out[:-1] if len(out) < n and len(text) >= 1 << 16 else out
-
-
-def _header_lines(header: list[str]) -> int:
-    """How many lines the header takes (a quoted name may hold line breaks)."""
-    return 1 + sum(name.count("\n") for name in header)
 
 
 def _is_metric_header(cols: list[str]) -> bool:
@@ -74,10 +35,10 @@ class CsvReader:
         if looks_binary(head):
             return False
         text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-        found = _header(text)
+        found = delimited.header(text, DELIMITERS)
         if found is None or not _is_metric_header(found[0]):
             return False
-        skip = _header_lines(found[0])
+        skip = delimited.header_lines(found[0])
         rows = [r for r in text.splitlines()[skip : skip + 3] if r.strip()]
         return bool(rows) and any(ch.isdigit() for ch in rows[0])
 
@@ -86,7 +47,7 @@ class CsvReader:
         text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="csv", files=[str(path)], notes=notes)
         add_damage(run, bounded)
-        found = _header(text)
+        found = delimited.header(text, DELIMITERS)
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
