@@ -13,8 +13,10 @@ SRC = TESTS.parent / "src" / "trainlint"
 # Cross-cutting tests, and tests of the floor-1 modules at the top of src/trainlint/.
 TOP_LEVEL = {
     "test_architecture.py",
+    "test_arrays.py",
     "test_bad_inputs.py",  # the hostile-input corpus: every reader and inspector
     "test_config.py",
+    "test_delimited.py",
     "test_downsample.py",
     "test_fuzz_readers.py",  # fuzzing every reader and inspector
     "test_golden.py",
