@@ -7,7 +7,7 @@ import json
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trainlint.model import Run
@@ -306,6 +306,7 @@ SIDE = st.dictionaries(st.sampled_from(["trial_params", "max_steps", "z", "log_h
 
 @settings(max_examples=150, deadline=None)
 @given(SIDE, st.lists(st.dictionaries(AWKWARD, NUM, max_size=4), max_size=6), SIDE, st.booleans())
+@example({}, [{"loss": 0}], {"log_history": []}, False)  # a second, empty log_history: the one read
 def test_trainer_state_fast_path_equals_general_path_around_awkward_documents(
     tmp_path_factory, head, entries, tail, pretty
 ):

@@ -217,10 +217,11 @@ def _split_state(data: bytes, top: Any) -> tuple[Any, memoryview] | None:
     entries. The array is taken to run from the key's ``[`` to the first ``]`` after it, its end
     when the entries are flat objects of numbers (the caller's decode of the entries checks
     that); the rest of the document is decoded with ``[]`` in the array's place, which checks
-    it, and that the key found is the top-level one and the only one."""
+    it, and that the key found is the top-level one. A second ``"log_history"`` after the array
+    declines: the document's last key is the one read, and its value may be ``[]`` too."""
     m = _LOG_HISTORY_KEY.search(data)
     end = -1 if m is None else data.find(b"]", m.end())
-    if m is None or end < 0:
+    if m is None or end < 0 or data.find(b'"log_history"', end) >= 0:  # a second key: the last counts
         return None
     try:
         state = msgspec.json.decode(data[: m.end() - 1] + b"[]" + data[end + 1 :], type=top)
