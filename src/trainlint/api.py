@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Settings, load_settings
 from .discover import match_file, walk
 from .engine import judge_run
 from .inspectors.logs import is_uri
-from .live.guard import Guard, StopPolicy
 from .model import Run
 from .options import EnvOptions, Options, ReadOptions
 from .readers import ReadError
@@ -22,6 +21,9 @@ from .readers import read_run as _read_raw
 from .registry import Rule
 from .roles import apply_roles, parse_map
 from .verdict import Finding, Report, Result
+
+if TYPE_CHECKING:  # at run time from __getattr__ below
+    from .live.guard import Guard, StopPolicy
 
 
 class OptionsError(ValueError):
@@ -359,6 +361,16 @@ def watch(
         emit=emit,
         heartbeat=heartbeat,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``Guard`` and ``StopPolicy`` load with their module (the live guard), not with every
+    ``doctor``."""
+    if name in ("Guard", "StopPolicy"):
+        from .live import guard
+
+        return getattr(guard, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -22,9 +22,10 @@ from __future__ import annotations
 import fnmatch
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .registry import CATEGORIES, REGISTRY, Rule
 
@@ -33,15 +34,14 @@ class ConfigError(Exception):
     """A configuration file or option that cannot be used."""
 
 
-@dataclass
-class Settings:
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
-    overrides: list[dict[str, Any]] = field(default_factory=list)
+class Settings(msgspec.Struct):
+    select: list[str] = msgspec.field(default_factory=list)
+    ignore: list[str] = msgspec.field(default_factory=list)
+    thresholds: dict[str, dict[str, float]] = msgspec.field(default_factory=dict)
+    overrides: list[dict[str, Any]] = msgspec.field(default_factory=list)
     origin: str | None = None
-    pinned: dict[str, dict[str, float]] = field(default_factory=dict)
-    extend: list[str] = field(default_factory=list)  # extend-select: added to select
+    pinned: dict[str, dict[str, float]] = msgspec.field(default_factory=dict)
+    extend: list[str] = msgspec.field(default_factory=list)  # extend-select: added to select
 
     def for_path(self, path: str) -> Settings:
         """These settings with every override whose ``paths`` match ``path`` applied

@@ -7,9 +7,10 @@ import functools
 import inspect
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .options import Options
 from .plugins import import_plugins
@@ -32,8 +33,7 @@ SKIP_DIRS = {
 }
 
 
-@dataclass
-class Inspector:
+class Inspector(msgspec.Struct):
     """Recognises one kind of input and judges it into a Report."""
 
     kind: str
@@ -85,11 +85,10 @@ def load_inspectors() -> list[Inspector]:
     return INSPECTORS
 
 
-@dataclass
-class Item:
+class Item(msgspec.Struct):
     path: Path
     inspector: Inspector
-    claimed: list[Path] = field(default_factory=list)
+    claimed: list[Path] = msgspec.field(default_factory=list)
     part: str | None = None  # the run inside a file that holds several (see Inspector.parts)
 
 
@@ -100,11 +99,10 @@ def _head(path: Path) -> bytes:
     return head_as_utf8(read_head(path))  # b"" for a FIFO, socket or device: never opened
 
 
-@dataclass
-class ScanStats:
+class ScanStats(msgspec.Struct):
     """What a folder scan left alone, by reason (see CONTRACTS.md, non-regular files and symlinks)."""
 
-    skipped: dict[str, list[str]] = field(default_factory=dict)
+    skipped: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def add(self, why: str, path: Path) -> None:
         self.skipped.setdefault(why, []).append(str(path))
@@ -143,7 +141,7 @@ def _bind(ins: Inspector, match: Any) -> Inspector:
     if match is True or not ins.takes_match:
         return ins
     judge_part = ins.judge_part
-    return replace(
+    return msgspec.structs.replace(
         ins,
         judge=functools.partial(ins.judge, match=match),
         parts=functools.partial(ins.parts, match=match) if ins.parts is not None else None,
@@ -303,4 +301,4 @@ def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
         def judge(p: Path, options: Options, _part: str = part) -> Report:
             return judge_part(p, _part, options)
 
-        yield Item(path, replace(ins, judge=judge), part=part)
+        yield Item(path, msgspec.structs.replace(ins, judge=judge), part=part)

@@ -7,14 +7,13 @@ clock, the wall time of every point).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 
-@dataclass
-class Series:
+class Series(msgspec.Struct):
     name: str
     steps: np.ndarray
     values: np.ndarray
@@ -38,28 +37,26 @@ class Series:
         return Series(self.name, self.steps[keep], self.values[keep], wall)
 
 
-@dataclass
-class Damage:
+class Damage(msgspec.Struct):
     """What a reader found broken in its input, read as far as it was intact."""
 
     kind: str  # "truncated", "corrupt", "skipped-lines", ...
     message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class Run:
+class Run(msgspec.Struct):
     """One training run: metric series plus where they came from."""
 
     source: str
     format: str
-    series: dict[str, Series] = field(default_factory=dict)
-    roles: dict[str, str] = field(default_factory=dict)  # role -> series name
-    files: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    damage: list[Damage] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)  # e.g. crash signatures
+    series: dict[str, Series] = msgspec.field(default_factory=dict)
+    roles: dict[str, str] = msgspec.field(default_factory=dict)  # role -> series name
+    files: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
+    damage: list[Damage] = msgspec.field(default_factory=list)
+    events: list[dict[str, Any]] = msgspec.field(default_factory=list)  # e.g. crash signatures
 
     def get(self, role: str) -> Series | None:
         """The series playing ``role`` (canonical role name or raw metric name)."""

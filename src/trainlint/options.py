@@ -7,27 +7,26 @@ re-exports them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from .config import Settings
 
 
-@dataclass(frozen=True)
-class ReadOptions:
+class ReadOptions(msgspec.Struct, frozen=True):
     """What a reader may be told: extra console recognisers and how hard to check event files."""
 
     patterns: tuple[str, ...] = ()  # --pattern: regexes with named groups (step, epoch, loss, ...)
     tfevents_data_crc: bool = True  # False: TensorBoard records get only their length CRC checked
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(msgspec.Struct, frozen=True):
     """What every judging command takes: settings (rules, thresholds), role overrides and the
     per-input switches of ``doctor``/``ckpt``/``data``/``tokenizer``."""
 
-    settings: Settings = field(default_factory=Settings)
-    role_map: Mapping[str, str] = field(default_factory=dict)
+    settings: Settings = msgspec.field(default_factory=Settings)
+    role_map: Mapping[str, str] = msgspec.field(default_factory=dict)
     baseline: tuple[str | Path, ...] = ()  # known-good run(s): doctor also compares every log with them
     dataset: Path | None = None  # the training data: its label entropy is handed to TL099
     tokenizer: Path | None = None  # tokenizer folder for dataset token statistics
@@ -46,8 +45,7 @@ class Options:
         return ReadOptions(patterns=tuple(self.patterns), tfevents_data_crc=self.tfevents_data_crc)
 
 
-@dataclass(frozen=True)
-class EnvOptions:
+class EnvOptions(msgspec.Struct, frozen=True):
     """What ``trainlint env`` probes besides the machine itself."""
 
     entrypoint: str | None = None

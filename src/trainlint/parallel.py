@@ -18,9 +18,10 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .verdict import Report
 
@@ -33,8 +34,7 @@ OnReport = Callable[[Report], None]
 Executor = Callable[..., Iterator[tuple[int, list[Report]]]]
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(msgspec.Struct, frozen=True):
     """One unit of work: what to judge and how; picklable and small."""
 
     kind: str  # "item" | "uri" | "missing" | "not-regular" | "unclaimed" | "baseline-log" | "group"

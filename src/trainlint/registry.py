@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .verdict import Finding, Severity
 
@@ -56,15 +57,13 @@ class StandDown(Exception):
     """The check ran and deliberately declined to judge; the reason is recorded."""
 
 
-@dataclass(frozen=True)
-class Threshold:
+class Threshold(msgspec.Struct, frozen=True):
     name: str
     default: float
     doc: str
 
 
-@dataclass
-class Rule:
+class Rule(msgspec.Struct):
     code: str
     name: str
     category: str
@@ -174,14 +173,13 @@ def rule(
     return wrap
 
 
-@dataclass
-class Context:
+class Context(msgspec.Struct):
     """What a check function sees: its subject, its thresholds, and how to fire."""
 
     rule: Rule
     subject: Any
     thresholds: Mapping[str, float]
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def run(self) -> Any:

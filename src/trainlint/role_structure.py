@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 TRAIN_WORDS = frozenset({"train", "training", "trn"})
 EVAL_WORDS = frozenset({"val", "valid", "validation", "eval", "evaluation", "dev", "evaluate"})
@@ -136,8 +137,7 @@ _WORD_SEP = re.compile(r"[_\-\s]+")
 _PATH_SEP = re.compile(r"[/.:|]+")
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(msgspec.Struct, frozen=True):
     name: str
     split: str | None  # "train", "eval", "test" or None
     kind: str | None  # "total" (a whole loss), "part" (a component of one), or None
@@ -179,8 +179,7 @@ def parse(name: str) -> Parsed:
     return Parsed(name, split, "total", "", namespace, explicit)
 
 
-@dataclass
-class Choice:
+class Choice(msgspec.Struct):
     role: str
     names: tuple[str, ...]  # one name, or the components to sum
     reason: str

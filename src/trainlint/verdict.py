@@ -11,8 +11,9 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import msgspec
 
 SCHEMA_VERSION = "1.0"
 
@@ -51,8 +52,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-@dataclass
-class Finding:
+class Finding(msgspec.Struct):
     """One rule firing, with the numbers it fired on."""
 
     code: str
@@ -60,7 +60,7 @@ class Finding:
     category: str
     severity: Severity
     message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = msgspec.field(default_factory=dict)
     step: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,38 +79,36 @@ class Finding:
         }
 
 
-@dataclass
-class Checks:
+class Checks(msgspec.Struct):
     """Which checks ran, which stood down (ran, decided not to judge), and which could not run."""
 
-    ran: list[str] = field(default_factory=list)
-    stood_down: dict[str, str] = field(default_factory=dict)
-    not_checked: dict[str, str] = field(default_factory=dict)
+    ran: list[str] = msgspec.field(default_factory=list)
+    stood_down: dict[str, str] = msgspec.field(default_factory=dict)
+    not_checked: dict[str, str] = msgspec.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ran": list(self.ran), "stood_down": dict(self.stood_down), "not_checked": dict(self.not_checked)}
 
 
-@dataclass
-class Report:
+class Report(msgspec.Struct):
     """The judgement of one input (a run, a dataset, a checkpoint, ...)."""
 
     source: str
     kind: str
     format: str | None = None
-    findings: list[Finding] = field(default_factory=list)
-    checks: Checks = field(default_factory=Checks)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    checks: Checks = msgspec.field(default_factory=Checks)
     unjudged: str | None = None  # reason the input as a whole could not be judged
-    notes: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)
+    files: list[str] = msgspec.field(default_factory=list)
+    summary: dict[str, Any] = msgspec.field(default_factory=dict)
     # Downsampled curves for renderers (sparklines, the HTML page): role -> {"name", "steps",
     # "values", "points"}; min/max-preserving (see trainlint.downsample). Not in the JSON
     # envelope unless asked for (to_dict(curves=True)).
-    curves: dict[str, dict[str, Any]] = field(default_factory=dict)
+    curves: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     # Steps worth a mark on those curves (e.g. "best_model_checkpoint": {"step", "name"}); for
     # renderers, not in the JSON envelope.
-    marks: dict[str, Any] = field(default_factory=dict)
+    marks: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def verdict(self) -> Severity:
@@ -148,13 +146,12 @@ def combine(verdicts: list[Severity]) -> Severity:
     return max(verdicts, key=lambda v: _VERDICT_ORDER[v])
 
 
-@dataclass
-class Result:
+class Result(msgspec.Struct):
     """What every command returns: a list of reports, one verdict, one exit code."""
 
     command: str
-    reports: list[Report] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    reports: list[Report] = msgspec.field(default_factory=list)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
     empty_reason: str | None = None  # why there is nothing to report, when nothing is
 
     @property

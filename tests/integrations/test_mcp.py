@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.integrations.mcp_worker import Refused, confine, resolve_roots, run_job
+from trainlint.integrations.mcp_worker import Refused, confine, options, resolve_roots, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -358,6 +358,13 @@ def test_confine_resolves_and_refuses(tmp_path):
             confine(bad, roots)
     with pytest.raises(Refused):
         resolve_roots([tmp_path / "missing"])
+
+
+def test_select_and_ignore_extend_the_config_found_under_the_root(tmp_path):
+    (tmp_path / "trainlint.toml").write_text('ignore = ["TL005"]\n')
+    got = options([tmp_path], select=["TL001", "TL002"], ignore=["TL003"]).settings
+    assert got.select == ["TL001", "TL002"] and got.ignore == ["TL005", "TL003"]
+    assert options([tmp_path]).settings.ignore == ["TL005"]
 
 
 def test_worker_job_answers_refusals_and_envelopes():

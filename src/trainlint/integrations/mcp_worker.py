@@ -13,13 +13,14 @@ This module imports neither the MCP SDK nor anything heavy at module level.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 MAX_POINTS_CAP = 20_000  # series(): an agent asks for a shape, not the raw log
 
@@ -101,7 +102,7 @@ def options(
     if ignore:
         changes["ignore"] = [*settings.ignore, *ignore]
     if changes:
-        settings = dataclasses.replace(settings, **changes)
+        settings = msgspec.structs.replace(settings, **changes)
     return api.Options(settings=settings, **fields)
 
 

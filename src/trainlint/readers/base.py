@@ -12,10 +12,10 @@ import inspect
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..model import Damage, Run
@@ -28,8 +28,7 @@ class ReadError(Exception):
     """The input cannot be read as a run; the message says why, in one line."""
 
 
-@dataclass
-class Reader:
+class Reader(msgspec.Struct):
     name: str  # the format name reported for runs it reads
     sniff: Callable[[Path, bytes], bool]
     read: Callable[[Path], Run]

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import numpy as np
 
 from ..arrays import unique
@@ -42,11 +42,10 @@ DATASET_SUFFIXES = (".jsonl", ".parquet", ".arrow", ".csv", ".tsv", ".json")
 DATASET_HINTS = ("train", "data", "dataset", "valid", "eval", "test")
 
 
-@dataclass
-class RunGroup:
+class RunGroup(msgspec.Struct):
     folder: Path
     convention: str  # "hf-output", "lightning", "coqui", or the name of a folder reader
-    logs: list[Path] = field(default_factory=list)  # every log file of the run (copies included)
+    logs: list[Path] = msgspec.field(default_factory=list)  # every log file of the run (copies included)
     folder_reader: Reader | None = None
 
     def claims(self) -> list[Path]:

@@ -9,14 +9,14 @@ judges every run on its own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from ..model import Run
 
 
-@dataclass
-class MultiRun:
+class MultiRun(msgspec.Struct):
     parts: Callable[[Path], list[str]]  # a key per run, oldest first
     read_part: Callable[[Path, str], Run]
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ..verdict import Finding, Report, Result
 
@@ -16,8 +17,7 @@ DOCS_URL = "https://github.com/trainlint/trainlint/blob/main/RULES.md"
 VERDICT_ORDER = ("FAIL", "WARN", "NOT-CHECKED", "PASS")
 
 
-@dataclass(frozen=True)
-class View:
+class View(msgspec.Struct, frozen=True):
     """How a result is shown: verbosity (-1 quiet, 0 default, 1 verbose), the process's exit
     code when a policy (``--fail-on``, ``--exit-zero``) changed it, the wrap width (None: the
     terminal's on a terminal, no wrapping when piped) and colour (None: on a terminal)."""

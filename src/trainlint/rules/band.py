@@ -12,8 +12,7 @@ or the WARN ratio for FAIL (two close seeds do not make every third seed fail).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..registry import Threshold
@@ -70,8 +69,7 @@ def small_sample_factor(n: int) -> float:
     return (_T975[n - 2] if n - 2 < len(_T975) else 1.96) / 1.96
 
 
-@dataclass
-class Limits:
+class Limits(msgspec.Struct):
     center: float  # the baseline value (median of the baseline runs)
     warn: float
     fail: float

@@ -12,9 +12,9 @@ original once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
+from msgspec.structs import replace
 
 from ..model import Run, Series
 from ..verdict import Report

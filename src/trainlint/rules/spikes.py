@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..registry import Threshold, rule
@@ -12,8 +11,7 @@ from .stats import block_spread_at, blockwise, fmt, local_noise, local_stats, me
 MAX_LISTED = 50  # spike steps kept in the evidence
 
 
-@dataclass
-class Spikes:
+class Spikes(msgspec.Struct):
     """Spike events as arrays (one entry per event): first/last+1 index, peak index, baseline, score."""
 
     start: np.ndarray

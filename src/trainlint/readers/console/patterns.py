@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+
+import msgspec
 
 from .text import NUM, Capture, LazyRegex, Line, Needles
 
@@ -35,15 +36,14 @@ _NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 
 _PROGRESS_BAR = LazyRegex(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
 
-@dataclass(frozen=True)
-class LinePattern:
+class LinePattern(msgspec.Struct, frozen=True, dict=True):  # dict: for the cached properties
     name: str
     framework: str
     regex: re.Pattern[str]
     needle: str | tuple[str, ...] | None = None  # a matching line holds (one of) these: a cheap pre-test
     kv: str = "any"  # how to split the ``kv`` group: ":", "=", " " or "any"
     prefix: str = ""  # put before every metric name (e.g. "valid_")
-    rename: Mapping[str, str] = field(default_factory=dict)
+    rename: Mapping[str, str] = msgspec.field(default_factory=dict)
     step_from: str = "step"  # step | epoch | epoch1-seen | epoch0-seen | kv:NAME | previous | epoch-end | index
     needs_loss: bool = False  # generic shapes count only when a loss-like value is on the line
     fallback_for: str | None = None  # used only when the named pattern matched nothing
@@ -369,8 +369,7 @@ PATTERNS: tuple[LinePattern, ...] = (
 )
 
 
-@dataclass
-class _State:
+class _State(msgspec.Struct):
     capture: Capture
     last_step: float | None = None
     last_epoch: float | None = None

@@ -10,8 +10,9 @@ after each ``\\r``), with ANSI codes removed and backspaces applied.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 
 class LazyRegex:
@@ -34,8 +35,7 @@ ANSI = LazyRegex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
 
 
-@dataclass
-class Line:
+class Line(msgspec.Struct):
     """One physical line: its 1-based number and its redraw segments (ANSI removed)."""
 
     no: int
@@ -109,16 +109,15 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
-@dataclass
-class Capture:
+class Capture(msgspec.Struct):
     """What one recogniser read from a console log: series, matched lines, metadata."""
 
     framework: str
     tier: int = 2  # 3 user pattern, 2 framework-specific, 1 generic shape
-    cols: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)
-    lines: list[int] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    cols: dict[str, tuple[list[float], list[float]]] = msgspec.field(default_factory=dict)
+    lines: list[int] = msgspec.field(default_factory=list)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     def add(self, name: str, step: float, value: float) -> None:
         """Append a point; a repeated step at the end (a redraw) replaces the last point."""

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ...model import Damage, Run
@@ -55,20 +55,19 @@ def looks_like_events(head: bytes) -> bool:
     return head[HEADER] == 0x09 and bool(length_crc_ok(u8, np.array([0]))[0])
 
 
-@dataclass
-class Points:
+class Points(msgspec.Struct):
     """The scalar points of one file, in file order; tags as raw bytes."""
 
-    tags: list[bytes] = field(default_factory=list)
-    tag: list[np.ndarray] = field(default_factory=list)  # tag index per point (chunks)
-    step: list[np.ndarray] = field(default_factory=list)
-    wall: list[np.ndarray] = field(default_factory=list)
-    value: list[np.ndarray] = field(default_factory=list)
-    plugins: dict[int, str] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
-    restarts: list[tuple[int, float]] = field(default_factory=list)  # (points before, step)
+    tags: list[bytes] = msgspec.field(default_factory=list)
+    tag: list[np.ndarray] = msgspec.field(default_factory=list)  # tag index per point (chunks)
+    step: list[np.ndarray] = msgspec.field(default_factory=list)
+    wall: list[np.ndarray] = msgspec.field(default_factory=list)
+    value: list[np.ndarray] = msgspec.field(default_factory=list)
+    plugins: dict[int, str] = msgspec.field(default_factory=dict)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
+    restarts: list[tuple[int, float]] = msgspec.field(default_factory=list)  # (points before, step)
     records: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)  # kind -> values skipped
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)  # kind -> values skipped
 
     def count(self) -> int:
         return sum(a.shape[0] for a in self.value)

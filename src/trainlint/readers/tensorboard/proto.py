@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 _F32 = struct.Struct("<f").unpack_from
@@ -94,8 +94,7 @@ def signed64(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-@dataclass
-class Value:
+class Value(msgspec.Struct):
     tag: bytes
     kind: str  # "simple", "tensor", or a skipped kind ("image", ...), or "none"
     simple: float | None = None
@@ -103,13 +102,12 @@ class Value:
     meta: tuple[int, int] | None = None  # span of the SummaryMetadata
 
 
-@dataclass
-class Event:
+class Event(msgspec.Struct):
     wall: float = 0.0
     step: int = 0
     file_version: str | None = None
     session_start: bool = False
-    values: list[Value] = field(default_factory=list)
+    values: list[Value] = msgspec.field(default_factory=list)
 
 
 def decode_event(b: bytes, start: int, end: int) -> Event:

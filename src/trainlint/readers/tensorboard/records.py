@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from ...model import Damage
@@ -188,11 +188,10 @@ def data_crc_ok(buf: bytes, mem: Mem, starts: np.ndarray, ends: np.ndarray) -> n
     return _mask(got) == mem.u32[ends]
 
 
-@dataclass
-class Framing:
+class Framing(msgspec.Struct):
     starts: np.ndarray  # offset of each intact record's data
     ends: np.ndarray  # offset just past it (before its data CRC)
-    damage: list[Damage] = field(default_factory=list)
+    damage: list[Damage] = msgspec.field(default_factory=list)
     skipped_records: int = 0
     mem: Mem | None = None  # the file's bytes with loading views
 
