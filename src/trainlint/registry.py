@@ -85,7 +85,8 @@ class Rule(msgspec.Struct):
 class _Registry:
     def __init__(self) -> None:
         self._rules: dict[str, Rule] = {}
-        self._loaded = False
+        self._loaded = False  # every module imported
+        self._targets: set[str] = set()  # the targets whose modules are imported
 
     def add(self, rule: Rule) -> None:
         if not _CODE.match(rule.code):
@@ -103,24 +104,40 @@ class _Registry:
             raise ValueError(f"duplicate rule name {rule.name}")
         self._rules[rule.code] = rule
 
-    def load(self) -> None:
-        """Import every module of the ``trainlint.rules`` package (each registers its rules)."""
-        if self._loaded:
+    def load(self, target: str | None = None) -> None:
+        """Import the modules of the ``trainlint.rules`` package that hold ``target``'s rules
+        (its ``MODULES`` table), or every module (each registers its rules)."""
+        if self._loaded or target in self._targets:
             return
-        self._loaded = True
-        from .plugins import import_plugins
+        import importlib
 
-        import_plugins(f"{__package__}.rules")  # by name: the registry sits below its plugins
+        package = f"{__package__}.rules"  # by name: the registry sits below its plugins
+        if target is None:
+            from .plugins import import_plugins
+
+            self._loaded = True
+            import_plugins(package)
+            return
+        self._targets.add(target)
+        for module in importlib.import_module(package).MODULES.get(target, ()):
+            importlib.import_module(f"{package}.{module}")
 
     def all(self, target: str | None = None) -> list[Rule]:
-        self.load()
+        self.load(target)
         rules = sorted(self._rules.values(), key=lambda r: r.code)
         return [r for r in rules if target is None or r.target == target]
 
     def get(self, key: str) -> Rule | None:
-        """Look a rule up by code (case-insensitive) or by name."""
-        self.load()
+        """Look a rule up by code (case-insensitive) or by name: among the rules loaded, then
+        among all."""
         key = key.strip()
+        found = self._find(key)
+        if found is None and not self._loaded:
+            self.load()
+            found = self._find(key)
+        return found
+
+    def _find(self, key: str) -> Rule | None:
         if key.upper() in self._rules:
             return self._rules[key.upper()]
         return next((r for r in self._rules.values() if r.name == key.lower()), None)
