@@ -209,8 +209,13 @@ def run_task(task: Task, options: Any, env: dict[str, str] | None = None) -> lis
     )
 
 
-def _warm() -> None:
-    """Pool initializer: load every reader, inspector and rule once per worker."""
+def _warm(gc_threshold: tuple[int, ...] | None = None) -> None:
+    """Pool initializer: load every reader, inspector and rule once per worker, whose garbage
+    collector runs as often as the parent's (a spawned process starts with the default)."""
+    if gc_threshold is not None:
+        import gc
+
+        gc.set_threshold(*gc_threshold)
     from .discover import load_inspectors
     from .readers import load_readers
     from .registry import REGISTRY
@@ -250,9 +255,12 @@ def _new_pool(workers: int) -> Any:
         # a spawned child still importing an unguarded __main__: fail before making a pool (its
         # semaphores would be reported leaked after the parent's one-line reason)
         raise RuntimeError(_UNGUARDED)
+    import gc
+
     kwargs: dict[str, Any] = {
         "max_workers": workers,
         "initializer": _warm,
+        "initargs": (gc.get_threshold(),),
         "mp_context": multiprocessing.get_context("spawn"),
     }
     if sys.version_info >= (3, 11):

@@ -189,3 +189,23 @@ def test_explicit_jobs_start_the_pool_during_the_walk_and_only_for_a_folder(tmp_
     assert started == [1, 2, 1]
     assert [r.to_dict() for r in pooled.reports] == [r.to_dict() for r in serial.reports]
     assert len(single.reports) == 1
+
+
+def test_the_cli_process_and_its_workers_collect_garbage_less_often(monkeypatch):
+    """`trainlint` raises the cyclic collector's threshold for its own process (the API leaves
+    the interpreter's alone), and the pool's spawned workers take the parent's."""
+    import gc
+
+    import trainlint.cli as cli
+
+    before, seen = gc.get_threshold(), []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.get_threshold()))
+    try:
+        cli.run()
+        assert seen == [cli.GC_THRESHOLD]
+        with parallel._new_pool(1) as pool:
+            assert pool.submit(gc.get_threshold).result() == cli.GC_THRESHOLD
+    finally:
+        gc.set_threshold(*before)
+    with parallel._new_pool(1) as pool:
+        assert pool.submit(gc.get_threshold).result() == before
