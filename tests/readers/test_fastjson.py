@@ -345,3 +345,27 @@ def test_a_metric_name_msgspec_cannot_map_is_read_by_the_general_path(tmp_path, 
     assert jsonl._bulk(lines) is None
     assert hf_trainer_state.TrainerStateReader().read(state).get(name).values.tolist() == [2.0, 1.0]
     assert jsonl.JsonlReader().read(lines).get(name).values.tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'{"max_steps": 3, "log_history": [{"step": 1, "lo\xffss": 2.0}]}',  # in an entry's key
+        b'{"trial_name": "r\xffn", "log_history": [{"step": 1, "loss": 2.0}]}',  # in a field not read
+        b'{"log_history": [{"step": 1, "loss": 2.0}], "x": ["\xff"]}',  # after the entries
+    ],
+)
+def test_trainer_state_fast_path_declines_invalid_utf8_wherever_it_is(tmp_path, doc):
+    """Its bytes are not checked in one pass: the entries' decode refuses a bad key, and the rest
+    is checked before its decode. The general path then notes what it replaced."""
+    path = tmp_path / "trainer_state.json"
+    path.write_bytes(doc)
+    assert hf_trainer_state._bulk(doc, path) is None
+    run = hf_trainer_state.TrainerStateReader().read(path)
+    assert any("UTF-8" in n or "replaced" in n for n in run.notes), run.notes
+
+
+def test_jsonl_fast_path_declines_invalid_utf8_in_a_key(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b'{"step": 1, "loss": 2.0}\n{"step": 2, "lo\xffss": 1.5}\n')
+    assert jsonl._bulk(path) is None

@@ -175,13 +175,12 @@ class _Parts:
 
 def jsonl_table(path: Path, keys: list[str]) -> tuple[Table, int] | None:
     """Columns of a JSON-lines file whose every line is one flat object of numbers (or nulls),
-    and its record count. ``keys``: the keys of its first lines, in order of appearance."""
+    and its record count. ``keys``: the keys of its first lines, in order of appearance.
+    Invalid UTF-8 can only sit in a key, and msgspec refuses it there: no pass checks the text."""
     if msgspec is None:
         return None
     schema, parts, one_per_line = Schema(keys, float | None), _Parts(path.stat().st_size), _OnePerLine()
     for block in _line_blocks(path):
-        if not block.isascii() and not _utf8(block):
-            return None
         records = schema.decode(lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b))
         if records is None or not one_per_line(block, len(records)):
             return None
@@ -198,7 +197,7 @@ def trainer_state_table(
     """(top-level meta, columns of log_history, entry count, the last summary entry) of a
     trainer_state.json whose log_history entries are flat objects of numbers (or nulls).
     A summary entry is one holding any of ``summary_keys`` (declined when such a key is null)."""
-    if msgspec is None or not data.isascii() and not _utf8(data):
+    if msgspec is None:
         return None
     top = msgspec.defstruct(  # meta values are scalars: anything bigger takes the bounded general path
         "State",
@@ -206,7 +205,7 @@ def trainer_state_table(
     )
     located = _split_state(data, top)
     got = None if located is None else _state_table(*located, meta_keys, summary_keys)
-    if got is None:  # not where the cheap split put it (a ']' in a key, a nested log_history ...)
+    if got is None and _text(data):  # not where the cheap split put it (a ']' in a key, ...)
         located = _decode_state(data, top)
         got = None if located is None else _state_table(*located, meta_keys, summary_keys)
     return got
@@ -223,8 +222,11 @@ def _split_state(data: bytes, top: Any) -> tuple[Any, memoryview] | None:
     end = -1 if m is None else data.find(b"]", m.end())
     if m is None or end < 0 or data.find(b'"log_history"', end) >= 0:  # a second key: the last counts
         return None
+    outside = data[: m.end() - 1] + b"[]" + data[end + 1 :]
+    if not _text(outside):  # the entries are checked by their decode (invalid UTF-8 in a key fails)
+        return None
     try:
-        state = msgspec.json.decode(data[: m.end() - 1] + b"[]" + data[end + 1 :], type=top)
+        state = msgspec.json.decode(outside, type=top)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
     if state.log_history is msgspec.UNSET or bytes(state.log_history) != b"[]":
@@ -341,6 +343,12 @@ class _OnePerLine:
         closed = int(np.count_nonzero(np.logical_and(newline[1:], closed, out=closed)))
         closed += not block.endswith(b"\n") and block.rstrip().endswith(b"}")
         return closed == lines or _TWO_ON_A_LINE.search(block) is None
+
+
+def _text(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text (else the general path reads it, and notes what it
+    replaced): msgspec does not check what it skips, such as a string in an unread field."""
+    return data.isascii() or _utf8(data)
 
 
 def _utf8(data: bytes) -> bool:
