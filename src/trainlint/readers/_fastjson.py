@@ -144,7 +144,8 @@ class _Parts:
     """Columns of successive blocks, written into arrays sized from the first block's rows per
     byte of ``total_bytes`` (grown when that falls short), NaN where a block lacks a key: one
     write per value and no joining of the blocks' columns at the end (each fresh array of the
-    join cost a page fault per 4 KB)."""
+    join cost a page fault per 4 KB). The arrays are not filled beforehand: each block writes
+    its rows of every column, NaN for a key it lacks."""
 
     def __init__(self, total_bytes: int) -> None:
         self.total, self.cols, self.count, self.cap = total_bytes, dict[str, np.ndarray](), 0, 0
@@ -154,16 +155,20 @@ class _Parts:
             self.cap = int(self.total / max(nbytes, 1) * n * 1.02) + n
         if self.count + n > self.cap:
             self._grow(max(2 * self.cap, self.count + n))
+        rows = slice(self.count, self.count + n)
         for k, col in table.items():
             out = self.cols.get(k)
             if out is None:
-                out = self.cols[k] = np.full(self.cap, np.nan)
-            out[self.count : self.count + n] = col
+                out = self.cols[k] = np.empty(self.cap)
+                out[: self.count] = np.nan  # the blocks before lacked it
+            out[rows] = col
+        for k in self.cols.keys() - table.keys():
+            self.cols[k][rows] = np.nan
         self.count += n
 
     def _grow(self, cap: int) -> None:
         for k, a in self.cols.items():
-            self.cols[k] = np.full(cap, np.nan)
+            self.cols[k] = np.empty(cap)
             self.cols[k][: self.count] = a[: self.count]
         self.cap = cap
 
