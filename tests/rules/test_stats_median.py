@@ -1,6 +1,6 @@
 """rules.stats.median and quantiles are np.median and np.percentile, bit for bit, on every input
 the rules give them; and judging a run never loads numpy.ma (np.median would: 8 ms a start).
-Also the small mask helper the rules share (trailing_run)."""
+Also the small mask helper the rules share (trailing_run), and local_stats on long series."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from trainlint.rules import stats
 from trainlint.rules.stats import median, quantiles
 
 FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -69,3 +70,22 @@ def test_trailing_run_counts_the_true_points_at_the_end(bits):
 
     expected = len(bits) - len("".join("1" if b else "0" for b in bits).rstrip("1"))
     assert trailing_run(np.array(bits, bool)) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 400), st.integers(200_001, 230_000), st.booleans())
+def test_long_series_statistics_are_their_blocks_at_each_point(window, n, spread):
+    """local_stats of a long series: each point gets the median (and scaled MAD) of the block of
+    ``window`` points it falls in; the points past the last whole block get the last block's."""
+    values = np.random.default_rng(n).normal(1.0, 0.1, n)
+    assert stats.blockwise(n, window)
+    med, dev = stats.local_stats(values, window, spread=spread)
+    m = n // window
+    rows = values[: m * window].reshape(m, window)
+    idx = np.minimum(np.arange(n) // window, m - 1)
+    assert np.array_equal(med, np.median(rows, axis=1)[idx])
+    if spread:
+        mad = np.median(np.abs(rows - np.median(rows, axis=1)[:, None]), axis=1) * 1.4826
+        assert np.array_equal(dev, mad[idx])
+    else:
+        assert dev is None

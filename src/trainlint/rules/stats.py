@@ -163,8 +163,17 @@ def local_stats(
         return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
     m = n // window
     bmed, bdev = _row_stats(values[: m * window].reshape(m, window), spread)
-    idx = np.minimum(np.arange(n) // window, m - 1)
-    return bmed[idx], None if bdev is None else bdev[idx]
+    return _per_point(bmed, n, window), None if bdev is None else _per_point(bdev, n, window)
+
+
+def _per_point(per_block: np.ndarray, n: int, window: int) -> np.ndarray:
+    """Each block's value at each of its ``window`` points; the last block's at the points
+    past the last whole block. (One write per point: no index array to build and gather.)"""
+    m = len(per_block)
+    out = np.empty(n)
+    out[: m * window].reshape(m, window)[:] = per_block[:, None]
+    out[m * window :] = per_block[-1]
+    return out
 
 
 def _row_stats(rows: np.ndarray, spread: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
