@@ -42,8 +42,9 @@ from __future__ import annotations
 import io
 import pickletools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
+
+import msgspec
 
 __all__ = ["Call", "Global", "GlobalRef", "PersistentId", "PickleResult", "iter_nodes", "mapping", "walk", "walk_file"]
 
@@ -61,8 +62,7 @@ class GlobalRef(NamedTuple):
         return f"{self.module}.{self.name}"
 
 
-@dataclass(eq=False)
-class Global:
+class Global(msgspec.Struct, eq=False):
     """A placeholder for the object ``module.name`` (never imported)."""
 
     module: str
@@ -77,8 +77,7 @@ class Global:
         return f"<global {self.dotted} @{self.offset}>"
 
 
-@dataclass(eq=False)
-class Call:
+class Call(msgspec.Struct, eq=False):
     """``func(*args)`` as the pickle would call it, plus what was done to the result."""
 
     func: Any
@@ -86,8 +85,8 @@ class Call:
     offset: int
     kwargs: dict[Any, Any] | None = None
     state: Any = None
-    items: dict[Any, Any] = field(default_factory=dict)
-    listitems: list[Any] = field(default_factory=list)
+    items: dict[Any, Any] = msgspec.field(default_factory=dict)
+    listitems: list[Any] = msgspec.field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -98,8 +97,7 @@ class Call:
         return f"<call {self.name}({len(self.args)} args) @{self.offset}>"
 
 
-@dataclass(eq=False)
-class PersistentId:
+class PersistentId(msgspec.Struct, eq=False):
     """A persistent reference (torch storages: ``('storage', cls, key, location, numel)``)."""
 
     pid: Any
@@ -119,11 +117,10 @@ class _Unhashable:
         return f"<key {self.value!r}>"
 
 
-@dataclass
-class PickleResult:
+class PickleResult(msgspec.Struct):
     root: Any = None
-    globals: list[GlobalRef] = field(default_factory=list)
-    persistent_ids: list[PersistentId] = field(default_factory=list)
+    globals: list[GlobalRef] = msgspec.field(default_factory=list)
+    persistent_ids: list[PersistentId] = msgspec.field(default_factory=list)
     error: str | None = None
     error_offset: int | None = None
     complete: bool = False

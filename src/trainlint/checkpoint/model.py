@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..picklewalk import GlobalRef
 
 
-@dataclass
-class TensorInfo:
+class TensorInfo(msgspec.Struct):
     """One tensor as stored: where its bytes are and, after a value scan, what they hold."""
 
     name: str
@@ -34,20 +34,18 @@ class TensorInfo:
         return n
 
 
-@dataclass
-class PickleScan:
+class PickleScan(msgspec.Struct):
     """The security-relevant view of one pickle inside the checkpoint."""
 
     where: str  # file (and zip entry) the pickle lives in
-    globals: list[GlobalRef] = field(default_factory=list)
+    globals: list[GlobalRef] = msgspec.field(default_factory=list)
     error: str | None = None
     base_offset: int = 0  # add to a global's offset to get the byte in the file
     in_file: bool = True  # False for a compressed pickle: offsets count its uncompressed bytes
     allow_extra: tuple[str, ...] = ()  # prefixes this pickle may legitimately import (DCP metadata)
 
 
-@dataclass
-class Inspection:
+class Inspection(msgspec.Struct):
     """Everything found about one checkpoint file or folder (or a pair, for drift)."""
 
     path: str
@@ -58,12 +56,12 @@ class Inspection:
     zip: Any = None  # zipread.ZipInfo for torch zips
     prefix: str | None = None  # folder prefix inside the zip
     crc_checked: bool = False
-    crc_mismatches: list[dict[str, Any]] = field(default_factory=list)
+    crc_mismatches: list[dict[str, Any]] = msgspec.field(default_factory=list)
     pickle_error: str | None = None
     damaged: str | None = None  # a structure so damaged that reading stopped
-    tensors: list[TensorInfo] = field(default_factory=list)
-    missing_storages: list[dict[str, Any]] = field(default_factory=list)
-    pickles: list[PickleScan] = field(default_factory=list)
+    tensors: list[TensorInfo] = msgspec.field(default_factory=list)
+    missing_storages: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    pickles: list[PickleScan] = msgspec.field(default_factory=list)
     values_scanned: bool = False
     scan_seconds: float = 0.0
     safetensors: dict[str, Any] | None = None  # header problems found (see safetensors.py)
@@ -72,8 +70,8 @@ class Inspection:
     dcp: dict[str, Any] | None = None  # torch.distributed.checkpoint facts
     deepspeed: dict[str, Any] | None = None  # DeepSpeed folder facts
     drift: dict[str, Any] | None = None  # comparison of two checkpoints
-    notes: list[str] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": self.format, "bytes": self.size, "tensors": len(self.tensors)}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 LOCAL_SIG = b"PK\x03\x04"
 CENTRAL_SIG = b"PK\x01\x02"
@@ -26,8 +27,7 @@ _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 _EOCD = struct.Struct("<4sHHHHIIH")
 
 
-@dataclass
-class ZipEntry:
+class ZipEntry(msgspec.Struct):
     name: str
     header_offset: int
     data_offset: int = -1
@@ -38,18 +38,17 @@ class ZipEntry:
     flags: int = 0
     complete: bool = True
     crc_recorded: bool = True
-    problems: list[str] = field(default_factory=list)  # header/central disagreements
+    problems: list[str] = msgspec.field(default_factory=list)  # header/central disagreements
 
 
-@dataclass
-class ZipInfo:
-    entries: dict[str, ZipEntry] = field(default_factory=dict)
+class ZipInfo(msgspec.Struct):
+    entries: dict[str, ZipEntry] = msgspec.field(default_factory=dict)
     has_central: bool = True
     truncated: bool = False
     file_size: int = 0
     central_count: int = 0
     error: str | None = None  # damage that stopped the read
-    duplicates: list[ZipEntry] = field(default_factory=list)  # later records reusing a name
+    duplicates: list[ZipEntry] = msgspec.field(default_factory=list)  # later records reusing a name
     first_name: str | None = None  # torch takes its folder prefix from the first record
 
     def add(self, e: ZipEntry) -> None:

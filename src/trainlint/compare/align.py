@@ -9,8 +9,7 @@ cut short stays cut short), else the last logged loss step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..model import Run, Series
@@ -29,8 +28,7 @@ def planned_length(run: Run) -> float | None:
     return last
 
 
-@dataclass
-class Alignment:
+class Alignment(msgspec.Struct):
     """How the runs were put side by side, and the window where all of them have loss points."""
 
     mode: str  # "step" or "fraction"

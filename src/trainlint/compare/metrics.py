@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -16,8 +15,7 @@ LR_GRID_POINTS = 51
 MAX_POINTS = 5000  # longer loss series are reduced to block medians first
 
 
-@dataclass
-class RunMetrics:
+class RunMetrics(msgspec.Struct):
     """One run's numbers over the common window (None where the run has no such series)."""
 
     source: str
@@ -39,7 +37,7 @@ class RunMetrics:
     throughput_kind: str | None = None
     lr_peak: float | None = None
     lr_shape: np.ndarray | None = None  # LR / peak on a 0..1 fraction-of-training grid
-    extra: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, float] = msgspec.field(default_factory=dict)
 
 
 def thin(x: np.ndarray, v: np.ndarray, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..model import Run
@@ -24,8 +24,7 @@ METRICS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass
-class Metric:
+class Metric(msgspec.Struct):
     key: str
     label: str
     run: float | None
@@ -49,8 +48,7 @@ class Metric:
         return out
 
 
-@dataclass
-class Comparison:
+class Comparison(msgspec.Struct):
     """A run, its baseline runs, how they were aligned, and what was measured on each."""
 
     run: Run
@@ -59,7 +57,7 @@ class Comparison:
     run_m: RunMetrics
     base_m: list[RunMetrics]
     run_gap: float | None = None  # mean loss ratio of the run to the baseline centre curve
-    base_gaps: list[float] = field(default_factory=list)  # the same for each baseline run
+    base_gaps: list[float] = msgspec.field(default_factory=list)  # the same for each baseline run
 
     def metric(self, key: str) -> Metric:
         label, attr = METRICS[key]

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
 class DataError(Exception):
     """The dataset cannot be read at all; the message says why, in one line."""
 
 
-@dataclass
-class Bad:
+class Bad(msgspec.Struct):
     kind: str  # "json" (malformed), "utf8" (non-UTF-8 bytes), "row" (not an object / wrong width)
     message: str
     offset: int | None = None  # byte offset in the file (non-UTF-8)

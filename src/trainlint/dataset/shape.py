@@ -4,8 +4,9 @@ the row-shape problems found on the way."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 FORMATS = ("chat", "prompt-completion", "text", "classification")
 CHAT_KEYS = ("messages", "conversations", "conversation", "chat", "dialog")
@@ -53,8 +54,7 @@ DATA_KEYS = {
 }
 
 
-@dataclass
-class Shape:
+class Shape(msgspec.Struct):
     format: str  # one of FORMATS or "unknown"
     prompt_keys: tuple[str, ...] = ()
     target_key: str | None = None
@@ -63,13 +63,12 @@ class Shape:
     label_key: str | None = None
 
 
-@dataclass
-class RowShape:
+class RowShape(msgspec.Struct):
     """What one row contributed: segments to tokenize, a label, and problems found."""
 
-    segments: list[tuple[str, bool]] = field(default_factory=list)
+    segments: list[tuple[str, bool]] = msgspec.field(default_factory=list)
     label: Any = None
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (check, detail)
+    problems: list[tuple[str, str]] = msgspec.field(default_factory=list)  # (check, detail)
 
 
 def detect(obj: dict[str, Any], forced: str | None = None) -> Shape:

@@ -9,9 +9,10 @@ import codecs
 import csv
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ..delimited import header
 from .errors import Bad, DataError
@@ -21,8 +22,7 @@ CHUNK = 1 << 20
 MAX_WHOLE_JSON = 512 << 20
 
 
-@dataclass
-class Source:
+class Source(msgspec.Struct):
     path: Path
     format: str
     numbering: str  # "line" or "row"

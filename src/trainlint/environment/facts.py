@@ -7,12 +7,12 @@ rules hand-made facts, so every field is a plain value and ``None`` means "not k
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 
-@dataclass
-class Request:
+
+class Request(msgspec.Struct):
     """What the user asked for on the command line (None = not given)."""
 
     memory_gb: float | None = None
@@ -23,8 +23,7 @@ class Request:
     output_dir: str | None = None
 
 
-@dataclass
-class EntryResult:
+class EntryResult(msgspec.Struct):
     """Outcome of importing the user's entrypoint in a child process."""
 
     target: str
@@ -42,8 +41,7 @@ class EntryResult:
     stderr_tail: str = ""
 
 
-@dataclass
-class Resources:
+class Resources(msgspec.Struct):
     mem_available: int | None = None  # bytes usable now (min of /proc/meminfo and cgroup room)
     mem_source: str | None = None
     disk_free: int | None = None  # bytes free at the output folder (or its nearest parent)
@@ -61,8 +59,7 @@ class Resources:
     checkpoints_bytes_total: int = 0
 
 
-@dataclass
-class Gpu:
+class Gpu(msgspec.Struct):
     index: int
     name: str
     uuid: str = ""
@@ -70,13 +67,12 @@ class Gpu:
     memory_used_mib: float | None = None
 
 
-@dataclass
-class GpuFacts:
+class GpuFacts(msgspec.Struct):
     smi_path: str | None = None  # None: nvidia-smi not on PATH
     smi_error: str | None = None  # nvidia-smi ran but failed
     driver_version: str | None = None
     driver_cuda: str | None = None  # highest CUDA version the driver supports ("12.4")
-    gpus: list[Gpu] = field(default_factory=list)
+    gpus: list[Gpu] = msgspec.field(default_factory=list)
     cuda_visible_devices: str | None = None  # None = unset
     torch_version: str | None = None  # None = torch not installed
     torch_cuda: str | None = None  # CUDA version torch was built with; None = CPU build
@@ -84,17 +80,15 @@ class GpuFacts:
     torch_cuda_source: str | None = None
 
 
-@dataclass
-class VersionFacts:
-    installed: dict[str, str] = field(default_factory=dict)  # package -> version
-    requires: dict[str, list[str]] = field(default_factory=dict)  # package -> Requires-Dist lines
+class VersionFacts(msgspec.Struct):
+    installed: dict[str, str] = msgspec.field(default_factory=dict)  # package -> version
+    requires: dict[str, list[str]] = msgspec.field(default_factory=dict)  # package -> Requires-Dist lines
 
 
-@dataclass
-class Subject:
+class Subject(msgspec.Struct):
     """Everything the environment rules may judge; each rule needs only its own part."""
 
-    request: Request = field(default_factory=Request)
+    request: Request = msgspec.field(default_factory=Request)
     entry: EntryResult | None = None
     resources: Resources | None = None
     gpu: GpuFacts | None = None

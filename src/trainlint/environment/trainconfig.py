@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .. import picklewalk
 from ..safeio import JSONLimit, load_json_file
@@ -62,14 +63,13 @@ class ConfigReadError(Exception):
     """The file is not a training configuration trainlint can read (one line)."""
 
 
-@dataclass
-class TrainConfig:
+class TrainConfig(msgspec.Struct):
     source: str
     format: str  # hf-training-args-bin | hf-training-args-json | lightning-yaml | yaml
     raw: dict[str, Any]
-    found: dict[str, tuple[Any, str]] = field(default_factory=dict)  # canonical -> (value, key path)
+    found: dict[str, tuple[Any, str]] = msgspec.field(default_factory=dict)  # canonical -> (value, key path)
     class_name: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     def get(self, key: str, default: Any = None) -> Any:
         hit = self.found.get(key)

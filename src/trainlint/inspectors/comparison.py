@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ..compare.align import align
 from ..compare.curves import comparison_curves
@@ -51,13 +52,12 @@ def log_paths(path: Path, options: Options | None = None) -> list[Path]:
     return [item.path for item in walk(path, options=options) if item.inspector.kind == "log"]
 
 
-@dataclass
-class Baseline:
-    sources: list[str] = field(default_factory=list)
-    runs: list[Run] = field(default_factory=list)
+class Baseline(msgspec.Struct):
+    sources: list[str] = msgspec.field(default_factory=list)
+    runs: list[Run] = msgspec.field(default_factory=list)
     problem: str | None = None  # why the baseline cannot be used (-> NOT-CHECKED)
-    notes: list[str] = field(default_factory=list)
-    paths: set[Path] = field(default_factory=set)
+    notes: list[str] = msgspec.field(default_factory=list)
+    paths: set[Path] = msgspec.field(default_factory=set)
 
 
 def baseline_settings(settings: Settings) -> Settings:

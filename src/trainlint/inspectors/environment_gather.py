@@ -6,6 +6,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..environment.facts import Request, Subject
 from ..options import EnvOptions
 from .environment import find_log_files, group_report
@@ -102,7 +104,7 @@ def _summaries(result: Any, s: Subject) -> None:
     """Record the probed numbers on each report so a PASS still shows what was seen."""
     for rep in result.reports:
         if rep.format == "resources" and s.resources is not None:
-            rep.summary = {k: v for k, v in vars(s.resources).items() if v is not None}
+            rep.summary = {k: v for k, v in msgspec.structs.asdict(s.resources).items() if v is not None}
             rep.notes.append(_resources_line(s.resources))
         elif rep.format == "accelerators" and s.gpu is not None:
             g = s.gpu

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ..safeio import JSONLimit, load_json_file
 from ..tokenizer.embedding import embedding_rows
@@ -39,21 +40,20 @@ class NotATokenizer(Exception):
     pass
 
 
-@dataclass
-class TokenizerFolder:
+class TokenizerFolder(msgspec.Struct):
     path: Path
-    files: dict[str, Any] = field(default_factory=dict)  # parsed JSON per file name
-    broken: dict[str, str] = field(default_factory=dict)  # file name -> parser message
-    beyond_limits: dict[str, str] = field(default_factory=dict)  # file name -> why it was not parsed (safeio)
-    specials: dict[str, str] = field(default_factory=dict)  # bos/eos/pad/unk -> token text
-    special_source: dict[str, str] = field(default_factory=dict)
-    additional: list[str] = field(default_factory=list)
+    files: dict[str, Any] = msgspec.field(default_factory=dict)  # parsed JSON per file name
+    broken: dict[str, str] = msgspec.field(default_factory=dict)  # file name -> parser message
+    beyond_limits: dict[str, str] = msgspec.field(default_factory=dict)  # file name -> why it was not parsed (safeio)
+    specials: dict[str, str] = msgspec.field(default_factory=dict)  # bos/eos/pad/unk -> token text
+    special_source: dict[str, str] = msgspec.field(default_factory=dict)
+    additional: list[str] = msgspec.field(default_factory=list)
     vocab: dict[str, int] | None = None
     chat_template: str | None = None
     add_bos: bool | None = None
     model_max_length: Any = None
-    config: dict[str, Any] = field(default_factory=dict)
-    generation: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = msgspec.field(default_factory=dict)
+    generation: dict[str, Any] = msgspec.field(default_factory=dict)
     embedding: tuple[int, str, str] | None = None  # (rows, tensor, file) from safetensors headers
 
     def token_id(self, role: str) -> int | None:

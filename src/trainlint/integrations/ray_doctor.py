@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ..verdict import Report
 
@@ -41,8 +42,7 @@ def _cluster_cpus(ray: Any, fallback: int) -> int:
         return max(1, fallback)
 
 
-@dataclass(frozen=True)
-class RayExecutor:
+class RayExecutor(msgspec.Struct, frozen=True):
     """Runs doctor's tasks as Ray tasks (one CPU each, ``per_cpu`` per cluster CPU in flight)."""
 
     address: str = LOCAL

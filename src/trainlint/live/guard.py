@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..config import Settings
 from ..engine import judge_run, run_rules
 from ..registry import REGISTRY
@@ -32,8 +34,7 @@ ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
 GRACE_CATEGORIES = ("stagnation", "lr", "overfit", "generalization", "leakage")
 
 
-@dataclass
-class StopPolicy:
+class StopPolicy(msgspec.Struct):
     """When the guard asks the trainer to stop.
 
     ``stop_on`` holds severities ("FAIL", "WARN"), rule codes ("TL001") or categories
@@ -71,8 +72,7 @@ class StopPolicy:
         return hit and (warmup_over or f.category not in GRACE_CATEGORIES)
 
 
-@dataclass
-class LiveStatus:
+class LiveStatus(msgspec.Struct):
     """The state of a feed being watched, for the "live" rules."""
 
     records: int
@@ -82,7 +82,7 @@ class LiveStatus:
     cadence: float | None  # median seconds between records, when known
 
 
-@dataclass
+@dataclass  # not a msgspec.Struct: a stateful object, with fields only observe() sets (init=False)
 class Guard:
     """Judge a run while it trains. ``observe`` returns the newly announced findings.
 

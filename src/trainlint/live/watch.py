@@ -6,10 +6,11 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 from typing import Any
+
+import msgspec
 
 from ..config import Settings
 from ..verdict import Finding, Report, Result, Severity
@@ -17,13 +18,12 @@ from .follow import follower_for
 from .guard import Guard, LiveStatus
 
 
-@dataclass
-class Watched:
+class Watched(msgspec.Struct):
     path: Path
     follower: object
     guard: Guard
     last_data: float = 0.0
-    gaps: deque = field(default_factory=lambda: deque(maxlen=32))
+    gaps: deque = msgspec.field(default_factory=lambda: deque(maxlen=32))
     polls_with_data: int = 0
 
     def status(self, now: float) -> LiveStatus:
