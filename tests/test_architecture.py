@@ -294,6 +294,8 @@ def test_doctor_on_one_log_imports_only_what_a_log_needs(tmp_path):
         "trainlint.checkpoint.zipread",
         "trainlint.checkpoint.torchfmt",
         "trainlint.live.guard",
+        "trainlint.readers.console.reader",  # sniffing stops at the JSON-lines reader, before these
+        "trainlint.readers.csv_log",
         "trainlint.rules.data",
         "trainlint.rules.checkpoint",
         "trainlint.rules.environment",
@@ -319,6 +321,34 @@ def test_the_rules_table_names_the_modules_of_each_targets_rules():
         module = r.check.__module__.removeprefix("trainlint.rules.").split(".")[0]
         found.setdefault(r.target, set()).add(module)
     assert {t: set(m) for t, m in table.items()} == found
+
+
+def test_the_readers_sniffing_table_is_the_order_of_the_loaded_readers():
+    """trainlint.readers.SNIFF_ORDER (what sniffing imports, module by module) names every
+    built-in reader with its module, in the order of READERS once all are loaded."""
+    import importlib
+
+    readers = importlib.import_module("trainlint.readers")
+    loaded = [(r.name, type(r.read.__self__).__module__) for r in readers.load_readers()]
+    assert loaded == [(n, f"trainlint.readers.{m}") for n, m in readers.SNIFF_ORDER]
+
+
+def test_sniffing_a_trainer_state_imports_only_the_readers_before_it(tmp_path):
+    path = tmp_path / "trainer_state.json"
+    path.write_text('{"log_history": [{"step": 1, "loss": 2.0}]}')
+    code = (
+        "import sys\nfrom trainlint.readers import sniff\n"
+        f"print(sniff(__import__('pathlib').Path({str(path)!r})).name)\n"
+        "print(*sorted(m for m in sys.modules if m.startswith('trainlint.readers.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}
+    )
+    name, modules = out.stdout.splitlines()
+    assert name == "hf-trainer-state"
+    assert not {"trainlint.readers.console.reader", "trainlint.readers.csv_log", "trainlint.readers.jsonl"} & set(
+        modules.split()
+    )
 
 
 def test_json_is_written_in_one_place():

@@ -187,9 +187,9 @@ def _judge_unclaimed(path: Path, options: Any) -> Report:
 
 
 def _reader(name: str) -> Any:
-    from .readers import load_readers
+    from .readers import reader_named
 
-    found = next((r for r in load_readers() if r.name == name), None)
+    found = reader_named(name)
     if found is None:
         raise LookupError(f"no reader {name} in this worker (is it running the same trainlint?)")
     return found

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..model import Run
@@ -11,25 +13,80 @@ from ..plugins import import_plugins
 from ..safeio import JSONLimit, file_kind, not_regular_reason
 from .base import READERS, Reader, ReadError, head_as_utf8, read_head
 
-__all__ = ["READERS", "ReadError", "Reader", "load_readers", "read_any", "read_run", "sniff", "sniff_head"]
+__all__ = [
+    "READERS",
+    "ReadError",
+    "Reader",
+    "load_readers",
+    "read_any",
+    "read_run",
+    "reader_named",
+    "sniff",
+    "sniff_head",
+]
 
+# Every built-in reader and the module that registers it, in sniffing order (READERS' order once
+# all are loaded; a test holds the two together). Sniffing a file imports the modules as it
+# reaches them, so a trainer_state.json, recognised third, never imports the console or CSV
+# readers; the full load imports them in this order, so ties keep one order however loaded.
+SNIFF_ORDER: tuple[tuple[str, str], ...] = (
+    ("tfevents", "tensorboard.events"),
+    ("tfevents-folder", "tensorboard.folder"),
+    ("hf-trainer-state", "hf_trainer_state"),
+    ("mlflow-run", "mlflow_store"),
+    ("mlflow-sqlite", "mlflow_store"),
+    ("wandb-run", "wandb_run"),
+    ("coqui", "coqui"),
+    ("detectron2", "detectron2"),
+    ("llamafactory", "llamafactory"),
+    ("jsonl", "jsonl"),
+    ("console", "console.reader"),
+    ("csv", "csv_log"),
+    ("run-folder", "run_folder"),
+)
 _loaded = False
 
 
 def load_readers() -> list[Reader]:
+    """Every reader, in sniffing order."""
     global _loaded
     if not _loaded:
         _loaded = True
-        import_plugins(__name__, skip={"base"})  # format subpackages included
+        for _, module in SNIFF_ORDER:
+            importlib.import_module(f"{__name__}.{module}")
+        import_plugins(__name__, skip={"base"})  # the rest: format subpackages included
     return READERS
+
+
+def reader_named(name: str) -> Reader | None:
+    """The reader of format ``name``, importing only its module when it is a built-in one."""
+    module = next((m for n, m in SNIFF_ORDER if n == name), None)
+    if module is not None:
+        importlib.import_module(f"{__name__}.{module}")
+    found = next((r for r in READERS if r.name == name), None)
+    return found if found is not None else next((r for r in load_readers() if r.name == name), None)
+
+
+def _in_order(folder: bool) -> Iterator[Reader]:
+    """The file (or folder) readers in sniffing order, each built-in module imported when
+    reached; all of them at once when a reader of another package is registered (its priority
+    may put it anywhere)."""
+    known = {name for name, _ in SNIFF_ORDER}
+    if _loaded or any(r.name not in known for r in READERS):
+        yield from (r for r in load_readers() if r.folder == folder)
+        return
+    for name, _ in SNIFF_ORDER:
+        r = reader_named(name)
+        if r is not None and r.folder == folder:
+            yield r
+    yield from (r for r in load_readers() if r.folder == folder and r.name not in known)
 
 
 def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
     """The first reader that recognises ``path`` by content, or None."""
     path = Path(path)
-    readers = load_readers()
     if path.is_dir():
-        return next((r for r in readers if r.folder and r.recognises(path, b"", options)), None)
+        return next((r for r in _in_order(folder=True) if r.recognises(path, b"", options)), None)
     try:
         head = head_as_utf8(read_head(path))
     except OSError:
@@ -40,9 +97,7 @@ def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
 def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> Reader | None:
     """The first file reader that recognises ``path`` from its first bytes ``head`` (the one
     sniffing pass: discovery hands the Reader it returns on to the read)."""
-    for r in load_readers():
-        if r.folder:
-            continue
+    for r in _in_order(folder=False):
         try:
             if r.recognises(path, head, options):
                 return r
@@ -59,11 +114,10 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
         raise ReadError("no such file or folder")
     if kind not in ("file", "dir"):
         raise ReadError(not_regular_reason(kind))
-    load_readers()
     if fmt is not None:
-        chosen = next((r for r in READERS if r.name == fmt), None)
+        chosen = reader_named(fmt)
         if chosen is None:
-            raise ReadError(f"unknown format {fmt!r} (known: {', '.join(r.name for r in READERS)})")
+            raise ReadError(f"unknown format {fmt!r} (known: {', '.join(r.name for r in load_readers())})")
     else:
         chosen = sniff(path, options)
     if chosen is None:
