@@ -233,3 +233,28 @@ def test_jsonl_overflowing_literal_is_reported(tmp_path):
     run = read_run(p)
     assert run.get("loss").values.tolist() == [2.0]
     assert any("too large for a float" in n for n in run.notes)
+
+
+def test_a_reader_of_another_package_sniffs_in_its_priority(tmp_path):
+    """Sniffing imports the built-in readers one by one (readers.SNIFF_ORDER); a reader another
+    package registered still comes in its priority, before the built-in ones here."""
+    from trainlint.readers import READERS, sniff
+    from trainlint.readers.base import reader
+
+    before = list(READERS)
+    try:
+
+        @reader("mine", priority=1)
+        class Mine:
+            def sniff(self, path, head):
+                return path.suffix == ".mine"
+
+            def read(self, path):
+                raise AssertionError("not read here")
+
+        path = tmp_path / "trainer_state.mine"
+        path.write_text('{"log_history": [{"step": 1, "loss": 2.0}]}')
+        assert sniff(path).name == "mine"
+        assert sniff(path.rename(tmp_path / "trainer_state.json")).name == "hf-trainer-state"
+    finally:
+        READERS[:] = before
