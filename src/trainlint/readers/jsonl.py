@@ -93,10 +93,11 @@ def _bulk(path: Path) -> Run | None:
         files=[str(path)],
         notes=["stripped a UTF-8 byte-order mark"] if head.startswith(BOM) else [],
     )
-    index = np.arange(count, dtype=np.float64)
-    steps = table.get(step_key, index) if step_key else index
-    if steps is not index and np.isnan(steps).any():
-        steps = np.where(np.isnan(steps), index, steps)  # null or absent: the record number
+    steps = table.get(step_key) if step_key else None
+    if steps is None:
+        steps = np.arange(count, dtype=np.float64)
+    elif np.isnan(steps).any():  # null or absent: the record number
+        steps = np.where(np.isnan(steps), np.arange(count, dtype=np.float64), steps)
     if step_key is None:
         run.notes.append("no step field; steps are record numbers")
     seen = dict.fromkeys(k for o in objs for k in o)
