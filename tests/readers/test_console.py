@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trainlint.api import read_run
@@ -648,3 +648,52 @@ def test_plain_pattern_shortcut_reads_what_the_general_path_reads(rows):
         mp.setattr(patterns.LinePattern, "plain", property(lambda self: False))
         general = read()
     assert repr(fast) == repr(general)  # repr: NaN values compare equal as text
+
+
+_NUMBER = st.from_regex(r"[-+]?(\d{1,4}(\.\d{0,3})?|\.\d{1,3})([eE][-+]?\d{1,2})?", fullmatch=True)
+_PLAIN_WORD = st.tuples(
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,4}", fullmatch=True),
+    st.just("="),
+    _NUMBER | st.text("0123456789.eE+-", min_size=1, max_size=6) | st.text("0123456789._,%smn", min_size=1, max_size=5),
+).map("".join)
+_ODD_WORD = st.tuples(
+    st.text("ab_Z9é/.-@:", min_size=1, max_size=4),
+    st.sampled_from(["=", "==", ":", ""]),
+    st.text("0123456789.eE+-,_ %smnaIf", min_size=1, max_size=7) | _NUMBER,
+).map("".join)
+_WORD = _PLAIN_WORD | _PLAIN_WORD | _PLAIN_WORD | _ODD_WORD
+
+
+def _expression_pairs(text, mode):
+    with_expression = patterns._plain_pairs
+    try:
+        patterns._plain_pairs = lambda text, mode: None
+        return patterns.parse_kv(text, mode)
+    finally:
+        patterns._plain_pairs = with_expression
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_WORD, max_size=5), st.sampled_from([" ", "  ", "\t", " \u00a0"]), st.sampled_from(["=", "any"]))
+@example(["a=1_0"], " ", "=")  # float() takes it, the expression does not
+@example(["a=1,000", "b=5."], " ", "any")
+@example(["a=+.5e-3", "b=1e5", "c=-0"], " ", "=")
+@example(["a=1e", "b=2"], " ", "=")
+def test_plain_pairs_read_what_the_expression_reads(words, gap, mode):
+    """The console's fast name=number reader returns the expression's pairs on every text it
+    accepts (and declines the rest: units, separators, odd names, NaN spellings ...)."""
+    text = gap.join(words)
+    fast = patterns._plain_pairs(text, mode)
+    if fast is not None:
+        slow = _expression_pairs(text, mode)
+        assert fast == slow and list(fast) == list(slow), text
+
+
+def test_plain_pairs_take_the_common_line_and_leave_the_rest():
+    assert patterns._plain_pairs("loss=3.2870 lr=5.63e-07 grad_norm=1.323", "=") == {
+        "loss": 3.287,
+        "lr": 5.63e-07,
+        "grad_norm": 1.323,
+    }
+    for odd in ("loss=3.2 time=5ms", "loss=1,234", "train/loss=2", "loss=nan", "step 3 loss=2", "loss = 2"):
+        assert patterns._plain_pairs(odd, "=") is None, odd
