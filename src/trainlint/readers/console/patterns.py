@@ -510,13 +510,14 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
     """:func:`_take` for a plain pattern (see LinePattern.plain), without the steps it has no use for."""
     kv, step = m.group("kv", "step")
     vals = parse_kv(kv, pat.kv) if kv else {}
-    if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):
+    if not vals or (pat.needs_loss and "loss" not in vals and "loss" not in "\0".join(vals).lower()):
         return False
     if step is None:
         return False
     at = float(step)
-    for k in _NOT_METRICS.intersection(vals):
-        del vals[k]
+    if not _NOT_METRICS.isdisjoint(vals):
+        for k in _NOT_METRICS.intersection(vals):
+            del vals[k]
     st.capture.add_all(at, vals)
     plan = m.group("max_steps") if pat.has_plan else None
     if plan:
