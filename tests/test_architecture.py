@@ -265,6 +265,13 @@ def test_cli_starts_without_numpy_or_rich():
     assert out == ""
 
 
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter on this checkout's sources."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}
+    )
+
+
 def test_doctor_on_one_log_imports_only_what_a_log_needs(tmp_path):
     """`trainlint doctor` on a JSONL log (long enough to be downsampled for its curve) imports no
     dataset, tokenizer, checkpoint or comparison machinery nor their rules, no numpy.ma (np.unique
@@ -278,9 +285,7 @@ def test_doctor_on_one_log_imports_only_what_a_log_needs(tmp_path):
         f"try:\n    main(['doctor', {str(log)!r}])\nexcept SystemExit:\n    pass\n"
         "print('MODULES', *sorted(sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}
-    )
+    out = _python(code)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "steps 0-2999" in out.stdout
     imported = set(out.stdout.rsplit("MODULES", 1)[1].split())
@@ -341,10 +346,7 @@ def test_sniffing_a_trainer_state_imports_only_the_readers_before_it(tmp_path):
         f"print(sniff(__import__('pathlib').Path({str(path)!r})).name)\n"
         "print(*sorted(m for m in sys.modules if m.startswith('trainlint.readers.')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}
-    )
-    name, modules = out.stdout.splitlines()
+    name, modules = _python(code).stdout.splitlines()
     assert name == "hf-trainer-state"
     assert not {"trainlint.readers.console.reader", "trainlint.readers.csv_log", "trainlint.readers.jsonl"} & set(
         modules.split()
