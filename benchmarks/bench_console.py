@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "src"))
 from _timing import best_of  # noqa: E402
 
-from trainlint.readers.coqui import CoquiReader  # noqa: E402
 from trainlint.readers.console.reader import ConsoleReader  # noqa: E402
+from trainlint.readers.coqui import CoquiReader  # noqa: E402
 
 REAL_COQUI = ROOT.parent / "shared" / "evidence" / "xtts-coqui-diverged" / "trainer_0_log.txt"
 
@@ -74,9 +74,9 @@ def bench_coqui(tmp: Path, copies: int) -> None:
         if not path.exists():
             make_coqui(path, copies)
         text = path.read_text(encoding="utf-8")
-        ours = best_of(lambda: CoquiReader().read(path))
+        ours = best_of(lambda path=path: CoquiReader().read(path))
         other = (
-            best_of(lambda: parse_coqui_trainer_log(path.read_text(encoding="utf-8")))
+            best_of(lambda path=path: parse_coqui_trainer_log(path.read_text(encoding="utf-8")))
             if parse_coqui_trainer_log
             else None
         )
@@ -94,9 +94,11 @@ def bench_console(tmp: Path, n: int) -> None:
         ("console generic step=N loss=X", generic, [awk, "-F", "loss=", '/loss=/{split($2,a," "); print a[1]}']),
         ("console keras (\\r and \\b redraws)", keras, [grep, "-a", "-c", "val_loss"]),
     ):
-        ours = best_of(lambda: ConsoleReader().read(path), 1)
+        ours = best_of(lambda path=path: ConsoleReader().read(path), 1)
         other = (
-            best_of(lambda: subprocess.run([*cmd, str(path)], capture_output=True, check=False), 3) if cmd[0] else None
+            best_of(lambda cmd=cmd, path=path: subprocess.run([*cmd, str(path)], capture_output=True, check=False), 3)
+            if cmd[0]
+            else None
         )
         raw = path.read_bytes()
         row(name, max(raw.count(b"\n"), raw.count(b"\r")), ours, Path(cmd[0]).name if cmd[0] else "-", other)

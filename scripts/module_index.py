@@ -30,7 +30,14 @@ def index() -> str:
         rel = path.relative_to(PKG)
         package = "trainlint" + "".join(f".{p}" for p in rel.parent.parts)
         rows.setdefault(package, []).append(f"| `{rel.as_posix()}` | {first_line(path)} |")
-    out = [START, "", "## Every module", "", "Generated from each module's docstring; a test fails when it is stale.", ""]
+    out = [
+        START,
+        "",
+        "## Every module",
+        "",
+        "Generated from each module's docstring; a test fails when it is stale.",
+        "",
+    ]
     for package, lines in rows.items():
         out += [f"### `{package}`", "", "| module | what it is |", "|---|---|", *lines, ""]
     return "\n".join([*out, END])
