@@ -26,13 +26,14 @@ def run_rules(
     recording findings and coverage."""
     settings = (settings or Settings()).for_path(report.source)
     debug = bool(os.environ.get("TRAINLINT_DEBUG"))
+    shared: dict[str, Any] = {}  # one judgement's finite series, for every rule (Context.shared)
     for rule in REGISTRY.all(target):
         if only is not None and not only(rule):
             continue
         if not settings.enabled(rule):
             report.checks.not_checked[rule.code] = "not selected by configuration"
             continue
-        ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {})
+        ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {}, shared)
         try:
             with np.errstate(all="ignore"):  # overflow on absurd values is judged, not printed
                 out = _as_list(rule.check(ctx))

@@ -197,6 +197,9 @@ class Context(msgspec.Struct):
     subject: Any
     thresholds: Mapping[str, float]
     extra: Mapping[str, Any] = msgspec.field(default_factory=dict)
+    # What the rules of one judgement share (engine.run_rules hands one dict to all): the
+    # finite part of each series, computed once instead of once per rule.
+    shared: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def run(self) -> Any:
@@ -211,7 +214,10 @@ class Context(msgspec.Struct):
         if s is None or len(s) == 0:
             raise NotChecked(f"no {role} series in this log")
         if finite:
-            s = s.finite()
+            kept = self.shared.get(role)
+            if kept is None or kept[0] is not s:
+                kept = self.shared[role] = (s, s.finite())
+            s = kept[1]
         if len(s) < min_points:
             raise NotChecked(f"{role} has {len(s)} finite points, needs at least {min_points}")
         return s
