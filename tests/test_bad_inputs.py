@@ -209,3 +209,20 @@ def test_whole_corpus_in_one_scan(tmp_path):
     row = got["all"]
     assert row["verdict"] == "FAIL" and row["exit"] == 1, row
     assert row["seconds"] < 60 and rss < GB
+
+
+def test_the_runner_reports_its_own_peak_memory_not_its_parents():
+    """A child's ru_maxrss keeps the peak of the process image it was forked from: run from a
+    1 GB pytest process (one that has loaded torch and Ray), the runner reported 1 GB and the
+    memory checks above failed on nothing. It reads its own peak (VmHWM)."""
+    parent = (
+        "import json, subprocess, sys\n"
+        "ballast = bytearray(1200 << 20)\n"
+        "ballast[::4096] = b'x' * len(range(0, len(ballast), 4096))\n"
+        f"out = subprocess.run([sys.executable, {str(HERE / 'runner.py')!r}], input=json.dumps({{'cases': []}}),\n"
+        "                      capture_output=True, text=True).stdout\n"
+        "print(json.loads(out.splitlines()[-1])['max_rss_bytes'])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    rss = int(subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, env=env).stdout)
+    assert rss < 200 << 20, f"{rss >> 20} MiB"
