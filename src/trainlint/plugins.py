@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 
 def import_plugins(package: str, skip: Collection[str] = ()) -> None:
@@ -20,6 +20,13 @@ def import_plugins(package: str, skip: Collection[str] = ()) -> None:
     its plugins, imported by them when needed, not at every start)."""
     pkg = importlib.import_module(package)
     _import_all(list(pkg.__path__), pkg.__name__, {*skip, *getattr(pkg, "NOT_PLUGINS", ())})
+
+
+def import_named(package: str, modules: Iterable[str]) -> None:
+    """Import the named modules of ``package`` (a table of the plugins one job needs: the rules
+    of one target, the readers sniffing reaches), in the order given."""
+    for module in modules:
+        importlib.import_module(f"{package}.{module}")
 
 
 def _import_all(path: list[str], prefix: str, skip: Collection[str]) -> None:

@@ -111,16 +111,15 @@ class _Registry:
             return
         import importlib
 
+        from .plugins import import_named, import_plugins
+
         package = f"{__package__}.rules"  # by name: the registry sits below its plugins
         if target is None:
-            from .plugins import import_plugins
-
             self._loaded = True
             import_plugins(package)
             return
         self._targets.add(target)
-        for module in importlib.import_module(package).MODULES.get(target, ()):
-            importlib.import_module(f"{package}.{module}")
+        import_named(package, importlib.import_module(package).MODULES.get(target, ()))
 
     def all(self, target: str | None = None) -> list[Rule]:
         self.load(target)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import csv
-import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..model import Run
 from ..options import ReadOptions
-from ..plugins import import_plugins
+from ..plugins import import_named, import_plugins
 from ..safeio import JSONLimit, file_kind, not_regular_reason
 from .base import READERS, Reader, ReadError, head_as_utf8, read_head
 
@@ -44,6 +43,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("csv", "csv_log"),
     ("run-folder", "run_folder"),
 )
+_BUILT_IN = frozenset(name for name, _ in SNIFF_ORDER)
 _loaded = False
 
 
@@ -52,8 +52,7 @@ def load_readers() -> list[Reader]:
     global _loaded
     if not _loaded:
         _loaded = True
-        for _, module in SNIFF_ORDER:
-            importlib.import_module(f"{__name__}.{module}")
+        import_named(__name__, (module for _, module in SNIFF_ORDER))
         import_plugins(__name__, skip={"base"})  # the rest: format subpackages included
     return READERS
 
@@ -62,7 +61,7 @@ def reader_named(name: str) -> Reader | None:
     """The reader of format ``name``, importing only its module when it is a built-in one."""
     module = next((m for n, m in SNIFF_ORDER if n == name), None)
     if module is not None:
-        importlib.import_module(f"{__name__}.{module}")
+        import_named(__name__, (module,))
     found = next((r for r in READERS if r.name == name), None)
     return found if found is not None else next((r for r in load_readers() if r.name == name), None)
 
@@ -71,15 +70,14 @@ def _in_order(folder: bool) -> Iterator[Reader]:
     """The file (or folder) readers in sniffing order, each built-in module imported when
     reached; all of them at once when a reader of another package is registered (its priority
     may put it anywhere)."""
-    known = {name for name, _ in SNIFF_ORDER}
-    if _loaded or any(r.name not in known for r in READERS):
+    if _loaded or any(r.name not in _BUILT_IN for r in READERS):
         yield from (r for r in load_readers() if r.folder == folder)
         return
     for name, _ in SNIFF_ORDER:
         r = reader_named(name)
         if r is not None and r.folder == folder:
             yield r
-    yield from (r for r in load_readers() if r.folder == folder and r.name not in known)
+    yield from (r for r in load_readers() if r.folder == folder and r.name not in _BUILT_IN)
 
 
 def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:

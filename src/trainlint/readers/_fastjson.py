@@ -48,8 +48,8 @@ class Schema:
         self.keys, self.kind, self.grown = list(dict.fromkeys(keys)), kind, 0
         self._build()
 
-    def _build(self) -> bool:
-        """Make the record type; False for a key msgspec cannot map a field to (one holding a
+    def _build(self) -> None:
+        """Make the record type; None for a key msgspec cannot map a field to (one holding a
         quote, a backslash or a control character): the general path reads such a file."""
         self.names = [f"f{i}" for i in range(len(self.keys))]
         try:
@@ -62,7 +62,6 @@ class Schema:
             )
         except ValueError:
             self.type = None
-        return self.type is not None
 
     def decode(self, fn: Callable[[Any], Any]) -> Any:
         """``fn(record_type)``, retried with each unknown key it reports; None when the input
@@ -353,10 +352,8 @@ class _OnePerLine:
 def _text(data: bytes) -> bool:
     """Whether ``data`` is UTF-8 text (else the general path reads it, and notes what it
     replaced): msgspec does not check what it skips, such as a string in an unread field."""
-    return data.isascii() or _utf8(data)
-
-
-def _utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

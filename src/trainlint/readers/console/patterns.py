@@ -506,18 +506,26 @@ def _values(pat: LinePattern, m: re.Match[str], g: dict[str, Any]) -> dict[str, 
     return vals
 
 
+def _holds_loss(names: dict[str, float]) -> bool:
+    """Whether a name holds "loss" (in any case): the generic shapes count only such lines."""
+    return "loss" in names or "loss" in "\0".join(names).lower()
+
+
+def _drop_not_metrics(vals: dict[str, float]) -> None:
+    for name in _NOT_METRICS:
+        vals.pop(name, None)
+
+
 def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     """:func:`_take` for a plain pattern (see LinePattern.plain), without the steps it has no use for."""
     kv, step = m.group("kv", "step")
     vals = parse_kv(kv, pat.kv) if kv else {}
-    if not vals or (pat.needs_loss and "loss" not in vals and "loss" not in "\0".join(vals).lower()):
+    if not vals or (pat.needs_loss and not _holds_loss(vals)):
         return False
     if step is None:
         return False
     at = float(step)
-    if not _NOT_METRICS.isdisjoint(vals):
-        for k in _NOT_METRICS.intersection(vals):
-            del vals[k]
+    _drop_not_metrics(vals)
     st.capture.add_all(at, vals)
     plan = m.group("max_steps") if pat.has_plan else None
     if plan:
@@ -530,7 +538,7 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     g = m.groupdict()
     vals = _values(pat, m, g)
-    if not vals or (pat.needs_loss and "loss" not in "\0".join(vals).lower()):  # a name holding "loss"
+    if not vals or (pat.needs_loss and not _holds_loss(vals)):
         return False
     step = _step(pat, g, vals, st)
     if step is None:
@@ -540,8 +548,7 @@ def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
         vals.pop(pat.step_from[3:], None)
     if pat.prefix or pat.rename:
         vals = {pat.prefix + pat.rename.get(k, k): v for k, v in vals.items()}
-    for k in _NOT_METRICS.intersection(vals):
-        del vals[k]
+    _drop_not_metrics(vals)
     add = cap.add
     for key, v in vals.items():
         add(key, step, v)
