@@ -4,10 +4,19 @@ Each gives numpy's own answer (hypothesis tests compare them)."""
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
+import numpy.typing as npt
 
 
-def median(a: np.ndarray, axis: int | None = None) -> np.ndarray | np.floating:
+@overload
+def median(a: npt.ArrayLike, axis: None = None) -> np.floating: ...
+@overload
+def median(a: npt.ArrayLike, axis: int) -> np.ndarray: ...  # along an axis of an array of 2+ dims
+
+
+def median(a: npt.ArrayLike, axis: int | None = None) -> np.ndarray | np.floating:
     """``np.median(a, axis)`` for axis None or the last axis, with the same result, about 4x
     faster: one partition at the middle, without np.median's extra pass that looks for NaN
     (a NaN makes its row NaN, as in np.median). It also keeps numpy.ma, which np.median and

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -44,6 +44,8 @@ CATEGORIES = (
     "compare",
 )
 TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
+# A check function: a Context in; a finding, several, or None out (the engine takes each shape).
+_Check = TypeVar("_Check", bound="Callable[[Context], Iterable[Finding] | Finding | None]")
 
 _CODE = re.compile(r"^TL\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -159,14 +161,14 @@ def rule(
     whole_run: bool = False,
     group: str | None = None,
     decisive: bool = False,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[_Check], _Check]:
     """Register the decorated check function as a rule.
 
     ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
     judge each segment); ``group``: an environment rule's report group; ``decisive``: a rule
     without which the report cannot be judged (the comparison's loss rules)."""
 
-    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(fn: _Check) -> _Check:
         REGISTRY.add(
             Rule(
                 code=code,

@@ -41,6 +41,8 @@ class Scan:
 
     def __init__(self, source: Source, forced_format: str | None = None, tokens: Any = None) -> None:
         self.source, self.forced, self.tokens = source, forced_format, tokens
+        self.tokens_reason: str | None = None  # why there are no token statistics (set by the judge)
+        self.max_length_from: str | None = None  # where the token limit came from
         self.shape: Shape | None = None
         self.rows = 0
         # "blank": blank or whitespace-only lines (not rows; reported with their numbers)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from ..arrays import unique
+from ..model import Run
 from .stats import centred_median, coarse, median
 
 
-def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
+def train_at(run: Run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
     """A smoothed train loss (rolling median) interpolated at ``steps``; NaN outside its range."""
     loss = run.get("loss")
     if loss is None or len(loss.finite()) < 3:
@@ -22,7 +25,7 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
         order = np.argsort(f.steps, kind="stable")
         ts, tv = coarse(f.steps[order], f.values[order])
     sm = centred_median(tv, max(1, int(round(len(tv) * frac))))
-    out = np.interp(steps, ts, sm)
+    out: np.ndarray = np.interp(steps, ts, sm)
     # an evaluation at the very end (after the last logged train point, within one logging
     # interval) takes the last train level; further out there is no train loss to compare
     gap = float(median(np.diff(ts))) if len(ts) > 1 else 0.0
@@ -30,7 +33,7 @@ def train_at(run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
     return out
 
 
-def checkpoint_steps(meta) -> list[float]:
+def checkpoint_steps(meta: Mapping[str, Any]) -> list[float]:
     """Checkpoint steps the log names: meta['checkpoints'] and best_model_checkpoint."""
     out: list[float] = []
     named = meta.get("checkpoints")
@@ -49,7 +52,7 @@ def checkpoint_steps(meta) -> list[float]:
     return sorted(set(out))
 
 
-def scheduled_steps(run) -> np.ndarray:
+def scheduled_steps(run: Run) -> np.ndarray:
     """Steps where a pause is expected: the evaluations and checkpoint saves the log names."""
     parts = [np.asarray(checkpoint_steps(run.meta), dtype=np.float64)]
     ev = run.get("eval_loss")

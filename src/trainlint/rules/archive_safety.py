@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import NotChecked, StandDown, rule
+from ..registry import Context, NotChecked, StandDown, rule
+from ..verdict import Finding
 
 MAX_LISTED = 20
 
 
-def _file(ctx: Any) -> Any:
+def _file(ctx: Context) -> Any:
     s = ctx.subject
     if s.drift is not None or s.format != "torch-zip":
         raise NotChecked("not a zip archive")
@@ -31,7 +32,7 @@ decompression bomb: a loader that inflates it exhausts memory or disk. trainlint
 through a streaming reader and stops at the limit; the finding gives the compressed bytes read, the
 bytes inflated when it stopped, the ratio and the declared size. Do not load the file.""",
 )
-def decompression_bomb(ctx):
+def decompression_bomb(ctx: Context) -> list[Finding]:
     s = _file(ctx)
     bombs = s.meta.get("bombs") or []
     if not bombs:
@@ -59,7 +60,7 @@ extraction script writes a member named `../../x` or `/etc/x` outside the target
 (path traversal, "zip slip"). torch.save never writes such names: someone edited the archive.
 Do not extract it; inspect who produced it.""",
 )
-def unsafe_member_name(ctx):
+def unsafe_member_name(ctx: Context) -> Finding:
     s = _file(ctx)
     names = s.meta.get("unsafe_names") or []
     if not names:
@@ -85,7 +86,7 @@ def unsafe_member_name(ctx):
 checkpoint choose what is read on your machine). trainlint never opens those files; the finding
 lists them. Do not load the checkpoint until the index is repaired.""",
 )
-def index_outside_folder(ctx):
+def index_outside_folder(ctx: Context) -> Finding:
     s = ctx.subject
     idx = getattr(s, "index", None)
     if s.drift is not None or not idx:

@@ -12,6 +12,8 @@ or the WARN ratio for FAIL (two close seeds do not make every third seed fail).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 import numpy as np
 
@@ -85,7 +87,7 @@ class Limits(msgspec.Struct):
         return self.fail if severity == "FAIL" else self.warn
 
 
-def limits(base: list[float], warn_ratio: float, fail_ratio: float, t: dict[str, float]) -> Limits:
+def limits(base: list[float], warn_ratio: float, fail_ratio: float, t: Mapping[str, float]) -> Limits:
     """Limits for a metric whose baseline values are ``base`` (all positive).
 
     ``warn_ratio`` > 1 means higher is worse; < 1 means lower is worse (then a

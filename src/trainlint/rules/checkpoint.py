@@ -6,30 +6,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 
 NA = "not applicable to this input"
 MAX_LISTED = 50
 
 
-def need(ctx: Any, attr: str) -> Any:
+def need(ctx: Context, attr: str) -> Any:
     value = getattr(ctx.subject, attr, None)
     if value is None or getattr(ctx.subject, "drift", None) is not None and attr != "drift":
         raise NotChecked(NA)
     return value
 
 
-def _tensors(ctx: Any) -> list[Any]:
+def _tensors(ctx: Context) -> list[Any]:
     s = ctx.subject
     if s.drift is not None or s.kind_problem:
         raise NotChecked(NA)
-    return s.tensors
+    tensors: list[Any] = s.tensors
+    return tensors
 
 
 FOLDER_FORMATS = ("hf-folder", "dcp", "deepspeed", "sharded-index", "folder", "drift")
 
 
-def file_only(ctx: Any) -> Any:
+def file_only(ctx: Context) -> Any:
     """The subject when it is a single checkpoint file; NotChecked (not applicable) otherwise."""
     s = ctx.subject
     if s.drift is not None or s.format in FOLDER_FORMATS:
@@ -54,7 +56,7 @@ A zero-byte checkpoint is what a save leaves when the process died (or the disk 
 before any byte was written, or when a copy/download failed. It cannot be loaded.
 Try: re-save from the live run, or fall back to the previous checkpoint; check free disk space.""",
 )
-def empty_checkpoint(ctx):
+def empty_checkpoint(ctx: Context) -> Finding:
     s = file_only(ctx)
     if s.kind_problem != "empty":
         raise StandDown(f"file holds {s.size} bytes")
@@ -76,7 +78,7 @@ promises. The finding lists which tensors are complete (salvageable by reading t
 and which are lost. Try: use the previous checkpoint; save to a temporary name and rename
 when complete so a crash never leaves a half file under the real name.""",
 )
-def truncated_checkpoint(ctx):
+def truncated_checkpoint(ctx: Context) -> Finding:
     s = file_only(ctx)
     if s.kind_problem:
         raise NotChecked(NA)
@@ -115,7 +117,7 @@ so a flipped bit on disk or in transfer loads silently as a wrong weight. A mism
 the bytes changed after they were written. Try: re-copy the file from its source and compare
 checksums; if the source is also bad, use an earlier checkpoint.""",
 )
-def crc_mismatch(ctx):
+def crc_mismatch(ctx: Context) -> Finding:
     s = ctx.subject
     if s.zip is None or s.drift is not None:
         raise NotChecked(NA)
@@ -143,7 +145,7 @@ def crc_mismatch(ctx):
 A non-empty zip entry with a zero CRC-32 was written by a tool that did not record checksums;
 corruption in it cannot be detected. Try: re-save with torch.save (which records CRCs).""",
 )
-def crc_not_recorded(ctx):
+def crc_not_recorded(ctx: Context) -> Finding:
     z = need(ctx, "zip")
     missing = [e.name for e in z.entries.values() if not e.crc_recorded and e.complete]
     if not missing:
@@ -163,7 +165,7 @@ The central directory at the end of a zip and the local header before each entry
 same entry; when they disagree (name, sizes, CRC, compression, or an offset that points at no
 header), the archive was edited or damaged, and different readers will see different data.""",
 )
-def zip_header_mismatch(ctx):
+def zip_header_mismatch(ctx: Context) -> Finding:
     z = need(ctx, "zip")
     bad = [(e.name, p) for e in [*z.entries.values(), *z.duplicates] for p in e.problems]
     if z.error:
@@ -187,7 +189,7 @@ def zip_header_mismatch(ctx):
 A clone without git-lfs (or with GIT_LFS_SKIP_SMUDGE) leaves ~130-byte text pointers in place
 of large files. Loading one fails with an unpickling error. Try: `git lfs pull` in the repository.""",
 )
-def lfs_pointer(ctx):
+def lfs_pointer(ctx: Context) -> Finding:
     s = file_only(ctx)
     if s.kind_problem != "lfs-pointer":
         raise StandDown("not an LFS pointer")
@@ -213,7 +215,7 @@ wget/curl save whatever the server returns: a login page, a 404 page or a rate-l
 ends up under the checkpoint's file name. Try: download again with authentication, and check
 the HTTP status before saving.""",
 )
-def html_page(ctx):
+def html_page(ctx: Context) -> Finding:
     s = file_only(ctx)
     if s.kind_problem != "html":
         raise StandDown("not an HTML page")
@@ -237,7 +239,7 @@ The pickle (data.pkl) holds the structure (names, shapes, dtypes) of everything 
 and the zip directory or storage table says where the bytes are. When either is missing or damaged,
 no loader can rebuild the object. Try: re-copy the file; otherwise use an earlier checkpoint.""",
 )
-def unreadable_structure(ctx):
+def unreadable_structure(ctx: Context) -> Finding:
     if ctx.subject.damaged and ctx.subject.drift is None:
         return ctx.fire(f"structure damaged, reading stopped: {ctx.subject.damaged}", error=ctx.subject.damaged)
     s = file_only(ctx)
@@ -259,7 +261,7 @@ def unreadable_structure(ctx):
 Each tensor in data.pkl names a storage entry (data/KEY) and an offset in it. A missing entry, or one
 too short for the tensor, makes torch.load fail or read past the storage. Try: an earlier checkpoint.""",
 )
-def missing_storage(ctx):
+def missing_storage(ctx: Context) -> Finding:
     s = ctx.subject
     if s.drift is not None or s.format not in ("torch-zip", "torch-legacy"):
         raise NotChecked(NA)
@@ -270,7 +272,7 @@ def missing_storage(ctx):
     return ctx.fire(f"{len(m)} tensors lack storage bytes: {text}", tensors=m[:MAX_LISTED])
 
 
-def _scanned(ctx: Any) -> list[Any]:
+def _scanned(ctx: Context) -> list[Any]:
     file_only(ctx)
     tensors = _tensors(ctx)
     if not tensors:
@@ -282,7 +284,7 @@ def _scanned(ctx: Any) -> list[Any]:
 
 def _sentinel(t: Any) -> bool:
     """Callback bookkeeping (Lightning's best/kth score starts at +-inf) or a lone +-inf scalar."""
-    return t.name.startswith("callbacks.") or (t.numel == 1 and t.stats["nan"] == 0)
+    return bool(t.name.startswith("callbacks.") or (t.numel == 1 and t.stats["nan"] == 0))
 
 
 @rule(
@@ -300,7 +302,7 @@ Not judged: tensors under `callbacks.` and single-value +-inf scalars (a "best s
 at +-inf by design); a NaN anywhere is judged.""",
     thresholds=[Threshold("min_values", 1, "non-finite values in one tensor needed to fire")],
 )
-def non_finite_tensor(ctx):
+def non_finite_tensor(ctx: Context) -> Finding:
     scanned = _scanned(ctx)
     bad = [t for t in scanned if t.stats["nan"] + t.stats["inf"] >= ctx.t("min_values") and not _sentinel(t)]
     if not bad:
@@ -334,7 +336,7 @@ arrived. Biases and 1-D buffers are often legitimately zero and are not judged. 
 an earlier checkpoint (trainlint ckpt A B) and check the conversion or merge step.""",
     thresholds=[Threshold("min_numel", 16, "smallest tensor judged (elements)")],
 )
-def all_zero_tensor(ctx):
+def all_zero_tensor(ctx: Context) -> Finding:
     scanned = _scanned(ctx)
     judged = [
         t
@@ -369,7 +371,7 @@ negative value means the optimizer state was corrupted (bit flips, a bad convers
 saved from the wrong buffers); resuming from it takes the square root of a negative number and
 produces NaN updates. Try: resume with a fresh optimizer state, or from an earlier checkpoint.""",
 )
-def optimizer_state_invalid(ctx):
+def optimizer_state_invalid(ctx: Context) -> Finding:
     scanned = [t for t in _scanned(ctx) if t.name.rsplit(".", 1)[-1] in ("exp_avg_sq", "max_exp_avg_sq")]
     if not scanned:
         raise StandDown("no Adam exp_avg_sq state in this checkpoint")
@@ -397,7 +399,7 @@ A safetensors file starts with an 8-byte header length and a JSON header naming 
 shape and byte range. A length past the end of the file, invalid JSON, an unknown dtype, a missing
 field or a key listed twice means loaders reject the file or, worse, disagree on which tensor wins.""",
 )
-def safetensors_header(ctx):
+def safetensors_header(ctx: Context) -> Finding:
     st = need(ctx, "safetensors")
     problems = st["header"] + st["dtype"] + [f"duplicate key {k!r}" for k in st["duplicates"]]
     if not problems:
@@ -420,7 +422,7 @@ def safetensors_header(ctx):
 Each tensor's [begin, end) range must hold exactly shape x dtype bytes, and ranges must not overlap.
 Overlapping or mis-sized ranges mean two tensors share bytes or a tensor reads its neighbour's.""",
 )
-def safetensors_layout(ctx):
+def safetensors_layout(ctx: Context) -> Finding:
     st = need(ctx, "safetensors")
     problems = st["size"] + st["overlap"] + ([] if ctx.subject.truncated else st["outside"])
     if not problems:
@@ -439,7 +441,7 @@ def safetensors_layout(ctx):
 The safetensors format packs tensors contiguously with nothing after the last one. Gaps or trailing
 bytes are not read by any loader: they hint at a file appended to or written by a non-standard tool.""",
 )
-def safetensors_unused(ctx):
+def safetensors_unused(ctx: Context) -> Finding:
     st = need(ctx, "safetensors")
     if st["header"]:
         raise NotChecked("header unreadable")
@@ -461,7 +463,7 @@ def safetensors_unused(ctx):
 does not hold, or a key found in two shards makes from_pretrained fail or load the wrong copy.
 Try: re-download the missing shards (check the list against the repository).""",
 )
-def shards_missing(ctx):
+def shards_missing(ctx: Context) -> Finding:
     idx = need(ctx, "index")
     if idx.get("error"):
         return ctx.fire(f"index unreadable: {idx['error']}", error=idx["error"])
@@ -510,7 +512,7 @@ Shards beside the index that it does not name (left over from an earlier save wi
 shard count), or tensors inside a shard the index does not map, are never loaded. Harmless
 for loading, but they waste space and hint at two saves mixed in one folder.""",
 )
-def shards_orphaned(ctx):
+def shards_orphaned(ctx: Context) -> Finding:
     idx = need(ctx, "index")
     if idx.get("error"):
         raise NotChecked("index unreadable")
@@ -542,7 +544,7 @@ optimizer, scheduler or RNG state); the Trainer's final save_model output (weigh
 often trainer_state.json, without optimizer by design) is not one.
 Try: save with save_only_model=False, or copy the missing files from the run.""",
 )
-def resume_incomplete(ctx):
+def resume_incomplete(ctx: Context) -> Finding:
     hf = need(ctx, "hf_folder")
     if not hf["resume_checkpoint"]:
         raise StandDown(
@@ -568,7 +570,7 @@ def resume_incomplete(ctx):
 A folder with config.json but no model.safetensors, pytorch_model.bin or shard index loads an
 architecture with nothing in it (or fails). Usually the save was interrupted after the config.""",
 )
-def weights_missing(ctx):
+def weights_missing(ctx: Context) -> Finding:
     hf = need(ctx, "hf_folder")
     if hf["has"]["weights"]:
         raise StandDown("weights file present")
@@ -588,7 +590,7 @@ step in trainer_state.json. When they differ, the folder was renamed or its file
 another save, and a resume would restart the schedule and data order from the recorded step, not
 the one in the name.""",
 )
-def resume_step_mismatch(ctx):
+def resume_step_mismatch(ctx: Context) -> Finding:
     hf = need(ctx, "hf_folder")
     named, recorded = hf.get("folder_step"), hf.get("global_step")
     if named is None or not isinstance(recorded, int):
@@ -615,7 +617,7 @@ A DCP checkpoint is a .metadata file describing, for every tensor shard, the .di
 length holding it. A rank that died before writing leaves its file missing or short, and loading fails
 on every rank. Try: an earlier checkpoint; check which rank failed to save.""",
 )
-def dcp_incomplete(ctx):
+def dcp_incomplete(ctx: Context) -> Finding:
     d = need(ctx, "dcp")
     if d.get("error"):
         return ctx.fire(f"DCP metadata unreadable: {d['error']}", error=d["error"])
@@ -644,7 +646,7 @@ DeepSpeed writes one optimizer-state partition per data-parallel rank (times mod
 and records dp_world_size in mp_rank_00_model_states.pt. Missing partitions make the resume fail
 (or, with a different world size, refuse). Try: find the rank whose save failed; use an earlier tag.""",
 )
-def deepspeed_partitions(ctx):
+def deepspeed_partitions(ctx: Context) -> Finding:
     d = need(ctx, "deepspeed")
     if "expected_optim_files" not in d:
         raise NotChecked("dp_world_size/mp_world_size not recorded or no optimizer partitions")
@@ -674,7 +676,7 @@ silently leave layers at their initial values. A prefix every key gained or lost
 DistributedDataParallel, _orig_mod. from torch.compile, model. from a wrapper) is recognised first
 and named as such; only the keys that still differ after it are called added or removed.""",
 )
-def keys_drift(ctx):
+def keys_drift(ctx: Context) -> Finding:
     d = need(ctx, "drift")
     prefix = d.get("prefix")
     if not d["added"] and not d["removed"] and not prefix:
@@ -729,7 +731,7 @@ state saved twice. A partly unchanged model (a frozen base under LoRA adapters) 
 the stand-down reason, not as a warning, below the threshold fraction.""",
     thresholds=[Threshold("min_fraction", 1.0, "fraction of compared float tensors unchanged needed to fire")],
 )
-def weights_unchanged(ctx):
+def weights_unchanged(ctx: Context) -> Finding:
     d = need(ctx, "drift")
     n, same = d.get("values_compared", 0), d.get("unchanged", [])
     if n == 0:
@@ -760,7 +762,7 @@ def weights_unchanged(ctx):
 A shape change (a resized vocabulary, a different head count) or a dtype change (fp32 -> bf16 in a
 conversion) between two checkpoints of one model makes load_state_dict fail, or changes numerics.""",
 )
-def shape_drift(ctx):
+def shape_drift(ctx: Context) -> Finding:
     d = need(ctx, "drift")
     if not d["changed"]:
         raise StandDown("shapes and dtypes of shared keys unchanged")

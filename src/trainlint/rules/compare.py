@@ -7,16 +7,20 @@ the run's number, the baseline's number, their ratio and the limit it crossed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..model import Run
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .band import BAND_THRESHOLDS, limits
 from .stats import fmt, median
 
 MIN_POINTS = Threshold("min_points", 5, "loss points each run needs inside the common window")
 
 
-def _window_ok(ctx, min_points: float) -> None:
+def _window_ok(ctx: Context, min_points: float) -> None:
     comp = ctx.subject
     if comp.alignment.no_overlap:
         raise StandDown(comp.alignment.no_overlap)
@@ -26,7 +30,7 @@ def _window_ok(ctx, min_points: float) -> None:
         raise StandDown(f"too few loss points in the common window ({min(counts)} in {who}, needs {int(min_points)})")
 
 
-def _ratio_finding(ctx, key: str, what: str, step=None, **more):
+def _ratio_finding(ctx: Context, key: str, what: str, step: float | None = None, **more: Any) -> Finding | None:
     """Judge metric ``key`` against the baseline with the rule's ratios (or the band)."""
     m = ctx.subject.metric(key)
     if m.run is None or not m.base:
@@ -86,7 +90,7 @@ LM trainer) the gap is also judged in nats: a floor and a best eval loss both ha
         *BAND_THRESHOLDS,
     ],
 )
-def loss_floor(ctx):
+def loss_floor(ctx: Context) -> Finding | None:
     _window_ok(ctx, ctx.t("min_points"))
     comp = ctx.subject
     at = comp.run_m.floor_at
@@ -109,7 +113,7 @@ CE_FORMATS = ("console/llm.c", "console/llm.c-main.log", "console/nanogpt", "con
 PPL_NAMES = ("ppl", "perplexity", "eval_ppl", "val_ppl", "eval_perplexity", "train_ppl", "valid_ppl")
 
 
-def cross_entropy(run) -> str | None:
+def cross_entropy(run: Run) -> str | None:
     """Why the run's loss is known to be a cross-entropy (in nats), or None."""
     if any(run.meta.get(k) for k in ("vocab_size", "num_classes", "num_labels")):
         return "the run names a vocabulary / class count"
@@ -120,7 +124,7 @@ def cross_entropy(run) -> str | None:
     return None
 
 
-def _nat_gap_fail(ctx, where: str, step):
+def _nat_gap_fail(ctx: Context, where: str, step: float | None) -> Finding | None:
     """A cross-entropy run whose floor and best eval loss are both `fail_nats` above the
     baseline's fails whatever the ratio: half a nat is a large gap at any level."""
     comp = ctx.subject
@@ -171,7 +175,7 @@ matched. Try a lower learning rate, warm-up, gradient clipping, bf16.""",
         *BAND_THRESHOLDS,
     ],
 )
-def end_loss(ctx):
+def end_loss(ctx: Context) -> Finding | None:
     _window_ok(ctx, ctx.t("min_points"))
     al = ctx.subject.alignment
     where = "" if al.mode == "step" else f" (window end: fraction {fmt(al.hi)} of training)"
@@ -207,7 +211,7 @@ started lower).""",
         *BAND_THRESHOLDS,
     ],
 )
-def improvement(ctx):
+def improvement(ctx: Context) -> Finding | None:
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("improvement")
     if not m.base or m.run is None:
@@ -250,7 +254,7 @@ everywhere even when its floor and end level are each only moderately off.""",
         *BAND_THRESHOLDS,
     ],
 )
-def loss_curve(ctx):
+def loss_curve(ctx: Context) -> Finding | None:
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("loss_gap")
     if m.run is None:
@@ -284,7 +288,7 @@ overfitting, a different eval set). Needs an eval loss on both sides.""",
         *BAND_THRESHOLDS,
     ],
 )
-def eval_loss(ctx):
+def eval_loss(ctx: Context) -> Finding | None:
     comp = ctx.subject
     if comp.alignment.no_overlap:
         raise StandDown(comp.alignment.no_overlap)
@@ -322,7 +326,7 @@ point at overflow (fp16 without enough headroom). A symptom, so a WARN.""",
         Threshold("min_points", 5, "grad-norm points each run needs"),
     ],
 )
-def grad_norm(ctx):
+def grad_norm(ctx: Context) -> list[Finding]:
     comp = ctx.subject
     m = comp.metric("grad_norm")
     if m.run is None or not m.base:
@@ -375,7 +379,7 @@ pipeline, a different GPU, gradient checkpointing, or a smaller batch.""",
         *BAND_THRESHOLDS,
     ],
 )
-def throughput(ctx):
+def throughput(ctx: Context) -> Finding | None:
     comp = ctx.subject
     kinds = {b.throughput_kind for b in comp.base_m}
     if comp.run_m.throughput is None or None in kinds:
@@ -393,7 +397,7 @@ def throughput(ctx):
     )
 
 
-def _lr_shape_gap(comp) -> float | None:
+def _lr_shape_gap(comp: Any) -> float | None:
     shapes = [b.lr_shape for b in comp.base_m if b.lr_shape is not None]
     if comp.run_m.lr_shape is None or not shapes:
         return None
@@ -421,7 +425,7 @@ verdicts can be read in its light; it is a NOTE, and a WARN only when the peak d
         Threshold("shape_note", 0.15, "mean |difference| of LR/peak curves that makes a NOTE"),
     ],
 )
-def lr_schedule(ctx):
+def lr_schedule(ctx: Context) -> Finding | None:
     comp = ctx.subject
     m = comp.metric("lr_peak")
     if m.run is None or not m.base:
@@ -469,7 +473,7 @@ a run cut short (or longer than the baseline) is compared only where both have l
 points. The other findings hold for that window only.""",
     thresholds=[Threshold("min_coverage", 0.9, "share of a run's logged range the window must cover")],
 )
-def compared_over_part(ctx):
+def compared_over_part(ctx: Context) -> Finding | None:
     comp = ctx.subject
     al = comp.alignment
     if al.no_overlap:
@@ -514,7 +518,7 @@ learning rate, data) broke it. The single-run rule TL001 says the same of the ru
 alone; this says the baseline proves it avoidable.""",
     thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
 )
-def loss_not_finite(ctx):
+def loss_not_finite(ctx: Context) -> Finding | None:
     comp = ctx.subject
     if comp.alignment.no_overlap:
         raise StandDown(comp.alignment.no_overlap)
@@ -547,7 +551,7 @@ training, or a different loss normalisation. Recorded as a NOTE: check the eval 
 and the data before trusting the improvement.""",
     thresholds=[Threshold("max_ratio", 0.5, "run floor / baseline floor at or below which this notes"), MIN_POINTS],
 )
-def loss_far_below(ctx):
+def loss_far_below(ctx: Context) -> Finding | None:
     _window_ok(ctx, ctx.t("min_points"))
     m = ctx.subject.metric("loss_floor")
     if m.run is None or not m.base or min(m.base) <= 0:

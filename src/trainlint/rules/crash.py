@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from typing import Any
+
+from ..model import Run
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt, fstep
 
 
-def crash_events(run) -> list[dict]:
+def crash_events(run: Run) -> list[dict[str, Any]]:
     return [e for e in run.events if isinstance(e, dict) and e.get("type") == "crash"]
 
 
-def _last_step(run) -> float | None:
+def _last_step(run: Run) -> float | None:
     ends = [float(s.steps.max()) for s in run.series.values() if len(s)]
     return max(ends) if ends else None
 
 
-def _last_epoch(run) -> float | None:
+def _last_epoch(run: Run) -> float | None:
     ep = run.get("epoch")
     if ep is None or len(ep.finite()) == 0:
         return None
     return float(ep.finite().values.max())
 
 
-def _planned(run) -> tuple[str, float, float] | None:
+def _planned(run: Run) -> tuple[str, float, float] | None:
     """(what, planned, reached) from max_steps or num_train_epochs in the metadata."""
     meta = run.meta
     max_steps, epochs = meta.get("max_steps"), meta.get("num_train_epochs")
@@ -56,7 +60,7 @@ when the log ends in a crash signature (see TL081). Judgements of the other rule
 only the part that ran. Try: the scheduler's exit status and the console log's last lines.""",
     thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")],
 )
-def run_incomplete(ctx):
+def run_incomplete(ctx: Context) -> Finding | None:
     run = ctx.subject
     if run.meta.get("completed") is True:
         raise StandDown("the log holds a completion record")
@@ -100,7 +104,7 @@ log shows was followed by a relaunch into the same file is a WARN. Try: for OOM 
 smaller batch, gradient accumulation or checkpointing; for NCCL timeouts a hung rank
 (look at every rank's log); for killed workers fewer workers or more host memory.""",
 )
-def crashed(ctx):
+def crashed(ctx: Context) -> Finding | None:
     run = ctx.subject
     found = crash_events(run)
     if not found:
@@ -114,7 +118,7 @@ def crashed(ctx):
     text = f": {str(last['text'])[:120]}" if last.get("text") else ""
     at = _last_step(run)
     after = f"; last logged step {fstep(at)}" if at is not None else ""
-    ev = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
+    ev: dict[str, Any] = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
     if all(e.get("resumed") for e in found):
         return ctx.fire(
             f"run crashed with {sig}{where} and was relaunched into the same log{after}",

@@ -3,23 +3,30 @@ every check reads state collected in the single streaming pass."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..dataset.rows import Rows, group_evidence
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt
 
+if TYPE_CHECKING:
+    from ..dataset.scan import Scan
 
-def _need_rows(scan):
+
+def _need_rows(scan: Scan) -> None:
     if scan.rows == 0:
         raise NotChecked("no readable rows")
 
 
-def _chat_only(scan):
+def _chat_only(scan: Scan) -> None:
     _need_rows(scan)
+    assert scan.shape is not None  # set by the first row
     if scan.shape.format != "chat":
         raise NotChecked(f"rows are {scan.shape.format}, not chat-formatted")
 
 
-def _tokens(scan):
+def _tokens(scan: Scan) -> Any:
     if scan.tokens is None:
         raise NotChecked(scan.tokens_reason or "no tokenizer")
     if scan.shape is None or scan.shape.format == "unknown":
@@ -27,11 +34,11 @@ def _tokens(scan):
     return scan.tokens
 
 
-def _pct(count, total):
+def _pct(count: int, total: int) -> str:
     return f"{count} of {total} rows ({100.0 * count / max(total, 1):.3g}%)"
 
 
-def _bad(ctx, kinds, what):
+def _bad(ctx: Context, kinds: tuple[str, ...], what: str) -> Finding:
     scan = ctx.subject
     rows = Rows.merged([scan.bad[k] for k in kinds])
     if not rows:
@@ -55,7 +62,7 @@ stop with an error, or be skipped silently by hand-written ones. Each row is lis
 with the parser's message. Try: fix or drop the listed lines; a truncated last line
 usually means the file was cut while being written.""",
 )
-def malformed_rows(ctx):
+def malformed_rows(ctx: Context) -> Finding:
     return _bad(ctx, ("json", "row"), "malformed row(s)")
 
 
@@ -71,7 +78,7 @@ Loaders decode text as UTF-8 and fail on (or silently replace) invalid bytes: us
 a file written in Latin-1/CP1252 or bytes cut mid-character. Try: re-encode the file
 (iconv -f cp1252 -t utf-8) or fix the listed lines.""",
 )
-def non_utf8(ctx):
+def non_utf8(ctx: Context) -> Finding:
     return _bad(ctx, ("utf8",), "row(s) with non-UTF-8 bytes")
 
 
@@ -87,7 +94,7 @@ NUL, escape and other C0 control characters in training text are almost always
 extraction debris (PDF/HTML scraping, binary blobs). The model learns to emit them.
 Try: strip them in preprocessing.""",
 )
-def control_characters(ctx):
+def control_characters(ctx: Context) -> Finding:
     scan = ctx.subject
     _need_rows(scan)
     if not scan.control:
@@ -114,7 +121,7 @@ An empty prompt, answer or text field trains on nothing (or on the template alon
 Fields that are optional by convention (input, system, context, history, tools, id)
 are not counted. Try: drop or fill the listed rows.""",
 )
-def empty_fields(ctx):
+def empty_fields(ctx: Context) -> list[Finding]:
     scan = ctx.subject
     _need_rows(scan)
     if not scan.empty.by:
@@ -143,7 +150,7 @@ train/eval split, leak evaluation data into training. When most rows are copies 
 set is unusable: FAIL. Try: deduplicate (keep the first of each group).""",
     thresholds=[Threshold("max_fraction", 0.0, "extra copies / rows above which it fires")],
 )
-def duplicate_rows(ctx):
+def duplicate_rows(ctx: Context) -> Finding:
     scan = ctx.subject
     _need_rows(scan)
     ev = group_evidence(scan.hashes.groups("exact"))
@@ -182,7 +189,7 @@ The text of all string fields is compared, so rows with the same text but differ
 non-text fields (a numeric label) are listed too: contradictory labels.
 Try: deduplicate on normalised text; resolve contradictory labels.""",
 )
-def near_duplicates(ctx):
+def near_duplicates(ctx: Context) -> Finding:
     scan = ctx.subject
     _need_rows(scan)
     groups = scan.hashes.near_groups()
@@ -212,7 +219,7 @@ Rows with different keys usually come from concatenating sources that disagree
 missing key with null, and the template or collator then sees None. Try: map every
 source to one schema before concatenating.""",
 )
-def schema_keys(ctx):
+def schema_keys(ctx: Context) -> list[Finding]:
     scan = ctx.subject
     _need_rows(scan)
     sets = scan.keysets.by
@@ -261,7 +268,7 @@ A field that is a string in most rows and a number or a list in others makes
 Arrow-based loaders fail to build a column ("Could not convert ... with type ...") or
 reach the template as the wrong thing. Try: cast the field to one type.""",
 )
-def schema_types(ctx):
+def schema_types(ctx: Context) -> list[Finding]:
     scan = ctx.subject
     _need_rows(scan)
     by_key: dict[str, dict[str, Rows]] = {}
@@ -291,7 +298,7 @@ def schema_types(ctx):
     return out
 
 
-def _problem(ctx, check, what):
+def _problem(ctx: Context, check: str, what: str) -> Finding:
     scan = ctx.subject
     rows, detail = scan.problem(check)
     if not rows:
@@ -333,7 +340,7 @@ Chat templates branch on system/user/assistant/tool (ShareGPT's human/gpt are ma
 An unknown role is dropped, rendered wrongly, or makes the template raise. Try: map
 the roles to the standard names.""",
 )
-def chat_unknown_role(ctx):
+def chat_unknown_role(ctx: Context) -> Finding:
     _chat_only(ctx.subject)
     return _problem(ctx, "unknown-role", "have turns with an unknown or missing role")
 
@@ -350,7 +357,7 @@ Many chat templates require user and assistant to alternate after an optional le
 system turn and raise otherwise; the others render a conversation the model never sees
 at inference. Try: merge consecutive turns of one role and move the system turn first.""",
 )
-def chat_turn_order(ctx):
+def chat_turn_order(ctx: Context) -> Finding:
     _chat_only(ctx.subject)
     return _problem(ctx, "turn-order", "have turns out of order")
 
@@ -367,7 +374,7 @@ With loss on assistant turns only, a trailing user turn is trained on nothing; w
 no assistant turn at all the row contributes no loss. Try: drop the trailing turn or
 the row.""",
 )
-def chat_no_final_assistant(ctx):
+def chat_no_final_assistant(ctx: Context) -> Finding:
     _chat_only(ctx.subject)
     return _problem(ctx, "no-final-assistant", "do not end with an assistant turn")
 
@@ -383,7 +390,7 @@ def chat_no_final_assistant(ctx):
 An empty assistant turn teaches the model to answer with nothing; an empty user turn
 is a broken prompt. Try: drop or repair the listed rows.""",
 )
-def chat_empty_content(ctx):
+def chat_empty_content(ctx: Context) -> Finding:
     _chat_only(ctx.subject)
     return _problem(ctx, "empty-content", "have turns with empty content")
 
@@ -400,7 +407,7 @@ With loss on the completion only, an empty completion trains the model to stop a
 once (or contributes nothing). When most rows have one, the data set is unusable: FAIL.
 Try: drop the listed rows.""",
 )
-def empty_completion(ctx):
+def empty_completion(ctx: Context) -> Finding:
     scan = ctx.subject
     _need_rows(scan)
     if scan.shape.format != "prompt-completion":
@@ -422,7 +429,7 @@ tokenizer's special tokens; a chat template adds more, so these are lower bounds
 Try: raise the max length, filter long rows, or split them.""",
     thresholds=[Threshold("max_fraction", 0.0, "fraction of rows over the max length above which it fires")],
 )
-def over_max_length(ctx):
+def over_max_length(ctx: Context) -> Finding:
     scan = ctx.subject
     tok = _tokens(scan)
     if tok.max_length is None:
@@ -460,7 +467,7 @@ compute spent on nothing, and when most rows are like that the loss is an averag
 over a few. Try: raise the max length, shorten prompts, drop the rows.""",
     thresholds=[Threshold("fail_fraction", 0.5, "fraction of rows losing their target at which it FAILs")],
 )
-def target_lost(ctx):
+def target_lost(ctx: Context) -> Finding:
     scan = ctx.subject
     tok = _tokens(scan)
     lost = Rows.merged([tok.masked, tok.cut])
@@ -495,7 +502,7 @@ learning only how often each token occurs. A run whose final loss is not clearly
 it learned nothing from the inputs: `trainlint doctor RUN --dataset DATA --tokenizer DIR`
 checks exactly that (TL099).""",
 )
-def token_statistics(ctx):
+def token_statistics(ctx: Context) -> Finding:
     scan = ctx.subject
     tok = _tokens(scan)
     dist = tok.distribution()
@@ -525,7 +532,7 @@ makes the evaluation measure memorisation (leakage); copies across shards over-w
 those rows. Try: deduplicate across splits before training (drop the listed rows from
 the later split).""",
 )
-def rows_in_another_split(ctx):
+def rows_in_another_split(ctx: Context) -> list[Finding]:
     scan = ctx.subject
     _need_rows(scan)
     if not scan.earlier:
@@ -565,7 +572,7 @@ a message breaks the turn structure (and is a prompt-injection path). Usually le
 from text that was already rendered with a template. Try: strip or escape them, or
 tokenize content with split_special_tokens=True.""",
 )
-def special_token_in_text(ctx):
+def special_token_in_text(ctx: Context) -> Finding:
     scan = ctx.subject
     tok = _tokens(scan)
     if tok.special_re is None:

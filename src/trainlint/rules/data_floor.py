@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt, robust_level
 
 
@@ -27,7 +28,7 @@ exactly as the model receives them.""",
         Threshold("min_points", 10, "finite loss points needed to judge"),
     ],
 )
-def loss_at_label_floor(ctx):
+def loss_at_label_floor(ctx: Context) -> Finding:
     entropy = ctx.extra.get("label_entropy")
     if entropy is None:
         raise NotChecked(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import StandDown, Threshold, rule
+from ..model import Series
+from ..registry import Context, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
-def _curve(ctx):
+def _curve(ctx: Context) -> tuple[Series, np.ndarray, np.ndarray, np.ndarray]:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
     return s, steps, v, rolling_median(v, window_for(len(v)))
@@ -34,7 +36,7 @@ checkpoint nearest the best step.""",
         Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over"),
     ],
 )
-def loss_diverged(ctx):
+def loss_diverged(ctx: Context) -> Finding | None:
     s, steps, v, rm = _curve(ctx)
     best_i = int(np.argmin(rm))
     best = float(rm[best_i])
@@ -99,7 +101,7 @@ lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, cli
         Threshold("min_points", 20, "finite loss points needed to judge"),
     ],
 )
-def loss_blowup(ctx):
+def loss_blowup(ctx: Context) -> Finding | None:
     s, steps, v, _ = _curve(ctx)
     rm = centred_median(v, window_for(len(v)))
     best_so_far = np.minimum.accumulate(rm)

@@ -6,13 +6,15 @@ import math
 
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..model import Run
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import coarse, fmt, fstep, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
 
-def class_count(ctx) -> tuple[int, str] | None:
+def class_count(ctx: Context) -> tuple[int, str] | None:
     """The vocabulary size or class count: from the command line/API (extra) or the run's metadata."""
     for where, table in (("option", ctx.extra), ("log metadata", ctx.subject.meta)):
         for key in SIZE_KEYS:
@@ -41,7 +43,7 @@ _ACCURACY = (
 )
 
 
-def _accuracy(run) -> tuple[str, float] | None:
+def _accuracy(run: Run) -> tuple[str, float] | None:
     """The median of the second half of a logged accuracy (eval first), as a fraction."""
     for name in _ACCURACY:
         s = run.series.get(name)
@@ -54,7 +56,7 @@ def _accuracy(run) -> tuple[str, float] | None:
     return None
 
 
-def _chance_without_count(ctx):
+def _chance_without_count(ctx: Context) -> Finding | None:
     """No class count given: a loss that sits at ln k for a small k over the whole run (and an
     accuracy near 1/k when one is logged) is chance; one that only ends there suggests k."""
     unknown = "vocabulary size / class count unknown (--vocab-size, --num-classes)"
@@ -68,7 +70,7 @@ def _chance_without_count(ctx):
     tol = min(0.02, 0.3 * (math.log(k + 1) - ln_k))
     acc = _accuracy(ctx.subject)
     acc_near = acc is not None and abs(acc[1] - 1 / k) <= max(0.03, 0.25 / k)
-    acc_note = f"; {acc[0]} {fmt(acc[1])} ≈ 1/{k}" if acc_near else ""
+    acc_note = f"; {acc[0]} {fmt(acc[1])} ≈ 1/{k}" if acc is not None and acc_near else ""
     whole = all(abs(x - ln_k) <= tol for x in thirds)
     if whole and (acc is None or acc_near) and k <= 100:
         return ctx.fire(
@@ -126,7 +128,7 @@ sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k.""",
         Threshold("min_points", 10, "finite loss points needed to judge"),
     ],
 )
-def loss_at_uniform(ctx):
+def loss_at_uniform(ctx: Context) -> Finding | None:
     got = class_count(ctx)
     if got is None:
         return _chance_without_count(ctx)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import coarse, fmt, head_level, robust_level
 
 
@@ -31,7 +32,7 @@ through the same preprocessing and tokenizer as the training data.""",
         Threshold("min_eval_points", 4, "eval points needed to judge"),
     ],
 )
-def no_generalization(ctx):
+def no_generalization(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     e = ctx.series("eval_loss", min_points=int(ctx.t("min_eval_points")))
     _, v = coarse(s.steps, s.values)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import StandDown, Threshold, rule
+from ..model import Run
+from ..registry import Context, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
-def loss_improved(run, rel: float = 0.05) -> float | None:
+def loss_improved(run: Run, rel: float = 0.05) -> float | None:
     """The loss's relative drop from its first to its last tenth when it exceeds ``rel``, else None."""
     loss = run.get("loss")
     if loss is None or len(loss.finite()) < 10:
@@ -39,7 +41,7 @@ for layers whose activations grow (missing normalisation).""",
         Threshold("min_points", 20, "finite grad-norm points needed to judge"),
     ],
 )
-def grad_exploding(ctx):
+def grad_exploding(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
     early = head_level(v)
@@ -89,7 +91,7 @@ frozen parameters, dead activations, a loss scale underflow. Try: print a parame
         Threshold("min_points", 10, "grad-norm points needed to judge"),
     ],
 )
-def grad_vanishing(ctx):
+def grad_vanishing(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     zero = np.abs(s.values) <= ctx.t("zero")
     frac = float(zero.mean())

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..registry import rule
+from ..registry import Context, rule
+from ..verdict import Finding
 
 
 @rule(
@@ -18,5 +19,5 @@ lines that do not parse. Every other verdict in this report is computed on the r
 part only. A truncated log usually means the process was killed while writing (OOM
 killer, preemption, a full disk); check the job's exit status and the disk.""",
 )
-def input_damaged(ctx):
+def input_damaged(ctx: Context) -> list[Finding]:
     return [ctx.fire(d.message, kind=d.kind, **d.evidence) for d in ctx.subject.damage]

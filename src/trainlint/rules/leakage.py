@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import NotChecked, Threshold, rule
+from ..registry import Context, NotChecked, Threshold, rule
+from ..verdict import Finding
 from ._evals import train_at
 from .stats import fmt, median
 
 
-def _pairs(ctx, lag: bool = False):
+def _pairs(ctx: Context, lag: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(steps, eval, smoothed train) at the evaluations. With ``lag``, the train loss one
     logging interval later: loggers average the train loss over the interval that ends at the
     logged step, which trails an evaluation made at the interval's start while the loss falls."""
@@ -57,7 +58,7 @@ Try: check how the eval split is made, deduplicate across splits, hash examples 
         Threshold("min_points", 5, "evaluations needed to judge"),
     ],
 )
-def eval_tracks_train(ctx):
+def eval_tracks_train(ctx: Context) -> Finding | None:
     steps, e, t = _pairs(ctx)
     rel = np.abs(e - t) / t
     med = float(median(rel))
@@ -102,7 +103,7 @@ training subset with the model in eval mode and compare; check the split for dup
         Threshold("min_points", 5, "evaluations needed to judge"),
     ],
 )
-def eval_below_train(ctx):
+def eval_below_train(ctx: Context) -> Finding | None:
     steps, e, t = _pairs(ctx, lag=True)
     below = e < t * (1 - ctx.t("margin"))
     if not below.all():
@@ -155,7 +156,7 @@ rows from the eval split.""",
         Threshold("warn_share", 0.01, "share that WARNs"),
     ],
 )
-def eval_data_overlaps_train(ctx):
+def eval_data_overlaps_train(ctx: Context) -> Finding | None:
     pairs = (ctx.extra or {}).get("split_overlap")
     if not pairs:
         raise NotChecked("no training and eval data files found with the run")

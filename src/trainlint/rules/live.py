@@ -3,7 +3,8 @@ and the guard on the state of the feed, not on a finished log)."""
 
 from __future__ import annotations
 
-from ..registry import NotChecked, Threshold, rule
+from ..registry import Context, NotChecked, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt
 
 
@@ -26,7 +27,7 @@ its GPU utilisation, and the last lines of its console output.""",
         Threshold("min_records", 5, "records needed to know the cadence"),
     ],
 )
-def live_stalled(ctx):
+def live_stalled(ctx: Context) -> Finding | None:
     status = ctx.subject
     if status.records < ctx.t("min_records") or status.cadence is None:
         raise NotChecked("too few records to know the run's cadence")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Threshold, rule
+from ..registry import Context, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt, fstep
 
 
@@ -42,7 +43,7 @@ optimizer.param_groups[0]['lr'] for the first steps and check the scheduler's ar
         Threshold("min_points", 3, "LR points needed to judge"),
     ],
 )
-def lr_zero(ctx):
+def lr_zero(ctx: Context) -> Finding | None:
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = _judged_lr(s.values, ctx.t("zero"))
     zeros = int(np.sum(np.abs(v) <= ctx.t("zero")))
@@ -88,7 +89,7 @@ cut short. Try: check warmup_steps against the real number of optimizer steps.""
         Threshold("min_points", 5, "LR points needed to judge"),
     ],
 )
-def warmup_unfinished(ctx):
+def warmup_unfinished(ctx: Context) -> Finding | None:
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = np.abs(s.values)
     meta = ctx.subject.meta

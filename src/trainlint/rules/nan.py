@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..model import Run, Series
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import fmt, fstep, median, steps_list, trailing_run
 
 
@@ -22,7 +26,7 @@ loss, a bad batch. Try: lower the learning rate, enable gradient clipping, use b
 a loss scaler, and look at the batch logged just before the first bad step.""",
     thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
 )
-def non_finite_loss(ctx):
+def non_finite_loss(ctx: Context) -> Finding | None:
     hit = _first_non_finite(ctx, "loss")
     if hit is None:
         return None
@@ -35,7 +39,7 @@ def non_finite_loss(ctx):
     )
 
 
-def _first_non_finite(ctx, role: str):
+def _first_non_finite(ctx: Context, role: str) -> tuple[Series, int, int, dict[str, Any]] | None:
     """(series, index of its first non-finite point, how many, the evidence) when at least
     ``min_count`` of the role's points are non-finite; None otherwise."""
     s = ctx.series(role, finite=False)
@@ -70,7 +74,7 @@ Try: evaluate the checkpoint before the first bad step on one batch and look for
 NaN weights; check the eval collator for batches without any target token.""",
     thresholds=[Threshold("min_count", 1, "non-finite eval loss points needed to fire")],
 )
-def non_finite_eval_loss(ctx):
+def non_finite_eval_loss(ctx: Context) -> Finding | None:
     hit = _first_non_finite(ctx, "eval_loss")
     if hit is None:
         return None
@@ -86,7 +90,7 @@ def _kind(x: float) -> str:
     return "NaN" if np.isnan(x) else "infinite"
 
 
-def _loss_at(run, steps: np.ndarray) -> np.ndarray | None:
+def _loss_at(run: Run, steps: np.ndarray) -> np.ndarray | None:
     """The loss value logged at each of ``steps`` (NaN where none was logged)."""
     loss = run.get("loss")
     if loss is None or len(loss) == 0:
@@ -112,7 +116,7 @@ the grad norm stays non-finite from some step to the end. Try: bf16 instead of f
 a lower learning rate, gradient clipping, and the batch at the first bad step.""",
     thresholds=[Threshold("min_tail", 2, "non-finite points at the end that count as 'to the end'")],
 )
-def non_finite_grad_norm(ctx):
+def non_finite_grad_norm(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", finite=False)
     bad = ~np.isfinite(s.values)
     count = int(bad.sum())
@@ -162,7 +166,7 @@ column cannot be taken at its word. Isolated non-finite grad norms (fp16 skipped
 make this a NOTE; a non-finite eval loss or a grad norm non-finite to the end a WARN.
 Try: rerun a few steps with logging_nan_inf_filter=False, or check the weights.""",
 )
-def loss_column_untrusted(ctx):
+def loss_column_untrusted(ctx: Context) -> Finding | None:
     loss = ctx.series("loss", finite=False)
     if not np.isfinite(loss.values).all():
         raise StandDown("the loss column itself shows non-finite values (TL001)")
@@ -186,7 +190,7 @@ def loss_column_untrusted(ctx):
     )
 
 
-def _smooth_into_zero(ctx, values: np.ndarray, zero: np.ndarray, tail: int) -> None:
+def _smooth_into_zero(ctx: Context, values: np.ndarray, zero: np.ndarray, tail: int) -> None:
     """Stand down when the loss decayed smoothly into values its printing rounds to 0 (a tiny
     model memorising a few samples): convergence. A jump to exact 0 from a real level stays."""
     from .stats import printed_quantum
@@ -225,7 +229,7 @@ a jump to exact 0 from a real level stays a FAIL. Try: count non-ignored label t
         Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this"),
     ],
 )
-def loss_zero(ctx):
+def loss_zero(ctx: Context) -> Finding | None:
     s = ctx.series("loss")
     zero = s.values == 0.0
     count = int(zero.sum())

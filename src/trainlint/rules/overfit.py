@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from ._evals import checkpoint_steps, train_at
 from .stats import fmt, fstep, median
 
@@ -33,7 +36,7 @@ checkpoint (load_best_model_at_end), stop earlier, more data, more regularisatio
         Threshold("single_rise", 1.5, "when only the last evaluation lies after the best, the rise it needs to count"),
     ],
 )
-def overfit(ctx):
+def overfit(ctx: Context) -> Finding | None:
     e = ctx.series("eval_loss", min_points=int(ctx.t("min_points")))
     best_i = int(np.argmin(e.values))
     best = float(e.values[best_i])
@@ -83,7 +86,7 @@ def overfit(ctx):
     )
 
 
-def best_step_of(meta) -> tuple[float, str] | None:
+def best_step_of(meta: Mapping[str, Any]) -> tuple[float, str] | None:
     """The step of the trainer's own best model: best_step / best_global_step, or the step
     in best_model_checkpoint's name."""
     for key in ("best_step", "best_global_step"):
@@ -113,7 +116,7 @@ held-out data: overfitting or a plateau. When the best model is simply the lates
 evaluation, the rule stands down. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
     thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")],
 )
-def best_model_stale(ctx):
+def best_model_stale(ctx: Context) -> Finding | None:
     run = ctx.subject
     got = best_step_of(run.meta)
     if got is None:

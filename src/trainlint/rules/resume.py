@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..registry import NotChecked, Threshold, rule
+from ..registry import Context, NotChecked, Threshold, rule
+from ..verdict import Finding
 from .segments import reference, resets, segments_of, writer_chains
 from .stats import fstep
 
@@ -27,7 +28,7 @@ that form two to four rising step counts are processes writing to one file at on
 (interleaved writers, a WARN): each writer is judged as its own segment.""",
     thresholds=[Threshold("min_points", 2, "points of the reference series needed to judge")],
 )
-def resumed(ctx):
+def resumed(ctx: Context) -> Finding | None:
     ref = reference(ctx.subject)
     if ref is None or len(ref) < ctx.t("min_points"):
         raise NotChecked("no series long enough to follow the step counter")

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import NotChecked, StandDown, rule
+from ..registry import Context, NotChecked, StandDown, rule
+from ..verdict import Finding
 
 MAX_LISTED = 50
 
 
-def _classified(ctx: Any, wanted: str) -> list[dict[str, Any]]:
+def _classified(ctx: Context, wanted: str) -> list[dict[str, Any]]:
     from ..checkpoint.security import classify
 
     s = ctx.subject
@@ -40,7 +41,7 @@ def _why_none(s: Any) -> str:
     return "no pickle in this input"
 
 
-def _count(ctx: Any) -> int:
+def _count(ctx: Context) -> int:
     return sum(len(p.globals) for p in ctx.subject.pickles)
 
 
@@ -59,7 +60,7 @@ the global and the byte offset of the opcode that imports it. Do not load the fi
 recover its weights, read them with a tool that does not execute (this one, or safetensors
 after a conversion done in a sandbox).""",
 )
-def code_execution_global(ctx):
+def code_execution_global(ctx: Context) -> list[Finding]:
     bad = _classified(ctx, "dangerous")
     if not bad:
         raise StandDown(f"{_count(ctx)} globals, none that runs code")
@@ -89,7 +90,7 @@ weights_only=False imports and calls it. A global from an unknown module (a user
 a package you do not recognise) is code from whoever wrote the checkpoint. Check where it comes from
 before loading; prefer re-saving the state_dict (tensors only) or safetensors.""",
 )
-def unknown_global(ctx):
+def unknown_global(ctx: Context) -> Finding:
     bad = _classified(ctx, "unknown")
     if not bad:
         raise StandDown(f"{_count(ctx)} globals, all allow-listed or known framework classes")
@@ -119,7 +120,7 @@ torch.serialization.add_safe_globals for these names. They are recorded here as 
 healthy HF checkpoint has some); classes from well-known frameworks only: anything else outside
 the allow-list is TL341 (FAIL), anything that runs code is TL340 (FAIL).""",
 )
-def framework_global(ctx):
+def framework_global(ctx: Context) -> Finding:
     hits = _classified(ctx, "framework")
     if not hits:
         raise StandDown(f"{_count(ctx)} globals, none outside the allow-list from frameworks")
@@ -143,7 +144,7 @@ def framework_global(ctx):
 When a pickle is damaged or cut short, the globals after the damage are unknown; the security
 verdict covers only the part that was read.""",
 )
-def pickle_not_fully_read(ctx):
+def pickle_not_fully_read(ctx: Context) -> Finding:
     s = ctx.subject
     if s.drift is not None or not s.pickles:
         raise NotChecked(_why_none(s))

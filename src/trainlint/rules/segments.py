@@ -11,7 +11,7 @@ original once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from msgspec.structs import replace
@@ -116,9 +116,8 @@ def split_segments(run: Run) -> list[Run]:
     segs = [replace(run, series={}, notes=[], damage=[], events=[], meta=dict(run.meta)) for _ in ref_segs]
     dropped = []
     for name, s in run.series.items():
-        pieces = ref_segs if s is ref else segments_of(s)
-        if len(pieces) != len(ref_segs):
-            pieces = _fallback(pieces, ref_segs)
+        found = ref_segs if s is ref else segments_of(s)
+        pieces: Sequence[Series | None] = found if len(found) == len(ref_segs) else _fallback(found, ref_segs)
         if all(p is None for p in pieces):
             dropped.append(name)
         for seg, piece in zip(segs, pieces):

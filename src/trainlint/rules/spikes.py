@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 import numpy as np
 
-from ..registry import Threshold, rule
+from ..model import Run
+from ..registry import Context, Threshold, rule
+from ..verdict import Finding
 from .stats import block_spread_at, blockwise, fmt, local_noise, local_stats, median, printed_quantum, steps_list
 
 MAX_LISTED = 50  # spike steps kept in the evidence
@@ -52,6 +56,7 @@ def _spike_points(values: np.ndarray, window: int, z: float, ratio: float) -> tu
     the noise is computed only where a point already stands ``ratio`` above its median."""
     if not blockwise(len(values), window):
         med, dev = local_stats(values, window)
+        assert dev is not None  # spread=True
         score = (values - med) / _floor(np.minimum(dev, local_noise(values, window)), med)
         pts = np.flatnonzero((score > z) & (values > ratio * med) & (med > 0))
         return med, pts, score[pts]
@@ -66,10 +71,11 @@ def _spike_points(values: np.ndarray, window: int, z: float, ratio: float) -> tu
 
 
 def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
-    return np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
+    floored: np.ndarray = np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
+    return floored
 
 
-def _repeated(ctx, count: int, points: int) -> bool:
+def _repeated(ctx: Context, count: int, points: int) -> bool:
     """Spikes count as repeated from ``repeat`` of them and ``repeat_rate`` of the points."""
     return count >= max(ctx.t("repeat"), ctx.t("repeat_rate") * points)
 
@@ -80,7 +86,7 @@ def _worst(values: np.ndarray, sp: Spikes) -> tuple[int, float, float]:
     return w, float(values[sp.peak[w]]), float(sp.baseline[w])
 
 
-def _summary(ctx, what: str, sp: Spikes, steps: np.ndarray, w: int, peak: float, base: float) -> str:
+def _summary(ctx: Context, what: str, sp: Spikes, steps: np.ndarray, w: int, peak: float, base: float) -> str:
     """The numbers a spike finding fired on: count, steps, the worst one against its local median."""
     return (
         f"{len(sp)} {what} spike(s) at step {steps_list(steps)}; worst {fmt(peak)} vs local median "
@@ -88,7 +94,7 @@ def _summary(ctx, what: str, sp: Spikes, steps: np.ndarray, w: int, peak: float,
     )
 
 
-def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how) -> np.ndarray:
+def _window_stat(values: np.ndarray, at: np.ndarray, offsets: range, how: Callable[..., np.ndarray]) -> np.ndarray:
     """``how`` (median / np.max) of values[at + k] for k in offsets, clipped to the series."""
     idx = np.clip(at[None, :] + np.array(list(offsets))[:, None], 0, len(values) - 1)
     return how(values[idx].T, axis=-1)
@@ -136,7 +142,7 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
         Threshold("min_points", 20, "finite loss points needed to judge"),
     ],
 )
-def loss_spike(ctx):
+def loss_spike(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
     quantum = printed_quantum(s.values) if len(sp) else 0.0
@@ -181,7 +187,7 @@ def loss_spike(ctx):
     )
 
 
-def _loss_reactions(run, steps: np.ndarray, ratio: float) -> int:
+def _loss_reactions(run: Run, steps: np.ndarray, ratio: float) -> int:
     """How many spikes the loss reacted to: its max over the next 3 logs above ``ratio``
     times its median over the 5 logs before the spike's step."""
     loss = run.get("loss")
@@ -216,7 +222,7 @@ a lower LR, a longer warm-up, and the batches at the listed steps.""",
         Threshold("min_points", 20, "finite grad-norm points needed to judge"),
     ],
 )
-def grad_norm_spike(ctx):
+def grad_norm_spike(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
     if not len(sp):

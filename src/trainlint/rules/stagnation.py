@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import StandDown, Threshold, rule
+from ..registry import Context, StandDown, Threshold, rule
+from ..verdict import Finding
 from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quantiles
 
 
@@ -25,7 +26,7 @@ logged value is the current batch's loss.""",
         Threshold("min_points", 10, "finite loss points needed to judge"),
     ],
 )
-def loss_flat(ctx):
+def loss_flat(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     lo, med, hi = quantiles(s.values, [5, 50, 95])
     spread = float(hi - lo)
@@ -81,7 +82,7 @@ Try: check the LR actually applied and which parameters have requires_grad.""",
         Threshold("min_points", 20, "finite loss points needed to judge"),
     ],
 )
-def dead_run(ctx):
+def dead_run(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)
     k = _window(len(v), ctx.t("window"))
@@ -135,7 +136,7 @@ its level from then on (fine-tuning a converged model, SFT at constant LR). Try:
         Threshold("min_points", 20, "finite loss points needed to judge"),
     ],
 )
-def plateau(ctx):
+def plateau(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     lr = ctx.series("learning_rate", min_points=2)
     peak = float(np.max(np.abs(lr.values)))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import NotChecked, Threshold, rule
+from ..model import Run
+from ..registry import Context, NotChecked, Threshold, rule
+from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
 from .stats import fmt, fstep, median, no_clock_reason, wall_clock
 
@@ -32,7 +34,7 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
         Threshold("min_points", 10, "timestamped records needed to judge"),
     ],
 )
-def log_stalled(ctx):
+def log_stalled(ctx: Context) -> Finding | None:
     got = wall_clock(ctx.subject)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
@@ -71,7 +73,7 @@ def log_stalled(ctx):
     )
 
 
-def _explained(run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:
+def _explained(run: Run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:
     """Long gaps that span an evaluation or checkpoint step and are no longer than 10x the
     shortest such gap: a pause by design, not a hang."""
     sched = scheduled_steps(run)

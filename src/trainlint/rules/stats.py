@@ -7,6 +7,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..arrays import median as median  # the rules' medians and quantiles, without numpy.ma
 from ..arrays import quantiles as quantiles
+from ..model import Run
 
 
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
@@ -118,7 +119,7 @@ def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINT
     return s, v
 
 
-_COARSE_CACHE: dict = {}
+_COARSE_CACHE: dict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = {}
 
 
 def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +143,8 @@ def noise(values: np.ndarray) -> float:
 
 def level_se(sigma: float, k: int) -> float:
     """Standard error of the median of ``k`` points with noise ``sigma``."""
-    return 1.2533 * sigma / np.sqrt(max(k, 1))
+    se: float = 1.2533 * sigma / np.sqrt(max(k, 1))  # a numpy float, a float subclass
+    return se
 
 
 def local_stats(
@@ -202,6 +204,7 @@ def block_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np
     grid = used[:, None] * window + np.arange(window)
     rows = values[grid]
     _, bdev = _row_stats(rows)
+    assert bdev is not None  # spread=True
     steps = np.abs(rows - values[np.maximum(grid - 1, 0)])  # |diff| with values[0] prepended
     return bdev[where], DIFF_SIGMA * median(steps, axis=1)[where]
 
@@ -238,7 +241,7 @@ def improvement_margin(values: np.ndarray, k: int, rel: float, z: float = 4.0) -
     return float(max(rel * abs(float(median(values))), z * se))
 
 
-def step_seconds(run) -> tuple[np.ndarray, np.ndarray, str] | None:
+def step_seconds(run: Run) -> tuple[np.ndarray, np.ndarray, str] | None:
     """Seconds per step: the step_time metric, else derived from wall-clock stamps.
 
     Returns (steps, seconds per step, source) or None when the run has no timing."""
@@ -257,7 +260,7 @@ def step_seconds(run) -> tuple[np.ndarray, np.ndarray, str] | None:
     return steps[1:][ok], dw[ok] / ds[ok], f"derived from {src}"
 
 
-def no_clock_reason(run, what: str) -> str:
+def no_clock_reason(run: Run, what: str) -> str:
     """Why a timing rule cannot judge ``run``: ``what`` it lacks, and, for a log followed by
     `trainlint watch` without a clock of its own, that the watcher's poll times are not one."""
     if run.meta.get("clock") == "watcher":
@@ -265,7 +268,7 @@ def no_clock_reason(run, what: str) -> str:
     return what
 
 
-def wall_clock(run) -> tuple[np.ndarray, np.ndarray, str] | None:
+def wall_clock(run: Run) -> tuple[np.ndarray, np.ndarray, str] | None:
     """(steps, wall seconds, source) of the run's clock: the loss series' stamps or the wall_time role."""
     loss = run.get("loss")
     if loss is not None and loss.wall is not None and len(loss) >= 2:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..registry import NotChecked, StandDown, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
+from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
 from .stats import coarse, events, fmt, fstep, median, no_clock_reason, step_seconds, steps_list
 
 
-def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+def _times(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
     got = step_seconds(ctx.subject)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no step_time metric and no wall-clock timestamps in this log"))
@@ -20,7 +23,11 @@ def _times(ctx, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
     return steps[skip:], sec[skip:], src
 
 
-def _shape(ctx):
+# (steps, seconds, source, early median, late median, share of the rise in one jump, its step)
+Shape = tuple[np.ndarray, np.ndarray, str, float, float, float, float]
+
+
+def _shape(ctx: Context) -> Shape:
     """Early and late median step time, and how much of the rise is one jump (1.0 = a cliff)."""
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     k = max(3, len(sec) // 4)
@@ -34,7 +41,7 @@ def _shape(ctx):
     return steps, sec, src, early, late, share, float(bs[min(j + 1, len(bs) - 1)]) if len(jumps) else float(steps[0])
 
 
-def _rise(ctx):
+def _rise(ctx: Context) -> Shape | None:
     """:func:`_shape` when the late median step time exceeds the early one by the rule's
     ``ratio`` and ``min_seconds``; None when it does not (TL085 and TL086 share it)."""
     shape = _shape(ctx)
@@ -44,7 +51,7 @@ def _rise(ctx):
     return shape
 
 
-def _rise_evidence(ctx, early: float, late: float, src: str) -> dict:
+def _rise_evidence(ctx: Context, early: float, late: float, src: str) -> dict[str, Any]:
     return {
         "early_seconds": early,
         "late_seconds": late,
@@ -77,7 +84,7 @@ metric or from the records' wall-clock stamps.""",
         Threshold("min_points", 20, "step timings needed to judge"),
     ],
 )
-def step_time_cliff(ctx):
+def step_time_cliff(ctx: Context) -> Finding | None:
     rise = _rise(ctx)
     if rise is None:
         return None
@@ -110,7 +117,7 @@ thermal throttling. Try: profile an early and a late step and compare.""",
         Threshold("min_points", 20, "step timings needed to judge"),
     ],
 )
-def slowdown(ctx):
+def slowdown(ctx: Context) -> Finding | None:
     rise = _rise(ctx)
     if rise is None:
         return None
@@ -147,7 +154,7 @@ checkpoint (a pause there is by design). Try: asynchronous checkpointing, less f
         Threshold("min_points", 20, "step timings needed to judge"),
     ],
 )
-def periodic_stalls(ctx):
+def periodic_stalls(ctx: Context) -> Finding | None:
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     med = float(median(sec))
     slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
@@ -209,7 +216,7 @@ DataLoader workers, pin_memory, persistent_workers, pre-tokenised data, faster s
         Threshold("min_points", 5, "loader timings needed to judge"),
     ],
 )
-def loader_bound(ctx):
+def loader_bound(ctx: Context) -> Finding | None:
     run = ctx.subject
     name = next((n for n in run.series if n.lower() in LOADER_NAMES), None)
     if name is None:

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from ..registry import NotChecked, StandDown, rule
+from ..registry import Context, NotChecked, StandDown, rule
+from ..verdict import Finding
 
 UNLIMITED = 1e18  # transformers writes int(1e30) for "no limit"
 
 
-def _need(tf, name):
+def _need(tf: Any, name: str) -> Any:
     if name not in tf.files:
         raise NotChecked(f"no readable {name}")
     return tf.files[name]
@@ -28,7 +30,7 @@ Without an EOS token the training data carries no end marker and generation has
 nothing to stop on: the model runs to max_new_tokens. Try: set eos_token in
 tokenizer_config.json (and eos_token_id in config.json / generation_config.json).""",
 )
-def eos_missing(ctx):
+def eos_missing(ctx: Context) -> Finding:
     tf = ctx.subject
     ids = tf.config_ids("eos_token_id")
     if "eos" in tf.specials or ids:
@@ -56,7 +58,7 @@ pad_token_id). When pad and EOS share an id, every EOS is masked too, so the mod
 learns to stop. Try: use a dedicated pad token (an unused reserved token) or mask by the
 attention mask instead of the id.""",
 )
-def pad_is_eos(ctx):
+def pad_is_eos(ctx: Context) -> Finding:
     tf = ctx.subject
     pad, eos = tf.specials.get("pad"), tf.specials.get("eos")
     pad_id = tf.token_id("pad")
@@ -89,7 +91,7 @@ def pad_is_eos(ctx):
     raise StandDown(f"pad {pad!r} (id {pad_id}) differs from eos {eos!r} (ids {sorted(eos_ids)})")
 
 
-def _writes_bos(template, bos):
+def _writes_bos(template: str, bos: str | None) -> bool:
     return bool(re.search(r"\bbos_token\b", template)) or (bos is not None and bos in template)
 
 
@@ -107,7 +109,7 @@ Every training example then starts with two BOS tokens, which inference never sh
 Try: tokenize the rendered text with add_special_tokens=False, or use
 apply_chat_template(tokenize=True).""",
 )
-def bos_doubled(ctx):
+def bos_doubled(ctx: Context) -> Finding:
     tf = ctx.subject
     if tf.chat_template is None:
         raise NotChecked("no chat template")
@@ -137,7 +139,7 @@ Chat rows have to be rendered with a template; without one, apply_chat_template 
 (or a trainer falls back to a default the model was never trained with). Try: add the
 base model's chat_template to tokenizer_config.json.""",
 )
-def chat_template_missing(ctx):
+def chat_template_missing(ctx: Context) -> Finding:
     fmt = ctx.extra.get("data_format")
     if fmt is None:
         raise NotChecked("no dataset given to compare against (trainlint data DATA --tokenizer DIR)")
@@ -165,7 +167,7 @@ to tokenizer.model_max_length then never truncates, and a long row overruns the
 model's position embeddings (an index error or silent garbage). Try: set
 model_max_length to the model's context length.""",
 )
-def max_length_unlimited(ctx):
+def max_length_unlimited(ctx: Context) -> Finding:
     tf = ctx.subject
     _need(tf, "tokenizer_config.json")
     mml = tf.model_max_length
@@ -179,7 +181,7 @@ def max_length_unlimited(ctx):
         value: float | None = float(mml)
         shown = f"{mml:.3g}"
     except OverflowError:  # an integer beyond float range (fuzzing found one): named by its size
-        value, shown = None, f"an integer of about {int(mml.bit_length() * 0.30103) + 1} digits"
+        value, shown = None, f"an integer of about {int(int(mml).bit_length() * 0.30103) + 1} digits"
     return ctx.fire(
         f"model_max_length is {shown} (the unlimited sentinel, threshold {UNLIMITED:.0e}){hint}",
         model_max_length=value,
@@ -201,7 +203,7 @@ A special token missing from the vocabulary is split into pieces (or mapped to u
 editing special_tokens_map.json without adding the token. Try: add the token
 (tokenizer.add_special_tokens) and resize the model's embeddings.""",
 )
-def special_not_in_vocab(ctx):
+def special_not_in_vocab(ctx: Context) -> Finding:
     tf = ctx.subject
     if tf.vocab is None:
         raise NotChecked("no readable vocabulary (tokenizer.json or vocab.json)")
@@ -235,7 +237,7 @@ multiple of 64) is normal. The model's size is config.json's vocab_size and, whe
 folder holds safetensors weights, the rows of the input embedding read from the file
 header (no tensor is loaded). Try: resize the embeddings to len(tokenizer).""",
 )
-def vocab_size_mismatch(ctx):
+def vocab_size_mismatch(ctx: Context) -> Finding:
     tf = ctx.subject
     limits = {}
     model = tf.config.get("vocab_size")
@@ -273,7 +275,7 @@ transformers fails to load the tokenizer (or silently skips a config) when one o
 JSON files is broken, typically a hand edit or a copy cut short. Try: restore the file
 from the base model.""",
 )
-def file_malformed(ctx):
+def file_malformed(ctx: Context) -> list[Finding]:
     tf = ctx.subject
     if not tf.broken:
         raise StandDown(f"{len(tf.files)} JSON file(s) parse")
@@ -293,7 +295,7 @@ data was tokenized with, the trained model writes its EOS and keeps going. Commo
 switching to a chat format whose turn end (<|im_end|>, <|eot_id|>) differs from the
 base EOS. Try: set eos_token_id in generation_config.json to include the tokenizer's EOS id.""",
 )
-def eos_id_mismatch(ctx):
+def eos_id_mismatch(ctx: Context) -> Finding:
     tf = ctx.subject
     tok_id = tf.token_id("eos")
     ids = tf.config_ids("eos_token_id")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import NotChecked, StandDown, Threshold, rule
+from ...registry import Context, NotChecked, StandDown, Threshold, rule
+from ...verdict import Finding
 from .common import BASE, _part
 
 E = dict(**BASE, group="accelerators")
 
 
-def _gpu(ctx: Any) -> Any:
+def _gpu(ctx: Context) -> Any:
     return _part(ctx, "gpu", "accelerators were not probed")
 
 
@@ -51,7 +52,7 @@ Read-only: trainlint runs `nvidia-smi` and never initialises CUDA itself. FAIL w
 (for example "Driver/library version mismatch" after a driver update without a reboot) is a
 WARN, and a machine without one is simply a CPU machine.""",
 )
-def gpu_driver_missing(ctx):
+def gpu_driver_missing(ctx: Context) -> Finding | None:
     g = _gpu(ctx)
     need = ctx.subject.request.require_gpu
     if g.smi_path is None:
@@ -76,7 +77,7 @@ Counts the GPUs nvidia-smi lists and keeps those CUDA_VISIBLE_DEVICES lets throu
 --require-gpu when none remain; otherwise WARN when GPUs exist but CUDA_VISIBLE_DEVICES hides
 all of them (an empty value or -1), since the run would silently train on the CPU.""",
 )
-def no_gpu_visible(ctx):
+def no_gpu_visible(ctx: Context) -> Finding | None:
     g = _gpu(ctx)
     if g.smi_path is None or g.smi_error:
         raise NotChecked("no working nvidia-smi (see TL420)")
@@ -107,7 +108,7 @@ The CUDA runtime stops reading CUDA_VISIBLE_DEVICES at the first index or UUID i
 resolve, so every device after a bad entry is silently dropped, and fewer GPUs are used than
 intended. Indices are checked against nvidia-smi's count, GPU-UUIDs against its list.""",
 )
-def cuda_visible_devices_invalid(ctx):
+def cuda_visible_devices_invalid(ctx: Context) -> Finding | None:
     g = _gpu(ctx)
     if g.cuda_visible_devices is None:
         raise StandDown("CUDA_VISIBLE_DEVICES is not set")
@@ -150,7 +151,7 @@ not imported) and compared with the highest CUDA version the driver supports (th
 minor-version compatibility but kernels that need JIT compilation may fail: WARN. Install a
 torch build for the driver's CUDA, or update the driver.""",
 )
-def torch_cuda_newer_than_driver(ctx):
+def torch_cuda_newer_than_driver(ctx: Context) -> Finding | None:
     g = _gpu(ctx)
     if g.torch_version is None:
         raise NotChecked("torch is not installed")
@@ -193,7 +194,7 @@ pip installs a CPU-only torch from some indexes; training then runs on the CPU w
 sit idle, often unnoticed for hours. Read from the installed torch/version.py, not by
 importing torch. FAIL with --require-gpu, WARN when nvidia-smi lists GPUs.""",
 )
-def torch_cpu_build(ctx):
+def torch_cpu_build(ctx: Context) -> Finding | None:
     g = _gpu(ctx)
     if g.torch_version is None:
         raise NotChecked("torch is not installed")
@@ -227,7 +228,7 @@ memory at a batch size that fits an empty GPU, or competes for compute. Fires wh
 total exceeds `max_used_fraction` on any visible GPU.""",
     thresholds=[Threshold("max_used_fraction", 0.1, "fraction of a GPU's memory already in use")],
 )
-def gpu_memory_in_use(ctx):
+def gpu_memory_in_use(ctx: Context) -> list[Finding]:
     g = _gpu(ctx)
     if g.smi_path is None or g.smi_error or not g.gpus:
         raise NotChecked("no GPUs listed by nvidia-smi")

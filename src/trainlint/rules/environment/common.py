@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...environment import GIB, MIB
-from ...registry import NotChecked
+from ...registry import Context, NotChecked
 
-BASE = dict(category="environment", target="environment")
+BASE: dict[str, Any] = dict(category="environment", target="environment")
 
 
-def _part(ctx: Any, name: str, why: str) -> Any:
+def _part(ctx: Context, name: str, why: str) -> Any:
     value = getattr(ctx.subject, name, None)
     if value is None:
         raise NotChecked(why)

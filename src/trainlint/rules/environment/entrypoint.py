@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import rule
+from ...registry import Context, rule
+from ...verdict import Finding
 from .common import BASE, _part, _where
 
 E = dict(**BASE, group="entrypoint")
@@ -15,7 +16,7 @@ def _location(e: Any) -> dict[str, Any]:
     return {"file": e.file, "line": e.line, "user_file": e.user_file, "user_line": e.user_line, "seconds": e.seconds}
 
 
-def _entry(ctx: Any, outcome: str) -> Any:
+def _entry(ctx: Context, outcome: str) -> Any:
     e = _part(ctx, "entry", "no --entrypoint given")
     return e if e.outcome == outcome else None
 
@@ -36,7 +37,7 @@ real run before the first step. The message names the raising file and line, and
 your own code that led there. Usual causes: a missing or mismatched package, a typo, a path
 that only exists on another machine.""",
 )
-def entrypoint_import_error(ctx):
+def entrypoint_import_error(ctx: Context) -> Finding | None:
     e = _entry(ctx, "exception")
     if e is None:
         return None
@@ -63,7 +64,7 @@ instruction): typically a compiled extension built for another CUDA, CPU or Pyth
 The crash happened in a child process, so trainlint survived to report it; the file and line
 come from Python's fault handler. Reinstall the named extension for this machine.""",
 )
-def entrypoint_crashes(ctx):
+def entrypoint_crashes(ctx: Context) -> Finding | None:
     e = _entry(ctx, "signal")
     if e is None:
         return None
@@ -87,7 +88,7 @@ time (training, downloads, waiting for other ranks) instead of under
 `if __name__ == "__main__":`, or something hangs (a network mount, a lock). The location
 shown is where it was when stopped. Raise --timeout if the import is merely slow.""",
 )
-def entrypoint_import_timeout(ctx):
+def entrypoint_import_timeout(ctx: Context) -> Finding | None:
     e = _entry(ctx, "timeout")
     if e is None:
         return None
@@ -114,7 +115,7 @@ The module ended the process while it was being imported: a `sys.exit()`, or arg
 the command line at module level and exiting on missing arguments. Nothing after that line
 was checked. Move start-up work under `if __name__ == "__main__":` or into a main() function.""",
 )
-def entrypoint_exits_at_import(ctx):
+def entrypoint_exits_at_import(ctx: Context) -> Finding | None:
     e = _entry(ctx, "exit")
     if e is None:
         return None

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...environment import GIB, MIB
-from ...registry import NotChecked, StandDown, Threshold, rule
+from ...registry import Context, NotChecked, StandDown, Threshold, rule
+from ...verdict import Finding
 from .common import BASE, _part, gib, mib
 
 E = dict(**BASE, group="resources")
 
 
-def _res(ctx: Any) -> Any:
+def _res(ctx: Context) -> Any:
     return _part(ctx, "resources", "resources were not probed")
 
 
@@ -28,7 +29,7 @@ that does not fit is killed by the kernel's out-of-memory killer, usually withou
 traceback. Free memory, lower the batch size or the number of DataLoader workers, or use a
 larger machine.""",
 )
-def memory_below_required(ctx):
+def memory_below_required(ctx: Context) -> Finding | None:
     need_gb = ctx.subject.request.memory_gb
     if need_gb is None:
         raise NotChecked("no --memory given")
@@ -46,7 +47,7 @@ def memory_below_required(ctx):
     )
 
 
-def _checkpoint_size(ctx: Any, res: Any) -> tuple[float | None, str]:
+def _checkpoint_size(ctx: Context, res: Any) -> tuple[float | None, str]:
     if ctx.subject.request.checkpoint_gb is not None:
         return ctx.subject.request.checkpoint_gb * GIB, "--checkpoint-size"
     if res.checkpoint_bytes:
@@ -67,7 +68,7 @@ Free space on the file system holding the output folder is compared with the che
 WARN when there is less than the `headroom` factor of spare room.""",
     thresholds=[Threshold("headroom", 1.2, "WARN when free space < needed x headroom")],
 )
-def disk_below_checkpoints(ctx):
+def disk_below_checkpoints(ctx: Context) -> Finding | None:
     res = _res(ctx)
     keep = ctx.subject.request.keep
     size, how = _checkpoint_size(ctx, res)
@@ -93,8 +94,8 @@ def disk_below_checkpoints(ctx):
     return None
 
 
-def _workers(ctx: Any) -> int | None:
-    w = ctx.subject.request.workers
+def _workers(ctx: Context) -> int | None:
+    w: int | None = ctx.subject.request.workers
     cfg = ctx.subject.config
     if w is None and cfg is not None and isinstance(cfg.get("workers"), int):
         w = cfg.get("workers")
@@ -115,7 +116,7 @@ Raise it (docker run --shm-size=8g, or a memory-backed emptyDir in Kubernetes), 
 workers.""",
     thresholds=[Threshold("per_worker_mib", 256, "shared memory wanted per DataLoader worker, MiB")],
 )
-def shm_small_for_workers(ctx):
+def shm_small_for_workers(ctx: Context) -> Finding | None:
     workers = _workers(ctx)
     if workers is None:
         raise NotChecked("number of DataLoader workers unknown (--workers N)")
@@ -149,7 +150,7 @@ checkpoint writers all hold files open; a low soft limit ends in "Too many open 
 Raise it with `ulimit -n` (up to the hard limit shown) before starting.""",
     thresholds=[Threshold("min_open_files", 1024, "smallest acceptable soft limit")],
 )
-def open_file_limit_low(ctx):
+def open_file_limit_low(ctx: Context) -> Finding | None:
     res = _res(ctx)
     soft = res.nofile_soft
     if soft is None:
@@ -176,7 +177,7 @@ trainlint created and removed one temporary file in the output folder you named 
 folder does not exist yet, asked the system whether its nearest existing parent is writable).
 If that fails, the first checkpoint or log write of the real run fails too, often hours in.""",
 )
-def output_dir_not_writable(ctx):
+def output_dir_not_writable(ctx: Context) -> Finding | None:
     res = _res(ctx)
     if res.writable is None:
         raise NotChecked("no --output-dir given")

@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...registry import NotChecked, StandDown, rule
+from ...registry import Context, NotChecked, StandDown, rule
+from ...verdict import Finding
 from .common import BASE, _part, gib
 from .resources import _checkpoint_size
 
 E = dict(**BASE, group="training-config")
 
 
-def _cfg(ctx: Any) -> Any:
+def _cfg(ctx: Context) -> Any:
     return _part(ctx, "config", "no training configuration given")
 
 
@@ -39,7 +40,7 @@ With a learning rate of 0 the optimizer changes nothing: the loss stays flat how
 run lasts. A negative one climbs the loss instead of descending it. Read from the training
 configuration (learning_rate, or lr anywhere in a nested config) before the run starts.""",
 )
-def config_learning_rate_zero(ctx):
+def config_learning_rate_zero(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     lr = _num(cfg.get("learning_rate"))
     if lr is None:
@@ -70,7 +71,7 @@ the run never trains at the configured rate and the decay phase never happens. U
 warm-up meant for a longer run, or warmup_steps confused with warmup_ratio. A warmup_steps
 value below 1 is read as a ratio of the run (as recent transformers do).""",
 )
-def config_warmup_covers_training(ctx):
+def config_warmup_covers_training(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     max_steps = _num(cfg.get("max_steps"))
     if max_steps is None or max_steps <= 0:
@@ -113,7 +114,7 @@ Lightning's "16-true" (weights and gradients in fp16, no scaler) and a DeepSpeed
 with a static loss_scale of 1 (no scaling) fire. Prefer bf16 on hardware that has it, or
 mixed precision with a scaler.""",
 )
-def config_fp16_without_loss_scaling(ctx):
+def config_fp16_without_loss_scaling(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     ds = cfg.get("deepspeed_config")
     fp16 = ds.get("fp16") if isinstance(ds, dict) else None
@@ -154,7 +155,7 @@ step loss by the mean of the logging window before logging it, so the logged los
 while the run is already broken, and a log-based check (TL001) cannot see it. Set it to False
 to keep NaNs visible, and watch grad_norm, which is not filtered.""",
 )
-def config_nan_loss_filter(ctx):
+def config_nan_loss_filter(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     on = cfg.get("logging_nan_inf_filter")
     if on is None:
@@ -199,7 +200,7 @@ before the oldest is removed. The checkpoint size comes from --checkpoint-size o
 checkpoint folder; checkpoints already in the folder are counted as space the run can reuse.
 A full disk stops training at a save and can leave a truncated checkpoint.""",
 )
-def config_checkpoints_exceed_disk(ctx):
+def config_checkpoints_exceed_disk(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     res = _part(ctx, "resources", "free disk space not probed")
     kept, how = _saves_kept(cfg)
@@ -246,7 +247,7 @@ a failure cannot be diagnosed afterwards. Hugging Face checkpoints carry trainer
 so with checkpoints saved this stands down. Log somewhere: report_to "tensorboard", a CSV logger,
 or keep the console output.""",
 )
-def config_nothing_logged(ctx):
+def config_nothing_logged(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     off = _report_none(cfg.get("report_to")) or cfg.get("logger") is False
     if not cfg.has("report_to") and not cfg.has("logger"):
@@ -286,7 +287,7 @@ val_dataset) is configured but eval_strategy is "no", evals_per_epoch is 0 or Li
 limit_val_batches is 0; or when eval_strategy is "steps" with eval_steps beyond max_steps.
 Without evaluation there is no eval loss, so overfitting cannot be seen in the log.""",
 )
-def config_eval_never_runs(ctx):
+def config_eval_never_runs(ctx: Context) -> Finding | None:
     cfg = _cfg(ctx)
     wants = cfg.get("do_eval") is True or _eval_data(cfg)
     strategy = str(cfg.get("eval_strategy", "")).lower()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from ...registry import rule
+from ...registry import Context, rule
+from ...verdict import Finding
 from .common import BASE, _part
 
 E = dict(**BASE, group="versions")
@@ -22,7 +23,7 @@ numpy are read from package metadata (none is imported) and matched against the 
 trainlint/data/known_bad.toml; each entry carries its reason and a source link. The severity
 is the entry's.""",
 )
-def known_bad_versions(ctx):
+def known_bad_versions(ctx: Context) -> list[Finding]:
     v = _part(ctx, "versions", "package versions were not read")
     from ...environment.versions import matches, normalize
 
@@ -59,7 +60,7 @@ extra such as transformers[torch], when the required package is installed) is ch
 the installed versions of the other key packages. `pip install --no-deps`, conda/pip mixing and
 manual upgrades leave such mismatches; the package may then refuse to work or disable features.""",
 )
-def unmet_declared_requirement(ctx):
+def unmet_declared_requirement(ctx: Context) -> list[Finding]:
     v = _part(ctx, "versions", "package versions were not read")
     from ...environment.versions import matches, requirement
 
