@@ -327,15 +327,16 @@ def rules(code: str | None = None) -> list[Rule]:
     return [rule]
 
 
-def followable_logs(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
-    """The logs under ``paths`` that ``watch`` can follow, with their formats."""
-    from .live.follow import followable_logs as _followable
+def followable_logs(paths: str | Path | Iterable[str | Path], options: Options | None = None) -> list[tuple[Path, str]]:
+    """The inputs under ``paths`` that ``watch`` would follow now, with their formats (a str
+    or Path is one path)."""
+    from .live.watch import followable
 
-    return [t for p in paths for t in _followable(Path(p))]
+    return followable(paths, options)
 
 
 def watch(
-    targets: list[tuple[Path, str]],
+    paths: str | Path | Iterable[str | Path],
     options: Options | None = None,
     *,
     until: str | None = None,
@@ -345,21 +346,23 @@ def watch(
     emit: Callable[[Path, Finding], None] | None = None,
     heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None,
 ) -> Result:
-    """``trainlint watch``: follow growing logs, calling ``emit(path, finding)`` for each new
-    finding and ``heartbeat(path, step, metrics)`` with each log's latest record."""
+    """``trainlint watch``: follow the runs under ``paths`` as they grow (runs that appear
+    later too), calling ``emit(path, finding)`` for each new finding and
+    ``heartbeat(path, step, metrics)`` with each input's latest record. At the end each input
+    is judged as ``doctor`` judges the finished files."""
     from .live.watch import watch as _watch
 
     options = options or Options(settings=load_settings())
     return _watch(
-        targets,
-        settings=options.settings,
-        role_map=options.role_map,
+        paths,
+        options,
         until=until,
         interval=interval,
         idle_exit=idle_exit,
         max_time=max_time,
         emit=emit,
         heartbeat=heartbeat,
+        judge=lambda path: [r for r in doctor([path], options).reports if r.kind == "log"],
     )
 
 

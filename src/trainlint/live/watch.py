@@ -1,41 +1,136 @@
-"""`trainlint watch`: follow live logs, judge them as they grow, report findings as they appear."""
+"""`trainlint watch`: follow live runs, judge them as they grow, report findings as they appear.
+
+Each poll finds the inputs under the watched paths (:mod:`.targets`, runs created later
+included), takes each one's new points from its reader's stream and feeds them to that input's
+:class:`~trainlint.live.guard.Guard`, whose schedule alone decides when the rules run (a poll
+that brings nothing judges nothing). At the end each input is judged as ``doctor`` judges the
+finished files, so the verdicts equal doctor's; findings of the live rules (a stall) are added.
+"""
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from statistics import median
-from typing import Any
 
 import msgspec
 
-from ..config import Settings
+from ..options import Options
+from ..readers import ReadError
+from ..readers.stream import records
 from ..verdict import Finding, Report, Result, Severity
-from .follow import follower_for
 from .guard import Guard, LiveStatus
+from .targets import Scanner, Target
 
 
 class Watched(msgspec.Struct):
-    path: Path
-    follower: object
+    target: Target
     guard: Guard
     last_data: float = 0.0
     gaps: deque = msgspec.field(default_factory=lambda: deque(maxlen=32))
     polls_with_data: int = 0
+
+    @property
+    def path(self) -> Path:
+        return self.target.path
 
     def status(self, now: float) -> LiveStatus:
         cadence = median(self.gaps) if len(self.gaps) >= 2 else None
         return LiveStatus(self.guard.history.records, self.guard._step, self.last_data, now, cadence)
 
 
+class Loop(msgspec.Struct):
+    """The watcher's state: what it follows and how it reports."""
+
+    scanner: Scanner
+    options: Options
+    until: str | None
+    emit: Callable[[Path, Finding], None] | None
+    heartbeat: Callable[[Path, float, dict], None] | None
+    judge: Callable[[Path], list[Report]] | None = None
+    watched: dict[Path, Watched] = msgspec.field(default_factory=dict)
+
+    def discover(self, now: float) -> None:
+        new, dropped = self.scanner.scan()
+        for t in dropped:
+            self.watched.pop(t.path, None)
+        for t in new:
+            self.watched[t.path] = Watched(t, self._guard(t), now)
+
+    def _guard(self, t: Target) -> Guard:
+        return Guard(
+            settings=self.options.settings,
+            role_map=self.options.role_map,
+            source=str(t.source()),
+            meta={"clock": "watcher"},
+        )
+
+    def poll(self, now: float) -> bool:
+        """One pass over every input; True when a finding of severity ``until`` appeared."""
+        stop = False
+        for w in list(self.watched.values()):
+            new = self._feed(w, now) + w.guard.judge_live(w.status(now))
+            for f in new:
+                if self.emit is not None:
+                    self.emit(w.path, f)
+            stop |= self.until is not None and any(_at_least(f.severity, self.until) for f in new)
+        return stop
+
+    def _feed(self, w: Watched, now: float) -> list[Finding]:
+        """Hand a poll's points to the guard, with the log's own clock only: a log without one
+        (NaN) stays without one, so no timing rule judges the watcher's poll times."""
+        frag = w.target.stream.poll()
+        if w.target.stream.restarted:  # the input was replaced: a new run in its place
+            w.target.stream.restarted = False
+            w.guard, w.polls_with_data = self._guard(w.target), 0
+        if frag is None:
+            return []
+        if w.polls_with_data:
+            w.gaps.append(now - w.last_data)  # how often the log grows, as the watcher sees it
+        w.polls_with_data += 1
+        w.last_data = now
+        guard, found = w.guard, list[Finding]()
+        guard.history.meta.update(frag.meta)
+        last: tuple[float, dict[str, float]] | None = None
+        for step, wall, metrics in records(frag):
+            if wall == wall:  # not NaN: the log keeps its own clock
+                guard.history.meta["clock"] = "log"
+            found += guard.observe(step, wall_time=wall, **metrics)
+            last = (step, metrics)
+        if last is not None and self.heartbeat is not None:
+            self.heartbeat(w.path, *last)
+        return found
+
+    def reports(self) -> list[Report]:
+        out = []
+        for w in self.watched.values():
+            reports = self.judge(w.target.source()) if self.judge else [final_report(w.target, self.options)]
+            for report in reports or [Report(str(w.target.source()), "log", unjudged="no records yet")]:
+                report.findings += [f for f in w.guard._live_findings if f not in report.findings]
+                out.append(report)
+        return out
+
+
+def final_report(target: Target, options: Options) -> Report:
+    """The input judged as doctor judges the finished files (without what doctor adds from
+    beside them, such as an output folder's checkpoints: ``watch(judge=)`` brings that)."""
+    from ..inspectors.logs import judge_log
+
+    source = str(target.source())
+    try:
+        run = target.final_run(options)
+    except ReadError as exc:
+        return Report(source=source, kind="log", unjudged=f"no records yet ({exc})")
+    run.source = source
+    return judge_log(run, options)
+
+
 def watch(
-    targets: list[tuple[Path, str]],
+    paths: Iterable[str | Path],
+    options: Options | None = None,
     *,
-    settings: Settings | None = None,
-    role_map=None,
     until: str | None = None,
     interval: float = 2.0,
     idle_exit: float | None = None,
@@ -44,78 +139,53 @@ def watch(
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
     heartbeat: Callable[[Path, float, dict], None] | None = None,
+    judge: Callable[[Path], list[Report]] | None = None,
 ) -> Result:
-    """Follow each (path, reader format) until a finding of severity ``until`` appears, the
-    logs stay idle for ``idle_exit`` seconds, or ``max_time`` passes. Returns the final Result.
+    """Follow every input under ``paths`` (a str or Path is one path) until a finding of
+    severity ``until`` appears, nothing new arrives for ``idle_exit`` seconds, or ``max_time``
+    passes; inputs that appear later are followed from then on. Returns the final Result.
 
-    ``heartbeat(path, step, metrics)`` is called with each log's latest record after a poll
-    that read new records (for a status line)."""
+    ``heartbeat(path, step, metrics)`` is called with each input's latest record after a poll
+    that brought new records (for a status line). ``judge(path)`` gives the final reports of
+    an input (``api.watch`` hands doctor's judgement in); by default the log alone is judged."""
+    roots = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    options = options or Options()
     start = clock()
-    watched = []
-    result = Result(command="watch")
-    for path, fmt in targets:
-        follower = follower_for(path, fmt)
-        if follower is None:
-            result.reports.append(Report(str(path), "log", fmt, unjudged=f"a {fmt} log cannot be followed live"))
-            continue
-        guard = Guard(settings=settings, role_map=role_map, source=str(path), meta={"clock": "watcher"})
-        watched.append(Watched(path, follower, guard, start))
-    stop = False
+    loop = Loop(Scanner(roots, options), options, until, emit, heartbeat, judge)
     try:
-        while watched and not stop:
+        while True:
             now = clock()
-            for w in watched:
-                stop |= _poll(w, now, emit, until, heartbeat)
+            loop.discover(now)
+            stop = loop.poll(now)
+            last = max((w.last_data for w in loop.watched.values()), default=start)
             if (
                 stop
                 or (max_time is not None and now - start >= max_time)
-                or (idle_exit is not None and all(now - w.last_data >= idle_exit for w in watched))
+                or (idle_exit is not None and now - last >= idle_exit)
             ):
                 break
             sleep(interval)
     except KeyboardInterrupt:
         pass
-    for w in watched:
-        report = w.guard.close() if w.guard.history.records else Report(str(w.path), "log", unjudged="no records yet")
-        report.findings += [f for f in w.guard._live_findings if f not in report.findings]
-        result.reports.append(report)
+    return _result(loop, roots)
+
+
+def _result(loop: Loop, roots: list[Path]) -> Result:
+    result = Result(command="watch")
+    result.reports = loop.reports()
+    if not result.reports:
+        where = ", ".join(map(str, roots))
+        result.reports = [Report(where, "log", unjudged=f"no training log appeared in {where}")]
     return result
-
-
-def _poll(w: Watched, now: float, emit, until: str | None, heartbeat=None) -> bool:
-    records = w.follower.poll()
-    if records and heartbeat is not None:
-        heartbeat(w.path, records[-1][0], records[-1][2])
-    new: list[Finding] = []
-    if records:
-        if w.polls_with_data:
-            w.gaps.append(now - w.last_data)  # how often the log grows, as the watcher sees it
-        w.polls_with_data += 1
-        w.last_data = now
-        new += _feed(w, records)
-    else:  # the log paused (or ended): its records not judged yet are judged once, now
-        new += w.guard.settle()
-    new += w.guard.judge_live(w.status(now))
-    for f in new:
-        if emit is not None:
-            emit(w.path, f)
-    return until is not None and any(_at_least(f.severity, until) for f in new)
-
-
-def _feed(w: Watched, records: list[tuple[float, float, dict[str, Any]]]) -> list[Finding]:
-    """Hand a poll's records to the guard with the log's own clock only: a log without one
-    (NaN) stays without one, so no timing rule judges the watcher's poll times. The guard's
-    schedule decides when to judge (constant cost per record); the next quiet poll judges
-    what it left (``Guard.settle``), so a FAIL in a finished log's last records still stops."""
-    guard, new = w.guard, list[Finding]()
-    guard.history.meta.update(getattr(w.follower, "meta", None) or {})
-    for step, wall, metrics in records:
-        if not math.isnan(wall):
-            guard.history.meta["clock"] = "log"
-        new += guard.observe(step, wall_time=wall, **metrics)
-    return new
 
 
 def _at_least(sev: Severity, until: str) -> bool:
     order = {"NOTE": 0, "WARN": 1, "FAIL": 2}
     return order.get(sev.value, -1) >= order[until.upper()]
+
+
+def followable(paths: Iterable[str | Path], options: Options | None = None) -> list[tuple[Path, str]]:
+    """The inputs ``watch`` would follow under ``paths`` now, with their formats."""
+    roots = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    new, _ = Scanner(roots, options or Options()).scan()
+    return [(t.path, t.fmt) for t in new]

@@ -36,6 +36,9 @@ class Reader(msgspec.Struct):
     folder: bool = False  # sniffs and reads folders, not files
     takes_options: bool = False  # read(path, options) gets the ReadOptions
     sniff_takes_options: bool = False  # sniff(path, head, options) gets them too
+    # stream(path, options) -> readers.stream.Stream: how watch follows the format as it grows
+    # (None: readers.stream.Reread, the whole read again when the input changes)
+    stream: Callable[[Path, ReadOptions], Any] | None = None
 
     def recognises(self, path: Path, head: bytes, options: ReadOptions | None) -> bool:
         """``sniff``, handing the options on to a sniffer that takes them (user patterns)."""
@@ -58,7 +61,8 @@ def reader(name: str, *, priority: int = 50, folder: bool = False) -> Callable[[
         obj = cls()
         takes = len(inspect.signature(obj.read).parameters) >= 2
         sniff_takes = len(inspect.signature(obj.sniff).parameters) >= 3
-        READERS.append(Reader(name, obj.sniff, obj.read, priority, folder, takes, sniff_takes))
+        stream = getattr(obj, "stream", None)
+        READERS.append(Reader(name, obj.sniff, obj.read, priority, folder, takes, sniff_takes, stream))
         READERS.sort(key=lambda r: r.priority)
         return cls
 

@@ -8,17 +8,21 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from .. import delimited
 from ..model import Run
+from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .jsonl import STEP_KEYS
+from .stream import LineStream
 
 DELIMITERS = ",\t;"
 _DENSE_ROWS = 1 << 14  # rows converted at a time by the dense-table fast path
@@ -42,6 +46,9 @@ class CsvReader:
         rows = [r for r in text.splitlines()[skip : skip + 3] if r.strip()]
         return bool(rows) and any(ch.isdigit() for ch in rows[0])
 
+    def stream(self, path: Path, options: ReadOptions) -> CsvStream:
+        return CsvStream(path)
+
     def read(self, path: Path) -> Run:
         bounded = read_text(path)  # long lines cut out and reported
         text, notes = bounded.text, bounded.notes
@@ -51,41 +58,112 @@ class CsvReader:
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
-        step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
-        epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
-        if step_col is None:
-            run.notes.append("no step column; steps are " + ("epochs" if epoch_col is not None else "row numbers"))
-            run.meta["steps_are"] = "epochs" if epoch_col is not None else "rows"
+        layout = _Layout.of(header)
+        if layout.step_col is None:
+            epochs = layout.epoch_col is not None
+            run.notes.append("no step column; steps are " + ("epochs" if epochs else "row numbers"))
+            run.meta["steps_are"] = "epochs" if epochs else "rows"
         table = _dense(text, header, delim)
         if table is not None:
-            _dense_columns(table, header, step_col, epoch_col).into(run)
+            _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
             _flavour(run, header, path)
             return run
-        reader_ = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
-        next(reader_, None)
-        records, steps, where, ragged = [], [], [], []
-        for n, row in enumerate(reader_):
-            line_no = n + 2
-            if not row or not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                ragged.append(line_no)
-                if len(row) > len(header):
-                    continue
-            # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
-            records.append({header[i]: _number(c) for i, c in enumerate(row) if i != step_col and c.strip()})
-            steps.append(_step(row, step_col if step_col is not None else epoch_col, n))
-            where.append(line_no)
-        cols = Columns()
-        cols.add_records(records, steps, where)
-        note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
-        note_skipped(run, "row(s) the CSV parser refused", refused, damage=True)
-        cols.into(run)
+        rows = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
+        next(rows, None)
+        _rows_into(run, rows, layout, (2, 0, 0), refused)
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+class _Layout(msgspec.Struct):
+    """The table's names and where its step comes from."""
+
+    header: list[str]
+    step_col: int | None
+    epoch_col: int | None
+
+    @classmethod
+    def of(cls, header: list[str]) -> _Layout:
+        step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
+        epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
+        return cls(header, step_col, epoch_col)
+
+
+def _rows_into(
+    run: Run, rows: Iterable[list[str]], layout: _Layout, first: tuple[int, int, int], refused: list[int]
+) -> int:
+    """Parse data rows into ``run``; returns how many rows were read, blank ones included.
+    ``first``: the first row's line number, its row number, and what to add to the line numbers
+    that the row iterator puts in ``refused`` (the rows the csv module refused)."""
+    header, step_col = layout.header, layout.step_col
+    first_line, first_row, shift = first
+    at = step_col if step_col is not None else layout.epoch_col
+    records, steps, where, ragged = [], [], [], []
+    count = 0
+    for count, row in enumerate(rows, 1):
+        n, line_no = first_row + count - 1, first_line + count - 1
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            ragged.append(line_no)
+            if len(row) > len(header):
+                continue
+        # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
+        records.append({header[i]: _number(c) for i, c in enumerate(row) if i != step_col and c.strip()})
+        steps.append(_step(row, at, n))
+        where.append(line_no)
+    cols = Columns()
+    if records:
+        cols.add_records(records, steps, where)
+    note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
+    note_skipped(run, "row(s) the CSV parser refused", [shift + n for n in refused], damage=True)
+    cols.into(run)
+    return count
+
+
+class CsvStream(LineStream):
+    """A metric table as rows are appended: the header once (lines wait until it is complete),
+    then each row parsed as the reader's general path parses it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "csv")
+        self.restart()
+
+    def restart(self) -> None:
+        super().restart()
+        self.layout: _Layout | None = None
+        self.waiting: list[str] = []
+        self.delim, self.rows, self.next_line = ",", 0, 1
+
+    def lines(self, lines: list[str], first_no: int, frag: Run) -> None:
+        if self.layout is None:
+            lines = self._header(lines, frag)
+            if self.layout is None:
+                return
+        first = self.next_line
+        self.next_line += len(lines)
+        rows = _tolerant(csv.reader(lines, delimiter=self.delim), refused := [])
+        self.rows += _rows_into(frag, rows, self.layout, (first, self.rows, first - 1), refused)
+
+    def _header(self, lines: list[str], frag: Run) -> list[str]:
+        """Lines after the header once it is known (the lines before it wait, 1,000 at most)."""
+        self.waiting = (self.waiting + lines)[-1000:]
+        found = delimited.header("\n".join(self.waiting) + "\n", DELIMITERS)
+        if found is None or not _is_metric_header(found[0]):
+            return []
+        header, self.delim = found
+        lead = next((i for i, ln in enumerate(self.waiting) if ln.strip()), 0)
+        skip = lead + delimited.header_lines(header)
+        self.layout = _Layout.of(header)
+        if self.layout.step_col is None:
+            frag.meta["steps_are"] = "epochs" if self.layout.epoch_col is not None else "rows"
+        _flavour(frag, header, self.path)
+        rest, self.waiting = self.waiting[skip:], []
+        self.next_line = skip + 1
+        return rest
 
 
 def _dense(text: str, header: list[str], delim: str) -> np.ndarray | None:

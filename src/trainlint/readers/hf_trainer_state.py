@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from ..model import Damage, Run
+from ..options import ReadOptions
 from ..safeio import JSONLimit, check_json, loads_json
 from .base import Columns, ReadError, decode_text, reader
+from .stream import Reread
 
 META_KEYS = (
     "max_steps",
@@ -38,6 +40,10 @@ class TrainerStateReader:
         if not text.startswith(b"{"):
             return False
         return b'"log_history"' in head or (path.name == "trainer_state.json" and b'"global_step"' in head)
+
+    def stream(self, path: Path, options: ReadOptions) -> Reread:
+        """The Trainer rewrites the file whole at each save: read again at each change."""
+        return Reread(path, "hf-trainer-state", self.read, every_change=True)
 
     def read(self, path: Path) -> Run:
         data = path.read_bytes()

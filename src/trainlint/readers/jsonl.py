@@ -16,9 +16,11 @@ from typing import Any
 import numpy as np
 
 from ..model import Run
+from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
 from .base import Columns, ReadError, first_json_object, note_skipped, read_head, reader
+from .stream import LineStream
 
 STEP_KEYS = (
     "step",
@@ -48,6 +50,9 @@ class JsonlReader:
         obj = first_json_object(head)
         return obj is not None and _metric_like(obj)
 
+    def stream(self, path: Path, options: ReadOptions) -> JsonlStream:
+        return JsonlStream(path)
+
     def read(self, path: Path) -> Run:
         run = _bulk(path)
         if run is not None:
@@ -67,6 +72,34 @@ class JsonlReader:
         if not run.series:
             raise ReadError("no numeric metrics in the JSON object lines")
         return run
+
+
+class JsonlStream(LineStream):
+    """JSON lines as they are appended, parsed as the reader's general path parses them; the step
+    field is chosen from the first lines that hold objects, as the reader chooses it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "jsonl")
+        self.restart()
+
+    def restart(self) -> None:
+        super().restart()
+        self.step_key: str | None = None
+        self.count, self.decided = 0, False
+
+    def lines(self, lines: list[str], first_no: int, frag: Run) -> None:
+        idx, _ = _classify(lines)
+        if not idx:
+            return
+        if not self.decided:
+            self.step_key, self.decided = _step_key(lines, idx), True
+        cols = Columns()
+        for c0 in range(0, len(idx), CHUNK):
+            chunk_idx = idx[c0 : c0 + CHUNK]
+            numbers = [first_no - 1 + i for i in chunk_idx]
+            _slow_chunk([lines[i] for i in chunk_idx], numbers, cols, self.step_key, self.count + c0)
+        self.count += len(idx)
+        cols.into(frag)
 
 
 def _bulk(path: Path) -> Run | None:

@@ -21,23 +21,20 @@ from .._common import build_options, finish, judging_options
 @click.option("--max-time", type=float, default=None, help="Stop after this many seconds in all.")
 @judging_options
 def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ignore, thresholds, role_map):
-    """Follow live training logs, judging them as they grow (reads only the new bytes).
+    """Follow live training runs, judging them as they grow (reads only the new bytes).
 
-    Prints each finding when it first appears; at the end (Ctrl-C, --idle-exit, --max-time or
-    --until) prints the verdict of every log and exits with the usual code.
+    PATHS may be log files or folders; in a folder, runs and logs that appear later are followed
+    too (start it before training writes anything). Prints each finding when it first appears;
+    at the end (Ctrl-C, --idle-exit, --max-time or --until) prints the verdict of every run, as
+    doctor would give it on the finished files, and exits with the usual code.
     """
-    from ...api import followable_logs, watch
+    from ...api import watch
+    from ...report.progress import Heartbeat
     from ...report.watch import finding_line
 
     options = build_options(config, select, ignore, thresholds, role_map)
-    targets = followable_logs(paths)
-    if not targets:
-        raise click.UsageError("no followable training log found in " + ", ".join(map(str, paths)))
-
-    from ...report.progress import Heartbeat
-
     beat = Heartbeat()
-    beat.start([str(p) for p, _ in targets])
+    beat.start([str(p) for p in paths])
 
     def emit(path, f):
         beat.clear()
@@ -45,7 +42,7 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
             click.echo(finding_line(path, f))
 
     result = watch(
-        targets,
+        paths,
         options,
         until=until,
         interval=interval,

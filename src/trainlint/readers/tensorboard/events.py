@@ -26,8 +26,9 @@ import numpy as np
 from ...model import Damage, Run
 from ...options import ReadOptions
 from ..base import ReadError, reader
+from ..stream import Tail
 from . import fast, proto
-from .records import HEADER, length_crc_ok, scan
+from .records import HEADER, complete_prefix, length_crc_ok, scan
 
 NAME_MARK = "tfevents"
 KIND_SIMPLE, KIND_TENSOR, KIND_OTHER, KIND_NONE = 0, 1, 2, 3  # OTHER: image, histogram, audio
@@ -399,6 +400,9 @@ class TFEventsReader:
             return True
         return is_event_file_name(path.name) and path.suffix.lower() not in TEXT_SUFFIXES and not path.is_dir()
 
+    def stream(self, path: Path, options: ReadOptions) -> EventStream:
+        return EventStream(path, data_crc_wanted(self.verify_data, options))
+
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
         try:
             pts, damage = decode_file(Path(path), data_crc_wanted(self.verify_data, options))
@@ -409,3 +413,32 @@ class TFEventsReader:
         points_to_series(pts, run)
         describe(run, pts)
         return run
+
+
+class EventStream(Tail):
+    """An event file as records are appended: the complete records past the last offset, decoded
+    as the reader decodes a whole file. A length whose CRC fails stops the stream there (the
+    reader reports that damage when the file is judged)."""
+
+    def __init__(self, path: Path, verify_data: bool = True) -> None:
+        super().__init__(path, "tfevents")
+        self.verify_data, self.stuck = verify_data, False
+
+    def restart(self) -> None:
+        self.stuck = False
+
+    def poll(self) -> Run | None:
+        data = b"" if self.stuck else self.new_bytes()
+        used, self.stuck = complete_prefix(data)
+        if not used:
+            return None
+        self.offset += used
+        try:
+            pts, damage = decode_bytes(data[:used], self.verify_data)
+        except ReadError:
+            return None
+        frag = self.fragment()
+        frag.damage.extend(damage)
+        points_to_series(pts, frag)
+        describe(frag, pts)
+        return frag if frag.series else None

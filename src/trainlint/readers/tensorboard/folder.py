@@ -21,7 +21,8 @@ import numpy as np
 from ...model import Damage, Run, Series
 from ...options import ReadOptions
 from ..base import ReadError, reader
-from .events import data_crc_wanted, decode_file, describe, is_event_file_name, points_to_series
+from ..stream import Stream, extend
+from .events import EventStream, data_crc_wanted, decode_file, describe, is_event_file_name, points_to_series
 
 
 def event_files(folder: Path) -> list[Path]:
@@ -155,6 +156,9 @@ class TFEventsFolderReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         return path.is_dir() and run_layout(path) is not None
 
+    def stream(self, path: Path, options: ReadOptions) -> EventFolderStream:
+        return EventFolderStream(path, data_crc_wanted(self.verify_data, options))
+
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
         found = run_layout(Path(path))
         if found is None:
@@ -191,3 +195,25 @@ class TFEventsFolderReader:
                 run.meta.setdefault("hparams", {}).update(val)
             else:
                 run.meta.setdefault(key, val)
+
+
+class EventFolderStream(Stream):
+    """A run folder's event files as they grow, and the files that appear in it later (a restart
+    writes a new file beside the old one); series named as the folder reader names them."""
+
+    def __init__(self, path: Path, verify_data: bool = True) -> None:
+        self.path, self.fmt, self.verify_data = Path(path), "tfevents", verify_data
+        self.files: dict[Path, tuple[str, EventStream]] = {}
+
+    def poll(self) -> Run | None:
+        found = run_layout(self.path)
+        for prefix, files in (found[1] if found else {}).items():
+            for f in files:
+                if f not in self.files:
+                    self.files[f] = (prefix, EventStream(f, self.verify_data))
+        frag = self.fragment()
+        for prefix, stream in self.files.values():
+            part = stream.poll()
+            if part is not None:
+                extend(frag, part, prefix)
+        return frag if frag.series else None

@@ -49,6 +49,22 @@ def masked_crc(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
 
 
+def complete_prefix(buf: bytes) -> tuple[int, bool]:
+    """How many bytes at the start of ``buf`` hold complete records (a writer may be half-way
+    through the next one), and whether the walk stopped at a length whose CRC fails (not a record
+    boundary: a follower stops there rather than guess; the reader reports the damage)."""
+    pos, size = 0, len(buf)
+    while size - pos >= HEADER:
+        head = buf[pos : pos + 8]
+        if masked_crc(head) != int.from_bytes(buf[pos + 8 : pos + 12], "little"):
+            return pos, True
+        end = pos + HEADER + int.from_bytes(head, "little") + 4
+        if end > size:
+            break
+        pos = end
+    return pos, False
+
+
 def _mask(crc: np.ndarray) -> np.ndarray:
     c = crc.astype(np.uint64)
     return (((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
