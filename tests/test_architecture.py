@@ -396,3 +396,90 @@ def test_modules_a_plugin_package_skips_register_nothing():
             }
             assert not decorators & {"reader", "inspector", "rule"}, f"{package}.{name}"
     assert "logs" not in importlib.import_module("trainlint.inspectors").NOT_PLUGINS  # the list is not everything
+
+
+# doctor's tasks before they were typed (issue 28): a kind string each, looked up again by name
+OLD_TASK_KINDS = {"item", "uri", "missing", "not-regular", "unclaimed", "baseline-log", "group"}
+
+
+def _tree(name: str) -> ast.Module:
+    return ast.parse((PKG / name).read_text())
+
+
+def string_task_kinds(tree: ast.Module, fields: bool = True) -> list[str]:
+    """Where a module builds or tests a task by a kind string (``Task("item", ...)``,
+    ``task.kind == "group"``), or (``fields``) declares a ``kind`` field on a class."""
+    bad = []
+    for node in ast.walk(tree):
+        if fields and isinstance(node, ast.ClassDef):
+            bad += [
+                f"line {s.lineno}: {node.name}.kind"
+                for s in node.body
+                if isinstance(s, ast.AnnAssign) and getattr(s.target, "id", "") == "kind"
+            ]
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            if node.args[0].value in OLD_TASK_KINDS:
+                bad.append(f"line {node.lineno}: a task made with kind {node.args[0].value!r}")
+        if isinstance(node, ast.Compare) and getattr(node.left, "attr", "") == "kind":
+            consts = [c.value for c in node.comparators if isinstance(c, ast.Constant)]
+            bad += [f"line {node.lineno}: .kind == {c!r}" for c in consts if c in OLD_TASK_KINDS]
+    return bad
+
+
+def getattr_on_options(tree: ast.Module) -> list[int]:
+    """Lines calling ``getattr(options, ...)`` or ``getattr(opts, ...)`` (also ``self.options``)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and node.args:
+            first = node.args[0]
+            name = first.id if isinstance(first, ast.Name) else getattr(first, "attr", "")
+            if name in ("options", "opts"):
+                lines.append(node.lineno)
+    return lines
+
+
+def uses_partial(tree: ast.Module) -> bool:
+    """Whether a module imports functools (or its partial) or calls a partial."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name == "functools" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "functools":
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and getattr(node, "id", getattr(node, "attr", "")) == "partial":
+            return True
+    return False
+
+
+def test_doctors_tasks_are_typed():
+    """Discovery yields typed tasks carrying their inspector and reader: no task kind as a
+    string, no functools.partial in discovery or the planner, and options are typed (no getattr)."""
+    for name in ("parallel.py", "discover.py", "api.py", "isolate.py"):
+        # an Inspector's kind is the report kind ("log", "checkpoint"): fields checked on tasks only
+        found = string_task_kinds(_tree(name), fields=name != "discover.py")
+        assert not found, f"{name}: {found}"
+    for name in ("parallel.py", "discover.py"):
+        assert not uses_partial(_tree(name)), f"{name} uses functools.partial"
+    bad = {m: lines for m, p in MODULES.items() if (lines := getattr_on_options(ast.parse(p.read_text())))}
+    assert not bad, f"getattr on the typed Options: {bad}"
+
+
+def test_the_typed_task_checks_can_fail():
+    """The three checks above, on the shape the code had before (a check that cannot fail is a defect)."""
+    old = ast.parse(
+        "import functools\n"
+        "class Task:\n    kind: str\n"
+        "def f(task, options, ins):\n"
+        "    if task.kind == 'baseline-log':\n        pass\n"
+        "    x = getattr(options, 'baseline', ())\n    y = getattr(self.opts, 'dataset', None)\n"
+        "    return functools.partial(ins.judge, match=1)\n"
+    )
+    assert len(string_task_kinds(old)) == 2
+    assert string_task_kinds(ast.parse("t = Task('uri', 'mlflow://h/e')\n")) == ["line 1: a task made with kind 'uri'"]
+    assert getattr_on_options(old) == [7, 8]
+    assert uses_partial(old)
+    assert uses_partial(ast.parse("from functools import partial\n"))
+    fine = ast.parse(
+        "def f(options, path):\n    if file_kind(path) == 'missing':\n        return Report(path, 'log')\n"
+        "    return getattr(options.read, 'x', 0), options.baseline\n"
+    )
+    assert not string_task_kinds(fine) and not getattr_on_options(fine) and not uses_partial(fine)

@@ -177,9 +177,9 @@ def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(tmp_path,
     good = _jsonl(tmp_path / "a" / "metrics.jsonl")
     _jsonl(tmp_path / "b" / "metrics.jsonl")
     _jsonl(tmp_path / "c" / "metrics.jsonl")
-    from trainlint import parallel
+    from trainlint.discover import Item
 
-    real = parallel._judge_task
+    real = Item.judge
 
     def flaky(task, options):  # one input's judgement raises, another hangs
         name = Path(task.target).parent.name
@@ -189,7 +189,7 @@ def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(tmp_path,
             time.sleep(30)
         return real(task, options)
 
-    monkeypatch.setattr(parallel, "_judge_task", flaky)
+    monkeypatch.setattr(Item, "judge", flaky)
     start = time.monotonic()
     res = api.doctor([tmp_path], api.Options(timeout_per_input=1.0))
     assert time.monotonic() - start < 20
@@ -200,10 +200,25 @@ def test_a_raising_or_hanging_input_becomes_its_own_not_checked_report(tmp_path,
     assert res.exit_code == 2
 
 
-def test_judge_isolated_passes_reports_through():
+class _Task:
+    """A task as isolate sees one: a target and judge(options)."""
+
+    def __init__(self, judge):
+        self.target, self.judge = "x", judge
+
+
+def test_judge_isolated_passes_reports_through_and_catches_what_escapes(monkeypatch):
+    monkeypatch.delenv("TRAINLINT_DEBUG", raising=False)
     rep = Report(source="x", kind="log")
-    assert judge_isolated(lambda: rep, "x") == [rep]
-    assert judge_isolated(lambda: [rep, rep], "x") == [rep, rep]
+    assert judge_isolated(_Task(lambda options: [rep, rep]), api.Options()) == [rep, rep]
+
+    def boom(options):
+        raise KeyError("k")
+
+    (out,) = judge_isolated(_Task(boom), api.Options())
+    assert out.source == "x" and out.unjudged.startswith("internal error while reading: KeyError")
+    (slow,) = judge_isolated(_Task(lambda options: time.sleep(5)), api.Options(timeout_per_input=0.2))
+    assert slow.unjudged == "timed out after 0.2 s while reading (--timeout-per-input)"
 
 
 def test_an_escaping_internal_error_exits_2_with_one_line(tmp_path, cli, monkeypatch):
@@ -229,6 +244,55 @@ def test_a_named_fifo_is_not_checked_by_every_command(tmp_path, cli, command):
     r = cli(command, str(fifo))
     assert r.code == 2, (r.out, r.err)
     assert "a FIFO (named pipe), not a regular file" in r.out
+
+
+KMSG = Path("/proc/kmsg")  # a regular file by its mode; reading it (as root) waits for the kernel
+needs_procfs = pytest.mark.skipif(not KMSG.exists(), reason="no /proc/kmsg here")
+
+
+@needs_procfs
+def test_pseudo_files_are_told_apart_without_opening_them(tmp_path):
+    assert safeio.file_kind(KMSG) == "pseudo" and safeio.file_kind("/proc") == "pseudo"
+    assert safeio.file_kind("/proc/self/status") == "pseudo"
+    if Path("/sys/kernel").is_dir():
+        assert safeio.file_kind("/sys/kernel") == "pseudo"
+    assert safeio.file_kind(tmp_path) == "dir" and safeio.file_kind("/dev/null") == "device"
+    (tmp_path / "a.txt").write_text("x")
+    assert safeio.file_kind(tmp_path / "a.txt") == "file"
+    with pytest.raises(safeio.NotRegular):
+        safeio.open_regular("/proc/self/status")
+    assert safeio.read_head(KMSG) == b""
+
+
+@needs_procfs
+def test_a_pseudo_file_named_to_doctor_is_not_checked_at_once(tmp_path):
+    api.doctor(str(tmp_path / "nope"))  # the modules doctor imports, imported before the clock starts
+    start = time.monotonic()
+    result = api.doctor(str(KMSG))
+    assert time.monotonic() - start < 1.0  # nothing is opened: a stat and a report
+    (report,) = result.reports
+    assert report.unjudged == "a kernel pseudo-file (procfs, sysfs, devfs), not a regular file: not opened"
+    assert result.exit_code == 2
+
+
+@needs_procfs
+@pytest.mark.parametrize("command", ["doctor", "ckpt", "data", "series"])
+def test_a_named_pseudo_file_is_not_checked_by_every_command(cli, command):
+    r = cli(command, str(KMSG))  # the runner's timeout fails the test if it blocks
+    assert r.code == 2, (r.out, r.err)
+    assert "a kernel pseudo-file (procfs, sysfs, devfs), not a regular file" in r.out
+    assert "Traceback" not in r.err
+
+
+@needs_procfs
+def test_a_walk_skips_pseudo_files_and_folders_even_through_followed_links(tmp_path):
+    _jsonl(tmp_path / "run" / "metrics.jsonl")
+    (tmp_path / "run" / "kmsg.log").symlink_to(KMSG)
+    (tmp_path / "proc").symlink_to("/proc")
+    res = api.doctor(tmp_path, api.Options(follow_links=True))
+    assert [Path(r.source).name for r in res.reports] == ["metrics.jsonl"]
+    skipped = res.extra["skipped"]["a kernel pseudo-file (procfs, sysfs, devfs), not a regular file"]
+    assert sorted(skipped["paths"]) == [str(tmp_path / "proc"), str(tmp_path / "run" / "kmsg.log")]
 
 
 def test_pickle_lengths_are_checked_against_the_stream(tmp_path, monkeypatch):

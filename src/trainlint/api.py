@@ -2,10 +2,12 @@
 :mod:`trainlint.report`; nothing else is needed to do what a command does.
 
 Each judging function takes a frozen :class:`Options` (``trainlint.options``) that reaches every
-reader, inspector and rule as an argument."""
+reader, inspector and rule as an argument. Inputs are paths: a ``str`` or a ``Path`` is one path
+(never iterated), and the functions that judge several inputs also take an iterable of them."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +26,29 @@ from .verdict import Finding, Report, Result
 
 if TYPE_CHECKING:  # at run time from __getattr__ below
     from .live.guard import Guard, StopPolicy
+
+
+PathLike = str | os.PathLike[str]
+Paths = PathLike | Iterable[PathLike]  # one path, or several
+
+
+def as_paths(paths: Paths) -> list[str | Path]:
+    """``paths`` as a list: a str or a Path is one path, never its characters. A str stays as
+    given (an ``mlflow://`` address is not a file path); any other path-like becomes a Path."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [one_path(paths)]
+    if isinstance(paths, (bytes, bytearray)) or not isinstance(paths, Iterable):
+        raise TypeError(f"expected a path (str or Path) or an iterable of them, not {type(paths).__name__}")
+    return [one_path(p) for p in paths]
+
+
+def one_path(path: PathLike) -> str | Path:
+    """The one path a single-input function reads (a str is a path, never iterated)."""
+    if isinstance(path, str):
+        return path
+    if not isinstance(path, os.PathLike):
+        raise TypeError(f"expected a path (str or Path), not {type(path).__name__}: {path!r}"[:200])
+    return Path(path)
 
 
 class OptionsError(ValueError):
@@ -67,7 +92,7 @@ def build_options(
 
 
 def read_run(
-    path: str | Path,
+    path: PathLike,
     role_map: Mapping[str, str] | None = None,
     patterns: Iterable[str] = (),
     options: Options | None = None,
@@ -78,14 +103,15 @@ def read_run(
     ``options`` (when given) supplies the role map, the patterns and the reader switches."""
     if options is None:
         options = Options(role_map=dict(role_map or {}), patterns=tuple(patterns))
-    run = _read_raw(path, options=options.read)
+    run = _read_raw(one_path(path), options=options.read)  # a list is refused in one line
     apply_roles(run, options.role_map)
     return run
 
 
-def read_runs(path: str, options: Options | None = None) -> list[Run]:
+def read_runs(path: PathLike, options: Options | None = None) -> list[Run]:
     """The run(s) behind ``path``: one for a file or folder, every run of an ``mlflow://`` address."""
     options = options or Options()
+    path = str(one_path(path))
     if not is_uri(path):
         try:
             return [read_run(Path(path), options=options)]
@@ -122,7 +148,7 @@ def judge(run: Run, settings: Settings | None = None) -> Report:
 
 
 def doctor(
-    paths: Iterable[str | Path] = (".",),
+    paths: Paths = ".",
     options: Options | None = None,
     *,
     jobs: int = 1,
@@ -130,7 +156,8 @@ def doctor(
     on_progress: Callable[[int, int, str], None] | None = None,
     executor: Any = None,
 ) -> Result:
-    """Find every input under ``paths``, judge each, and return one Result.
+    """Find every input under ``paths`` (a path, or an iterable of them), judge each, and
+    return one Result.
 
     ``on_report(report)`` is called with each report as soon as it is judged (to stream
     output); ``on_progress(found, judged, current)`` as inputs are found and judged (for a
@@ -140,11 +167,11 @@ def doctor(
     run the per-input tasks elsewhere, e.g. ``trainlint.integrations.ray_doctor.RayExecutor("auto")``.
     The Result's order does not depend on ``jobs`` or ``executor``."""
     options = options or Options(settings=load_settings())
-    return _doctor_tasks(paths, options, jobs, on_report, on_progress, executor)
+    return _doctor_tasks(as_paths(paths), options, jobs, on_report, on_progress, executor)
 
 
 def _doctor_tasks(
-    paths: Iterable[str | Path],
+    paths: list[str | Path],
     options: Options,
     jobs: int,
     on_report: Callable[[Report], None] | None,
@@ -155,7 +182,6 @@ def _doctor_tasks(
     a process pool or an executor: one Result whatever the means."""
     from . import parallel
 
-    paths = list(paths)
     tick = on_progress or (lambda found, judged, current: None)
     count = {"found": 0, "judged": 0}
 
@@ -219,8 +245,8 @@ def _not_recognised(report: Report) -> bool:
 
 
 def compare(
-    baseline: Iterable[str | Path] | str | Path,
-    runs: Iterable[str | Path],
+    baseline: Paths,
+    runs: Paths,
     options: Options | None = None,
     align: str = "auto",
 ) -> Result:
@@ -231,9 +257,8 @@ def compare(
     from .inspectors import comparison as _compare
 
     options = options or Options(settings=load_settings())
-    if isinstance(baseline, (str, Path)):
-        baseline = (baseline,)
-    session = _compare.BaselineSession(tuple(baseline), options, align)
+    runs = as_paths(runs)
+    session = _compare.BaselineSession(tuple(as_paths(baseline)), options, align)
     result = Result(command="compare")
     for raw in runs:
         result.reports.extend(session.compare_path(Path(raw)))
@@ -264,31 +289,32 @@ def _explicit_inputs(paths: list[str | Path], options: Options) -> list[Report]:
 
 
 def inspect_checkpoint(
-    paths: Iterable[str | Path], options: Options | None = None, *, show_tensors: bool = False, diff: bool = False
+    paths: Paths, options: Options | None = None, *, show_tensors: bool = False, diff: bool = False
 ) -> Result:
     """``trainlint ckpt``: judge each checkpoint file or folder (``options.ckpt_values`` and
     ``options.ckpt_crc`` choose the value scan and the CRC check); ``diff`` adds the drift of a pair."""
     from .inspectors.checkpoint_command import run_ckpt
 
     options = options or Options(settings=load_settings())
-    return run_ckpt(list(paths), options.settings, options.ckpt_values, options.ckpt_crc, show_tensors, diff)
+    return run_ckpt(as_paths(paths), options.settings, options.ckpt_values, options.ckpt_crc, show_tensors, diff)
 
 
 def check_dataset(
-    path: str | Path, options: Options | None = None, *, max_length: int | None = None, data_format: str | None = None
+    path: Paths, options: Options | None = None, *, max_length: int | None = None, data_format: str | None = None
 ) -> Result:
-    """``trainlint data``: a training dataset, and with ``options.tokenizer`` its tokenizer folder too."""
+    """``trainlint data``: a training dataset (or several), and with ``options.tokenizer`` its
+    tokenizer folder too."""
     from .inspectors.dataset_judge import judge_dataset
     from .inspectors.tokenizer_folder import judge_tokenizer
 
     options = options or Options(settings=load_settings())
-    path = Path(path)
     result = Result(command="data")
-    if not path.exists():
-        result.reports.append(Report(source=str(path), kind="dataset", unjudged="no such file or folder"))
-        return result
-    result.reports.extend(judge_dataset(path, options.tokenizer, max_length, data_format, options.settings))
-    if options.tokenizer is not None:
+    for one in map(Path, as_paths(path)):
+        if not one.exists():
+            result.reports.append(Report(source=str(one), kind="dataset", unjudged="no such file or folder"))
+            continue
+        result.reports.extend(judge_dataset(one, options.tokenizer, max_length, data_format, options.settings))
+    if options.tokenizer is not None and any(r.unjudged != "no such file or folder" for r in result.reports):
         row_format = data_format or next(
             (r.summary.get("row_format") for r in result.reports if r.summary.get("row_format")), None
         )
@@ -296,14 +322,16 @@ def check_dataset(
     return result
 
 
-def check_tokenizer(folder: str | Path, options: Options | None = None) -> Result:
-    """``trainlint tokenizer``: a tokenizer folder (``options.dataset``: the data it will tokenize)."""
+def check_tokenizer(folder: Paths, options: Options | None = None) -> Result:
+    """``trainlint tokenizer``: a tokenizer folder, or several (``options.dataset``: the data
+    it will tokenize)."""
     from .inspectors.dataset_handoff import data_format
     from .inspectors.tokenizer_folder import judge_tokenizer
 
     options = options or Options(settings=load_settings())
-    report = judge_tokenizer(Path(folder), options.settings, data_format(options.dataset))
-    return Result(command="tokenizer", reports=[report])
+    row_format = data_format(options.dataset)
+    reports = [judge_tokenizer(Path(p), options.settings, row_format) for p in as_paths(folder)]
+    return Result(command="tokenizer", reports=reports)
 
 
 def check_environment(env: EnvOptions | None = None, options: Options | None = None) -> Result:
@@ -327,16 +355,16 @@ def rules(code: str | None = None) -> list[Rule]:
     return [rule]
 
 
-def followable_logs(paths: str | Path | Iterable[str | Path], options: Options | None = None) -> list[tuple[Path, str]]:
-    """The inputs under ``paths`` that ``watch`` would follow now, with their formats (a str
-    or Path is one path)."""
+def followable_logs(paths: Paths, options: Options | None = None) -> list[tuple[Path, str]]:
+    """The inputs under ``paths`` (a path, or an iterable of them) that ``watch`` would follow
+    now, with their formats."""
     from .live.watch import followable
 
-    return followable(paths, options)
+    return followable(as_paths(paths), options)
 
 
 def watch(
-    paths: str | Path | Iterable[str | Path],
+    paths: Paths,
     options: Options | None = None,
     *,
     until: str | None = None,
@@ -354,7 +382,7 @@ def watch(
 
     options = options or Options(settings=load_settings())
     return _watch(
-        paths,
+        as_paths(paths),
         options,
         until=until,
         interval=interval,

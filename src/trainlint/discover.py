@@ -1,9 +1,14 @@
 """Find what to judge under a path: logs (by content), and whatever other
-inspectors (datasets, checkpoints, tokenizers, ...) register for themselves."""
+inspectors (datasets, checkpoints, tokenizers, ...) register for themselves.
+
+:func:`walk` yields typed :class:`Item` tasks: each carries the inspector that recognised its
+input and what the sniffer matched (a log's Reader), and judges itself in this process with
+``item.judge(options)``. Nothing is looked up again by name (only a worker process does that,
+at the process boundary: ``trainlint.parallel``). Nothing outside the given root is opened,
+and no pseudo-file (procfs, sysfs, devfs), device, FIFO or socket is ever read."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 from collections.abc import Callable, Iterator
@@ -48,6 +53,31 @@ class Inspector(msgspec.Struct):
     judge_part: Callable[[Path, str, Any], Report] | None = None
     takes_match: bool = False  # judge(path, options, match=...) gets what sniff returned
     sniff_takes_options: bool = False  # sniff(path, head, options) and claims(folder, options)
+    key: str = ""  # "module.Class": how a worker process finds the inspector again
+
+    def sniff_with(self, path: Path, head: bytes, options: Options | None) -> Any:
+        """What ``sniff`` recognised (falsy: nothing); a sniffer never takes discovery down."""
+        try:
+            if self.sniff_takes_options:
+                return self.sniff(path, head, options)  # type: ignore[call-arg]
+            return self.sniff(path, head)
+        except Exception:  # noqa: BLE001
+            return None
+
+    def claims_with(self, folder: Path, options: Options | None) -> list[Path]:
+        if self.claims is None:
+            return []
+        if self.sniff_takes_options:
+            return self.claims(folder, options)  # type: ignore[call-arg]
+        return self.claims(folder)
+
+    def parts_of(self, path: Path, match: Any) -> list[str]:
+        """The runs a file holds (see ``parts``); [] for a file of one run."""
+        if self.parts is None or self.judge_part is None:
+            return []
+        if self.takes_match and match is not None:
+            return list(self.parts(path, match=match))  # type: ignore[call-arg]
+        return list(self.parts(path))
 
 
 INSPECTORS: list[Inspector] = []
@@ -69,6 +99,7 @@ def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callabl
                 getattr(obj, "judge_part", None),
                 "match" in inspect.signature(obj.judge).parameters,
                 len(inspect.signature(obj.sniff).parameters) >= 3,
+                f"{cls.__module__}.{cls.__qualname__}",
             )
         )
         INSPECTORS.sort(key=lambda i: i.priority)
@@ -85,11 +116,40 @@ def load_inspectors() -> list[Inspector]:
     return INSPECTORS
 
 
+def inspector_named(key: str) -> Inspector:
+    """The inspector registered as ``key`` (``Inspector.key``); LookupError when there is none."""
+    for ins in load_inspectors():
+        if ins.key == key:
+            return ins
+    raise LookupError(f"no inspector {key} in this process (is it running the same trainlint?)")
+
+
 class Item(msgspec.Struct):
+    """One input to judge: a file or folder, the inspector that recognised it and what its
+    sniffer matched, judged in this process by :meth:`judge`."""
+
     path: Path
     inspector: Inspector
-    claimed: list[Path] = msgspec.field(default_factory=list)
+    match: Any = None  # what sniff returned when more than True (a log: its Reader), handed to judge
     part: str | None = None  # the run inside a file that holds several (see Inspector.parts)
+    claimed: list[Path] = msgspec.field(default_factory=list)  # the files a folder inspector consumes
+    size: int = 0  # bytes on disk, when the planner measured them (the biggest inputs start first)
+
+    @property
+    def target(self) -> str:
+        return str(self.path)
+
+    @property
+    def inputs(self) -> int:
+        return 1
+
+    def judge(self, options: Options) -> list[Report]:
+        """The input's report, by its inspector, handed what the sniffer matched."""
+        ins = self.inspector
+        kw: dict[str, Any] = {"match": self.match} if ins.takes_match and self.match is not None else {}
+        if self.part is not None and ins.judge_part is not None:
+            return [ins.judge_part(self.path, self.part, options, **kw)]
+        return [ins.judge(self.path, options, **kw)]
 
 
 def _head(path: Path) -> bytes:
@@ -116,42 +176,26 @@ def _real(path: Path) -> Path:
 
 
 def match_file(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
+    """The first inspector that recognises the file (None: nothing does)."""
     found = match_files(path, kinds, options)
-    return found[0] if found else None
+    return found[0].inspector if found else None
 
 
-def match_files(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Inspector]:
-    """The first inspector of each kind that recognises the file: a file can be two things
-    at once (a ``training_args.bin`` is a training configuration and a pickle whose imports
-    need checking), but never two reports of one kind."""
+def match_files(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Item]:
+    """An item for the first inspector of each kind that recognises the file: a file can be two
+    things at once (a ``training_args.bin`` is a training configuration and a pickle whose
+    imports need checking), but never two reports of one kind. A sniffer may return what it
+    recognised (the log inspector: the Reader) instead of True: the item carries it to judge,
+    so the file is not sniffed again."""
     head = _head(path)
-    found: dict[str, Inspector] = {}
+    found: dict[str, Item] = {}
     for ins in load_inspectors():
         if ins.folder or ins.kind in found or (kinds is not None and ins.kind not in kinds):
             continue
-        match = _safe_sniff(ins, path, head, options)
+        match = ins.sniff_with(path, head, options)
         if match:
-            found[ins.kind] = _bind(ins, match)
+            found[ins.kind] = Item(path, ins, None if match is True else match)
     return list(found.values())
-
-
-def _bind(ins: Inspector, match: Any) -> Inspector:
-    """A sniffer may return what it recognised (a log inspector: the Reader) instead of True:
-    it is handed to judge/parts/judge_part as ``match=``, so the file is not sniffed again."""
-    if match is True or not ins.takes_match:
-        return ins
-    judge_part = ins.judge_part
-    return msgspec.structs.replace(
-        ins,
-        judge=functools.partial(ins.judge, match=match),
-        parts=functools.partial(ins.parts, match=match) if ins.parts is not None else None,
-        judge_part=functools.partial(judge_part, match=match) if judge_part is not None else None,
-    )
-
-
-def match_folder(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> Inspector | None:
-    found = match_folders(path, kinds, options)
-    return found[0] if found else None
 
 
 def match_folders(path: Path, kinds: set[str] | None = None, options: Options | None = None) -> list[Inspector]:
@@ -159,17 +203,8 @@ def match_folders(path: Path, kinds: set[str] | None = None, options: Options | 
     return [
         ins
         for ins in load_inspectors()
-        if ins.folder and (kinds is None or ins.kind in kinds) and _safe_sniff(ins, path, b"", options)
+        if ins.folder and (kinds is None or ins.kind in kinds) and ins.sniff_with(path, b"", options)
     ]
-
-
-def _safe_sniff(ins: Inspector, path: Path, head: bytes, options: Options | None = None) -> Any:
-    try:
-        if ins.sniff_takes_options:
-            return ins.sniff(path, head, options)  # type: ignore[call-arg]
-        return ins.sniff(path, head)
-    except Exception:  # a sniffer must never take discovery down  # noqa: BLE001
-        return None
 
 
 def walk(
@@ -190,10 +225,10 @@ def walk(
 
     stats = stats if stats is not None else ScanStats()
     if follow_links is None:
-        follow_links = bool(options is not None and getattr(options, "follow_links", False))
+        follow_links = options is not None and options.follow_links
     if file_kind(root) == "file":
-        for ins in match_files(root, kinds, options):
-            yield from _expand(root, ins)
+        for item in match_files(root, kinds, options):
+            yield from _expand(item)
         return
     if file_kind(root) != "dir":
         return
@@ -217,8 +252,8 @@ def walk(
             path = here / name
             if name.startswith(".") or not _file_ok(root, path, follow_links, stats) or _real(path) in claimed:
                 continue
-            for fins in match_files(path, kinds, options):
-                yield from _expand(path, fins)
+            for found in match_files(path, kinds, options):
+                yield from _expand(found)
 
 
 def _first_visit(here: Path, seen: set[tuple[int, int]], stats: ScanStats) -> bool:
@@ -234,9 +269,13 @@ def _first_visit(here: Path, seen: set[tuple[int, int]], stats: ScanStats) -> bo
 
 
 def _dir_ok(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bool:
-    """Whether to descend into ``path``: a symlinked folder only with --follow-links (loops are caught)."""
-    from .safeio import inside
+    """Whether to descend into ``path``: a symlinked folder only with --follow-links (loops are
+    caught), never a pseudo-file system's folder (``/proc`` in a walk of ``/``)."""
+    from .safeio import KIND_WORDS, file_kind, inside
 
+    if file_kind(path) == "pseudo":
+        stats.add(KIND_WORDS["pseudo"] + ", not a regular file", path)
+        return False
     if not os.path.islink(path):
         return True
     if not follow_links:
@@ -268,37 +307,23 @@ def _file_ok(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bo
 
 def _folder_item(here: Path, ins: Inspector, claimed: set[Path], options: Options | None) -> Item | None:
     try:
-        used = [_real(p) for p in _claims(ins, here, options)] if ins.claims else []
+        used = [_real(p) for p in ins.claims_with(here, options)]
     except OSError:
         used = []
     if used and all(p in claimed for p in used):
         return None  # already judged as part of an enclosing run
     claimed.update(used)
-    return Item(here, ins, used)
+    return Item(here, ins, claimed=used)
 
 
-def _claims(ins: Inspector, folder: Path, options: Options | None) -> list[Path]:
-    assert ins.claims is not None
-    if ins.sniff_takes_options:
-        return ins.claims(folder, options)  # type: ignore[call-arg]
-    return ins.claims(folder)
-
-
-def _expand(path: Path, ins: Inspector) -> Iterator[Item]:
+def _expand(item: Item) -> Iterator[Item]:
     """One item per run a file holds (most files hold one)."""
-    parts: list[str] = []
-    if ins.parts is not None and ins.judge_part is not None:
-        try:
-            parts = list(ins.parts(path))
-        except Exception:  # a broken store is judged (and reported) as one input  # noqa: BLE001
-            parts = []
+    try:
+        parts = item.inspector.parts_of(item.path, item.match)
+    except Exception:  # a broken store is judged (and reported) as one input  # noqa: BLE001
+        parts = []
     if len(parts) <= 1:
-        yield Item(path, ins)
+        yield item
         return
-    judge_part = ins.judge_part
     for part in parts:
-
-        def judge(p: Path, options: Options, _part: str = part) -> Report:
-            return judge_part(p, _part, options)
-
-        yield Item(path, msgspec.structs.replace(ins, judge=judge), part=part)
+        yield msgspec.structs.replace(item, part=part)

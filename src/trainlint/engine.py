@@ -138,12 +138,62 @@ def judge_run(
 
         report.unjudged = unmapped_reason(run)
     _mark_too_short(run, report)
-    from .rules.segments import judge_segments, split_segments
+    from .rules.segments import split_segments
 
     segs = split_segments(run)
     if len(segs) == 1 and segs[0] is run:
         return run_rules("log", run, report, settings, extra)
-    judge_segments(run, segs, report, lambda subject, rep, only: run_rules("log", subject, rep, settings, extra, only))
+    return _judge_segments(run, segs, report, settings, extra)
+
+
+def _judge_segments(
+    run: Run, segs: list[Run], report: Report, settings: Settings | None, extra: Mapping[str, Any] | None
+) -> Report:
+    """A resumed run: the whole-run rules once on the run, every other log rule on each segment
+    (rules.segments only splits), all into ``report``."""
+    run_rules("log", run, report, settings, extra, _whole_run)
+    ran: dict[str, None] = {}
+    for k, seg in enumerate(segs, 1):
+        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, extra, _per_segment)
+        _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)))
+        ran.update(dict.fromkeys(sub.checks.ran))
+    report.checks.ran = sorted(set(report.checks.ran) | set(ran))
+    for code in ran:
+        report.checks.not_checked.pop(code, None)
+    report.checks.stood_down = dict(sorted(report.checks.stood_down.items()))
+    report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
     report.notes = list(run.notes)
     report.findings.sort(key=_finding_order)
     return report
+
+
+def _whole_run(rule: Rule) -> bool:
+    return rule.whole_run
+
+
+def _per_segment(rule: Rule) -> bool:
+    return not rule.whole_run
+
+
+def _segment_label(seg: Run, k: int, count: int) -> str:
+    """``segment k/n (steps a-b)`` for a run of several segments, else ""."""
+    from .rules.segments import reference
+
+    if count <= 1:
+        return ""
+    ref = reference(seg)
+    span = f"{ref.steps[0]:.0f}-{ref.steps[-1]:.0f}" if ref is not None and len(ref) else "?"
+    return f"segment {k}/{count} (steps {span})"
+
+
+def _merge_segment(report: Report, sub: Report, k: int, label: str) -> None:
+    """One segment's findings (labelled with it) and reasons, into the run's report."""
+    for f in sub.findings:
+        if label:
+            f.message = f"{label}: {f.message}"
+            f.evidence["segment"] = k
+        report.findings.append(f)
+    for code, why in sub.checks.stood_down.items():
+        report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)
+    for code, why in sub.checks.not_checked.items():
+        report.checks.not_checked.setdefault(code, f"{label}: {why}" if label else why)

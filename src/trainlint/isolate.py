@@ -1,8 +1,10 @@
 """One input's judgement, isolated: an exception or a time-out inside it becomes that input's
 NOT-CHECKED report, so a folder scan survives its worst file.
 
-:func:`judge_isolated` wraps a single call; it composes with any way of running many inputs
-(in this process, or one call per input in a worker process). The time limit uses
+:func:`judge_isolated` wraps one task's ``judge(options)`` (any object with a ``target`` and
+that method: ``discover.Item`` and the tasks of ``trainlint.parallel``); it composes with any
+way of running many inputs (in this process, or one task per call in a worker process) and
+calls nothing but the task. The time limit is ``options.timeout_per_input``; it uses
 ``signal.setitimer`` and so applies only on the main thread of a process that has ``SIGALRM``;
 elsewhere the call runs without one.
 """
@@ -12,13 +14,11 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
+from .options import Options
 from .verdict import Report
-
-DEFAULT_TIMEOUT = 60.0  # seconds per input (doctor --timeout-per-input)
 
 
 class InputTimeout(BaseException):
@@ -57,25 +57,31 @@ def internal_error_reason(exc: BaseException) -> str:
     return f"internal error while reading: {text} (please report this at the trainlint issue tracker)"
 
 
-def judge_isolated(
-    judge: Callable[[], Report | list[Report]],
-    source: str,
-    kind: str = "log",
-    timeout: float | None = DEFAULT_TIMEOUT,
-) -> list[Report]:
-    """``judge()``'s report(s), or one NOT-CHECKED report for ``source`` when it raises or times out.
+class Judgeable(Protocol):
+    """One input's task: what it is about (``target``) and how it is judged."""
+
+    @property
+    def target(self) -> str: ...
+
+    def judge(self, options: Options) -> list[Report]: ...
+
+
+def judge_isolated(task: Judgeable, options: Options, kind: str = "log") -> list[Report]:
+    """``task.judge(options)``, or one NOT-CHECKED report for ``task.target`` when it raises or
+    runs past ``options.timeout_per_input``.
 
     With TRAINLINT_DEBUG set, exceptions other than the time-out propagate (tests see reader bugs)."""
+    source, timeout = task.target, options.timeout_per_input
     try:
         with time_limit(timeout):
-            out = judge()
+            out = task.judge(options)
     except InputTimeout:
         return [
             Report(
                 source=source,
                 kind=kind,
                 files=[source],
-                unjudged=f"timed out after {timeout:g} s while reading (--timeout-per-input)",
+                unjudged=f"timed out after {timeout or 0:g} s while reading (--timeout-per-input)",
             )
         ]
     except MemoryError:
@@ -107,4 +113,4 @@ def judge_isolated(
                 unjudged=internal_error_reason(exc),
             )
         ]
-    return out if isinstance(out, list) else [out]
+    return out

@@ -1,11 +1,17 @@
 """Judge many inputs at once: ``doctor --jobs N`` (a process pool) and ``doctor --ray``.
 
 The parent walks the paths (discovery is cheap: it reads a few kilobytes per file) and
-turns every input into a :class:`Task` in the order the serial ``doctor`` would judge it.
-Workers run :func:`run_task` (read, judge, return the Reports: never a Run, so only the
-small results cross the process boundary) and the parent reassembles the reports in task
-order, so the Result does not depend on which worker finished first. Each report is also
-handed to ``on_report`` as soon as it arrives, for streaming.
+turns every input into a typed task in the order the serial ``doctor`` would judge it: a
+``discover.Item`` (an input with its inspector and the reader its sniffer matched), an
+:class:`Address`, an :class:`Unreadable` or :class:`Unclaimed` path, a :class:`BaselineLog`,
+or a :class:`Group` (one run folder). Each judges itself, ``task.judge(options)``, wrapped by
+``isolate.judge_isolated``. In this process the tasks are judged as they are; only at the
+process-pool and Ray boundary is an Item sent by name (:class:`ItemRef`), its inspector and
+reader looked up once in the worker. Workers run :func:`run_task` (read, judge, return the
+Reports: never a Run, so only the small results cross the process boundary) and the parent
+reassembles the reports in task order, so the Result does not depend on which worker
+finished first. Each report is also handed to ``on_report`` as soon as it arrives, for
+streaming.
 
 Memory stays bounded by the largest single input: at most ``2 * workers`` tasks are in
 flight, each worker holds one input at a time, and pool workers are recycled after
@@ -23,46 +29,141 @@ from typing import Any
 
 import msgspec
 
+from .discover import Item, ScanStats, inspector_named
+from .isolate import judge_isolated
+from .options import Options
 from .verdict import Report
 
 TASKS_PER_CHILD = 1000  # a fresh worker costs ~0.25 s CPU: at 200 that was 3% of a fleet scan
 IN_FLIGHT_PER_WORKER = 2
 OnReport = Callable[[Report], None]
-# Runs the (index, task) pairs somewhere else (trainlint.integrations.ray_doctor.RayExecutor):
+# Runs the (index, sent task) pairs somewhere else (trainlint.integrations.ray_doctor.RayExecutor):
 # called with them, the options, the TRAINLINT_* environment and run_task; yields
 # (index, reports) as each task finishes.
 Executor = Callable[..., Iterator[tuple[int, list[Report]]]]
 
 
-class Task(msgspec.Struct, frozen=True):
-    """One unit of work: what to judge and how; picklable and small."""
+# -- the tasks: each judges itself (``judge(options)``); a discovered input is a discover.Item --
+class Address(msgspec.Struct, frozen=True):
+    """An ``mlflow://`` address: every run behind it."""
 
-    kind: str  # "item" | "uri" | "missing" | "not-regular" | "unclaimed" | "baseline-log" | "group"
-    target: str  # a path, or an mlflow:// address
-    inspector: str | None = None  # "module.Class" of the inspector that recognised it
-    part: str | None = None  # the run inside a file that holds several
-    size: int = 0  # bytes on disk: the biggest inputs are started first
-    match: str | None = None  # the reader discovery matched (by name), so workers do not sniff again
-    steps: tuple[Task, ...] = ()  # "group": the items of one HF output folder, folded into one report
+    target: str
+    size: int = 0
+    inputs: int = 1
+
+    def judge(self, options: Options) -> list[Report]:
+        from .inspectors.logs import judge_uri
+
+        return judge_uri(self.target, options)
+
+
+class Unreadable(msgspec.Struct, frozen=True):
+    """A path named explicitly that is not judged: missing, or not a regular file or folder (a
+    FIFO, socket, device or pseudo-file is never opened)."""
+
+    target: str
+    reason: str
+    size: int = 0
+    inputs: int = 1
+
+    def judge(self, options: Options) -> list[Report]:
+        return [Report(source=self.target, kind="log", unjudged=self.reason)]
+
+
+class Unclaimed(msgspec.Struct, frozen=True):
+    """A file named explicitly that no inspector recognised: tried as a log anyway."""
+
+    target: str
+    size: int = 0
+    inputs: int = 1
+
+    def judge(self, options: Options) -> list[Report]:
+        from .inspectors.logs import judge_log
+        from .readers import ReadError, read_any
+
+        try:
+            run = read_any(Path(self.target), options.read)
+        except ReadError:
+            return [Report(source=self.target, kind="log", unjudged="not an input trainlint recognises")]
+        return [judge_log(run, options)]
+
+
+class BaselineLog(msgspec.Struct, frozen=True):
+    """A log judged and compared with ``options.baseline`` (one baseline session per process)."""
+
+    target: str
+    size: int = 0
+    inputs: int = 1
+
+    def judge(self, options: Options) -> list[Report]:
+        return list(baseline_session(options).doctor_log(Path(self.target)))
+
+
+class Group(msgspec.Struct, frozen=True):
+    """The inputs of one run folder (HF output, Lightning version), folded into one report."""
+
+    steps: tuple[Any, ...]  # Item or BaselineLog (ItemRef while crossing a process boundary)
+    size: int = 0
+
+    @property
+    def target(self) -> str:
+        return str(self.steps[0].target)
 
     @property
     def inputs(self) -> int:
-        return len(self.steps) or 1
+        return len(self.steps)
+
+    def judge(self, options: Options) -> list[Report]:
+        from .inspectors import runfold
+
+        reports = [r for step in self.steps for r in step.judge(options)]
+        return runfold.fold(reports, Path(self.target))
 
 
-def inspector_key(ins: Any) -> str:
-    owner = type(getattr(ins.sniff, "__self__", ins))
-    return f"{owner.__module__}.{owner.__qualname__}"
+Task = Item | Address | Unreadable | Unclaimed | BaselineLog | Group
 
 
-def _match_name(ins: Any, part: str | None) -> str | None:
-    """The name of the reader discovery bound to the inspector's judge (``match=``), if any."""
-    import functools
+# -- the process boundary: an Item travels by name, resolved once in the worker ------------
+class ItemRef(msgspec.Struct, frozen=True):
+    """A discover.Item as it crosses a process boundary: its inspector and reader by name."""
 
-    bound = ins.judge_part if part is not None else ins.judge
-    match = bound.keywords.get("match") if isinstance(bound, functools.partial) else None
-    name = getattr(match, "name", None)
-    return name if isinstance(name, str) else None
+    target: str
+    inspector: str  # Inspector.key
+    reader: str | None = None  # the Reader discovery matched, so the worker does not sniff again
+    part: str | None = None
+    size: int = 0
+    inputs: int = 1
+
+    def resolve(self) -> Item:
+        from .readers import reader_named
+
+        match = None
+        if self.reader is not None:
+            match = reader_named(self.reader)
+            if match is None:
+                raise LookupError(f"no reader {self.reader} in this process (is it running the same trainlint?)")
+        return Item(Path(self.target), inspector_named(self.inspector), match, self.part, size=self.size)
+
+
+def sent(task: Any) -> Any:
+    """``task`` as it is sent to another process: an Item by name, the rest as they are."""
+    if isinstance(task, Item):
+        reader = getattr(task.match, "name", None) if task.match is not None else None
+        return ItemRef(
+            task.target, task.inspector.key, reader if isinstance(reader, str) else None, task.part, task.size
+        )
+    if isinstance(task, Group):
+        return Group(tuple(sent(step) for step in task.steps), task.size)
+    return task
+
+
+def received(task: Any) -> Any:
+    """A task sent by :func:`sent`, with its inspector and reader looked up in this process."""
+    if isinstance(task, ItemRef):
+        return task.resolve()
+    if isinstance(task, Group):
+        return Group(tuple(received(step) for step in task.steps), task.size)
+    return task
 
 
 def _size(path: Path) -> int:
@@ -72,53 +173,61 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _item_task(item: Any, baseline: bool) -> Task:
+def _item_task(item: Item, baseline: bool) -> Item | BaselineLog:
     if baseline and item.inspector.kind == "log":
-        return Task("baseline-log", str(item.path), size=_size(item.path))
-    key, match = inspector_key(item.inspector), _match_name(item.inspector, item.part)
-    return Task("item", str(item.path), key, item.part, _size(item.path), match)
+        return BaselineLog(str(item.path), _size(item.path))
+    return msgspec.structs.replace(item, size=_size(item.path))
 
 
 def plan(
-    paths: Iterable[str | Path], options: Any, on_found: Callable[[int, str], None] | None = None, stats: Any = None
+    paths: Iterable[str | os.PathLike[str]],
+    options: Options,
+    on_found: Callable[[int, str], None] | None = None,
+    stats: ScanStats | None = None,
 ) -> list[Task]:
     """Every input under ``paths``, in the order the serial doctor judges them (the items of
     one HF output folder make one task). ``on_found(count, path)`` as inputs are found."""
-    from .discover import walk
-    from .inspectors import runfold
     from .inspectors.logs import is_uri
-    from .safeio import file_kind
 
-    baseline = bool(getattr(options, "baseline", ()))
+    found = [0]
     tasks: list[Task] = []
-    found = 0
     for raw in paths:
         if is_uri(str(raw)):
-            tasks.append(Task("uri", str(raw)))
-            continue
-        path = Path(raw)
-        kind = file_kind(path)
-        if kind == "missing":
-            tasks.append(Task("missing", str(raw)))
-            continue
-        if kind not in ("file", "dir"):  # a FIFO, socket or device named explicitly: never opened
-            tasks.append(Task("not-regular", str(raw)))
-            continue
-        items = []
-        for item in walk(path, options=options, stats=stats):
-            items.append(item)
-            found += 1
-            if on_found is not None:
-                on_found(found, str(item.path))
-        if not items and path.is_file():
-            tasks.append(Task("unclaimed", str(path), size=_size(path)))
-            continue
-        for group in runfold.plan(items):
-            steps = tuple(_item_task(item, baseline) for item in group)
-            if len(steps) == 1:
-                tasks.append(steps[0])
-            else:
-                tasks.append(Task("group", steps[0].target, size=sum(t.size for t in steps), steps=steps))
+            tasks.append(Address(str(raw)))
+        else:
+            tasks.extend(_plan_path(raw, options, found, on_found, stats))
+    return tasks
+
+
+def _plan_path(
+    raw: str | os.PathLike[str],
+    options: Options,
+    found: list[int],
+    on_found: Callable[[int, str], None] | None,
+    stats: ScanStats | None,
+) -> list[Task]:
+    from .discover import walk
+    from .inspectors import runfold
+    from .safeio import file_kind, not_regular_reason
+
+    path = Path(raw)
+    kind = file_kind(path)
+    if kind == "missing":
+        return [Unreadable(str(raw), "no such file or folder")]
+    if kind not in ("file", "dir"):  # a FIFO, socket, device or pseudo-file named explicitly: never opened
+        return [Unreadable(str(raw), not_regular_reason(kind))]
+    items = []
+    for item in walk(path, options=options, stats=stats):
+        items.append(item)
+        found[0] += 1
+        if on_found is not None:
+            on_found(found[0], str(item.path))
+    if not items and kind == "file":
+        return [Unclaimed(str(path), _size(path))]
+    tasks: list[Task] = []
+    for group in runfold.plan(items):
+        steps = tuple(_item_task(item, bool(options.baseline)) for item in group)
+        tasks.append(steps[0] if len(steps) == 1 else Group(steps, sum(t.size for t in steps)))
     return tasks
 
 
@@ -126,16 +235,7 @@ def plan(
 _SESSION: tuple[Any, Any] | None = None
 
 
-def _inspector(key: str) -> Any:
-    from .discover import load_inspectors
-
-    for ins in load_inspectors():
-        if inspector_key(ins) == key:
-            return ins
-    raise LookupError(f"no inspector {key} in this worker (is it running the same trainlint?)")
-
-
-def baseline_session(options: Any) -> Any:
+def baseline_session(options: Options) -> Any:
     """One baseline session per worker process (the baseline is read once per worker)."""
     global _SESSION
     from .inspectors.comparison import BaselineSession
@@ -146,67 +246,14 @@ def baseline_session(options: Any) -> Any:
     return _SESSION[1]
 
 
-def _judge_task(task: Task, options: Any) -> list[Report]:
-    if task.kind == "uri":
-        from .inspectors.logs import judge_uri
-
-        return judge_uri(task.target, options)
-    if task.kind == "missing":
-        return [Report(source=task.target, kind="log", unjudged="no such file or folder")]
-    if task.kind == "not-regular":
-        from .safeio import file_kind, not_regular_reason
-
-        return [Report(source=task.target, kind="log", unjudged=not_regular_reason(file_kind(task.target)))]
-    if task.kind == "unclaimed":
-        return [_judge_unclaimed(Path(task.target), options)]
-    if task.kind == "baseline-log":
-        return list(baseline_session(options).doctor_log(Path(task.target)))
-    if task.kind == "group":
-        from .inspectors import runfold
-
-        reports = [r for step in task.steps for r in _judge_task(step, options)]
-        return runfold.fold(reports, Path(task.steps[0].target))
-    ins = _inspector(str(task.inspector))
-    extra = {"match": _reader(task.match)} if task.match is not None and ins.takes_match else {}
-    if task.part is not None and ins.judge_part is not None:
-        return [ins.judge_part(Path(task.target), task.part, options, **extra)]
-    return [ins.judge(Path(task.target), options, **extra)]
-
-
-def _judge_unclaimed(path: Path, options: Any) -> Report:
-    """A file named explicitly that no inspector recognised: tried as a log anyway (as the
-    serial doctor does)."""
-    from .inspectors.logs import judge_log
-    from .readers import ReadError, read_any
-
-    try:
-        run = read_any(path, options.read)
-    except ReadError:
-        return Report(source=str(path), kind="log", unjudged="not an input trainlint recognises")
-    return judge_log(run, options)
-
-
-def _reader(name: str) -> Any:
-    from .readers import reader_named
-
-    found = reader_named(name)
-    if found is None:
-        raise LookupError(f"no reader {name} in this worker (is it running the same trainlint?)")
-    return found
-
-
-def run_task(task: Task, options: Any, env: dict[str, str] | None = None) -> list[Report]:
-    """Judge one task; what a pool worker or a Ray task runs. ``env``: the parent's
-    ``TRAINLINT_*`` variables such as ``TRAINLINT_DEBUG`` (a Ray worker on another machine does
-    not inherit them); everything else the user asked for travels in ``options``."""
+def run_task(task: Any, options: Options, env: dict[str, str] | None = None) -> list[Report]:
+    """Judge one task sent from another process (see :func:`sent`); what a pool worker or a Ray
+    task runs. ``env``: the parent's ``TRAINLINT_*`` variables such as ``TRAINLINT_DEBUG`` (a Ray
+    worker on another machine does not inherit them); everything else the user asked for
+    travels in ``options``."""
     if env:
         os.environ.update(env)
-    from .isolate import judge_isolated
-
-    # one input that raises or runs past --timeout-per-input becomes its own NOT-CHECKED report (issue 20)
-    return judge_isolated(
-        lambda: _judge_task(task, options), task.target, "log", getattr(options, "timeout_per_input", None)
-    )
+    return judge_isolated(received(task), options)
 
 
 def _warm(gc_threshold: tuple[int, ...] | None = None) -> None:
@@ -235,10 +282,11 @@ def by_size(tasks: list[Task]) -> list[tuple[int, Task]]:
     return sorted(enumerate(tasks), key=lambda it: (-it[1].size, it[0]))
 
 
-def _inline(tasks: list[Task], options: Any) -> Iterator[tuple[int, list[Report]]]:
-    env = _env()
+def _inline(tasks: list[Task], options: Options) -> Iterator[tuple[int, list[Report]]]:
+    """Each task as discovery made it, in this process; one that raises or runs past
+    ``options.timeout_per_input`` becomes its NOT-CHECKED report (issue 20)."""
     for i, task in enumerate(tasks):
-        yield i, run_task(task, options, env)
+        yield i, judge_isolated(task, options)
 
 
 _UNGUARDED = (
@@ -289,7 +337,7 @@ def _noop() -> None:
     return None
 
 
-def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Iterator[tuple[int, list[Report]]]:
+def _pool(tasks: list[Task], options: Options, jobs: int, pool: Any = None) -> Iterator[tuple[int, list[Report]]]:
     from concurrent.futures import FIRST_COMPLETED, Future, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -301,7 +349,7 @@ def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Itera
     try:
         while True:
             for i, task in queue:  # a pool already broken refuses here, a breaking one in result()
-                pending[pool.submit(run_task, task, options, env)] = i
+                pending[pool.submit(run_task, sent(task), options, env)] = i
                 if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
                     break
             if not pending:
@@ -318,7 +366,7 @@ def _pool(tasks: list[Task], options: Any, jobs: int, pool: Any = None) -> Itera
 
 def execute(
     tasks: list[Task],
-    options: Any,
+    options: Options,
     jobs: int = 1,
     on_report: OnReport | None = None,
     executor: Executor | None = None,
@@ -331,7 +379,7 @@ def execute(
     if jobs == 0:  # automatic: a pool per core only when the scan repays starting one
         jobs = default_jobs() if worth_a_pool(tasks) else 1
     if executor is not None:
-        stream = executor(by_size(tasks), options, _env(), run_task)
+        stream = executor([(i, sent(task)) for i, task in by_size(tasks)], options, _env(), run_task)
     elif jobs > 1 and len(tasks) > 1:
         stream = _pool(tasks, options, jobs, pool)
     else:

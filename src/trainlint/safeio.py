@@ -1,7 +1,8 @@
 """Reading hostile files with bounded resources.
 
-- :func:`file_kind` says what a path is without opening it (FIFOs, sockets and devices are
-  never opened: opening a FIFO blocks, reading a device never ends).
+- :func:`file_kind` says what a path is without opening it (FIFOs, sockets, devices and the
+  kernel's pseudo-files under procfs, sysfs or devfs are never opened: opening a FIFO blocks,
+  reading a device never ends, reading ``/proc/kmsg`` waits for the kernel's next message).
 - :func:`read_text` reads a line-oriented file in bounded chunks: a line longer than
   :data:`MAX_LINE` is dropped (it stays an empty line, so line numbers hold) and reported as
   damage with its byte offset; reading goes on after it.
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -45,12 +47,17 @@ class NotRegular(OSError):
 
 def file_kind(path: str | Path, follow: bool = True) -> str:
     """ "file", "dir", "fifo", "socket", "device", "symlink" (only when not ``follow``),
+    "pseudo" (a file or folder of a kernel pseudo-file system: procfs, sysfs, devfs, ...),
     "loop" (a symlink loop), "missing" or "other"; never opens the path."""
     try:
         st = os.stat(path) if follow else os.lstat(path)
-    except OSError as exc:
-        return "loop" if exc.errno == 40 else "missing"  # ELOOP
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        return "loop" if getattr(exc, "errno", None) == 40 else "missing"  # ELOOP
     mode = st.st_mode
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if on_pseudo_fs(st.st_dev):
+        return "pseudo"
     if stat.S_ISREG(mode):
         return "file"
     if stat.S_ISDIR(mode):
@@ -61,15 +68,79 @@ def file_kind(path: str | Path, follow: bool = True) -> str:
         return "fifo"
     if stat.S_ISSOCK(mode):
         return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
     return "other"
+
+
+# File systems whose files the kernel makes up when read: never judged (a read may block for
+# good, as /proc/kmsg does, or never end).
+PSEUDO_FS = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devfs",
+        "devpts",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "cgroup",
+        "cgroup2",
+        "pstore",
+        "bpf",
+        "configfs",
+        "efivarfs",
+        "fusectl",
+        "binfmt_misc",
+        "mqueue",
+        "nsfs",
+        "rpc_pipefs",
+    }
+)
+PSEUDO_ROOTS = ("/proc", "/sys")  # where they are mounted when the mount table cannot be read
+
+
+def on_pseudo_fs(device: int) -> bool:
+    """Whether a file of this device number (``st_dev``) lies on a pseudo-file system."""
+    devices = _pseudo_devices()
+    return device in devices if devices is not None else device in _root_devices()
+
+
+@functools.cache
+def _pseudo_devices() -> frozenset[int] | None:
+    """The device numbers of the mounted pseudo-file systems, from this process's mount table
+    (Linux); None when it cannot be read."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    found = set()
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields, fstype = left.split(), right.split()[:1]
+        if sep and len(fields) > 2 and fstype and fstype[0] in PSEUDO_FS:
+            major, _, minor = fields[2].partition(":")
+            if major.isdigit() and minor.isdigit():
+                found.add(os.makedev(int(major), int(minor)))
+    return frozenset(found)
+
+
+@functools.cache
+def _root_devices() -> frozenset[int]:
+    found = set()
+    for root in PSEUDO_ROOTS:
+        try:
+            found.add(os.stat(root).st_dev)
+        except OSError:
+            continue
+    return frozenset(found)
 
 
 KIND_WORDS = {
     "fifo": "a FIFO (named pipe)",
     "socket": "a socket",
     "device": "a device file",
+    "pseudo": "a kernel pseudo-file (procfs, sysfs, devfs)",
     "loop": "a symlink loop",
     "other": "not a regular file",
 }
@@ -83,8 +154,8 @@ def open_regular(path: str | Path) -> Any:
     """Open ``path`` for binary reading only if it is a regular file (never blocks on a FIFO)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or on_pseudo_fs(st.st_dev):
             raise NotRegular(not_regular_reason(file_kind(path)))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)

@@ -78,11 +78,7 @@ def test_inline_streaming_with_one_job_is_in_order():
 
 
 def test_biggest_inputs_start_first_ties_in_order():
-    tasks = [
-        parallel.Task("item", "a", size=1),
-        parallel.Task("item", "b", size=9),
-        parallel.Task("item", "c", size=1),
-    ]
+    tasks = [parallel.Unclaimed("a", size=1), parallel.Unclaimed("b", size=9), parallel.Unclaimed("c", size=1)]
     assert [i for i, _ in parallel.by_size(tasks)] == [1, 0, 2]
 
 
@@ -151,7 +147,7 @@ def test_hf_output_folder_folds_into_one_report_in_the_pool_too(tmp_path):
         "".join(f'{{"step": {i}, "loss": {3 - 0.1 * i}}}\n' for i in range(20))
     )
     tasks = parallel.plan([tmp_path], api.Options())
-    assert [t.kind for t in tasks].count("group") == 1
+    assert [type(t) for t in tasks].count(parallel.Group) == 1
     serial, pooled = api.doctor([tmp_path]), api.doctor([tmp_path], jobs=2)
     assert str(root) in [r.source for r in serial.reports]
     assert _json(pooled) == _json(serial)

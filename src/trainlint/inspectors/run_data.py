@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..options import Options
 from .dataset_handoff import entropy_extra, file_stamp
 
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".txt", ".ndjson")
@@ -233,7 +234,7 @@ def _cached_overlap(train: str, evaluation: str, _a: tuple[int, int], _b: tuple[
     return overlap(Path(train), Path(evaluation))
 
 
-def run_links(run: Any, options: Any) -> dict[str, Any]:
+def run_links(run: Any, options: Options) -> dict[str, Any]:
     """``extra`` for the log rules from the data found with the run: the split overlaps (TL067)
     and, when no --dataset was given, the label entropy of its training data (TL099). Adds a
     note listing what was linked."""
@@ -253,11 +254,9 @@ def run_links(run: Any, options: Any) -> dict[str, Any]:
         run.notes.append(note)
     run.meta["linked_data"] = {k: [str(p) for p in v] for k, v in splits.items()}
     extra: dict[str, Any] = {"split_overlap": pairs}
-    if getattr(options, "dataset", None) is None and splits["train"]:
+    if options.dataset is None and splits["train"]:
         tok = run.meta.get("tokenizer_path")
-        extra.update(
-            entropy_extra(splits["train"][0], Path(tok).parent if tok else getattr(options, "tokenizer", None))
-        )
+        extra.update(entropy_extra(splits["train"][0], Path(tok).parent if tok else options.tokenizer))
     return extra
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from ..options import Options
 from ..verdict import Report
 
 LOCAL = "local"
@@ -79,10 +80,14 @@ class RayExecutor(msgspec.Struct, frozen=True):
         return ray, True
 
     def __call__(
-        self, ordered: list[tuple[int, Any]], options: Any, env: dict[str, str], run_task: Callable[..., list[Report]]
+        self,
+        ordered: list[tuple[int, Any]],
+        options: Options,
+        env: dict[str, str],
+        run_task: Callable[..., list[Report]],
     ) -> Iterator[tuple[int, list[Report]]]:
         """(task index, reports) as each Ray task finishes, for the ``(index, task)`` pairs in
-        the order to start them."""
+        the order to start them (each task as ``parallel.sent`` made it: small, by name)."""
         ray, started = self._start()
         try:
             remote = ray.remote(run_task).options(num_cpus=1, max_retries=1)

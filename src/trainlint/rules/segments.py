@@ -6,18 +6,17 @@ curve up to the checkpoint followed by the new one, so the pieces are stitched (
 replayed points come from the restart). A *reset* goes back to the start: a new run was
 appended to the log, and each such segment is judged on its own. The rules that look at
 the run as a whole (completion, crash, stalls, the resume itself, damage) see the
-original once.
+original once. This module only splits; ``engine.judge_run`` judges the segments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from msgspec.structs import replace
 
 from ..model import Run, Series
-from ..verdict import Report
 
 
 def resets(steps: np.ndarray) -> np.ndarray:
@@ -142,33 +141,3 @@ def _fallback(pieces: list[Series], ref_segs: list[Series]) -> list[Series | Non
         elif s.steps[-1] <= ref_segs[0].steps[-1]:
             out[0] = s
     return out
-
-
-def judge_segments(run: Run, segs: list[Run], report: Report, runner: Callable[..., Report]) -> Report:
-    """Judge the whole-run rules once and every other log rule per segment, into ``report``.
-
-    ``runner(subject, report, only)`` applies the rules accepted by ``only`` (a Rule -> bool)."""
-    runner(run, report, lambda r: r.whole_run)
-    ran: dict[str, None] = {}
-    for k, seg in enumerate(segs, 1):
-        sub = runner(seg, Report(source=report.source, kind="log"), lambda r: not r.whole_run)
-        ref = reference(seg)
-        span = f"{ref.steps[0]:.0f}-{ref.steps[-1]:.0f}" if ref is not None and len(ref) else "?"
-        label = f"segment {k}/{len(segs)} (steps {span})" if len(segs) > 1 else ""
-        for f in sub.findings:
-            if label:
-                f.message = f"{label}: {f.message}"
-                f.evidence["segment"] = k
-            report.findings.append(f)
-        for code in sub.checks.ran:
-            ran[code] = None
-        for code, why in sub.checks.stood_down.items():
-            report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)
-        for code, why in sub.checks.not_checked.items():
-            report.checks.not_checked.setdefault(code, f"{label}: {why}" if label else why)
-    report.checks.ran = sorted(set(report.checks.ran) | set(ran))
-    for code in ran:
-        report.checks.not_checked.pop(code, None)
-    report.checks.stood_down = dict(sorted(report.checks.stood_down.items()))
-    report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
-    return report
