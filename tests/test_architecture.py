@@ -483,3 +483,36 @@ def test_the_typed_task_checks_can_fail():
         "    return getattr(options.read, 'x', 0), options.baseline\n"
     )
     assert not string_task_kinds(fine) and not getattr_on_options(fine) and not uses_partial(fine)
+
+
+# What live/ may take from the readers: the package's sniffing and reading, the streams, and the
+# name-based layouts of run folders. Parsing a format is a reader's job (one reading stack).
+LIVE_MAY_IMPORT_FROM_READERS = {
+    "trainlint.readers",
+    "trainlint.readers.base",  # text_nonfinite: a value handed to the guard in process
+    "trainlint.readers.stream",
+    "trainlint.readers.grouping",
+    "trainlint.readers.tensorboard.folder",
+}
+PARSING_MODULES = {"csv", "struct", "io", "zlib", "gzip", "google_crc32c", "msgspec.json"}
+PARSING_CALLS = {("json", "loads"), ("json", "load"), ("np", "frombuffer"), ("numpy", "frombuffer")}
+
+
+def test_nothing_in_live_parses_a_format():
+    """doctor and watch share one reading stack: live/ only polls the readers' streams."""
+    bad = []
+    for path in sorted((PKG / "live").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for mod in all_imports(path):
+            if mod.startswith("trainlint.readers") and mod not in LIVE_MAY_IMPORT_FROM_READERS:
+                bad.append(f"{path.name} imports {mod}")
+            if mod in PARSING_MODULES:
+                bad.append(f"{path.name} imports {mod}")
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in PARSING_CALLS
+            ):
+                bad.append(f"{path.name}:{node.lineno} calls {node.value.id}.{node.attr}")
+    assert not bad, bad
