@@ -9,8 +9,6 @@
   the parser allows, numbers of more than :data:`MAX_DIGITS` digits, or more values than fit
   the memory bound raise :class:`JSONLimit` (a one-line reason) instead of a RecursionError,
   a ValueError from ``int()`` or gigabytes of Python objects.
-- :func:`length_fits` checks a length read from a file against the file's size before
-  anything is allocated from it.
 """
 
 from __future__ import annotations
@@ -114,20 +112,12 @@ def inside(path: str | Path, root: str | Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def length_fits(length: int, offset: int, file_size: int) -> bool:
-    """Whether ``length`` bytes starting at ``offset`` lie inside a file of ``file_size`` bytes."""
-    return offset >= 0 and length >= 0 and offset + length <= file_size
-
-
 # ----------------------------------------------------------------------------- bounded text
 class TextRead:
     """A decoded text file and what reading it found (notes, and damage as (kind, message, evidence))."""
 
     def __init__(self, text: str, notes: list[str], damage: list[tuple[str, str, dict[str, Any]]]) -> None:
         self.text, self.notes, self.damage = text, notes, damage
-
-    def __iter__(self) -> Any:  # text, notes = read_text(path)
-        return iter((self.text, self.notes))
 
 
 def _bounded_bytes(fh: Any, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:

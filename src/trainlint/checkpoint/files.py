@@ -94,7 +94,7 @@ def inspect_file(
         if values if values is not None else full:
             from .values import scan_tensors
 
-            insp.scan_seconds = scan_tensors(buf, insp.tensors)
+            scan_tensors(buf, insp.tensors)
             insp.values_scanned = True
         if digest if digest is not None else full:
             from .values import digest_tensors

@@ -130,8 +130,7 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def _interpret(target: str, kind: str, rc: int | None, stderr: str, record: dict | None, timeout: float) -> EntryResult:
-    tail = "\n".join(stderr.strip().splitlines()[-25:])
-    res = EntryResult(target, "ok", stderr_tail=tail, timeout_s=timeout)
+    res = EntryResult(target, "ok", timeout_s=timeout)
     if record is not None:
         _from_record(res, kind, record)
         return res

@@ -29,7 +29,6 @@ from ..base import ReadError, reader
 from . import fast, proto
 from .records import HEADER, length_crc_ok, scan
 
-NAME_MARK = "tfevents"
 KIND_SIMPLE, KIND_TENSOR, KIND_OTHER, KIND_NONE = 0, 1, 2, 3  # OTHER: image, histogram, audio
 DECODE_CHUNK = 1 << 14  # records decoded together (bounds the temporaries)
 SCALAR_PLUGINS = ("scalars", "")  # "" = a tensor whose tag never carried plugin metadata

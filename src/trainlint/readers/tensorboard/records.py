@@ -192,7 +192,6 @@ class Framing(msgspec.Struct):
     starts: np.ndarray  # offset of each intact record's data
     ends: np.ndarray  # offset just past it (before its data CRC)
     damage: list[Damage] = msgspec.field(default_factory=list)
-    skipped_records: int = 0
     mem: Mem | None = None  # the file's bytes with loading views
 
 
@@ -206,13 +205,12 @@ class _Walk:
         self.starts: list[np.ndarray] = []
         self.ends: list[np.ndarray] = []
         self.damage: list[Damage] = []
-        self.skipped = 0
 
     def run(self) -> Framing:
         off = 0
         while off < self.size:
             off = self._chunk(off)
-        return Framing(concat(self.starts), concat(self.ends), self.damage, self.skipped, self.mem)
+        return Framing(concat(self.starts), concat(self.ends), self.damage, self.mem)
 
     def _chunk(self, off: int) -> int:
         """Walk up to CHUNK records from ``off``, keep the intact ones; returns where to go on."""
@@ -240,7 +238,6 @@ class _Walk:
             return starts, ends
         for i in np.flatnonzero(~ok).tolist():
             at, n = int(starts[i]) - HEADER, int(ends[i] - starts[i])
-            self.skipped += 1
             self.damage.append(
                 Damage(
                     "corrupt",
@@ -289,7 +286,6 @@ class _Walk:
                 {"offset": o, "announced": n, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
             )
         )
-        self.skipped += 1
         return nxt
 
     def _broken(self, o: int) -> int:
@@ -307,7 +303,6 @@ class _Walk:
                     {"offset": o, "bytes_skipped": lost, "records_skipped": 1},
                 )
             )
-            self.skipped += 1
             return self.size
         self.damage.append(
             Damage(
@@ -319,7 +314,6 @@ class _Walk:
                 {"offset": o, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
             )
         )
-        self.skipped += 1
         return nxt
 
     def _resync(self, start: int) -> int | None:
