@@ -333,6 +333,27 @@ def scan(buf: bytes, verify_data: bool = True) -> Framing:
     return _Walk(buf, verify_data).run()
 
 
+def scan_records(buf: bytes, start: int = 0) -> tuple[list[tuple[int, int]], int, bool]:
+    """The complete records at the start of ``buf[start:]``, one by one, for a file still being
+    written: (each CRC-valid record's data span (start, end) in ``buf``, the bytes used from
+    ``start``, stuck). Reading stops before a record that has not all arrived (the bytes used
+    end before it) and at a length whose CRC fails (stuck: not a record boundary, so nothing
+    after it is guessed at). A record whose data CRC fails is used but not listed."""
+    spans: list[tuple[int, int]] = []
+    pos, size = start, len(buf)
+    while size - pos >= HEADER:
+        if masked_crc(buf[pos : pos + 8]) != int.from_bytes(buf[pos + 8 : pos + HEADER], "little"):
+            return spans, pos - start, True
+        a = pos + HEADER
+        z = a + _U64(buf, pos)[0]
+        if z + 4 > size:
+            break  # the writer has not finished this record yet
+        if masked_crc(buf[a:z]) == int.from_bytes(buf[z : z + 4], "little"):
+            spans.append((a, z))
+        pos = z + 4
+    return spans, pos - start, False
+
+
 def _py_walk(buf: bytes, o: int, limit: int, count: int, offs: list[int], sizes: list[int]) -> int:
     """Walk up to ``count`` records one by one; stops early where a record would not fit."""
     for _ in range(count):
