@@ -2,6 +2,8 @@
 
 - :func:`file_kind` says what a path is without opening it (FIFOs, sockets and devices are
   never opened: opening a FIFO blocks, reading a device never ends).
+- :func:`read_bytes` and :func:`read_str` are ``Path.read_bytes`` and ``Path.read_text`` for a
+  regular file only (a FIFO is never opened); :func:`head_bytes` reads its first bytes.
 - :func:`read_text` reads a line-oriented file in bounded chunks: a line longer than
   :data:`MAX_LINE` is dropped (it stays an empty line, so line numbers hold) and reported as
   damage with its byte offset; reading goes on after it.
@@ -96,6 +98,13 @@ def head_bytes(path: str | Path, size: int) -> bytes:
     """The first ``size`` bytes of a regular file (OSError, NotRegular included, otherwise)."""
     with open_regular(path) as fh:  # never opens a FIFO, socket or device
         return fh.read(size)
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A regular file's bytes (OSError, NotRegular included, otherwise): ``Path.read_bytes``
+    without opening a FIFO, socket or device."""
+    with open_regular(path) as fh:
+        return fh.read()
 
 
 def read_head(path: str | Path, size: int = 8192) -> bytes:
@@ -220,6 +229,12 @@ def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, li
             )
         )
     return data, damage
+
+
+def read_str(path: str | Path) -> str:
+    """A small regular file's text, as :func:`decode` reads it (a byte-order mark honoured, bad
+    bytes replaced): ``Path.read_text`` without opening a FIFO, socket or device."""
+    return decode(read_bytes(path))[0]
 
 
 def read_text(path: str | Path, max_line: int = MAX_LINE) -> TextRead:

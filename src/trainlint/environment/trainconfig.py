@@ -18,6 +18,7 @@ import msgspec
 
 from .. import picklewalk
 from ..safeio import JSONLimit, load_json_file
+from ..yamlfile import load_yaml
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "learning_rate": ("learning_rate", "lr"),
@@ -182,13 +183,9 @@ def read_json(path: Path) -> TrainConfig:
 
 def read_yaml(path: Path) -> TrainConfig:
     try:
-        import yaml
-    except ImportError:
-        raise ConfigReadError("reading YAML needs pyyaml (pip install pyyaml)") from None
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigReadError(f"not readable YAML: {str(exc).splitlines()[0]}") from None
+        raw = load_yaml(path)  # PyYAML, or the small parser without it or where PyYAML refuses
+    except OSError as exc:
+        raise ConfigReadError(f"not readable: {exc.strerror or exc}") from None
     if not isinstance(raw, dict):
         raise ConfigReadError("YAML top level is not a mapping")
     lightning = path.name == "hparams.yaml" or isinstance(raw.get("trainer"), dict)

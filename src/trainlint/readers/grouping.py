@@ -29,8 +29,8 @@ from ..arrays import unique
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..roles import assign_roles
+from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
-from ._yaml import flatten, load_yaml
 
 EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..model import Damage, Run
-from ._yaml import load_yaml
+from ..yamlfile import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
 from .parts import multi_run
 
