@@ -446,7 +446,9 @@ def _fail(res: PickleResult, exc: Exception, pos: int, fh: Any) -> None:
 
 def walk_file(path: Any, start: int = 0) -> PickleResult:
     """:func:`walk` on a file path, reading it as a stream (no full load needed)."""
-    with open(path, "rb") as fh:
+    from .safeio import open_regular
+
+    with open_regular(path) as fh:
         return walk(fh, start)
 
 

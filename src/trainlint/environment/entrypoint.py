@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..safeio import read_str
 from .facts import EntryResult
 
 CHILD = r"""
@@ -103,7 +104,7 @@ def import_entrypoint(
         return EntryResult(target, "error", message=f"could not start {cmd[0]}: {exc}")
     seconds = time.monotonic() - start
     try:
-        record = json.loads(Path(result_path).read_text() or "null")
+        record = json.loads(read_str(result_path) or "null")  # the user's code could have replaced it
     except (OSError, ValueError):
         record = None
     finally:

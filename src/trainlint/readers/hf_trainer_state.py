@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Damage, Run
-from ..safeio import JSONLimit, check_json, loads_json
+from ..safeio import JSONLimit, check_json, loads_json, read_bytes
 from .base import Columns, ReadError, decode_text, reader
 
 META_KEYS = (
@@ -46,7 +46,7 @@ class TrainerStateReader:
         return b'"log_history"' in head or (path.name == "trainer_state.json" and b'"global_step"' in head)
 
     def read(self, path: Path) -> Run:
-        data = path.read_bytes()
+        data = read_bytes(path)
         run = _bulk(data, path)  # typed and flat: bounded by its types, deep nesting refused
         if run is not None:
             return run

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...model import Damage, Run
 from ...options import ReadOptions
+from ...safeio import read_bytes
 from ..base import ReadError, reader
 from . import fast, proto
 from .records import HEADER, length_crc_ok, scan
@@ -310,7 +311,7 @@ def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def decode_file(path: Path, verify_data: bool = True) -> tuple[Points, list[Damage]]:
     """The scalar points of one event file and what was damaged. Raises ReadError."""
     try:
-        buf = path.read_bytes()
+        buf = read_bytes(path)  # a regular file only
     except OSError as exc:
         raise ReadError(f"cannot read: {exc.strerror or exc}") from None
     return decode_bytes(buf, verify_data)
