@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..safeio import open_regular, read_str
 from .dataset_handoff import entropy_extra, file_stamp
 
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".txt", ".ndjson")
@@ -140,7 +141,7 @@ def _yaml(path: Path) -> Any:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(read_str(path))
     except (ValueError, RecursionError):
         return {}
 
@@ -172,7 +173,7 @@ def _digest(path: Path) -> str:
     import hashlib  # OpenSSL's loader: 2 ms, paid only by a run with data beside it
 
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -183,7 +184,7 @@ def _rows(path: Path) -> dict[str, int]:
     from hashlib import blake2b
 
     out: dict[str, int] = {}
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for n, raw in enumerate(fh, 1):
             if n > MAX_ROWS:
                 break
