@@ -28,7 +28,6 @@ from typing import Any
 import msgspec
 
 from .registry import CATEGORIES, REGISTRY, Rule
-from .safeio import read_bytes, read_str
 
 
 class ConfigError(Exception):
@@ -231,10 +230,18 @@ def find_config(start: Path | None = None) -> Path | None:
 
 
 def _text_or_empty(path: Path) -> str:
+    from .safeio import read_str  # imported here: `import trainlint.cli` stays without it
+
     try:
         return read_str(path)
     except OSError:  # unreadable (or not a regular file): not the config
         return ""
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    from .safeio import read_bytes
+
+    return read_bytes(path)
 
 
 def load_settings(path: Path | None = None, *, discover: bool = True) -> Settings:
@@ -248,7 +255,7 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        data = tomllib.loads(read_bytes(path).decode("utf-8"))
+        data = tomllib.loads(_read_bytes(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     if Path(path).name == "pyproject.toml":
