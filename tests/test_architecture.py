@@ -49,6 +49,7 @@ FLOORS: dict[str, int] = {
     "trainlint.downsample": 1,
     "trainlint.picklewalk": 1,
     "trainlint.safeio": 1,
+    "trainlint.yamlfile": 1,
     "trainlint.isolate": 1,
     # 2: inputs turned into facts
     "trainlint.readers": 2,

@@ -19,6 +19,7 @@ from trainlint.delimited import header, header_lines
         ('step,"a\nb"\n1,2\n', ["step", "a\nb"], ","),
         ("\n\nstep\tloss\n1\t2\n", ["step", "loss"], "\t"),
         ("step,loss;x\n", ["step", "loss;x"], ","),  # no rows to judge by: the commonest first
+        ('"a;b;c;d",step,loss\n"x;y",1,2\n', ["a;b;c;d", "step", "loss"], ","),  # ';' only inside quotes
     ],
 )
 def test_header_names_and_delimiter(text, names, delim):

@@ -367,3 +367,75 @@ def test_a_fifo_named_as_model_weights_beside_a_tokenizer_is_never_opened(tmp_pa
     code += "print(embedding_rows(Path(sys.argv[1])))"
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr
+
+
+# Modules that may read a file without safeio, and why: none of these files is the user's input.
+DIRECT_READS_ALLOWED = {
+    "report/html.py": "the package's own page template",
+    "checkpoint/security.py": "the package's own allowlist",
+    "environment/versions.py": "the package's own known-bad table",
+    "environment/probe.py": "the machine's /proc and cgroup files",
+    "environment/gpu.py": "an installed framework's version.py",
+}
+_WRITE_MODES = set("wax")
+
+
+def _direct_reads(path: Path) -> list[int]:
+    """Lines of ``path`` that open or read a file without safeio: open() for reading,
+    Path.read_text/read_bytes, io/gzip/bz2/lzma.open."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "open":
+            mode = (
+                node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            )
+            if not (isinstance(mode, ast.Constant) and _WRITE_MODES & set(str(mode.value))):
+                out.append(node.lineno)
+        elif isinstance(f, ast.Attribute) and f.attr in ("read_text", "read_bytes"):
+            if not (isinstance(f.value, ast.Name) and f.value.id == "safeio"):
+                out.append(node.lineno)
+        elif isinstance(f, ast.Attribute) and f.attr == "open" and isinstance(f.value, ast.Name):
+            if f.value.id in ("io", "gzip", "bz2", "lzma"):
+                out.append(node.lineno)
+    return out
+
+
+def test_every_file_is_read_through_safeio():
+    """A file is opened by safeio (open_regular, read_bytes, read_str, load_json_file, ...): a FIFO,
+    socket or device is never opened and JSON is bounded. The test finds what it looks for."""
+    src = Path(safeio.__file__).parent
+    found = {
+        p.relative_to(src).as_posix(): lines
+        for p in sorted(src.rglob("*.py"))
+        if (lines := _direct_reads(p)) and p.relative_to(src).as_posix() not in DIRECT_READS_ALLOWED
+    }
+    assert found == {}
+    assert _direct_reads(src / "environment" / "probe.py") and _direct_reads(src / "report" / "html.py")
+
+
+def test_companion_files_that_are_fifos_are_not_opened(tmp_path):
+    """A FIFO where a run folder's companion or config file would be: never opened (the read
+    would block), the file is left out or named as unreadable."""
+    from trainlint.environment.trainconfig import ConfigReadError, read_config
+    from trainlint.readers.grouping import link_companions
+    from trainlint.yamlfile import load_yaml
+
+    run = tmp_path / "run"
+    _jsonl(run / "metrics.csv")
+    for name in ("hparams.yaml", "config.json", "cfg.yaml"):
+        os.mkfifo(run / name)
+    with pytest.raises(safeio.NotRegular):
+        load_yaml(run / "hparams.yaml")
+    with pytest.raises(ConfigReadError):
+        read_config(run / "cfg.yaml")
+    from trainlint.model import Run
+
+    r = Run(source=str(run), format="csv")
+    start = time.monotonic()
+    link_companions(r, run)
+    assert time.monotonic() - start < 10 and "hparams" not in r.meta

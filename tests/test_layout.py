@@ -17,6 +17,7 @@ TOP_LEVEL = {
     "test_bad_inputs.py",  # the hostile-input corpus: every reader and inspector
     "test_config.py",
     "test_delimited.py",
+    "test_yamlfile.py",
     "test_downsample.py",
     "test_fuzz_readers.py",  # fuzzing every reader and inspector
     "test_golden.py",

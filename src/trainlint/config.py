@@ -224,9 +224,24 @@ def find_config(start: Path | None = None) -> Path | None:
         if own.is_file():
             return own
         py = folder / "pyproject.toml"
-        if py.is_file() and "tool.trainlint" in py.read_text(encoding="utf-8", errors="replace"):
+        if py.is_file() and "tool.trainlint" in _text_or_empty(py):
             return py
     return None
+
+
+def _text_or_empty(path: Path) -> str:
+    from .safeio import read_str  # imported here: `import trainlint.cli` stays without it
+
+    try:
+        return read_str(path)
+    except OSError:  # unreadable (or not a regular file): not the config
+        return ""
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    from .safeio import read_bytes
+
+    return read_bytes(path)
 
 
 def load_settings(path: Path | None = None, *, discover: bool = True) -> Settings:
@@ -240,7 +255,7 @@ def load_settings(path: Path | None = None, *, discover: bool = True) -> Setting
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(_read_bytes(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     if Path(path).name == "pyproject.toml":

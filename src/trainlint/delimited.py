@@ -14,8 +14,8 @@ def header(text: str, candidates: str) -> tuple[list[str], str] | None:
     holds none of ``candidates``.
 
     A quoted name may hold the delimiter, a doubled quote or a line break. When the line holds
-    more than one candidate, the delimiter is the one that makes the header as wide as each of
-    the next three rows; failing that, the commonest in the line."""
+    more than one candidate, the delimiter is the one that splits the header (into two names or
+    more) as wide as each of the next three rows; failing that, the commonest in the line."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     found = [d for d in sorted(candidates, key=first.count, reverse=True) if first.count(d)]
     if not found:
@@ -24,7 +24,11 @@ def header(text: str, candidates: str) -> tuple[list[str], str] | None:
         return [c.strip() for c in first.split(found[0])], found[0]
     table = text[text.index(first) :][:SNIFF]
     parsed = [_records(table, d, cut=len(text) > SNIFF) for d in found]
-    fits = [i for i, recs in enumerate(parsed) if len(recs) > 1 and {len(r) for r in recs[1:]} == {len(recs[0])}]
+    fits = [
+        i
+        for i, recs in enumerate(parsed)
+        if len(recs) > 1 and len(recs[0]) > 1 and {len(r) for r in recs[1:]} == {len(recs[0])}
+    ]
     i = fits[0] if fits else 0
     return ([c.strip() for c in parsed[i][0]], found[i]) if parsed[i] else None
 

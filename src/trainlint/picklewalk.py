@@ -122,13 +122,11 @@ class PickleResult(msgspec.Struct):
     globals: list[GlobalRef] = msgspec.field(default_factory=list)
     persistent_ids: list[PersistentId] = msgspec.field(default_factory=list)
     error: str | None = None
-    error_offset: int | None = None
     complete: bool = False
     start: int = 0
     end: int = 0
     protocol: int | None = None
     opcodes: int = 0
-    calls: int = 0
 
     @property
     def global_names(self) -> list[str]:
@@ -175,7 +173,6 @@ class _Machine:
         return Global(module, name, pos)
 
     def call(self, func: Any, args: Any, pos: int, kwargs: Any = None) -> Call:
-        self.res.calls += 1
         args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
         return Call(func, args, pos, kwargs if isinstance(kwargs, dict) else None)
 
@@ -444,13 +441,14 @@ def _fail(res: PickleResult, exc: Exception, pos: int, fh: Any) -> None:
         res.error = f"truncated: the pickle ends at byte {end} before its STOP opcode"
     else:
         res.error = f"damaged pickle at byte {pos}: {text}"
-    res.error_offset = pos
     res.end = end
 
 
 def walk_file(path: Any, start: int = 0) -> PickleResult:
     """:func:`walk` on a file path, reading it as a stream (no full load needed)."""
-    with open(path, "rb") as fh:
+    from .safeio import open_regular
+
+    with open_regular(path) as fh:
         return walk(fh, start)
 
 

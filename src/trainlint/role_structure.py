@@ -142,7 +142,6 @@ class Parsed(msgspec.Struct, frozen=True):
     split: str | None  # "train", "eval", "test" or None
     kind: str | None  # "total" (a whole loss), "part" (a component of one), or None
     part: str  # the component's own words ("box", "mel", "0"); "" for a total
-    namespace: tuple[str, ...]  # path components outside the loss word (where it was filed)
     explicit_total: bool  # says "total" / "lm" itself
 
 
@@ -167,16 +166,15 @@ def parse(name: str) -> Parsed:
         split = "train"
     loss_at = [i for i, ws in enumerate(all_words) if set(ws) & LOSS_WORDS]
     if not loss_at or flat & NOT_A_LOSS:
-        return Parsed(name, split, None, "", (), False)
+        return Parsed(name, split, None, "", False)
     idx = loss_at[-1]
     skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
     part_words = [w for w in all_words[idx] if w not in skip]
     outside = [w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip]
     explicit = bool(set(all_words[idx]) & TOTAL_WORDS)
-    namespace = tuple(w for w in outside)
     if part_words or outside:
-        return Parsed(name, split, "part", "_".join(part_words or outside), namespace, explicit)
-    return Parsed(name, split, "total", "", namespace, explicit)
+        return Parsed(name, split, "part", "_".join(part_words or outside), explicit)
+    return Parsed(name, split, "total", "", explicit)
 
 
 class Choice(msgspec.Struct):

@@ -3,6 +3,8 @@
 - :func:`file_kind` says what a path is without opening it (FIFOs, sockets, devices and the
   kernel's pseudo-files under procfs, sysfs or devfs are never opened: opening a FIFO blocks,
   reading a device never ends, reading ``/proc/kmsg`` waits for the kernel's next message).
+- :func:`read_bytes` and :func:`read_str` are ``Path.read_bytes`` and ``Path.read_text`` for a
+  regular file only (a FIFO is never opened); :func:`head_bytes` reads its first bytes.
 - :func:`read_text` reads a line-oriented file in bounded chunks: a line longer than
   :data:`MAX_LINE` is dropped (it stays an empty line, so line numbers hold) and reported as
   damage with its byte offset; reading goes on after it.
@@ -10,8 +12,6 @@
   the parser allows, numbers of more than :data:`MAX_DIGITS` digits, or more values than fit
   the memory bound raise :class:`JSONLimit` (a one-line reason) instead of a RecursionError,
   a ValueError from ``int()`` or gigabytes of Python objects.
-- :func:`length_fits` checks a length read from a file against the file's size before
-  anything is allocated from it.
 """
 
 from __future__ import annotations
@@ -171,6 +171,13 @@ def head_bytes(path: str | Path, size: int) -> bytes:
         return fh.read(size)
 
 
+def read_bytes(path: str | Path) -> bytes:
+    """A regular file's bytes (OSError, NotRegular included, otherwise): ``Path.read_bytes``
+    without opening a FIFO, socket or device."""
+    with open_regular(path) as fh:
+        return fh.read()
+
+
 def read_head(path: str | Path, size: int = 8192) -> bytes:
     """The first ``size`` bytes of a regular file; b"" for anything else or on error."""
     try:
@@ -185,20 +192,12 @@ def inside(path: str | Path, root: str | Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def length_fits(length: int, offset: int, file_size: int) -> bool:
-    """Whether ``length`` bytes starting at ``offset`` lie inside a file of ``file_size`` bytes."""
-    return offset >= 0 and length >= 0 and offset + length <= file_size
-
-
 # ----------------------------------------------------------------------------- bounded text
 class TextRead:
     """A decoded text file and what reading it found (notes, and damage as (kind, message, evidence))."""
 
     def __init__(self, text: str, notes: list[str], damage: list[tuple[str, str, dict[str, Any]]]) -> None:
         self.text, self.notes, self.damage = text, notes, damage
-
-    def __iter__(self) -> Any:  # text, notes = read_text(path)
-        return iter((self.text, self.notes))
 
 
 def _bounded_bytes(fh: Any, max_line: int) -> tuple[bytes, list[tuple[int, int, int]]]:
@@ -301,6 +300,12 @@ def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, li
             )
         )
     return data, damage
+
+
+def read_str(path: str | Path) -> str:
+    """A small regular file's text, as :func:`decode` reads it (a byte-order mark honoured, bad
+    bytes replaced): ``Path.read_text`` without opening a FIFO, socket or device."""
+    return decode(read_bytes(path))[0]
 
 
 def read_text(path: str | Path, max_line: int = MAX_LINE) -> TextRead:

@@ -132,3 +132,19 @@ def test_a_damaged_log_with_a_log_name_is_never_skipped(tmp_path):
     result = doctor([tmp_path])
     assert "not_recognised" not in result.extra
     assert result.reports[0].verdict.value == "NOT-CHECKED"
+
+
+def test_a_dataset_csv_is_sniffed_by_the_one_header_reader(tmp_path):
+    """The dataset inspector reads a CSV header with delimited.header, as the dataset reader
+    does: a quoted name holding more semicolons than the line has commas does not make ';' the
+    delimiter (splitting on the commonest character did, and missed the 'text' column)."""
+    from trainlint.delimited import header
+    from trainlint.inspectors.datasets import DatasetInspector
+
+    p = tmp_path / "train.csv"
+    p.write_text('"source; raw; v2; final",text,label\n"a;b",hello there,1\n"c",bye now,0\n')
+    head = p.read_bytes()
+    assert header(head.decode(), ",\t;|") == (["source; raw; v2; final", "text", "label"], ",")
+    assert DatasetInspector().sniff(p, head)
+    p.write_text("step,loss,text\n1,2.0,a\n")  # a metric column: still not a dataset
+    assert not DatasetInspector().sniff(p, p.read_bytes())

@@ -31,6 +31,26 @@ def first_bad(losses, factor=10.0):
 
 
 # -- Hugging Face Trainer ------------------------------------------------------------------
+def test_hf_callback_leaves_out_the_summary_by_the_readers_test(monkeypatch):
+    """GuardCallback.on_log skips the final summary as hf_trainer_state.is_summary_entry says:
+    a key added to SUMMARY_KEYS (monkeypatched) is skipped too."""
+    from types import SimpleNamespace
+
+    pytest.importorskip("transformers")
+    from trainlint.integrations.hf import GuardCallback
+    from trainlint.readers import hf_trainer_state
+
+    seen = []
+    cb = GuardCallback()
+    cb.guard = SimpleNamespace(observe=lambda step, **m: seen.append((step, m)), should_stop=False)
+    state, control = SimpleNamespace(global_step=5), SimpleNamespace()
+    cb.on_log(None, state, control, logs={"loss": 1.0, "run_done": 1.0})
+    cb.on_log(None, state, control, logs={"train_runtime": 3.0, "train_loss": 1.0})
+    monkeypatch.setattr(hf_trainer_state, "SUMMARY_KEYS", (*hf_trainer_state.SUMMARY_KEYS, "run_done"))
+    cb.on_log(None, state, control, logs={"loss": 0.9, "run_done": 1.0})
+    assert seen == [(5, {"loss": 1.0, "run_done": 1.0})]
+
+
 def hf_run(tmp_path, lr, warmup_steps=0, max_steps=150, stop_on="FAIL"):
     transformers = pytest.importorskip("transformers")
     from trainlint.integrations.hf import GuardCallback

@@ -258,3 +258,33 @@ def test_a_reader_of_another_package_sniffs_in_its_priority(tmp_path):
         assert sniff(path.rename(tmp_path / "trainer_state.json")).name == "hf-trainer-state"
     finally:
         READERS[:] = before
+
+
+def test_one_summary_entry_test_serves_the_trainer_state_paths_and_the_console(tmp_path, monkeypatch):
+    """hf_trainer_state.is_summary_entry (its SUMMARY_KEYS) decides the final summary for the
+    trainer_state.json fast path, its general path and the console's printed Trainer dicts: a
+    key added to the test (monkeypatched) makes that entry the summary in all three."""
+    from trainlint.readers import hf_trainer_state
+
+    entries = [{"step": s, "loss": 2.0 - s / 100} for s in (10, 20, 30)] + [{"step": 30, "run_done": 1.0}]
+    flat = tmp_path / "flat" / "trainer_state.json"
+    mixed = tmp_path / "mixed" / "trainer_state.json"  # a text value: the fast path declines it
+    console = tmp_path / "train.log"
+    for p in (flat, mixed):
+        p.parent.mkdir()
+    flat.write_text(hf_state(entries))
+    mixed.write_text(hf_state([{**entries[0], "note": "warm"}, *entries[1:]]))
+    console.write_text(
+        "".join(f"{s}%|#| {s}/30 [00:01<00:01]\n{{'loss': {2 - s / 100}, 'epoch': {s / 30}}}\n" for s in (10, 20, 30))
+        + "{'loss': 1.0, 'run_done': 1.0, 'epoch': 1.0}\n"
+    )
+
+    def summaries():
+        runs = [read_run(flat), read_run(mixed), read_run(console)]
+        assert [r.format for r in runs] == ["hf-trainer-state", "hf-trainer-state", "console/hf-trainer"]
+        return [(r.meta.get("completed", False), "run_done" in r.series) for r in runs]
+
+    assert summaries() == [(False, True)] * 3  # not a summary key: a step's metric
+    monkeypatch.setattr(hf_trainer_state, "SUMMARY_KEYS", (*hf_trainer_state.SUMMARY_KEYS, "run_done"))
+    assert hf_trainer_state.is_summary_entry({"step": 30, "run_done": 1.0})
+    assert summaries() == [(True, False)] * 3

@@ -348,7 +348,7 @@ def test_wandb_nested_keys_are_joined_with_a_slash():
 def test_yaml_without_pyyaml(tmp_path, monkeypatch):
     import sys
 
-    from trainlint.readers._yaml import flatten, load_yaml
+    from trainlint.yamlfile import flatten, load_yaml
 
     path = _write(
         tmp_path / "hparams.yaml",

@@ -360,3 +360,28 @@ def test_folder_of_unreadable_event_files(tmp_path):
     with pytest.raises(ReadError) as err:
         read_run(tmp_path)
     assert "no readable event file" in str(err.value)
+
+
+# ---- complete records of a growing file (scan_records) -------------------------------------
+def test_scan_records_reads_the_complete_records_at_the_start():
+    buf, bounds = small_file()
+    spans = [(b + 12, e - 4) for b, e in zip(bounds, bounds[1:])]
+    framing = _tfrecord.scan(buf)
+    assert spans == list(zip(framing.starts.tolist(), framing.ends.tolist()))  # what the reader frames
+    for k in range(len(buf) + 1):  # a file cut anywhere: the whole records before the cut
+        whole = max(i for i, b in enumerate(bounds) if b <= k)
+        assert _tfrecord.scan_records(buf[:k]) == (spans[:whole], bounds[whole], False), k
+    third = bounds[3]  # from a later offset: spans stay offsets in buf, bytes used count from there
+    assert _tfrecord.scan_records(buf, third) == (spans[3:], len(buf) - third, False)
+
+
+def test_scan_records_skips_a_bad_data_crc_and_sticks_at_a_bad_length_crc():
+    buf, bounds = small_file()
+    spans = [(b + 12, e - 4) for b, e in zip(bounds, bounds[1:])]
+    data_hit = bytearray(buf)
+    data_hit[bounds[2] + 14] ^= 0xFF  # inside record 2's data
+    assert _tfrecord.scan_records(bytes(data_hit)) == (spans[:2] + spans[3:], len(buf), False)
+    length_hit = bytearray(buf)
+    length_hit[bounds[4] + 9] ^= 0xFF  # record 4's length CRC
+    assert _tfrecord.scan_records(bytes(length_hit)) == (spans[:4], bounds[4], True)
+    assert _tfrecord.scan_records(bytes(length_hit), bounds[4]) == ([], 0, True)

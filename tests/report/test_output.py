@@ -484,3 +484,54 @@ def test_ascii_stream_gets_ascii_sparklines(logs):
     stream.flush()
     out = raw.getvalue().decode("cp1252")
     assert "loss " in out and "> NaN" in out and "▁" not in out
+
+
+def test_an_output_format_is_one_row_of_the_table(monkeypatch, tmp_path):
+    """A row added to report.OUTPUT_FORMATS (its module faked) shows up in the format list, the
+    --output suffix map, render, and the --format choices and help of a judging command."""
+    import importlib.machinery
+    import sys
+    import types
+
+    import click
+    from click.testing import CliRunner
+
+    from trainlint import report
+    from trainlint.cli import _common
+
+    name = "trainlint.report.fake_tsv"
+    mod = types.ModuleType(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    mod.render_tsv = lambda result, stream: stream.write(f"verdict\t{result.verdict.value}\n")
+    monkeypatch.setitem(sys.modules, name, mod)
+    row = report.OutputFormat("tsv", "fake_tsv", "render_tsv", (".tsv",), "tsv (a tab-separated table)")
+    monkeypatch.setattr(report, "OUTPUT_FORMATS", (*report.OUTPUT_FORMATS, row))
+
+    assert report.FORMATS[-1] == "tsv" and report.format_names()[-1] == "tsv"
+    assert report.SUFFIXES[".tsv"] == "tsv" and report.format_for("r.TSV") == "tsv"
+    buf = io.StringIO()
+    report.render(Result("doctor"), "tsv", buf)
+    assert buf.getvalue() == "verdict\tPASS\n"
+
+    @click.command()
+    @_common.judging_options
+    def judge(fmt, config, select, ignore, thresholds, role_map):
+        _common.finish(Result("doctor"), fmt)
+
+    run = CliRunner().invoke
+    shown = " ".join(run(judge, ["--help"]).output.split())
+    assert "[text|json|sarif|junit|github|markdown|html|tsv]" in shown
+    assert "html (a self-contained page), tsv (a tab-separated table)." in shown and ".htm=html .tsv)" in shown
+    out = tmp_path / "r.tsv"
+    got = run(judge, ["--format", "tsv", "--output", str(out)])
+    assert got.exit_code == 0 and got.output == "verdict\tPASS\n" and out.read_text() == "verdict\tPASS\n"
+    assert run(judge, ["--format", "csv"]).exit_code == 2  # not a row: not a choice
+    monkeypatch.setattr(report, "OUTPUT_FORMATS", report.OUTPUT_FORMATS[:-1])
+    assert run(judge, ["--output", str(out)]).exit_code == 2  # the row gone: its suffix unknown
+
+
+def test_the_real_commands_offer_every_output_format(cli):
+    from trainlint.report import OUTPUT_FORMATS
+
+    shown = cli("doctor", "--help").out
+    assert "[" + "|".join(f.name for f in OUTPUT_FORMATS) + "]" in shown.replace("\n", "").replace(" ", "")

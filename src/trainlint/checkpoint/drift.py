@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..safeio import open_regular
 from .model import Inspection, TensorInfo
 
 FLOAT = ("float", "bfloat")
@@ -146,7 +147,7 @@ class _Buffers:
 
         if path not in self.maps:
             try:
-                fh = open(path, "rb")  # noqa: SIM115 - closed in __exit__
+                fh = open_regular(path)  # closed in __exit__
                 self.files.append(fh)
                 self.maps[path] = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
             except (OSError, ValueError):

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..safeio import open_regular, read_bytes
 from .kinds import ZIP_HEAD, content_kind, kind_is_zip
 from .model import Inspection, PickleScan, TensorInfo
 
@@ -69,7 +70,6 @@ def inspect_file(
     """Inspect one checkpoint file. Never raises on damaged content.
 
     ``digest`` (None: automatic by size) also records a CRC-32 of every tensor's bytes (for drift)."""
-    from ..safeio import open_regular
 
     path = Path(path)
     size = path.stat().st_size
@@ -85,7 +85,7 @@ def inspect_file(
             insp.meta[f"{flag}_skipped"] = skipped_because(asked, size, flag)
     if not (digest if digest is not None else full):
         insp.meta["digest_skipped"] = skipped_because(digest, size, "values")
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+    with open_regular(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         try:
             _dispatch(buf, size, insp, crc if crc is not None else full)
         except DAMAGE as exc:  # structure so damaged that a reader step failed: report, never raise
@@ -94,7 +94,7 @@ def inspect_file(
         if values if values is not None else full:
             from .values import scan_tensors
 
-            insp.scan_seconds = scan_tensors(buf, insp.tensors)
+            scan_tensors(buf, insp.tensors)
             insp.values_scanned = True
         if digest if digest is not None else full:
             from .values import digest_tensors
@@ -140,8 +140,7 @@ def torch_pickle(path: str | Path) -> Any:
     from .kinds import LEGACY_MAGIC
     from .zipread import read_zip
 
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = read_bytes(path)
     if data.startswith(ZIP_HEAD):
         e = read_zip(data, len(data)).find("data.pkl")
         if e is None or not e.complete or e.method != 0:

@@ -3,13 +3,12 @@ torch.distributed.checkpoint (``.metadata`` + ``*.distcp``) and DeepSpeed."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ..picklewalk import Call, iter_nodes, mapping, walk
-from ..safeio import JSONLimit, inside, load_json_file
+from ..safeio import JSONLimit, head_bytes, inside, load_json_file, open_regular, read_bytes, read_str
 from .model import Inspection, PickleScan
 
 WEIGHT_NAMES = (
@@ -52,8 +51,7 @@ def folder_kind(path: Path) -> str | None:
 
 def _is_pickle(path: Path) -> bool:
     try:
-        with open(path, "rb") as fh:
-            return fh.read(1) == b"\x80"
+        return head_bytes(path, 1) == b"\x80"
     except OSError:
         return False
 
@@ -176,7 +174,7 @@ def inspect_hf(path: Path, insp: Inspection) -> None:
     }
     if has["trainer_state"]:
         try:
-            facts["global_step"] = json.loads((path / "trainer_state.json").read_text("utf-8")).get("global_step")
+            facts["global_step"] = load_json_file(path / "trainer_state.json").get("global_step")
         except (OSError, ValueError, UnicodeDecodeError, AttributeError):
             facts["trainer_state_unreadable"] = True
     insp.hf_folder = facts
@@ -205,7 +203,7 @@ DCP_ALLOW = (
 
 def inspect_dcp(path: Path, insp: Inspection) -> None:
     meta = path / ".metadata"
-    res = walk(meta.read_bytes())
+    res = walk(read_bytes(meta))
     insp.pickles.append(PickleScan(str(meta), res.globals, res.error, 0, allow_extra=DCP_ALLOW))
     files = {p.name: p.stat().st_size for p in path.iterdir() if p.name.endswith(".distcp")}
     facts: dict[str, Any] = {"files": files, "missing_files": [], "short_files": [], "entries": 0, "keys": 0}
@@ -267,7 +265,7 @@ def inspect_deepspeed(path: Path, insp: Inspection) -> None:
         facts["missing_ranks"] = sorted(f"dp{r}/mp{m}" for r in range(dp) for m in range(mp) if (r, m) not in have)
     latest = path.parent / "latest"
     if latest.is_file():
-        facts["latest"] = latest.read_text("utf-8", "replace").strip()
+        facts["latest"] = read_str(latest).strip()
 
 
 def _root_of(path: Path) -> Any:
@@ -276,7 +274,7 @@ def _root_of(path: Path) -> Any:
 
     from .zipread import read_zip
 
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+    with open_regular(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         info = read_zip(buf, len(buf))
         e = info.find("data.pkl")
         if e is None or not e.complete:

@@ -63,7 +63,6 @@ class Inspection(msgspec.Struct):
     missing_storages: list[dict[str, Any]] = msgspec.field(default_factory=list)
     pickles: list[PickleScan] = msgspec.field(default_factory=list)
     values_scanned: bool = False
-    scan_seconds: float = 0.0
     safetensors: dict[str, Any] | None = None  # header problems found (see safetensors.py)
     index: dict[str, Any] | None = None  # sharded-index problems
     hf_folder: dict[str, Any] | None = None  # HF checkpoint-folder facts

@@ -43,10 +43,7 @@ class ZipEntry(msgspec.Struct):
 
 class ZipInfo(msgspec.Struct):
     entries: dict[str, ZipEntry] = msgspec.field(default_factory=dict)
-    has_central: bool = True
     truncated: bool = False
-    file_size: int = 0
-    central_count: int = 0
     error: str | None = None  # damage that stopped the read
     duplicates: list[ZipEntry] = msgspec.field(default_factory=list)  # later records reusing a name
     first_name: str | None = None  # torch takes its folder prefix from the first record
@@ -106,7 +103,7 @@ def has_end_record(buf: Any, size: int) -> bool:
 
 def first_entry(buf: Any, size: int) -> ZipEntry | None:
     """The first local entry, read without the central directory (None when there is none)."""
-    info = ZipInfo(file_size=size)
+    info = ZipInfo()
     _scan_local(buf, size, info, {}, limit=1)
     return next(iter(info.entries.values()), None)
 
@@ -116,16 +113,14 @@ def read_zip(buf: Any, size: int, hints: dict[str, int] | None = None) -> ZipInf
 
     ``hints`` (entry name -> expected size) lets the scan of a zip without a central
     directory jump straight to each entry's data descriptor instead of searching for it."""
-    info = ZipInfo(file_size=size)
+    info = ZipInfo()
     eocd = _find_eocd(buf, size)
     if eocd < 0:
-        info.has_central = False
         info.truncated = True
         _scan_local(buf, size, info, hints or {})
         return info
     try:
         count, pos = _central(buf, size, eocd)
-        info.central_count = count
         for _ in range(count):
             pos = _central_entry(buf, size, pos, info)
     except (struct.error, ValueError) as exc:

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from ..report import FORMATS
 from ..verdict import Result
 
 _META = "trainlint.output"
@@ -35,19 +34,34 @@ def _store(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
 
 
 def _check_outputs(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    from ..report import SUFFIXES, format_for
+    from ..report import format_for, output_format, suffix_map
 
     for path in value:
-        if format_for(path) == "html" and importlib.util.find_spec("trainlint.report.html") is None:
-            raise click.BadParameter(f"{path}: the HTML report is not available in this version", ctx, param)
-        if format_for(path) is None:
+        fmt = format_for(path)
+        if fmt is None:
             raise click.BadParameter(
-                f"{path}: cannot tell the format from the suffix (one of {', '.join(sorted(SUFFIXES))})",
+                f"{path}: cannot tell the format from the suffix (one of {', '.join(sorted(suffix_map()))})",
                 ctx,
                 param,
             )
+        if importlib.util.find_spec(f"trainlint.report.{output_format(fmt).module}") is None:
+            raise click.BadParameter(f"{path}: the {fmt} output is not available in this version", ctx, param)
     ctx.meta.setdefault(_META, {})["outputs"] = value
     return value
+
+
+def _suffix_help() -> str:
+    """The --output suffixes, from the output-format table: ``.json .sarif .xml=junit ...``."""
+    from ..report import suffix_map
+
+    return " ".join(s if s[1:] == f else f"{s}={f}" for s, f in suffix_map().items())
+
+
+def _format_help() -> str:
+    """--format's help, from the output-format table."""
+    from ..report import OUTPUT_FORMATS
+
+    return "Output format: " + ", ".join(f.help for f in OUTPUT_FORMATS) + "."
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -92,8 +106,8 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             metavar="FILE",
             expose_value=False,
             callback=_check_outputs,
-            help="Also write the result to FILE, in the format its suffix names (.json .sarif "
-            ".xml=JUnit .md .html .txt); repeatable. The terminal keeps the --format view.",
+            help=f"Also write the result to FILE, in the format its suffix names ({_suffix_help()}); "
+            "repeatable. The terminal keeps the --format view.",
         ),
     ]
     for opt in reversed(opts):
@@ -105,6 +119,8 @@ def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = Tr
     """--format, --config, --select, --ignore, --threshold, --map (logs only) and the output options."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        from ..report import format_names
+
         if not role_map:
             inner = fn
 
@@ -116,11 +132,10 @@ def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = Tr
             click.option(
                 "--format",
                 "fmt",
-                type=click.Choice(list(FORMATS)),
+                type=click.Choice(format_names()),
                 default="text",
                 show_default=True,
-                help="Output format: text, json (the envelope), sarif (code scanning), junit, "
-                "github (workflow annotations), markdown (step summary), html (a self-contained page).",
+                help=_format_help(),
             ),
             click.option(
                 "--config",

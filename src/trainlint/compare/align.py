@@ -14,8 +14,6 @@ import numpy as np
 
 from ..model import Run, Series
 
-MODES = ("auto", "step", "fraction")
-
 
 def planned_length(run: Run) -> float | None:
     """The number of steps the run was meant to last (``max_steps``), else its last loss step."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,9 @@ from typing import Any
 
 import msgspec
 
+from .. import safeio
 from ..delimited import header
+from ..safeio import load_json_file, open_regular
 from .errors import Bad, DataError
 
 BOM = b"\xef\xbb\xbf"
@@ -30,8 +33,7 @@ class Source(msgspec.Struct):
 
 
 def head_bytes(path: Path, size: int = 65536) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read(size)
+    return safeio.head_bytes(path, size)
 
 
 def open_source(path: Path) -> Source:
@@ -79,7 +81,7 @@ def open_source(path: Path) -> Source:
 
 def _first_line_is_row(path: Path, limit: int = 256 << 20) -> bool:
     """A first line longer than the sniffed head: read it whole and see if it is one object."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         line = fh.readline(limit)
     if not line.endswith(b"\n"):
         return False  # the whole file is one line: a JSON document
@@ -112,7 +114,7 @@ def _json_message(exc: json.JSONDecodeError) -> str:
 def _decoded_lines(path: Path) -> Iterator[tuple[int, str, Bad | None]]:
     """(line number, text, Bad for invalid UTF-8 or None); bad bytes are replaced so the row is still read."""
     offset = 0
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for n, raw in enumerate(fh, 1):
             start, offset = offset, offset + len(raw)
             if n == 1 and raw.startswith(BOM):
@@ -169,7 +171,7 @@ def _decode_chunks(path: Path) -> Iterator[tuple[str, Bad | None]]:
     """Text chunks; a chunk with invalid UTF-8 is decoded with replacement and flagged."""
     strict = codecs.getincrementaldecoder("utf-8")()
     done = 0
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         while True:
             data = fh.read(CHUNK)
             final = not data
@@ -254,7 +256,7 @@ def iter_json_object(path: Path) -> Iterator[tuple[int, Any, Any]]:
     if path.stat().st_size > MAX_WHOLE_JSON:
         raise DataError("a JSON object this large cannot be streamed; convert it to JSONL")
     try:
-        doc = json.loads(path.read_bytes().lstrip(BOM).decode("utf-8", errors="replace"))
+        doc = load_json_file(path)  # bounded; a byte-order mark stripped
     except ValueError as exc:
         msg = _json_message(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise DataError(f"not JSONL and not a JSON document: {msg} (line {getattr(exc, 'lineno', '?')})") from None
@@ -287,7 +289,7 @@ def _dialect(path: Path, head: bytes) -> str:
 def iter_csv(path: Path, head: bytes) -> Iterator[tuple[int, Any, Any]]:
     csv.field_size_limit(1 << 30)
     delim = _dialect(path, head)
-    with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as fh:
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
         reader = csv.reader(fh, delimiter=delim)
         header: list[str] | None = None
         last = 0

@@ -6,7 +6,6 @@ the target tokens."""
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from array import array
@@ -15,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..safeio import load_json_file
 from .rows import Rows
 from .sources import DataError
 
@@ -41,7 +41,7 @@ def load_tokenizer(folder: Path) -> Any:
 
 def _json(path: Path) -> dict[str, Any]:
     try:
-        out = json.loads(path.read_text("utf-8"))
+        out = load_json_file(path)
         return out if isinstance(out, dict) else {}
     except (OSError, ValueError):
         return {}

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..safeio import read_str
 from .facts import EntryResult
 
 CHILD = r"""
@@ -103,7 +104,7 @@ def import_entrypoint(
         return EntryResult(target, "error", message=f"could not start {cmd[0]}: {exc}")
     seconds = time.monotonic() - start
     try:
-        record = json.loads(Path(result_path).read_text() or "null")
+        record = json.loads(read_str(result_path) or "null")  # the user's code could have replaced it
     except (OSError, ValueError):
         record = None
     finally:
@@ -130,8 +131,7 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def _interpret(target: str, kind: str, rc: int | None, stderr: str, record: dict | None, timeout: float) -> EntryResult:
-    tail = "\n".join(stderr.strip().splitlines()[-25:])
-    res = EntryResult(target, "ok", stderr_tail=tail, timeout_s=timeout)
+    res = EntryResult(target, "ok", timeout_s=timeout)
     if record is not None:
         _from_record(res, kind, record)
         return res

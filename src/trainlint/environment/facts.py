@@ -38,7 +38,6 @@ class EntryResult(msgspec.Struct):
     signal: str | None = None
     exit_code: Any = None
     timeout_s: float | None = None
-    stderr_tail: str = ""
 
 
 class Resources(msgspec.Struct):

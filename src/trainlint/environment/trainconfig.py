@@ -9,7 +9,6 @@ Hydra-style configs (``trainer.max_steps``, ``model.optimizer.lr``) work too.
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,8 @@ from typing import Any
 import msgspec
 
 from .. import picklewalk
-from ..safeio import JSONLimit, load_json_file
+from ..safeio import JSONLimit, load_json_file, open_regular
+from ..yamlfile import load_yaml
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "learning_rate": ("learning_rate", "lr"),
@@ -137,7 +137,7 @@ def plain(node: Any, depth: int = 0) -> Any:
 def _walk_object(path: Path) -> picklewalk.PickleResult:
     """Walk the object pickle of a torch.save file (zip archive, or the legacy concatenated
     form) without loading the whole file: tensors' storages are never read."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         if fh.read(4) == b"PK\x03\x04":
             try:
                 with zipfile.ZipFile(fh) as zf:
@@ -182,13 +182,9 @@ def read_json(path: Path) -> TrainConfig:
 
 def read_yaml(path: Path) -> TrainConfig:
     try:
-        import yaml
-    except ImportError:
-        raise ConfigReadError("reading YAML needs pyyaml (pip install pyyaml)") from None
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigReadError(f"not readable YAML: {str(exc).splitlines()[0]}") from None
+        raw = load_yaml(path)  # PyYAML, or the small parser without it or where PyYAML refuses
+    except OSError as exc:
+        raise ConfigReadError(f"not readable: {exc.strerror or exc}") from None
     if not isinstance(raw, dict):
         raise ConfigReadError("YAML top level is not a mapping")
     lightning = path.name == "hparams.yaml" or isinstance(raw.get("trainer"), dict)
@@ -231,7 +227,7 @@ def _attach_deepspeed(cfg: TrainConfig, base: Path) -> None:
         p = Path(ds) if Path(ds).is_absolute() else base / ds
         try:
             if p.is_file() and p.stat().st_size < 1 << 20:
-                ds = json.loads(p.read_text(encoding="utf-8"))
+                ds = load_json_file(p)
         except (OSError, ValueError):
             cfg.notes.append(f"DeepSpeed config {p} could not be read")
     if isinstance(ds, dict):

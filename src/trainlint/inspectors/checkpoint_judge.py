@@ -9,7 +9,6 @@ from ..checkpoint.model import Inspection
 from ..verdict import Report
 
 NA = "not applicable to this input"
-REASONS = {"not-a-checkpoint": "not a checkpoint this tool reads"}
 
 
 def judge(insp: Inspection, settings: Any = None) -> Report:

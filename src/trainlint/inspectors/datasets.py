@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..delimited import header
 from ..discover import inspector
 from ..options import Options
 from ..verdict import Report
@@ -78,9 +79,9 @@ def _long_row(text: str) -> bool:
 
 
 def _csv_header(text: str) -> list[str]:
-    first = text.lstrip("\ufeff").split("\n", 1)[0]
-    delim = max(",\t;|", key=first.count)
-    return [c.strip().strip('"').lower() for c in first.split(delim)] if first.count(delim) else []
+    """The header's names, lower case, as the dataset reader will read them ([] when none)."""
+    found = header(text.lstrip("\ufeff"), ",\t;|")
+    return [name.lower() for name in found[0]] if found else []
 
 
 def _parquet_columns(path: Path) -> set[str] | None:

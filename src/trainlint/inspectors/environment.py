@@ -15,8 +15,6 @@ from typing import Any
 
 from ..environment.facts import Subject
 
-GROUPS = ("entrypoint", "resources", "accelerators", "versions", "training-config")  # report order
-
 
 def in_group(code: str, group: str) -> bool:
     """Whether rule ``code`` belongs to ``group`` (declared in its ``@rule(group=...)``)."""

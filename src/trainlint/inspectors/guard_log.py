@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..discover import inspector
 from ..options import Options
+from ..safeio import read_str
 from ..verdict import Finding, Report, Severity
 
 
@@ -19,7 +20,7 @@ class GuardLogInspector:
     def judge(self, path: Path, options: Options) -> Report:
         report = Report(source=str(path), kind="log", format="trainlint-guard")
         records = []
-        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        for n, line in enumerate(read_str(path).splitlines(), 1):
             try:
                 records.append(json.loads(line))
             except ValueError:

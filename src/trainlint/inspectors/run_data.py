@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..options import Options
+from ..safeio import open_regular, read_str
 from .dataset_handoff import entropy_extra, file_stamp
 
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".txt", ".ndjson")
@@ -85,10 +86,10 @@ def _from_configs(folder: Path) -> dict[str, list[Path]]:
         if path.name in CONFIG_NAMES:
             named += _config_keys(_json(path))
     for path in _configs(folder, ".yml", ".yaml"):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.name in CONFIG_NAMES:  # key: value lines (only the data keys matter)
-            named += _config_keys({m[1]: m[2].strip("'\"") for m in _YAML_KEY.finditer(text)})
-        named += _yaml_dataset_paths(text)
+        doc = _yaml(path)
+        if path.name in CONFIG_NAMES:
+            named += _config_keys(doc)
+        named += _dataset_paths(doc)
     for split, value in named:
         if split and value:
             target = (folder / value) if not Path(value).is_absolute() else Path(value)
@@ -99,8 +100,6 @@ def _from_configs(folder: Path) -> dict[str, list[Path]]:
 
 # axolotl-style lists: ``datasets: [- path: x.jsonl]`` (training) and ``test_datasets:`` (eval)
 _DATASET_SECTIONS = {"datasets": "train", "train_datasets": "train", "test_datasets": "eval", "eval_datasets": "eval"}
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
-_PATH_ITEM = re.compile(r"^\s*-?\s*path\s*:\s*(\S+)\s*$")
 MAX_CONFIG_BYTES = 256 << 10
 
 
@@ -119,31 +118,33 @@ def _config_keys(obj: Any) -> list[tuple[str, str]]:
     return [(CONFIG_KEYS.get(k.lower(), ""), v) for k, v in _flat(obj) if isinstance(v, str)]
 
 
-def _yaml_dataset_paths(text: str) -> list[tuple[str, str]]:
-    """(split, path) for each ``path:`` item under a top-level ``datasets:``-like key."""
-    out: list[tuple[str, str]] = []
-    section: str | None = None
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        top = _TOP_KEY.match(line)
-        if top:
-            section = _DATASET_SECTIONS.get(top[1].lower())
-            continue
-        item = _PATH_ITEM.match(line)
-        if item and section:
-            out.append((section, item[1].strip("'\"")))
-    return out
+def _dataset_paths(doc: Any) -> list[tuple[str, str]]:
+    """(split, path) for each item's ``path:`` in a top-level ``datasets:``-like list."""
+    if not isinstance(doc, dict):
+        return []
+    return [
+        (split, item["path"])
+        for key, items in doc.items()
+        if (split := _DATASET_SECTIONS.get(str(key).lower())) and isinstance(items, list)
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("path"), str)
+    ]
+
+
+def _yaml(path: Path) -> Any:
+    from ..yamlfile import load_yaml
+
+    try:
+        return load_yaml(path)
+    except OSError:
+        return {}
 
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(read_str(path))
     except (ValueError, RecursionError):
         return {}
-
-
-_YAML_KEY = re.compile(r"^\s*-?\s*([A-Za-z_]+)\s*:\s*(\S+)\s*$", re.M)
 
 
 def _flat(obj: Any) -> list[tuple[str, Any]]:
@@ -173,7 +174,7 @@ def _digest(path: Path) -> str:
     import hashlib  # OpenSSL's loader: 2 ms, paid only by a run with data beside it
 
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -184,7 +185,7 @@ def _rows(path: Path) -> dict[str, int]:
     from hashlib import blake2b
 
     out: dict[str, int] = {}
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for n, raw in enumerate(fh, 1):
             if n > MAX_ROWS:
                 break

@@ -26,6 +26,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from ..safeio import read_bytes
 from ..verdict import Report
 
 CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")
@@ -82,7 +83,7 @@ def _repeated_args(item: Any, root: Path, seen: set[bytes]) -> bool:
     if item.path.name != "training_args.bin" or not item.path.is_file():
         return False
     try:
-        data = item.path.read_bytes()
+        data = read_bytes(item.path)
     except OSError:
         return False
     key = str(root).encode() + b"\0" + item.inspector.kind.encode() + b"\0" + data

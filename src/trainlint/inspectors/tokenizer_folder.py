@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from ..safeio import JSONLimit, load_json_file
+from ..safeio import JSONLimit, load_json_file, read_str
 from ..tokenizer.embedding import embedding_rows
 
 TOKENIZER_FILES = (
@@ -151,7 +151,7 @@ def _vocab(tf: TokenizerFolder) -> None:
 def _template(folder: Path, tf: TokenizerFolder) -> None:
     tpl = tf.files.get("tokenizer_config.json", {}).get("chat_template")
     if tpl is None and (folder / "chat_template.jinja").is_file():
-        tpl = (folder / "chat_template.jinja").read_text("utf-8", errors="replace")
+        tpl = read_str(folder / "chat_template.jinja")
     if tpl is None:
         tpl = _d(tf.files.get("chat_template.json")).get("chat_template")
     if isinstance(tpl, list):  # named templates: [{"name": "default", "template": "..."}]

@@ -6,9 +6,8 @@ from typing import Any
 
 from transformers import TrainerCallback
 
+from ..readers.hf_trainer_state import is_summary_entry
 from ._common import make_guard, scalars
-
-SUMMARY_KEYS = ("train_runtime", "total_flos")
 
 
 class GuardCallback(TrainerCallback):
@@ -35,7 +34,7 @@ class GuardCallback(TrainerCallback):
         self.guard = make_guard({**self.options, "warmup_steps": warmup}, args.output_dir, meta)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
-        if self.guard is None or not logs or any(k in logs for k in SUMMARY_KEYS):
+        if self.guard is None or not logs or is_summary_entry(logs):
             return
         self.guard.observe(state.global_step, **scalars(logs))
         if self.guard.should_stop:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ..safeio import open_regular
+
 try:
     import msgspec
 except ImportError:  # pragma: no cover - a core dependency; the general paths still work without it
@@ -122,7 +124,7 @@ def _line_blocks(path: Path, size: int = 0) -> Iterator[bytes]:
     """A file in blocks of whole lines (the last may lack its newline), without a BOM."""
     size = size or BLOCK
     carry = b""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(3)
         carry = b"" if head == BOM else head
         while True:

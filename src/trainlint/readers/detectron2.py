@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Run
+from ..safeio import read_bytes
 from ._rows import json_rows, rows_into
 from .base import ReadError, decode_text, first_json_object, note_skipped, reader
 from .parts import multi_run
@@ -37,7 +38,7 @@ class Detectron2Reader:
 
 
 def _launches(path: Path) -> tuple[list[list[tuple[int, dict[str, Any]]]], list[str], list[int], list[int]]:
-    text, notes = decode_text(path.read_bytes())
+    text, notes = decode_text(read_bytes(path))
     objects, other, broken = json_rows(text)
     objects = [(n, o) for n, o in objects if type(o.get("iteration")) in (int, float)]
     if not objects:

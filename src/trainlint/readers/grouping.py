@@ -18,7 +18,6 @@ and the others complement it: series it lacks, and a clock (wall times).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -29,8 +28,9 @@ from ..arrays import unique
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..roles import assign_roles
+from ..safeio import load_json_file
+from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
-from ._yaml import flatten, load_yaml
 
 EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")
@@ -438,7 +438,7 @@ def _vocab_size(path: Path | None) -> int | None:
     if path is None or not path.is_file():
         return None
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        cfg = load_json_file(path)
     except (OSError, ValueError):
         return None
     if not isinstance(cfg, dict):

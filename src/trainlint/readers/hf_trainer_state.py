@@ -11,7 +11,7 @@ import numpy as np
 
 from ..model import Damage, Run
 from ..options import ReadOptions
-from ..safeio import JSONLimit, check_json, loads_json
+from ..safeio import JSONLimit, check_json, loads_json, read_bytes
 from .base import Columns, ReadError, decode_text, reader
 from .stream import Reread
 
@@ -28,9 +28,15 @@ META_KEYS = (
     "best_global_step",
     "epoch",
 )
-SUMMARY_KEYS = ("train_runtime", "total_flos")
+SUMMARY_KEYS = ("train_runtime", "total_flos")  # the keys of the entry train() writes when it returns
 NOT_SERIES = {"step"}
 _LOG_HISTORY = re.compile(r'"log_history"\s*:\s*\[')
+
+
+def is_summary_entry(entry: dict[str, Any]) -> bool:
+    """Whether a log_history entry (or the dict the Trainer logs or prints) is the run's final
+    summary, which the Trainer writes when train() returns: not a training step."""
+    return any(key in entry for key in SUMMARY_KEYS)
 
 
 @reader("hf-trainer-state", priority=10)
@@ -46,7 +52,7 @@ class TrainerStateReader:
         return Reread(path, "hf-trainer-state", self.read, every_change=True)
 
     def read(self, path: Path) -> Run:
-        data = path.read_bytes()
+        data = read_bytes(path)
         run = _bulk(data, path)  # typed and flat: bounded by its types, deep nesting refused
         if run is not None:
             return run
@@ -76,7 +82,7 @@ def _bulk(data: bytes, path: Path) -> Run | None:
     from ._fastjson import BOM, trainer_state_table
 
     bom = data.startswith(BOM)
-    got = trainer_state_table(data[3:] if bom else data, META_KEYS, ("train_runtime", "total_flos"))
+    got = trainer_state_table(data[3:] if bom else data, META_KEYS, SUMMARY_KEYS)
     if got is None:
         return None
     meta, table, n, summary = got
@@ -91,7 +97,7 @@ def _bulk(data: bytes, path: Path) -> Run | None:
         run.meta["completed"] = True  # the Trainer writes this entry when train() returns
         run.meta["summary"] = summary
     is_summary = np.zeros(n, bool)
-    for key in ("train_runtime", "total_flos"):
+    for key in SUMMARY_KEYS:  # is_summary_entry, column by column
         if key in table:
             is_summary |= ~np.isnan(table[key])
     step = table.get("step", np.full(n, np.nan))
@@ -126,7 +132,7 @@ def _columns(history: list[Any], run: Run) -> Columns:
     for i, e in enumerate(history):
         if type(e) is not dict:
             continue
-        if "train_runtime" in e or "total_flos" in e:
+        if is_summary_entry(e):
             run.meta["completed"] = True  # the Trainer writes this entry when train() returns
             run.meta["summary"] = {k: v for k, v in e.items() if type(v) in (int, float)}
             summaries += 1

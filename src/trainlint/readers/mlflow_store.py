@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..model import Damage, Run
-from ._yaml import load_yaml
+from ..safeio import read_str
+from ..yamlfile import load_yaml
 from .base import Columns, ReadError, note_skipped, reader
 from .parts import multi_run
 
@@ -74,7 +75,7 @@ class MlflowRunFolderReader:
 
 def _metric_file(f: Path, key: str, cols: Columns) -> list[int]:
     broken = []
-    for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for n, line in enumerate(read_str(f).splitlines(), 1):
         parts = line.split()
         if not parts:
             continue
@@ -93,11 +94,7 @@ def _metric_file(f: Path, key: str, cols: Columns) -> list[int]:
 def _text_files(folder: Path) -> dict[str, str]:
     if not folder.is_dir():
         return {}
-    return {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8", errors="replace").strip()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
+    return {p.relative_to(folder).as_posix(): read_str(p).strip() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _safe_yaml(path: Path) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..model import Damage, Run
 from ..options import ReadOptions
+from ..safeio import load_json_file, read_bytes, read_str
 from ._rows import json_rows, rows_into
 from .base import ReadError, reader
 
@@ -90,7 +91,7 @@ def _why_nothing(history: Path | None, binary: Path | None, run: Run) -> str:
 
 def _read_history_jsonl(path: Path, run: Run) -> None:
     run.files.append(str(path))
-    objects, _, broken = json_rows(path.read_text(encoding="utf-8", errors="replace"))
+    objects, _, broken = json_rows(read_str(path))
     if broken:
         run.damage.append(
             Damage("skipped-lines", f"{len(broken)} unparseable history line(s)", {"first_line": broken[0]})
@@ -114,7 +115,7 @@ def _read_summary(folder: Path, run: Run) -> None:
     if path is None:
         return
     try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        data = load_json_file(path)
     except ValueError as exc:
         run.notes.append(f"wandb-summary.json unreadable: {exc}")
         return
@@ -153,7 +154,7 @@ def _read_console(folder: Path, run: Run, options: ReadOptions | None = None) ->
 
 
 def _read_binary(path: Path, run: Run) -> None:
-    data = path.read_bytes()
+    data = read_bytes(path)
     run.files.append(str(path))
     if not data.startswith(IDENT) or len(data) < HEADER:
         run.damage.append(Damage("corrupt", f"{path.name} does not start with the W&B log header"))

@@ -1,67 +1,94 @@
-"""Reporters render a Result; they never judge."""
+"""Reporters render a Result; they never judge.
+
+The output formats are one table, :data:`OUTPUT_FORMATS`: a new format is one module in
+``report/`` and one row. The CLI's ``--format`` choices and help, the ``--output`` suffix map
+and the format list are all read from it."""
 
 from __future__ import annotations
 
+import importlib
 import sys
-from typing import IO
+from typing import IO, Any, NamedTuple
 
 from ..verdict import Result
 from .common import View
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "markdown", "html")
-# --output FILE: the format from the file's suffix
-SUFFIXES = {
-    ".json": "json",
-    ".sarif": "sarif",
-    ".xml": "junit",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-    ".txt": "text",
-}
+
+class OutputFormat(NamedTuple):
+    """One output format: ``report/<module>.py`` holds ``function(result, stream[, view])``."""
+
+    name: str  # the --format choice
+    module: str  # the module under trainlint.report
+    function: str  # its renderer
+    suffixes: tuple[str, ...]  # --output FILE suffixes that write it (lower case)
+    help: str  # how --format's help names it
+    takes_view: bool = False  # the renderer takes the View (verbosity, exit code, colour)
+
+
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = (
+    OutputFormat("text", "text", "render_text", (".txt",), "text", takes_view=True),
+    OutputFormat("json", "json_out", "render_json", (".json",), "json (the envelope)"),
+    OutputFormat("sarif", "sarif", "render_sarif", (".sarif",), "sarif (code scanning)"),
+    OutputFormat("junit", "junit", "render_junit", (".xml",), "junit"),
+    OutputFormat("github", "github", "render_github", (), "github (workflow annotations)", takes_view=True),
+    OutputFormat("markdown", "markdown", "render_markdown", (".md", ".markdown"), "markdown (step summary)", True),
+    OutputFormat("html", "html", "render_html", (".html", ".htm"), "html (a self-contained page)"),
+)
+
+
+def format_names() -> tuple[str, ...]:
+    """The output formats, in the table's order (the ``--format`` choices)."""
+    return tuple(f.name for f in OUTPUT_FORMATS)
+
+
+def suffix_map() -> dict[str, str]:
+    """``--output FILE``: the format each file suffix names."""
+    return {suffix: f.name for f in OUTPUT_FORMATS for suffix in f.suffixes}
+
+
+def output_format(name: str) -> OutputFormat:
+    """The row of format ``name``; ValueError when there is none."""
+    for f in OUTPUT_FORMATS:
+        if f.name == name:
+            return f
+    raise ValueError(f"unknown output format {name!r}")
 
 
 def render(result: Result, fmt: str = "text", stream: IO[str] | None = None, view: View | None = None) -> None:
     """Write ``result`` to ``stream`` (default stdout) in format ``fmt``."""
+    row = output_format(fmt)
+    renderer = getattr(importlib.import_module(f"{__name__}.{row.module}"), row.function)
     stream = stream or sys.stdout
-    if fmt == "text":
-        from .text import render_text
-
-        render_text(result, stream, view)
-    elif fmt == "json":
-        from .json_out import render_json
-
-        render_json(result, stream)
-    elif fmt == "sarif":
-        from .sarif import render_sarif
-
-        render_sarif(result, stream)
-    elif fmt == "junit":
-        from .junit import render_junit
-
-        render_junit(result, stream)
-    elif fmt == "github":
-        from .github import render_github
-
-        render_github(result, stream, view)
-    elif fmt == "markdown":
-        from .markdown import render_markdown
-
-        render_markdown(result, stream, view)
-    elif fmt == "html":
-        from .html import render_html
-
-        render_html(result, stream)
+    if row.takes_view:
+        renderer(result, stream, view)
     else:
-        raise ValueError(f"unknown output format {fmt!r}")
+        renderer(result, stream)
 
 
 def format_for(path: str) -> str | None:
     """The format ``--output PATH`` writes, from its suffix; None when unknown."""
     from pathlib import PurePath
 
-    return SUFFIXES.get(PurePath(path).suffix.lower())
+    return suffix_map().get(PurePath(path).suffix.lower())
 
 
-__all__ = ["FORMATS", "SUFFIXES", "View", "format_for", "render"]
+def __getattr__(name: str) -> Any:  # FORMATS and SUFFIXES, read from the table when asked
+    if name == "FORMATS":
+        return format_names()
+    if name == "SUFFIXES":
+        return suffix_map()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "FORMATS",
+    "OUTPUT_FORMATS",
+    "SUFFIXES",
+    "OutputFormat",
+    "View",
+    "format_for",
+    "format_names",
+    "output_format",
+    "render",
+    "suffix_map",
+]

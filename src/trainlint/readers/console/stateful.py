@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from ..hf_trainer_state import is_summary_entry
 from .patterns import parse_kv
 from .text import NUM, Capture, LazyRegex, Line
 
@@ -214,7 +215,7 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
 
 def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
     for line_no, rec in pending:
-        if "train_runtime" in rec:
+        if is_summary_entry(rec):
             cap.meta["completed"] = True
             cap.meta["summary"] = rec
             cap.lines.append(line_no)

@@ -25,12 +25,12 @@ import numpy as np
 
 from ...model import Damage, Run
 from ...options import ReadOptions
+from ...safeio import read_bytes
 from ..base import ReadError, reader
 from ..stream import Tail
 from . import fast, proto
-from .records import HEADER, complete_prefix, length_crc_ok, scan
+from .records import HEADER, length_crc_ok, scan, scan_records
 
-NAME_MARK = "tfevents"
 KIND_SIMPLE, KIND_TENSOR, KIND_OTHER, KIND_NONE = 0, 1, 2, 3  # OTHER: image, histogram, audio
 DECODE_CHUNK = 1 << 14  # records decoded together (bounds the temporaries)
 SCALAR_PLUGINS = ("scalars", "")  # "" = a tensor whose tag never carried plugin metadata
@@ -312,7 +312,7 @@ def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def decode_file(path: Path, verify_data: bool = True) -> tuple[Points, list[Damage]]:
     """The scalar points of one event file and what was damaged. Raises ReadError."""
     try:
-        buf = path.read_bytes()
+        buf = read_bytes(path)  # a regular file only
     except OSError as exc:
         raise ReadError(f"cannot read: {exc.strerror or exc}") from None
     return decode_bytes(buf, verify_data)
@@ -429,7 +429,7 @@ class EventStream(Tail):
 
     def poll(self) -> Run | None:
         data = b"" if self.stuck else self.new_bytes()
-        used, self.stuck = complete_prefix(data)
+        _, used, self.stuck = scan_records(data)
         if not used:
             return None
         self.offset += used

@@ -49,22 +49,6 @@ def masked_crc(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
 
 
-def complete_prefix(buf: bytes) -> tuple[int, bool]:
-    """How many bytes at the start of ``buf`` hold complete records (a writer may be half-way
-    through the next one), and whether the walk stopped at a length whose CRC fails (not a record
-    boundary: a follower stops there rather than guess; the reader reports the damage)."""
-    pos, size = 0, len(buf)
-    while size - pos >= HEADER:
-        head = buf[pos : pos + 8]
-        if masked_crc(head) != int.from_bytes(buf[pos + 8 : pos + 12], "little"):
-            return pos, True
-        end = pos + HEADER + int.from_bytes(head, "little") + 4
-        if end > size:
-            break
-        pos = end
-    return pos, False
-
-
 def _mask(crc: np.ndarray) -> np.ndarray:
     c = crc.astype(np.uint64)
     return (((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
@@ -208,7 +192,6 @@ class Framing(msgspec.Struct):
     starts: np.ndarray  # offset of each intact record's data
     ends: np.ndarray  # offset just past it (before its data CRC)
     damage: list[Damage] = msgspec.field(default_factory=list)
-    skipped_records: int = 0
     mem: Mem | None = None  # the file's bytes with loading views
 
 
@@ -222,13 +205,12 @@ class _Walk:
         self.starts: list[np.ndarray] = []
         self.ends: list[np.ndarray] = []
         self.damage: list[Damage] = []
-        self.skipped = 0
 
     def run(self) -> Framing:
         off = 0
         while off < self.size:
             off = self._chunk(off)
-        return Framing(concat(self.starts), concat(self.ends), self.damage, self.skipped, self.mem)
+        return Framing(concat(self.starts), concat(self.ends), self.damage, self.mem)
 
     def _chunk(self, off: int) -> int:
         """Walk up to CHUNK records from ``off``, keep the intact ones; returns where to go on."""
@@ -256,7 +238,6 @@ class _Walk:
             return starts, ends
         for i in np.flatnonzero(~ok).tolist():
             at, n = int(starts[i]) - HEADER, int(ends[i] - starts[i])
-            self.skipped += 1
             self.damage.append(
                 Damage(
                     "corrupt",
@@ -305,7 +286,6 @@ class _Walk:
                 {"offset": o, "announced": n, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
             )
         )
-        self.skipped += 1
         return nxt
 
     def _broken(self, o: int) -> int:
@@ -323,7 +303,6 @@ class _Walk:
                     {"offset": o, "bytes_skipped": lost, "records_skipped": 1},
                 )
             )
-            self.skipped += 1
             return self.size
         self.damage.append(
             Damage(
@@ -335,7 +314,6 @@ class _Walk:
                 {"offset": o, "resync_offset": nxt, "bytes_skipped": nxt - o, "records_skipped": 1},
             )
         )
-        self.skipped += 1
         return nxt
 
     def _resync(self, start: int) -> int | None:
@@ -353,6 +331,27 @@ class _Walk:
 def scan(buf: bytes, verify_data: bool = True) -> Framing:
     """Every intact record of ``buf``, with what was damaged."""
     return _Walk(buf, verify_data).run()
+
+
+def scan_records(buf: bytes, start: int = 0) -> tuple[list[tuple[int, int]], int, bool]:
+    """The complete records at the start of ``buf[start:]``, one by one, for a file still being
+    written: (each CRC-valid record's data span (start, end) in ``buf``, the bytes used from
+    ``start``, stuck). Reading stops before a record that has not all arrived (the bytes used
+    end before it) and at a length whose CRC fails (stuck: not a record boundary, so nothing
+    after it is guessed at). A record whose data CRC fails is used but not listed."""
+    spans: list[tuple[int, int]] = []
+    pos, size = start, len(buf)
+    while size - pos >= HEADER:
+        if masked_crc(buf[pos : pos + 8]) != int.from_bytes(buf[pos + 8 : pos + HEADER], "little"):
+            return spans, pos - start, True
+        a = pos + HEADER
+        z = a + _U64(buf, pos)[0]
+        if z + 4 > size:
+            break  # the writer has not finished this record yet
+        if masked_crc(buf[a:z]) == int.from_bytes(buf[z : z + 4], "little"):
+            spans.append((a, z))
+        pos = z + 4
+    return spans, pos - start, False
 
 
 def _py_walk(buf: bytes, o: int, limit: int, count: int, offs: list[int], sizes: list[int]) -> int:
