@@ -4,6 +4,7 @@ always; ../shared/evidence and the download cache when present) must meet them."
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -31,6 +32,50 @@ def _report_module():
 def judged():
     rep = _report_module()
     return rep, [rep.judge(e) for e in rep.entries()]
+
+
+def _side(repo: str) -> str:
+    """The split rule, written out again here on purpose: a change of seed or rule in the script
+    (which would move repositories between the parts) fails the tests below."""
+    digest = hashlib.sha256(("trainlint-split-v1:" + repo).encode()).digest()
+    return "test" if int.from_bytes(digest[:8], "big") % 100 < 45 else "calibration"
+
+
+def _split_problems(committed: dict[str, str], repos: set[str]) -> list[str]:
+    """What is wrong with a committed split list, given the manifest's repositories."""
+    out = [f"{r} changed side: listed {p}, the rule gives {_side(r)}" for r, p in committed.items() if p != _side(r)]
+    out += [f"{r} is in the manifest but not in split.toml" for r in sorted(repos - committed.keys())]
+    out += [f"{r} is in split.toml but not in the manifest" for r in sorted(committed.keys() - repos)]
+    return out
+
+
+def test_split_list_is_the_rule_applied_to_the_manifest():
+    split = tomllib.loads((CORPUS / "split.toml").read_text())
+    repos = {e["repo"] for e in tomllib.loads((CORPUS / "manifest.toml").read_text())["log"]}
+    assert split["seed"] == "trainlint-split-v1:" and split["test_below"] == 45
+    assert _split_problems(split["repos"], repos) == [], "run python scripts/realworld_report.py --write-split"
+    held = [r for r, p in split["repos"].items() if p == "test"]
+    assert len(held) >= 0.40 * len(split["repos"]), f"test part {len(held)} of {len(split['repos'])} repositories"
+
+
+def test_split_file_is_current_and_the_script_uses_the_same_rule():
+    rep = _report_module()
+    entries = rep.entries()
+    assert (CORPUS / "split.toml").read_text() == rep.split_text(entries)
+    assert all(rep.part_of(e["repo"]) == _side(e["repo"]) for e in entries)
+
+
+def test_split_check_catches_a_moved_or_unlisted_repository():
+    split = tomllib.loads((CORPUS / "split.toml").read_text())["repos"]
+    repo = sorted(split)[0]
+    moved = dict(split, **{repo: "calibration" if split[repo] == "test" else "test"})
+    assert _split_problems(moved, set(split)) == [
+        f"{repo} changed side: listed {moved[repo]}, the rule gives {split[repo]}"
+    ]
+    assert _split_problems(split, set(split) | {"someone/new"}) == [
+        "someone/new is in the manifest but not in split.toml"
+    ]
+    assert _side("someone/new") in ("test", "calibration")
 
 
 def test_manifest_entries_have_provenance_and_committed_files_a_licence():
