@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -85,6 +86,10 @@ def test_manifest_entries_have_provenance_and_committed_files_a_licence():
     for e in entries:
         assert e["repo"] and e["path"] and e["label"] in ("healthy", "broken", "unknown", "no-loss"), e["id"]
         assert e.get("evidence") or len(e["commit"]) == 40, e["id"]
+        named = e.get("loss_metric", [])
+        assert all(isinstance(n, str) and n for n in ([named] if isinstance(named, str) else named)), e["id"]
+        assert isinstance(e.get("loss_points", 0), int) and e.get("loss_points", 0) >= 0, e["id"]
+        assert "loss_pattern" not in e or re.compile(e["loss_pattern"]).groups == 1, e["id"]
         if e["file"]:
             assert e["licence"] in ("MIT", "Apache-2.0", "BSD", "CC-BY"), e["id"]
             assert (CORPUS / e["file"]).is_file() and (CORPUS / e["file"]).parent.joinpath("LICENSE").is_file()
@@ -96,15 +101,71 @@ def test_committed_part_of_the_corpus_is_present(judged):
     assert len(committed) >= 8 and all(r.path is not None for r in committed)
 
 
-def test_figures_hold_on_what_is_here(judged):
+# What the current code gets wrong, per part of the split, measured on the whole corpus before any
+# tuning for issue 29. A log may leave these lists (an improvement: regenerate docs/realworld.md);
+# none may join them, in either part: a change that helps the calibration part while the test part
+# gets worse is not taken.
+PINNED = {
+    "calibration": {
+        "unread": {"catvsdog-resnet-pretrained-35"},
+        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35"},
+        "healthy_flagged": set(),
+        "broken_missed": set(),
+    },
+    "test": {
+        "unread": {
+            "bertsimilarity-loss-20",
+            "bertsimilarity-train-21",
+            "posttraining-llm-small-train-20251223-1-127",
+            "posttraining-llm-small-train-grpo-gemma2-1-130",
+            "posttraining-llm-small-train-grpo-gemma2-2-131",
+            "posttraining-llm-small-train-grpo-gemma2-3-132",
+            "posttraining-llm-small-train-grpo-gemma2-4-133",
+            "posttraining-llm-small-train-optimization-6-139",
+        },
+        "wrong_loss": {"bertsimilarity-train-21"},
+        "healthy_flagged": set(),
+        "broken_missed": set(),
+    },
+}
+
+
+def _failures(f: dict) -> dict[str, set[str]]:
+    ids = lambda rows: {r.entry["id"] for r in rows}  # noqa: E731
+    return {
+        "unread": ids(f["unread"]),
+        "wrong_loss": ids(f["wrong_loss"]),
+        "healthy_flagged": ids(f["healthy_fail"] + f["healthy_warn"]),
+        "broken_missed": ids(f["broken_missed"]),
+    }
+
+
+@pytest.mark.parametrize("part", ["calibration", "test"])
+def test_no_part_gets_worse_on_what_is_here(judged, part):
     rep, rows = judged
-    f = rep.figures(rows)
-    assert f["read_rate"] >= 0.95, [(r.entry["id"], r.reason) for r in f["unread"]]
-    assert f["healthy_fail"] == [], [(r.entry["id"], r.findings) for r in f["healthy_fail"]]
-    assert len(f["healthy_warn"]) <= 0.05 * max(f["healthy"], 1), [
-        (r.entry["id"], r.findings) for r in f["healthy_warn"]
-    ]
-    assert f["broken_missed"] == [], [(r.entry["id"], r.verdict) for r in f["broken_missed"]]
+    f = rep.figures_by_part(rows)[part]
+    assert f["present"] > 0
+    worse = {k: sorted(v - PINNED[part][k]) for k, v in _failures(f).items() if v - PINNED[part][k]}
+    assert worse == {}, f"the {part} part got worse"
+
+
+def test_pinned_failures_are_in_their_part():
+    rep = _report_module()
+    repo = {e["id"]: e["repo"] for e in rep.entries()}
+    for part, kinds in PINNED.items():
+        for ids in kinds.values():
+            assert all(rep.part_of(repo[i]) == part for i in ids), (part, ids)
+
+
+def test_right_loss_check_catches_a_validation_series_taken_as_the_loss():
+    rep = _report_module()
+    e = {"loss_metric": "Loss", "loss_pattern": r"Training Phase Loss: ([-+\d.eE]+)"}
+    r = rep.Judged(e, None, loss_taken="Loss", values_ok=False)
+    assert r.right_loss is False
+    assert rep.Judged(e, None, loss_taken="Loss", values_ok=True).right_loss is True
+    summed = {"loss_metric": ["train/loss", "train/box_loss+train/cls_loss+train/obj_loss"]}
+    assert rep.Judged(summed, None, loss_taken="train/obj_loss+train/box_loss+train/cls_loss").right_loss is True
+    assert rep.Judged(summed, None, loss_taken="val/loss").right_loss is False
 
 
 def test_committed_logs_are_judged_as_labelled(judged):
