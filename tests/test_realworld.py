@@ -101,7 +101,7 @@ def test_committed_part_of_the_corpus_is_present(judged):
     assert len(committed) >= 8 and all(r.path is not None for r in committed)
 
 
-# What the current code gets wrong, per part of the split, measured on the whole corpus (244 logs)
+# What the current code gets wrong, per part of the split, measured on the whole corpus (279 logs)
 # before any tuning for issue 29. A log may leave these lists (an improvement: regenerate docs/realworld.md);
 # none may join them, in either part: a change that helps the calibration part while the test part
 # gets worse is not taken.
@@ -112,9 +112,11 @@ PINNED = {
         "healthy_flagged": {
             "catrobotdesignwork-trainer-state-416",
             "code-archaeologist-trainer-state-404",
+            "deep-learning-final-project-trainer-state-507",
             "eduadvisor-chatbot-trainer-state-412",
             "mlp-fps-metrics-467",
             "nlp-spam-fraud-multitext-tweets-trainer-state-407",
+            "saciar-paper-trainer-state-509",
         },
         "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
     },
@@ -130,7 +132,16 @@ PINNED = {
             "posttraining-llm-small-train-optimization-6-139",
         },
         "wrong_loss": {"bertsimilarity-train-21"},
-        "healthy_flagged": {"hallucinationdetection-trainer-state-414", "star-trainer-state-411"},
+        "healthy_flagged": {
+            "cognidet-repository-trainer-state-515",
+            "elderly-fall-detection-results-526",
+            "hallucinationdetection-trainer-state-414",
+            "major-project-sem-8-trainer-state-505",
+            "ml-aos-metrics-529",
+            "nlp-trainer-state-508",
+            "palm-new-trainer-state-504",
+            "star-trainer-state-411",
+        },
         "broken_missed": {"image-classification-irrigation-systems-trainer-state-422"},
     },
 }
@@ -175,13 +186,15 @@ def test_right_loss_check_catches_a_validation_series_taken_as_the_loss():
 
 
 def test_committed_logs_are_judged_as_labelled(judged):
+    """The committed copies are judged as labelled, but for the pinned failures of their part."""
     _, rows = judged
     for r in rows:
         if not r.entry["file"]:
             continue
-        if r.entry["label"] == "healthy":
+        known = PINNED[r.part]
+        if r.entry["label"] == "healthy" and r.entry["id"] not in known["healthy_flagged"]:
             assert r.verdict == "PASS", (r.entry["id"], r.findings)
-        elif r.entry["label"] == "broken" and r.entry["visible"]:
+        elif r.entry["label"] == "broken" and r.entry["visible"] and r.entry["id"] not in known["broken_missed"]:
             assert r.verdict in ("WARN", "FAIL"), r.entry["id"]
 
 
