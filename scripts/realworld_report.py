@@ -130,13 +130,16 @@ class Judged:
 
     @property
     def right_loss(self) -> bool | None:
-        """Whether the loss taken is the manifest's loss_metric; None where either is absent."""
+        """Whether the loss taken is the manifest's loss_metric; None where either is absent. Where
+        the entry has a loss_pattern and its values could be checked, the values decide (a console
+        log's metric names are the reader's own); else the names do."""
         named = self.entry.get("loss_metric")
         if not named or self.loss_taken is None:
             return None
+        if self.values_ok is not None:
+            return self.values_ok
         names = [named] if isinstance(named, str) else named
-        same = any(set(n.split("+")) == set(self.loss_taken.split("+")) for n in names)
-        return same and self.values_ok is not False
+        return any(set(n.split("+")) == set(self.loss_taken.split("+")) for n in names)
 
 
 def judge(e: dict) -> Judged:
