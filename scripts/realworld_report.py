@@ -185,12 +185,17 @@ def _values_match(pattern: str, path: Path, taken: str) -> bool | None:
         return None  # not the series the judgement took: say nothing
     rx = re.compile(pattern)
     want = sorted(
-        float(m.group(1))
-        for line in path.read_text(errors="replace").splitlines()
-        for m in rx.finditer(line)
-        if _is_number(m.group(1))
+        float(m.group(1)) for line in _text(path).splitlines() for m in rx.finditer(line) if _is_number(m.group(1))
     )
     return bool(want) and all(_near(want, float(v)) for v in series.values if math.isfinite(v))
+
+
+def _text(path: Path) -> str:
+    """A log's text: UTF-16 where it starts with a byte-order mark (Windows consoles), else UTF-8."""
+    raw = path.read_bytes()
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return raw.decode("utf-16", errors="replace")
+    return raw.decode("utf-8", errors="replace")
 
 
 def _is_number(text: str) -> bool:

@@ -101,14 +101,14 @@ def test_committed_part_of_the_corpus_is_present(judged):
     assert len(committed) >= 8 and all(r.path is not None for r in committed)
 
 
-# What the current code gets wrong, per part of the split, measured on the whole corpus (279 logs)
+# What the current code gets wrong, per part of the split, measured on the whole corpus (304 logs)
 # before any tuning for issue 29. A log may leave these lists (an improvement: regenerate docs/realworld.md);
 # none may join them, in either part: a change that helps the calibration part while the test part
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        "unread": {"catvsdog-resnet-pretrained-35"},
-        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35"},
+        "unread": {"catvsdog-resnet-pretrained-35", "ti-sv-train-607", "ws-dan-sac-train-601"},
+        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35", "semantic-segmentation-train-603"},
         "healthy_flagged": {
             "catrobotdesignwork-trainer-state-416",
             "code-archaeologist-trainer-state-404",
@@ -118,20 +118,22 @@ PINNED = {
             "nlp-spam-fraud-multitext-tweets-trainer-state-407",
             "saciar-paper-trainer-state-509",
         },
-        "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
+        "broken_missed": {"multimodal-action-emotion-detection-training-log-435", "ws-dan-sac-train-601"},
     },
     "test": {
         "unread": {
             "bertsimilarity-loss-20",
             "bertsimilarity-train-21",
+            "peptide-autoencoder-train-608",
             "posttraining-llm-small-train-20251223-1-127",
             "posttraining-llm-small-train-grpo-gemma2-1-130",
             "posttraining-llm-small-train-grpo-gemma2-2-131",
             "posttraining-llm-small-train-grpo-gemma2-3-132",
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
+            "wind-power-diffusion-train-606",
         },
-        "wrong_loss": {"bertsimilarity-train-21"},
+        "wrong_loss": {"bertsimilarity-train-21", "wind-power-diffusion-train-606"},
         "healthy_flagged": {
             "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
@@ -142,7 +144,10 @@ PINNED = {
             "palm-new-trainer-state-504",
             "star-trainer-state-411",
         },
-        "broken_missed": {"image-classification-irrigation-systems-trainer-state-422"},
+        "broken_missed": {
+            "image-classification-irrigation-systems-trainer-state-422",
+            "wind-power-diffusion-train-606",
+        },
     },
 }
 
@@ -183,6 +188,13 @@ def test_right_loss_check_catches_a_validation_series_taken_as_the_loss():
     summed = {"loss_metric": ["train/loss", "train/box_loss+train/cls_loss+train/obj_loss"]}
     assert rep.Judged(summed, None, loss_taken="train/obj_loss+train/box_loss+train/cls_loss").right_loss is True
     assert rep.Judged(summed, None, loss_taken="val/loss").right_loss is False
+
+
+def test_value_check_reads_a_utf16_console_log(tmp_path):
+    rep = _report_module()
+    log = tmp_path / "train.log"
+    log.write_bytes("Epoch 1/2 - Loss: 0.97655\r\n".encode("utf-16"))
+    assert rep._text(log).strip() == "Epoch 1/2 - Loss: 0.97655"
 
 
 def test_committed_logs_are_judged_as_labelled(judged):
