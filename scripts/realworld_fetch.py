@@ -3,14 +3,18 @@ or they are large) into tests/realworld/cache/, at the commit the manifest recor
 
     python scripts/realworld_fetch.py             # fetch what is missing
     python scripts/realworld_fetch.py --list      # say what is missing, fetch nothing
+    python scripts/realworld_fetch.py --mirror DIR  # take them from git snapshots, no network
 
-Needs network access to raw.githubusercontent.com; tests never call it (they use the committed
+Needs network access to raw.githubusercontent.com, or --mirror: a folder of git snapshots named
+owner+name (DIR/owner+name/repo, a bare git directory or a clone), from which each file is read at
+the recorded commit with `git show`. Tests never call it (they use the committed
 copies and ../shared/evidence, and the cache when it is there). Files stay out of git
 (tests/realworld/cache/ is ignored): they are other people's work.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import urllib.parse
 import urllib.request
@@ -46,8 +50,35 @@ def fetch(e: dict) -> Path:
     return dest
 
 
+def _git_dir(mirror: Path, repo: str) -> Path | None:
+    base = mirror / repo.replace("/", "+") / "repo"
+    for cand in (base / ".git", base):
+        if (cand / "HEAD").is_file():
+            return cand
+    return None
+
+
+def fetch_mirror(e: dict, mirror: Path) -> Path:
+    """The entry's file at its commit, read out of a local git snapshot of its repository."""
+    git = _git_dir(mirror, e["repo"])
+    if git is None:
+        raise OSError(f"no snapshot of {e['repo']} under {mirror}")
+    shown = subprocess.run(
+        ["git", f"--git-dir={git}", "show", f"{e['commit']}:{e['path']}"],
+        capture_output=True,
+        check=False,
+    )
+    if shown.returncode != 0:
+        raise OSError(shown.stderr.decode(errors="replace").strip().splitlines()[-1:] or "git show failed")
+    dest = CORPUS / "cache" / e["id"] / Path(e["path"]).name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(shown.stdout)
+    return dest
+
+
 def main(argv: list[str]) -> int:
     todo = missing()
+    mirror = Path(argv[argv.index("--mirror") + 1]) if "--mirror" in argv[:-1] else None
     if "--list" in argv:
         for e in todo:
             print(f"{e['id']}: {e['repo']} {e['path']} @ {e['commit'][:10]}")
@@ -56,7 +87,8 @@ def main(argv: list[str]) -> int:
     failed = 0
     for e in todo:
         try:
-            print(f"fetched {fetch(e).relative_to(ROOT)}")
+            got = fetch_mirror(e, mirror) if mirror else fetch(e)
+            print(f"fetched {got.relative_to(ROOT)}")
         except OSError as exc:
             failed += 1
             print(f"could not fetch {e['id']}: {exc}", file=sys.stderr)

@@ -376,6 +376,7 @@ DIRECT_READS_ALLOWED = {
     "environment/versions.py": "the package's own known-bad table",
     "environment/probe.py": "the machine's /proc and cgroup files",
     "environment/gpu.py": "an installed framework's version.py",
+    "safeio.py": "the process's own mount table (/proc/self/mountinfo), to know the pseudo-file systems",
 }
 _WRITE_MODES = set("wax")
 
