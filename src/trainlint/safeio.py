@@ -491,3 +491,50 @@ def inflate_bounded(
         else:
             parts.append(piece)
     return b"".join(parts)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_GUNZIP = 2 << 30  # bytes a gzip-compressed log may inflate to (written to a temporary file)
+
+
+class GunzipLimit(ValueError):
+    """A gzip file inflating past the cap: a decompression bomb, or a log too large to read."""
+
+
+def gunzip(path: str | Path, out: Any = None, *, limit: int = MAX_GUNZIP, head: int | None = None) -> tuple[bytes, str]:
+    """Inflate the gzip file ``path`` (every member, as ``gzip -d`` does), reading the compressed
+    bytes 1 MiB at a time. With ``head``, returns the first ``head`` inflated bytes and stops;
+    otherwise writes every piece to ``out`` (a binary file) and returns b"". The second value
+    says where the stream broke ("" when intact): what came before is kept, as for any damaged
+    input. Raises GunzipLimit past ``limit`` inflated bytes."""
+    want = head if head is not None else limit
+    got, parts, damage = 0, list[bytes](), ""
+    with open_regular(path) as fh:
+        d = zlib.decompressobj(31)
+        while got < want or head is None:
+            data = d.unconsumed_tail or fh.read(1 << 20)
+            if not data:
+                if not d.eof and got:
+                    damage = f"the gzip stream ends early (cut short?) after {got:,} inflated bytes"
+                break
+            try:  # 64 KiB out at a time: a broken stream loses at most that much before the break
+                piece = d.decompress(data, min(1 << 16, want - got) if head is not None else 1 << 16)
+            except zlib.error as exc:
+                damage = f"the gzip stream is damaged after {got:,} inflated bytes ({exc}); read up to there"
+                break
+            got += len(piece)
+            if head is not None:
+                parts.append(piece)
+            elif got > limit:
+                raise GunzipLimit(f"inflates past {limit >> 20} MiB: not read (a decompression bomb, or too large)")
+            else:
+                out.write(piece)
+            if d.eof:  # the next gzip member, if any
+                rest, d = d.unused_data, zlib.decompressobj(31)
+                if rest:
+                    fh.seek(fh.tell() - len(rest))
+                elif not fh.read(1):
+                    break
+                else:
+                    fh.seek(fh.tell() - 1)
+    return (b"".join(parts)[:head] if head is not None else b""), damage

@@ -6,11 +6,11 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..model import Run
+from ..model import Damage, Run
 from ..options import ReadOptions
 from ..plugins import import_named, import_plugins
-from ..safeio import JSONLimit, file_kind, not_regular_reason
-from .base import READERS, Reader, ReadError, head_as_utf8, read_head
+from ..safeio import GZIP_MAGIC, GunzipLimit, JSONLimit, file_kind, gunzip, not_regular_reason
+from .base import HEAD_BYTES, READERS, Reader, ReadError, head_as_utf8, read_head
 
 __all__ = [
     "READERS",
@@ -87,7 +87,7 @@ def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
     if path.is_dir():
         return next((r for r in _in_order(folder=True) if r.recognises(path, b"", options)), None)
     try:
-        head = head_as_utf8(read_head(path))
+        head = read_head(path)
     except OSError:
         return None
     return sniff_head(path, head, options)
@@ -95,7 +95,15 @@ def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
 
 def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> Reader | None:
     """The first file reader that recognises ``path`` from its first bytes ``head`` (the one
-    sniffing pass: discovery hands the Reader it returns on to the read)."""
+    sniffing pass: discovery hands the Reader it returns on to the read). A gzip-compressed
+    log is sniffed by its inflated head and its name without ``.gz``."""
+    if head.startswith(GZIP_MAGIC):
+        try:
+            head, _ = gunzip(path, head=len(head) or HEAD_BYTES)  # a damaged stream: what came before
+        except (OSError, ValueError):
+            return None
+        path = path.with_suffix("") if path.suffix.lower() == ".gz" else path
+    head = head_as_utf8(head)
     for r in _in_order(folder=False):
         try:
             if r.recognises(path, head, options):
@@ -122,6 +130,8 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
     if chosen is None:
         raise ReadError("not a training log that trainlint recognises")
     try:
+        if kind == "file" and read_head(path, 2) == GZIP_MAGIC:
+            return _read_gzip(path, chosen, options or ReadOptions())
         return chosen.load(path, options or ReadOptions())
     except ReadError:
         raise
@@ -129,8 +139,29 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
         raise ReadError("ran out of memory reading this file") from None
     except JSONLimit as exc:
         raise ReadError(str(exc)) from None
+    except GunzipLimit as exc:
+        raise ReadError(str(exc)) from None
     except (OSError, ValueError, UnicodeError, RecursionError, OverflowError, csv.Error) as exc:
         raise ReadError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+
+def _read_gzip(path: Path, chosen: Reader, options: ReadOptions) -> Run:
+    """A gzip-compressed log: inflated (bounded) into a private temporary folder under its own
+    name without ``.gz``, read there, and named after the compressed file."""
+    import tempfile
+
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+    with tempfile.TemporaryDirectory(prefix="trainlint-gz-") as tmp:
+        plain = Path(tmp) / (name or "log")
+        with open(plain, "wb") as out:
+            _, damage = gunzip(path, out)
+        size = plain.stat().st_size
+        run = chosen.load(plain, options)
+    run.source, run.files = str(path), [str(path)]
+    run.notes.insert(0, f"read from gzip ({size:,} bytes inflated)")
+    if damage:
+        run.damage.insert(0, Damage("truncated", damage, {"inflated_bytes": size}))
+    return run
 
 
 def read_any(path: str | Path, options: ReadOptions | None = None) -> Run:

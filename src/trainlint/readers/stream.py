@@ -180,7 +180,9 @@ def open_stream(path: Path, reader: Reader, options: ReadOptions | None = None) 
     options = options or ReadOptions()
     if reader.stream is not None:
         return reader.stream(Path(path), options)  # type: ignore[no-any-return]
-    return Reread(Path(path), reader.name, lambda p: reader.load(p, options))
+    from . import read_run
+
+    return Reread(Path(path), reader.name, lambda p: read_run(p, reader.name, options))
 
 
 def extend(frag: Run, part: Run, prefix: str = "") -> None:
