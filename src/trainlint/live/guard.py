@@ -135,8 +135,8 @@ class Guard:
         self.policy = StopPolicy.of(self.stop_on, self.warmup_steps)
         self.history = LiveRun(self.source, self.role_map, self.meta)
         self.announced: dict[str, str] = {}
-        # (records seen, finding) for every announcement, in order: what a replay compares
-        self.timeline: list[tuple[int, Finding]] = []
+        # (records seen, step of the last record, finding) for every announcement, in order
+        self.timeline: list[tuple[int, float, Finding]] = []
         self._log_findings: list[Finding] = []
         self._live_findings: list[Finding] = []
         self._next_judge = FIRST
@@ -238,7 +238,7 @@ class Guard:
         new = [f for code, f in worst.items() if self.announced.get(code) != f.severity.value]
         self.announced = {code: f.severity.value for code, f in worst.items()}
         for f in new:
-            self.timeline.append((self.history.records, f))
+            self.timeline.append((self.history.records, self._step, f))
             self._log({"type": "finding", "time": self.clock(), "at_step": self._step, **f.to_dict()})
             if self.on_finding is not None:
                 self.on_finding(f)
