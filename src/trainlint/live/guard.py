@@ -27,10 +27,11 @@ from ..config import Settings
 from ..engine import TREND_POINTS, judge_run, run_rules
 from ..registry import REGISTRY
 from ..verdict import Finding, Report, Severity
-from .history import LiveRun
+from .history import LiveRun, _scalar
 
 ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
-GROWTH = 8  # judge again once the history has grown by 1/GROWTH since the last judgement
+WATCHED_ROLES = (*ALARM_ROLES, "learning_rate")
+GROWTH = 4  # judge again once the history has grown by 1/GROWTH since the last judgement
 # The first scheduled judgement: the records the trend rules need (engine.TREND_POINTS), and
 # as many again, so that the rules measuring "a share of the run" do not judge a run of a few
 # records (an early transient is 10% of a 20-record run). Alarms are judged at once before it.
@@ -142,6 +143,7 @@ class Guard:
         self._next_judge = FIRST
         self._last_judged = 0
         self._alarmed: set[str] = set()
+        self._watched: dict[str, str] = {}  # metric name -> role, for the roles alarms follow
         self._best_loss = math.inf
         self._lr_peak = -math.inf
         self._lr_falling = 0
@@ -156,9 +158,13 @@ class Guard:
         """Record one logged step's metrics; returns findings announced by this call."""
         self._step = step = float(step)
         wall = self.clock() if wall_time is None else float(wall_time)
-        kept = self.history.append(step, metrics, wall)
-        n = self.history.records
-        alarm = self._alarming(kept, n)
+        history = self.history
+        hits = history.append(step, metrics, wall, self._watched)
+        if history.new_metric:  # the roles may have moved: what to watch, and this record's values
+            self._watched = {name: role for role, name in history.roles.items() if role in WATCHED_ROLES}
+            hits = [(role, _scalar(metrics[name])) for name, role in self._watched.items() if name in metrics]
+        n = history.records
+        alarm = self._alarming(hits)
         if n >= self._next_judge:
             return self._judge(n)
         if alarm is not None and n - self._last_judged >= (1 if alarm not in self._alarmed else self._alarm_gap(n)):
@@ -171,24 +177,22 @@ class Guard:
         re-judged at every record)."""
         return max(4, n // (4 * self.growth))
 
-    def _alarming(self, kept: dict[str, float], n: int) -> str | None:
+    def _alarming(self, hits: list[tuple[str, float | None]]) -> str | None:
         """Constant work per record: the kind of alarm in it worth judging at once, if any."""
         alarm = None
-        for name, role in self.history.by_name.items():
-            v = kept.get(name)
+        for role, v in hits:
             if v is None:
                 continue
             if role == "learning_rate":
                 if self._track_lr(v) and alarm is None:
                     alarm = "learning rate zero"
-            elif role not in ALARM_ROLES:
-                continue
-            elif v != v or v in (math.inf, -math.inf):
+            elif v - v != 0.0:  # NaN or infinite
                 alarm = f"non-finite {role}"
             elif role == "loss":
                 if v > 2 * self._best_loss > 0 and alarm is None:
                     alarm = "loss jump"
-                self._best_loss = min(self._best_loss, v)
+                if v < self._best_loss:
+                    self._best_loss = v
         return alarm
 
     def _track_lr(self, lr: float) -> bool:

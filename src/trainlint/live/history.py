@@ -72,9 +72,12 @@ class LiveRun:
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
 
-    def append(self, step: float, metrics: dict[str, Any], wall: float = math.nan) -> dict[str, float]:
-        """Add one record; returns the {name: value} entries that were kept (real numbers only)."""
-        kept: dict[str, float] = {}
+    def append(
+        self, step: float, metrics: dict[str, Any], wall: float = math.nan, watch: dict[str, str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Add one record (real numbers only are kept); returns the (watch[name], value) pairs
+        of the names ``watch`` maps, for whoever follows some metrics record by record."""
+        hits = []
         columns = self.columns
         for name, value in metrics.items():
             if type(value) is not float:
@@ -88,9 +91,15 @@ class LiveRun:
             col.new_steps.append(step)
             col.new_values.append(value)
             col.new_wall.append(wall)
-            kept[name] = value
+            if watch and name in watch:
+                hits.append((watch[name], value))
         self.records += 1
-        return kept
+        return hits
+
+    @property
+    def new_metric(self) -> bool:
+        """A metric appeared since :attr:`roles` was last computed."""
+        return self._roles is None
 
     @property
     def roles(self) -> dict[str, str]:
