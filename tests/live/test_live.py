@@ -208,3 +208,19 @@ def test_a_run_that_stays_nan_is_not_rejudged_at_every_record():
         g.observe(i, loss=1.0 / (i + 1) if i < 100 else math.nan)
     assert 100 + 1 in calls  # the first NaN judged at once
     assert len([n for n in calls if n > 101]) <= (400 - 101) // 4  # at most every 4th record, not each
+
+
+def test_an_lr_zero_from_the_start_is_judged_at_once_a_warmup_from_zero_is_not():
+    g = Guard(stop_on="FAIL")
+    for i in range(10):
+        g.observe(i, loss=2.0 - 0.01 * i, learning_rate=0.0)
+        if g.should_stop:
+            break
+    assert g.stop_reason.code == "TL040" and g.history.records == 3
+    g = Guard(stop_on="FAIL", meta={"max_steps": 1000})
+    for i in range(39):  # a linear warm-up that starts at 0
+        g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
+    assert g.judged_records == 0  # no alarm: only the schedule judges, from record 40
+    for i in range(39, 60):
+        g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
+    assert g.judged_records == 50 and not g.timeline  # neither warmup-unfinished nor run-incomplete yet

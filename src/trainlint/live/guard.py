@@ -147,7 +147,8 @@ class Guard:
         self._best_loss = math.inf
         self._lr_peak = -math.inf
         self._lr_falling = 0
-        self._lr_points = self._lr_zeros = 0
+        self._lr_points = 0
+        self._lr_moved = False
         self._step = 0.0
         REGISTRY.load()
         self._live_settings = live_settings(self.settings)
@@ -184,7 +185,16 @@ class Guard:
             if v is None:
                 continue
             if role == "learning_rate":
-                if self._track_lr(v) and alarm is None:
+                # the LR's peak (for the warm-up) and whether it was ever non-zero after its
+                # first point (which warm-ups start at 0): zero on 3 points or more is alarming
+                if v > self._lr_peak:
+                    self._lr_peak, self._lr_falling = v, 0
+                else:
+                    self._lr_falling += 1
+                self._lr_points += 1
+                if self._lr_points > 1 and not -LR_ZERO <= v <= LR_ZERO:
+                    self._lr_moved = True
+                if self._lr_points >= 3 and not self._lr_moved and alarm is None:
                     alarm = "learning rate zero"
             elif v - v != 0.0:  # NaN or infinite
                 alarm = f"non-finite {role}"
@@ -194,18 +204,6 @@ class Guard:
                 if v < self._best_loss:
                     self._best_loss = v
         return alarm
-
-    def _track_lr(self, lr: float) -> bool:
-        """Follow the LR's peak (for the warm-up) and its zeros; true when every LR after the
-        first (which warm-ups start at 0) has been zero, on three points or more."""
-        if lr > self._lr_peak:
-            self._lr_peak, self._lr_falling = lr, 0
-        else:
-            self._lr_falling += 1
-        self._lr_points += 1
-        if self._lr_points > 1 and abs(lr) <= LR_ZERO:
-            self._lr_zeros += 1
-        return self._lr_points >= 3 and self._lr_zeros == self._lr_points - 1
 
     @property
     def warmup_over(self) -> bool:
