@@ -46,6 +46,10 @@ CATEGORIES = (
 TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
 # A check function: a Context in; a finding, several, or None out (the engine takes each shape).
 _Check = TypeVar("_Check", bound="Callable[[Context], Iterable[Finding] | Finding | None]")
+# When the live guard may run a log rule on a run still training: "always" (at every judgement of
+# the growing history), "end" (the rule judges the whole run, which a run in progress has not
+# shown yet: it runs when the run ends, in Guard.close, and in doctor).
+LIVE = ("always", "end")
 
 _CODE = re.compile(r"^TL\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -79,6 +83,7 @@ class Rule(msgspec.Struct):
     whole_run: bool = False  # a log rule judged once on the whole run, not per resumed segment
     group: str | None = None  # environment rules: the report group (entrypoint, resources, ...)
     decisive: bool = False  # when no enabled decisive rule of a report could judge, it is NOT-CHECKED
+    live: str = "always"  # when the live guard runs it (LIVE)
 
     def threshold_defaults(self) -> dict[str, float]:
         return {t.name: t.default for t in self.thresholds}
@@ -99,6 +104,8 @@ class _Registry:
             raise ValueError(f"{rule.code}: unknown category {rule.category!r}")
         if rule.target not in TARGETS:
             raise ValueError(f"{rule.code}: unknown target {rule.target!r}")
+        if rule.live not in LIVE:
+            raise ValueError(f"{rule.code}: unknown live mode {rule.live!r}")
         other = self._rules.get(rule.code)
         if other is not None and other.check is not rule.check:
             raise ValueError(f"duplicate rule code {rule.code} ({other.name}, {rule.name})")
@@ -161,12 +168,15 @@ def rule(
     whole_run: bool = False,
     group: str | None = None,
     decisive: bool = False,
+    live: str = "always",
 ) -> Callable[[_Check], _Check]:
     """Register the decorated check function as a rule.
 
     ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
     judge each segment); ``group``: an environment rule's report group; ``decisive``: a rule
-    without which the report cannot be judged (the comparison's loss rules)."""
+    without which the report cannot be judged (the comparison's loss rules); ``live``: when the
+    live guard may run a log rule on a run still training (:data:`LIVE`; ``"end"`` for a rule
+    whose judgement is about the whole run, such as a loss at chance "over the whole run")."""
 
     def wrap(fn: _Check) -> _Check:
         REGISTRY.add(
@@ -184,6 +194,7 @@ def rule(
                 whole_run=whole_run,
                 group=group,
                 decisive=decisive,
+                live=live,
             )
         )
         return fn

@@ -104,7 +104,7 @@ def test_judging_is_amortised():
     rng = np.random.default_rng(0)
     for i in range(5000):
         g.observe(i, loss=1.0 + 0.01 * rng.standard_normal(), lr=1e-3)
-    assert len(calls) < 32 * (2 + math.log(5000 / 32))  # ~growth * ln(n), not one per step
+    assert len(calls) < g.growth * (2 + math.log(5000 / g.growth))  # ~growth * ln(n), not one per step
 
 
 def test_doctor_reads_the_guard_log(cli, tmp_path):
@@ -133,3 +133,94 @@ def test_scheduled_judgements_build_no_curves_only_the_final_report_does(monkeyp
         g.observe(i, loss=3.0 / (1 + i / 30), lr=1e-3)
     assert g.judged_records > 0 and built == []  # the guard judged, and drew nothing
     assert g.close().curves["loss"]["points"] == 3000 and len(built) == 1
+
+
+def flat_warmup_stream(with_lr: bool, seed: int = 0, n: int = 600):
+    """A healthy 10-class classifier: the loss sits at ln 10 through a 60-step warm-up, then falls."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        if i < 60:
+            loss, lr = math.log(10) + rng.normal(0, 0.002), 1e-3 * (i + 1) / 60
+        else:
+            loss = 0.3 + (math.log(10) - 0.3) * math.exp(-(i - 60) / 80) + rng.normal(0, 0.02)
+            lr = 1e-3 * 0.5 * (1 + math.cos(math.pi * (i - 60) / (n - 60)))
+        metrics = {"loss": loss, "grad_norm": 1.0 + 0.1 * rng.standard_normal()}
+        if with_lr:
+            metrics["learning_rate"] = lr
+        yield i, metrics
+
+
+@pytest.mark.parametrize("with_lr", [True, False])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_flat_warmup_healthy_run_never_fails(with_lr, seed):
+    g = Guard(stop_on="FAIL")
+    for step, metrics in flat_warmup_stream(with_lr, seed):
+        g.observe(step, wall_time=float(step), **metrics)
+    assert not g.should_stop
+    assert not [f for _, _, f in g.timeline if f.severity.value == "FAIL"]
+    assert g.close().verdict.value != "FAIL"
+
+
+def test_a_whole_run_rule_runs_only_at_the_end_and_the_report_says_so():
+    from trainlint.registry import REGISTRY
+
+    assert REGISTRY.get("TL033").live == "end"
+    g = Guard()
+    rng = np.random.default_rng(0)
+    for i in range(300):  # stuck at chance over 10 classes from start to end
+        g.observe(i, loss=math.log(10) + rng.normal(0, 0.002))
+    assert "TL033" not in {f.code for _, _, f in g.timeline}
+    report = g.close()
+    assert "TL033" in {f.code for f in report.findings if f.severity.value == "FAIL"}
+    assert any(n.startswith("TL033 loss-at-uniform judges the whole run") for n in report.notes)
+
+
+def test_an_unknown_live_mode_is_refused():
+    from trainlint.registry import rule
+
+    with pytest.raises(ValueError, match="live mode"):
+        rule(
+            code="TL999", name="x-test", category="nan", severity="WARN", summary="", explanation="", live="sometimes"
+        )(lambda ctx: None)
+
+
+def test_the_schedule_is_a_function_of_the_record_count_alone():
+    def judged(clock):
+        g = Guard(clock=clock)
+        calls = []
+        real = g._judge
+        g._judge = lambda n: (calls.append(n), real(n))[1]
+        for i in range(200):
+            g.observe(i, loss=1.0 + 0.01 * math.sin(i))
+        return calls
+
+    ticks = iter(range(10**6))
+    assert judged(lambda: 0.0) == judged(lambda: float(next(ticks)) ** 3)
+    assert judged(lambda: 0.0) == [40, 50, 62, 77, 96, 120, 150, 187]
+
+
+def test_a_run_that_stays_nan_is_not_rejudged_at_every_record():
+    g = Guard()
+    calls = []
+    real = g._judge
+    g._judge = lambda n: (calls.append(n), real(n))[1]
+    for i in range(400):
+        g.observe(i, loss=1.0 / (i + 1) if i < 100 else math.nan)
+    assert 100 + 1 in calls  # the first NaN judged at once
+    assert len([n for n in calls if n > 101]) <= (400 - 101) // 4  # at most every 4th record, not each
+
+
+def test_an_lr_zero_from_the_start_is_judged_at_once_a_warmup_from_zero_is_not():
+    g = Guard(stop_on="FAIL")
+    for i in range(10):
+        g.observe(i, loss=2.0 - 0.01 * i, learning_rate=0.0)
+        if g.should_stop:
+            break
+    assert g.stop_reason.code == "TL040" and g.history.records == 3
+    g = Guard(stop_on="FAIL", meta={"max_steps": 1000})
+    for i in range(39):  # a linear warm-up that starts at 0
+        g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
+    assert g.judged_records == 0  # no alarm: only the schedule judges, from record 40
+    for i in range(39, 60):
+        g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
+    assert g.judged_records == 50 and not g.timeline  # neither warmup-unfinished nor run-incomplete yet

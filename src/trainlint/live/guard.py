@@ -1,15 +1,14 @@
 """The streaming engine: feed records one at a time, get findings as they appear.
 
-Cost per logged step is constant (amortised): a record is appended to numpy
-columns in O(1); the full rule set is re-run only when the history has grown by
-a fixed fraction since the last judgement (so judging a history of n points
-happens about every n/``growth`` records), or at once when a record looks
-alarming (a non-finite loss, eval loss or grad norm; a loss far above its best).
-The rules are the registered rules, run on the same arrays ``doctor`` would
-read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
-Judging is also spaced so that its cost averages at most ``budget_us`` per observed
-record (``budget_us=None``: the schedule then depends on the data alone). A feed that pauses
-(``settle``) has its last records judged once, at the pause.
+When the guard judges depends on the records alone, never on a clock or on what judging
+costs: the same stream gives the same findings at the same records with the same numbers on
+any machine, under any load. A record is appended in O(1); the registered log rules re-judge
+the history once it has grown by 1/``growth`` since the last judgement (a geometric schedule:
+about ``growth`` * ln(n) judgements for n records, so the cost per record stays near constant),
+and at once when a record is alarming (a non-finite loss, eval loss or grad norm; a loss above
+twice its best). The rules are the registered rules, run on the same arrays ``doctor`` would
+read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings. A rule
+declared ``live="end"`` (it judges the whole run) runs only there.
 """
 
 from __future__ import annotations
@@ -25,12 +24,19 @@ from typing import Any
 import msgspec
 
 from ..config import Settings
-from ..engine import judge_run, run_rules
+from ..engine import TREND_POINTS, judge_run, run_rules
 from ..registry import REGISTRY
 from ..verdict import Finding, Report, Severity
-from .history import LiveRun
+from .history import LiveRun, _scalar
 
 ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
+WATCHED_ROLES = (*ALARM_ROLES, "learning_rate")
+GROWTH = 4  # judge again once the history has grown by 1/GROWTH since the last judgement
+# The first scheduled judgement: the records the trend rules need (engine.TREND_POINTS), and
+# as many again, so that the rules measuring "a share of the run" do not judge a run of a few
+# records (an early transient is 10% of a 20-record run). Alarms are judged at once before it.
+FIRST = 2 * TREND_POINTS
+LR_ZERO = 1e-12  # an |LR| at or below this is zero (TL040's default)
 GRACE_CATEGORIES = ("stagnation", "lr", "overfit", "generalization", "leakage")
 
 
@@ -82,6 +88,27 @@ class LiveStatus(msgspec.Struct):
     cadence: float | None  # median seconds between records, when known
 
 
+def live_settings(settings: Settings | None) -> Settings:
+    """``settings`` for the judgements of a run still training: the rules declared
+    ``live="end"`` (they judge the whole run) left out."""
+    base = settings or Settings()
+    end = [r.code for r in REGISTRY.all("log") if r.live == "end"]
+    return msgspec.structs.replace(base, ignore=[*base.ignore, *end]) if end else base
+
+
+def end_only_notes(findings: list[Finding]) -> list[str]:
+    """What the closing report says of its findings that no judgement during the run could
+    give: those of the rules that run only at the end."""
+    notes = []
+    for code in sorted({f.code for f in findings}):
+        rule = REGISTRY.get(code)
+        if rule is not None and rule.live == "end":
+            notes.append(
+                f"{code} {rule.name} judges the whole run: the guard ran it when the run ended, not while it trained"
+            )
+    return notes
+
+
 @dataclass  # not a msgspec.Struct: a stateful object, with fields only observe() sets (init=False)
 class Guard:
     """Judge a run while it trains. ``observe`` returns the newly announced findings.
@@ -99,10 +126,9 @@ class Guard:
     meta: dict[str, Any] | None = None
     log_path: str | Path | None = None
     source: str = "<live>"
-    growth: int = 32
-    budget_us: float | None = 40.0
+    growth: int = GROWTH
     on_finding: Callable[[Finding], None] | None = None
-    clock: Callable[[], float] = time.time
+    clock: Callable[[], float] = time.time  # stamps records given no wall_time, and the guard log
     should_stop: bool = field(default=False, init=False)
     stop_reason: Finding | None = field(default=None, init=False)
 
@@ -110,52 +136,74 @@ class Guard:
         self.policy = StopPolicy.of(self.stop_on, self.warmup_steps)
         self.history = LiveRun(self.source, self.role_map, self.meta)
         self.announced: dict[str, str] = {}
+        # (records seen, step of the last record, finding) for every announcement, in order
+        self.timeline: list[tuple[int, float, Finding]] = []
         self._log_findings: list[Finding] = []
         self._live_findings: list[Finding] = []
-        self._next_judge = 1
+        self._next_judge = FIRST
         self._last_judged = 0
+        self._alarmed: set[str] = set()
+        self._watched: dict[str, str] = {}  # metric name -> role, for the roles alarms follow
         self._best_loss = math.inf
         self._lr_peak = -math.inf
         self._lr_falling = 0
+        self._lr_points = 0
+        self._lr_moved = False
         self._step = 0.0
         REGISTRY.load()
+        self._live_settings = live_settings(self.settings)
         self._log({"type": "start", "time": self.clock()})
 
     # -- feeding -----------------------------------------------------------------------
     def observe(self, step: float, wall_time: float | None = None, **metrics: Any) -> list[Finding]:
         """Record one logged step's metrics; returns findings announced by this call."""
-        self._step = float(step)
+        self._step = step = float(step)
         wall = self.clock() if wall_time is None else float(wall_time)
-        kept = self.history.append(step, metrics, wall)
-        alarm = self._alarming(kept)
-        n = self.history.records
-        if not alarm and n < self._next_judge:
-            return []
-        return self._judge(n)
+        history = self.history
+        hits = history.append(step, metrics, wall, self._watched)
+        if history.new_metric:  # the roles may have moved: what to watch, and this record's values
+            self._watched = {name: role for role, name in history.roles.items() if role in WATCHED_ROLES}
+            hits = [(role, _scalar(metrics[name])) for name, role in self._watched.items() if name in metrics]
+        n = history.records
+        alarm = self._alarming(hits)
+        if n >= self._next_judge:
+            return self._judge(n)
+        if alarm is not None and n - self._last_judged >= (1 if alarm not in self._alarmed else self._alarm_gap(n)):
+            self._alarmed.add(alarm)
+            return self._judge(n)
+        return []
 
-    def _alarming(self, kept: list[tuple[str, float]]) -> bool:
-        """Constant work per record: is anything in it worth judging at once?"""
-        by_name = self.history.by_name
-        alarm = False
-        for name, v in kept:
-            role = by_name.get(name)
-            if role == "learning_rate":
-                self._track_lr(v)
-            elif role not in ALARM_ROLES:
+    def _alarm_gap(self, n: int) -> int:
+        """Records an alarm of a kind already judged waits for (a run that stays NaN is not
+        re-judged at every record)."""
+        return max(4, n // (4 * self.growth))
+
+    def _alarming(self, hits: list[tuple[str, float | None]]) -> str | None:
+        """Constant work per record: the kind of alarm in it worth judging at once, if any."""
+        alarm = None
+        for role, v in hits:
+            if v is None:
                 continue
-            elif not math.isfinite(v):
-                alarm = True
+            if role == "learning_rate":
+                # the LR's peak (for the warm-up) and whether it was ever non-zero after its
+                # first point (which warm-ups start at 0): zero on 3 points or more is alarming
+                if v > self._lr_peak:
+                    self._lr_peak, self._lr_falling = v, 0
+                else:
+                    self._lr_falling += 1
+                self._lr_points += 1
+                if self._lr_points > 1 and not -LR_ZERO <= v <= LR_ZERO:
+                    self._lr_moved = True
+                if self._lr_points >= 3 and not self._lr_moved and alarm is None:
+                    alarm = "learning rate zero"
+            elif v - v != 0.0:  # NaN or infinite
+                alarm = f"non-finite {role}"
             elif role == "loss":
-                if v > 2 * self._best_loss > 0 and self.history.records - self._last_judged >= 4:
-                    alarm = True
-                self._best_loss = min(self._best_loss, v)
+                if v > 2 * self._best_loss > 0 and alarm is None:
+                    alarm = "loss jump"
+                if v < self._best_loss:
+                    self._best_loss = v
         return alarm
-
-    def _track_lr(self, lr: float) -> None:
-        if lr > self._lr_peak:
-            self._lr_peak, self._lr_falling = lr, 0
-        else:
-            self._lr_falling += 1
 
     @property
     def warmup_over(self) -> bool:
@@ -167,16 +215,10 @@ class Guard:
 
     # -- judging -----------------------------------------------------------------------
     def _judge(self, n: int) -> list[Finding]:
-        t0 = time.perf_counter()
         self._last_judged = n
-        self._log_findings = judge_run(self.history.view(), self.settings, {"live": True}, curves=False).findings
-        cost = time.perf_counter() - t0
-        # Re-judge after the history grew by 1/growth, and never so often that judging costs
-        # more than budget_us per observed record on average (alarms still judge at once).
-        wait = max(1, n // self.growth)
-        if self.budget_us:
-            wait = max(wait, math.ceil(cost / (self.budget_us * 1e-6)))
-        self._next_judge = n + wait
+        self._log_findings = judge_run(self.history.view(), self._live_settings, {"live": True}, curves=False).findings
+        # the next scheduled judgement: once the history has grown by 1/growth (data alone)
+        self._next_judge = max(FIRST, n + max(1, n // self.growth))
         return self._announce()
 
     def judge_live(self, status: Any) -> list[Finding]:
@@ -198,6 +240,7 @@ class Guard:
         new = [f for code, f in worst.items() if self.announced.get(code) != f.severity.value]
         self.announced = {code: f.severity.value for code, f in worst.items()}
         for f in new:
+            self.timeline.append((self.history.records, self._step, f))
             self._log({"type": "finding", "time": self.clock(), "at_step": self._step, **f.to_dict()})
             if self.on_finding is not None:
                 self.on_finding(f)
@@ -236,6 +279,7 @@ class Guard:
         """The run ended: judge it as doctor would judge the finished log."""
         report = judge_run(self.history.view(), self.settings)
         report.source = self.source
+        report.notes += end_only_notes(report.findings)
         self._log_findings = report.findings
         self._announce()
         self._log(

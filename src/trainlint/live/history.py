@@ -1,8 +1,10 @@
-"""A run that grows one record at a time, stored in growable numpy columns.
+"""A run that grows one record at a time.
 
-Appending is amortised O(1) (capacity doubles); :meth:`LiveRun.view` returns a
-:class:`~trainlint.model.Run` whose series are views of the filled part of the
-buffers, so judging reads the same arrays doctor would read from a finished log.
+Appending is O(1) and cheap: each metric's new points go to Python lists (an append costs a
+third of a numpy item store); :meth:`LiveRun.view` moves what came since the last view into
+growable numpy columns (capacity doubles, so the moves are amortised O(1) per point) and
+returns a :class:`~trainlint.model.Run` whose series are views of the filled part of those
+columns, so judging reads the same arrays doctor would read from a finished log.
 """
 
 from __future__ import annotations
@@ -12,35 +14,46 @@ from typing import Any
 
 import numpy as np
 
-from ..model import Run, Series
+from ..model import Damage, Run, Series
 from ..readers.base import text_nonfinite
 from ..roles import assign_roles
 
 
 class _Column:
-    __slots__ = ("steps", "values", "wall", "n")
+    __slots__ = ("steps", "values", "wall", "n", "new_steps", "new_values", "new_wall")
 
-    def __init__(self, capacity: int = 64) -> None:
-        self.steps = np.empty(capacity)
-        self.values = np.empty(capacity)
-        self.wall = np.empty(capacity)
+    def __init__(self) -> None:
+        self.steps = self.values = self.wall = np.empty(0)
         self.n = 0
+        self.new_steps: list[float] = []
+        self.new_values: list[float] = []
+        self.new_wall: list[float] = []
 
-    def append(self, step: float, value: float, wall: float) -> None:
-        if self.n == len(self.values):
+    def flush(self) -> None:
+        """Move the points appended since the last flush into the numpy columns."""
+        k = len(self.new_values)
+        if not k:
+            return
+        if self.n + k > len(self.values):
+            size = max(64, 2 * len(self.values), self.n + k)
             for name in ("steps", "values", "wall"):
-                old = getattr(self, name)
-                new = np.empty(2 * len(old))
-                new[: self.n] = old
+                new = np.empty(size)
+                new[: self.n] = getattr(self, name)[: self.n]
                 setattr(self, name, new)
-        self.steps[self.n] = step
-        self.values[self.n] = value
-        self.wall[self.n] = wall
-        self.n += 1
+        end = self.n + k
+        self.steps[self.n : end] = self.new_steps
+        self.values[self.n : end] = self.new_values
+        self.wall[self.n : end] = self.new_wall
+        self.n = end
+        self.new_steps, self.new_values, self.new_wall = [], [], []
+
+    def __len__(self) -> int:
+        return self.n + len(self.new_values)
 
 
 class LiveRun:
-    """Metric columns of a run in progress plus its metadata."""
+    """Metric columns of a run in progress plus its metadata (and, for a replayed log, the
+    damage its reader found, which belongs to the file rather than to any record)."""
 
     def __init__(
         self,
@@ -53,28 +66,40 @@ class LiveRun:
         self.columns: dict[str, _Column] = {}
         self.role_map = dict(role_map or {})
         self.meta: dict[str, Any] = dict(meta or {})
+        self.damage: list[Damage] = []
         self.keep_wall = keep_wall
         self.records = 0
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
 
-    def append(self, step: float, metrics: dict[str, Any], wall: float = math.nan) -> list[tuple[str, float]]:
-        """Add one record; returns the (name, value) pairs that were kept (real numbers only)."""
-        kept = []
+    def append(
+        self, step: float, metrics: dict[str, Any], wall: float = math.nan, watch: dict[str, str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Add one record (real numbers only are kept); returns the (watch[name], value) pairs
+        of the names ``watch`` maps, for whoever follows some metrics record by record."""
+        hits = []
+        columns = self.columns
         for name, value in metrics.items():
-            if type(value) not in (int, float) and not isinstance(value, (np.floating, np.integer)):
+            if type(value) is not float:
                 value = _scalar(value)
                 if value is None:
                     continue
-            col = self.columns.get(name)
+            col = columns.get(name)
             if col is None:
-                col = self.columns[name] = _Column()
+                col = columns[name] = _Column()
                 self._roles = None
-            v = float(value)
-            col.append(float(step), v, wall)
-            kept.append((name, v))
+            col.new_steps.append(step)
+            col.new_values.append(value)
+            col.new_wall.append(wall)
+            if watch and name in watch:
+                hits.append((watch[name], value))
         self.records += 1
-        return kept
+        return hits
+
+    @property
+    def new_metric(self) -> bool:
+        """A metric appeared since :attr:`roles` was last computed."""
+        return self._roles is None
 
     @property
     def roles(self) -> dict[str, str]:
@@ -92,9 +117,10 @@ class LiveRun:
         return self._by_name
 
     def view(self) -> Run:
-        """The run so far, as a Run (no copies of the metric data)."""
-        run = Run(source=self.source, format="live", meta=dict(self.meta))
+        """The run so far, as a Run (no copies of the metric data already moved to numpy)."""
+        run = Run(source=self.source, format="live", meta=dict(self.meta), damage=list(self.damage))
         for name, col in self.columns.items():
+            col.flush()
             n = col.n
             wall = col.wall[:n] if self.keep_wall and n and not math.isnan(col.wall[0]) else None
             run.series[name] = Series(name, col.steps[:n], col.values[:n], wall)
@@ -103,8 +129,13 @@ class LiveRun:
 
 
 def _scalar(value: Any) -> float | None:
-    """A framework tensor or numpy scalar as a float; text spelling a non-finite number
-    ("NaN") as that number, as the readers do; None for anything else (bools, text)."""
+    """A Python or numpy number, or a framework tensor, as a float; text spelling a non-finite
+    number ("NaN") as that number, as the readers do; None for anything else (bools, text)."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return float(value)
+    if isinstance(value, (np.floating, np.integer)):
+        return float(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, str):

@@ -41,8 +41,11 @@ def records(run: Run) -> Iterator[tuple[float, float, dict[str, float]]]:
 
 
 def replay(run: Run, **guard_options: Any) -> tuple[Guard, Report]:
-    """Feed ``run`` to a Guard one record at a time; returns the guard and its closing report."""
+    """Feed ``run`` to a Guard one record at a time; returns the guard and its closing report
+    (the damage the reader found in the file, which no record carries, is handed over before
+    the close)."""
     guard = Guard(meta=dict(run.meta), role_map=dict(run.roles), source=run.source, **guard_options)
     for step, wall, metrics in records(run):
         guard.observe(step, wall_time=wall, **metrics)
+    guard.history.damage = list(run.damage)
     return guard, guard.close()

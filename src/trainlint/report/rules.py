@@ -25,7 +25,8 @@ def rule_markdown(r: Rule, level: str = "##") -> str:
     lines = [
         f"{level} {r.code} {r.name}",
         "",
-        f"Category `{r.category}` · default severity {r.severity.value} · judges: {r.target}",
+        f"Category `{r.category}` · default severity {r.severity.value} · judges: {r.target}"
+        + (" · live guard: at the end of the run only" if r.live == "end" else ""),
         "",
         r.summary,
         "",

@@ -57,7 +57,9 @@ The run planned max_steps steps (or num_train_epochs epochs), the log stops shor
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
 when the log ends in a crash signature (see TL081). Judgements of the other rules cover
-only the part that ran. Try: the scheduler's exit status and the console log's last lines.""",
+only the part that ran. Try: the scheduler's exit status and the console log's last lines.
+A run still training has not ended: the live guard runs this rule when the run ends.""",
+    live="end",
     thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")],
 )
 def run_incomplete(ctx: Context) -> Finding | None:

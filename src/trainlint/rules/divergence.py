@@ -102,7 +102,8 @@ lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, cli
     ],
 )
 def loss_blowup(ctx: Context) -> Finding | None:
-    s, steps, v, _ = _curve(ctx)
+    s = ctx.series("loss", min_points=int(ctx.t("min_points")))
+    steps, v = coarse(s.steps, s.values)  # the centred median below; no trailing one (_curve)
     rm = centred_median(v, window_for(len(v)))
     best_so_far = np.minimum.accumulate(rm)
     if best_so_far[-1] <= 0:

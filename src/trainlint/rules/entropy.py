@@ -121,7 +121,10 @@ ln(V) alone is normal for a freshly initialised head. V comes from --vocab-size 
 --num-classes, or vocab_size / num_classes in the run's metadata (e.g. a config.json).
 Without either, a loss that sits at ln k for a small k (2 to 100) over the whole run, with
 an accuracy near 1/k when one is logged, is chance over k classes (FAIL); one whose last half
-sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k.""",
+sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k. It judges the whole
+run: the live guard runs it when the run ends, not while it trains (a healthy run whose loss
+sits at ln k through its warm-up has shown nothing yet).""",
+    live="end",
     thresholds=[
         Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
         Threshold("stuck_fraction", 0.5, "share of the run at ln V that makes it FAIL"),

@@ -82,7 +82,9 @@ at its maximum), or the run ended before the configured warm-up or peak LR was r
 (warmup_steps / learning_rate in the run's metadata). The whole run then trained at a
 lower LR than intended and its loss says little about the configuration. Usual causes:
 warmup_steps larger than max_steps, a warm-up ratio applied to the wrong total, a run
-cut short. Try: check warmup_steps against the real number of optimizer steps.""",
+cut short. Try: check warmup_steps against the real number of optimizer steps. A run still
+training may be in its warm-up: the live guard runs this rule when the run ends.""",
+    live="end",
     thresholds=[
         Threshold("tail", 0.2, "final fraction of the run the LR must keep rising over"),
         Threshold("min_rise", 0.05, "relative LR rise over that tail that counts as rising"),

@@ -1,0 +1,114 @@
+"""The guard's verdicts depend on the records alone (issue 31): the same stream gives the same
+findings at the same records with the same numbers, idle or with every core busy, and the
+guard's final findings are doctor's for every run of the examples, the gallery and the
+shared evidence."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from trainlint.api import read_run
+from trainlint.engine import judge_run
+from trainlint.live.replay import replay
+
+ROOT = Path(__file__).resolve().parents[2]
+GALLERY = ROOT / "evidence"  # trainlint's own fault-injection gallery
+
+
+def _runs(evidence_dir: Path | None):
+    from trainlint.discover import walk
+
+    folders = [ROOT / "examples", GALLERY] + ([evidence_dir] if evidence_dir is not None else [])
+    out = []
+    for folder in folders:
+        for item in walk(folder):
+            if item.inspector.kind != "log":
+                continue
+            try:
+                run = read_run(item.path)
+            except Exception:  # noqa: BLE001 - unreadable files are the readers' tests' business
+                continue
+            if run.has("loss"):
+                out.append((item.path, run))
+    return out
+
+
+def _evidence_or_none():
+    from conftest import EVIDENCE
+
+    return EVIDENCE if EVIDENCE.is_dir() else None
+
+
+def _replay_all(runs):
+    """Each run replayed with stop_on=FAIL: (every announcement with the record count it came
+    at, the stop, the final findings)."""
+    out = {}
+    for path, run in runs:
+        guard, report = replay(run, stop_on="FAIL")
+        out[str(path)] = (
+            [(n, step, f.to_dict()) for n, step, f in guard.timeline],
+            guard.stop_reason.to_dict() if guard.stop_reason else None,
+            [f.to_dict() for f in report.findings],
+        )
+    return out
+
+
+class _Burners:
+    """One CPU-burning process per core while the block runs."""
+
+    def __enter__(self):
+        code = "while True:\n    pass"
+        self.procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count() or 2)]
+        time.sleep(0.2)  # let them start spinning
+        return self
+
+    def busy(self) -> bool:
+        return all(p.poll() is None for p in self.procs)
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+
+
+@pytest.fixture(scope="module")
+def runs():
+    found = _runs(_evidence_or_none())
+    assert len(found) >= 30  # the examples and the gallery at least
+    return found
+
+
+def test_same_findings_idle_and_under_load(runs):
+    idle = _replay_all(runs)
+    with _Burners() as load:
+        loaded = _replay_all(runs)
+        assert load.busy()
+    assert loaded.keys() == idle.keys()
+    for path in idle:
+        assert loaded[path] == idle[path], path
+    assert any(timeline for timeline, _, _ in idle.values())  # something was announced live
+
+
+def test_final_findings_are_doctors(runs):
+    for path, run in runs:
+        _, report = replay(run)
+        assert [f.to_dict() for f in report.findings] == [f.to_dict() for f in judge_run(run).findings], path
+
+
+def test_gallery_healthy_runs_never_fail_live_and_broken_ones_fail_early(runs):
+    gallery = [(p, r) for p, r in runs if GALLERY in p.parents]
+    assert len(gallery) >= 30
+    for path, run in gallery:
+        guard, _ = replay(run, stop_on="FAIL")
+        fails = [step for _, step, f in guard.timeline if f.severity.value == "FAIL"]
+        if judge_run(run).verdict.value != "FAIL":
+            assert not fails and not guard.should_stop, path
+        else:
+            assert guard.should_stop and fails and fails[0] < 300, path
