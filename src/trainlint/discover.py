@@ -13,13 +13,15 @@ import inspect
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from .options import Options
 from .plugins import import_plugins
 from .verdict import Report
+
+T = TypeVar("T")
 
 SKIP_DIRS = {
     ".git",
@@ -43,14 +45,14 @@ class Inspector(msgspec.Struct):
 
     kind: str
     sniff: Callable[[Path, bytes], Any]  # truthy when recognised; may return what it matched
-    judge: Callable[[Path, Any], Report]
+    judge: Callable[[Path, Options], Report]
     priority: int = 50
     folder: bool = False
     claims: Callable[[Path], list[Path]] | None = None  # files a folder inspector consumes
     # A file that holds several runs (an MLflow SQLite store, appended Detectron2 logs):
     # parts(path) names them, judge_part(path, part, options) judges one.
     parts: Callable[[Path], list[str]] | None = None
-    judge_part: Callable[[Path, str, Any], Report] | None = None
+    judge_part: Callable[[Path, str, Options], Report] | None = None
     takes_match: bool = False  # judge(path, options, match=...) gets what sniff returned
     sniff_takes_options: bool = False  # sniff(path, head, options) and claims(folder, options)
     key: str = ""  # "module.Class": how a worker process finds the inspector again
@@ -84,9 +86,9 @@ INSPECTORS: list[Inspector] = []
 _loaded = False
 
 
-def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callable[[Any], Any]:
-    def wrap(cls: Any) -> Any:
-        obj = cls()
+def inspector(kind: str, *, priority: int = 50, folder: bool = False) -> Callable[[type[T]], type[T]]:
+    def wrap(cls: type[T]) -> type[T]:
+        obj: Any = cls()  # any class with sniff and judge (claims, parts, judge_part optional)
         INSPECTORS.append(
             Inspector(
                 kind,
@@ -227,8 +229,8 @@ def walk(
     if follow_links is None:
         follow_links = options is not None and options.follow_links
     if file_kind(root) == "file":
-        for item in match_files(root, kinds, options):
-            yield from _expand(item)
+        for found in match_files(root, kinds, options):
+            yield from _expand(found)
         return
     if file_kind(root) != "dir":
         return

@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from types import FrameType
+from typing import Protocol
 
 from .options import Options
 from .verdict import Report
@@ -28,23 +30,18 @@ class InputTimeout(BaseException):
 
 
 @contextmanager
-def time_limit(seconds: float | None) -> Any:
+def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise InputTimeout in the body after ``seconds`` (no limit when None/0 or off the main thread)."""
-    usable = (
-        seconds is not None
-        and seconds > 0
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if seconds is None or not seconds > 0 or not usable:
         yield
         return
 
-    def _alarm(signum: int, frame: Any) -> None:
+    def _alarm(signum: int, frame: FrameType | None) -> None:
         raise InputTimeout(seconds)
 
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
     try:
         yield
     finally:

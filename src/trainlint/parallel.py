@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -33,6 +33,11 @@ from .discover import Item, ScanStats, inspector_named
 from .isolate import judge_isolated
 from .options import Options
 from .verdict import Report
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .inspectors.comparison import BaselineSession
 
 TASKS_PER_CHILD = 1000  # a fresh worker costs ~0.25 s CPU: at 200 that was 3% of a fleet scan
 IN_FLIGHT_PER_WORKER = 2
@@ -145,7 +150,10 @@ class ItemRef(msgspec.Struct, frozen=True):
         return Item(Path(self.target), inspector_named(self.inspector), match, self.part, size=self.size)
 
 
-def sent(task: Any) -> Any:
+Sent = ItemRef | Address | Unreadable | Unclaimed | BaselineLog | Group  # a Task as it crosses a process boundary
+
+
+def sent(task: Task) -> Sent:
     """``task`` as it is sent to another process: an Item by name, the rest as they are."""
     if isinstance(task, Item):
         reader = getattr(task.match, "name", None) if task.match is not None else None
@@ -157,7 +165,7 @@ def sent(task: Any) -> Any:
     return task
 
 
-def received(task: Any) -> Any:
+def received(task: Sent) -> Task:
     """A task sent by :func:`sent`, with its inspector and reader looked up in this process."""
     if isinstance(task, ItemRef):
         return task.resolve()
@@ -232,10 +240,10 @@ def _plan_path(
 
 
 # -- the worker side -----------------------------------------------------------------------
-_SESSION: tuple[Any, Any] | None = None
+_SESSION: tuple[tuple[str, ...], BaselineSession] | None = None
 
 
-def baseline_session(options: Options) -> Any:
+def baseline_session(options: Options) -> BaselineSession:
     """One baseline session per worker process (the baseline is read once per worker)."""
     global _SESSION
     from .inspectors.comparison import BaselineSession
@@ -246,7 +254,7 @@ def baseline_session(options: Options) -> Any:
     return _SESSION[1]
 
 
-def run_task(task: Any, options: Options, env: dict[str, str] | None = None) -> list[Report]:
+def run_task(task: Sent, options: Options, env: dict[str, str] | None = None) -> list[Report]:
     """Judge one task sent from another process (see :func:`sent`); what a pool worker or a Ray
     task runs. ``env``: the parent's ``TRAINLINT_*`` variables such as ``TRAINLINT_DEBUG`` (a Ray
     worker on another machine does not inherit them); everything else the user asked for
@@ -295,7 +303,7 @@ _UNGUARDED = (
 )
 
 
-def _new_pool(workers: int) -> Any:
+def _new_pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -317,7 +325,7 @@ def _new_pool(workers: int) -> Any:
 
 
 @contextmanager
-def started_pool(jobs: int) -> Iterator[Any]:
+def started_pool(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """For an explicit ``jobs`` > 1, a process pool whose workers start now, so that they import
     numpy and the plugins while the parent is still walking the paths; None otherwise (one
     process, or ``jobs=0``, which decides after the walk)."""
@@ -337,13 +345,15 @@ def _noop() -> None:
     return None
 
 
-def _pool(tasks: list[Task], options: Options, jobs: int, pool: Any = None) -> Iterator[tuple[int, list[Report]]]:
+def _pool(
+    tasks: list[Task], options: Options, jobs: int, pool: ProcessPoolExecutor | None = None
+) -> Iterator[tuple[int, list[Report]]]:
     from concurrent.futures import FIRST_COMPLETED, Future, wait
     from concurrent.futures.process import BrokenProcessPool
 
     workers = min(jobs, len(tasks))
     own = pool is None
-    pool = _new_pool(workers) if own else pool
+    pool = pool if pool is not None else _new_pool(workers)
     env, queue = _env(), iter(by_size(tasks))
     pending: dict[Future[list[Report]], int] = {}
     try:
@@ -371,7 +381,7 @@ def execute(
     on_report: OnReport | None = None,
     executor: Executor | None = None,
     on_done: Callable[[Task], None] | None = None,
-    pool: Any = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> list[Report]:
     """Judge the tasks (inline, in a process pool, or with ``executor``, e.g. Ray's);
     reports in task order. ``on_report`` gets each report, ``on_done`` each task, as they finish.

@@ -270,6 +270,19 @@ def test_drift_between_two_checkpoints(tmp_path, cli):
     assert [f["code"] for f in same["findings"]] == ["TL332"]  # a file compared with itself did not change
 
 
+def test_drift_names_the_side_without_a_tensor_table(tmp_path):
+    from trainlint.inspectors.checkpoint_command import drift_report
+
+    good, empty, missing = tmp_path / "good.pt", tmp_path / "empty.pt", tmp_path / "missing.pt"
+    torch.save({"w": torch.ones(2)}, good)
+    torch.save({}, empty)  # a checkpoint with no tensors: nothing to compare
+    for a, b, named in ((missing, good, missing), (good, empty, empty), (empty, missing, empty)):
+        rep = drift_report(a, b)
+        assert rep.kind == "comparison" and rep.source == f"{a} -> {b}"
+        assert rep.unjudged == f"no tensor table read from {named}; cannot compare"
+    assert drift_report(good, good).unjudged is None
+
+
 def test_json_error_body_under_checkpoint_name_is_not_checked(tmp_path, cli):
     (tmp_path / "model.safetensors").write_text('{"error": "Repository Not Found for url"}')
     r = cli("doctor", tmp_path, "--format", "json")

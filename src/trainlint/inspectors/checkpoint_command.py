@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..checkpoint.model import Inspection
+from ..config import Settings
 from ..verdict import Report, Result
 from .checkpoint_judge import inspect_and_judge, judge
 
@@ -26,8 +28,8 @@ def _paths_under(path: Path) -> list[Path]:
 
 
 def run_ckpt(
-    paths: Any,
-    settings: Any = None,
+    paths: Sequence[str | Path],
+    settings: Settings | None = None,
     values: bool | None = None,
     crc: bool | None = None,
     show_tensors: bool = False,
@@ -57,7 +59,7 @@ def run_ckpt(
 
 def tensors_of(path: Path, digest: bool | None = False) -> Inspection | None:
     """The tensor-bearing inspection of a file, an index, or an HF folder's weights."""
-    from ..checkpoint import inspect_file
+    from ..checkpoint.files import inspect_file
     from ..checkpoint.folders import WEIGHT_NAMES, inspect_index
 
     if path.is_dir():
@@ -71,17 +73,17 @@ def tensors_of(path: Path, digest: bool | None = False) -> Inspection | None:
     return inspect_file(path, values=False, crc=False, digest=digest)
 
 
-def drift_report(a: Path, b: Path, settings: Any = None, digest: bool | None = None) -> Report:
+def drift_report(a: Path, b: Path, settings: Settings | None = None, digest: bool | None = None) -> Report:
     """Keys, shapes and dtypes of two checkpoints compared; with ``digest`` (None: automatic by
     size) also which tensors' bytes are unchanged."""
     from ..checkpoint.drift import drift
 
     ia, ib = tensors_of(a, digest), tensors_of(b, digest)
-    for p, i in ((a, ia), (b, ib)):
-        if i is None or not i.tensors:
-            return Report(
-                source=f"{a} -> {b}", kind="comparison", unjudged=f"no tensor table read from {p}; cannot compare"
-            )
+    if ia is None or not ia.tensors or ib is None or not ib.tensors:
+        p = a if ia is None or not ia.tensors else b
+        return Report(
+            source=f"{a} -> {b}", kind="comparison", unjudged=f"no tensor table read from {p}; cannot compare"
+        )
     return judge(drift(ia, ib), settings)
 
 

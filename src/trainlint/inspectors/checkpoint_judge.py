@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..checkpoint.model import Inspection
+from ..config import Settings
 from ..verdict import Report
 
 NA = "not applicable to this input"
 
 
-def judge(insp: Inspection, settings: Any = None) -> Report:
+def judge(insp: Inspection, settings: Settings | None = None) -> Report:
     """Run every checkpoint rule on ``insp``; not-applicable rules are left out of the coverage."""
     from ..engine import run_rules
 
@@ -47,13 +47,15 @@ def judge(insp: Inspection, settings: Any = None) -> Report:
     return report
 
 
-def judge_path(path: str | Path, settings: Any = None, values: bool | None = None, crc: bool | None = None) -> Report:
+def judge_path(
+    path: str | Path, settings: Settings | None = None, values: bool | None = None, crc: bool | None = None
+) -> Report:
     """Inspect and judge one checkpoint file or folder; a missing or unreadable path is NOT-CHECKED."""
     return inspect_and_judge(path, settings, values, crc)[1]
 
 
 def inspect_and_judge(
-    path: str | Path, settings: Any = None, values: bool | None = None, crc: bool | None = None
+    path: str | Path, settings: Settings | None = None, values: bool | None = None, crc: bool | None = None
 ) -> tuple[Inspection | None, Report]:
     """:func:`judge_path`, also returning the Inspection (None when the path could not be read)."""
     from ..checkpoint import inspect_path

@@ -6,8 +6,8 @@ checkpoints, torch.distributed.checkpoint and DeepSpeed."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from ..config import Settings
 from ..discover import inspector
 from ..options import Options
 from ..verdict import Report
@@ -16,7 +16,7 @@ _NAMED_ONLY = {"pickle", "lfs-pointer", "html"}  # trusted only under a checkpoi
 _UNAMBIGUOUS = {".pt", ".pth", ".ckpt", ".safetensors"}  # reported (NOT-CHECKED) even when unreadable
 
 
-def _options(options: Options) -> tuple[Any, bool | None, bool | None]:
+def _options(options: Options) -> tuple[Settings, bool | None, bool | None]:
     return options.settings, options.ckpt_values, options.ckpt_crc
 
 

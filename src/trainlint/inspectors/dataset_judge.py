@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..dataset.errors import DataError
+from ..dataset.rows import HashLog
 from ..dataset.scan import Scan
-from ..dataset.sources import DataError, open_source
+from ..dataset.sources import open_source
 from ..dataset.tokens import TokenStats, default_max_length, label_entropy, load_tokenizer
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..verdict import Report
 
 SHARD_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet"}
 
@@ -44,7 +50,9 @@ def scan_dataset(
     """One pass over ``path``. Raises DataError when the data cannot be read at all;
     token problems (no library, no tokenizer.json) are recorded on the scan instead."""
     source = open_source(Path(path))
-    tokens, reason, limit_from = None, "no --tokenizer given", None
+    tokens: TokenStats | None = None
+    reason: str | None = "no --tokenizer given"
+    limit_from: str | None = None
     if tokenizer is not None:
         try:
             tok = load_tokenizer(Path(tokenizer))
@@ -80,9 +88,11 @@ def summary(scan: Scan) -> dict[str, Any]:
     return out
 
 
-def _scan_or_reason(part: Path, *args: Any) -> tuple[Scan | None, str | None]:
+def _scan_or_reason(
+    part: Path, tokenizer: Path | None, max_length: int | None, data_format: str | None
+) -> tuple[Scan | None, str | None]:
     try:
-        return scan_dataset(part, *args), None
+        return scan_dataset(part, tokenizer, max_length, data_format), None
     except DataError as exc:
         return None, str(exc)
     except MemoryError:
@@ -96,8 +106,8 @@ def judge_dataset(
     tokenizer: Path | None = None,
     max_length: int | None = None,
     data_format: str | None = None,
-    settings: Any = None,
-) -> list[Any]:
+    settings: Settings | None = None,
+) -> list[Report]:
     """One Report per dataset (per split of a DatasetDict folder, per file of a folder of shards).
     Each part is also compared with the parts before it (rows that appear in both)."""
     from ..engine import run_rules
@@ -107,7 +117,8 @@ def judge_dataset(
     kind = file_kind(path)
     if kind not in ("file", "dir", "missing"):  # a FIFO or device is never opened
         return [Report(source=str(path), kind="dataset", unjudged=not_regular_reason(kind))]
-    reports, earlier = [], []
+    reports: list[Report] = []
+    earlier: list[tuple[str, HashLog]] = []
     for part in dataset_parts(Path(path)):
         report = Report(source=str(part), kind="dataset")
         scan, reason = _scan_or_reason(part, tokenizer, max_length, data_format)

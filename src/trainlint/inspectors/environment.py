@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..environment.facts import Subject
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..verdict import Report
 
 
 def in_group(code: str, group: str) -> bool:
@@ -25,8 +29,13 @@ def in_group(code: str, group: str) -> bool:
 
 
 def group_report(
-    group: str, source: str, subject: Subject, settings: Any = None, unjudged: str | None = None, fmt: str | None = None
-) -> Any:
+    group: str,
+    source: str,
+    subject: Subject,
+    settings: Settings | None = None,
+    unjudged: str | None = None,
+    fmt: str | None = None,
+) -> Report:
     """Run every environment rule on ``subject`` and keep only this group's findings and checks."""
     from ..engine import run_rules
     from ..verdict import Report

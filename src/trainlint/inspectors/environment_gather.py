@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from ..environment.facts import Request, Subject
+from ..environment.facts import GpuFacts, Request, Resources, Subject
 from ..options import EnvOptions
 from .environment import find_log_files, group_report
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..verdict import Result
 
 
 def gather(opts: EnvOptions) -> tuple[Subject, dict[str, str]]:
@@ -31,7 +35,7 @@ def gather(opts: EnvOptions) -> tuple[Subject, dict[str, str]]:
     )
     subject = Subject(request=req)
     if opts.training_args:
-        _config(subject, opts, problems)
+        _config(subject, opts.training_args, opts, problems)
     out_dir = opts.output_dir or _config_output_dir(subject)
     subject.resources = resources(out_dir, test_write=bool(opts.output_dir))
     subject.gpu = gpu_facts()
@@ -50,11 +54,11 @@ def gather(opts: EnvOptions) -> tuple[Subject, dict[str, str]]:
     return subject, problems
 
 
-def _config(subject: Subject, opts: EnvOptions, problems: dict[str, str]) -> None:
+def _config(subject: Subject, path: str, opts: EnvOptions, problems: dict[str, str]) -> None:
     from ..environment.trainconfig import ConfigReadError, read_config
 
     try:
-        subject.config = read_config(opts.training_args)
+        subject.config = read_config(path)
     except ConfigReadError as exc:
         problems["training-config"] = str(exc)
         return
@@ -71,7 +75,7 @@ def _config_output_dir(subject: Subject) -> str | None:
     return out if isinstance(out, str) and out else None
 
 
-def env_result(opts: EnvOptions, settings: Any = None) -> Any:
+def env_result(opts: EnvOptions, settings: Settings | None = None) -> Result:
     from ..verdict import Result
 
     subject, problems = gather(opts)
@@ -100,7 +104,7 @@ def env_result(opts: EnvOptions, settings: Any = None) -> Any:
     return result
 
 
-def _summaries(result: Any, s: Subject) -> None:
+def _summaries(result: Result, s: Subject) -> None:
     """Record the probed numbers on each report so a PASS still shows what was seen."""
     for rep in result.reports:
         if rep.format == "resources" and s.resources is not None:
@@ -139,7 +143,7 @@ def _gb(n: int | None) -> str:
     return "?" if n is None else f"{n / 1024**3:.1f} GiB"
 
 
-def _resources_line(r: Any) -> str:
+def _resources_line(r: Resources) -> str:
     soft = "unlimited" if r.nofile_soft is not None and r.nofile_soft < 0 else r.nofile_soft
     return (
         f"memory {_gb(r.mem_available)} available; disk {_gb(r.disk_free)} free at {r.disk_path}; "
@@ -147,7 +151,7 @@ def _resources_line(r: Any) -> str:
     )
 
 
-def _gpu_line(g: Any) -> str:
+def _gpu_line(g: GpuFacts) -> str:
     if g.smi_path is None:
         drv = "no nvidia-smi"
     elif g.smi_error:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..discover import inspector
 from ..engine import judge_run
@@ -16,8 +16,12 @@ from ..readers.parts import PARTS
 from ..roles import RoleMapError, apply_roles
 from ..verdict import Report
 
+if TYPE_CHECKING:
+    from ..model import Run
+    from ..readers.grouping import RunGroup
 
-def read_and_map(path: Path, options: Options) -> Any:
+
+def read_and_map(path: Path, options: Options) -> Run:
     run = read_run(path, options=options.read)
     try:
         apply_roles(run, options.role_map)
@@ -26,7 +30,7 @@ def read_and_map(path: Path, options: Options) -> Any:
     return run
 
 
-def judge_log(run: Any, options: Options) -> Report:
+def judge_log(run: Run, options: Options) -> Report:
     """The one way a log is judged: roles from the alias table and --map, the settings, and
     what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
     from .dataset_handoff import log_extra
@@ -89,7 +93,7 @@ class LogInspector:
         return judge_log(run, options)
 
 
-def _group(folder: str, options: Options | None) -> Any:
+def _group(folder: str, options: Options | None) -> RunGroup | None:
     try:
         stamp = Path(folder).stat().st_mtime_ns
     except OSError:
@@ -98,7 +102,7 @@ def _group(folder: str, options: Options | None) -> Any:
 
 
 @lru_cache(maxsize=256)
-def _cached_group(folder: str, stamp: int, read: ReadOptions) -> Any:
+def _cached_group(folder: str, stamp: int, read: ReadOptions) -> RunGroup | None:
     from ..readers.grouping import find_group, worth_grouping
 
     group = find_group(Path(folder), read)

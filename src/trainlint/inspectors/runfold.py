@@ -22,12 +22,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
 from ..safeio import read_bytes
 from ..verdict import Report
+
+if TYPE_CHECKING:
+    from ..discover import Item
 
 CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")
 LIGHTNING_VERSION = re.compile(r"^version_\d+$")
@@ -55,11 +58,11 @@ def is_run_root(folder: Path) -> bool:
     return is_hf_output(folder) or is_lightning_version(folder)
 
 
-def plan(items: Sequence[Any]) -> list[list[Any]]:
+def plan(items: Sequence[Item]) -> list[list[Item]]:
     """The items in discovery order, those of one run folder grouped behind its log."""
     roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_run_root(it.path)]
-    groups: list[list[Any]] = []
-    by_root: dict[Path, list[Any]] = {}
+    groups: list[list[Item]] = []
+    by_root: dict[Path, list[Item]] = {}
     seen_args: set[bytes] = set()
     for it in items:
         inside = [r for r in roots if it.path == r or r in it.path.parents]
@@ -78,7 +81,7 @@ def plan(items: Sequence[Any]) -> list[list[Any]]:
     return groups
 
 
-def _repeated_args(item: Any, root: Path, seen: set[bytes]) -> bool:
+def _repeated_args(item: Item, root: Path, seen: set[bytes]) -> bool:
     """A training_args.bin whose bytes were already judged in this run (the copies in checkpoint-N)."""
     if item.path.name != "training_args.bin" or not item.path.is_file():
         return False

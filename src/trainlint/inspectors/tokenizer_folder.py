@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ..safeio import JSONLimit, load_json_file, read_str
 from ..tokenizer.embedding import embedding_rows
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..verdict import Report
 
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -62,11 +66,11 @@ class TokenizerFolder(msgspec.Struct):
 
     def config_ids(self, key: str) -> dict[str, list[int]]:
         """``key`` (e.g. eos_token_id) as config.json and generation_config.json give it."""
-        out = {}
+        out: dict[str, list[int]] = {}
         for name, doc in (("config.json", self.config), ("generation_config.json", self.generation)):
             value = doc.get(key)
-            ids = value if isinstance(value, list) else [value]
-            ids = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
+            given = value if isinstance(value, list) else [value]
+            ids = [i for i in given if isinstance(i, int) and not isinstance(i, bool)]
             if ids:
                 out[name] = ids
         return out
@@ -202,7 +206,7 @@ def load_folder(folder: Path) -> TokenizerFolder:
     return tf
 
 
-def judge_tokenizer(folder: Path, settings: Any = None, data_format: str | None = None) -> Any:
+def judge_tokenizer(folder: Path, settings: Settings | None = None, data_format: str | None = None) -> Report:
     from ..engine import run_rules
     from ..verdict import Report
 

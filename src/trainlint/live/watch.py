@@ -29,7 +29,7 @@ class Watched(msgspec.Struct):
     target: Target
     guard: Guard
     last_data: float = 0.0
-    gaps: deque = msgspec.field(default_factory=lambda: deque(maxlen=32))
+    gaps: deque[float] = msgspec.field(default_factory=lambda: deque(maxlen=32))
     polls_with_data: int = 0
 
     @property
@@ -48,7 +48,7 @@ class Loop(msgspec.Struct):
     options: Options
     until: str | None
     emit: Callable[[Path, Finding], None] | None
-    heartbeat: Callable[[Path, float, dict], None] | None
+    heartbeat: Callable[[Path, float, dict[str, float]], None] | None
     judge: Callable[[Path], list[Report]] | None = None
     watched: dict[Path, Watched] = msgspec.field(default_factory=dict)
 
@@ -62,7 +62,7 @@ class Loop(msgspec.Struct):
     def _guard(self, t: Target) -> Guard:
         return Guard(
             settings=self.options.settings,
-            role_map=self.options.role_map,
+            role_map=dict(self.options.role_map),
             source=str(t.source()),
             meta={"clock": "watcher"},
         )
@@ -138,7 +138,7 @@ def watch(
     emit: Callable[[Path, Finding], None] | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
-    heartbeat: Callable[[Path, float, dict], None] | None = None,
+    heartbeat: Callable[[Path, float, dict[str, float]], None] | None = None,
     judge: Callable[[Path], list[Report]] | None = None,
 ) -> Result:
     """Follow every input under ``paths`` (a str or Path is one path) until a finding of
