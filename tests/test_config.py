@@ -145,3 +145,12 @@ def test_extend_select_adds_to_the_default_or_to_select():
     assert s.enabled(_rule("TL001")) and s.enabled(_rule("TL100")) and not s.enabled(_rule("TL010"))
     s.merge({"ignore": ["TL100"]})
     assert not s.enabled(_rule("TL100"))  # ignore wins
+
+
+def test_an_empty_select_iterator_keeps_the_config_files_select(tmp_path, monkeypatch):
+    from trainlint.api import build_options
+
+    (tmp_path / "pyproject.toml").write_text('[tool.trainlint]\nselect = ["TL001"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert build_options(select=()).settings.select == ["TL001"]
+    assert build_options(select=iter(())).settings.select == ["TL001"]  # was [] (an iterator is truthy)

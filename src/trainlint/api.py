@@ -76,8 +76,9 @@ def build_options(
 
     try:
         settings = load_settings(config)
+        select = list(select)  # an iterator is always truthy: an empty one must keep the config's
         if select:
-            settings.select = parse_selectors(list(select), "--select")
+            settings.select = parse_selectors(select, "--select")
         settings.ignore += parse_selectors(list(ignore), "--ignore")
         settings.pin_thresholds(parse_threshold_options(thresholds))  # beats per-path overrides
         require_rules(settings, targets, command)
