@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..model import Run
 from ..options import Options
 from ..readers import ReadError, read_run, reader_named, sniff
 from ..readers.grouping import RunGroup, find_group, read_group, worth_grouping
@@ -36,7 +37,7 @@ class Target(msgspec.Struct):
     fmt: str
     stream: Stream
 
-    def final_run(self, options: Options):  # -> Run; raises ReadError
+    def final_run(self, options: Options) -> Run:  # raises ReadError
         """The finished input, read exactly as doctor reads it."""
         if self.kind == "group":
             group = _group(self.path, options)
@@ -123,7 +124,7 @@ class Scanner:
         assert folder_reader is not None
         return Target(folder, "events", "tfevents", open_stream(folder, folder_reader, self.options.read))
 
-    def _read_group(self, folder: Path):  # -> Run
+    def _read_group(self, folder: Path) -> Run:
         group = _group(folder, self.options)
         if group is None:
             raise ReadError("no longer a run folder")
