@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from trainlint import api, safeio
 from trainlint.isolate import InputTimeout, judge_isolated, time_limit
+from trainlint.model import Run, check_meta
 from trainlint.verdict import Report
 
 
@@ -89,17 +90,13 @@ def test_utf16_is_decoded_and_named(tmp_path):
 
 
 def test_max_steps_that_is_not_a_plan_is_ignored():
-    meta, notes = (
-        {
-            "max_steps": float("inf"),
-            "num_train_epochs": 3,
-            "warmup_steps": "x",
-            "logging_steps": True,
-        },
-        [],
+    run = Run(
+        source="x.jsonl",
+        format="jsonl",
+        meta={"max_steps": float("inf"), "num_train_epochs": 3, "warmup_steps": "x", "logging_steps": True},
     )
-    safeio.sane_plan(meta, notes)
-    assert meta == {"num_train_epochs": 3} and len(notes) == 3
+    check_meta(run)
+    assert run.meta == {"num_train_epochs": 3} and len(run.notes) == 3
 
 
 # ----------------------------------------------------------------------------- files that are not files

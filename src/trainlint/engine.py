@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .config import Settings
-from .model import Run
+from .model import Run, check_meta
 from .registry import REGISTRY, Context, NotChecked, Rule, StandDown
 from .verdict import Finding, Report
 
@@ -120,9 +120,7 @@ def judge_run(
 ) -> Report:
     """Judge one training run with every log rule. ``curves=False`` skips the downsampled curves
     kept for renderers (the live guard's scheduled judgements read only the findings)."""
-    from .safeio import sane_plan
-
-    sane_plan(run.meta, run.notes)  # max_steps: 1e999 is not a plan
+    check_meta(run)  # a value of the wrong type (max_steps: 1e999 or "100") is noted and dropped
     report = Report(
         source=run.source,
         kind="log",

@@ -394,36 +394,6 @@ def load_json_file(path: str | Path, **kwargs: Any) -> Any:
     return loads_json(text, checked=True, **kwargs)
 
 
-# ----------------------------------------------------------------------------- plans
-PLAN_KEYS = (
-    "max_steps",
-    "num_train_epochs",
-    "planned_epochs",
-    "warmup_steps",
-    "logging_steps",
-    "max_epochs",
-    "total_steps",
-)
-
-
-def sane_plan(meta: dict[str, Any], notes: list[str]) -> None:
-    """Drop plan values that are no plan (1e999, NaN, negative, text): the rules never see them."""
-    for key in PLAN_KEYS:
-        if key not in meta or meta[key] is None:
-            continue
-        value = meta[key]
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if ok:
-            try:
-                ok = -1 <= float(value) < 1e15
-            except OverflowError:
-                ok = False
-        if not ok:
-            shown = repr(value) if not isinstance(value, int) else f"an integer of {len(str(abs(value)))} digits"
-            notes.append(f"{key} = {shown[:60]} is not a plan (not a finite number of steps); ignored")
-            del meta[key]
-
-
 # ----------------------------------------------------------------------------- bounded inflate
 MAX_INFLATE = 256 << 20  # bytes of one zip entry trainlint holds in memory (a pickle)
 

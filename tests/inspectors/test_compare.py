@@ -177,6 +177,13 @@ def test_planned_length_comes_from_max_steps_so_a_cut_run_stays_cut():
     assert rep.verdict.value == "PASS"  # the first 40 % match the baseline's first 40 %
 
 
+@pytest.mark.parametrize("bad", [float("inf"), "1500", True])
+def test_planned_length_ignores_a_max_steps_that_is_no_plan(bad):
+    run = make_run(5, n=60, name="cut.jsonl")
+    run.meta["max_steps"] = bad
+    assert planned_length(run) == float(run.get("loss").steps[-1])
+
+
 def test_no_overlap_in_steps_stands_down_and_is_not_checked():
     late = make_run(6, name="late.jsonl")
     late.series["loss"].steps = late.series["loss"].steps + 100_000

@@ -12,15 +12,15 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from ..model import Run, Series
+from ..model import Run, RunMeta, Series
 
 
 def planned_length(run: Run) -> float | None:
     """The number of steps the run was meant to last (``max_steps``), else its last loss step."""
     loss = run.get("loss")
     last = float(loss.steps[-1]) if loss is not None and len(loss) else None
-    planned = run.meta.get("max_steps") if isinstance(run.meta, dict) else None
-    if isinstance(planned, (int, float)) and not isinstance(planned, bool) and planned > 0:
+    planned = RunMeta.of(run).max_steps
+    if planned is not None and planned > 0:
         if last is None or planned >= last:
             return float(planned)
     return last

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ class Guard:
         self._step = step = float(step)
         wall = self.clock() if wall_time is None else float(wall_time)
         history = self.history
-        hits = history.append(step, metrics, wall, self._watched)
+        hits: Sequence[tuple[str, float | None]] = history.append(step, metrics, wall, self._watched)
         if history.new_metric:  # the roles may have moved: what to watch, and this record's values
             self._watched = {name: role for role, name in history.roles.items() if role in WATCHED_ROLES}
             hits = [(role, _scalar(metrics[name])) for name, role in self._watched.items() if name in metrics]
@@ -178,7 +178,7 @@ class Guard:
         re-judged at every record)."""
         return max(4, n // (4 * self.growth))
 
-    def _alarming(self, hits: list[tuple[str, float | None]]) -> str | None:
+    def _alarming(self, hits: Sequence[tuple[str, float | None]]) -> str | None:
         """Constant work per record: the kind of alarm in it worth judging at once, if any."""
         alarm = None
         for role, v in hits:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 import msgspec
 
@@ -48,7 +49,7 @@ class Loop(msgspec.Struct):
     options: Options
     until: str | None
     emit: Callable[[Path, Finding], None] | None
-    heartbeat: Callable[[Path, float, dict[str, float]], None] | None
+    heartbeat: Callable[[Path, float, dict[str, Any]], None] | None
     judge: Callable[[Path], list[Report]] | None = None
     watched: dict[Path, Watched] = msgspec.field(default_factory=dict)
 
@@ -128,7 +129,7 @@ def final_report(target: Target, options: Options) -> Report:
 
 
 def watch(
-    paths: Iterable[str | Path],
+    paths: str | Path | Iterable[str | Path],
     options: Options | None = None,
     *,
     until: str | None = None,
@@ -138,7 +139,7 @@ def watch(
     emit: Callable[[Path, Finding], None] | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
-    heartbeat: Callable[[Path, float, dict[str, float]], None] | None = None,
+    heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None,
     judge: Callable[[Path], list[Report]] | None = None,
 ) -> Result:
     """Follow every input under ``paths`` (a str or Path is one path) until a finding of
@@ -184,7 +185,7 @@ def _at_least(sev: Severity, until: str) -> bool:
     return order.get(sev.value, -1) >= order[until.upper()]
 
 
-def followable(paths: Iterable[str | Path], options: Options | None = None) -> list[tuple[Path, str]]:
+def followable(paths: str | Path | Iterable[str | Path], options: Options | None = None) -> list[tuple[Path, str]]:
     """The inputs ``watch`` would follow under ``paths`` now, with their formats."""
     roots = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
     new, _ = Scanner(roots, options or Options()).scan()

@@ -16,17 +16,14 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..safeio import open_regular
-
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - a core dependency; the general paths still work without it
-    msgspec = None
 
 BLOCK = 1 << 20  # bytes decoded at a time: the records of a block stay in cache
 BOM = b"\xef\xbb\xbf"
@@ -54,6 +51,7 @@ class Schema:
         """Make the record type; None for a key msgspec cannot map a field to (one holding a
         quote, a backslash or a control character): the general path reads such a file."""
         self.names = [f"f{i}" for i in range(len(self.keys))]
+        self.type: type[msgspec.Struct] | None
         try:
             self.type = msgspec.defstruct(
                 "Record",
@@ -104,6 +102,16 @@ def _column(records: list[Any], name: str) -> np.ndarray:
         return np.fromiter(map(get, records), np.float64, len(records))
     except TypeError:  # a null: the slower conversion that takes None as NaN
         return np.array(list(map(get, records)), np.float64)
+
+
+def _decode_lines(block: bytes, record: type[msgspec.Struct]) -> list[Any]:
+    """The records of a block of JSON lines."""
+    return msgspec.json.Decoder(record).decode_lines(block)
+
+
+def _decode_list(buf: bytes | memoryview, record: Any) -> list[Any]:
+    """The records of a JSON array."""
+    return msgspec.json.decode(buf, type=list[record])
 
 
 def _blocks(buf: memoryview, gap: re.Pattern[bytes], size: int = 0) -> Iterator[memoryview]:
@@ -183,11 +191,9 @@ def jsonl_table(path: Path, keys: list[str]) -> tuple[Table, int] | None:
     """Columns of a JSON-lines file whose every line is one flat object of numbers (or nulls),
     and its record count. ``keys``: the keys of its first lines, in order of appearance.
     Invalid UTF-8 can only sit in a key, and msgspec refuses it there: no pass checks the text."""
-    if msgspec is None:
-        return None
     schema, parts, one_per_line = Schema(keys, float | None), _Parts(path.stat().st_size), _OnePerLine()
     for block in _line_blocks(path):
-        records = schema.decode(lambda t, b=block: msgspec.json.Decoder(t).decode_lines(b))
+        records = schema.decode(partial(_decode_lines, block))
         if records is None or not one_per_line(block, len(records)):
             return None
         table = schema.table(records)
@@ -203,8 +209,6 @@ def trainer_state_table(
     """(top-level meta, columns of log_history, entry count, the last summary entry) of a
     trainer_state.json whose log_history entries are flat objects of numbers (or nulls).
     A summary entry is one holding any of ``summary_keys`` (declined when such a key is null)."""
-    if msgspec is None:
-        return None
     top = msgspec.defstruct(  # meta values are scalars: anything bigger takes the bounded general path
         "State",
         [("log_history", msgspec.Raw, msgspec.UNSET)] + [(k, _SCALAR, msgspec.UNSET) for k in meta_keys],
@@ -250,7 +254,7 @@ def _decode_state(data: bytes, top: Any) -> tuple[Any, memoryview] | None:
     if raw is msgspec.UNSET:
         return None
     body = memoryview(raw)
-    if body[:1] != b"[" or body[-1:] != b"]":
+    if bytes(body[:1]) != b"[" or bytes(body[-1:]) != b"]":
         return None
     return state, body
 
@@ -264,7 +268,7 @@ def _state_table(
     parts, summary, bracket = _Parts(len(body)), None, _Bracketed()
     for block in _blocks(body[1:-1], _ENTRY_GAP):
         buf = bracket(block)
-        records = schema.decode(lambda t, b=buf: msgspec.json.decode(b, type=list[t]))  # flat records
+        records = schema.decode(partial(_decode_list, buf))  # flat records
         table = None if records is None else schema.table(records)
         if table is None or schema.has_null(records, summary_keys):
             return None
@@ -345,8 +349,8 @@ class _OnePerLine:
         lines = int(np.count_nonzero(newline)) + (not block.endswith(b"\n"))
         if records != lines:
             return False
-        closed = np.equal(byte[:-1], 125, out=self._closed[: n - 1])  # "}\n"
-        closed = int(np.count_nonzero(np.logical_and(newline[1:], closed, out=closed)))
+        brace = np.equal(byte[:-1], 125, out=self._closed[: n - 1])  # "}\n"
+        closed = int(np.count_nonzero(np.logical_and(newline[1:], brace, out=brace)))
         closed += not block.endswith(b"\n") and block.rstrip().endswith(b"}")
         return closed == lines or _TWO_ON_A_LINE.search(block) is None
 

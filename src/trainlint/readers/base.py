@@ -133,7 +133,7 @@ def text_nonfinite(text: str) -> float | None:
     return _TEXT_NONFINITE.get(text.strip().lower())
 
 
-def sample_lines(items: Iterable[int], limit: int = 20) -> str:
+def sample_lines(items: Iterable[object], limit: int = 20) -> str:
     items = list(items)
     shown = ", ".join(str(i) for i in items[:limit])
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
@@ -187,7 +187,7 @@ class Columns:
         """Add a block of flat records (dicts) whose steps are already numbers."""
         keys = dict.fromkeys(k for r in records[:256] for k in r)  # first-seen order
         keys.update(dict.fromkeys(sorted(set().union(*records) - keys.keys())))
-        keys = [k for k in keys if k not in skip]
+        names = [k for k in keys if k not in skip]
         try:
             step_arr = np.asarray(steps, dtype=np.float64)
         except OverflowError:  # a step too large for a float: that record is dropped and reported
@@ -198,7 +198,7 @@ class Columns:
             records = [r for r, k in zip(records, keep) if k]
             where = [w for w, k in zip(where, keep) if k]
             step_arr = np.asarray([s for s, k in zip(steps, keep) if k], dtype=np.float64)
-        for key in keys:
+        for key in names:
             col = [r.get(key) for r in records]
             kinds = set(map(type, col))
             if kinds <= _PLAIN:
@@ -208,14 +208,14 @@ class Columns:
                     values = None
                 if values is not None:
                     if type(None) in kinds:
-                        keep = np.fromiter((v is not None for v in col), bool, len(col))
-                        self.add_array(key, step_arr[keep], values[keep])
+                        present = np.fromiter((v is not None for v in col), bool, len(col))
+                        self.add_array(key, step_arr[present], values[present])
                     else:
                         self.add_array(key, step_arr, values)
                     continue
             self._slow(key, col, step_arr, where)
 
-    def _slow(self, key: str, col: list[Any], steps: np.ndarray, where: list[Any]) -> None:
+    def _slow(self, key: str, col: list[Any], steps: np.ndarray, where: Sequence[Any]) -> None:
         out_s, out_v = [], []
         for i, value in enumerate(col):
             v = self._value(key, value, where[i])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ class CsvReader:
             _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
             _flavour(run, header, path)
             return run
-        rows = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused := [])
+        refused: list[int] = []
+        rows = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused)
         next(rows, None)
         _rows_into(run, rows, layout, (2, 0, 0), refused)
         if not run.series:
@@ -145,7 +146,8 @@ class CsvStream(LineStream):
                 return
         first = self.next_line
         self.next_line += len(lines)
-        rows = _tolerant(csv.reader(lines, delimiter=self.delim), refused := [])
+        refused: list[int] = []
+        rows = _tolerant(csv.reader(lines, delimiter=self.delim), refused)
         self.rows += _rows_into(frag, rows, self.layout, (first, self.rows, first - 1), refused)
 
     def _header(self, lines: list[str], frag: Run) -> list[str]:
@@ -202,7 +204,7 @@ def _dense_columns(table: np.ndarray, header: list[str], step_col: int | None, e
     return cols
 
 
-def _tolerant(rows: Any, refused: list[int]) -> Any:
+def _tolerant(rows: Any, refused: list[int]) -> Iterator[list[str]]:
     """Rows of a csv.reader; a row it refuses (a bare newline in a field, a field over the size
     limit) is recorded by line number and skipped, and reading goes on."""
     while True:

@@ -59,7 +59,8 @@ class Tail(Stream):
 
     def __init__(self, path: Path, fmt: str) -> None:
         self.path, self.fmt = Path(path), fmt
-        self.offset, self.ident, self.restarted = 0, None, False
+        self.offset, self.restarted = 0, False
+        self.ident: tuple[int, int] | None = None
 
     def new_bytes(self) -> bytes:
         from ..safeio import open_regular

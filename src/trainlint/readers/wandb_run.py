@@ -103,7 +103,7 @@ def _history_into(rows: list[tuple[int, dict[str, Any]]], run: Run) -> None:
     """History rows as series: ``_step`` is the step, ``_timestamp`` every point's clock."""
 
     def wall(row: dict[str, Any]) -> float | None:
-        ts = row.get("_timestamp")
+        ts: Any = row.get("_timestamp")
         return float(ts) if type(ts) in (int, float) else None
 
     if rows:
@@ -159,7 +159,8 @@ def _read_binary(path: Path, run: Run) -> None:
     if not data.startswith(IDENT) or len(data) < HEADER:
         run.damage.append(Damage("corrupt", f"{path.name} does not start with the W&B log header"))
         return
-    rows, summary = [], {}
+    rows: list[tuple[int, dict[str, Any]]] = []
+    summary: dict[str, Any] = {}
     for rec in _records(data, run):
         for field, _, value in _fields(rec):
             if field == HISTORY:
@@ -240,6 +241,7 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
     """(field number, wire type, value) of one protobuf message; stops quietly at damage."""
     pos = 0
+    value: int | bytes
     try:
         while pos < len(buf):
             key, pos = _varint(buf, pos)

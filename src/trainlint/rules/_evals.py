@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
 from ..arrays import unique
-from ..model import Run
+from ..model import Run, RunMeta
 from .stats import centred_median, coarse, median
 
 
@@ -33,19 +31,18 @@ def train_at(run: Run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | No
     return out
 
 
-def checkpoint_steps(meta: Mapping[str, Any]) -> list[float]:
-    """Checkpoint steps the log names: meta['checkpoints'] and best_model_checkpoint."""
+def checkpoint_steps(meta: RunMeta) -> list[float]:
+    """Checkpoint steps the log names: its checkpoints and best_model_checkpoint."""
     out: list[float] = []
-    named = meta.get("checkpoints")
-    for c in named if isinstance(named, (list, tuple)) else []:
-        if isinstance(c, (int, float)) and not isinstance(c, bool):
-            out.append(float(c))
-        elif isinstance(c, str):
+    for c in meta.checkpoints or ():
+        if isinstance(c, str):
             m = re.search(r"(\d+)\D*$", c)
             if m:
                 out.append(float(m.group(1)))
-    best = meta.get("best_model_checkpoint")
-    if isinstance(best, str):
+        else:
+            out.append(float(c))
+    best = meta.best_model_checkpoint
+    if best is not None:
         m = re.search(r"checkpoint[-_]?(\d+)", best)
         if m:
             out.append(float(m.group(1)))
@@ -54,7 +51,7 @@ def checkpoint_steps(meta: Mapping[str, Any]) -> list[float]:
 
 def scheduled_steps(run: Run) -> np.ndarray:
     """Steps where a pause is expected: the evaluations and checkpoint saves the log names."""
-    parts = [np.asarray(checkpoint_steps(run.meta), dtype=np.float64)]
+    parts = [np.asarray(checkpoint_steps(RunMeta.of(run)), dtype=np.float64)]
     ev = run.get("eval_loss")
     if ev is not None and len(ev):
         parts.append(ev.steps)

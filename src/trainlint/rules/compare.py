@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model import Run
+from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .band import BAND_THRESHOLDS, limits
@@ -115,7 +115,8 @@ PPL_NAMES = ("ppl", "perplexity", "eval_ppl", "val_ppl", "eval_perplexity", "tra
 
 def cross_entropy(run: Run) -> str | None:
     """Why the run's loss is known to be a cross-entropy (in nats), or None."""
-    if any(run.meta.get(k) for k in ("vocab_size", "num_classes", "num_labels")):
+    meta = RunMeta.of(run)
+    if any((meta.vocab_size, meta.num_classes, meta.num_labels)):
         return "the run names a vocabulary / class count"
     if run.format in CE_FORMATS:
         return f"{run.format} trains a language model"

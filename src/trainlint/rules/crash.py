@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Run
+from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .stats import fmt, fstep
@@ -26,18 +26,17 @@ def _last_epoch(run: Run) -> float | None:
     return float(ep.finite().values.max())
 
 
-def _planned(run: Run) -> tuple[str, float, float] | None:
+def _planned(run: Run, meta: RunMeta) -> tuple[str, float, float] | None:
     """(what, planned, reached) from max_steps or num_train_epochs in the metadata."""
-    meta = run.meta
-    max_steps, epochs = meta.get("max_steps"), meta.get("num_train_epochs")
+    max_steps, epochs = meta.max_steps, meta.num_train_epochs
     last = _last_step(run)
-    if isinstance(max_steps, (int, float)) and max_steps > 0 and last is not None:
+    if max_steps is not None and max_steps > 0 and last is not None:
         return "steps", float(max_steps), last
     ep = _last_epoch(run)
-    if isinstance(epochs, (int, float)) and epochs > 0 and ep is not None:
+    if epochs is not None and epochs > 0 and ep is not None:
         return "epochs", float(epochs), ep
-    planned, reached = meta.get("planned_epochs"), meta.get("last_epoch")
-    if isinstance(planned, (int, float)) and planned > 0 and isinstance(reached, (int, float)):
+    planned, reached = meta.planned_epochs, meta.last_epoch
+    if planned is not None and planned > 0 and reached is not None:
         return "epochs", float(planned), float(reached)
     return None
 
@@ -64,14 +63,15 @@ A run still training has not ended: the live guard runs this rule when the run e
 )
 def run_incomplete(ctx: Context) -> Finding | None:
     run = ctx.subject
-    if run.meta.get("completed") is True:
+    meta = RunMeta.of(run)
+    if meta.completed is True:
         raise StandDown("the log holds a completion record")
-    plan = _planned(run)
+    plan = _planned(run, meta)
     if plan is None:
         raise NotChecked("planned length unknown (no max_steps or num_train_epochs in the log)")
     what, planned, reached = plan
-    cadence = run.meta.get("logging_steps") if what == "steps" else None
-    slack = max(ctx.t("tolerance") * planned, float(cadence) if isinstance(cadence, (int, float)) else 0.0)
+    cadence = meta.logging_steps if what == "steps" else None
+    slack = max(ctx.t("tolerance") * planned, float(cadence) if cadence is not None else 0.0)
     if reached >= planned - slack:
         return None
     crashes = crash_events(run)
@@ -110,7 +110,7 @@ def crashed(ctx: Context) -> Finding | None:
     run = ctx.subject
     found = crash_events(run)
     if not found:
-        scanned = run.meta.get("crash_scanned") or str(run.format or "").startswith(SCANNED_FORMATS)
+        scanned = RunMeta.of(run).crash_scanned or str(run.format or "").startswith(SCANNED_FORMATS)
         if not scanned and not run.events:
             raise NotChecked("this log format carries no crash records")
         return None

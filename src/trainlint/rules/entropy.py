@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..model import Run
+from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .stats import coarse, fmt, fstep, median
@@ -16,12 +16,19 @@ SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
 def class_count(ctx: Context) -> tuple[int, str] | None:
     """The vocabulary size or class count: from the command line/API (extra) or the run's metadata."""
-    for where, table in (("option", ctx.extra), ("log metadata", ctx.subject.meta)):
-        for key in SIZE_KEYS:
-            value = table.get(key) if table else None
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2:
-                return int(value), f"{key} from {where}"
+    for key in SIZE_KEYS:
+        value = ctx.extra.get(key) if ctx.extra else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2:
+            return int(value), f"{key} from option"
+    for key, number in zip(SIZE_KEYS, class_counts(RunMeta.of(ctx.subject))):
+        if number is not None and number >= 2:
+            return int(number), f"{key} from log metadata"
     return None
+
+
+def class_counts(meta: RunMeta) -> tuple[int | float | None, ...]:
+    """The metadata's vocabulary size and class counts, in the order of ``SIZE_KEYS``."""
+    return meta.vocab_size, meta.num_classes, meta.num_labels
 
 
 MAX_GUESS = 1000  # classes tried when none is given

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import RunMeta
 from ..registry import Context, Threshold, rule
 from ..verdict import Finding
 from .stats import fmt, fstep
@@ -94,9 +95,9 @@ training may be in its warm-up: the live guard runs this rule when the run ends.
 def warmup_unfinished(ctx: Context) -> Finding | None:
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = np.abs(s.values)
-    meta = ctx.subject.meta
-    warm = meta.get("warmup_steps")
-    if isinstance(warm, (int, float)) and warm > s.steps[-1] and warm > 0:
+    meta = RunMeta.of(ctx.subject)
+    warm = meta.warmup_steps
+    if warm is not None and warm > s.steps[-1] and warm > 0:
         return ctx.fire(
             f"warm-up of {fstep(warm)} steps is longer than the run (last step {fstep(s.steps[-1])})",
             step=s.steps[-1],
@@ -118,8 +119,8 @@ def warmup_unfinished(ctx: Context) -> Finding | None:
             tail_start_step=s.steps[-k],
             threshold=ctx.t("min_rise"),
         )
-    peak = meta.get("learning_rate")
-    if isinstance(peak, (int, float)) and peak > 0 and v.max() < 0.9 * peak and v.max() > 0:
+    peak = meta.learning_rate
+    if peak is not None and peak > 0 and v.max() < 0.9 * peak and v.max() > 0:
         return ctx.fire(
             f"LR peaked at {fmt(v.max())}, below the configured {fmt(peak)}",
             step=s.steps[int(np.argmax(v))],

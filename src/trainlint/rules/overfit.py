@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
+from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import checkpoint_steps, train_at
@@ -62,10 +61,11 @@ def overfit(ctx: Context) -> Finding | None:
             f"eval loss rose {fmt(ratio)}x but train loss did not fall "
             f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)"
         )
-    ckpts = checkpoint_steps(ctx.subject.meta)
+    meta = RunMeta.of(ctx.subject)
+    ckpts = checkpoint_steps(meta)
     near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
     extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
-    stopped = ctx.subject.meta.get("early_stopped_epoch")
+    stopped = meta.early_stopped_epoch
     if stopped is not None:  # the loop saw the rise and stopped: handled, a record
         extra += f"; early stopping ended the run (epoch {stopped}): the rise was caught"
     return ctx.fire(
@@ -86,15 +86,14 @@ def overfit(ctx: Context) -> Finding | None:
     )
 
 
-def best_step_of(meta: Mapping[str, Any]) -> tuple[float, str] | None:
+def best_step_of(meta: RunMeta) -> tuple[float, str] | None:
     """The step of the trainer's own best model: best_step / best_global_step, or the step
     in best_model_checkpoint's name."""
-    for key in ("best_step", "best_global_step"):
-        v = meta.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
+    for key, v in (("best_step", meta.best_step), ("best_global_step", meta.best_global_step)):
+        if v is not None:
             return float(v), key
-    best = meta.get("best_model_checkpoint")
-    if isinstance(best, str):
+    best = meta.best_model_checkpoint
+    if best is not None:
         m = re.search(r"checkpoint[-_]?(\d+)", best)
         if m:
             return float(m.group(1)), "best_model_checkpoint"
@@ -118,7 +117,7 @@ evaluation, the rule stands down. Keep the best checkpoint and stop earlier next
 )
 def best_model_stale(ctx: Context) -> Finding | None:
     run = ctx.subject
-    got = best_step_of(run.meta)
+    got = best_step_of(RunMeta.of(run))
     if got is None:
         raise NotChecked("the log names no best model (best_step, best_model_checkpoint)")
     best, key = got

@@ -7,7 +7,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..arrays import median as median  # the rules' medians and quantiles, without numpy.ma
 from ..arrays import quantiles as quantiles
-from ..model import Run
+from ..model import Run, RunMeta
 
 
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
@@ -263,7 +263,7 @@ def step_seconds(run: Run) -> tuple[np.ndarray, np.ndarray, str] | None:
 def no_clock_reason(run: Run, what: str) -> str:
     """Why a timing rule cannot judge ``run``: ``what`` it lacks, and, for a log followed by
     `trainlint watch` without a clock of its own, that the watcher's poll times are not one."""
-    if run.meta.get("clock") == "watcher":
+    if RunMeta.of(run).clock == "watcher":
         return f"{what} (the log has no clock of its own; the watcher's poll times are not used)"
     return what
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .text import LazyRegex, Line, Needles
+from .text import Line, Needles, lazy_regex
 
 # Optional per-rank prefixes that launchers put in front of every line.
 _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
@@ -22,53 +22,53 @@ _PREFIX = r"^(?:\[(?:rank|default)\d*\]:\s?|\d+:\s)?"
 SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "cuda-out-of-memory",
-        LazyRegex(
+        lazy_regex(
             r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
             r"|CUBLAS_STATUS_ALLOC_FAILED"
         ),
     ),
     (
         "nccl-timeout",
-        LazyRegex(
+        lazy_regex(
             r"Watchdog caught collective operation timeout|NCCL.{0,80}[Tt]imed? ?out"
             r"|ProcessGroupNCCL.{0,80}[Tt]imeout"
         ),
     ),
     (
         "nccl-error",
-        LazyRegex(
+        lazy_regex(
             r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError"
             r"|NCCL communicator was aborted"
         ),
     ),
     (
         "dataloader-worker-killed",
-        LazyRegex(
+        lazy_regex(
             r"DataLoader worker \(pid\(?s?\)? ?[\d, ]+\) "
             r"(?:is killed|exited unexpectedly)"
         ),
     ),
-    ("slurm-time-limit", LazyRegex(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
-    ("slurm-cancelled", LazyRegex(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
-    ("oom-killed", LazyRegex(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
-    ("killed", LazyRegex(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
-    ("segmentation-fault", LazyRegex(r"Segmentation fault|SIGSEGV")),
-    ("fatal-signal", LazyRegex(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
-    ("cuda-error", LazyRegex(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
+    ("slurm-time-limit", lazy_regex(r"CANCELLED AT \S+ DUE TO TIME LIMIT")),
+    ("slurm-cancelled", lazy_regex(r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT")),
+    ("oom-killed", lazy_regex(r"oom[-_]kill event|Out of memory: Killed process|OOM killer")),
+    ("killed", lazy_regex(_PREFIX + r"(?:Killed\s*$|.*\bline \d+:\s+\d+ Killed\b|Killed: 9\s*$)")),
+    ("segmentation-fault", lazy_regex(r"Segmentation fault|SIGSEGV")),
+    ("fatal-signal", lazy_regex(r"Bus error \(core dumped\)|SIGBUS|Aborted \(core dumped\)|Fatal Python error: ")),
+    ("cuda-error", lazy_regex(r"CUDA error: |CUDA_ERROR_|cudaErrorLaunchFailure|illegal memory access")),
     (
         "child-failed",
-        LazyRegex(
+        lazy_regex(
             r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError"
             r"|elastic\.multiprocessing\.api:failed \(exitcode: -?\d+\)"
         ),
     ),
 )
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
-_TRACEBACK = LazyRegex(_PREFIX + r"Traceback \(most recent call last\):")
+_TRACEBACK = lazy_regex(_PREFIX + r"Traceback \(most recent call last\):")
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
-_CONTINUE = LazyRegex(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
-_CHAINED = LazyRegex(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
-_EXCEPTION = LazyRegex(
+_CONTINUE = lazy_regex(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
+_CHAINED = lazy_regex(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
+_EXCEPTION = lazy_regex(
     _PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
     r"(?::\s?(.*))?$"
 )
@@ -100,7 +100,7 @@ _KEYWORDS = (
     "Fatal Python",
     "exitcode",
 )
-_ANY = LazyRegex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
+_ANY = lazy_regex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
 def find_crashes(

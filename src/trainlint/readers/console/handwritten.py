@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from .patterns import LinePattern, _c
-from .text import NUM, Capture, LazyRegex, Line
+from .text import NUM, Capture, Line, lazy_regex
 
 MORE_PATTERNS: tuple[LinePattern, ...] = (
     # (also modded-nanogpt: "s:<step> trl:<loss> train_time:<ms>ms step_avg:<ms>ms")
@@ -45,7 +45,7 @@ MORE_PATTERNS: tuple[LinePattern, ...] = (
     ),
 )
 
-_HEADER = LazyRegex(r"^[\s|#=\-*>\[]*[Ee]poch\s*[:#]?\s*\[?\s*(\d+)\s*(?:/|of)\s*(\d+)\s*\]?(?![\d.])(.*)$")
+_HEADER = lazy_regex(r"^[\s|#=\-*>\[]*[Ee]poch\s*[:#]?\s*\[?\s*(\d+)\s*(?:/|of)\s*(\d+)\s*\]?(?![\d.])(.*)$")
 _SPLITS = {
     "train": "train",
     "training": "train",
@@ -58,14 +58,14 @@ _SPLITS = {
     "dev": "val",
     "test": "test",
 }
-_SPLIT_WORD = LazyRegex(r"(?i)\b(train(?:ing)?|trn|val(?:id(?:ation)?)?|eval(?:uation)?|dev|test)\b")
-_METRIC = LazyRegex(
+_SPLIT_WORD = lazy_regex(r"(?i)\b(train(?:ing)?|trn|val(?:id(?:ation)?)?|eval(?:uation)?|dev|test)\b")
+_METRIC = lazy_regex(
     r"(?i)(?:\b(train(?:ing)?|trn|val(?:id(?:ation)?)?|eval(?:uation)?|dev|test)[\s_]+)?"
     r"\b(loss|acc(?:uracy)?|perplexity|ppl|f1|bleu|top1|top5)\s*[:=]?\s*(NUM)(?![\w.])".replace("NUM", NUM)
 )
 _NAMES = {"accuracy": "acc", "perplexity": "ppl"}
 # A position inside the epoch (a step, a batch count, a bar): the line-shape patterns read those.
-_INSIDE = LazyRegex(r"(?i)\b(?:step|iter(?:ation)?|batch)\b|\d+\s*/\s*\d+|%\||━|\[[=>.]{3,}")
+_INSIDE = lazy_regex(r"(?i)\b(?:step|iter(?:ation)?|batch)\b|\d+\s*/\s*\d+|%\||━|\[[=>.]{3,}")
 
 
 def epoch_blocks(lines: list[Line]) -> Capture | None:

@@ -20,20 +20,20 @@ from typing import Any
 
 import msgspec
 
-from .text import NUM, Capture, LazyRegex, Line, Needles
+from .text import NUM, Capture, Line, Needles, lazy_regex
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read.
 _KV = {
-    mode: LazyRegex(
+    mode: lazy_regex(
         r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
         r"(?=$|[\s,|;)\]}])" % (sep, NUM)
     )
     for mode, sep in _KV_SEP.items()
 }
 _NOT_METRICS = {"eta", "v_num"}  # printed with a number, never a metric ("eta: 1 day, 0:10:00")
-_PROGRESS_BAR = LazyRegex(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
+_PROGRESS_BAR = lazy_regex(r"(?<!\d)\d{1,3}%\||━|\[[=>.]{5,}\]")
 
 
 class LinePattern(msgspec.Struct, frozen=True, dict=True):  # dict: for the cached properties
@@ -75,7 +75,7 @@ class LinePattern(msgspec.Struct, frozen=True, dict=True):  # dict: for the cach
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return LazyRegex(pattern.replace("NUM", NUM), flags)
+    return lazy_regex(pattern.replace("NUM", NUM), flags)
 
 
 def _ratio(m: re.Match[str]) -> dict[str, float]:

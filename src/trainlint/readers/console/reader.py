@@ -24,22 +24,22 @@ from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .stateful import RECOGNISERS
-from .text import Capture, LazyRegex, Line, Needles, needles, split_lines, strip_ansi
+from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
 # What a console banner holds and a text corpus does not: only then is a long .txt read further.
-_CONSOLE_NOISE = LazyRegex(
+_CONSOLE_NOISE = lazy_regex(
     rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
     rb"|DeprecationWarning"
 )
 # Lines that announce a console log even before a full record has been printed.
-_HINTS = LazyRegex(
+_HINTS = lazy_regex(
     r"^\s*Epoch \d+/\d+\s*$|Epoch \d+:\s+\d+%\||^\s*Epoch\s+GPU_mem\s|^\s*\{'(?:loss|eval_loss)': "
     r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|",
     re.M,
 )
-_TRACEBACK = LazyRegex(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
+_TRACEBACK = lazy_regex(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
 # Source, markup and data files are never console logs, whatever text they quote.
 _NOT_CONSOLE = {
     ".py",
@@ -69,7 +69,7 @@ _NOT_CONSOLE = {
     ".tex",
 }
 # Lines a framework prints when training ends normally (an early stop is a normal end).
-_COMPLETED = LazyRegex(
+_COMPLETED = lazy_regex(
     r"Overall training speed: |Total training time: |done training in [\d.]+ seconds"
     r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
     r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
@@ -104,16 +104,16 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
             cap.framework = "user-pattern"
             caps.append(cap)
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS):
-        cap = fn(lines) if needle in text else None
-        if cap is not None:
-            caps.append(cap)
+        found = fn(lines) if needle in text else None
+        if found is not None:
+            caps.append(found)
     caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
     caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
     return caps
 
 
-_RANK = LazyRegex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
+_RANK = lazy_regex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
 
 
 def _rank_zero(lines: list[Line]) -> list[Line]:

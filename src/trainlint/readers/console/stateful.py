@@ -18,16 +18,16 @@ from collections.abc import Iterable, Iterator
 
 from ..hf_trainer_state import is_summary_entry
 from .patterns import parse_kv
-from .text import NUM, Capture, LazyRegex, Line
+from .text import NUM, Capture, Line, lazy_regex
 
 # ---------------------------------------------------------------- Keras
 
-_KERAS_HEADER = LazyRegex(r"^\s*Epoch (\d+)/(\d+)\s*$")
-_KERAS_PROGRESS = LazyRegex(r"^\s*(\d+)/(\d+)\b(.*)$")
-_KERAS_METRIC = LazyRegex(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
-_KERAS_STOP = LazyRegex(r"^\s*Epoch (\d+): early stopping")
+_KERAS_HEADER = lazy_regex(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_KERAS_PROGRESS = lazy_regex(r"^\s*(\d+)/(\d+)\b(.*)$")
+_KERAS_METRIC = lazy_regex(r"\s-\s([A-Za-z_][\w./]*):\s+(%s)(?=\s|$)" % NUM)
+_KERAS_STOP = lazy_regex(r"^\s*Epoch (\d+): early stopping")
 # Keras 2 verbose=2 prints no bar, only the epoch's time: " - 12s - loss: ..." (2.0: "67s - loss: ...")
-_KERAS_V2 = LazyRegex(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
+_KERAS_V2 = lazy_regex(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
 
 
 def keras(lines: list[Line]) -> Capture | None:
@@ -74,9 +74,9 @@ def keras(lines: list[Line]) -> Capture | None:
 
 # ---------------------------------------------------------------- Lightning (TQDM and Rich bars)
 
-_LIT_BAR = LazyRegex(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
-_LIT_RICH = LazyRegex(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
-_LIT_STOP = LazyRegex(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
+_LIT_BAR = lazy_regex(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
+_LIT_RICH = lazy_regex(r"^\s*Epoch (\d+)/(\d+)\s+[━╸╺╾╼\s]*(\d+)/(\d+|\?)\s+(.*)$")
+_LIT_STOP = lazy_regex(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` reached")
 _VAL_PREFIX = ("val", "valid", "eval", "test")
 
 
@@ -180,10 +180,10 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
 
 # ---------------------------------------------------------------- Hugging Face Trainer dicts
 
-_HF_DICT = LazyRegex(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
-_HF_PAIR = LazyRegex(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
-_HF_BAR = LazyRegex(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
-_HF_PLAN = LazyRegex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
+_HF_DICT = lazy_regex(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
+_HF_PAIR = lazy_regex(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
+_HF_BAR = lazy_regex(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+_HF_PLAN = lazy_regex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
 
 
 def hf_trainer(lines: list[Line]) -> Capture | None:
@@ -234,11 +234,11 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
 
 # ---------------------------------------------------------------- Ultralytics YOLO
 
-_YOLO_HEADER = LazyRegex(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
-_YOLO_ROW = LazyRegex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
+_YOLO_HEADER = lazy_regex(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
+_YOLO_ROW = lazy_regex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
 _YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
-_YOLO_ALL = LazyRegex(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
-_YOLO_DONE = LazyRegex(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
+_YOLO_ALL = lazy_regex(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
+_YOLO_DONE = lazy_regex(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
 _YOLO_VAL = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)")
 
 
@@ -298,7 +298,7 @@ def _yolo_total(cap: Capture) -> None:
 
 # ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
 
-_TQDM = LazyRegex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+_TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
 def tqdm_postfix(lines: list[Line]) -> Capture | None:

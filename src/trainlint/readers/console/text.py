@@ -10,17 +10,15 @@ after each ``\\r``), with ANSI codes removed and backspaces applied.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, AnyStr, cast
 
 import msgspec
 
 
-class LazyRegex:
-    """``re.compile(pattern, flags)``, done on first use. The console tables hold about a hundred
-    expressions: compiling them all at import took 10 ms of every start, most inputs are not
-    console logs, and a console log needs only those whose needles its text holds."""
+class _LazyRegex:
+    """A compiled expression's stand-in: ``re.compile`` runs on its first attribute read."""
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern, self.flags = pattern, flags
 
     def __getattr__(self, name: str) -> Any:  # search, match, finditer, groupindex, ...
@@ -29,8 +27,16 @@ class LazyRegex:
         return value
 
 
+def lazy_regex(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile(pattern, flags)``, done on first use. The console tables hold about a hundred
+    expressions: compiling them all at import took 10 ms of every start, most inputs are not
+    console logs, and a console log needs only those whose needles its text holds. It answers
+    every attribute a compiled expression has, so it is typed as one."""
+    return cast("re.Pattern[AnyStr]", _LazyRegex(pattern, flags))
+
+
 # CSI sequences (colours, cursor moves), OSC titles, and lone two-byte escapes.
-ANSI = LazyRegex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+ANSI = lazy_regex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
 

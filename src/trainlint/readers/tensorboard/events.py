@@ -350,7 +350,7 @@ def _columns(pts: Points) -> dict[str, np.ndarray]:
     }
 
 
-def _restart_purge(c: dict[str, np.ndarray], restarts: list[tuple[int, float]]) -> tuple[dict, int]:
+def _restart_purge(c: dict[str, np.ndarray], restarts: list[tuple[int, float]]) -> tuple[dict[str, np.ndarray], int]:
     """TensorBoard's rule for a restart marker (SessionLog START at step s): drop earlier points at >= s."""
     keep = np.ones(c["tag"].shape[0], dtype=bool)
     for before, s in restarts:

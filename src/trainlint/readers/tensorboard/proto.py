@@ -169,7 +169,8 @@ def _repeated(b: bytes, a: int, z: int, wt: int, kind: str) -> list[Any]:
         if wt == 2:
             if (z - a) % w:
                 raise Malformed("packed length not a multiple of the width")
-            return np.frombuffer(b, dtype=kind, count=(z - a) // w, offset=a).tolist()
+            packed: list[Any] = np.frombuffer(b, dtype=kind, count=(z - a) // w, offset=a).tolist()
+            return packed
         return [(_F32 if w == 4 else _F64)(b, a)[0]]
     if wt == 0:
         return [a]

@@ -51,7 +51,8 @@ def masked_crc(data: bytes) -> int:
 
 def _mask(crc: np.ndarray) -> np.ndarray:
     c = crc.astype(np.uint64)
-    return (((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
+    masked: np.ndarray = (((c >> np.uint64(15)) | (c << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
+    return masked
 
 
 def _tables() -> tuple[int, np.ndarray]:
@@ -83,7 +84,8 @@ def length_crc_ok(u8: np.ndarray, pos: np.ndarray) -> np.ndarray:
     for k in range(8):
         crc ^= table[k][head[:, k]]
     stored = np.ascontiguousarray(head[:, 8:12]).view("<u4")[:, 0]
-    return _mask(crc) == stored
+    ok: np.ndarray = _mask(crc) == stored
+    return ok
 
 
 _PAIR = np.uint64(0xFFFF)
@@ -132,7 +134,7 @@ def _short_tables() -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     follow it. So ``crc(x) = ZEROS[n] ^ XOR_j DIST[n-1-j][x_j]``, two bytes at a time.
     """
     global _DIST, _ZEROS
-    if _DIST is None:
+    if _DIST is None or _ZEROS is None:  # set together
         crc = _crc32c()
         zeros = np.array([crc(bytes(n)) for n in range(SHORT + 1)], dtype=np.uint32)
         dist = np.empty((SHORT, 256), dtype=np.uint32)
@@ -169,7 +171,7 @@ def _bulk_crcs(mem: Mem, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         crc[:k] ^= pairs[len(lanes) - 1][mem.u16[at[:k] + 2]]
     odd = np.flatnonzero(n & 1)
     crc[odd] ^= dist.reshape(-1)[(n[odd] - 1) * 256 + mem.u8[starts[order][odd]]]
-    out = np.empty_like(crc)
+    out: np.ndarray = np.empty_like(crc)
     out[order] = crc
     return out
 
@@ -185,7 +187,8 @@ def data_crc_ok(buf: bytes, mem: Mem, starts: np.ndarray, ends: np.ndarray) -> n
     if long.size:  # one library call per record, iterated in C
         records = map(buf.__getitem__, map(slice, starts[long].tolist(), ends[long].tolist()))
         got[long] = np.fromiter(map(_crc32c(), records), dtype=np.uint32, count=long.size)
-    return _mask(got) == mem.u32[ends]
+    ok: np.ndarray = _mask(got) == mem.u32[ends]
+    return ok
 
 
 class Framing(msgspec.Struct):
