@@ -517,3 +517,18 @@ def test_nothing_in_live_parses_a_format():
             ):
                 bad.append(f"{path.name}:{node.lineno} calls {node.value.id}.{node.attr}")
     assert not bad, bad
+
+
+def test_mypy_covers_the_readers_rules_live_and_inspectors():
+    """The packages every input passes through are type-checked (strict): CI runs mypy on them."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    conf = tomllib.loads((SRC.parent / "pyproject.toml").read_text())["tool"]["mypy"]
+    files = set(conf["files"])
+    for pkg in ("readers", "rules", "live", "inspectors"):
+        assert f"src/trainlint/{pkg}" in files, pkg
+    assert conf["strict"] is True
+    assert not any(o.get("ignore_errors") for o in conf.get("overrides", []))
