@@ -51,6 +51,7 @@ SKIP_WHY = {
     "venv": "a virtual environment, not judged",
     "tooling": "version control, dependency or cache folder, not judged",
     "source": "a source file, not judged",
+    "installed": "a folder of installed Python packages (site-packages), not judged",
 }
 
 
@@ -267,6 +268,10 @@ def walk(
     for folder, dirs, files in os.walk(root, followlinks=follow_links):
         here = Path(folder)
         if follow_links and not _first_visit(here, seen, stats):
+            dirs[:] = []
+            continue
+        if any(d.endswith(".dist-info") for d in dirs):  # site-packages: the packages' own test data too
+            stats.add(SKIP_WHY["installed"], here)
             dirs[:] = []
             continue
         dirs[:] = [d for d in sorted(dirs) if _enter(root, here / d, follow_links, stats)]

@@ -142,9 +142,12 @@ def _package_folder(root: Path) -> Path:
         'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
         "RuntimeError: Cannot modify a frozen widget.\n"
     )
-    for meta in ("widgets-1.0.dist-info", "gadgets.egg-info"):
-        (root / meta).mkdir(parents=True)
-        (root / meta / ("METADATA" if meta.endswith("dist-info") else "PKG-INFO")).write_text(readme)
+    (root / "gadgets.egg-info").mkdir(parents=True)  # a development install beside the sources
+    (root / "gadgets.egg-info" / "PKG-INFO").write_text(readme)
+    (root / "installed" / "widgets-1.0.dist-info").mkdir(parents=True)  # a site-packages folder
+    (root / "installed" / "widgets-1.0.dist-info" / "METADATA").write_text(readme)
+    (root / "installed" / "widgets" / "tests").mkdir(parents=True)
+    (root / "installed" / "widgets" / "tests" / "crash.log").write_text(readme)
     (root / "widgets").mkdir()
     rows = "\n".join(json.dumps({"text": f"example {i}", "label": i % 2}) for i in range(30))
     (root / "widgets" / "example.py").write_text(f'DATA = """\n{rows}\n"""\n')
@@ -165,10 +168,11 @@ def test_installed_packages_and_sources_are_skipped_and_counted_never_judged(tmp
     skipped = result.extra["skipped"]
     counts = {why.split(" (")[0].split(",")[0]: seen["count"] for why, seen in skipped.items()}
     assert counts == {
-        "installed-package metadata": 2,
+        "installed-package metadata": 1,
         "a source file": 1,
         "version control": 1,
         "a virtual environment": 1,
+        "a folder of installed Python packages": 1,
     }, skipped
-    named = doctor(root / "widgets-1.0.dist-info" / "METADATA")  # named explicitly: judged as before
+    named = doctor(root / "gadgets.egg-info" / "PKG-INFO")  # named explicitly: judged as before
     assert named.reports and "skipped" not in named.extra
