@@ -57,7 +57,7 @@ class LazyGroup(click.Group):
                 raise
             line = f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if str(exc) else type(exc).__name__
             print(
-                f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
+                f"trainlint: internal error: {line}\n  (the command did not finish: any output above is incomplete; this is a trainlint bug: please "
                 "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)",
                 file=sys.stderr,
             )

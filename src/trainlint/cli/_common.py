@@ -233,11 +233,13 @@ def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
 
 def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -> None:
     """Write --output files, render ``fmt`` to stdout (``before`` runs first, for text), exit."""
-    from ..report import View, format_for, render
+    from ..report import View, format_for, render, vetted
 
     meta = _meta()
-    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
     verbosity = _verbosity(meta)
+    formats = {fmt, *(format_for(p) or "json" for p in meta.get("outputs") or ())}
+    result = vetted(result, formats, View(verbosity=verbosity))  # one bad report: its NOT-CHECKED
+    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
     live = meta.get("live")
     if live is not None:
         live.progress.clear()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import sys
+from collections.abc import Iterable
 from typing import IO
+
+import msgspec
 
 from ..verdict import Result
 from .common import View
@@ -22,9 +26,43 @@ SUFFIXES = {
 }
 
 
+def vetted(result: Result, formats: Iterable[str] = ("json",), view: View | None = None) -> Result:
+    """``result`` with every report that cannot be serialised (or, for ``text``, rendered)
+    replaced by its NOT-CHECKED report with a one-line reason, so one input never breaks the
+    output of the others (issue 33). The same Result when every report passes."""
+    import json
+
+    from ..verdict import Report
+
+    probe_text = "text" in formats
+    reports = []
+    for r in result.reports:
+        try:
+            json.dumps(r.to_dict(curves=True), allow_nan=False)
+            if probe_text:
+                from .text import Out, render_report
+
+                render_report(Out(io.StringIO(), view or View()), r)
+        except Exception as exc:  # noqa: BLE001  (any renderer bug: this input's NOT-CHECKED)
+            line = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            r = Report(
+                source=r.source,
+                kind=r.kind,
+                format=r.format,
+                files=list(r.files),
+                unjudged=f"internal error while reporting: {line}",
+            )
+        reports.append(r)
+    if all(a is b for a, b in zip(reports, result.reports)):
+        return result
+    return msgspec.structs.replace(result, reports=reports)
+
+
 def render(result: Result, fmt: str = "text", stream: IO[str] | None = None, view: View | None = None) -> None:
-    """Write ``result`` to ``stream`` (default stdout) in format ``fmt``."""
+    """Write ``result`` to ``stream`` (default stdout) in format ``fmt``; a report that cannot
+    be written becomes its NOT-CHECKED (:func:`vetted`)."""
     stream = stream or sys.stdout
+    result = vetted(result, (fmt,), view)
     if fmt == "text":
         from .text import render_text
 
@@ -64,4 +102,4 @@ def format_for(path: str) -> str | None:
     return SUFFIXES.get(PurePath(path).suffix.lower())
 
 
-__all__ = ["FORMATS", "SUFFIXES", "View", "format_for", "render"]
+__all__ = ["FORMATS", "SUFFIXES", "View", "format_for", "render", "vetted"]

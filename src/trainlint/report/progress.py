@@ -76,10 +76,11 @@ class Live:
         self.progress = progress or Progress()
 
     def report(self, report: Report) -> None:
+        from . import vetted
         from .text import render_report
 
         self.progress.clear()
-        render_report(self.out, report)
+        render_report(self.out, vetted(Result("doctor", [report]), ("text",), self.out.view).reports[0])
         self.out.stream.flush()
 
     def finish(self, result: Result, view: View) -> None:
