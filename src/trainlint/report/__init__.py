@@ -30,15 +30,14 @@ def vetted(result: Result, formats: Iterable[str] = ("json",), view: View | None
     """``result`` with every report that cannot be serialised (or, for ``text``, rendered)
     replaced by its NOT-CHECKED report with a one-line reason, so one input never breaks the
     output of the others (issue 33). The same Result when every report passes."""
-    import json
-
     from ..verdict import Report
+    from .json_out import compact_json
 
     probe_text = "text" in formats
     reports = []
     for r in result.reports:
         try:
-            json.dumps(r.to_dict(curves=True), allow_nan=False)
+            compact_json(r.to_dict(curves=True))
             if probe_text:
                 from .text import Out, render_report
 
