@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: the envelope's "interrupted" (issue 33)
 
 
 class Severity(str, enum.Enum):
@@ -187,6 +187,23 @@ def combine(verdicts: list[Severity]) -> Severity:
     return max(verdicts, key=lambda v: _VERDICT_ORDER[v])
 
 
+SIGINT, SIGTERM = 2, 15  # the signals that stop a command (the numbers of every POSIX system)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by a signal: SIGTERM raises this (the CLI's handler), SIGINT raises
+    KeyboardInterrupt; both end a command the same way (what was judged, exit 128 + signal)."""
+
+    def __init__(self, signum: int = SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def signal_of(exc: BaseException) -> int:
+    """The signal behind an interrupt: SIGTERM for :class:`Interrupted` from it, else SIGINT."""
+    return int(getattr(exc, "signum", SIGINT))
+
+
 class Result(msgspec.Struct):
     """What every command returns: a list of reports, one verdict, one exit code."""
 
@@ -194,6 +211,9 @@ class Result(msgspec.Struct):
     reports: list[Report] = msgspec.field(default_factory=list)
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
     empty_reason: str | None = None  # why there is nothing to report, when nothing is
+    # The signal that stopped the command before it judged everything (SIGINT, SIGTERM): the
+    # reports are those judged by then; the process exits 128 + it (issue 33).
+    interrupted: int | None = None
 
     @property
     def verdict(self) -> Severity:
@@ -227,5 +247,7 @@ class Result(msgspec.Struct):
             "reason": self.empty_reason,
             "reports": [r.to_dict() for r in self.reports],
         }
+        if self.interrupted is not None:
+            out["interrupted"] = True
         out.update(_clean(self.extra))
         return out

@@ -240,6 +240,8 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
     formats = {fmt, *(format_for(p) or "json" for p in meta.get("outputs") or ())}
     result = vetted(result, formats, View(verbosity=verbosity))  # one bad report: its NOT-CHECKED
     code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
+    if result.interrupted is not None:  # stopped by a signal: no verdict for the whole is implied
+        code = 128 + result.interrupted
     live = meta.get("live")
     if live is not None:
         live.progress.clear()

@@ -23,6 +23,7 @@ from .common import (
     first_problem,
     fmt_num,
     fmt_step,
+    interrupted_text,
     rule_help,
 )
 
@@ -397,6 +398,9 @@ def render_summary(out: Out, result: Result) -> None:
             out.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
     _not_recognised(out, result)
     code = exit_code(result, out.view)
+    stopped = interrupted_text(result)
+    if stopped is not None:
+        out.line(f"INTERRUPTED  {stopped}", "NOT-CHECKED", indent=INDENT)
     out.line(
         f"{result.verdict.value}: {counts_text(result)} (exit {code})",
         result.verdict.value,
