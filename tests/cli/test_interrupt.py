@@ -148,3 +148,54 @@ def test_a_scan_that_ends_is_not_marked_interrupted(cli, runs, tmp_path):
     r = cli("doctor", one, "--format", "json")
     assert r.code == 0 and "interrupted" not in r.json()
     assert "INTERRUPTED" not in cli("doctor", one).out
+
+
+def _interrupt_on_call(n: int, real, signum: int = signal.SIGINT):
+    """``real`` that raises the interrupt (SIGTERM: the CLI handler's Interrupted) at call ``n``."""
+    from trainlint.verdict import Interrupted
+
+    calls = [0]
+
+    def wrapped(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == n:
+            raise KeyboardInterrupt if signum == signal.SIGINT else Interrupted(signum)
+        return real(*args, **kwargs)
+
+    return wrapped
+
+
+def test_compare_ckpt_and_data_keep_what_was_judged_before_the_stop(runs, tmp_path, monkeypatch):
+    """The other judging commands end the same way: the reports so far and the signal."""
+    from trainlint import api
+    from trainlint.inspectors import checkpoint_command, comparison, dataset_judge
+
+    logs = [runs / f"run00{i}.jsonl" for i in range(1, 4)]
+    monkeypatch.setattr(
+        comparison.BaselineSession, "compare_path", _interrupt_on_call(2, comparison.BaselineSession.compare_path)
+    )
+    result = api.compare(runs / "run000.jsonl", logs)
+    assert result.interrupted == signal.SIGINT and [r.source for r in result.reports] == [str(logs[0])]
+    assert result.to_dict()["interrupted"] is True
+
+    data = [tmp_path / f"d{i}.jsonl" for i in range(3)]
+    for d in data:
+        d.write_text("".join(json.dumps({"text": f"row {i}", "label": i % 2}) + "\n" for i in range(20)))
+    monkeypatch.setattr(dataset_judge, "judge_dataset", _interrupt_on_call(3, dataset_judge.judge_dataset, 15))
+    result = api.check_dataset(data)
+    assert result.interrupted == signal.SIGTERM and len(result.reports) == 2
+
+    monkeypatch.setattr(checkpoint_command, "inspect_and_judge", _interrupt_on_call(1, lambda *a, **k: None))
+    result = api.inspect_checkpoint([tmp_path / "d0.jsonl"])
+    assert result.interrupted == signal.SIGINT and result.reports == []
+
+
+def test_watch_stopped_by_a_signal_is_marked_interrupted(runs):
+    from trainlint.live.watch import watch
+
+    def sleep(seconds):
+        raise KeyboardInterrupt
+
+    result = watch([runs / "run000.jsonl"], sleep=sleep)
+    assert result.interrupted == signal.SIGINT
+    assert [r.verdict.value for r in result.reports] == ["PASS"]
