@@ -238,3 +238,26 @@ def test_a_report_that_cannot_be_written_is_its_own_not_checked():
     jsonschema.validate(doc, SCHEMA)
     assert [x["verdict"] for x in doc["reports"]] == ["PASS", "NOT-CHECKED"]
     assert doc["verdict"] == "NOT-CHECKED" and doc["exit_code"] == 2
+
+
+def test_a_report_the_text_view_cannot_render_is_shown_and_counted_as_not_checked(monkeypatch):
+    import io
+
+    from trainlint.report import render, text
+    from trainlint.verdict import Report, Result
+
+    real = text.describe
+
+    def describe(r):
+        if r.source == "b.jsonl":
+            raise OverflowError("int too large to convert to float")
+        return real(r)
+
+    monkeypatch.setattr(text, "describe", describe)
+    out = io.StringIO()
+    render(
+        Result("doctor", [Report(source=s, kind="log", format="jsonl") for s in ("a.jsonl", "b.jsonl")]), "text", out
+    )
+    shown = out.getvalue()
+    assert "b.jsonl" in shown and "internal error while reporting: OverflowError" in shown
+    assert shown.rstrip().endswith("NOT-CHECKED: 1 NOT-CHECKED, 1 PASS (exit 2)"), shown

@@ -39,6 +39,18 @@ def exit_code(result: Result, view: View | None) -> int:
 SIGNAL_NAMES = {2: "SIGINT", 15: "SIGTERM"}
 
 
+def unreportable(r: Report, exc: BaseException) -> Report:
+    """The NOT-CHECKED report that stands for ``r`` when writing it failed with ``exc``."""
+    line = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+    return Report(
+        source=r.source,
+        kind=r.kind,
+        format=r.format,
+        files=list(r.files),
+        unjudged=f"internal error while reporting: {line}",
+    )
+
+
 def interrupted_text(result: Result) -> str | None:
     """One line for a command stopped by a signal (None: it ran to the end)."""
     if result.interrupted is None:
