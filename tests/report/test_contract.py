@@ -261,3 +261,31 @@ def test_a_report_the_text_view_cannot_render_is_shown_and_counted_as_not_checke
     shown = out.getvalue()
     assert "b.jsonl" in shown and "internal error while reporting: OverflowError" in shown
     assert shown.rstrip().endswith("NOT-CHECKED: 1 NOT-CHECKED, 1 PASS (exit 2)"), shown
+
+
+@pytest.mark.parametrize(
+    "fmt, marker",
+    [
+        ("json", '"interrupted": true'),
+        ("text", "INTERRUPTED  interrupted by SIGTERM"),
+        ("sarif", '"executionSuccessful": false'),
+        ("junit", 'type="INTERRUPTED"'),
+        ("github", "::error title=INTERRUPTED::interrupted by SIGTERM"),
+        ("markdown", "**INTERRUPTED**: interrupted by SIGTERM"),
+    ],
+)
+def test_every_format_says_a_result_was_interrupted(fmt, marker):
+    """Issue 33: what was judged before a signal, marked interrupted in every CI format."""
+    import io
+
+    from trainlint.report import render
+    from trainlint.verdict import Report, Result
+
+    result = Result("doctor", [Report(source="a.jsonl", kind="log", format="jsonl")], interrupted=15)
+    out = io.StringIO()
+    render(result, fmt, out)
+    assert marker in out.getvalue(), out.getvalue()[-600:]
+    out = io.StringIO()
+    render(Result("doctor", [Report(source="a.jsonl", kind="log", format="jsonl")]), fmt, out)
+    assert "INTERRUPTED" not in out.getvalue() and "interrupted by" not in out.getvalue()
+    assert '"interrupted"' not in out.getvalue() and '"executionSuccessful": false' not in out.getvalue()
