@@ -22,7 +22,7 @@ from .readers import ReadError
 from .readers import read_run as _read_raw
 from .registry import Rule
 from .roles import apply_roles, parse_map
-from .verdict import Finding, Report, Result
+from .verdict import Finding, Report, Result, signal_of
 
 if TYPE_CHECKING:  # at run time from __getattr__ below
     from .live.guard import Guard, StopPolicy
@@ -208,28 +208,40 @@ def _doctor_tasks(
     result = Result(command="doctor")
     stats = ScanStats()  # what the scan left alone: FIFOs, sockets, devices, symlinks out (issue 20)
     scan = executor is None and any(Path(p).is_dir() for p in paths)  # a folder: many inputs, likely
-    with parallel.started_pool(jobs if scan else 1) as pool:  # its workers start during the walk
-        tasks = parallel.plan(paths, options, found, stats)
-        reports = parallel.execute(tasks, options, jobs, stream, executor, done, pool)
+    try:
+        with parallel.started_pool(jobs if scan else 1) as pool:  # its workers start during the walk
+            tasks = parallel.plan(paths, options, found, stats)
+            reports = parallel.execute(tasks, options, jobs, stream, executor, done, pool)
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: what was judged so far (issue 33)
+        reports = exc.reports if isinstance(exc, parallel.ScanInterrupted) else []
+        result.interrupted = signal_of(exc)
     result.reports = [r for r in reports if not scanned_non_log(r)]
-    skipped = [r.source for r in reports if scanned_non_log(r)]
-    if skipped:
-        result.extra["not_recognised"] = skipped
     if stats.skipped:
         result.extra["skipped"] = stats.to_dict()
-    for report in _explicit_inputs(paths, options):
+    for report in _explicit_inputs(paths, options) if result.interrupted is None else ():
         result.reports.append(report)
         stream(report)
-    if not result.reports:
+    _doctor_extra(result, [r.source for r in reports if scanned_non_log(r)], paths, options)
+    return result
+
+
+def _doctor_extra(result: Result, skipped: list[str], paths: list[str | Path], options: Options) -> None:
+    """What a doctor Result says beside its reports: the files not recognised, why it is empty,
+    the comparison table."""
+    if skipped:
+        result.extra["not_recognised"] = skipped
+    if not result.reports and result.interrupted is not None:
+        result.empty_reason = "stopped before any input was judged"
+    elif not result.reports:
         result.empty_reason = "nothing to judge found under " + ", ".join(str(p) for p in paths)
         if skipped:
             result.empty_reason += f" ({len(skipped)} file(s) not recognised as training logs)"
     if options.baseline:  # the session the inline judging used (one per process)
+        from . import parallel
         from .inspectors import comparison as _compare
 
         session = parallel.baseline_session(options)
         result.extra["table"] = _compare.table(result.reports, session.baseline)
-    return result
 
 
 def default_jobs() -> int:
@@ -261,8 +273,11 @@ def compare(
     runs = as_paths(runs)
     session = _compare.BaselineSession(tuple(as_paths(baseline)), options, align)
     result = Result(command="compare")
-    for raw in runs:
-        result.reports.extend(session.compare_path(Path(raw)))
+    try:
+        for raw in runs:
+            result.reports.extend(session.compare_path(Path(raw)))
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the runs compared so far (issue 33)
+        result.interrupted = signal_of(exc)
     if not result.reports:
         result.empty_reason = "no run to compare with the baseline"
     result.extra["table"] = _compare.table(result.reports, session.baseline)
@@ -310,11 +325,15 @@ def check_dataset(
 
     options = options or Options(settings=load_settings())
     result = Result(command="data")
-    for one in map(Path, as_paths(path)):
-        if not one.exists():
-            result.reports.append(Report(source=str(one), kind="dataset", unjudged="no such file or folder"))
-            continue
-        result.reports.extend(judge_dataset(one, options.tokenizer, max_length, data_format, options.settings))
+    try:
+        for one in map(Path, as_paths(path)):
+            if not one.exists():
+                result.reports.append(Report(source=str(one), kind="dataset", unjudged="no such file or folder"))
+                continue
+            result.reports.extend(judge_dataset(one, options.tokenizer, max_length, data_format, options.settings))
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the datasets judged so far (issue 33)
+        result.interrupted = signal_of(exc)
+        return result
     if options.tokenizer is not None and any(r.unjudged != "no such file or folder" for r in result.reports):
         row_format = data_format or next(
             (r.summary.get("row_format") for r in result.reports if r.summary.get("row_format")), None

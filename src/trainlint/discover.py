@@ -23,6 +23,8 @@ from .verdict import Report
 
 T = TypeVar("T")
 
+# What a folder scan never judges (issue 33): it holds no runs, only what tools installed or
+# generated. Skipped and counted (``Result.extra["skipped"]``); a file named explicitly is judged.
 SKIP_DIRS = {
     ".git",
     ".hg",
@@ -36,8 +38,37 @@ SKIP_DIRS = {
     ".pytest_cache",
     ".ruff_cache",
     ".tox",
+    ".nox",
     ".idea",
+    ".cache",
+    ".ipynb_checkpoints",
 }
+PACKAGE_METADATA = (".dist-info", ".egg-info")
+SOURCE_SUFFIXES = frozenset(
+    ".py .pyi .pyx .pxd .pyc .pyo .pyd .so .ipynb .c .h .cc .cpp .cxx .hpp .cu .cuh .js .mjs .ts .java "
+    ".go .rs .rb .pl .lua .sh .bash .zsh".split()
+)
+SKIP_WHY = {
+    "metadata": "installed-package metadata (*.dist-info, *.egg-info), not judged",
+    "venv": "a virtual environment, not judged",
+    "tooling": "version control, dependency or cache folder, not judged",
+    "source": "a source file, not judged",
+    "installed": "a folder of installed Python packages (site-packages), not judged",
+}
+
+
+def left_alone(path: Path, is_dir: bool) -> str | None:
+    """Why a folder scan skips ``path`` without judging it (None: it is looked at)."""
+    name = path.name
+    if not is_dir:
+        return SKIP_WHY["source"] if path.suffix.lower() in SOURCE_SUFFIXES else None
+    if name.endswith(PACKAGE_METADATA):
+        return SKIP_WHY["metadata"]
+    if name in SKIP_DIRS or name.endswith("_cache"):
+        return SKIP_WHY["tooling"]
+    if (path / "pyvenv.cfg").is_file():
+        return SKIP_WHY["venv"]
+    return None
 
 
 class Inspector(msgspec.Struct):
@@ -241,11 +272,11 @@ def walk(
         if follow_links and not _first_visit(here, seen, stats):
             dirs[:] = []
             continue
-        dirs[:] = [
-            d
-            for d in sorted(dirs)
-            if d not in SKIP_DIRS and not d.startswith(".") and _dir_ok(root, here / d, follow_links, stats)
-        ]
+        if any(d.endswith(".dist-info") for d in dirs):  # site-packages: the packages' own test data too
+            stats.add(SKIP_WHY["installed"], here)
+            dirs[:] = []
+            continue
+        dirs[:] = [d for d in sorted(dirs) if _enter(root, here / d, follow_links, stats)]
         for ins in match_folders(here, kinds, options):
             item = _folder_item(here, ins, claimed, options)
             if item is not None:
@@ -254,8 +285,21 @@ def walk(
             path = here / name
             if name.startswith(".") or not _file_ok(root, path, follow_links, stats) or _real(path) in claimed:
                 continue
+            why = left_alone(path, is_dir=False)
+            if why is not None:
+                stats.add(why, path)
+                continue
             for found in match_files(path, kinds, options):
                 yield from _expand(found)
+
+
+def _enter(root: Path, path: Path, follow_links: bool, stats: ScanStats) -> bool:
+    """Whether the walk descends into ``path``: never into tooling folders (counted), nor hidden ones."""
+    why = left_alone(path, is_dir=True)
+    if why is not None:
+        stats.add(why, path)
+        return False
+    return not path.name.startswith(".") and _dir_ok(root, path, follow_links, stats)
 
 
 def _first_visit(here: Path, seen: set[tuple[int, int]], stats: ScanStats) -> bool:

@@ -32,7 +32,7 @@ import msgspec
 from .discover import Item, ScanStats, inspector_named
 from .isolate import judge_isolated
 from .options import Options
-from .verdict import Report
+from .verdict import Interrupted, Report, signal_of
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -271,6 +271,9 @@ def _warm(gc_threshold: tuple[int, ...] | None = None) -> None:
         import gc
 
         gc.set_threshold(*gc_threshold)
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which stops the workers
     from .discover import load_inspectors
     from .readers import load_readers
     from .registry import REGISTRY
@@ -337,8 +340,21 @@ def started_pool(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
         for _ in range(jobs):  # each submission starts one more worker, up to ``jobs``
             pool.submit(_noop)
         yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # an interrupt (or a crash): the workers stop now, mid-input
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def stop_pool(pool: Any) -> None:
+    """End a process pool at once: queued tasks cancelled, running workers terminated (an
+    interrupted scan must not wait up to --timeout-per-input for each)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        proc.terminate()
+    for proc in workers:
+        proc.join(5)
 
 
 def _noop() -> None:
@@ -363,15 +379,20 @@ def _pool(
                 if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
                     break
             if not pending:
-                return
+                break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 yield pending.pop(fut), list(fut.result())
     except BrokenProcessPool:
-        raise RuntimeError(_UNGUARDED) from None
-    finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
+        raise RuntimeError(_UNGUARDED) from None
+    except BaseException:  # an interrupt, or the consumer closing this stream: stop now
+        if own:
+            stop_pool(pool)
+        raise
+    if own:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def execute(
@@ -395,14 +416,28 @@ def execute(
     else:
         stream = _inline(tasks, options)
     done: dict[int, list[Report]] = {}
-    for i, reports in stream:
-        done[i] = reports
-        if on_done is not None:
-            on_done(tasks[i])
-        for report in reports:
-            if on_report is not None:
-                on_report(report)
+    try:
+        for i, reports in stream:
+            done[i] = reports
+            if on_done is not None:
+                on_done(tasks[i])
+            for report in reports:
+                if on_report is not None:
+                    on_report(report)
+    except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM through the CLI's handler
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()  # a pool or an executor stops its workers and tasks
+        raise ScanInterrupted([r for i in range(len(tasks)) if i in done for r in done[i]], signal_of(exc)) from None
     return [r for i in range(len(tasks)) for r in done[i]]
+
+
+class ScanInterrupted(Interrupted):
+    """A scan stopped by a signal, with the reports judged by then (in task order)."""
+
+    def __init__(self, reports: list[Report], signum: int) -> None:
+        super().__init__(signum)
+        self.reports = reports
 
 
 # Starting a worker costs about a third of a CPU-second (Python, numpy, the plugins): below

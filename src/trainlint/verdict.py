@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: the envelope's "interrupted" (issue 33)
 
 
 class Severity(str, enum.Enum):
@@ -35,8 +35,26 @@ _VERDICT_ORDER = {Severity.FAIL: 3, Severity.NOT_CHECKED: 2, Severity.WARN: 1, S
 EXIT_CODES = {Severity.FAIL: 1, Severity.NOT_CHECKED: 2, Severity.WARN: 0, Severity.PASS: 0}
 
 
+# An integer wider than this is written as a string (most JSON readers hold 64-bit integers at
+# most, and Python refuses to print one of more than 4300 digits): see CONTRACTS.md.
+MAX_JSON_INT_BITS = 64
+
+
+def big_int_text(value: int) -> str:
+    """A string for an integer too wide for JSON: exact up to 1000 digits, else its leading
+    digits and its length (printing it whole could take seconds, or fail)."""
+    digits = int(math.log10(abs(value))) + 1
+    if digits <= 1000:
+        return str(value)
+    lead = 10 ** (math.log10(abs(value)) % 1)
+    return f"{'-' if value < 0 else ''}{lead:.6f}e+{digits - 1} (an integer of {digits} digits)"
+
+
 def _clean(value: Any) -> Any:
-    """Make evidence JSON-safe: non-finite floats become strings ("NaN", "Infinity")."""
+    """Make evidence JSON-safe: non-finite floats become strings ("NaN", "Infinity"), an
+    integer wider than 64 bits a string (:func:`big_int_text`)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_JSON_INT_BITS:
+        return big_int_text(value)
     if isinstance(value, float):
         if math.isnan(value):
             return "NaN"
@@ -129,7 +147,7 @@ class Report(msgspec.Struct):
             "verdict": self.verdict.value,
             "reason": self.unjudged,
             "files": list(self.files) or [self.source],
-            "notes": list(self.notes),
+            "notes": list(self.notes) + _wide_ints_note(self.summary, [f.evidence for f in self.findings]),
             "summary": _clean(self.summary),
             "findings": [f.to_dict() for f in self.findings],
             "checks": self.checks.to_dict(),
@@ -139,11 +157,51 @@ class Report(msgspec.Struct):
         return out
 
 
+def _wide_ints(value: Any, path: str, out: list[str]) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_JSON_INT_BITS:
+        out.append(path)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _wide_ints(v, f"{path}.{k}", out)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _wide_ints(v, f"{path}[{i}]", out)
+
+
+def _wide_ints_note(summary: dict[str, Any], evidence: list[dict[str, Any]]) -> list[str]:
+    """The note that says which integers were written as strings (none: no note)."""
+    found: list[str] = []
+    _wide_ints(summary, "summary", found)
+    for i, ev in enumerate(evidence):
+        _wide_ints(ev, f"findings[{i}].evidence", found)
+    if not found:
+        return []
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return [f"integers wider than {MAX_JSON_INT_BITS} bits written as strings: {', '.join(found[:3])}{more}"]
+
+
 def combine(verdicts: list[Severity]) -> Severity:
     """Combine report verdicts: FAIL > NOT-CHECKED > WARN > PASS. No reports: NOT-CHECKED."""
     if not verdicts:
         return Severity.NOT_CHECKED
     return max(verdicts, key=lambda v: _VERDICT_ORDER[v])
+
+
+SIGINT, SIGTERM = 2, 15  # the signals that stop a command (the numbers of every POSIX system)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by a signal: SIGTERM raises this (the CLI's handler), SIGINT raises
+    KeyboardInterrupt; both end a command the same way (what was judged, exit 128 + signal)."""
+
+    def __init__(self, signum: int = SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def signal_of(exc: BaseException) -> int:
+    """The signal behind an interrupt: SIGTERM for :class:`Interrupted` from it, else SIGINT."""
+    return int(getattr(exc, "signum", SIGINT))
 
 
 class Result(msgspec.Struct):
@@ -153,6 +211,9 @@ class Result(msgspec.Struct):
     reports: list[Report] = msgspec.field(default_factory=list)
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
     empty_reason: str | None = None  # why there is nothing to report, when nothing is
+    # The signal that stopped the command before it judged everything (SIGINT, SIGTERM): the
+    # reports are those judged by then; the process exits 128 + it (issue 33).
+    interrupted: int | None = None
 
     @property
     def verdict(self) -> Severity:
@@ -186,5 +247,7 @@ class Result(msgspec.Struct):
             "reason": self.empty_reason,
             "reports": [r.to_dict() for r in self.reports],
         }
+        if self.interrupted is not None:
+            out["interrupted"] = True
         out.update(_clean(self.extra))
         return out

@@ -148,3 +148,47 @@ def test_a_dataset_csv_is_sniffed_by_the_one_header_reader(tmp_path):
     assert DatasetInspector().sniff(p, head)
     p.write_text("step,loss,text\n1,2.0,a\n")  # a metric column: still not a dataset
     assert not DatasetInspector().sniff(p, p.read_bytes())
+
+
+def _package_folder(root: Path) -> Path:
+    """Installed packages as a scan finds them: *.dist-info / *.egg-info metadata whose README
+    shows a traceback, an example script, a __pycache__ and a virtual environment."""
+    readme = (
+        "Metadata-Version: 2.1\nName: widgets\nVersion: 1.0\n\nUsage\n-----\n\n>>> w.append(1)\n"
+        'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+        "RuntimeError: Cannot modify a frozen widget.\n"
+    )
+    (root / "gadgets.egg-info").mkdir(parents=True)  # a development install beside the sources
+    (root / "gadgets.egg-info" / "PKG-INFO").write_text(readme)
+    (root / "installed" / "widgets-1.0.dist-info").mkdir(parents=True)  # a site-packages folder
+    (root / "installed" / "widgets-1.0.dist-info" / "METADATA").write_text(readme)
+    (root / "installed" / "widgets" / "tests").mkdir(parents=True)
+    (root / "installed" / "widgets" / "tests" / "crash.log").write_text(readme)
+    (root / "widgets").mkdir()
+    rows = "\n".join(json.dumps({"text": f"example {i}", "label": i % 2}) for i in range(30))
+    (root / "widgets" / "example.py").write_text(f'DATA = """\n{rows}\n"""\n')
+    (root / "widgets" / "__pycache__").mkdir()
+    (root / "widgets" / "__pycache__" / "train.log").write_text(readme)
+    (root / "env" / "lib").mkdir(parents=True)
+    (root / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "env" / "lib" / "METADATA").write_text(readme)
+    return root
+
+
+def test_installed_packages_and_sources_are_skipped_and_counted_never_judged(tmp_path):
+    """Issue 33: a folder of installed packages holds no runs: nothing FAILs or WARNs, and what
+    was left alone is counted; a file named explicitly is still judged as before."""
+    root = _package_folder(tmp_path / "pkgs")
+    result = doctor(root)
+    assert not [(r.source, r.verdict.value) for r in result.reports if r.verdict.value in ("FAIL", "WARN")]
+    skipped = result.extra["skipped"]
+    counts = {why.split(" (")[0].split(",")[0]: seen["count"] for why, seen in skipped.items()}
+    assert counts == {
+        "installed-package metadata": 1,
+        "a source file": 1,
+        "version control": 1,
+        "a virtual environment": 1,
+        "a folder of installed Python packages": 1,
+    }, skipped
+    named = doctor(root / "gadgets.egg-info" / "PKG-INFO")  # named explicitly: judged as before
+    assert named.reports and "skipped" not in named.extra

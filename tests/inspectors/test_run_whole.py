@@ -190,3 +190,38 @@ def test_yaml_config_key_lines_name_the_data_and_an_oversized_config_is_not_read
         "train_file: a.jsonl\nvalidation_file: b.jsonl\n# " + "x" * run_data.MAX_CONFIG_BYTES
     )
     assert run_data.find_splits(run) == {"train": [], "eval": []}  # over the cap: not read at all
+
+
+def test_metrics_csv_read_as_the_log_is_not_linked_as_its_data(tmp_path):
+    """Issue 33: a metrics CSV named like training data is the run's log, never its train data."""
+    run = tmp_path / "csvrun"
+    run.mkdir()
+    rows = [f"{i * 10},{0.8 + 2 * math.exp(-i / 10):.4f},0.0001" for i in range(1, 101)]
+    (run / "training_log.csv").write_text("step,loss,lr\n" + "\n".join(rows) + "\n")
+    rep = _log_report(doctor(run))
+    assert rep.format == "csv" and rep.unjudged is None
+    assert not any("linked to this run" in n for n in rep.notes), rep.notes
+    assert "TL099" not in {f.code for f in rep.findings}
+    # a real data file beside the same log is still linked
+    (run / "train.jsonl").write_text("\n".join(_rows(50)) + "\n")
+    rep = _log_report(doctor(run))
+    assert any(n == "linked to this run: train data train.jsonl" for n in rep.notes), rep.notes
+
+
+def test_hf_output_folder_without_weights_is_a_run_not_a_broken_checkpoint(tmp_path):
+    """Issue 33: trainer_state.json and training_args.bin, the model never saved: one run report,
+    no TL319; a checkpoint-N folder or a config.json without weights still claims a model."""
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "out"
+    out.mkdir()
+    _trainer_state(out)
+    torch.save({"output_dir": str(out)}, out / "training_args.bin")
+    result = doctor(out)
+    assert [(r.kind, r.source) for r in result.reports] == [("log", str(out))]
+    assert "TL319" not in {f.code for r in result.reports for f in r.findings}
+    assert result.verdict.value in ("PASS", "WARN")
+    (out / "config.json").write_text(json.dumps({"vocab_size": 32}))  # now it claims to hold a model
+    codes = {f.code for r in doctor(out).reports for f in r.findings}
+    assert "TL319" in codes

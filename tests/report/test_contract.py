@@ -176,3 +176,116 @@ def test_every_command_prints_the_same_envelope(cli, tmp_path):
         data_out = r.json()
         jsonschema.validate(data_out, SCHEMA)
         assert data_out["command"] == name and data_out["exit_code"] == r.code, name
+
+
+def _huge_training_args(folder):
+    """A training_args.bin whose integers have 5,000 digits (issue 33)."""
+    import sys
+
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    args = transformers.TrainingArguments(output_dir=str(folder), use_cpu=True, report_to="none")
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        args.max_steps = int("7" * 5000)
+        args.seed = -int("3" * 5000)
+        torch.save(args, folder / "training_args.bin")
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "sarif", "junit", "html"])
+def test_a_5000_digit_integer_breaks_no_output(cli, tmp_path, fmt):
+    """Issue 33: every input is reported, every format stays whole, no internal error; the wide
+    integers are written as strings with a note."""
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    _huge_training_args(cfg)
+    write_hf(tmp_path / "pass.json", healthy())
+    r = cli("doctor", tmp_path, "--format", fmt, "-v")
+    assert "internal error" not in r.err and "Traceback" not in r.err, r.err
+    if fmt != "json":
+        assert r.code == 0 and r.out.strip(), r.err
+        return
+    doc = r.json()
+    jsonschema.validate(doc, SCHEMA)
+    assert r.code == doc["exit_code"] == 0
+    sources = sorted({x["source"].rsplit("/", 1)[-1] for x in doc["reports"]})
+    assert sources == ["pass.json", "training_args.bin"]
+    env = next(x for x in doc["reports"] if x["kind"] == "environment")
+    assert env["summary"]["max_steps"] == "7.777778e+4999 (an integer of 5000 digits)"
+    assert any("written as strings: summary.max_steps" in n for n in env["notes"])
+
+
+def test_a_report_that_cannot_be_written_is_its_own_not_checked():
+    """Issue 33: an error while serialising or rendering one report makes that report
+    NOT-CHECKED with a one-line reason; the others and the format are unaffected."""
+    import io
+
+    from trainlint.report import render
+    from trainlint.verdict import Report, Result
+
+    good = Report(source="a.jsonl", kind="log", format="jsonl")
+    bad = Report(source="b.jsonl", kind="log", format="jsonl", summary={"odd": object()})
+    for fmt in ("json", "text", "sarif", "junit", "markdown", "github"):
+        out = io.StringIO()
+        render(Result("doctor", [good, bad]), fmt, out)
+        assert "b.jsonl" in out.getvalue() and "internal error while reporting: TypeError" in out.getvalue(), fmt
+    out = io.StringIO()
+    render(Result("doctor", [good, bad]), "json", out)
+    doc = json.loads(out.getvalue())
+    jsonschema.validate(doc, SCHEMA)
+    assert [x["verdict"] for x in doc["reports"]] == ["PASS", "NOT-CHECKED"]
+    assert doc["verdict"] == "NOT-CHECKED" and doc["exit_code"] == 2
+
+
+def test_a_report_the_text_view_cannot_render_is_shown_and_counted_as_not_checked(monkeypatch):
+    import io
+
+    from trainlint.report import render, text
+    from trainlint.verdict import Report, Result
+
+    real = text.describe
+
+    def describe(r):
+        if r.source == "b.jsonl":
+            raise OverflowError("int too large to convert to float")
+        return real(r)
+
+    monkeypatch.setattr(text, "describe", describe)
+    out = io.StringIO()
+    render(
+        Result("doctor", [Report(source=s, kind="log", format="jsonl") for s in ("a.jsonl", "b.jsonl")]), "text", out
+    )
+    shown = out.getvalue()
+    assert "b.jsonl" in shown and "internal error while reporting: OverflowError" in shown
+    assert shown.rstrip().endswith("NOT-CHECKED: 1 NOT-CHECKED, 1 PASS (exit 2)"), shown
+
+
+@pytest.mark.parametrize(
+    "fmt, marker",
+    [
+        ("json", '"interrupted": true'),
+        ("text", "INTERRUPTED  interrupted by SIGTERM"),
+        ("sarif", '"executionSuccessful": false'),
+        ("junit", 'type="INTERRUPTED"'),
+        ("github", "::error title=INTERRUPTED::interrupted by SIGTERM"),
+        ("markdown", "**INTERRUPTED**: interrupted by SIGTERM"),
+    ],
+)
+def test_every_format_says_a_result_was_interrupted(fmt, marker):
+    """Issue 33: what was judged before a signal, marked interrupted in every CI format."""
+    import io
+
+    from trainlint.report import render
+    from trainlint.verdict import Report, Result
+
+    result = Result("doctor", [Report(source="a.jsonl", kind="log", format="jsonl")], interrupted=15)
+    out = io.StringIO()
+    render(result, fmt, out)
+    assert marker in out.getvalue(), out.getvalue()[-600:]
+    out = io.StringIO()
+    render(Result("doctor", [Report(source="a.jsonl", kind="log", format="jsonl")]), fmt, out)
+    assert "INTERRUPTED" not in out.getvalue() and "interrupted by" not in out.getvalue()
+    assert '"interrupted"' not in out.getvalue() and '"executionSuccessful": false' not in out.getvalue()

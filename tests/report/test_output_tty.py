@@ -123,7 +123,7 @@ def test_watch_heartbeat_callback(tmp_path):
         clock["t"] += s
 
     watch(
-        [(p, "jsonl")],
+        p,
         interval=1.0,
         max_time=3,
         clock=lambda: clock["t"],

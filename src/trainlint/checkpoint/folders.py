@@ -41,8 +41,12 @@ def folder_kind(path: Path) -> str | None:
     )
     config = "config.json" in names or "adapter_config.json" in names
     named = CHECKPOINT_DIR.match(path.name) is not None
-    # trainer_state.json alone is a training log, not a checkpoint
-    if (weights or state) and (config or named or "trainer_state.json" in names):
+    # trainer_state.json alone is a training log, not a checkpoint; an output folder with the
+    # Trainer's state and arguments but no model (never saved) is a run folder, not a checkpoint
+    # missing its weights: without weights only a config or a checkpoint-N name claims a model
+    if weights and (config or named or "trainer_state.json" in names):
+        return "hf-folder"
+    if state and (config or named):
         return "hf-folder"
     if named and config:
         return "hf-folder"

@@ -37,7 +37,9 @@ class LazyGroup(click.Group):
         return mod.command
 
     def invoke(self, ctx: click.Context) -> object:
-        """An internal error that escapes a command exits 2 (could not judge) with one line, never 1."""
+        """An internal error that escapes a command exits 2 (could not judge) with one line, never 1;
+        SIGINT and SIGTERM that a command did not turn into a partial result exit 130 and 143."""
+        stop_on_sigterm()
         try:
             return super().invoke(ctx)
         except (
@@ -45,9 +47,15 @@ class LazyGroup(click.Group):
             click.exceptions.Exit,
             click.exceptions.Abort,
             SystemExit,
-            KeyboardInterrupt,
         ):
             raise
+        except KeyboardInterrupt as exc:
+            import sys
+
+            from ..verdict import signal_of
+
+            print("\ntrainlint: interrupted: nothing was judged to the end", file=sys.stderr)
+            sys.exit(128 + signal_of(exc))
         except BrokenPipeError:  # the reader closed the pipe (`trainlint rules | head`): not a bug
             closed_pipe()
         except Exception as exc:
@@ -57,7 +65,7 @@ class LazyGroup(click.Group):
                 raise
             line = f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if str(exc) else type(exc).__name__
             print(
-                f"trainlint: internal error: {line}\n  (nothing was judged; this is a trainlint bug: please "
+                f"trainlint: internal error: {line}\n  (the command did not finish: any output above is incomplete; this is a trainlint bug: please "
                 "report it with the command line; TRAINLINT_DEBUG=1 shows the traceback)",
                 file=sys.stderr,
             )
@@ -118,6 +126,23 @@ def run() -> None:
         if exc.code is None or type(exc.code) is int:
             leave(exc.code or 0)
         raise
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM (a cancelled CI job, ``kill``) stops a command the way Ctrl-C does: what was
+    judged so far is printed, marked interrupted, and the process exits 143 (issue 33)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def _stop(signum: int, frame: Any) -> None:
+        from ..verdict import Interrupted
+
+        raise Interrupted(signum)
+
+    signal.signal(signal.SIGTERM, _stop)
 
 
 def closed_pipe() -> None:

@@ -248,12 +248,23 @@ def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
 
 def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -> None:
     """Write --output files, render ``fmt`` to stdout (``before`` runs first, for text), exit."""
-    from ..report import View, format_for, render
+    from ..report import View, format_for, render, vetted
 
     meta = _meta()
-    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
     verbosity = _verbosity(meta)
     live = meta.get("live")
+    if live is not None:
+        result = live.vetted(result)  # the reports already shown as NOT-CHECKED stay so
+    formats = {fmt, *(format_for(p) or "json" for p in meta.get("outputs") or ())}
+    result = vetted(result, formats)  # a report that cannot be written: its NOT-CHECKED (issue 33)
+    blocks = None
+    if fmt == "text" and live is None:  # each block rendered once, before the exit code is known
+        from ..report.text import text_blocks
+
+        result, blocks = text_blocks(result, sys.stdout, View(verbosity=verbosity))
+    code = exit_code_for(result, meta.get("fail_on") or "fail", bool(meta.get("exit_zero")))
+    if result.interrupted is not None:  # stopped by a signal: no verdict for the whole is implied
+        code = 128 + result.interrupted
     if live is not None:
         live.progress.clear()
     for path in meta.get("outputs") or ():
@@ -264,6 +275,7 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
                     format_for(path) or "json",
                     stream,
                     View(verbosity=verbosity, exit_code=code, color=False),
+                    vet=False,
                 )
         except OSError as exc:
             click.echo(f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True)
@@ -272,6 +284,10 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
         before()
     if live is not None and fmt == "text":
         live.finish(result, View(verbosity=verbosity, exit_code=code))
+    elif blocks is not None:
+        from ..report.text import render_text
+
+        render_text(result, sys.stdout, View(verbosity=verbosity, exit_code=code), blocks)
     else:
-        render(result, fmt, view=View(verbosity=verbosity, exit_code=code))
+        render(result, fmt, view=View(verbosity=verbosity, exit_code=code), vet=False)
     sys.exit(code)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..checkpoint.model import Inspection
 from ..config import Settings
-from ..verdict import Report, Result
+from ..verdict import Report, Result, signal_of
 from .checkpoint_judge import inspect_and_judge, judge
 
 
@@ -36,6 +36,20 @@ def run_ckpt(
     diff: bool = False,
 ) -> Result:
     result = Result(command="ckpt")
+    try:
+        _judge_each(result, paths, settings, values, crc, show_tensors)
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the checkpoints judged so far (issue 33)
+        result.interrupted = signal_of(exc)
+        return result
+    if diff:
+        a, b = (Path(p) for p in paths)
+        result.reports.append(drift_report(a, b, settings, digest=values))
+    return result
+
+
+def _judge_each(
+    result: Result, paths: Any, settings: Any, values: bool | None, crc: bool | None, show_tensors: bool
+) -> None:
     for raw in paths:
         from ..safeio import file_kind, not_regular_reason
 
@@ -51,10 +65,6 @@ def run_ckpt(
                     insp if insp is not None and insp.tensors else tensors_of(p)
                 )
             result.reports.append(report)
-    if diff:
-        a, b = (Path(p) for p in paths)
-        result.reports.append(drift_report(a, b, settings, digest=values))
-    return result
 
 
 def tensors_of(path: Path, digest: bool | None = False) -> Inspection | None:

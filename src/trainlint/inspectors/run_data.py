@@ -235,6 +235,14 @@ def _cached_overlap(train: str, evaluation: str, _a: tuple[int, int], _b: tuple[
     return overlap(Path(train), Path(evaluation))
 
 
+def _own_files(run: Any, source: Path) -> set[Path]:
+    """The files read as the run's log (never linked as its data)."""
+    try:
+        return {Path(str(f)).resolve() for f in (*run.files, source)}
+    except (OSError, RuntimeError):  # a symlink loop
+        return set()
+
+
 def run_links(run: Any, options: Options) -> dict[str, Any]:
     """``extra`` for the log rules from the data found with the run: the split overlaps (TL067)
     and, when no --dataset was given, the label entropy of its training data (TL099). Adds a
@@ -245,6 +253,11 @@ def run_links(run: Any, options: Options) -> dict[str, Any]:
         pairs, splits = linked_overlaps(folder)
     except OSError:
         return {}
+    own = _own_files(run, source)
+    if own & {p.resolve() for found in splits.values() for p in found}:  # a file read as the log is no data
+        splits = {k: [p for p in v if p.resolve() not in own] for k, v in splits.items()}
+        pairs = [pair for pair in pairs if Path(pair["train"]).resolve() not in own]
+        pairs = [pair for pair in pairs if Path(pair["eval"]).resolve() not in own]
     if not splits["train"] and not splits["eval"]:
         return {}
     shown = [f"train data {_rel(p, folder)}" for p in splits["train"]] + [

@@ -89,12 +89,12 @@ class RayExecutor(msgspec.Struct, frozen=True):
         """(task index, reports) as each Ray task finishes, for the ``(index, task)`` pairs in
         the order to start them (each task as ``parallel.sent`` made it: small, by name)."""
         ray, started = self._start()
+        pending: dict[Any, int] = {}
         try:
             remote = ray.remote(run_task).options(num_cpus=1, max_retries=1)
             opts_ref, env_ref = ray.put(options), ray.put(env)
             limit = _cluster_cpus(ray, self.num_cpus) * self.per_cpu
             queue = iter(ordered)
-            pending: dict[Any, int] = {}
             while True:
                 for i, task in queue:
                     pending[remote.remote(task, opts_ref, env_ref)] = i
@@ -105,6 +105,13 @@ class RayExecutor(msgspec.Struct, frozen=True):
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     yield pending.pop(ref), ray.get(ref)
+        except BaseException:  # an interrupt (or the stream closed): end the tasks still running
+            for ref in list(pending):
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # noqa: BLE001  (a task that finished meanwhile)
+                    pass
+            raise
         finally:
             if started:
                 ray.shutdown()

@@ -21,7 +21,7 @@ import msgspec
 from ..options import Options
 from ..readers import ReadError
 from ..readers.stream import records
-from ..verdict import Finding, Report, Result, Severity
+from ..verdict import Finding, Report, Result, Severity, signal_of
 from .guard import Guard, LiveStatus
 from .targets import Scanner, Target
 
@@ -166,8 +166,10 @@ def watch(
             ):
                 break
             sleep(interval)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the runs judged as they stand (issue 33)
+        result = _result(loop, roots)
+        result.interrupted = signal_of(exc)
+        return result
     return _result(loop, roots)
 
 

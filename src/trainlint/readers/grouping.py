@@ -155,6 +155,8 @@ def worth_grouping(group: RunGroup) -> bool:
     """A lone log with nothing beside it is judged as a file, as before."""
     if group.folder_reader is not None or len(group.logs) > 1:
         return True
+    if group.convention == "hf-output" and (group.folder / "training_args.bin").is_file():
+        return True  # the Trainer's output folder, saved with or without its model
     return bool(companions(group.folder)) or group.convention == "lightning"
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Iterable
 from typing import IO, Any, NamedTuple
+
+import msgspec
 
 from ..verdict import Result
 from .common import View
@@ -54,11 +57,36 @@ def output_format(name: str) -> OutputFormat:
     raise ValueError(f"unknown output format {name!r}")
 
 
-def render(result: Result, fmt: str = "text", stream: IO[str] | None = None, view: View | None = None) -> None:
-    """Write ``result`` to ``stream`` (default stdout) in format ``fmt``."""
+def vetted(result: Result, formats: Iterable[str] = ("json",)) -> Result:
+    """``result`` with every report that cannot be serialised replaced by its NOT-CHECKED report
+    with a one-line reason, so one input never breaks the output of the others (issue 33); the
+    same Result when every report passes. (The text view does the same as it renders each
+    report: ``text.text_blocks``.)"""
+    from .common import unreportable
+    from .json_out import compact_json
+
+    reports = []
+    for r in result.reports:
+        try:
+            compact_json(r.to_dict(curves="html" in formats))  # the curves: only the page has them
+        except Exception as exc:  # noqa: BLE001  (any serialising bug: this input's NOT-CHECKED)
+            r = unreportable(r, exc)
+        reports.append(r)
+    if all(a is b for a, b in zip(reports, result.reports)):
+        return result
+    return msgspec.structs.replace(result, reports=reports)
+
+
+def render(
+    result: Result, fmt: str = "text", stream: IO[str] | None = None, view: View | None = None, vet: bool = True
+) -> None:
+    """Write ``result`` to ``stream`` (default stdout) in format ``fmt``; a report that cannot
+    be written becomes its NOT-CHECKED (:func:`vetted`; ``vet=False``: vetted already)."""
     row = output_format(fmt)
     renderer = getattr(importlib.import_module(f"{__name__}.{row.module}"), row.function)
     stream = stream or sys.stdout
+    if vet:
+        result = vetted(result, (fmt,))
     if row.takes_view:
         renderer(result, stream, view)
     else:
@@ -91,4 +119,5 @@ __all__ = [
     "output_format",
     "render",
     "suffix_map",
+    "vetted",
 ]

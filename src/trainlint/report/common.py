@@ -31,7 +31,32 @@ class View(msgspec.Struct, frozen=True):
 def exit_code(result: Result, view: View | None) -> int:
     if view is not None and view.exit_code is not None:
         return view.exit_code
+    if result.interrupted is not None:
+        return 128 + result.interrupted
     return result.exit_code
+
+
+SIGNAL_NAMES = {2: "SIGINT", 15: "SIGTERM"}
+
+
+def unreportable(r: Report, exc: BaseException) -> Report:
+    """The NOT-CHECKED report that stands for ``r`` when writing it failed with ``exc``."""
+    line = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+    return Report(
+        source=r.source,
+        kind=r.kind,
+        format=r.format,
+        files=list(r.files),
+        unjudged=f"internal error while reporting: {line}",
+    )
+
+
+def interrupted_text(result: Result) -> str | None:
+    """One line for a command stopped by a signal (None: it ran to the end)."""
+    if result.interrupted is None:
+        return None
+    name = SIGNAL_NAMES.get(result.interrupted, f"signal {result.interrupted}")
+    return f"interrupted by {name}: only the {len(result.reports)} report(s) judged before the stop are shown"
 
 
 def fmt_step(step: Any) -> str:

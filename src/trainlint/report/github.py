@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import IO
 
 from ..verdict import Result
-from .common import View, counts_text, exit_code, finding_location, sorted_reports
+from .common import View, counts_text, exit_code, finding_location, interrupted_text, sorted_reports
 
 LEVELS = {"FAIL": "error", "WARN": "warning", "NOTE": "notice"}
 
@@ -60,4 +60,6 @@ def render_github(result: Result, stream: IO[str], view: View | None = None) -> 
             stream.write(command("error", report.unjudged, report.source, None, "NOT-CHECKED") + "\n")
     if result.empty_reason:
         stream.write(command("error", result.empty_reason, None, None, "NOT-CHECKED") + "\n")
+    if result.interrupted is not None:
+        stream.write(command("error", interrupted_text(result) or "", None, None, "INTERRUPTED") + "\n")
     stream.write(f"trainlint {result.verdict.value}: {counts_text(result)} (exit {exit_code(result, view)})\n")

@@ -19,7 +19,8 @@ def write_json(
 ) -> None:
     """Every JSON document trainlint prints goes through here. ``strict``: a non-finite number
     is an error (the contract's envelopes have already turned them into strings or null)."""
-    json.dump(data, stream, indent=2, allow_nan=not strict, default=default)
+    text = json.dumps(data, indent=2, allow_nan=not strict, default=default)  # whole, or nothing written
+    stream.write(text)
     if newline:
         stream.write("\n")
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import IO
 
 from ..verdict import Finding, Report, Result, _clean
-from .common import fmt_step, sorted_reports
+from .common import fmt_step, interrupted_text, sorted_reports
 from .json_out import compact_json
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -114,27 +114,15 @@ def to_junit(result: Result) -> ET.Element:
         root.append(suite)
         for key in totals:
             totals[key] += int(suite.get(key, "0"))
-    if result.empty_reason:
-        suite = ET.SubElement(
-            root,
-            "testsuite",
-            {
-                "name": "trainlint",
-                "tests": "1",
-                "failures": "0",
-                "errors": "1",
-                "skipped": "0",
-                "time": "0",
-            },
-        )
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {"name": "input could-not-judge", "classname": "trainlint", "time": "0"},
-        )
-        ET.SubElement(case, "error", {"message": _x(result.empty_reason), "type": "NOT-CHECKED"})
-        totals["tests"] += 1
-        totals["errors"] += 1
+    stopped = interrupted_text(result)
+    for name, why, kind in (
+        ("input could-not-judge", result.empty_reason, "NOT-CHECKED"),
+        ("interrupted", stopped, "INTERRUPTED"),
+    ):
+        if why:
+            _error_suite(root, name, why, kind)
+            totals["tests"] += 1
+            totals["errors"] += 1
     root.attrib.update({k: str(v) for k, v in totals.items()})
     root.set("time", "0")
     return root
@@ -146,3 +134,14 @@ def render_junit(result: Result, stream: IO[str]) -> None:
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     stream.write(ET.tostring(root, encoding="unicode"))
     stream.write("\n")
+
+
+def _error_suite(root: ET.Element, name: str, why: str, kind: str) -> None:
+    """A one-testcase suite whose error says why the result is incomplete."""
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {"name": "trainlint", "tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0"},
+    )
+    case = ET.SubElement(suite, "testcase", {"name": name, "classname": "trainlint", "time": "0"})
+    ET.SubElement(case, "error", {"message": _x(why), "type": kind})

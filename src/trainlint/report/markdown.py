@@ -14,6 +14,7 @@ from .common import (
     curve_text,
     exit_code,
     fmt_step,
+    interrupted_text,
     rule_help,
     sorted_reports,
 )
@@ -42,6 +43,8 @@ def render_markdown(result: Result, stream: IO[str], view: View | None = None) -
     reports = sorted_reports(result)
     if result.empty_reason:
         w(f"**NOT-CHECKED**: {_cell(result.empty_reason)}\n\n")
+    if result.interrupted is not None:
+        w(f"**INTERRUPTED**: {_cell(interrupted_text(result) or '')}\n\n")
     if reports:
         w("| verdict | input | format | points | loss |\n|---|---|---|---:|---|\n")
         for r in reports:

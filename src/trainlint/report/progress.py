@@ -74,13 +74,26 @@ class Live:
 
         self.out = Out(stream or sys.stdout, view)
         self.progress = progress or Progress()
+        self.swaps: dict[int, Report] = {}  # a report shown as its NOT-CHECKED (writing it failed)
 
     def report(self, report: Report) -> None:
-        from .text import render_report
+        from . import vetted
+        from .text import text_blocks
 
         self.progress.clear()
-        render_report(self.out, report)
+        shown, blocks = text_blocks(vetted(Result("doctor", [report])), self.out.stream, self.out.view)
+        if shown.reports[0] is not report:
+            self.swaps[id(report)] = shown.reports[0]
+        self.out.stream.write(blocks[0])
         self.out.stream.flush()
+
+    def vetted(self, result: Result) -> Result:
+        """``result`` with the reports shown as NOT-CHECKED replaced as they were shown."""
+        if not self.swaps:
+            return result
+        from msgspec.structs import replace
+
+        return replace(result, reports=[self.swaps.get(id(r), r) for r in result.reports])
 
     def finish(self, result: Result, view: View) -> None:
         from .text import render_summary

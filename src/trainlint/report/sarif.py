@@ -7,7 +7,7 @@ from typing import IO, Any
 
 from ..registry import REGISTRY, Rule
 from ..verdict import Finding, Report, Result, _clean
-from .common import DOCS_URL, finding_location, rule_help, rule_url
+from .common import DOCS_URL, exit_code, finding_location, interrupted_text, rule_help, rule_url
 from .json_out import write_json
 
 LEVELS = {"FAIL": "error", "WARN": "warning", "NOTE": "note"}
@@ -91,12 +91,21 @@ def to_sarif(result: Result) -> dict[str, Any]:
             }
         },
         "invocations": [
-            {"executionSuccessful": True, "exitCode": result.exit_code, "toolExecutionNotifications": notes}
+            {
+                "executionSuccessful": result.interrupted is None,
+                "exitCode": exit_code(result, None),
+                "toolExecutionNotifications": notes + _interrupted(result),
+            }
         ],
         "results": results,
         "properties": {"verdict": result.verdict.value},
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _interrupted(result: Result) -> list[dict[str, Any]]:
+    text = interrupted_text(result)
+    return [] if text is None else [{"level": "error", "message": {"text": text}}]
 
 
 def render_sarif(result: Result, stream: IO[str]) -> None:

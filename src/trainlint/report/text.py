@@ -23,6 +23,7 @@ from .common import (
     first_problem,
     fmt_num,
     fmt_step,
+    interrupted_text,
     rule_help,
 )
 
@@ -144,12 +145,47 @@ class Out:
         return text
 
 
-def render_text(result: Result, stream: IO[str], view: View | None = None) -> None:
+def render_text(result: Result, stream: IO[str], view: View | None = None, blocks: list[str] | None = None) -> None:
+    """Every report's block, then the summary. ``blocks``: from :func:`text_blocks` on this
+    result (each block rendered once); else they are rendered here the same way."""
     view = view or View()
     out = Out(stream, view)
-    for report in sorted(result.reports, key=lambda r: r.source):
-        render_report(out, report)
+    if blocks is None:
+        result, blocks = text_blocks(result, stream, view)
+    for block in blocks:
+        stream.write(block)
     render_summary(out, result)
+
+
+def text_blocks(result: Result, stream: IO[str], view: View) -> tuple[Result, list[str]]:
+    """Each report's block as it will be written to ``stream``, in the order shown; a report
+    whose block cannot be rendered is replaced, in the Result too, by its NOT-CHECKED report
+    (issue 33: one input never breaks the view of the others)."""
+    import io
+
+    from msgspec.structs import replace
+
+    from .common import unreportable
+
+    out = Out(stream, view)  # colours, width and encoding for the real stream
+    swaps: dict[int, Report] = {}
+    blocks = []
+    for r in sorted(result.reports, key=lambda r: r.source):
+        out.stream = io.StringIO()
+        try:
+            render_report(out, r)
+        except Exception as exc:  # noqa: BLE001  (any renderer bug: this input's NOT-CHECKED)
+            swaps[id(r)] = swap = unreportable(r, exc)
+            out.stream = io.StringIO()
+            try:
+                render_report(out, swap)
+            except Exception:  # noqa: BLE001  (the bug is in what every block shows: one plain line)
+                out.stream = io.StringIO()
+                out.line(f"NOT-CHECKED  {swap.source}: {swap.unjudged}", "NOT-CHECKED", indent=INDENT)
+        blocks.append(out.stream.getvalue())
+    if swaps:
+        result = replace(result, reports=[swaps.get(id(r), r) for r in result.reports])
+    return result, blocks
 
 
 def render_report(out: Out, r: Report) -> None:
@@ -397,6 +433,9 @@ def render_summary(out: Out, result: Result) -> None:
             out.write(out.paint(text[: len(v)], v) + text[len(v) :] + "\n")
     _not_recognised(out, result)
     code = exit_code(result, out.view)
+    stopped = interrupted_text(result)
+    if stopped is not None:
+        out.line(f"INTERRUPTED  {stopped}", "NOT-CHECKED", indent=INDENT)
     out.line(
         f"{result.verdict.value}: {counts_text(result)} (exit {code})",
         result.verdict.value,

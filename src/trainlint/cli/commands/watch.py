@@ -25,8 +25,9 @@ def command(paths, until, interval, idle_exit, max_time, fmt, config, select, ig
 
     PATHS may be log files or folders; in a folder, runs and logs that appear later are followed
     too (start it before training writes anything). Prints each finding when it first appears;
-    at the end (Ctrl-C, --idle-exit, --max-time or --until) prints the verdict of every run, as
-    doctor would give it on the finished files, and exits with the usual code.
+    at the end (--idle-exit, --max-time or --until) prints the verdict of every run, as doctor
+    would give it on the finished files, and exits with the usual code; stopped by Ctrl-C
+    (SIGINT) or SIGTERM it prints the same, marked interrupted, and exits 130 or 143.
     """
     from ...api import watch
     from ...report.progress import Heartbeat
