@@ -58,6 +58,7 @@ ASCII_FALLBACK = str.maketrans(
         "▇": "*",
         "█": "#",
         "→": ">",
+        "↑": "^",
         "−": "-",
         "×": "x",
         "…": "~",
@@ -92,7 +93,7 @@ class Out:
 
             width = shutil.get_terminal_size((80, 24)).columns
         self.width = max(width, 40) if width else None
-        self.ascii = not _can_encode(stream, "▁█→−×…·")
+        self.ascii = not _can_encode(stream, "▁█→↑−×…·")
 
     def write(self, text: str) -> None:
         """Write, spelling the block characters and arrows in ASCII when the stream's
