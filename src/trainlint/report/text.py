@@ -3,7 +3,7 @@
 Per input: the verdict, the path, the format and size, and for logs the loss (and eval loss)
 at a glance as a sparkline with start → end. Then the FAIL/WARN findings, each with its
 numbers and a ``help:`` line. NOTEs, notes and the checked / stood-down / not-checked
-bookkeeping only with ``-v``; ``-q`` shows only FAIL and NOT-CHECKED inputs and the summary.
+bookkeeping only with ``-v``; ``-q`` shows only FAIL and NOT-CHECKED inputs, each once, and the counts.
 Colour (ANSI) on a terminal unless NO_COLOR; wrapped at the terminal's width on a terminal,
 never wrapped when piped (so grep sees whole lines)."""
 
@@ -379,7 +379,8 @@ def _counted(items: list[str]) -> list[tuple[str, int]]:
 
 
 def render_summary(out: Out, result: Result) -> None:
-    """Every FAIL and NOT-CHECKED input with its first finding or reason, then the counts."""
+    """Every FAIL and NOT-CHECKED input with its first finding or reason, then the counts; with
+    ``-q`` only the counts (the failing inputs' blocks, all that -q shows, each appear once)."""
     bad = [r for r in sorted(result.reports, key=lambda r: r.source) if r.verdict.value in ("FAIL", "NOT-CHECKED")]
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", "NOT-CHECKED", indent=INDENT)
@@ -390,7 +391,7 @@ def render_summary(out: Out, result: Result) -> None:
             + (", ..." if seen["count"] > 3 else ""),
             indent=INDENT,
         )
-    if bad and (len(result.reports) > 1 or out.view.verbosity < 0):
+    if bad and len(result.reports) > 1 and out.view.verbosity >= 0:  # -q: each block was the summary
         out.line("short summary", "bold")
         for r in bad:
             v = r.verdict.value
