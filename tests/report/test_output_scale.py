@@ -94,3 +94,22 @@ def test_sarif_carries_only_the_rules_with_results(cli):
     assert len(r.out.encode()) < 16_000  # was 250 KB: every registered rule, its text three times
     empty = cli("doctor", "examples/hf-healthy", "--format", "sarif", cwd=ROOT).json()
     assert empty["runs"][0]["tool"]["driver"]["rules"] == [] and json.dumps(empty).count("TL0") == 0
+
+
+def test_short_reprs_for_a_repl():
+    """Issue 33: repr(Result) dumped several KB; now the verdict, the counts, the first finding."""
+    from trainlint import api
+    from trainlint.verdict import Report, Result
+
+    result = api.doctor([ROOT / "examples"])
+    text = repr(result)
+    assert text.startswith("<Result doctor FAIL (exit 1): 3 FAIL, 1 PASS; first: ") and len(text) < 250, text
+    assert "keras-lr-zero/training.log: TL033 loss-at-uniform: loss 1.37 = ln 4" in text
+    keras = next(r for r in result.reports if "keras" in r.source)
+    assert repr(keras).startswith(f"<Report FAIL log {keras.source}: 2 FAIL, 1 WARN; first: TL033 loss-at-uniform")
+    assert repr(keras.findings[0]).startswith("<Finding FAIL TL033 loss-at-uniform step 29: loss 1.37")
+    assert all(len(repr(x)) < 250 for x in (keras, *keras.findings))
+    assert repr(Report("x.json", "log", unjudged="no such file or folder")) == (
+        "<Report NOT-CHECKED log x.json: no such file or folder>"
+    )
+    assert repr(Result("doctor", empty_reason="no inputs")) == "<Result doctor NOT-CHECKED (exit 2): no inputs>"
