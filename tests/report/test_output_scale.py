@@ -113,3 +113,23 @@ def test_short_reprs_for_a_repl():
         "<Report NOT-CHECKED log x.json: no such file or folder>"
     )
     assert repr(Result("doctor", empty_reason="no inputs")) == "<Result doctor NOT-CHECKED (exit 2): no inputs>"
+
+
+def test_env_default_view_says_what_each_probe_found(cli):
+    """Issue 33: `trainlint env` printed three bare 'PASS ... (vm)' lines; only -v said what it found."""
+    import io
+
+    from trainlint.report import View, render
+    from trainlint.verdict import Report, Result
+
+    found = "no nvidia-smi; torch 2.4.0+cpu (CPU build)"
+    result = Result("env", [Report("accelerators (vm)", "environment", "accelerators", notes=[found])])
+    for verbosity in (0, 1):
+        out = io.StringIO()
+        render(result, "text", out, View(verbosity=verbosity, color=False))
+        lines = out.getvalue().splitlines()
+        assert lines[1] == f"      {found}" and out.getvalue().count(found) == 1, lines
+    shown = cli("env").out.splitlines()
+    heads = [i for i, line in enumerate(shown) if line.startswith(("PASS ", "WARN ", "FAIL "))]
+    assert len(heads) >= 3 and all(shown[i + 1].startswith("      ") for i in heads), shown
+    assert any("torch" in line for line in shown), shown

@@ -172,6 +172,9 @@ def render_report(out: Out, r: Report) -> None:
                 f"{INDENT}{label:<10}{curve_text(curve)}{_span(r, role, curve)}",
                 indent=INDENT,
             )
+    if _found_lines(r):  # `trainlint env`: what each probe found, also on a PASS
+        for note in r.notes:
+            out.line(f"{INDENT}{note}", indent=INDENT + "  ")
     ckpts = r.summary.get("checkpoints")
     if isinstance(ckpts, dict) and (ckpts.get("steps") or ckpts.get("named")):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
@@ -341,6 +344,15 @@ def _finding(out: Out, f: Finding, count: int, verbose: bool) -> None:
         out.line(text, lead=f"{INDENT}help: ", lead_style="dim", indent=INDENT + "      ")
 
 
+FOUND = ("accelerators", "resources", "versions")
+
+
+def _found_lines(r: Report) -> bool:
+    """An environment probe's notes say what it found (CPU build, GPUs, memory, versions): they
+    are its body in the default view, not bookkeeping."""
+    return r.kind == "environment" and r.format in FOUND
+
+
 def _bookkeeping(out: Out, r: Report) -> bool:
     """Files, notes and what ran / stood down / was not checked (``-v``)."""
     wrote = False
@@ -357,7 +369,7 @@ def _bookkeeping_lines(r: Report) -> Iterable[str]:
         yield "files: " + ", ".join(r.files)
     for p in r.summary.get("parts") or []:
         yield f"part {p['part']}: {p['verdict']} ({p['kind']}, {p['format']})"
-    for note, n in _counted(r.notes):
+    for note, n in [] if _found_lines(r) else _counted(r.notes):
         yield f"note: {note}" + (f" (×{n})" if n > 1 else "")
     ch = r.checks
     if ch.ran:

@@ -9,7 +9,7 @@ import click
 @click.argument("code", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def command(code: str | None, fmt: str) -> None:
-    """List every rule, or a category's (nan, lr, ...), or explain one (by code or name)."""
+    """List every rule, a category's rules (nan, lr), or explain one (by code or name)."""
     from ...api import rules
     from ...report.rules import render_rules
 
