@@ -122,24 +122,24 @@ def curve_change(curve: dict[str, Any]) -> tuple[float, float, float | None] | N
     return start, end, rel
 
 
-def curve_text(curve: dict[str, Any], width: int = 16) -> str:
+def curve_text(curve: dict[str, Any], width: int = 16, span: str = "") -> str:
     """``▇▅▃▂▂▁▁ 3.91 → 1.21 (−69 %)`` for one downsampled curve; ``(log)`` after a sparkline
     drawn on a log scale, the best (lowest) point when the curve ends above it and the peak of
-    a spike drawn ``↑`` above the scale."""
+    a spike drawn ``↑`` above the scale; ``span`` (the step range) goes before those marks."""
     from ..downsample import spark
 
     change = curve_change(curve)
     drawn = spark(curve.get("values", []), width)
     text = drawn.text + (" (log)" if drawn.log else "")
     if change is None:
-        return f"{text} no finite values"
+        return f"{text} no finite values{span}"
     start, end, rel = change
     pct = ""
     if rel is not None:
         sign = "−" if rel < 0 else "+"
         p = abs(rel) * 100
         pct = f" ({sign}{p:.0f} %)" if p >= 10 or p == 0 else f" ({sign}{p:.1f} %)"
-    return f"{text} {fmt_num(start)} → {fmt_num(end)}{pct}{_marks(curve, end, bool(drawn.above))}"
+    return f"{text} {fmt_num(start)} → {fmt_num(end)}{pct}{span}{_marks(curve, end, bool(drawn.above))}"
 
 
 def _marks(curve: dict[str, Any], end: float, spike: bool) -> str:

@@ -169,7 +169,7 @@ def render_report(out: Out, r: Report) -> None:
         curve = r.curves.get(role)
         if curve and curve.get("values"):
             out.line(
-                f"{INDENT}{label:<10}{curve_text(curve)}{_span(r, role, curve)}",
+                f"{INDENT}{label:<10}{curve_text(curve, span=_span(r, role, curve))}",
                 indent=INDENT,
             )
     if _found_lines(r):  # `trainlint env`: what each probe found, also on a PASS
