@@ -154,3 +154,16 @@ def test_an_empty_select_iterator_keeps_the_config_files_select(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert build_options(select=()).settings.select == ["TL001"]
     assert build_options(select=iter(())).settings.select == ["TL001"]  # was [] (an iterator is truthy)
+
+
+def test_a_code_typed_with_letters_for_digits_suggests_that_code_first():
+    """Issue 33: `--select TL01O` suggested TL401, TL301 and TL201 but not TL010."""
+    from trainlint.config import did_you_mean, parse_selectors, selector_words
+
+    words = selector_words()
+    assert did_you_mean("TL01O", words).startswith("; did you mean 'TL010' or ")
+    assert did_you_mean("tlO1O", words).startswith("; did you mean 'TL010' or ")
+    assert did_you_mean("TLl00", words).startswith("; did you mean 'TL100' or ")
+    with pytest.raises(ConfigError, match="did you mean 'TL010'"):
+        parse_selectors(["TL01O"], "select")
+    assert did_you_mean("diverged", ["loss-diverged", "nan"]) == "; did you mean 'loss-diverged'?"

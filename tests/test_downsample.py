@@ -97,3 +97,50 @@ def test_kept_indices_equal_the_reference(values, buckets):
 
     a = np.array(values, dtype=np.float64)
     np.testing.assert_array_equal(_kept_indices(a, buckets), _reference_kept(a, buckets))
+
+
+def test_an_early_50x_spike_shows_with_the_end_level():
+    """Issue 33: a run that went 1.4 → 7.5 with an early spike to 70 was drawn as a falling curve."""
+    from trainlint.downsample import spark
+
+    v = np.linspace(1.4, 7.5, 1000)
+    v[100] = 70.0
+    drawn = spark(v, 16)
+    assert drawn.text[0] == "▁" and drawn.text[-1] == "█", drawn  # the climb to the end level
+    assert drawn.text[1] == "↑" and drawn.above == (1,) and not drawn.log  # the spike, above the scale
+    old_shape = np.linspace(2.0, 1.0, 1000)
+    old_shape[80] = 100.0  # 50x: still a falling curve with its spike
+    assert spark(old_shape, 16).text.startswith("█↑▇")
+
+
+def test_sparkline_log_scale_past_two_orders_of_magnitude():
+    from trainlint.downsample import spark
+
+    decay = 1000.0 * np.exp(-np.linspace(0, 9, 1000))  # 1000 → 0.12
+    drawn = spark(decay, 16)
+    assert drawn.log and len(set(drawn.text)) >= 7, drawn  # every level used, not 15 cells of ▁
+    assert not spark(np.linspace(50, 1, 1000), 16).log  # 50x: linear
+
+
+def test_sparkline_last_cell_is_the_last_point():
+    from trainlint.downsample import spark
+
+    v = np.linspace(3, 1, 1000)
+    v[-1] = np.nan  # a blow-up on the last step only
+    assert spark(v, 16).text[-1] == "!"
+    v[-1] = 3.0  # back at the start level at the very end
+    assert spark(v, 16).text[-1] == "█"
+    wobble = np.tile([1.0, 1.5], 500)  # an oscillation is not a spike
+    assert "↑" not in spark(wobble, 16).text
+
+
+def test_curve_text_marks_best_point_spike_and_log_scale():
+    from trainlint.report.common import curve_text
+
+    v = np.linspace(1.4, 7.5, 200)
+    v[20] = 70.0
+    text = curve_text({"steps": list(range(0, 400, 2)), "values": v.tolist()})
+    assert "1.4 → 7.5 (+436 %), best 1.4 @0, ↑ 70 @40" in text, text
+    decay = (1000.0 * np.exp(-np.linspace(0, 9, 200))).tolist()
+    text = curve_text({"steps": list(range(200)), "values": decay})
+    assert " (log) 1000 → 0.1234 (−100 %)" in text and "best" not in text, text

@@ -437,3 +437,23 @@ def test_companion_files_that_are_fifos_are_not_opened(tmp_path):
     start = time.monotonic()
     link_companions(r, run)
     assert time.monotonic() - start < 10 and "hparams" not in r.meta
+
+
+def test_json_error_messages_read_as_english():
+    """Issue 33: a JSON error read 'Unterminated string starting at at column 10'."""
+    from trainlint.safeio import json_error
+
+    with pytest.raises(json.JSONDecodeError) as info:
+        json.loads('{"text": "unterminated')
+    assert json_error(info.value) == "Unterminated string starting at line 1 column 10"
+    assert json_error(info.value, line=False) == "Unterminated string starting at column 10"
+    with pytest.raises(json.JSONDecodeError) as info:
+        json.loads('\n[1, "a", }')
+    assert json_error(info.value) == f"{info.value.msg} at line 2 column {info.value.colno}"  # no dangling "at"
+
+
+def test_a_malformed_dataset_row_names_its_column_once(cli, tmp_path):
+    bad = tmp_path / "rows.jsonl"
+    bad.write_text('{"text": "a"}\n{"text": "unterminated\n')
+    out = cli("data", bad).out
+    assert "2: Unterminated string starting at column 10" in out and "at at" not in out, out

@@ -364,15 +364,19 @@ def check_environment(env: EnvOptions | None = None, options: Options | None = N
 
 
 def rules(code: str | None = None) -> list[Rule]:
-    """Every registered rule, or the one named by ``code`` (a code or a name); KeyError if none."""
-    from .registry import REGISTRY
+    """Every registered rule, the one named by ``code`` (a code or a name), or the rules of a
+    category (``nan``: the category's rules, in code order); KeyError if none."""
+    from .registry import CATEGORIES, REGISTRY
 
     if code is None:
         return REGISTRY.all()
     rule = REGISTRY.get(code)
-    if rule is None:
-        raise KeyError(code)
-    return [rule]
+    if rule is not None:
+        return [rule]
+    category = code.strip().lower()
+    if category in CATEGORIES:
+        return [r for r in REGISTRY.all() if r.category == category]
+    raise KeyError(code)
 
 
 def followable_logs(paths: Paths, options: Options | None = None) -> list[tuple[Path, str]]:

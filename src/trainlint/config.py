@@ -142,13 +142,22 @@ def selector_words() -> list[str]:
     return [r.code for r in rules] + list(CATEGORIES) + [r.name for r in rules]
 
 
+_DIGIT_LOOKALIKES = str.maketrans("oOlLiI", "001111")
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """``"; did you mean 'nan'?"`` for the closest choices, or ""."""
+    """``"; did you mean 'nan'?"`` for the closest choices, or "". A code typed with a letter
+    for a digit (``TL01O``, ``TLl00``: O for 0, l or I for 1) suggests that code first."""
     import difflib
 
     choices = list(choices)
     lower = {c.lower(): c for c in choices}
     close = difflib.get_close_matches(word.lower(), list(lower), n=3, cutoff=0.6)
+    w = word.strip()
+    if len(w) > 2 and w[:2].lower() == "tl":
+        code = ("tl" + w[2:].translate(_DIGIT_LOOKALIKES)).lower()
+        if code in lower:
+            close = [code] + [c for c in close if c != code][:2]
     return "; did you mean " + " or ".join(repr(lower[c]) for c in close) + "?" if close else ""
 
 

@@ -9,6 +9,8 @@ sparkline, the HTML page and the MCP ``series`` tool, so all three show the same
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .arrays import median, unique
@@ -53,29 +55,84 @@ def _extremes(grid: np.ndarray) -> np.ndarray:
     return np.stack([lo, hi], axis=1)
 
 
+class Spark(NamedTuple):
+    """A drawn sparkline and what the reader must be told about its scale: ``log`` when the
+    cells are drawn on a log scale, ``above`` the cells drawn ``↑`` (a spike above the scale)."""
+
+    text: str
+    log: bool
+    above: tuple[int, ...]
+
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+ABOVE = "↑"  # a spike drawn above the scale, so the rest keeps its shape
+LOG_SPAN = 100.0  # max / min beyond which the cells are drawn on a log scale
+SPIKE = 3.0  # a spike rises more than this many times the rest's range above the rest
+MAX_SPIKES = 2  # more such cells are an oscillation, drawn on the full scale
+
+
 def sparkline(values: np.ndarray, width: int = 12) -> str:
+    """One line of block characters for a series (see :func:`spark`)."""
+    return spark(values, width).text
+
+
+def spark(values: np.ndarray, width: int = 12) -> Spark:
     """One line of block characters for a series; ``!`` marks a cell holding a non-finite value.
 
-    A series longer than ``width`` is folded into ``width`` cells; each cell shows its first
-    non-finite value, else its value farthest from the series' median, so spikes stay visible."""
-    blocks = "▁▂▃▄▅▆▇█"
+    A series longer than ``width`` is folded into ``width`` cells: the last cell is the last
+    point (the end level), each other cell shows its first non-finite value, else its value
+    farthest from the series' median, so spikes stay visible. Finite values spanning more than
+    two orders of magnitude (all positive) are drawn on a log scale; otherwise one or two
+    isolated spikes that would flatten the rest are drawn ``↑`` and the rest on its own scale."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
-        return ""
+        return Spark("", False, ())
     if len(values) > width:
-        values = _fold(values, width)
-    finite = values[np.isfinite(values)]
-    if len(finite) == 0:
-        return "!" * len(values)
+        values = np.append(_fold(values[:-1], width - 1), values[-1]) if width > 1 else _fold(values, width)
+    ok = np.isfinite(values)
+    if not ok.any():
+        return Spark("!" * len(values), False, ())
+    finite = values[ok]
     lo, hi = float(finite.min()), float(finite.max())
+    log = lo > 0 and hi / lo > LOG_SPAN
+    if log:
+        values = np.where(ok, np.log(np.where(ok & (values > 0), values, 1.0)), values)
+        lo, hi = float(np.log(lo)), float(np.log(hi))
+        above: tuple[int, ...] = ()
+    else:
+        above = _spikes(values, lo, hi)
+        if above:
+            hi = float(np.delete(values, above)[np.isfinite(np.delete(values, above))].max())
     span = hi - lo
     out = []
-    for v in values:
+    for i, v in enumerate(values):
         if not np.isfinite(v):
             out.append("!")
+        elif i in above:
+            out.append(ABOVE)
         else:
-            out.append(blocks[0 if span == 0 else int(round((v - lo) / span * (len(blocks) - 1)))])
-    return "".join(out)
+            out.append(BLOCKS[0 if span == 0 else int(round((v - lo) / span * (len(BLOCKS) - 1)))])
+    return Spark("".join(out), log, above)
+
+
+def _spikes(cells: np.ndarray, lo: float, hi: float) -> tuple[int, ...]:
+    """The interior cells (at most MAX_SPIKES) that stand above both neighbours by more than
+    half the range, when the rest moves (its range at least 5 % of its level) and the spikes
+    rise more than SPIKE times that range above it; () otherwise."""
+    n = len(cells)
+    if n < 4 or hi == lo:
+        return ()
+    filled = np.where(np.isfinite(cells), cells, lo)
+    found = tuple(i for i in range(1, n - 1) if filled[i] - max(filled[i - 1], filled[i + 1]) > 0.5 * (hi - lo))
+    if not found or len(found) > MAX_SPIKES:
+        return ()
+    rest = np.delete(cells, found)
+    rest = rest[np.isfinite(rest)]
+    r_lo, r_hi = float(rest.min()), float(rest.max())
+    level = max(abs(r_lo), abs(r_hi))
+    if r_hi - r_lo < 0.05 * level or hi - r_hi <= SPIKE * (r_hi - r_lo):
+        return ()
+    return found
 
 
 def _fold(values: np.ndarray, width: int) -> np.ndarray:

@@ -344,6 +344,13 @@ def _as_bytes(text: str | bytes) -> bytes:
     return bytes(text) if isinstance(text, bytearray) else text
 
 
+def json_error(exc: json.JSONDecodeError, *, line: bool = True) -> str:
+    """``Unterminated string starting at line 3 column 5``: the decoder's message without its
+    dangling "at" (``Unterminated string starting at``) and where it stopped."""
+    where = f"line {exc.lineno} column {exc.colno}" if line else f"column {exc.colno}"
+    return f"{exc.msg.removesuffix(' at').rstrip(': ')} at {where}"
+
+
 def check_json(text: str | bytes) -> None:
     """Raise JSONLimit when parsing ``text`` would go beyond the bounds (before parsing it)."""
     data = _as_bytes(text)

@@ -70,6 +70,16 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _clip(text: str, width: int = 80) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _step_text(step: float) -> str:
+    x = float(step)
+    return str(int(x)) if math.isfinite(x) and x.is_integer() else str(x)
+
+
 class Finding(msgspec.Struct):
     """One rule firing, with the numbers it fired on."""
 
@@ -80,6 +90,11 @@ class Finding(msgspec.Struct):
     message: str
     evidence: dict[str, Any] = msgspec.field(default_factory=dict)
     step: float | None = None
+
+    def __repr__(self) -> str:
+        """``<Finding FAIL TL001 non-finite-loss step 899: loss is NaN at ...>`` (a REPL line)."""
+        at = f" step {_step_text(self.step)}" if self.step is not None else ""
+        return f"<Finding {self.severity.value} {self.code} {self.name}{at}: {_clip(self.message)}>"
 
     def to_dict(self) -> dict[str, Any]:
         step = self.step
@@ -138,6 +153,21 @@ class Report(msgspec.Struct):
         if Severity.WARN in severities:
             return Severity.WARN
         return Severity.PASS
+
+    def __repr__(self) -> str:
+        """``<Report FAIL log a.jsonl: 1 FAIL, 1 WARN; first: TL010 loss-diverged ...>``: the
+        verdict, the counts and the first finding (or the reason), not the whole report."""
+        head = f"<Report {self.verdict.value} {self.kind} {self.source}"
+        counts: dict[str, int] = {}
+        for f in self.findings:
+            counts[f.severity.value] = counts.get(f.severity.value, 0) + 1
+        shown = ", ".join(f"{counts[k]} {k}" for k in ("FAIL", "WARN", "NOTE") if k in counts) or "no findings"
+        first = next((f for f in self.findings if f.severity is not Severity.NOTE), None)
+        if first is not None:
+            return f"{head}: {shown}; first: {first.code} {first.name}: {_clip(first.message)}>"
+        if self.unjudged is not None:
+            return f"{head}: {_clip(self.unjudged)}>"
+        return f"{head}: {shown}>"
 
     def to_dict(self, curves: bool = False) -> dict[str, Any]:
         out = {
@@ -234,6 +264,23 @@ class Result(msgspec.Struct):
         """Jupyter: the HTML report, inline (the page lives in an iframe so its script runs)."""
         hook = Result.html_hook
         return hook(self) if hook is not None else None
+
+    def __repr__(self) -> str:
+        """``<Result doctor FAIL (exit 1): 3 FAIL, 1 PASS; first: a.csv: TL001 ...>``: the verdict,
+        the counts and the first failing input's first finding, not every report."""
+        counts: dict[str, int] = {}
+        for r in self.reports:
+            counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+        order = ("FAIL", "NOT-CHECKED", "WARN", "PASS")
+        shown = ", ".join(f"{counts[k]} {k}" for k in order if k in counts) or (self.empty_reason or "no reports")
+        head = f"<Result {self.command} {self.verdict.value} (exit {self.exit_code}): {shown}"
+        worst = [r for r in sorted(self.reports, key=lambda r: r.source) if r.verdict is self.verdict]
+        if not worst or self.verdict is Severity.PASS:
+            return head + ">"
+        r = worst[0]
+        first = next((f for f in r.findings if f.severity is self.verdict), None)
+        why = f"{first.code} {first.name}: {first.message}" if first is not None else (r.unjudged or "")
+        return f"{head}; first: {r.source}: {_clip(why)}>"
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__

@@ -75,3 +75,14 @@ def test_options_reach_runs_judged_from_an_event_folder(cli, tmp_path):
     (rep,) = r.json()["reports"]
     assert rep["format"] != "tfevents" or len(rep["files"]) == 2
     assert "TL033" in {f["code"] for f in rep["findings"]}, rep["checks"]["not_checked"].get("TL033")
+
+
+def test_rules_lists_a_category(cli):
+    """Issue 33: `trainlint rules nan` was an error although `--select nan` works."""
+    r = cli("rules", "nan")
+    assert r.code == 0, r.err
+    rows = [line.split()[:3] for line in r.out.splitlines()]
+    assert len(rows) >= 3 and all(cat == "nan" for _, _, cat in rows) and rows[0][:2] == ["TL001", "non-finite-loss"]
+    assert cli("rules", "TL001").out.startswith("## TL001 non-finite-loss")  # one rule: explained in full
+    typo = cli("rules", "TL01O")
+    assert typo.code == 2 and "no rule or category 'TL01O'" in typo.err and "did you mean 'TL010'" in typo.err

@@ -225,3 +225,52 @@ def test_hf_output_folder_without_weights_is_a_run_not_a_broken_checkpoint(tmp_p
     (out / "config.json").write_text(json.dumps({"vocab_size": 32}))  # now it claims to hold a model
     codes = {f.code for r in doctor(out).reports for f in r.findings}
     assert "TL319" in codes
+
+
+def _tokenizer(folder: Path, max_length: int = 128) -> None:
+    tok = {"version": "1.0", "model": {"type": "BPE", "vocab": {f"t{i}": i for i in range(32)}, "merges": []}}
+    (folder / "tokenizer.json").write_text(json.dumps(tok))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"model_max_length": max_length}))
+
+
+def test_checkpoint_tokenizer_copies_are_not_separate_inputs(tmp_path):
+    """Issue 33: an HF output folder reported each checkpoint-N again as a tokenizer input."""
+    from _outputs import _hf_output
+
+    root = _hf_output(tmp_path / "out")
+    for folder in (root, *root.glob("checkpoint-*")):
+        _tokenizer(folder)
+    sources = sorted((r.kind, r.source) for r in doctor([root]).reports)
+    assert sources == [("log", str(root)), ("tokenizer", str(root))], sources
+    _tokenizer(root / "checkpoint-80", max_length=256)  # a tokenizer that differs is still judged
+    sources = sorted((r.kind, r.source) for r in doctor([root]).reports)
+    assert ("tokenizer", str(root / "checkpoint-80")) in sources and len(sources) == 3, sources
+
+
+def test_a_checkpoint_folder_is_one_input(tmp_path):
+    """Issue 33: a checkpoint folder was listed as '(hf-folder, 0 tensors)', then each file again."""
+    import numpy as np
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    st = pytest.importorskip("safetensors.numpy")
+    model = tmp_path / "runs" / "model"
+    model.mkdir(parents=True)
+    (model / "config.json").write_text(json.dumps({"vocab_size": 32}))
+    st.save_file(
+        {"w": np.ones((2, 2), dtype=np.float32), "b": np.ones(2, dtype=np.float32)}, str(model / "model.safetensors")
+    )
+    torch.save({"state": {0: {"exp_avg": torch.ones(2)}}}, model / "optimizer.pt")
+    reports = doctor([tmp_path / "runs"]).reports
+    assert [(r.source, r.format) for r in reports] == [(str(model), "hf-folder")], [r.source for r in reports]
+    rep = reports[0]
+    assert rep.summary["tensors"] >= 3 and {p["part"] for p in rep.summary["parts"]} == {
+        "model.safetensors",
+        "optimizer.pt",
+    }
+    nan = np.full((2, 2), np.nan, dtype=np.float32)
+    st.save_file({"w": nan, "b": np.ones(2, dtype=np.float32)}, str(model / "model.safetensors"))
+    rep = doctor([model]).reports  # a finding in one file joins the folder's report, tagged with it
+    assert len(rep) == 1 and any(f.evidence.get("part") == "model.safetensors" for f in rep[0].findings), rep
+    (model / "model.safetensors").write_bytes(b"\x00" * 3)  # a file that cannot be judged stays visible
+    assert sorted(r.source for r in doctor([model]).reports) == [str(model), str(model / "model.safetensors")]

@@ -81,7 +81,7 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             expose_value=False,
             callback=_store("quiet"),
-            help="Show only FAIL and NOT-CHECKED inputs and the summary.",
+            help="Show only FAIL and NOT-CHECKED inputs, each once, and the counts.",
         ),
         click.option(
             "--fail-on",
@@ -98,6 +98,13 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             expose_value=False,
             callback=_store("exit_zero"),
             help="Always exit 0 (report-only jobs); usage errors still exit 2.",
+        ),
+        click.option(
+            "--statistics",
+            is_flag=True,
+            expose_value=False,
+            callback=_store("statistics"),
+            help="Print how often each rule fired, most frequent first, instead of the --format view.",
         ),
         click.option(
             "--output",
@@ -238,8 +245,8 @@ def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
 
     progress = Progress()
     hooks: dict[str, Any] = {"on_progress": progress.update if progress.enabled else None}
-    if stream_reports and fmt == "text" and sys.stdout.isatty():
-        meta = _meta()
+    meta = _meta()
+    if stream_reports and fmt == "text" and not meta.get("statistics") and sys.stdout.isatty():
         live = Live(View(verbosity=_verbosity(meta)), sys.stdout, progress)
         meta["live"] = live
         hooks["on_report"] = live.report
@@ -251,6 +258,8 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
     from ..report import View, format_for, render, vetted
 
     meta = _meta()
+    if meta.get("statistics"):
+        fmt = "statistics"
     verbosity = _verbosity(meta)
     live = meta.get("live")
     if live is not None:

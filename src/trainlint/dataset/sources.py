@@ -108,7 +108,7 @@ def _is_jsonl(text: bytes) -> bool:
 
 
 def _json_message(exc: json.JSONDecodeError) -> str:
-    return f"{exc.msg} at column {exc.colno}"
+    return safeio.json_error(exc, line=False)  # the line is the row's
 
 
 def _decoded_lines(path: Path) -> Iterator[tuple[int, str, Bad | None]]:

@@ -15,10 +15,16 @@ A Lightning version folder (``lightning_logs/version_N/``: ``metrics.csv`` and/o
 ``hparams.yaml``, ``checkpoints/*.ckpt``) folds the same way: ``hparams.yaml`` and the
 checkpoint files join the run's report, the checkpoints as one line (their steps from the
 ``step=N`` in Lightning's file names; ``last.ckpt`` and other names listed by name).
+
+A tokenizer in a ``checkpoint-N`` with the same files (and ``config.json``) as the run folder's
+own tokenizer, or as another checkpoint's, is not judged again. A checkpoint folder outside
+every run folder (an HF save, a DeepSpeed or DCP folder) is one input the same way: its files'
+reports fold into the folder's report, whose tensor count becomes theirs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,26 +65,67 @@ def is_run_root(folder: Path) -> bool:
 
 
 def plan(items: Sequence[Item]) -> list[list[Item]]:
-    """The items in discovery order, those of one run folder grouped behind its log."""
+    """The items in discovery order, those of one run folder grouped behind its log, those of a
+    checkpoint folder outside any run folder behind the folder's own item."""
     roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_run_root(it.path)]
+    roots += [it.path for it in items if _checkpoint_root(it, roots)]
     groups: list[list[Item]] = []
     by_root: dict[Path, list[Item]] = {}
-    seen_args: set[bytes] = set()
+    seen: set[bytes] = set()
+    for it in items:  # the run folders' own tokenizers first: the checkpoints' copies repeat them
+        if it.inspector.kind == "tokenizer" and it.path in roots:
+            _repeated_tokenizer(it, it.path, seen)
     for it in items:
         inside = [r for r in roots if it.path == r or r in it.path.parents]
         root = max(inside, key=lambda r: len(r.parts)) if inside else None  # the innermost run
         if root is None:
             groups.append([it])
             continue
-        if _repeated_args(it, root, seen_args):
+        if _repeated_args(it, root, seen) or _repeated_tokenizer(it, root, seen):
             continue
         if root not in by_root:
             by_root[root] = []
             groups.append(by_root[root])
         by_root[root].append(it)
-    for group in groups:  # the log first: it is the report the others fold into
-        group.sort(key=lambda it: 0 if it.inspector.kind == "log" else 1)
+    for group in groups:  # the log (else the folder's own item) first: the others fold into it
+        group.sort(key=lambda it: 0 if it.inspector.kind == "log" else 1 if it.inspector.folder else 2)
     return groups
+
+
+def _checkpoint_root(item: Item, run_roots: list[Path]) -> bool:
+    """A checkpoint folder (HF save, DeepSpeed, DCP) outside every run folder: its files fold
+    into its report instead of being listed again beside it."""
+    if item.inspector.kind != "checkpoint" or not item.inspector.folder:
+        return False
+    return not any(r == item.path or r in item.path.parents for r in run_roots)
+
+
+def _repeated_tokenizer(item: Item, root: Path, seen: set[bytes]) -> bool:
+    """A tokenizer folder inside a run whose files (and config.json) have the same bytes as one
+    already judged in it, or as the run folder's own: the copy every ``checkpoint-N`` holds."""
+    if item.inspector.kind != "tokenizer" or not item.path.is_dir():
+        return False
+    key = _tokenizer_key(item.path, root)
+    if key is None:
+        return False
+    repeated = key in seen and item.path != root  # the run's own tokenizer is always judged
+    seen.add(key)
+    return repeated
+
+
+def _tokenizer_key(folder: Path, root: Path) -> bytes | None:
+    """A digest of a tokenizer folder's files and config.json; None when one cannot be read."""
+    from .tokenizer_folder import TOKENIZER_FILES
+
+    digest = hashlib.sha256(str(root).encode() + b"\0tokenizer")
+    for name in (*TOKENIZER_FILES, "config.json"):
+        path = folder / name
+        try:
+            data = read_bytes(path) if path.is_file() else b""
+        except OSError:
+            return None
+        digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return digest.digest()
 
 
 def _repeated_args(item: Item, root: Path, seen: set[bytes]) -> bool:
@@ -100,7 +147,7 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
     """Merge the reports of one HF output folder into its log report (see the module doc)."""
     main = next((r for r in reports if r.kind == "log" and Path(r.source) == root), None)
     if main is None:
-        return reports
+        return _fold_checkpoint(reports, root)
     out = [main]
     members = []
     for rep in reports:
@@ -126,6 +173,30 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
                 "verdict": m.verdict.value,
             }
             for m in members
+        ]
+    return out
+
+
+def _fold_checkpoint(reports: list[Report], root: Path) -> list[Report]:
+    """A checkpoint folder's file reports merged into the folder's report; its tensor count
+    becomes theirs (the folder's own inspection reads no tensors)."""
+    main = next((r for r in reports if r.kind == "checkpoint" and Path(r.source) == root), None)
+    if main is None:
+        return reports
+    out, members = [main], []
+    for rep in reports:
+        if rep is main:
+            continue
+        if rep.kind not in ("checkpoint", "environment") or rep.unjudged is not None:
+            out.append(rep)
+            continue
+        members.append(rep)
+        _absorb(main, rep, _part(rep, root))
+    if members:
+        tensors = [m.summary.get("tensors") for m in members]
+        main.summary["tensors"] = (main.summary.get("tensors") or 0) + sum(t for t in tensors if isinstance(t, int))
+        main.summary["parts"] = [
+            {"part": _part(m, root), "kind": m.kind, "format": m.format, "verdict": m.verdict.value} for m in members
         ]
     return out
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..safeio import JSONLimit, load_json_file, read_str
+from ..safeio import JSONLimit, json_error, load_json_file, read_str
 from ..tokenizer.embedding import embedding_rows
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def _read_json(folder: Path, tf: TokenizerFolder) -> None:
             tf.beyond_limits[name] = str(exc)
             continue
         except json.JSONDecodeError as exc:
-            tf.broken[name] = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            tf.broken[name] = json_error(exc)
             continue
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             tf.broken[name] = str(exc).splitlines()[0]

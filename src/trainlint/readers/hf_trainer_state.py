@@ -11,7 +11,7 @@ import numpy as np
 
 from ..model import Damage, Run
 from ..options import ReadOptions
-from ..safeio import JSONLimit, check_json, loads_json, read_bytes
+from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
 from .base import Columns, ReadError, decode_text, reader
 from .stream import Reread
 
@@ -155,7 +155,7 @@ def _salvage(text: str, exc: json.JSONDecodeError, run: Run) -> dict[str, Any]:
     """Recover the complete log_history entries of a truncated or damaged file."""
     m = _LOG_HISTORY.search(text)
     if m is None:
-        raise ReadError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+        raise ReadError(f"invalid JSON: {json_error(exc)}")
     decoder = json.JSONDecoder()
     entries: list[Any] = []
     pos = m.end()
@@ -170,11 +170,8 @@ def _salvage(text: str, exc: json.JSONDecodeError, run: Run) -> dict[str, Any]:
             break
         entries.append(obj)
     if not entries:
-        raise ReadError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
-    msg = (
-        f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); "
-        f"recovered {len(entries)} complete log_history entries before it"
-    )
+        raise ReadError(f"invalid JSON: {json_error(exc)}")
+    msg = f"invalid JSON: {json_error(exc)}; recovered {len(entries)} complete log_history entries before it"
     run.damage.append(
         Damage("truncated", msg, {"entries_recovered": len(entries), "error_line": exc.lineno, "bytes": len(text)})
     )

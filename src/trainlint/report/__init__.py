@@ -36,6 +36,8 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = (
     OutputFormat("github", "github", "render_github", (), "github (workflow annotations)", takes_view=True),
     OutputFormat("markdown", "markdown", "render_markdown", (".md", ".markdown"), "markdown (step summary)", True),
     OutputFormat("html", "html", "render_html", (".html", ".htm"), "html (a self-contained page)"),
+    OutputFormat("concise", "concise", "render_concise", (), "concise (one line per finding)", takes_view=True),
+    OutputFormat("statistics", "statistics", "render_statistics", (), "statistics (findings per rule)", True),
 )
 
 

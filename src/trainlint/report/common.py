@@ -147,21 +147,40 @@ def curve_change(curve: dict[str, Any]) -> tuple[float, float, float | None] | N
     return start, end, rel
 
 
-def curve_text(curve: dict[str, Any], width: int = 16) -> str:
-    """``▇▅▃▂▂▁▁ 3.91 → 1.21 (−69 %)`` for one downsampled curve."""
-    from ..downsample import sparkline
+def curve_text(curve: dict[str, Any], width: int = 16, span: str = "") -> str:
+    """``▇▅▃▂▂▁▁ 3.91 → 1.21 (−69 %)`` for one downsampled curve; ``(log)`` after a sparkline
+    drawn on a log scale, the best (lowest) point when the curve ends above it and the peak of
+    a spike drawn ``↑`` above the scale; ``span`` (the step range) goes before those marks."""
+    from ..downsample import spark
 
     change = curve_change(curve)
-    spark = sparkline(curve.get("values", []), width)
+    drawn = spark(curve.get("values", []), width)
+    text = drawn.text + (" (log)" if drawn.log else "")
     if change is None:
-        return f"{spark} no finite values"
+        return f"{text} no finite values{span}"
     start, end, rel = change
     pct = ""
     if rel is not None:
         sign = "−" if rel < 0 else "+"
         p = abs(rel) * 100
         pct = f" ({sign}{p:.0f} %)" if p >= 10 or p == 0 else f" ({sign}{p:.1f} %)"
-    return f"{spark} {fmt_num(start)} → {fmt_num(end)}{pct}"
+    return f"{text} {fmt_num(start)} → {fmt_num(end)}{pct}{span}{_marks(curve, end, bool(drawn.above))}"
+
+
+def _marks(curve: dict[str, Any], end: float, spike: bool) -> str:
+    """``, best 1.1 @60`` when the end is more than 5 % above the best point (or not finite);
+    ``, ↑ 70 @12`` for a spike drawn above the scale."""
+    vals = [float("nan") if v is None else float(v) for v in curve.get("values", [])]
+    steps = list(curve.get("steps") or range(len(vals)))
+    finite = [(v, s) for v, s in zip(vals, steps) if math.isfinite(v)]
+    out = ""
+    best, at = min(finite, key=lambda p: p[0])
+    if not math.isfinite(end) or end - best > 0.05 * abs(best):
+        out += f", best {fmt_num(best)} @{fmt_step(at)}"
+    if spike:
+        peak, at = max(finite, key=lambda p: p[0])
+        out += f", ↑ {fmt_num(peak)} @{fmt_step(at)}"
+    return out
 
 
 def finding_location(report: Report, f: Finding) -> tuple[str, int | None]:

@@ -1,4 +1,7 @@
-"""SARIF 2.1.0 output, for code-scanning dashboards. The rule table comes from the registry."""
+"""SARIF 2.1.0 output, for code-scanning dashboards. The rule table comes from the registry.
+
+It holds only the rules that have results (each with a help URI into the docs): the whole table
+is some 240 KB, a few results need a few KB."""
 
 from __future__ import annotations
 
@@ -15,17 +18,19 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def sarif_rule(r: Rule) -> dict[str, Any]:
+    """One rule's entry: the explanation once (``fullDescription``), the help short (its advice
+    and where the whole explanation is)."""
     explanation = " ".join(r.explanation.split())
     tip = rule_help(r.code)
-    help_text = f"{r.summary} {explanation}" + (f"\n\nTry: {tip}" if tip else "")
+    advice = f"Try: {tip}" if tip else r.summary
     return {
         "id": r.code,
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": explanation},
         "help": {
-            "text": help_text,
-            "markdown": f"**{r.summary}**\n\n{explanation}\n\nMore: `trainlint rules {r.code}`",
+            "text": f"{advice} More: trainlint rules {r.code}",
+            "markdown": f"{advice}\n\nMore: `trainlint rules {r.code}`, [{r.code} in RULES.md]({rule_url(r.code)})",
         },
         "helpUri": rule_url(r.code),
         "defaultConfiguration": {"level": LEVELS.get(r.severity.value, "warning")},
@@ -54,6 +59,12 @@ def _step(step: Any) -> int | float | None:
         return None
     x = float(step)
     return round(x) if math.isfinite(x) else None
+
+
+def _rules(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The registered rules the results name, in code order."""
+    codes = sorted({r["ruleId"] for r in results})
+    return [sarif_rule(rule) for rule in (REGISTRY.get(c) for c in codes) if rule is not None]
 
 
 def to_sarif(result: Result) -> dict[str, Any]:
@@ -87,7 +98,7 @@ def to_sarif(result: Result) -> dict[str, Any]:
                 "name": "trainlint",
                 "version": __version__,
                 "informationUri": DOCS_URL,
-                "rules": [sarif_rule(r) for r in REGISTRY.all()],
+                "rules": _rules(results),
             }
         },
         "invocations": [

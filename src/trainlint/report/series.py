@@ -86,7 +86,7 @@ def describe_run(run: Any, values: bool = False) -> dict[str, Any]:
 
 
 def render_series_text(run: Any, stream: IO[str]) -> None:
-    from ..downsample import minmax_downsample, sparkline
+    from ..downsample import minmax_downsample, spark
     from ..model import run_title
 
     title = run_title(run.meta)
@@ -103,8 +103,9 @@ def render_series_text(run: Any, stream: IO[str]) -> None:
             stream.write("      no finite values\n")
             continue
         _, vals = minmax_downsample(s.steps, s.values, 200)
+        drawn = spark(vals, 16)
         stream.write(
-            f"      {sparkline(vals, 16)}  {fmt_num(r['start'])} → {fmt_num(r['end'])}"
+            f"      {drawn.text}{' (log)' if drawn.log else ''}  {fmt_num(r['start'])} → {fmt_num(r['end'])}"
             f"   min {fmt_num(r['min'])} @{fmt_step(r['min_step'])}"
             f"   max {fmt_num(r['max'])} @{fmt_step(r['max_step'])}\n"
         )

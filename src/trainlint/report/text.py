@@ -3,7 +3,7 @@
 Per input: the verdict, the path, the format and size, and for logs the loss (and eval loss)
 at a glance as a sparkline with start → end. Then the FAIL/WARN findings, each with its
 numbers and a ``help:`` line. NOTEs, notes and the checked / stood-down / not-checked
-bookkeeping only with ``-v``; ``-q`` shows only FAIL and NOT-CHECKED inputs and the summary.
+bookkeeping only with ``-v``; ``-q`` shows only FAIL and NOT-CHECKED inputs, each once, and the counts.
 Colour (ANSI) on a terminal unless NO_COLOR; wrapped at the terminal's width on a terminal,
 never wrapped when piped (so grep sees whole lines)."""
 
@@ -59,6 +59,7 @@ ASCII_FALLBACK = str.maketrans(
         "▇": "*",
         "█": "#",
         "→": ">",
+        "↑": "^",
         "−": "-",
         "×": "x",
         "…": "~",
@@ -93,7 +94,7 @@ class Out:
 
             width = shutil.get_terminal_size((80, 24)).columns
         self.width = max(width, 40) if width else None
-        self.ascii = not _can_encode(stream, "▁█→−×…·")
+        self.ascii = not _can_encode(stream, "▁█→↑−×…·")
 
     def write(self, text: str) -> None:
         """Write, spelling the block characters and arrows in ASCII when the stream's
@@ -204,9 +205,12 @@ def render_report(out: Out, r: Report) -> None:
         curve = r.curves.get(role)
         if curve and curve.get("values"):
             out.line(
-                f"{INDENT}{label:<10}{curve_text(curve)}{_span(r, role, curve)}",
+                f"{INDENT}{label:<10}{curve_text(curve, span=_span(r, role, curve))}",
                 indent=INDENT,
             )
+    if _found_lines(r):  # `trainlint env`: what each probe found, also on a PASS
+        for note in r.notes:
+            out.line(f"{INDENT}{note}", indent=INDENT + "  ")
     ckpts = r.summary.get("checkpoints")
     if isinstance(ckpts, dict) and (ckpts.get("steps") or ckpts.get("named")):
         out.line(f"{INDENT}{checkpoints_line(ckpts)}", indent=INDENT)
@@ -376,6 +380,15 @@ def _finding(out: Out, f: Finding, count: int, verbose: bool) -> None:
         out.line(text, lead=f"{INDENT}help: ", lead_style="dim", indent=INDENT + "      ")
 
 
+FOUND = ("accelerators", "resources", "versions")
+
+
+def _found_lines(r: Report) -> bool:
+    """An environment probe's notes say what it found (CPU build, GPUs, memory, versions): they
+    are its body in the default view, not bookkeeping."""
+    return r.kind == "environment" and r.format in FOUND
+
+
 def _bookkeeping(out: Out, r: Report) -> bool:
     """Files, notes and what ran / stood down / was not checked (``-v``)."""
     wrote = False
@@ -392,7 +405,7 @@ def _bookkeeping_lines(r: Report) -> Iterable[str]:
         yield "files: " + ", ".join(r.files)
     for p in r.summary.get("parts") or []:
         yield f"part {p['part']}: {p['verdict']} ({p['kind']}, {p['format']})"
-    for note, n in _counted(r.notes):
+    for note, n in [] if _found_lines(r) else _counted(r.notes):
         yield f"note: {note}" + (f" (×{n})" if n > 1 else "")
     ch = r.checks
     if ch.ran:
@@ -414,7 +427,8 @@ def _counted(items: list[str]) -> list[tuple[str, int]]:
 
 
 def render_summary(out: Out, result: Result) -> None:
-    """Every FAIL and NOT-CHECKED input with its first finding or reason, then the counts."""
+    """Every FAIL and NOT-CHECKED input with its first finding or reason, then the counts; with
+    ``-q`` only the counts (the failing inputs' blocks, all that -q shows, each appear once)."""
     bad = [r for r in sorted(result.reports, key=lambda r: r.source) if r.verdict.value in ("FAIL", "NOT-CHECKED")]
     if result.empty_reason:
         out.line(f"NOT-CHECKED  {result.empty_reason}", "NOT-CHECKED", indent=INDENT)
@@ -425,7 +439,7 @@ def render_summary(out: Out, result: Result) -> None:
             + (", ..." if seen["count"] > 3 else ""),
             indent=INDENT,
         )
-    if bad and (len(result.reports) > 1 or out.view.verbosity < 0):
+    if bad and len(result.reports) > 1 and out.view.verbosity >= 0:  # -q: each block was the summary
         out.line("short summary", "bold")
         for r in bad:
             v = r.verdict.value
