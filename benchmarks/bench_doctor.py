@@ -158,12 +158,19 @@ def make_tfevents(n: int, tags: int = 4, writer: str = "tensorboardX") -> Path |
     return next(folder.glob("events.out.tfevents.*"))
 
 
+def peer_command(name: str) -> str | None:
+    """A peer's console script: on PATH, or next to this interpreter (a virtual environment
+    whose bin/ is not on PATH, as when the benchmark is run as ``.venv/bin/python ...``)."""
+    here = Path(sys.executable).parent / name
+    return shutil.which(name) or (str(here) if here.is_file() else None)
+
+
 def tools(row: str, path: Path, small: Path | None = None) -> dict[str, list[str]]:
     """Each tool's command on ``path``; with ``small`` (a 10-entry file of the same format),
     the same commands on it too, as "<tool> (start-up)"."""
     out = {"trainlint": [sys.executable, "-m", "trainlint", "doctor", str(path)]}
-    if row in ("hf", "jsonl") and shutil.which("trainproof"):
-        out["trainproof"] = [shutil.which("trainproof"), "doctor", str(path)]
+    if row in ("hf", "jsonl") and peer_command("trainproof"):
+        out["trainproof"] = [peer_command("trainproof"), "doctor", str(path)]
     if small is not None:
         out.update({f"{k} (start-up)": [*v[:-1], str(small)] for k, v in list(out.items())})
     if row in EVENT_ROWS:
@@ -173,8 +180,8 @@ def tools(row: str, path: Path, small: Path | None = None) -> dict[str, list[str
             out["EventAccumulator"] = [sys.executable, "-c", EA_CODE, str(path)]
         except ImportError:
             pass
-        if shutil.which("runmedic"):
-            out["runmedic"] = [shutil.which("runmedic"), "diagnose", str(path)]
+        if peer_command("runmedic"):
+            out["runmedic"] = [peer_command("runmedic"), "diagnose", str(path)]
     return out
 
 
@@ -191,16 +198,16 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
     ours = res["trainlint"]
     out = []
     for tool, c in res.items():
-        print(f"{label:<56}{tool:<24}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
+        print(f"{label:<64}{tool:<24}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
         label = ""
     for peer, goal in GOALS[row].items():
         if peer in res:
             ratio, wall = res[peer].cpu / ours.cpu, res[peer].wall / ours.wall
             verdict = "met" if ratio >= goal else f"MISSED by {goal / ratio:.2f}x"
-            print(f"{'':<56}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
+            print(f"{'':<64}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
             work = _work_ratio(res, peer)
             if work is not None:
-                print(f"{'':<56}  the same, each tool's start-up (10-entry file) taken off: {work:.1f}x CPU")
+                print(f"{'':<64}  the same, each tool's start-up (10-entry file) taken off: {work:.1f}x CPU")
             out.append(
                 {
                     "row": row,
@@ -216,10 +223,10 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
                 }
             )
         else:
-            print(f"{'':<56}{peer}: not installed")
+            print(f"{'':<64}{peer}: not installed")
     if row in MAX_MB:
         verdict = "met" if ours.rss_mb <= MAX_MB[row] else "MISSED"
-        print(f"{'':<56}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
+        print(f"{'':<64}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
     return out
 
 
@@ -289,7 +296,7 @@ def main() -> None:
                 inputs[row] = ev
                 labels[row] = f"{label}, {1_000_000 // scale:,} scalars"
         print(f"cpu count {os.cpu_count()}, best of {args.repeat} interleaved rounds")
-        print(f"{'input':<56}{'tool':<24}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
+        print(f"{'input':<64}{'tool':<24}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
         for row, path in inputs.items():
             label = f"{labels[row]} ({path.stat().st_size / 1e6:.0f} MB)"
             labels[row] = label
