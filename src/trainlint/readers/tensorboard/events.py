@@ -171,14 +171,18 @@ class _Decoder:
 
     def _tag_index(self, a: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Global tag index of each span (absent tag: the empty tag)."""
-        a, z = np.where(z >= 0, a, 0), np.where(z >= 0, z, 0)
+        present = z >= 0
+        if not present.all():
+            a, z = np.where(present, a, 0), np.where(present, z, 0)
         rep = fast.group_spans(self.mem, a, z)
-        out = np.empty(a.shape[0], dtype=np.int64)
         reps = np.flatnonzero(rep == np.arange(a.shape[0]))
         lookup = np.empty(a.shape[0], dtype=np.int64)
         for r in reps.tolist():
             lookup[r] = self._tag_id(self.buf[int(a[r]) : int(z[r])])
         grouped = rep >= 0
+        if grouped.all():  # the usual case: no boolean selections
+            return lookup[rep]
+        out = np.empty(a.shape[0], dtype=np.int64)
         out[grouped] = lookup[rep[grouped]]
         for i in np.flatnonzero(~grouped).tolist():
             out[i] = self._tag_id(self.buf[int(a[i]) : int(z[i])])
