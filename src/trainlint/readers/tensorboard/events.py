@@ -180,8 +180,10 @@ class _Decoder:
         for r in reps.tolist():
             lookup[r] = self._tag_id(self.buf[int(a[r]) : int(z[r])])
         grouped = rep >= 0
+        out: np.ndarray
         if grouped.all():  # the usual case: no boolean selections
-            return lookup[rep]
+            out = lookup[rep]
+            return out
         out = np.empty(a.shape[0], dtype=np.int64)
         out[grouped] = lookup[rep[grouped]]
         for i in np.flatnonzero(~grouped).tolist():
