@@ -1,16 +1,19 @@
 """Whole-process `trainlint doctor` on big logs, against the tools a user would otherwise run.
 
-    python benchmarks/bench_doctor.py              # the three rows of the speed table
+    python benchmarks/bench_doctor.py              # every row of the speed table
     python benchmarks/bench_doctor.py --quick      # a tenth of the sizes
-    python benchmarks/bench_doctor.py --only hf    # one row: hf, jsonl or tfevents
+    python benchmarks/bench_doctor.py --only hf    # one row: hf, jsonl, tfevents, tbx10 or torch10
     python benchmarks/bench_doctor.py --markdown   # also print the README table
 
 Rows (each tool a fresh process on the same file, in the same run):
 
 - a 200,000-entry trainer_state.json: trainlint against `trainproof doctor`;
 - a 1,000,000-row JSON-lines log: trainlint against `trainproof doctor`;
-- a 1,000,000-scalar TensorBoard event file written by tensorboardX (both CRCs checked):
-  trainlint against tensorboard's EventAccumulator (loading every scalar) and `runmedic diagnose`.
+- 1,000,000-scalar TensorBoard event files, every tag written at every step with
+  ``SummaryWriter.add_scalar`` (both CRCs checked): ``tfevents``, tensorboardX with 4 tags;
+  ``tbx10``, tensorboardX with 10 tags (the layout of issue 28); ``torch10``, torch's
+  ``torch.utils.tensorboard`` with 10 tags. trainlint against tensorboard's EventAccumulator
+  (loading every scalar) and `runmedic diagnose`.
 
 Peers run when installed (`pip install trainproof==0.22.0 runmedic==0.1.1 tensorboard tensorboardX`).
 For the two JSON rows each tool also runs on a 10-entry file of the same format, and a second
@@ -18,7 +21,7 @@ ratio takes each tool's start-up (that run) off both sides: the work on the inpu
 Runs are interleaved, ``--repeat`` rounds; per tool the least CPU time (user + system, of that
 child alone), the least wall time and the largest peak RSS are kept. Ratios are peer / trainlint
 (higher is better for trainlint), on CPU time: on a shared machine the wall clock also measures
-the other jobs. The event file takes a minute to write and is kept in ``bench-out/``.
+the other jobs. Each event file takes minutes to write and is kept in ``bench-out/``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import compileall
 import json
 import math
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -44,7 +48,16 @@ GOALS = {
     "hf": {"trainproof": 5.0},
     "jsonl": {"trainproof": 10.0},
     "tfevents": {"EventAccumulator": 20.0, "runmedic": 5.0},
+    "tbx10": {"EventAccumulator": 20.0, "runmedic": 5.0},
+    "torch10": {"EventAccumulator": 20.0, "runmedic": 5.0},
 }
+# the event-file rows: (tags, writer, label)
+EVENT_ROWS = {
+    "tfevents": (4, "tensorboardX", "TensorBoard (tensorboardX, 4 tags)"),
+    "tbx10": (10, "tensorboardX", "TensorBoard (tensorboardX, 10 tags)"),
+    "torch10": (10, "torch", "TensorBoard (torch SummaryWriter, 10 tags)"),
+}
+ROWS = ("hf", "jsonl", *EVENT_ROWS)
 MAX_MB = {"hf": 100, "jsonl": 150}
 EA_CODE = (
     "import sys\nfrom tensorboard.backend.event_processing import event_accumulator as ea\n"
@@ -81,49 +94,94 @@ def make_jsonl(path: Path, n: int) -> None:
         fh.writelines(f'{{"step": {i}, "loss": {v:.5f}, "lr": 0.0001, "grad_norm": 0.5}}\n' for i, v in enumerate(loss))
 
 
-def make_tfevents(n: int) -> Path | None:
-    """``n`` scalars (4 tags) written by tensorboardX's SummaryWriter, cached in bench-out/."""
-    folder = CACHE / f"tfevents-tensorboardx-{n}"
+TAGS_10 = (
+    "train/loss",
+    "train/learning_rate",
+    "train/grad_norm",
+    "train/epoch",
+    "train/tokens_per_second",
+    "train/samples_per_second",
+    "train/step_time",
+    "train/weight_norm",
+    "train/loss_scale",
+    "train/gpu_memory_gb",
+)
+
+
+def _scalar_values(i: int, n_steps: int, rng: random.Random, tags: int) -> tuple[float, ...]:
+    """One step's values of the first ``tags`` tags above (the first four as the 4-tag row
+    has always written them, so its file does not change)."""
+    first = (
+        2.0 * math.exp(-i / (n_steps / 5)) + 0.5 + rng.gauss(0, 0.02),
+        1e-4,
+        0.5 + rng.random() * 0.1,
+        i / (n_steps / 10),
+    )
+    if tags <= 4:
+        return first[:tags]
+    rest = (
+        12_000.0 + rng.gauss(0, 150),
+        48.0 + rng.gauss(0, 0.5),
+        0.25 + rng.random() * 0.01,
+        310.0 + i * 1e-4,
+        65536.0,
+        61.5 + rng.random(),
+    )
+    return (first + rest)[:tags]
+
+
+def make_tfevents(n: int, tags: int = 4, writer: str = "tensorboardX") -> Path | None:
+    """``n`` scalars (``tags`` tags, each written at every step with ``add_scalar``) written by
+    ``writer``'s SummaryWriter (tensorboardX or torch), cached in bench-out/."""
+    name = "tensorboardx" if writer == "tensorboardX" else "torch"
+    folder = CACHE / (f"tfevents-{name}-{n}" if tags == 4 else f"tfevents-{name}-{tags}tags-{n}")
     done = folder / "done"
     if done.exists():
         return next(folder.glob("events.out.tfevents.*"))
     try:
-        from tensorboardX import SummaryWriter
+        if writer == "tensorboardX":
+            from tensorboardX import SummaryWriter
+        else:
+            from torch.utils.tensorboard import SummaryWriter
     except ImportError:
         return None
     shutil.rmtree(folder, ignore_errors=True)
-    import random
-
     rng = random.Random(0)
-    print(f"writing {n:,} scalars with tensorboardX into {folder} (once) ...", flush=True)
+    print(f"writing {n:,} scalars ({tags} tags) with {writer} into {folder} (once) ...", flush=True)
     w = SummaryWriter(str(folder), flush_secs=3600, max_queue=100_000)
-    for i in range(n // 4):
-        w.add_scalar("train/loss", 2.0 * math.exp(-i / (n / 20)) + 0.5 + rng.gauss(0, 0.02), i)
-        w.add_scalar("train/learning_rate", 1e-4, i)
-        w.add_scalar("train/grad_norm", 0.5 + rng.random() * 0.1, i)
-        w.add_scalar("train/epoch", i / (n / 40), i)
+    n_steps = n // tags
+    for i in range(n_steps):
+        for tag, value in zip(TAGS_10[:tags], _scalar_values(i, n_steps, rng, tags)):
+            w.add_scalar(tag, value, i)
     w.close()
     done.write_text("ok")
     return next(folder.glob("events.out.tfevents.*"))
+
+
+def peer_command(name: str) -> str | None:
+    """A peer's console script: on PATH, or next to this interpreter (a virtual environment
+    whose bin/ is not on PATH, as when the benchmark is run as ``.venv/bin/python ...``)."""
+    here = Path(sys.executable).parent / name
+    return shutil.which(name) or (str(here) if here.is_file() else None)
 
 
 def tools(row: str, path: Path, small: Path | None = None) -> dict[str, list[str]]:
     """Each tool's command on ``path``; with ``small`` (a 10-entry file of the same format),
     the same commands on it too, as "<tool> (start-up)"."""
     out = {"trainlint": [sys.executable, "-m", "trainlint", "doctor", str(path)]}
-    if row in ("hf", "jsonl") and shutil.which("trainproof"):
-        out["trainproof"] = [shutil.which("trainproof"), "doctor", str(path)]
+    if row in ("hf", "jsonl") and peer_command("trainproof"):
+        out["trainproof"] = [peer_command("trainproof"), "doctor", str(path)]
     if small is not None:
         out.update({f"{k} (start-up)": [*v[:-1], str(small)] for k, v in list(out.items())})
-    if row == "tfevents":
+    if row in EVENT_ROWS:
         try:
             import tensorboard  # noqa: F401
 
             out["EventAccumulator"] = [sys.executable, "-c", EA_CODE, str(path)]
         except ImportError:
             pass
-        if shutil.which("runmedic"):
-            out["runmedic"] = [shutil.which("runmedic"), "diagnose", str(path)]
+        if peer_command("runmedic"):
+            out["runmedic"] = [peer_command("runmedic"), "diagnose", str(path)]
     return out
 
 
@@ -140,16 +198,16 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
     ours = res["trainlint"]
     out = []
     for tool, c in res.items():
-        print(f"{label:<56}{tool:<24}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
+        print(f"{label:<64}{tool:<24}{c.cpu:>8.2f}{c.wall:>8.2f}{c.rss_mb:>9.0f}{c.rc:>6}")
         label = ""
     for peer, goal in GOALS[row].items():
         if peer in res:
             ratio, wall = res[peer].cpu / ours.cpu, res[peer].wall / ours.wall
             verdict = "met" if ratio >= goal else f"MISSED by {goal / ratio:.2f}x"
-            print(f"{'':<56}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
+            print(f"{'':<64}{peer} / trainlint: {ratio:.1f}x CPU ({wall:.1f}x wall); goal >= {goal:g}x: {verdict}")
             work = _work_ratio(res, peer)
             if work is not None:
-                print(f"{'':<56}  the same, each tool's start-up (10-entry file) taken off: {work:.1f}x CPU")
+                print(f"{'':<64}  the same, each tool's start-up (10-entry file) taken off: {work:.1f}x CPU")
             out.append(
                 {
                     "row": row,
@@ -165,10 +223,10 @@ def report(row: str, label: str, res: dict[str, Child]) -> list[dict[str, object
                 }
             )
         else:
-            print(f"{'':<56}{peer}: not installed")
+            print(f"{'':<64}{peer}: not installed")
     if row in MAX_MB:
         verdict = "met" if ours.rss_mb <= MAX_MB[row] else "MISSED"
-        print(f"{'':<56}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
+        print(f"{'':<64}trainlint peak {ours.rss_mb:.0f} MB; goal <= {MAX_MB[row]} MB: {verdict}")
     return out
 
 
@@ -201,12 +259,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of the sizes")
     ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds (best of)")
-    ap.add_argument("--only", choices=("hf", "jsonl", "tfevents"), action="append")
+    ap.add_argument("--only", choices=ROWS, action="append")
     ap.add_argument("--markdown", action="store_true", help="also print the README table")
     ap.add_argument("--json", action="store_true", help="also print the ratios as JSON")
     args = ap.parse_args()
     scale = 10 if args.quick else 1
-    only = args.only or ["hf", "jsonl", "tfevents"]
+    only = args.only or list(ROWS)
     env = user_env()
     tmp = Path(tempfile.mkdtemp(prefix="trainlint-bench-"))
     rows: list[dict[str, object]] = []
@@ -228,15 +286,17 @@ def main() -> None:
                 path.parent.mkdir()
                 make_jsonl(path, n)
             labels["jsonl"] = f"JSON lines, {1_000_000 // scale:,} rows"
-        if "tfevents" in only:
-            ev = make_tfevents(1_000_000 // scale)
+        for row, (tags, writer, label) in EVENT_ROWS.items():
+            if row not in only:
+                continue
+            ev = make_tfevents(1_000_000 // scale, tags, writer)
             if ev is None:
-                print("tensorboardX not installed: no event-file row")
+                print(f"{writer} not installed: no {row} row")
             else:
-                inputs["tfevents"] = ev
-                labels["tfevents"] = f"TensorBoard (tensorboardX), {1_000_000 // scale:,} scalars"
+                inputs[row] = ev
+                labels[row] = f"{label}, {1_000_000 // scale:,} scalars"
         print(f"cpu count {os.cpu_count()}, best of {args.repeat} interleaved rounds")
-        print(f"{'input':<56}{'tool':<24}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
+        print(f"{'input':<64}{'tool':<24}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'exit':>6}")
         for row, path in inputs.items():
             label = f"{labels[row]} ({path.stat().st_size / 1e6:.0f} MB)"
             labels[row] = label

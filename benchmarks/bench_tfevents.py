@@ -14,6 +14,8 @@ memory as a multiple of the file size (measured in a child process).
 
     python benchmarks/bench_tfevents.py            # 1M scalars (several minutes: the other readers are slow)
     python benchmarks/bench_tfevents.py --quick    # 50k scalars
+    python benchmarks/bench_tfevents.py --file bench-out/tfevents-tensorboardx-10tags-1000000/events.out.tfevents.*
+                                                   # a file a real writer wrote (bench_doctor.py's tbx10 row)
 """
 
 from __future__ import annotations
@@ -180,7 +182,14 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a 50k-scalar file instead of 1M")
     ap.add_argument("--scalars", type=int, default=None)
     ap.add_argument("--json", action="store_true", help="also print the results as JSON")
+    ap.add_argument("--file", type=Path, help="read this event file instead of generating one")
     args = ap.parse_args()
+    if args.file:
+        n = read_trainlint(args.file, False)
+        size = args.file.stat().st_size
+        print(f"{args.file}: {n:,} scalars ({size / 1e6:.1f} MB); cpu count {os.cpu_count()}")
+        report(run_all(args.file, n), size, peak_memory(args.file), args.json)
+        return
     n = args.scalars or (50_000 if args.quick else 1_000_000)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "events.out.tfevents.1700000000.bench.1.0"

@@ -170,6 +170,37 @@ def odd_tensors(d: Path) -> Path:
     return only_file(d)
 
 
+MULTI_TAGS = (
+    "train/loss",
+    "train/learning_rate",
+    "train/grad_norm",
+    "train/epoch",
+    "train/tokens_per_second",
+    "train/samples_per_second",
+    "train/step_time",
+    "train/weight_norm",
+    "train/loss_scale",
+    "x",
+)
+MULTI_STEPS = [*range(300), 16_383, 16_384, 2**21, 2**31 + 5]  # step varints of 1 to 5 bytes
+
+
+def multi_tag(d: Path, writer: str = "tensorboardX") -> Path:
+    """The layout of issue 28: 10 tags, each written with ``add_scalar`` at every step (the
+    benchmark's ``tbx10`` / ``torch10`` rows), by tensorboardX or torch's SummaryWriter."""
+    if writer == "tensorboardX":
+        sw = pytest.importorskip("tensorboardX").SummaryWriter
+    else:
+        sw = pytest.importorskip("torch.utils.tensorboard").SummaryWriter
+    w = sw(str(d))
+    vals = _values(len(MULTI_STEPS))
+    for i, step in enumerate(MULTI_STEPS):
+        for k, tag in enumerate(MULTI_TAGS):
+            w.add_scalar(tag, vals[i] * (k + 1) if k % 3 else vals[(i + k) % len(vals)], step)
+    w.close()
+    return only_file(d)
+
+
 WRITERS = {
     "torch": torch_simple,
     "torch-new-style": torch_new_style,

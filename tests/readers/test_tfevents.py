@@ -385,3 +385,34 @@ def test_scan_records_skips_a_bad_data_crc_and_sticks_at_a_bad_length_crc():
     length_hit[bounds[4] + 9] ^= 0xFF  # record 4's length CRC
     assert _tfrecord.scan_records(bytes(length_hit)) == (spans[:4], bounds[4], True)
     assert _tfrecord.scan_records(bytes(length_hit), bounds[4]) == ([], 0, True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(st.binary(max_size=70), min_size=1, max_size=8),
+    picks=st.lists(st.integers(0, 7), min_size=1, max_size=60),
+    slots=st.sampled_from([1, 2, 1 << 16]),
+    rounds=st.integers(1, 8),
+)
+def test_group_spans_groups_exactly_equal_bytes(words, picks, slots, rounds):
+    """Each span's representative is the first span holding the same bytes, or -1 (left to the
+    caller: longer than 64 bytes, or not reached in ``rounds``), whatever the hash does: with
+    1 or 2 slots every string collides and each round settles one string per slot."""
+    from trainlint.readers.tensorboard import fast
+
+    spans, buf = [], bytearray(b"\xff" * 3)
+    for i in picks:
+        w = words[i % len(words)]
+        spans.append((len(buf), len(buf) + len(w)))
+        buf += w + bytes([0xA5, i])  # different bytes after each span
+    a, z = (np.array(c, dtype=np.int64) for c in zip(*spans))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fast, "_SLOTS", slots)
+        rep = fast.group_spans(fast.Mem(bytes(buf)), a, z, rounds=rounds)
+    first: dict[bytes, int] = {}
+    for i, (x, y) in enumerate(spans):
+        first.setdefault(bytes(buf[x:y]), i)
+        assert rep[i] in ((-1, first[bytes(buf[x:y])]) if y - x <= 64 else (-1,))
+    short = {bytes(buf[x:y]) for x, y in spans if y - x <= 64}
+    if len(short) <= rounds:  # every round settles at least one string
+        assert all(rep[i] >= 0 for i, (x, y) in enumerate(spans) if y - x <= 64)

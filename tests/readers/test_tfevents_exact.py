@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tfevents_writers import WRITERS, ea_points
+from tfevents_writers import MULTI_STEPS, MULTI_TAGS, WRITERS, ea_points, multi_tag
 
 from trainlint.readers import read_run
+from trainlint.readers.tensorboard import events, fast, proto, records
 from trainlint.roles import assign_roles
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,3 +113,49 @@ def test_benchmark_layouts_match_event_accumulator(tmp_path):
     bench.generate(path, 6000)  # > BULK_MIN short records: the bulk data-CRC path
     run = assert_same_as_ea(path)
     assert sum(len(s) for s in run.series.values()) == 6000
+
+
+def exact_points(path: Path) -> dict[str, tuple[list, list, list]]:
+    """tag -> (steps, values, wall times), every record decoded by the exact one-at-a-time path."""
+    buf = path.read_bytes()
+    framing = records.scan(buf)
+    out: dict[str, tuple[list, list, list]] = {}
+    for a, z in zip(framing.starts.tolist(), framing.ends.tolist()):
+        ev = proto.decode_event(buf, a, z)
+        for v in ev.values:
+            assert v.kind == "simple"
+            steps, values, wall = out.setdefault(v.tag.decode(), ([], [], []))
+            steps.append(ev.step)
+            values.append(v.simple)
+            wall.append(ev.wall)
+    return out
+
+
+@pytest.mark.parametrize("writer", ["tensorboardX", "torch"])
+def test_multi_tag_layout_takes_the_fast_path_and_reads_as_the_exact_decoder(writer, tmp_path, monkeypatch):
+    path = multi_tag(tmp_path, writer)
+    buf = path.read_bytes()
+    framing = records.scan(buf)
+    mem = fast.Mem(buf)
+    ok, _, _, after = fast.event_header(mem, framing.starts, framing.ends)
+    quick = ok & (fast.quick_values(mem, after, framing.ends)["kind"] == 0)
+    assert not quick[0] and quick[1:].all()  # all but the file-version record: one simple value each
+    assert framing.starts.shape[0] == 1 + len(MULTI_STEPS) * len(MULTI_TAGS)
+
+    off_fast: list[int] = []  # records the decoder sends past the bulk path
+    generic = events._Decoder._generic_columns
+    monkeypatch.setattr(
+        events._Decoder,
+        "_generic_columns",
+        lambda self, recs, *a: off_fast.append(recs.size) or generic(self, recs, *a),
+    )
+    run = read_run(path)
+    assert off_fast == [1]
+    ref = exact_points(path)
+    assert sorted(run.series) == sorted(ref) == sorted(MULTI_TAGS)
+    for tag, (steps, values, wall) in ref.items():
+        s = run.series[tag]
+        assert list(s.steps) == [float(x) for x in steps] == [float(x) for x in MULTI_STEPS], tag
+        assert np.array_equal(bits(s.values), bits(np.array(values))), tag
+        assert np.array_equal(bits(s.wall), bits(np.array(wall))), tag
+    assert_same_as_ea(path)

@@ -90,7 +90,8 @@ class _Decoder:
         q = fast.quick_values(self.mem, after, ends)
         quick = ok & (q["kind"] >= 0)
         rest = np.flatnonzero(~quick)
-        parts = [self._quick_columns(q, np.flatnonzero(quick), wall, step)]
+        idx = np.flatnonzero(quick) if rest.size else None  # None: every record (no copies)
+        parts = [self._quick_columns(q, idx, wall, step)]
         if rest.size:
             generic, slow = self._generic_columns(rest, starts, ends)
             parts += [self._useful(generic), self._useful(self._slow_columns(slow, starts, ends))]
@@ -106,21 +107,25 @@ class _Decoder:
         return c if keep.all() else {k: v[keep] for k, v in c.items()}
 
     def _quick_columns(
-        self, q: dict[str, np.ndarray], idx: np.ndarray, wall: np.ndarray, step: np.ndarray
+        self, q: dict[str, np.ndarray], idx: np.ndarray | None, wall: np.ndarray, step: np.ndarray
     ) -> dict[str, np.ndarray]:
-        kind = q["kind"][idx]
+        """The columns of the records in the two common layouts (``idx``; None: all of them)."""
+        if idx is not None:
+            q = {k: v[idx] for k, v in q.items()}
+            wall, step = wall[idx], step[idx]
+        kind = q["kind"]
         return {
-            "rec": idx,
-            "ord": np.zeros(idx.shape[0], dtype=np.int64),
-            "tag": self._tag_index(q["tag_a"][idx], q["tag_z"][idx]),
+            "rec": np.arange(kind.shape[0]) if idx is None else idx,
+            "ord": np.zeros(kind.shape[0], dtype=np.int64),
+            "tag": self._tag_index(q["tag_a"], q["tag_z"]),
             "kind": np.where(kind == 0, KIND_SIMPLE, KIND_TENSOR).astype(np.int8),
-            "value": q["value"][idx],
-            "step": step[idx],
-            "wall": wall[idx],
-            "ts": q["ts"][idx],
-            "te": q["te"][idx],
-            "ms": q["ms"][idx],
-            "me": q["me"][idx],
+            "value": q["value"],
+            "step": step,
+            "wall": wall,
+            "ts": q["ts"],
+            "te": q["te"],
+            "ms": q["ms"],
+            "me": q["me"],
         }
 
     def _generic_columns(
@@ -166,14 +171,20 @@ class _Decoder:
 
     def _tag_index(self, a: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Global tag index of each span (absent tag: the empty tag)."""
-        a, z = np.where(z >= 0, a, 0), np.where(z >= 0, z, 0)
+        present = z >= 0
+        if not present.all():
+            a, z = np.where(present, a, 0), np.where(present, z, 0)
         rep = fast.group_spans(self.mem, a, z)
-        out = np.empty(a.shape[0], dtype=np.int64)
         reps = np.flatnonzero(rep == np.arange(a.shape[0]))
         lookup = np.empty(a.shape[0], dtype=np.int64)
         for r in reps.tolist():
             lookup[r] = self._tag_id(self.buf[int(a[r]) : int(z[r])])
         grouped = rep >= 0
+        out: np.ndarray
+        if grouped.all():  # the usual case: no boolean selections
+            out = lookup[rep]
+            return out
+        out = np.empty(a.shape[0], dtype=np.int64)
         out[grouped] = lookup[rep[grouped]]
         for i in np.flatnonzero(~grouped).tolist():
             out[i] = self._tag_id(self.buf[int(a[i]) : int(z[i])])

@@ -341,43 +341,48 @@ _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 def group_spans(mem: Mem, a: np.ndarray, z: np.ndarray, max_width: int = 64, rounds: int = 8) -> np.ndarray:
     """Group byte strings [a, z) by exact content without sorting.
 
-    Returns the representative lane of each lane (-1 where not grouped here).
-    Each string is covered by the 8-byte words ending at ``z`` (bytes before
-    ``a`` masked off). Strings are hashed into a slot table, then every lane is
-    compared word for word with its slot's representative, so a hash collision
-    costs a round, never a wrong group. Lanes longer than ``max_width`` (or that
-    start too close to the file's start) are left to the caller.
+    Returns the representative lane of each lane: the first lane holding the same bytes
+    (-1 where not grouped here). Each string is covered by 8-byte words loaded from its start
+    (word k at ``min(a + 8k, z - 8)``, so a string of 8 bytes or more needs no mask; each word
+    of a shorter one is masked to its length). Strings are hashed into a slot table, then every lane is
+    compared word for word with its slot's representative, so a hash collision costs a round,
+    never a wrong group. Lanes longer than ``max_width`` are left to the caller.
     """
     n = a.shape[0]
     rep = np.full(n, -1, dtype=np.int64)
     length = z - a
-    todo = np.flatnonzero((length <= max_width) & (z >= max_width + 8))
-    if todo.size == 0:
+    fits = length <= max_width
+    todo = None if fits.all() else np.flatnonzero(fits)  # None: every lane
+    start, ln = (a, length) if todo is None else (a[todo], length[todo])
+    if ln.size == 0:
         return rep
-    end, ln = z[todo], length[todo]
+    last = np.maximum(ln - 8, 0)
+    low = np.minimum(ln, 8).astype(np.uint64) << np.uint64(3)  # bits of the first word that count
+    mask = np.where(ln >= 8, _ONES, (np.uint64(1) << np.minimum(low, np.uint64(63))) - np.uint64(1))
     cols = []
-    for k in range(max(1, -(-int(ln.max()) // 8))):
-        w = mem.u64[end - 8 * (k + 1)]
-        before = 8 * (k + 1) - ln  # bytes of this word that lie before the string
-        if int(before.max()) > 0:
-            nb = np.clip(before, 0, 7).astype(np.uint64) << np.uint64(3)
-            w = np.where(before >= 8, np.uint64(0), w & (_ONES << nb))
-        cols.append(w)
     h = ln.astype(np.uint64) * _MIX[7]
-    for j, w in enumerate(cols):
-        h = (h ^ w) * _MIX[j % 7]
-        h ^= h >> np.uint64(31)
-    slot_of = (h >> np.uint64(48)).astype(np.int64)
-    local = np.arange(todo.size)
-    for _ in range(rounds):
+    for k in range(max(1, -(-int(ln.max()) // 8))):
+        w = mem.u64[start + np.minimum(8 * k, last)] & mask  # a short string: every word is its first
+        cols.append(w)
+        h += w * _MIX[k % 7]
+    h ^= h >> np.uint64(29)
+    h *= _MIX[4]
+    slot_of = ((h >> np.uint64(48)) & np.uint64(_SLOTS - 1)).astype(np.int64)  # _SLOTS: a power of 2
+    local = np.arange(ln.size)
+    for r in range(rounds):
         if local.size == 0:
             break
+        slots = slot_of if r == 0 else slot_of[local]
         table = np.empty(_SLOTS, dtype=np.int64)
-        table[slot_of[local][::-1]] = local[::-1]
-        cand = table[slot_of[local]]
-        same = ln[local] == ln[cand]
+        table[slots[::-1]] = local[::-1]  # the first lane of each slot wins
+        cand = table[slots]
+        same = ln[cand] == (ln if r == 0 else ln[local])
         for w in cols:
-            same &= w[local] == w[cand]
-        rep[todo[local[same]]] = todo[cand[same]]
+            same &= w[cand] == (w if r == 0 else w[local])
+        hit = local[same]
+        if todo is None:
+            rep[hit] = cand[same]
+        else:
+            rep[todo[hit]] = todo[cand[same]]
         local = local[~same]
     return rep
