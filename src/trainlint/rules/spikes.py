@@ -171,7 +171,7 @@ def loss_spike(ctx: Context) -> Finding | None:
     small = undone is not None and undone < ctx.t("undone")
     sev = "WARN" if big and rec < len(sp) and not common and not small else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
-    if small and big and rec < len(sp):
+    if undone is not None and small and big and rec < len(sp):
         tail += (
             f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
             f"(a NOTE: threshold {fmt(ctx.t('undone') * 100)}%)"
