@@ -39,6 +39,13 @@ SPLIT = CORPUS / "split.toml"
 SPLIT_SEED = "trainlint-split-v1:"  # never change it: every repository would change side
 TEST_BELOW = 45  # hash % 100 below this: the test part
 PARTS = ("calibration", "test")
+ADJUDICATION = CORPUS / "adjudication.toml"
+VERDICTS = {
+    "keep": "keep: true and worth acting on",
+    "note": "NOTE: true but benign",
+    "false": "false: fix the rule",
+}
+SEVERITY_ORDER = ("PASS", "NOTE", "WARN", "FAIL")
 
 
 def part_of(repo: str) -> str:
@@ -109,6 +116,7 @@ class Judged:
     loss_taken: str | None = None  # the series trainlint took as the loss
     values_ok: bool | None = None  # its values are the file's loss values (entries with loss_pattern)
     findings: list[str] = field(default_factory=list)  # "CODE:SEV message" of WARN/FAIL
+    codes: dict[str, str] = field(default_factory=dict)  # every finding's code: its worst severity
 
     @property
     def part(self) -> str:
@@ -169,6 +177,10 @@ def judge(e: dict) -> Judged:
     out.findings = [
         f"{f.code}:{f.severity.value} {f.message}" for f in rep.findings if f.severity.value in ("FAIL", "WARN")
     ]
+    for f in rep.findings:
+        sev = f.severity.value
+        if SEVERITY_ORDER.index(sev) > SEVERITY_ORDER.index(out.codes.get(f.code, "PASS")):
+            out.codes[f.code] = sev
     return out
 
 
@@ -218,6 +230,42 @@ def _longest(path: Path) -> int | None:
     except (ReadError, OSError, ValueError):
         return None
     return max((len(s) for s in run.series.values()), default=0)
+
+
+def adjudication() -> list[dict]:
+    """tests/realworld/adjudication.toml: the verdict on each calibration WARN/FAIL of a healthy
+    run and each calibration miss of a broken run (issue 30 §1)."""
+    return tomllib.loads(ADJUDICATION.read_text()).get("entry", [])
+
+
+def to_adjudicate(rows: list[Judged]) -> list[tuple[str, str]]:
+    """(log id, rule code or "miss") of every calibration WARN/FAIL on a healthy run and every
+    calibration miss on a broken run whose curves show it: what the adjudication must cover."""
+    f = figures([r for r in rows if r.part == "calibration"])
+    out = [
+        (r.entry["id"], code)
+        for r in f["healthy_fail"] + f["healthy_warn"]
+        for code, sev in sorted(r.codes.items())
+        if sev in ("WARN", "FAIL")
+    ]
+    return out + [(r.entry["id"], "miss") for r in f["broken_missed"]]
+
+
+def adjudication_problems(rows: list[Judged], entries: list[dict]) -> list[str]:
+    """What the adjudication lacks or gets wrong: a calibration WARN/FAIL on a healthy run or a
+    miss without an entry, an entry on a log of the test part, a verdict not in VERDICTS."""
+    part = {r.entry["id"]: r.part for r in rows}
+    have = {(a.get("id"), a.get("code")) for a in entries}
+    out = [f"{i} {c}: no adjudication" for i, c in to_adjudicate(rows) if (i, c) not in have]
+    for a in entries:
+        where = f"{a.get('id')} {a.get('code')}"
+        if part.get(a.get("id")) != "calibration":
+            out.append(f"{where}: not a log of the calibration part")
+        if a.get("verdict") not in VERDICTS:
+            out.append(f"{where}: verdict {a.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
+        if not str(a.get("reason") or "").strip() or "\n" in str(a.get("reason")):
+            out.append(f"{where}: needs a one-line reason")
+    return out
 
 
 def figures(rows: list[Judged]) -> dict:
@@ -361,6 +409,7 @@ def render(rows: list[Judged]) -> str:
         lambda r: f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}",
         lambda f: f["broken_missed"],
     )
+    lines += _adjudication_table(rows, adjudication())
     lines += _per_part(
         "Wrong loss taken",
         by,
@@ -379,6 +428,38 @@ def render(rows: list[Judged]) -> str:
         lambda f: f["unread"],
     )
     return "\n".join(lines + _tail(rows)) + "\n"
+
+
+def _now(r: Judged | None, code: str) -> str:
+    """What the adjudicated finding is today: the rule's severity on the log (none when it no
+    longer fires), or for a miss the log's verdict."""
+    if r is None:
+        return "missing"
+    if code == "miss":
+        return r.verdict
+    return r.codes.get(code, "none")
+
+
+def _adjudication_table(rows: list[Judged], entries: list[dict]) -> list[str]:
+    by_id = {r.entry["id"]: r for r in rows}
+    lines = [
+        "",
+        "## Adjudication of the calibration part",
+        "",
+        (
+            "Every WARN or FAIL on a healthy run of the calibration part and every miss on a broken "
+            "run of it, with a verdict (`tests/realworld/adjudication.toml`); `now` is what the rule "
+            "says on that log today. The test part is not adjudicated: it is held back."
+        ),
+        "",
+        "| log | finding | now | verdict | reason | done |",
+        "|---|---|---|---|---|---|",
+    ]
+    for a in sorted(entries, key=lambda a: (a["code"] == "miss", a["id"], a["code"])):
+        now = _now(by_id.get(a["id"]), a["code"])
+        verdict = VERDICTS.get(a["verdict"], a["verdict"])
+        lines.append(f"| {a['id']} | {a['code']} | {now} | {verdict} | {a['reason']} | {a.get('fixed', '-')} |")
+    return lines
 
 
 def _tail(rows: list[Judged]) -> list[str]:

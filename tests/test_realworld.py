@@ -109,15 +109,8 @@ PINNED = {
     "calibration": {
         "unread": {"catvsdog-resnet-pretrained-35", "ti-sv-train-607", "ws-dan-sac-train-601"},
         "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35", "semantic-segmentation-train-603"},
-        "healthy_flagged": {
-            "catrobotdesignwork-trainer-state-416",
-            "code-archaeologist-trainer-state-404",
-            "deep-learning-final-project-trainer-state-507",
-            "eduadvisor-chatbot-trainer-state-412",
-            "mlp-fps-metrics-467",
-            "nlp-spam-fraud-multitext-tweets-trainer-state-407",
-            "saciar-paper-trainer-state-509",
-        },
+        # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule
+        "healthy_flagged": set(),
         "broken_missed": {"multimodal-action-emotion-detection-training-log-435", "ws-dan-sac-train-601"},
     },
     "test": {
@@ -215,3 +208,28 @@ def test_document_is_current_when_the_whole_corpus_is_here(judged):
     if any(r.path is None for r in rows):
         pytest.skip("part of the corpus is not on this machine (run scripts/realworld_fetch.py)")
     assert (ROOT / "docs" / "realworld.md").read_text() == rep.render(rows)
+
+
+def test_every_calibration_warn_on_a_healthy_run_and_every_miss_is_adjudicated(judged):
+    rep, rows = judged
+    assert rep.adjudication_problems(rows, rep.adjudication()) == [], "add them to tests/realworld/adjudication.toml"
+
+
+def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry():
+    rep = _report_module()
+    entries = {e["id"]: e for e in rep.entries()}
+    calib = next(e for e in entries.values() if rep.part_of(e["repo"]) == "calibration" and e["label"] == "healthy")
+    held = next(e for e in entries.values() if rep.part_of(e["repo"]) == "test")
+    warned = rep.Judged(calib, Path("x"), verdict="WARN", findings=["TL099:WARN x"], codes={"TL099": "WARN"})
+    noted = rep.Judged(calib, Path("x"), verdict="PASS", codes={"TL099": "NOTE"})
+    good = {"id": calib["id"], "code": "TL099", "verdict": "note", "reason": "benign"}
+    assert rep.adjudication_problems([warned], []) == [f"{calib['id']} TL099: no adjudication"]
+    assert rep.adjudication_problems([warned], [good]) == []
+    assert rep.adjudication_problems([noted], []) == []  # a NOTE needs no adjudication
+    bad = [dict(good, verdict="maybe"), dict(good, reason=""), dict(good, id=held["id"])]
+    rows = [warned, rep.Judged(held, Path("y"))]
+    assert rep.adjudication_problems(rows, bad) == [
+        f"{calib['id']} TL099: verdict 'maybe' is not one of keep, note, false",
+        f"{calib['id']} TL099: needs a one-line reason",
+        f"{held['id']} TL099: not a log of the calibration part",
+    ]

@@ -52,6 +52,7 @@ def run_rules(
         report.checks.ran.append(rule.code)
         report.findings.extend(out)
     report.findings.sort(key=_finding_order)
+    order_findings(report.findings)
     return report
 
 
@@ -65,9 +66,41 @@ def _as_list(out: Finding | Iterable[Finding] | None) -> list[Finding]:
 
 _SEVERITY_RANK = {"FAIL": 0, "WARN": 1, "NOTE": 2}
 
+# A finding that explains others (issue 30 §4): the cause comes first, in every view. A zero LR
+# keeps the loss where it started (flat, dead, at chance level); a non-finite gradient norm makes
+# the loss non-finite; a NaN loss produces the divergence and the spikes around it.
+CAUSES: dict[str, tuple[str, ...]] = {
+    "TL040": ("TL030", "TL031", "TL032", "TL033"),
+    "TL003": ("TL001", "TL010", "TL011", "TL021"),
+    "TL001": ("TL010", "TL011", "TL020"),
+}
+
 
 def _finding_order(f: Finding) -> tuple[int, str, float]:
     return (_SEVERITY_RANK.get(f.severity.value, 3), f.code, f.step if f.step is not None else -1.0)
+
+
+def order_findings(findings: list[Finding]) -> None:
+    """Move, in place, a WARN or FAIL that explains others present (CAUSES) ahead of them, at
+    the rank of the worst of its effects (a zero LR before the chance-level loss it causes, a
+    NaN before the divergence). ``findings`` come sorted by severity; the sort is stable, so
+    the rest keep their order."""
+    rank = {
+        f.code: min(_SEVERITY_RANK.get(g.severity.value, 3) for g in findings if g.code == f.code) for f in findings
+    }
+
+    def effects(code: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        direct = {e for e in CAUSES.get(code, ()) if e in rank and e not in seen}
+        return direct.union(*(effects(e, seen | {code}) for e in direct))
+
+    lead: dict[str, tuple[int, int]] = {}
+    for code in rank:
+        below = effects(code) if rank[code] <= _SEVERITY_RANK["WARN"] else set()
+        if below:
+            lead[code] = (min(rank[code], *(rank[e] for e in below)), -len(below))
+
+    if lead:
+        findings.sort(key=lambda f: lead.get(f.code, (_SEVERITY_RANK.get(f.severity.value, 3), 0)))
 
 
 CURVE_ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time", "throughput")
@@ -162,6 +195,7 @@ def _judge_segments(
     report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
     report.notes = list(run.notes)
     report.findings.sort(key=_finding_order)
+    order_findings(report.findings)
     return report
 
 

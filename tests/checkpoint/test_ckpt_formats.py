@@ -231,3 +231,17 @@ def test_final_save_model_output_is_not_a_resume_checkpoint(tmp_path, cli):
     assert "not a resume point" in rep.checks.stood_down["TL318"]
     renamed = _hf_checkpoint(tmp_path / "copy" / "best", drop=("rng_state.pth",))  # a copied checkpoint
     assert finding(judge_path(renamed), "TL318").evidence["missing"] == ["rng_state"]
+
+
+def test_checkpoint_saved_with_save_only_model_is_a_note(tmp_path):
+    # save_only_model=True: checkpoint-N holds weights, config and trainer_state.json, and by
+    # choice no optimizer.pt, scheduler.pt or rng_state.pth
+    only = _hf_checkpoint(tmp_path / "run" / "checkpoint-500", drop=("optimizer.pt", "scheduler.pt", "rng_state.pth"))
+    rep = judge_path(only)
+    f = finding(rep, "TL318")
+    assert f.severity.value == "NOTE" and f.evidence["save_only_model"] is True and "save_only_model" in f.message
+    assert f.evidence["missing"] == ["optimizer", "scheduler", "rng_state"] and rep.verdict.value == "PASS"
+    # a checkpoint that lost its optimizer and scheduler but kept its RNG state is damage: WARN
+    lost = _hf_checkpoint(tmp_path / "run" / "checkpoint-600", drop=("optimizer.pt", "scheduler.pt"))
+    f = finding(judge_path(lost), "TL318")
+    assert f.severity.value == "WARN" and f.evidence["save_only_model"] is False

@@ -107,6 +107,17 @@ def test_exact_duplicates_groups(tmp_path):
     assert f.evidence["lines"] == [11, 21, 26, 30]
 
 
+def test_one_duplicate_in_2400_rows_is_a_note_sixty_a_warn(tmp_path):
+    rows = [{"text": f"{s} (example {i})"} for i, s in enumerate(sentences(2400))]
+    rows[1733] = rows[412]  # one exact copy in 2,400 rows (0.04%, NOTE below 0.5%)
+    f = fired(judge(write_jsonl(tmp_path / "one.jsonl", rows)), "TL204")
+    assert f.severity.value == "NOTE" and f.evidence["extra_copies"] == 1 and "under 0.5% of the rows" in f.message
+    for i in range(60):  # 60 copies: 2.5% of the rows, a WARN
+        rows[2000 + i] = rows[i]
+    f = fired(judge(write_jsonl(tmp_path / "sixty.jsonl", rows)), "TL204")
+    assert f.severity.value == "WARN" and f.evidence["extra_copies"] == 61 and "NOTE" not in f.message
+
+
 def test_near_duplicates_not_exact(tmp_path):
     rows = [{"text": s} for s in sentences(20)]
     rows[12] = {"text": "  " + rows[3]["text"].upper() + " "}

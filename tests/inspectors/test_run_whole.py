@@ -274,3 +274,41 @@ def test_a_checkpoint_folder_is_one_input(tmp_path):
     assert len(rep) == 1 and any(f.evidence.get("part") == "model.safetensors" for f in rep[0].findings), rep
     (model / "model.safetensors").write_bytes(b"\x00" * 3)  # a file that cannot be judged stays visible
     assert sorted(r.source for r in doctor([model]).reports) == [str(model), str(model / "model.safetensors")]
+
+
+def _lr_zero_at_chance(tmp_path: Path) -> Path:
+    """A 10-class classifier whose scheduler set the LR to 0: the loss stays at ln 10 = 2.3026
+    (a CSV log of 50 steps, as a Lightning metrics.csv has it)."""
+    rows = ["step,train_loss,lr-Adam"]
+    rows += [f"{s},{math.log(10) + 0.001 * ((s * 7) % 5 - 2):.5f},0.0" for s in range(1, 51)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    return tmp_path / "metrics.csv"
+
+
+def test_the_cause_comes_first_lr_zero_before_the_chance_level_loss(tmp_path):
+    from trainlint.api import Options
+    from trainlint.report.brief import brief
+
+    path = _lr_zero_at_chance(tmp_path)
+    result = doctor([path], Options(num_classes=10))
+    (rep,) = result.reports
+    codes = [f.code for f in rep.findings if f.severity.value in ("FAIL", "WARN")]
+    assert codes[0] == "TL040" and "TL033" in codes, codes  # TL033 sorts first by code alone
+    assert codes.index("TL040") < codes.index("TL033") < codes.index("TL031")
+    line = brief(result.to_dict()).splitlines()[1]
+    assert line.index("TL040") < line.index("TL033"), line
+
+
+def test_cause_order_moves_only_causes_and_only_warn_or_fail(tmp_path):
+    from trainlint.engine import order_findings
+    from trainlint.verdict import Finding, Severity
+
+    def f(code: str, sev: str) -> Finding:
+        return Finding(code=code, name=code, category="x", severity=Severity(sev), message="")
+
+    found = [f("TL010", "FAIL"), f("TL020", "WARN"), f("TL001", "WARN"), f("TL003", "WARN"), f("TL061", "WARN")]
+    order_findings(found)  # non-finite grad norm -> NaN loss -> divergence, lifted to FAIL's rank
+    assert [x.code for x in found] == ["TL003", "TL001", "TL010", "TL020", "TL061"]
+    noted = [f("TL033", "FAIL"), f("TL040", "NOTE"), f("TL061", "WARN")]
+    order_findings(noted)  # a NOTE explains nothing worth leading with
+    assert [x.code for x in noted] == ["TL033", "TL040", "TL061"]

@@ -232,7 +232,7 @@ ROWS = [
     ),
     Row(
         "TL041",
-        lambda: _run(decay(50), lr=np.linspace(0, 1e-4, 50)),
+        lambda: _run(decay(50, start=2.3, end=2.2), lr=np.linspace(0, 1e-4, 50)),
         "WARN",
         {"last_lr": 1e-4},
         lambda: _run(decay(50), lr=np.r_[np.linspace(0, 1e-4, 10), np.linspace(1e-4, 0, 40)]),

@@ -59,3 +59,53 @@ def test_tl080_planned_epochs_from_console_metadata():
     run = make_run(decay(50), meta={"planned_epochs": 1000, "last_epoch": 3})
     f = one("TL080", run)
     assert f.evidence["planned"] == 1000 and f.evidence["reached"] == 3 and f.evidence["unit"] == "epochs"
+
+
+def _checkpoint_state(folder, *, step=100, max_steps=846, save_steps=100, best=None, completed=False):
+    """A trainer_state.json of the shape the Trainer saves with checkpoint-N: a LoRA fine-tune
+    logging every 20 steps, the loss falling 1.14 to 0.83 and an eval at each log, 3 epochs
+    planned, saved at global_step (the real shape of a committed checkpoint state)."""
+    import json
+
+    history = []
+    for i, s in enumerate(range(20, step + 1, 20)):
+        history.append({"epoch": s / 282, "loss": 1.14 - 0.08 * i, "learning_rate": 2e-4, "step": s})
+        history.append({"epoch": s / 282, "eval_loss": 0.97 - 0.03 * i, "step": s})
+    if completed:
+        history.append({"epoch": 3.0, "step": step, "train_runtime": 812.5, "total_flos": 1e15, "train_loss": 0.9})
+    state = {"global_step": step, "max_steps": max_steps, "logging_steps": 20, "eval_steps": 20}
+    state.update({"num_train_epochs": 3, "log_history": history, "best_model_checkpoint": best})
+    if save_steps is not None:
+        state["save_steps"] = save_steps
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "trainer_state.json").write_text(json.dumps(state))
+    return folder / "trainer_state.json"
+
+
+def test_tl080_checkpoint_state_is_a_note_not_a_stopped_run(tmp_path):
+    from trainlint.readers import read_run
+
+    # checkpoint-100/trainer_state.json: step 100 of 846 planned
+    f = one("TL080", read_run(_checkpoint_state(tmp_path / "out" / "checkpoint-100", save_steps=None)))
+    assert f.severity.value == "NOTE" and f.evidence["snapshot"] is True and f.evidence["reached"] == 100
+    assert "checkpoint-100/trainer_state.json" in f.message and "100 of 846" in f.message
+    # a copy of it committed on its own: its step is a multiple of save_steps
+    f = one("TL080", read_run(_checkpoint_state(tmp_path / "copy")))
+    assert f.severity.value == "NOTE" and "multiple of save_steps 100" in f.message
+    # an older Trainer writes no save_steps: best_model_checkpoint names its own step
+    old = _checkpoint_state(tmp_path / "old", step=1640, max_steps=1689, save_steps=None, best="./r\\checkpoint-1640")
+    assert "best_model_checkpoint is checkpoint-1640" in one("TL080", read_run(old)).message
+
+
+def test_tl080_state_that_is_not_a_checkpoint_still_warns(tmp_path):
+    from trainlint.readers import read_run
+
+    # step 100 is no multiple of save_steps 300 and no checkpoint folder names it: a stopped run
+    f = one("TL080", read_run(_checkpoint_state(tmp_path / "a", save_steps=300, best="out/checkpoint-60")))
+    assert f.severity.value == "WARN" and "run stopped at 100 of 846" in f.message
+    # the Trainer output folder: its newest state is where the run stopped
+    _checkpoint_state(tmp_path / "out" / "checkpoint-100")
+    assert one("TL080", read_run(tmp_path / "out")).severity.value == "WARN"
+    # the completion record stands TL080 down, checkpoint or not
+    done = _checkpoint_state(tmp_path / "done" / "checkpoint-100", completed=True)
+    assert "completion" in stood_down("TL080", read_run(done))

@@ -110,3 +110,24 @@ def test_tl066_interval_average_lag_alone_does_not_fire():
     ev_steps = np.arange(10, 201, 10, dtype=float)
     run = make_run(logged, steps=steps, eval_loss=true(ev_steps), eval_steps=ev_steps)
     silent("TL066", run)
+
+
+def _vit_finetune(last_eval: float):
+    """An HF image-classification fine-tune of 10 epochs (320 steps, logged every 10, evaluated
+    every 100): train 1.91 to 0.03, eval 1.01 at step 100 and 0.90 at step 200, where the
+    Trainer keeps its best model; the eval at step 300 is ``last_eval``."""
+    steps = np.arange(10, 330, 10, dtype=float)
+    train = 0.03 + 1.88 * np.exp(-(steps - 10) / 60)
+    meta = {"best_model_checkpoint": "vit-base-cat-emotions\\\\checkpoint-200", "max_steps": 320}
+    return make_run(train, steps=steps, eval_loss=[1.01, 0.90, last_eval], eval_steps=[100, 200, 300], meta=meta)
+
+
+def test_tl061_stale_best_whose_eval_held_within_5_percent_is_a_note():
+    f = one("TL061", _vit_finetune(0.927))  # 3% above the best
+    assert f.severity.value == "NOTE" and f.evidence["stale_fraction"] == 0.375
+    assert abs(f.evidence["eval_above_best"] - 0.03) < 1e-9 and "cost nothing measurable" in f.message
+
+
+def test_tl061_stale_best_whose_eval_got_worse_warns():
+    f = one("TL061", _vit_finetune(1.08))  # 20% above the best: the tail overfit
+    assert f.severity.value == "WARN" and f.evidence["eval_above_best"] > 0.05 and "NOTE" not in f.message

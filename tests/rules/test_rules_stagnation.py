@@ -71,3 +71,36 @@ def test_noisy_but_large_drops_are_never_dead_or_plateau():
     silent("TL031", make_run(loss))
     loss = np.concatenate([np.full(20, 5.0), np.linspace(5, 3.5, 21)]) * (1 + rng.normal(0, 0.3, 41))
     silent("TL032", make_run(loss, lr=np.full(41, 1e-4)))
+
+
+def _tts_run(eval_tail: float, eval_until: float = 125000):
+    """A 125k-step TTS run logged every 1000 steps at a constant LR: the train loss falls from
+    1.2 to about 0.45 by step 30k and then holds it; the eval loss, every 5000 steps, falls from
+    0.80 and ends at ``eval_tail`` times its step-60k level."""
+    rng = np.random.default_rng(7)
+    steps = np.arange(1000, 126000, 1000, dtype=float)
+    loss = 0.45 + 0.75 * np.exp(-(steps - 1000) / 8000) + rng.normal(0, 0.01, len(steps))
+    es = np.arange(5000, 126000, 5000, dtype=float)
+    ev = 0.52 + 0.28 * np.exp(-(es - 5000) / 40000)
+    k = np.searchsorted(es, 60000)
+    ev[k:] = ev[k] * (1 + (eval_tail - 1) * (es[k:] - es[k]) / (es[-1] - es[k]))
+    keep = es <= eval_until
+    return make_run(loss, steps=steps, lr=np.full(len(steps), 2e-4), eval_loss=ev[keep], eval_steps=es[keep])
+
+
+def test_tl032_plateau_while_the_eval_loss_still_improves_stands_down():
+    why = stood_down("TL032", _tts_run(eval_tail=0.9))  # eval 10% lower at the end, its best
+    assert "eval loss was still improving" in why and "at the end, its best" in why
+
+
+def test_tl032_plateau_fires_when_the_eval_loss_stopped_too():
+    f = one("TL032", _tts_run(eval_tail=1.0))  # eval flat over the second half
+    assert f.severity.value == "WARN" and f.evidence["lr_fraction"] == 1.0
+    assert f.evidence["improvement"] < f.evidence["threshold"]
+    f = one("TL032", _tts_run(eval_tail=1.05))  # eval rising: no stand-down either
+    assert "plateau" in f.message
+
+
+def test_tl032_eval_that_ended_long_before_the_run_does_not_stand_it_down():
+    # the last evaluation at step 80k of 125k: whether the eval loss still improved is unknown
+    assert one("TL032", _tts_run(eval_tail=0.9, eval_until=80000)).severity.value == "WARN"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
+from ..engine import order_findings
 from ..safeio import read_bytes
 from ..verdict import Report
 
@@ -163,6 +164,7 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
             main.checks.stood_down.pop(f.code, None)
     rank = {"FAIL": 0, "WARN": 1, "NOTE": 2}
     main.findings.sort(key=lambda f: rank.get(f.severity.value, 3))
+    order_findings(main.findings)  # a cause ahead of what it explains, as the log report had it
     if members:
         main.summary["checkpoints"] = _checkpoints(members, root)
         main.summary["parts"] = [

@@ -40,7 +40,7 @@ def brief(envelope: dict[str, Any]) -> str:
 
 
 def _report_line(r: dict[str, Any]) -> str:
-    codes = sorted({f["code"] for f in r.get("findings", []) if f.get("severity") in ("FAIL", "WARN")})
+    codes = list(dict.fromkeys(f["code"] for f in r.get("findings", []) if f.get("severity") in ("FAIL", "WARN")))
     tail = f": {', '.join(codes)}" if codes else ""
     if r.get("reason"):
         tail += f" (not checked: {_short(r['reason'])})"

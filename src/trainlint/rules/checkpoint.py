@@ -526,6 +526,7 @@ def shards_orphaned(ctx: Context) -> Finding:
 
 
 RESUME_NEEDS = ("config", "weights", "optimizer", "scheduler", "trainer_state", "rng_state")
+SAVE_ONLY_MODEL = ("optimizer", "scheduler", "rng_state")  # what save_only_model=True leaves out
 
 
 @rule(
@@ -541,8 +542,10 @@ state. Without optimizer/scheduler the run restarts its moments and schedule (a 
 different learning rate); without trainer_state.json it restarts at step 0; without rng_state the
 data order differs. Only resume points are judged: checkpoint-N folders (and a copy that kept an
 optimizer, scheduler or RNG state); the Trainer's final save_model output (weights, config and
-often trainer_state.json, without optimizer by design) is not one.
-Try: save with save_only_model=False, or copy the missing files from the run.""",
+often trainer_state.json, without optimizer by design) is not one. A checkpoint that lacks
+exactly the optimizer, scheduler and RNG state, with weights, config and trainer state present,
+is what save_only_model=True writes by choice: a NOTE (a resume from it restarts the optimizer
+and the schedule). Try: save with save_only_model=False, or copy the missing files from the run.""",
 )
 def resume_incomplete(ctx: Context) -> Finding:
     hf = need(ctx, "hf_folder")
@@ -554,8 +557,21 @@ def resume_incomplete(ctx: Context) -> Finding:
     missing = [k for k in RESUME_NEEDS if not hf["has"][k]]
     if not missing:
         raise StandDown("config, weights, optimizer, scheduler, trainer state and RNG state all present")
+    if missing == list(SAVE_ONLY_MODEL):
+        return ctx.fire(
+            "saved without optimizer, scheduler and RNG state, the way save_only_model=True saves every "
+            "checkpoint: a choice, not damage (a NOTE); a resume from it restarts the optimizer's moments "
+            "and the LR schedule",
+            missing=missing,
+            step=hf.get("folder_step"),
+            severity="NOTE",
+            save_only_model=True,
+        )
     return ctx.fire(
-        f"resume would be incomplete: missing {', '.join(missing)}", missing=missing, step=hf.get("folder_step")
+        f"resume would be incomplete: missing {', '.join(missing)}",
+        missing=missing,
+        step=hf.get("folder_step"),
+        save_only_model=False,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from ..model import Run, RunMeta
@@ -42,6 +44,29 @@ def _planned(run: Run, meta: RunMeta) -> tuple[str, float, float] | None:
 
 
 SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
+_CHECKPOINT = re.compile(r"checkpoint-(\d+)$")
+
+
+def checkpoint_snapshot(run: Run) -> str | None:
+    """Why a single trainer_state.json without a completion record is the state the Trainer saved
+    with a checkpoint (checkpoint-N/trainer_state.json, or a copy of one): the folder it sits in is
+    checkpoint-N at its global_step, its best_model_checkpoint is checkpoint-<global_step>, or its
+    global_step is a multiple of save_steps. None for anything else, and for a run folder (its
+    newest state is then where the run stopped)."""
+    meta = run.meta
+    step = meta.get("global_step")
+    if run.format != "hf-trainer-state" or "run_group" in meta or not isinstance(step, int) or step <= 0:
+        return None
+    folder = _CHECKPOINT.match(Path(run.source).parent.name)
+    if folder and int(folder.group(1)) == step:
+        return f"it is {folder.group(0)}/trainer_state.json"
+    best = _CHECKPOINT.search(str(meta.get("best_model_checkpoint") or "").replace("\\", "/").rstrip("/"))
+    if best and int(best.group(1)) == step:
+        return f"its best_model_checkpoint is {best.group(0)}, its own step"
+    every = meta.get("save_steps")
+    if isinstance(every, (int, float)) and every >= 1 and step % every == 0:
+        return f"its step {step} is a multiple of save_steps {fstep(every)}"
+    return None
 
 
 @rule(
@@ -56,7 +81,10 @@ The run planned max_steps steps (or num_train_epochs epochs), the log stops shor
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
 when the log ends in a crash signature (see TL081). Judgements of the other rules cover
-only the part that ran. Try: the scheduler's exit status and the console log's last lines.
+only the part that ran. A checkpoint's own trainer_state.json (checkpoint-N/, or a copy of
+one: its step is its best_model_checkpoint's or a multiple of save_steps) ends where the
+checkpoint was taken by definition: a NOTE, since the run's end is not in that file.
+Try: the scheduler's exit status and the console log's last lines.
 A run still training has not ended: the live guard runs this rule when the run ends.""",
     live="end",
     thresholds=[Threshold("tolerance", 0.02, "shortfall (fraction of the plan) still counted as complete")],
@@ -75,6 +103,9 @@ def run_incomplete(ctx: Context) -> Finding | None:
     if reached >= planned - slack:
         return None
     crashes = crash_events(run)
+    snapshot = None if crashes else checkpoint_snapshot(run)
+    if snapshot:
+        return _snapshot_note(ctx, snapshot, planned, reached, what)
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
     return ctx.fire(
@@ -87,6 +118,25 @@ def run_incomplete(ctx: Context) -> Finding | None:
         unit=what,
         fraction=reached / planned,
         crashed=bool(crashes),
+        threshold=ctx.t("tolerance"),
+    )
+
+
+def _snapshot_note(ctx: Context, why: str, planned: float, reached: float, what: str) -> Finding:
+    """A checkpoint's trainer_state.json stops where the checkpoint was taken, by definition: a
+    NOTE that the run's end is not in the file, not a run that stopped."""
+    return ctx.fire(
+        f"a checkpoint's saved state ({why}): step {fstep(reached)} of {fstep(planned)} planned {what} "
+        f"({fmt(reached / planned * 100)}%); where the run ended is not in this file (judge the output folder "
+        "or the run's last trainer_state.json)",
+        step=_last_step(ctx.subject),
+        severity="NOTE",
+        planned=planned,
+        reached=reached,
+        unit=what,
+        fraction=reached / planned,
+        crashed=False,
+        snapshot=True,
         threshold=ctx.t("tolerance"),
     )
 

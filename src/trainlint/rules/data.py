@@ -146,9 +146,14 @@ def empty_fields(ctx: Context) -> list[Finding]:
     summary="Exact duplicate rows, each group with its line numbers.",
     explanation="""
 Exact copies weight some examples several times over and, when they straddle a
-train/eval split, leak evaluation data into training. When most rows are copies the data
-set is unusable: FAIL. Try: deduplicate (keep the first of each group).""",
-    thresholds=[Threshold("max_fraction", 0.0, "extra copies / rows above which it fires")],
+train/eval split, leak evaluation data into training. A few copies in a large set (under
+0.5% of the rows, `note_below`: one row in 2,400) weigh nothing worth acting on: a NOTE. When
+most rows are copies the data set is unusable: FAIL. Try: deduplicate (keep the first of
+each group).""",
+    thresholds=[
+        Threshold("max_fraction", 0.0, "extra copies / rows above which it fires"),
+        Threshold("note_below", 0.005, "extra copies / rows below which it is a NOTE"),
+    ],
 )
 def duplicate_rows(ctx: Context) -> Finding:
     scan = ctx.subject
@@ -162,6 +167,8 @@ def duplicate_rows(ctx: Context) -> Finding:
     first = ev["first_groups"][0]
     share = _pct(ev["extra_copies"], scan.rows)
     sev, most = _scaled(ev["extra_copies"], scan.rows)
+    if frac < ctx.t("note_below"):
+        sev, most = "NOTE", f"; under {fmt(ctx.t('note_below') * 100)}% of the rows: a NOTE"
     return ctx.fire(
         f"{ev['extra_copies']} extra copies in {ev['groups']} group(s) ({share},"
         f" threshold {fmt(ctx.t('max_fraction'))}){most}; first group: lines "

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..model import RunMeta
 from ..registry import Context, Threshold, rule
-from ..verdict import Finding
+from ..verdict import Finding, Severity
 from .stats import fmt, fstep
 
 
@@ -81,7 +81,9 @@ def lr_zero(ctx: Context) -> Finding | None:
 The LR was still rising at the last logged step (it rose over the final stretch and ends
 at its maximum), or the run ended before the configured warm-up or peak LR was reached
 (warmup_steps / learning_rate in the run's metadata). The whole run then trained at a
-lower LR than intended and its loss says little about the configuration. Usual causes:
+lower LR than intended and its loss says little about the configuration. Where the loss
+fell well anyway (to half its start or below, and no longer falling fast over the last fifth
+of the run: a short fine-tune that is all warm-up) the cost did not show: a NOTE. Usual causes:
 warmup_steps larger than max_steps, a warm-up ratio applied to the wrong total, a run
 cut short. Try: check warmup_steps against the real number of optimizer steps. A run still
 training may be in its warm-up: the live guard runs this rule when the run ends.""",
@@ -90,9 +92,49 @@ training may be in its warm-up: the live guard runs this rule when the run ends.
         Threshold("tail", 0.2, "final fraction of the run the LR must keep rising over"),
         Threshold("min_rise", 0.05, "relative LR rise over that tail that counts as rising"),
         Threshold("min_points", 5, "LR points needed to judge"),
+        Threshold("fell_to", 0.5, "final loss at or below this fraction of its start: it fell well anyway (NOTE)"),
+        Threshold("tail_share", 0.1, "share of the loss's fall made in the last fifth from which it was still falling"),
+        Threshold("min_loss_points", 8, "loss points needed to tell that the loss fell well anyway"),
     ],
 )
 def warmup_unfinished(ctx: Context) -> Finding | None:
+    found = _warmup_unfinished(ctx)
+    if found is None:
+        return None
+    anyway = _loss_fell_anyway(ctx)
+    if anyway is None:
+        return found
+    text, evidence = anyway
+    found.severity, found.message = Severity.NOTE, f"{found.message}; {text}"
+    found.evidence.update(evidence)
+    return found
+
+
+def _loss_fell_anyway(ctx: Context) -> tuple[str, dict[str, float]] | None:
+    """Whether the loss shows no cost of the unfinished warm-up: it fell to ``fell_to`` of its
+    start or below, and the last fifth of the run made under ``tail_share`` of that fall (it is
+    not still far from where it was heading). The text and evidence of the NOTE; None otherwise."""
+    loss = ctx.subject.get("loss")
+    v = loss.finite().values if loss is not None else np.array([])
+    if len(v) < ctx.t("min_loss_points"):
+        return None
+    w = max(2, len(v) // 5)
+    start, end = float(np.median(v[:w])), float(np.median(v[-w:]))
+    before = float(np.median(v[-2 * w : -w]))
+    if not (start > 0 and end <= ctx.t("fell_to") * start and start > end):
+        return None
+    share = max(before - end, 0.0) / (start - end)
+    if share >= ctx.t("tail_share"):
+        return None
+    text = (
+        f"the loss fell well anyway ({fmt(start)} to {fmt(end)}, {fmt(end / start * 100)}% of its start, "
+        f"threshold {fmt(ctx.t('fell_to') * 100)}%; {fmt(share * 100)}% of that fall in the last fifth, "
+        f"threshold {fmt(ctx.t('tail_share') * 100)}%)"
+    )
+    return text, {"loss_start": start, "loss_end": end, "tail_share": share}
+
+
+def _warmup_unfinished(ctx: Context) -> Finding | None:
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
     v = np.abs(s.values)
     meta = RunMeta.of(ctx.subject)

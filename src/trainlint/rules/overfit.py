@@ -112,8 +112,12 @@ Coqui's BEST MODEL lines) record the step where the monitored eval metric was la
 best. When evaluations followed it and that step lies more than `stale_fraction` of the
 run before the last logged step, the whole tail of the run did not improve the model on
 held-out data: overfitting or a plateau. When the best model is simply the latest
-evaluation, the rule stands down. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
-    thresholds=[Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs")],
+evaluation, the rule stands down. When the last eval loss is still within `near` (5%) of its
+best, the tail cost nothing measurable on held-out data: a NOTE. Keep the best checkpoint and stop earlier next time, or change the schedule.""",
+    thresholds=[
+        Threshold("stale_fraction", 0.25, "share of the run after the best model that WARNs"),
+        Threshold("near", 0.05, "last eval loss within this share of its best: a NOTE"),
+    ],
 )
 def best_model_stale(ctx: Context) -> Finding | None:
     run = ctx.subject
@@ -132,10 +136,21 @@ def best_model_stale(ctx: Context) -> Finding | None:
     frac = (last - best) / last if last > 0 else 0.0
     if frac < ctx.t("stale_fraction"):
         return None
+    fin = ev.finite().values
+    above = float(fin[-1] / np.min(fin) - 1) if np.min(fin) > 0 else None
+    held = above is not None and above <= ctx.t("near")
+    tail = (
+        f"; the last eval loss is {fmt(above * 100)}% above its best (a NOTE: within "
+        f"{fmt(ctx.t('near') * 100)}%, the tail cost nothing measurable; the best checkpoint is kept)"
+        if held and above is not None
+        else ""
+    )
     return ctx.fire(
         f"best model at step {fstep(best)} ({key}), {fstep(last - best)} steps ({fmt(frac * 100)}% of the run) "
         f"before the last step {fstep(last)}; {later} later evaluation(s) did not improve "
-        f"(threshold {fmt(ctx.t('stale_fraction') * 100)}%)",
+        f"(threshold {fmt(ctx.t('stale_fraction') * 100)}%){tail}",
+        severity="NOTE" if held else None,
+        eval_above_best=above,
         step=best,
         best_step=best,
         last_step=last,

@@ -115,7 +115,9 @@ doubles the loss (`warn_ratio`) or spikes that repeat (`repeat`) are a WARN, nev
 the run survived, but spikes cost progress and often precede divergence. Spikes the loss came
 back from at once (the median of the next five points back within the range of the points
 just before it) are a
-NOTE: the loss ignored them. A jump of a few printed digits (a loss printed to 4 decimals
+NOTE: the loss ignored them. So is a spike that takes back under 1% of the loss's fall from
+its start (`undone`: 5e-5 to 3e-4 on a loss that fell from 0.26): it costs no progress worth
+acting on. A jump of a few printed digits (a loss printed to 4 decimals
 going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
 `noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
@@ -140,6 +142,7 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
             "a spike must rise more than this many printed digits (the log's rounding step) above the local median",
         ),
         Threshold("min_points", 20, "finite loss points needed to judge"),
+        Threshold("undone", 0.01, "a spike that takes back less than this share of the loss's fall is a NOTE"),
     ],
 )
 def loss_spike(ctx: Context) -> Finding | None:
@@ -164,8 +167,15 @@ def loss_spike(ctx: Context) -> Finding | None:
     # spikes the loss came back from at once cost nothing lasting: a record, not a warning;
     # "spikes" at a good share of all points are the heavy tail of per-batch losses
     common = len(sp) > ctx.t("noise_rate") * len(s)
-    sev = "WARN" if big and rec < len(sp) and not common else "NOTE"
+    undone = _share_undone(s.values, peak, base)
+    small = undone is not None and undone < ctx.t("undone")
+    sev = "WARN" if big and rec < len(sp) and not common and not small else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
+    if undone is not None and small and big and rec < len(sp):
+        tail += (
+            f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
+            f"(a NOTE: threshold {fmt(ctx.t('undone') * 100)}%)"
+        )
     if common and big:
         tail += (
             f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
@@ -184,7 +194,20 @@ def loss_spike(ctx: Context) -> Finding | None:
         score=float(sp.score[w]),
         threshold=ctx.t("z"),
         warn_ratio=ctx.t("warn_ratio"),
+        undone=undone,
     )
+
+
+def _head(values: np.ndarray) -> float:
+    """Where the loss started: the median of its first 3 points (one odd first batch ignored)."""
+    return float(np.median(values[:3]))
+
+
+def _share_undone(values: np.ndarray, peak: float, base: float) -> float | None:
+    """The share of the loss's fall from its start to the spike's local level that the spike
+    took back; None where the loss has not fallen (nothing to undo)."""
+    start = _head(values)
+    return (peak - base) / (start - base) if start > base else None
 
 
 def _loss_reactions(run: Run, steps: np.ndarray, ratio: float) -> int:
@@ -210,7 +233,9 @@ def _loss_reactions(run: Run, steps: np.ndarray, ratio: float) -> int:
 Same robust score as TL020, on the gradient norm. A lone grad-norm spike that leaves the
 loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it: it is
 recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
-the optimizer keeps being thrown off: WARN. Try: gradient clipping (max_grad_norm),
+the optimizer keeps being thrown off: WARN. Repeated spikes the loss did not follow, late in a
+run whose loss is by then a tenth of its start or less (`memorised`: a multi-epoch run fitting
+its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky. Try: gradient clipping (max_grad_norm),
 a lower LR, a longer warm-up, and the batches at the listed steps.""",
     thresholds=[
         Threshold("z", 6.0, "robust score of a spike"),
@@ -220,6 +245,7 @@ a lower LR, a longer warm-up, and the batches at the listed steps.""",
         Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
         Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
         Threshold("min_points", 20, "finite grad-norm points needed to judge"),
+        Threshold("memorised", 0.1, "spikes the loss ignores once it is this share of its start are a NOTE"),
     ],
 )
 def grad_norm_spike(ctx: Context) -> Finding | None:
@@ -230,8 +256,14 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     steps = s.steps[sp.peak]
     reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
     w, peak, base = _worst(s.values, sp)
-    sev = "WARN" if _repeated(ctx, len(sp), len(s)) or reacted else "NOTE"
+    low = None if reacted else _memorised(ctx.subject, float(steps[0]), ctx.t("memorised"))
+    sev = "WARN" if (_repeated(ctx, len(sp), len(s)) or reacted) and low is None else "NOTE"
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
+    if low is not None and sev == "NOTE" and _repeated(ctx, len(sp), len(s)):
+        tail += (
+            f", already down at {fmt(low[0])} from {fmt(low[1])} ({fmt(low[0] / low[1] * 100)}% of its start, "
+            f"threshold {fmt(ctx.t('memorised') * 100)}%) when they began: a run memorising its data (a NOTE)"
+        )
     return ctx.fire(
         f"{_summary(ctx, 'grad-norm', sp, steps, w, peak, base)}{tail}",
         step=steps[w],
@@ -244,4 +276,19 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
         score=float(sp.score[w]),
         threshold=ctx.t("z"),
         repeat_threshold=ctx.t("repeat"),
+        memorised=low is not None,
     )
+
+
+def _memorised(run: Run, first: float, share: float) -> tuple[float, float] | None:
+    """(the loss's level before the first spike, its start) where that level is at most ``share``
+    of the start: late spikes of a run that has fitted its data; None otherwise."""
+    loss = run.get("loss")
+    f = loss.finite() if loss is not None else None
+    if f is None or len(f) < 6:
+        return None
+    i = int(np.searchsorted(f.steps, first))
+    if i < 3:
+        return None
+    level, start = float(np.median(f.values[max(0, i - 5) : i])), _head(f.values)
+    return (level, start) if start > 0 and level <= share * start else None

@@ -127,7 +127,9 @@ still a sizeable fraction of its peak, the run stopped learning long before its 
 ended: the rest of the compute was spent for nothing. Not judged without an LR series
 or when the schedule had decayed (a converged cosine/linear schedule is expected to
 flatten), nor when the whole drop happened in the first few logged points and the loss held
-its level from then on (fine-tuning a converged model, SFT at constant LR). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+its level from then on (fine-tuning a converged model, SFT at constant LR), nor while the eval
+loss is still improving (it ends at its best, more than `min_improvement` below its mid-run
+level: a long TTS run whose train loss flattened while its eval loss kept falling). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
     thresholds=[
         Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
         Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
@@ -161,6 +163,7 @@ def plateau(ctx: Context) -> Finding | None:
         return None
     if mid_level > 0 and end > 1.5 * mid_level:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
+    _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
     return ctx.fire(
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
@@ -174,3 +177,24 @@ def plateau(ctx: Context) -> Finding | None:
         lr_peak=peak,
         lr_fraction=lr_end / peak,
     )
+
+
+def _eval_still_improving(ctx: Context, mid_step: float, first: float, last_step: float) -> None:
+    """Stand down when the eval loss kept improving to the end: its last evaluation is in the
+    last ``window`` of the run, at its best and below its mid-run level by more than
+    ``min_improvement``. The train loss of a long run (TTS, speech, a large data set) flattens
+    while the held-out loss still falls: the run is still learning what it is for."""
+    ev = ctx.subject.get("eval_loss")
+    f = ev.finite() if ev is not None else None
+    if f is None or len(f) < 3 or f.steps[-1] < last_step - ctx.t("window") * (last_step - first):
+        return  # no evaluation near the end: whether it still improved is not known
+    i = int(np.searchsorted(f.steps, mid_step, side="right")) - 1
+    if i < 0 or i >= len(f) - 1:
+        return
+    at_mid, last, best = float(f.values[i]), float(f.values[-1]), float(np.min(f.values))
+    rel = ctx.t("min_improvement")
+    if at_mid > 0 and last < at_mid * (1 - rel) and last <= best * (1 + rel):
+        raise StandDown(
+            f"the eval loss was still improving: {fmt(at_mid)} at mid-run (step {fstep(f.steps[i])}) to "
+            f"{fmt(last)} at the end, its best (more than {fmt(rel * 100)}% lower): the run kept learning"
+        )
