@@ -107,8 +107,8 @@ def test_committed_part_of_the_corpus_is_present(judged):
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        "unread": {"catvsdog-resnet-pretrained-35", "ti-sv-train-607", "ws-dan-sac-train-601"},
-        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35", "semantic-segmentation-train-603"},
+        "unread": {"catvsdog-resnet-pretrained-35"},
+        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35"},
         "healthy_flagged": {
             "catrobotdesignwork-trainer-state-416",
             "code-archaeologist-trainer-state-404",
@@ -118,13 +118,11 @@ PINNED = {
             "nlp-spam-fraud-multitext-tweets-trainer-state-407",
             "saciar-paper-trainer-state-509",
         },
-        "broken_missed": {"multimodal-action-emotion-detection-training-log-435", "ws-dan-sac-train-601"},
+        "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
     },
     "test": {
         "unread": {
             "bertsimilarity-loss-20",
-            "bertsimilarity-train-21",
-            "peptide-autoencoder-train-608",
             "posttraining-llm-small-train-20251223-1-127",
             "posttraining-llm-small-train-grpo-gemma2-1-130",
             "posttraining-llm-small-train-grpo-gemma2-2-131",
