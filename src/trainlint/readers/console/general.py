@@ -260,6 +260,18 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
     return train, moved
 
 
+def _counted(inner: list[tuple[float, float]]) -> list[float]:
+    """A count inside the epoch (``[ 900/1000]``) made a step: where it falls back (a new epoch),
+    the previous count's total is added."""
+    out, offset, last = [], 0.0, None
+    for n, total in inner:
+        if last is not None and n < last[0]:
+            offset += last[1] or last[0]
+        out.append(offset + n)
+        last = (n, total)
+    return out
+
+
 def _steps(train: list[Record]) -> tuple[list[float], str]:
     """The training records' steps, and what they were taken from."""
     if all(r.step is not None for r in train):
@@ -270,7 +282,7 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     elif all(r.epoch is not None for r in train):
         steps, how = [float(r.epoch) for r in train if r.epoch is not None], "epoch"
     elif all(r.inner is not None for r in train):
-        steps, how = [r.inner[0] for r in train if r.inner is not None], "count"
+        steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
     pairs = list(zip(steps, steps[1:]))

@@ -1,0 +1,126 @@
+"""The console format zoo (issue 29 §2): one fixture per framework log format, each line built
+from the format string in the framework's own source (repository, commit, file and line
+recorded with it; the format facts only, no code), each asserting the series read: names,
+steps, first and last values."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.api import read_run
+
+
+def _read(tmp_path, lines, name="train.log"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_run(path)
+
+
+def _series(run, name):
+    s = run.series[name]
+    return len(s.steps), float(s.steps[0]), float(s.steps[-1]), float(s.values[0]), float(s.values[-1])
+
+
+def _loss(e, i):
+    return 6.9 - 0.01 * (e * 10 + i)
+
+
+def timm_train():
+    """huggingface/pytorch-image-models@aa4b5850c1543fa488abf260f18390eda46cf85d train.py:1417-1423:
+    'Train: {epoch} [{update_idx:>4d}/{updates_per_epoch} ({pct:>3.0f}%)]  Loss: {now:#.3g} ({avg:#.3g})
+    Time: {t:.3f}s, {rate:>7.2f}/s  ({t_avg:.3f}s, {rate_avg:>7.2f}/s)  LR: {lr:.3e}  Data: {d:.3f} ({d_avg:.3f})',
+    through the logging format '%(asctime)s %(levelname)s %(message)s' would not change the body."""
+    out = []
+    for e in range(3):
+        for k, idx in enumerate(range(0, 1000, 100)):
+            out.append(
+                f"Train: {e} [{idx:>4d}/1000 ({100.0 * (idx + 1) / 1000:>3.0f}%)]  Loss: {_loss(e, k):#.3g} (6.90)  "
+                f"Time: 0.412s,  621.36/s  (0.433s,  591.22/s)  LR: {1e-3:.3e}  Data: 0.012 (0.015)"
+            )
+    return out
+
+
+def test_timm_train_lines(tmp_path):
+    run = _read(tmp_path, timm_train())
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 0.0, 2900.0, 6.9, pytest.approx(6.61))
+    assert run.series["LR"].values[0] == 1e-3
+
+
+def swin_lines():
+    """microsoft/Swin-Transformer@f82860bfb5225915aca09c3227159ee9e1df874d main.py:222-229 (train:
+    'Train: [{epoch}/{EPOCHS}][{idx}/{num_steps}]\\teta {eta} lr {lr:.6f}\\t wd {wd:.4f}\\ttime {v:.4f} ({a:.4f})\\t
+    loss {v:.4f} ({a:.4f})\\tgrad_norm {v:.4f} ({a:.4f})\\tloss_scale {v:.4f} ({a:.4f})\\tmem {m:.0f}MB')
+    and main.py:271-278 (validation: 'Test: [{idx}/{n}]\\tTime ...\\tLoss {v:.4f} ({a:.4f})\\tAcc@1 ...' and
+    ' * Acc@1 {a:.3f} Acc@5 {a:.3f}'); the logger's format (utils/logger.py) puts
+    '[%(asctime)s %(name)s] (%(filename)s %(lineno)d): %(levelname)s ' in front, coloured."""
+    head = "\x1b[32m[2023-03-01 10:00:00 swin_tiny_patch4_window7_224]\x1b[0m\x1b[33m(main.py 222)\x1b[0m: INFO "
+    out = []
+    for e in range(3):
+        for k, idx in enumerate(range(0, 500, 50)):
+            out.append(
+                head + f"Train: [{e}/300][{idx}/500]\teta 0:05:00 lr {0.001:.6f}\t wd {0.05:.4f}\t"
+                f"time 0.4120 (0.4331)\tloss {_loss(e, k):.4f} (6.9000)\tgrad_norm 2.1000 (2.2000)\t"
+                "loss_scale 65536.0000 (65536.0000)\tmem 8123MB"
+            )
+        for idx in (0, 10):
+            out.append(
+                head
+                + f"Test: [{idx}/20]\tTime 0.210 (0.220)\tLoss {5.0 - e:.4f} (5.0000)\tAcc@1 1.000 (1.000)\tAcc@5 5.000 (5.000)\tMem 8123MB"
+            )
+        out.append(head + f" * Acc@1 {1.0 + e:.3f} Acc@5 {5.0 + e:.3f}")
+    return out
+
+
+def test_swin_train_and_test_lines(tmp_path):
+    run = _read(tmp_path, swin_lines(), "output.log")
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "Test_Loss"
+    assert _series(run, "loss") == (30, 0.0, 1450.0, 6.9, pytest.approx(6.61))
+    assert _series(run, "Test_Loss") == (3, 450.0, 1450.0, 5.0, 3.0)
+    assert run.series["grad_norm"].values[-1] == 2.1
+
+
+def imagenet_lines():
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 imagenet/main.py:315-321 (AverageMeter
+    'Time' ':6.3f', 'Data' ':6.3f', 'Loss' ':.4e', 'Acc@1' ':6.2f', 'Acc@5' ':6.2f'; ProgressMeter prefix
+    'Epoch: [{}]'), main.py:472 ('{name} {val<fmt>} ({avg<fmt>})'), joined by '\\t' after '[{i}/{n}]'
+    with the count padded to the width of n."""
+    out = []
+    for e in range(2):
+        for k, i in enumerate(range(0, 5005, 500)):
+            out.append(
+                f"Epoch: [{e}][{i:>4d}/5005]\tTime {0.412:6.3f} ({0.433:6.3f})\tData {0.012:6.3f} ({0.015:6.3f})\t"
+                f"Loss {_loss(e, k):.4e} ({6.9:.4e})\tAcc@1 {0.5:6.2f} ({0.4:6.2f})\tAcc@5 {2.5:6.2f} ({2.1:6.2f})"
+            )
+        out.append(f" *   Acc@1 {10.0 + e:.3f} Acc@5 {30.0 + e:.3f}")
+    return out
+
+
+def test_pytorch_examples_imagenet(tmp_path):
+    run = _read(tmp_path, imagenet_lines())
+    assert _series(run, "loss") == (22, 0.0, 10005.0, 6.9, pytest.approx(6.9 - 0.2))
+    assert run.series["acc1"].values[0] == 0.5
+
+
+def olmo_lines():
+    """allenai/OLMo@59a53e3f68e546330ca5a99ec626e58f9ab96494 olmo/train.py:964-990 (log_metrics_to_console:
+    the prefix, then one '    {name}={value}' line per metric, values by size: .4f below 1, .3f below 10,
+    .2f below 100, .1f below 1000, '{:,d}' above) and train.py:1241 (prefix '[step={step}/{max},epoch={e}]');
+    metric names from train.py:899 ('train/CrossEntropyLoss')."""
+    out = []
+    for s in range(1, 21):
+        out += [
+            f"2024-02-01 00:00:{s:02d}.000\tnode0:0\tolmo.train:1240\tINFO\t[step={s}/739328,epoch=0]",
+            f"    train/CrossEntropyLoss={11.33 - 0.1 * s:.2f}",
+            f"    train/Perplexity={int(83000 - 100 * s):,d}",
+            "    optim/total_grad_norm=1.503",
+            "    throughput/total_tokens=4,194,304",
+        ]
+    return out
+
+
+def test_olmo_console_blocks(tmp_path):
+    run = _read(tmp_path, olmo_lines())
+    assert run.roles["loss"] == "train/CrossEntropyLoss"
+    assert _series(run, "train/CrossEntropyLoss") == (20, 1.0, 20.0, 11.23, pytest.approx(9.33))
+    assert run.series["optim/total_grad_norm"].values[0] == 1.503
