@@ -124,3 +124,84 @@ def test_olmo_console_blocks(tmp_path):
     assert run.roles["loss"] == "train/CrossEntropyLoss"
     assert _series(run, "train/CrossEntropyLoss") == (20, 1.0, 20.0, 11.23, pytest.approx(9.33))
     assert run.series["optim/total_grad_norm"].values[0] == 1.503
+
+
+def test_nanogpt(tmp_path):
+    """karpathy/nanoGPT@3adf61e154c3fe3fca428ad6bc3818b27a3b8291 train.py:327
+    ('iter {iter_num}: loss {lossf:.4f}, time {dt*1000:.2f}ms, mfu {running_mfu*100:.2f}%') and train.py:265
+    ('step {iter_num}: train loss {:.4f}, val loss {:.4f}')."""
+    lines = []
+    for it in range(0, 300, 10):
+        if it % 100 == 0:
+            lines.append(f"step {it}: train loss {4.2 - it / 100:.4f}, val loss {4.3 - it / 100:.4f}")
+        lines.append(f"iter {it}: loss {4.2 - it / 100:.4f}, time {412.5:.2f}ms, mfu {31.2:.2f}%")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (30, 0.0, 290.0, 4.2, pytest.approx(1.3))
+    assert _series(run, "val_loss") == (3, 0.0, 200.0, 4.3, pytest.approx(2.3))
+
+
+def test_llmc(tmp_path):
+    """karpathy/llm.c@f1e2ace651495b74ae22d45d1723443fd00ecd3a train_gpt2.cu:1872
+    ('step %4d/%d | loss %7.6f (%+.2fz)| norm %6.4f (%+.2fz)| lr %.2e | %.2f ms | %.1f%% bf16 MFU | %.0f tok/s')
+    and train_gpt2.cu:1728 ('val loss %f')."""
+    lines = []
+    for s in range(1, 41):
+        lines.append(
+            f"step {s:4d}/40 | loss {11.0 - 0.1 * s:7.6f} (+0.01z)| norm {1.2:6.4f} (-0.30z)| lr {6e-4:.2e} | "
+            f"{95.2:.2f} ms | {40.1:.1f}% bf16 MFU | {172000:.0f} tok/s"
+        )
+        if s % 20 == 0:
+            lines.append(f"val loss {11.0 - 0.1 * s:f}")
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (40, 1.0, 40.0, 10.9, pytest.approx(7.0))
+    assert _series(run, "val_loss") == (2, 20.0, 40.0, 9.0, 7.0)
+    assert run.series["grad_norm"].values[0] == 1.2
+
+
+def test_detectron2(tmp_path):
+    """facebookresearch/detectron2@02b5c4e295e990042a714712c21dc79b731e8833 detectron2/utils/events.py:277-316
+    (CommonMetricPrinter: ' {eta}iter: {iter}  {losses}  {non_losses}  {avg_time}{last_time}{avg_data_time}
+    {last_data_time} lr: {lr}  {memory}', losses as '{}: {:.4g}', 'time: {:.4f}  ', 'max_mem: {:.0f}M'),
+    through detectron2's logger prefix '[%m/%d %H:%M:%S d2.utils.events]: '."""
+    lines = [
+        f"[02/04 10:{i // 60:02d}:{i % 60:02d} d2.utils.events]:  eta: 0:10:00  iter: {i}  total_loss: {2.1 - 0.001 * i:.4g}  "
+        f"loss_cls: {0.7:.4g}  loss_box_reg: {0.5:.4g}    time: 0.4120  last_time: 0.4100  data_time: 0.0100  "
+        f"last_data_time: 0.0090   lr: {0.00039962:.5g}  max_mem: 2547M"
+        for i in range(19, 1000, 20)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/detectron2" and run.roles["loss"] == "total_loss"
+    assert _series(run, "total_loss") == (50, 19.0, 999.0, 2.081, pytest.approx(1.101))
+
+
+def test_mmengine(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:193
+    ('Epoch({mode}){cur_epoch_str}[{cur_iter_str}/{dataloader_len}]  '), :159 ('{key}: {value:.{num_digits}e}'
+    for the learning rates), :215-229 (eta, time, data_time, memory), :245 ('{name}: {val}' for the rest)."""
+    lines = [
+        f"12/04 10:00:00 - mmengine - INFO - Epoch(train)  [{e}][{i:>3}/270]  lr: {2e-2:.4e}  eta: 1:00:00  "
+        f"time: 0.4120  data_time: 0.0100  memory: 3000  loss: {1.5 - 0.01 * (e * 3 + i // 100):.4f}  loss_cls: 0.5000"
+        for e in range(1, 6)
+        for i in (100, 200, 270)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (15, 100.0, 1350.0, 1.46, pytest.approx(1.33))
+
+
+def test_yolov5(tmp_path):
+    """ultralytics/yolov5@5081342f04fb287fc2e5f2b5a4e06752b7937b1c train.py:372 (the header:
+    '%11s' * 7 of Epoch GPU_mem box_loss obj_loss cls_loss Instances Size), train.py:427-430 (the bar's
+    description: '%11s' * 2 + '%11.4g' * 5), val.py:336-337 (the 'all' row: '%22s' + '%11i' * 2 + '%11.3g' * 4)."""
+    head = ("%11s" * 7) % ("Epoch", "GPU_mem", "box_loss", "obj_loss", "cls_loss", "Instances", "Size")
+    lines = []
+    for e in range(5):
+        lines.append(head)
+        desc = ("%11s" * 2 + "%11.4g" * 5) % (f"{e}/4", "3.55G", 0.1 - 0.01 * e, 0.06, 0.04, 197, 640)
+        lines.append(f"{desc}: 100%|██████████| 8/8 [00:04<00:00,  1.79it/s]")
+        lines.append(("%22s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 128, 929, 0.7, 0.6, 0.5 + 0.01 * e, 0.4))
+    run = _read(tmp_path, lines)
+    assert run.format == "console/yolo"
+    assert _series(run, "train/box_loss") == (5, 0.0, 4.0, 0.1, pytest.approx(0.06))
+    assert _series(run, "metrics/mAP50(B)") == (5, 0.0, 4.0, 0.5, 0.54)
