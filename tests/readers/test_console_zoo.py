@@ -205,3 +205,55 @@ def test_yolov5(tmp_path):
     assert run.format == "console/yolo"
     assert _series(run, "train/box_loss") == (5, 0.0, 4.0, 0.1, pytest.approx(0.06))
     assert _series(run, "metrics/mAP50(B)") == (5, 0.0, 4.0, 0.5, 0.54)
+
+
+def test_deit_metric_logger(tmp_path):
+    """facebookresearch/deit@7e160fe43f0252d17191b71cbb5826254114ea5b engine.py:25-27 (MetricLogger(delimiter='  '),
+    header 'Epoch: [{}]'), utils.py:25 (SmoothedValue '{median:.4f} ({global_avg:.4f})'), utils.py:100-105
+    ('{}: {}' per meter), utils.py:124-133 (header, '[{0:<width>d}/{1}]', 'eta: {eta}', meters, 'time: {time}',
+    'data: {data}', 'max mem: {memory:.0f}'); the torchvision references' MetricLogger prints the same."""
+    lines = [
+        f"Epoch: [{e}]  [{i:>4d}/1251]  eta: 1:23:45  lr: {1e-6:.6f}  loss: {6.9078 - 0.01 * (e * 4 + i // 400):.4f} (6.9078)  "
+        f"time: 4.0152  data: 2.1000  max mem: 10000"
+        for e in range(3)
+        for i in (0, 400, 800, 1200)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 0.0, 3702.0, 6.9078, pytest.approx(6.7978))
+
+
+def test_megatron_lm(tmp_path):
+    """NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/training.py:3567-3640
+    (' [{now:%Y-%m-%d %H:%M:%S.%f}]', ' iteration {:8d}/{:8d} |', ' consumed samples: {:12d} |',
+    ' elapsed time per iteration (ms): {:.1f} |', ' learning rate: {:.6E} |', ' global batch size: {:5d} |',
+    ' {key}: {:.6E} |' per loss, ' loss scale: {:.1f} |', ' grad norm: {:.3f} |',
+    ' number of skipped iterations: {:3d} |')."""
+    lines = [
+        f" [2025-01-01 10:00:{i % 60:02d}.123456] iteration {i:8d}/{5000:8d} | consumed samples: {i * 128:12d} | "
+        f"elapsed time per iteration (ms): {412.3:.1f} | learning rate: {1e-4:.6E} | global batch size: {128:5d} | "
+        f"lm loss: {10.5 - 0.001 * i:.6E} | loss scale: {1.0:.1f} | grad norm: {1.234:.3f} | "
+        f"number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |"
+        for i in range(10, 1010, 10)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/megatron" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (100, 10.0, 1000.0, 10.49, pytest.approx(9.5))
+    assert run.series["grad_norm"].values[0] == 1.234
+
+
+def test_keras3_progbar(tmp_path):
+    """keras-team/keras@3422977a5e38fb2f7709aaa9a08e47f0c43d0f60 keras/src/callbacks/progbar_logger.py:55
+    ('Epoch {epoch + 1}/{epochs}') and keras/src/utils/progbar.py:152-199 (bold '%{n}d/%d', a green and a grey
+    run of '━', the time in bold, then ' - {k}:' and ' {avg:.4f}' per metric)."""
+    lines = []
+    for e in range(1, 6):
+        lines.append(f"Epoch {e}/5")
+        lines.append(
+            "\x1b[1m1875/1875\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m3s\x1b[0m 1ms/step"
+            f" - accuracy: {0.8 + 0.01 * e:.4f} - loss: {0.5 - 0.05 * e:.4f} - val_accuracy: 0.8800 - val_loss: {0.45 - 0.01 * e:.4f}"
+        )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/keras"
+    assert _series(run, "loss") == (5, 1.0, 5.0, 0.45, 0.25)
+    assert _series(run, "val_loss") == (5, 1.0, 5.0, 0.44, 0.4)
