@@ -257,3 +257,39 @@ def test_keras3_progbar(tmp_path):
     assert run.format == "console/keras"
     assert _series(run, "loss") == (5, 1.0, 5.0, 0.45, 0.25)
     assert _series(run, "val_loss") == (5, 1.0, 5.0, 0.44, 0.4)
+
+
+def test_fairseq_simple_progress(tmp_path):
+    """facebookresearch/fairseq@3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99 fairseq_cli/train.py:19 (logging format
+    '%(asctime)s | %(levelname)s | %(name)s | %(message)s'), fairseq/logging/progress_bar.py:140 (prefix
+    'epoch {:03d}'), :284 ('{}:  {:5d} / {:d} {}'), :169 (stats as 'key=value' joined by ', ')."""
+    lines = [
+        f"2025-01-01 10:00:00 | INFO | train_inner | epoch {e:03d}:  {i:5d} / 500 loss={9.0 - 0.001 * (e * 500 + i):.3f}, "
+        f"ppl=512.1, wps=12000.5, ups=3.2, wpb=3800, bsz=120, num_updates={(e - 1) * 500 + i}, lr=0.0005, gnorm=1.2, "
+        "train_wall=31, gb_free=10.1, wall=100"
+        for e in (1, 2)
+        for i in range(100, 501, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/fairseq" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (10, 100.0, 1000.0, 8.4, pytest.approx(7.5))
+
+
+def test_keras2_progbar(tmp_path):
+    """keras-team/tf-keras@dd0a7237b9b24132dba3f491f3c84b0094ab796e tf_keras/utils/generic_utils.py:238
+    ('%{n}d/%d [' then '=' * done, '>' and '.'), :275 (' - {k}:' per metric, values as '%.4f' or '%.4e');
+    the epoch header 'Epoch k/N' printed by the ProgbarLogger."""
+    lines = []
+    for e in range(1, 4):
+        lines.append(f"Epoch {e}/3")
+        lines.append(
+            f"  32/1875 [..............................] - ETA: 10s - loss: {2.3 - 0.1 * e:.4f} - accuracy: 0.1000"
+        )
+        lines.append(
+            f"1875/1875 [==============================] - 6s 3ms/step - loss: {0.5 - 0.1 * e:.4f} - accuracy: 0.8500"
+            f" - val_loss: {0.45 - 0.1 * e:.4f} - val_accuracy: 0.8800"
+        )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/keras"
+    assert _series(run, "loss") == (3, 1.0, 3.0, 0.4, pytest.approx(0.2))
+    assert _series(run, "val_loss")[4] == pytest.approx(0.15)
