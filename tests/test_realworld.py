@@ -107,17 +107,17 @@ def test_committed_part_of_the_corpus_is_present(judged):
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        "unread": {"catvsdog-resnet-pretrained-35", "ti-sv-train-607", "ws-dan-sac-train-601"},
-        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35", "semantic-segmentation-train-603"},
-        # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule
-        "healthy_flagged": set(),
-        "broken_missed": {"multimodal-action-emotion-detection-training-log-435", "ws-dan-sac-train-601"},
+        "unread": {"catvsdog-resnet-pretrained-35"},
+        "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35"},
+        # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule.
+        # ti-sv-train-607 joined when the general console reader (issue 29) first read it (it was
+        # unread before): TL020 on per-batch spikes, adjudicated "note", the rule fix pending.
+        "healthy_flagged": {"ti-sv-train-607"},
+        "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
     },
     "test": {
         "unread": {
             "bertsimilarity-loss-20",
-            "bertsimilarity-train-21",
-            "peptide-autoencoder-train-608",
             "posttraining-llm-small-train-20251223-1-127",
             "posttraining-llm-small-train-grpo-gemma2-1-130",
             "posttraining-llm-small-train-grpo-gemma2-2-131",
@@ -126,7 +126,11 @@ PINNED = {
             "posttraining-llm-small-train-optimization-6-139",
             "wind-power-diffusion-train-606",
         },
-        "wrong_loss": {"bertsimilarity-train-21", "wind-power-diffusion-train-606"},
+        # Two logs joined when the general console reader (issue 29) first read them (unread or
+        # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
+        # components for the loss, bertsimilarity-train-21 gets a TL020 WARN. Taken knowingly:
+        # the test part reads 2 more logs and has as many failing logs as before (see the note).
+        "wrong_loss": {"bertsimilarity-train-21", "peptide-autoencoder-train-608", "wind-power-diffusion-train-606"},
         "healthy_flagged": {
             "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
@@ -136,6 +140,7 @@ PINNED = {
             "nlp-trainer-state-508",
             "palm-new-trainer-state-504",
             "star-trainer-state-411",
+            "bertsimilarity-train-21",
         },
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",

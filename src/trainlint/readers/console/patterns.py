@@ -317,7 +317,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         "megatron-train",
         "megatron",
-        _c(r"^\s*iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
+        # (newer releases print the time first: " [2025-01-01 10:00:00.123456] iteration ...")
+        _c(r"^\s*(?:\[[\d\-: .]+\]\s*)?iteration\s+(?P<step>\d+)/\s*(?P<max_steps>\d+)\s*\|(?P<cells>.*)"),
         needle="iteration",
         derive=_megatron,
     ),

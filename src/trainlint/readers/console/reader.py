@@ -20,6 +20,7 @@ from ...options import ReadOptions
 from ...safeio import UTF16_BOMS, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
+from .general import general
 from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
@@ -110,7 +111,32 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
     caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
     caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
+    best = caps[0] if caps else None
+    if best is None or not best.has_loss() or best.tier == 1:  # the general line reader: the fallback
+        found = general(lines)
+        if found is not None and (best is None or not best.has_loss() or _better(found, best)):
+            caps.insert(0, found)
+        elif found is not None:
+            caps.append(found)
     return caps
+
+
+def _better(general: Capture, generic: Capture) -> bool:
+    """Whether the general reader's capture beats a generic shape's: more than twice its loss
+    points, or as many with fewer falls of the step (a count inside the epoch taken as the step)."""
+    mine, theirs = _loss_points(general), _loss_points(generic)
+    return mine > 2 * theirs or (mine >= theirs and _falls(general) < _falls(generic))
+
+
+def _falls(cap: Capture) -> int:
+    steps = next((steps for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), [])
+    return sum(1 for a, b in zip(steps, steps[1:]) if b < a)
+
+
+def _loss_points(cap: Capture) -> int:
+    """The points of the longest loss series a capture read (a generic shape that took an epoch
+    counter for the step keeps one point per epoch where the log printed many)."""
+    return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
 _RANK = lazy_regex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")

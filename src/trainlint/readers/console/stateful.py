@@ -54,6 +54,8 @@ def keras(lines: list[Line]) -> Capture | None:
         stop = _KERAS_STOP.match(line.final)
         if stop:
             cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
+        if final is not None and " - val_" in final[1]:
+            continue  # the epoch is over: a later bar is model.evaluate(), not this epoch's training
         for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
             bar = _KERAS_PROGRESS.match(seg)
             m = bar or _KERAS_V2.match(seg)
@@ -199,7 +201,14 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
                 if bar[3] == main_total:
                     step = float(bar[2])
                     _flush(cap, pending, step)
-                continue
+                after = seg[seg.find("]", bar.end()) + 1 :] if "{'" in seg else ""
+                if not _HF_DICT.match(after):
+                    continue
+                seg = after  # the dict printed right after the bar, without a line break: at its step
+                if step is not None and bar[3] == main_total:
+                    pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+                    _flush(cap, pending, step)
+                    continue
             if _HF_DICT.match(seg):
                 pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
             elif "=" in seg and (plan := _HF_PLAN.match(seg)):

@@ -1,0 +1,390 @@
+"""The general line reader: the fallback after the specific console recognisers.
+
+A training script's console line is a frame (a timestamp, a level, a logger or file name,
+``|`` and ``[...]`` decorations, a tqdm or rich render the line was printed after) around
+``name SEP value`` pairs (``loss: 0.5``, ``lr=1e-3``, ``Loss 12.66 (12.39)``, ``acc 95%``)
+and counters (``[3/50]``, ``Epoch: [0][10/250]``, ``i=1/530``, ``EPOCH 2 of 30``, or an
+``Epoch: 01`` header on a line of its own). This module strips the frame, reads the pairs
+and counters, and groups the lines by their *shape* (the set of names they carry):
+
+- the training stream is every record holding the most repeated loss that is not an
+  evaluation loss; its step comes from the counters (a step, or an epoch and the count inside
+  it), or from the order of the records when the counters do not tell a step apart;
+- evaluation streams are repeated shapes whose losses are all evaluation or test losses,
+  placed at the training step they were printed after;
+- every other shape is listed in the notes, with up to three sample lines: nothing is
+  dropped without a word.
+
+A name must repeat (:data:`MIN_REPEAT` records) to count: a config dump of ``name: number``
+pairs, each name printed once, never becomes a run.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from ...role_structure import parse
+from .text import NUM, Capture, Line, lazy_regex
+
+MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
+MAX_NAMES = 40  # a line with more pairs than this is a dump, not a progress line
+MAX_LINE = 2000  # characters of a line looked at
+_LEVEL = r"(?:INFO|INFORMATION|WARNING|WARN|DEBUG|ERROR|CRITICAL|TRACE|NOTICE|FATAL)"
+# What frames a line at its start; stripped again and again until nothing more goes.
+_FRAME = lazy_regex(
+    r"^\s*(?:"
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T_]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?(?=\s)"
+    rf"|{_LEVEL}\b(?::[\w.<>\-]+:(?!\s*\d))?"
+    r"|[IWEF]\d{4}\b"  # glog / absl: I0101
+    r"|\[(?!\s*\d+\s*\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
+    r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
+    r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
+    r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
+    r"|[-|:>#*=~]+(?=\s|$)"
+    r")\s*"
+)
+# tqdm and rich renders: what a line printed after a bar carries in front of it.
+_BAR = lazy_regex(
+    r"(?:[\w\s]*:\s*)?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]"
+    r"|[━╸╺╾╼─]{3,}[\s\d/]*(?:\d+:\d+:\d+|\d+:\d+)?(?:\s*[\d.]+\s*\S+/s)?"
+)
+# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328].
+_COUNTER = lazy_regex(
+    r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
+    r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
+    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
+)
+_PAIR = lazy_regex(
+    r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
+    r"(\s*[:=]\s*|\s+)"
+    r"(%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+)
+_STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
+_EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
+_INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
+_EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
+_LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
+_NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
+
+
+class Record(msgspec.Struct):
+    """One progress record: its first line, the values read, and where it lies."""
+
+    line: int
+    text: str
+    values: dict[str, float]
+    step: float | None = None  # a step or iteration counter
+    epoch: float | None = None
+    inner: tuple[float, float] | None = None  # (i, n): the count inside the epoch
+    step_total: float = 0.0  # the M of a step counter printed as N/M
+    split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
+
+
+def strip_frame(text: str) -> str:
+    """The line without its leading timestamps, levels, logger names and decorations, and
+    without a tqdm or rich render it was printed after (a ``[Val]`` frame stays: it says what
+    the line is)."""
+    text = text[:MAX_LINE]
+    if "|" in text or "━" in text:
+        ends = [bar.end() for bar in _BAR.finditer(text)]
+        if ends:
+            text = text[ends[-1] :]
+    for _ in range(12):
+        m = _FRAME.match(text)
+        if m is None or not m.group(0):
+            break
+        if m.group(0).strip().strip("[]").strip().lower() in _EVAL_WORDS:
+            return text[m.start() :].strip().replace("[", "", 1).replace("]", ":", 1)
+        text = text[m.end() :]
+    return text.strip()
+
+
+def _name(raw: str, sep: str) -> str:
+    words = raw.split()
+    if not sep.strip():  # "Loss 12.6": the name is one word
+        words = words[-1:]
+    return "_".join(words).rstrip(".:-")
+
+
+def read_line(text: str) -> Record | None:
+    """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
+    rec = Record(0, text, {})
+    body = strip_frame(text)
+    lead = _LEAD_SPLIT.match(body)
+    if lead and lead[1].lower() in _EVAL_WORDS:
+        rec.split = lead[1]
+    body = _counters(body, rec)
+    for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):
+        name = _name(raw, sep)
+        key = name.lower()
+        if not name or key in _NOT_METRICS:
+            continue
+        v = float(value)
+        if key in _EPOCH_NAMES | _STEP_NAMES | _INNER_NAMES and v == int(v) and not unit:
+            _place(rec, key, v, None)
+            continue
+        if rec.split and parse(name).split is None:
+            name = f"{rec.split}_{name}"
+        if name not in rec.values:
+            rec.values[name] = v / 1000.0 if unit == "ms" else v
+        if len(rec.values) > MAX_NAMES:
+            return None
+    if not rec.values and rec.step is None and rec.epoch is None and rec.inner is None:
+        return None
+    if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
+        rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
+    return rec
+
+
+def _place(rec: Record, key: str, n: float, total: float | None) -> None:
+    if key in _EPOCH_NAMES:
+        rec.epoch = n if rec.epoch is None else rec.epoch
+    elif key in _STEP_NAMES:
+        if rec.step is None:
+            rec.step, rec.step_total = n, total or 0.0
+    elif total is not None and rec.inner is None:
+        rec.inner = (n, total)
+    elif total is not None and rec.epoch is None:  # "[1/50][10/500]": an epoch, then the count in it
+        rec.epoch, rec.inner = rec.inner[0] if rec.inner else None, (n, total)
+    elif key in _INNER_NAMES and rec.inner is None:
+        rec.inner = (n, 0.0)
+
+
+def _counters(text: str, rec: Record) -> str:
+    """Read the counters into ``rec`` and return the text without them."""
+    if not any(c.isdigit() for c in text):
+        return text
+    out, last = [], 0
+    for m in _COUNTER.finditer(text):
+        if m[3] is not None:
+            key = (m[1] or "").lower()
+            outer = re.findall(r"\d+", m[2] or "")
+            if outer:  # "[e][i/n]": the first bracket is the epoch
+                rec.epoch = float(outer[0]) if rec.epoch is None else rec.epoch
+                _place(rec, "", float(m[3]), float(m[4]))
+            else:
+                _place(rec, key, float(m[3]), float(m[4]))
+        elif (m[5] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
+            _place(rec, m[5].lower(), float(m[6]), None)
+        else:
+            continue
+        out.append(text[last : m.start()])
+        last = m.end()
+    out.append(text[last:])
+    return " ".join(out)
+
+
+def _distinct(segments: list[str]) -> list[str]:
+    out: list[str] = []
+    for s in segments:
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
+def records(lines: list[Line]) -> list[Record]:
+    """Every line's record; a line of counters only (``Epoch: 01``) is a header whose counters
+    the lines after it take, and the lines after one header that name different values
+    (``train/loss=...`` then ``train/ppl=...``) are one record."""
+    out: list[Record] = []
+    header: Record | None = None
+    block: Record | None = None
+    for line in lines:
+        for seg in _distinct(line.segments):
+            rec = read_line(seg)
+            if rec is None:
+                continue
+            rec.line = line.no
+            if not rec.values:
+                header, block = rec, None
+                continue
+            own = rec.step is not None or rec.epoch is not None or rec.inner is not None
+            if not own and block is not None and not rec.values.keys() & block.values.keys():
+                block.values.update(rec.values)
+                continue
+            if not own and header is not None:
+                rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
+            out.append(rec)
+            block = rec if header is not None and not own else None
+    return out
+
+
+def _losses(recs: list[Record]) -> dict[str, int]:
+    """Loss-like names and the number of records that hold each."""
+    counts: dict[str, int] = {}
+    for rec in recs:
+        for name in rec.values:
+            counts[name] = counts.get(name, 0) + 1
+    return {n: c for n, c in counts.items() if c >= MIN_REPEAT and parse(n).kind is not None}
+
+
+def training_loss(recs: list[Record]) -> str | None:
+    """The loss the training stream is built on: the most repeated loss that is not an
+    evaluation or test loss (a whole loss before a component), else the most repeated loss."""
+    counts = _losses(recs)
+    if not counts:
+        return None
+    order = list(counts)
+
+    def key(name: str) -> tuple[bool, bool, int, int]:
+        p = parse(name)
+        return (p.split in (None, "train"), p.kind == "total", counts[name], -order.index(name))
+
+    return max(counts, key=key)
+
+
+def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
+    """The records of the training stream: those holding ``loss`` whose shape shares most of its
+    names with the most printed such shape. A less printed shape that also holds ``loss`` (a
+    ``Loss: 0.98, MeanIU: 0.49`` summary after an epoch of ``Loss: 1.59, Acc: 0.64`` lines) is an
+    evaluation: its names get an ``eval_`` prefix (the number of such records is returned)."""
+    counts: dict[frozenset[str], int] = {}
+    for rec in recs:
+        if loss in rec.values:
+            counts[frozenset(rec.values)] = counts.get(frozenset(rec.values), 0) + 1
+    main = max(counts, key=lambda k: counts[k])
+    train, moved = [], 0
+    for rec in recs:
+        if loss not in rec.values:
+            continue
+        names = rec.values.keys()
+        if len(names & main) * 2 >= max(len(names), len(main)) or counts[frozenset(names)] >= counts[main]:
+            train.append(rec)
+        else:
+            rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
+            moved += 1
+    return train, moved
+
+
+def _counted(inner: list[tuple[float, float]]) -> list[float]:
+    """A count inside the epoch (``[ 900/1000]``) made a step: where it falls back (a new epoch),
+    the previous count's total is added."""
+    out, offset, last = [], 0.0, None
+    for n, total in inner:
+        if last is not None and n < last[0]:
+            offset += last[1] or last[0]
+        out.append(offset + n)
+        last = (n, total)
+    return out
+
+
+def _steps(train: list[Record]) -> tuple[list[float], str]:
+    """The training records' steps, and what they were taken from."""
+    if all(r.step is not None for r in train):
+        steps, how = [float(r.step) for r in train if r.step is not None], "step"
+    elif all(r.inner is not None and r.epoch is not None for r in train):
+        per = max(max(r.inner[1], r.inner[0]) for r in train if r.inner is not None) or 1.0
+        steps, how = [r.epoch * per + r.inner[0] for r in train if r.inner and r.epoch is not None], "epoch-count"
+    elif all(r.epoch is not None for r in train):
+        steps, how = [float(r.epoch) for r in train if r.epoch is not None], "epoch"
+    elif all(r.inner is not None for r in train):
+        steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
+    else:
+        return [float(i + 1) for i in range(len(train))], "order"
+    pairs = list(zip(steps, steps[1:]))
+    resets = sum(1 for a, b in pairs if b < a)
+    if any(a == b for a, b in pairs) or resets > max(3, len(steps) // 10):
+        return [float(i + 1) for i in range(len(train))], "order"
+    return steps, how
+
+
+def general(lines: list[Line]) -> Capture | None:
+    """The training stream and evaluation streams of a log no specific recogniser read."""
+    recs = records(lines)
+    loss = training_loss(recs)
+    if loss is None:
+        return None
+    cap = Capture("general", tier=0)
+    train, moved = _training(recs, loss)
+    steps, how = _steps(train)
+    role = {id(r): "training" for r in train}
+    at = dict(zip((r.line for r in train), steps))
+    for rec, step in zip(train, steps):
+        cap.add_all(step, rec.values)
+    cap.lines.extend(at)
+    _side_streams(cap, recs, role, at)
+    if how == "epoch":
+        cap.meta["steps_are"] = "epochs"
+    learned = shapes(recs, role)
+    cap.meta["line_shapes"] = [msgspec.structs.asdict(s) for s in learned]
+    cap.notes.append(
+        f"general line reader: {len(train)} training record(s) holding {loss!r}, steps from "
+        + {"step": "the step counter", "epoch-count": "the epoch and the count inside it", "epoch": "the epoch"}.get(
+            how, "the count on the line" if how == "count" else "the order of the records"
+        )
+    )
+    if moved:
+        cap.notes.append(
+            f"{moved} record(s) of a less printed shape also holding {loss!r} taken as evaluations (names eval_...)"
+        )
+    cap.notes.extend(_shape_notes(learned))
+    return cap
+
+
+def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: dict[int, float]) -> None:
+    """Evaluation records (and other repeated shapes) at the training step printed before them."""
+    counts: dict[frozenset[str], int] = {}
+    for rec in recs:
+        counts[frozenset(rec.values)] = counts.get(frozenset(rec.values), 0) + 1
+    train_names = set(cap.cols)
+    step = None
+    for rec in recs:
+        if id(rec) in role:
+            step = at[rec.line]
+            continue
+        names = frozenset(rec.values)
+        if step is None or names & train_names:
+            continue
+        if any(parse(n).split in ("eval", "test") for n in names) and (
+            counts[names] >= 2 or any(parse(n).kind for n in names)
+        ):
+            role[id(rec)] = "evaluation"
+        elif counts[names] >= MIN_REPEAT:
+            role[id(rec)] = "other"
+        else:
+            continue
+        cap.add_all(step, rec.values)
+        cap.lines.append(rec.line)
+    cap.lines.sort()
+
+
+class Shape(msgspec.Struct):
+    """A line shape the reader learned: its names, records, what they became, three samples."""
+
+    names: list[str]
+    records: int = 0
+    roles: list[str] = msgspec.field(default_factory=list)
+    samples: list[str] = msgspec.field(default_factory=list)
+
+
+def shapes(recs: list[Record], role: dict[int, str]) -> list[Shape]:
+    by: dict[frozenset[str], Shape] = {}
+    for rec in recs:
+        key = frozenset(rec.values)
+        row = by.setdefault(key, Shape(sorted(key)))
+        row.records += 1
+        r = role.get(id(rec), "not used")
+        if r not in row.roles:
+            row.roles.append(r)
+        if len(row.samples) < 3:
+            row.samples.append(f"line {rec.line}: {rec.text.strip()[:100]}")
+    return sorted(by.values(), key=lambda r: -r.records)
+
+
+def _shape_notes(rows: list[Shape], most: int = 6) -> list[str]:
+    notes = []
+    for row in rows[:most]:
+        names = ", ".join(row.names)
+        notes.append(
+            f"line shape {{{names[:120]}}}: {row.records} record(s), {' and '.join(row.roles)}; e.g. "
+            + " | ".join(row.samples)
+        )
+    rest = rows[most:]
+    if rest:
+        n = sum(r.records for r in rest)
+        notes.append(f"{len(rest)} other line shape(s) ({n} record(s)) not used: each printed too few times")
+    return notes

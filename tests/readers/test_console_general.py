@@ -1,0 +1,248 @@
+"""The general line reader (readers/console/general.py): every shape listed under "Why" in
+issue 29, each written here exactly as the real log printed it, read into named series with
+their steps and first and last values; and the junk it must never turn into a run."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.api import read_run
+from trainlint.readers import ReadError
+from trainlint.readers.console.general import MAX_LINE, read_line, strip_frame
+
+
+def _read(tmp_path, lines, name="train.log"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_run(path)
+
+
+def _series(run, name):
+    s = run.series[name]
+    steps, values = s.steps.tolist(), s.values.tolist()
+    return len(steps), steps[0], steps[-1], values[0], values[-1]
+
+
+def test_average_meter_progress_meter_shape(tmp_path):
+    # pytorch/examples imagenet/main.py: ProgressMeter("Epoch: [{}]") and AverageMeter "{name} {val} ({avg})"
+    lines = [
+        f"Epoch: [{e}][{i:>3}/250]\tTime  1.154 ( 1.408)\tData  0.371 ( 0.374)\tLoss {12.6 - 0.01 * (e * 25 + i // 10):.4e} (12.3890)"
+        for e in range(2)
+        for i in range(0, 250, 10)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/general"
+    assert _series(run, "Loss") == (50, 0.0, 490.0, 12.6, pytest.approx(12.6 - 0.49))
+    assert set(run.series) >= {"Time", "Data", "Loss"}
+
+
+def test_swin_logger_with_ansi_colours(tmp_path):
+    lines = [
+        f"\x1b[32m[2023-03-01 10:00:00 swin_tiny]\x1b[0m\x1b[33m(main.py 230)\x1b[0m: INFO Train: [{e}/50][{i}/500]\t"
+        f"eta 0:01:00 lr 0.002997\ttime 0.0047 (0.0154)\tloss {2.3039 - 0.001 * (e * 10 + i // 50):.4f} (2.3091)\t"
+        "grad_norm 1.2 (1.3)\tmem 1000MB"
+        for e in range(3)
+        for i in range(0, 500, 50)
+    ]
+    run = _read(tmp_path, lines, "output.log")
+    assert _series(run, "loss") == (30, 0.0, 1450.0, 2.3039, pytest.approx(2.3039 - 0.029))
+    assert run.series["lr"].values[0] == 0.002997 and "eta" not in run.series
+
+
+def test_swin_logger_epoch_counter_only(tmp_path):
+    lines = [
+        f"INFO Train: [{e}/50]  lr 0.002997  time 0.0047 (0.0154)  loss {2.3039 - 0.01 * e:.4f} (2.3091)  Acc@1 10.000 (9.802)"
+        for e in range(1, 21)
+    ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (20, 1.0, 20.0, pytest.approx(2.2939), pytest.approx(2.1039))
+    assert run.series["Acc@1"].values[-1] == 10.0
+
+
+def test_python_logging_with_the_epoch_on_its_own_line(tmp_path):
+    lines = []
+    for e in range(1, 13):
+        lines += [
+            f"2023-01-01 10:00:{e:02d},000 - __main__ - INFO - Epoch: {e:02d}",
+            f"2023-01-01 10:00:{e:02d},500 - __main__ - INFO - Train loss: {4.4186 - 0.1 * e:.4f}, Validation loss: {3.8718 - 0.05 * e:.4f}",
+        ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "Train_loss") == (12, 1.0, 12.0, pytest.approx(4.3186), pytest.approx(3.2186))
+    assert _series(run, "Validation_loss")[4] == pytest.approx(3.2718)
+    assert run.roles["eval_loss"] == "Validation_loss" and run.meta["steps_are"] == "epochs"
+
+
+def test_epoch_n_of_m_header_then_epoch_loss(tmp_path):
+    lines = []
+    for e in range(1, 31):
+        lines += [f"EPOCH {e} of 30", "Training...", f"EPOCH loss: {0.9 - 0.01 * e:.4f}"]
+    run = _read(tmp_path, lines)
+    assert _series(run, "EPOCH_loss") == (30, 1.0, 30.0, 0.89, 0.6)
+
+
+def test_name_equals_value_with_semicolons(tmp_path):
+    lines = [f"train accuracy = {0.0996 + 0.01 * i:.4f}; train loss = {3.3223 - 0.05 * i:.4f}" for i in range(20)]
+    run = _read(tmp_path, lines)
+    assert _series(run, "train_loss") == (20, 1.0, 20.0, 3.3223, pytest.approx(2.3723))
+    assert _series(run, "train_accuracy")[3] == 0.0996
+
+
+def test_mixed_separators_and_nan(tmp_path):
+    lines = [
+        f"train_Accuracy =  0.1000 train_Loss :  {'nan' if i > 5 else '2.3026'} val_Accuracy: 0.0995 val_loss: nan"
+        for i in range(15)
+    ]
+    run = _read(tmp_path, lines)
+    n, first, last, v0, vlast = _series(run, "train_Loss")
+    assert (n, first, last, v0) == (15, 1.0, 15.0, 2.3026) and vlast != vlast  # NaN kept as NaN
+    assert run.roles["eval_loss"] == "val_loss"
+
+
+def test_multiword_names_and_an_inner_counter(tmp_path):
+    lines = [
+        f"epoch={e} i={i}/530 total loss={0.64213 - 0.0001 * i:.5f} spectro loss=0.65470 vocoder loss=-0.01257"
+        for e in range(2)
+        for i in range(1, 530, 25)
+    ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "total_loss") == (44, 1.0, 1056.0, 0.64203, 0.58953)
+    assert run.roles["loss"] == "total_loss"
+    assert run.series["vocoder_loss"].values[0] == -0.01257
+
+
+def test_olmo_blocks_under_a_step_header(tmp_path):
+    lines = []
+    for s in range(1, 16):
+        lines += [
+            f"2024-02-01 00:00:{s:02d}.000\tINFO\t[olmo.train:816, rank=0]\t[step={s}/739328]",
+            f"    train/CrossEntropyLoss={11.33 - 0.1 * s:.2f}",
+            f"    train/Perplexity={83000 - 100 * s}",
+            "    optim/total_grad_norm=1.5",
+        ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "train/CrossEntropyLoss") == (15, 1.0, 15.0, 11.23, pytest.approx(9.83))
+    assert _series(run, "train/Perplexity")[2] == 15.0
+    assert run.roles["loss"] == "train/CrossEntropyLoss" and "rank" not in run.series
+
+
+def test_step_dash_dash_train_and_test_accuracy(tmp_path):
+    lines = [
+        f"Step {s} -- Train loss: {2.63 - 0.001 * s:.3f}, Train Acc: 0.128 Test Acc: 0.119" for s in range(8, 240, 8)
+    ]
+    run = _read(tmp_path, lines)
+    loss = run.roles["loss"]  # the generic step shape reads it (as "loss"): the general reader stays behind it
+    assert _series(run, loss) == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
+
+
+def _hf_line(i, rec):
+    return f"  {i}%|▏         | {i * 220}/22184 [01:40<1:00:00, 4.96it/s]{rec}"
+
+
+def test_hf_dict_printed_right_after_the_tqdm_bar(tmp_path):
+    lines = [
+        _hf_line(i, f"{{'loss': {2.5609 - 0.01 * i:.4f}, 'learning_rate': 4.9e-05, 'epoch': 0.{i:02d}}}")
+        for i in range(1, 94)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/hf-trainer"
+    assert _series(run, "loss") == (93, 220.0, 20460.0, 2.5509, pytest.approx(1.6309))
+    evals = lines + [_hf_line(95, "{'eval_loss': 1.9, 'eval_runtime': 10.0, 'epoch': 0.95}")]
+    run = _read(tmp_path, evals, "with_eval.log")
+    assert run.roles["loss"] == "loss" and len(run.series["loss"].steps) == 93
+    assert run.series["eval_loss"].steps.tolist() == [20900.0]
+
+
+def test_hf_pasted_broken_run_is_read_and_judged(tmp_path):
+    from trainlint.api import Options, doctor
+    from trainlint.config import Settings
+
+    lines = [
+        _hf_line(i, f"{{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.9e-05, 'epoch': 0.{i:02d}}}")
+        for i in range(1, 40)
+    ]
+    path = tmp_path / "broken.log"
+    path.write_text("\n".join(lines) + "\n")
+    rep = doctor([path], Options(settings=Settings())).reports[0]
+    assert rep.verdict.value == "FAIL" and {"TL003", "TL005"} <= {f.code for f in rep.findings}
+
+
+def test_epoch_line_printed_after_a_tqdm_bar_without_a_newline(tmp_path):
+    lines = [
+        f"100%|██████████| 100/100 [00:10<00:00, 9.5it/s]Epoch {e}, Training loss: {3.96 - 0.1 * e:.2f}, Validation loss: 3.5"
+        for e in range(1, 13)
+    ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "Training_loss") == (12, 1.0, 12.0, 3.86, 2.76)
+
+
+def test_500_lines_of_preamble_before_the_first_progress_line(tmp_path):
+    pre = [f"encoder.layers.{i}.weight: torch.Size([{i + 1}, 768]) mean: {0.001 * i:.4f}" for i in range(250)]
+    pre += [f"config.{k}_{i}: {i * 0.5}" for i, k in enumerate(["lr", "dropout", "warmup", "seed", "batch"] * 50)]
+    lines = pre + [f"epoch {e} | train loss: {1.0 / e:.4f} | acc: {0.5 + 0.01 * e:.3f}" for e in range(1, 21)]
+    run = _read(tmp_path, lines)
+    assert _series(run, run.roles["loss"]) == (20, 1.0, 20.0, 1.0, 0.05)
+    assert not any(name.startswith(("config", "encoder", "mean")) for name in run.series)
+
+
+def test_appended_runs_fall_back_and_are_noted(tmp_path):
+    run1 = [
+        f"[2024-01-01 00:00:00] epoch {e} iter {i}/100 loss: {2.0 - 0.01 * i:.3f} lr: 0.001"
+        for e in range(1, 4)
+        for i in (50, 100)
+    ]
+    run2 = [
+        f"[2024-01-02 00:00:00] epoch {e} iter {i}/100 loss: {1.9 - 0.01 * i:.3f} lr: 0.001"
+        for e in range(1, 4)
+        for i in (50, 100)
+    ]
+    run = _read(tmp_path, ["general reader sweep"] + run1 + run2)
+    n, first, last, *_ = _series(run, "loss")
+    assert n == 12 and run.meta["step_resets"] == [{"from": 400.0, "to": 150.0}]
+
+
+def test_keras_evaluate_after_fit_keeps_the_last_epoch(tmp_path):
+    lines = [
+        "Epoch 1/2",
+        "1875/1875 [==============================] - 5s 2ms/step - loss: 1.9640 - accuracy: 0.3000 - val_loss: 1.5000 - val_accuracy: 0.4000",
+        "Epoch 2/2",
+        "1875/1875 [==============================] - 5s 2ms/step - loss: 7.3970 - accuracy: 0.3500 - val_loss: 1.4000 - val_accuracy: 0.4500",
+        "313/313 [==============================] - 1s 2ms/step - loss: 14.4400 - accuracy: 0.1000",
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/keras"
+    assert run.series["loss"].values.tolist() == [1.964, 7.397]
+    assert run.series["val_loss"].values.tolist() == [1.5, 1.4]
+
+
+def test_line_shapes_are_listed_with_samples_and_roles(tmp_path):
+    lines = []
+    for e in range(1, 6):
+        lines += [f"Epoch: [{e}][{i}/50] Loss 0.{9 - e}{i:02d} (0.5) lr 0.01" for i in (10, 20, 30)]
+        lines.append(f"Test: [50/50] Loss 0.{9 - e}5 Acc 0.5")
+    run = _read(tmp_path, lines + ["warmup: 42"])
+    shapes = {tuple(s["names"]): s for s in run.meta["line_shapes"]}
+    assert shapes[("Loss", "lr")]["roles"] == ["training"] and shapes[("Loss", "lr")]["records"] == 15
+    assert shapes[("Test_Acc", "Test_Loss")]["roles"] == ["evaluation"] and len(shapes[("Loss", "lr")]["samples"]) == 3
+    assert shapes[("warmup",)]["roles"] == ["not used"]
+    assert run.series["Test_Loss"].steps.tolist() == [80.0, 130.0, 180.0, 230.0, 280.0]
+    assert any(n.startswith("line shape {Loss, lr}: 15 record(s), training; e.g. line 1:") for n in run.notes)
+
+
+def test_a_config_dump_never_becomes_a_run(tmp_path):
+    import random
+
+    rng = random.Random(7)
+    names = ["".join(rng.choice("abcdefghijklmnop") for _ in range(8)) for _ in range(400)]
+    lines = [f"{n}: {rng.random() * 100:.3f}" for n in names] + [f"{n}_loss = {rng.random():.3f}" for n in names[:50]]
+    with pytest.raises(ReadError):
+        _read(tmp_path, lines, "config.log")
+
+
+def test_frames_are_stripped_and_long_lines_bounded():
+    assert strip_frame("2024-01-01 10:00:00,123 - root - INFO - loss: 1.0") == "loss: 1.0"
+    assert strip_frame("INFO:__main__:loss=1.0") == "loss=1.0"
+    assert strip_frame("[rank0]: [12/03 10:00:01] train.py:120 | loss 1.0") == "loss 1.0"
+    assert strip_frame("[Val] loss: 2.0") == "Val: loss: 2.0"
+    rec = read_line("loss: 1.0 " + "x: 2 " * 1_000_000)
+    assert rec is None or len(rec.text) > MAX_LINE  # a dump of pairs is not a progress line
+    assert read_line("\x00\x01\xff" * 10_000) is None

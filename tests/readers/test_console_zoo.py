@@ -1,0 +1,295 @@
+"""The console format zoo (issue 29 §2): one fixture per framework log format, each line built
+from the format string in the framework's own source (repository, commit, file and line
+recorded with it; the format facts only, no code), each asserting the series read: names,
+steps, first and last values."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.api import read_run
+
+
+def _read(tmp_path, lines, name="train.log"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_run(path)
+
+
+def _series(run, name):
+    s = run.series[name]
+    return len(s.steps), float(s.steps[0]), float(s.steps[-1]), float(s.values[0]), float(s.values[-1])
+
+
+def _loss(e, i):
+    return 6.9 - 0.01 * (e * 10 + i)
+
+
+def timm_train():
+    """huggingface/pytorch-image-models@aa4b5850c1543fa488abf260f18390eda46cf85d train.py:1417-1423:
+    'Train: {epoch} [{update_idx:>4d}/{updates_per_epoch} ({pct:>3.0f}%)]  Loss: {now:#.3g} ({avg:#.3g})
+    Time: {t:.3f}s, {rate:>7.2f}/s  ({t_avg:.3f}s, {rate_avg:>7.2f}/s)  LR: {lr:.3e}  Data: {d:.3f} ({d_avg:.3f})',
+    through the logging format '%(asctime)s %(levelname)s %(message)s' would not change the body."""
+    out = []
+    for e in range(3):
+        for k, idx in enumerate(range(0, 1000, 100)):
+            out.append(
+                f"Train: {e} [{idx:>4d}/1000 ({100.0 * (idx + 1) / 1000:>3.0f}%)]  Loss: {_loss(e, k):#.3g} (6.90)  "
+                f"Time: 0.412s,  621.36/s  (0.433s,  591.22/s)  LR: {1e-3:.3e}  Data: 0.012 (0.015)"
+            )
+    return out
+
+
+def test_timm_train_lines(tmp_path):
+    run = _read(tmp_path, timm_train())
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 0.0, 2900.0, 6.9, pytest.approx(6.61))
+    assert run.series["LR"].values[0] == 1e-3
+
+
+def swin_lines():
+    """microsoft/Swin-Transformer@f82860bfb5225915aca09c3227159ee9e1df874d main.py:222-229 (train:
+    'Train: [{epoch}/{EPOCHS}][{idx}/{num_steps}]\\teta {eta} lr {lr:.6f}\\t wd {wd:.4f}\\ttime {v:.4f} ({a:.4f})\\t
+    loss {v:.4f} ({a:.4f})\\tgrad_norm {v:.4f} ({a:.4f})\\tloss_scale {v:.4f} ({a:.4f})\\tmem {m:.0f}MB')
+    and main.py:271-278 (validation: 'Test: [{idx}/{n}]\\tTime ...\\tLoss {v:.4f} ({a:.4f})\\tAcc@1 ...' and
+    ' * Acc@1 {a:.3f} Acc@5 {a:.3f}'); the logger's format (utils/logger.py) puts
+    '[%(asctime)s %(name)s] (%(filename)s %(lineno)d): %(levelname)s ' in front, coloured."""
+    head = "\x1b[32m[2023-03-01 10:00:00 swin_tiny_patch4_window7_224]\x1b[0m\x1b[33m(main.py 222)\x1b[0m: INFO "
+    out = []
+    for e in range(3):
+        for k, idx in enumerate(range(0, 500, 50)):
+            out.append(
+                head + f"Train: [{e}/300][{idx}/500]\teta 0:05:00 lr {0.001:.6f}\t wd {0.05:.4f}\t"
+                f"time 0.4120 (0.4331)\tloss {_loss(e, k):.4f} (6.9000)\tgrad_norm 2.1000 (2.2000)\t"
+                "loss_scale 65536.0000 (65536.0000)\tmem 8123MB"
+            )
+        for idx in (0, 10):
+            out.append(
+                head
+                + f"Test: [{idx}/20]\tTime 0.210 (0.220)\tLoss {5.0 - e:.4f} (5.0000)\tAcc@1 1.000 (1.000)\tAcc@5 5.000 (5.000)\tMem 8123MB"
+            )
+        out.append(head + f" * Acc@1 {1.0 + e:.3f} Acc@5 {5.0 + e:.3f}")
+    return out
+
+
+def test_swin_train_and_test_lines(tmp_path):
+    run = _read(tmp_path, swin_lines(), "output.log")
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "Test_Loss"
+    assert _series(run, "loss") == (30, 0.0, 1450.0, 6.9, pytest.approx(6.61))
+    assert _series(run, "Test_Loss") == (3, 450.0, 1450.0, 5.0, 3.0)
+    assert run.series["grad_norm"].values[-1] == 2.1
+
+
+def imagenet_lines():
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 imagenet/main.py:315-321 (AverageMeter
+    'Time' ':6.3f', 'Data' ':6.3f', 'Loss' ':.4e', 'Acc@1' ':6.2f', 'Acc@5' ':6.2f'; ProgressMeter prefix
+    'Epoch: [{}]'), main.py:472 ('{name} {val<fmt>} ({avg<fmt>})'), joined by '\\t' after '[{i}/{n}]'
+    with the count padded to the width of n."""
+    out = []
+    for e in range(2):
+        for k, i in enumerate(range(0, 5005, 500)):
+            out.append(
+                f"Epoch: [{e}][{i:>4d}/5005]\tTime {0.412:6.3f} ({0.433:6.3f})\tData {0.012:6.3f} ({0.015:6.3f})\t"
+                f"Loss {_loss(e, k):.4e} ({6.9:.4e})\tAcc@1 {0.5:6.2f} ({0.4:6.2f})\tAcc@5 {2.5:6.2f} ({2.1:6.2f})"
+            )
+        out.append(f" *   Acc@1 {10.0 + e:.3f} Acc@5 {30.0 + e:.3f}")
+    return out
+
+
+def test_pytorch_examples_imagenet(tmp_path):
+    run = _read(tmp_path, imagenet_lines())
+    assert _series(run, "loss") == (22, 0.0, 10005.0, 6.9, pytest.approx(6.9 - 0.2))
+    assert run.series["acc1"].values[0] == 0.5
+
+
+def olmo_lines():
+    """allenai/OLMo@59a53e3f68e546330ca5a99ec626e58f9ab96494 olmo/train.py:964-990 (log_metrics_to_console:
+    the prefix, then one '    {name}={value}' line per metric, values by size: .4f below 1, .3f below 10,
+    .2f below 100, .1f below 1000, '{:,d}' above) and train.py:1241 (prefix '[step={step}/{max},epoch={e}]');
+    metric names from train.py:899 ('train/CrossEntropyLoss')."""
+    out = []
+    for s in range(1, 21):
+        out += [
+            f"2024-02-01 00:00:{s:02d}.000\tnode0:0\tolmo.train:1240\tINFO\t[step={s}/739328,epoch=0]",
+            f"    train/CrossEntropyLoss={11.33 - 0.1 * s:.2f}",
+            f"    train/Perplexity={int(83000 - 100 * s):,d}",
+            "    optim/total_grad_norm=1.503",
+            "    throughput/total_tokens=4,194,304",
+        ]
+    return out
+
+
+def test_olmo_console_blocks(tmp_path):
+    run = _read(tmp_path, olmo_lines())
+    assert run.roles["loss"] == "train/CrossEntropyLoss"
+    assert _series(run, "train/CrossEntropyLoss") == (20, 1.0, 20.0, 11.23, pytest.approx(9.33))
+    assert run.series["optim/total_grad_norm"].values[0] == 1.503
+
+
+def test_nanogpt(tmp_path):
+    """karpathy/nanoGPT@3adf61e154c3fe3fca428ad6bc3818b27a3b8291 train.py:327
+    ('iter {iter_num}: loss {lossf:.4f}, time {dt*1000:.2f}ms, mfu {running_mfu*100:.2f}%') and train.py:265
+    ('step {iter_num}: train loss {:.4f}, val loss {:.4f}')."""
+    lines = []
+    for it in range(0, 300, 10):
+        if it % 100 == 0:
+            lines.append(f"step {it}: train loss {4.2 - it / 100:.4f}, val loss {4.3 - it / 100:.4f}")
+        lines.append(f"iter {it}: loss {4.2 - it / 100:.4f}, time {412.5:.2f}ms, mfu {31.2:.2f}%")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (30, 0.0, 290.0, 4.2, pytest.approx(1.3))
+    assert _series(run, "val_loss") == (3, 0.0, 200.0, 4.3, pytest.approx(2.3))
+
+
+def test_llmc(tmp_path):
+    """karpathy/llm.c@f1e2ace651495b74ae22d45d1723443fd00ecd3a train_gpt2.cu:1872
+    ('step %4d/%d | loss %7.6f (%+.2fz)| norm %6.4f (%+.2fz)| lr %.2e | %.2f ms | %.1f%% bf16 MFU | %.0f tok/s')
+    and train_gpt2.cu:1728 ('val loss %f')."""
+    lines = []
+    for s in range(1, 41):
+        lines.append(
+            f"step {s:4d}/40 | loss {11.0 - 0.1 * s:7.6f} (+0.01z)| norm {1.2:6.4f} (-0.30z)| lr {6e-4:.2e} | "
+            f"{95.2:.2f} ms | {40.1:.1f}% bf16 MFU | {172000:.0f} tok/s"
+        )
+        if s % 20 == 0:
+            lines.append(f"val loss {11.0 - 0.1 * s:f}")
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (40, 1.0, 40.0, 10.9, pytest.approx(7.0))
+    assert _series(run, "val_loss") == (2, 20.0, 40.0, 9.0, 7.0)
+    assert run.series["grad_norm"].values[0] == 1.2
+
+
+def test_detectron2(tmp_path):
+    """facebookresearch/detectron2@02b5c4e295e990042a714712c21dc79b731e8833 detectron2/utils/events.py:277-316
+    (CommonMetricPrinter: ' {eta}iter: {iter}  {losses}  {non_losses}  {avg_time}{last_time}{avg_data_time}
+    {last_data_time} lr: {lr}  {memory}', losses as '{}: {:.4g}', 'time: {:.4f}  ', 'max_mem: {:.0f}M'),
+    through detectron2's logger prefix '[%m/%d %H:%M:%S d2.utils.events]: '."""
+    lines = [
+        f"[02/04 10:{i // 60:02d}:{i % 60:02d} d2.utils.events]:  eta: 0:10:00  iter: {i}  total_loss: {2.1 - 0.001 * i:.4g}  "
+        f"loss_cls: {0.7:.4g}  loss_box_reg: {0.5:.4g}    time: 0.4120  last_time: 0.4100  data_time: 0.0100  "
+        f"last_data_time: 0.0090   lr: {0.00039962:.5g}  max_mem: 2547M"
+        for i in range(19, 1000, 20)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/detectron2" and run.roles["loss"] == "total_loss"
+    assert _series(run, "total_loss") == (50, 19.0, 999.0, 2.081, pytest.approx(1.101))
+
+
+def test_mmengine(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:193
+    ('Epoch({mode}){cur_epoch_str}[{cur_iter_str}/{dataloader_len}]  '), :159 ('{key}: {value:.{num_digits}e}'
+    for the learning rates), :215-229 (eta, time, data_time, memory), :245 ('{name}: {val}' for the rest)."""
+    lines = [
+        f"12/04 10:00:00 - mmengine - INFO - Epoch(train)  [{e}][{i:>3}/270]  lr: {2e-2:.4e}  eta: 1:00:00  "
+        f"time: 0.4120  data_time: 0.0100  memory: 3000  loss: {1.5 - 0.01 * (e * 3 + i // 100):.4f}  loss_cls: 0.5000"
+        for e in range(1, 6)
+        for i in (100, 200, 270)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (15, 100.0, 1350.0, 1.46, pytest.approx(1.33))
+
+
+def test_yolov5(tmp_path):
+    """ultralytics/yolov5@5081342f04fb287fc2e5f2b5a4e06752b7937b1c train.py:372 (the header:
+    '%11s' * 7 of Epoch GPU_mem box_loss obj_loss cls_loss Instances Size), train.py:427-430 (the bar's
+    description: '%11s' * 2 + '%11.4g' * 5), val.py:336-337 (the 'all' row: '%22s' + '%11i' * 2 + '%11.3g' * 4)."""
+    head = ("%11s" * 7) % ("Epoch", "GPU_mem", "box_loss", "obj_loss", "cls_loss", "Instances", "Size")
+    lines = []
+    for e in range(5):
+        lines.append(head)
+        desc = ("%11s" * 2 + "%11.4g" * 5) % (f"{e}/4", "3.55G", 0.1 - 0.01 * e, 0.06, 0.04, 197, 640)
+        lines.append(f"{desc}: 100%|██████████| 8/8 [00:04<00:00,  1.79it/s]")
+        lines.append(("%22s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 128, 929, 0.7, 0.6, 0.5 + 0.01 * e, 0.4))
+    run = _read(tmp_path, lines)
+    assert run.format == "console/yolo"
+    assert _series(run, "train/box_loss") == (5, 0.0, 4.0, 0.1, pytest.approx(0.06))
+    assert _series(run, "metrics/mAP50(B)") == (5, 0.0, 4.0, 0.5, 0.54)
+
+
+def test_deit_metric_logger(tmp_path):
+    """facebookresearch/deit@7e160fe43f0252d17191b71cbb5826254114ea5b engine.py:25-27 (MetricLogger(delimiter='  '),
+    header 'Epoch: [{}]'), utils.py:25 (SmoothedValue '{median:.4f} ({global_avg:.4f})'), utils.py:100-105
+    ('{}: {}' per meter), utils.py:124-133 (header, '[{0:<width>d}/{1}]', 'eta: {eta}', meters, 'time: {time}',
+    'data: {data}', 'max mem: {memory:.0f}'); the torchvision references' MetricLogger prints the same."""
+    lines = [
+        f"Epoch: [{e}]  [{i:>4d}/1251]  eta: 1:23:45  lr: {1e-6:.6f}  loss: {6.9078 - 0.01 * (e * 4 + i // 400):.4f} (6.9078)  "
+        f"time: 4.0152  data: 2.1000  max mem: 10000"
+        for e in range(3)
+        for i in (0, 400, 800, 1200)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 0.0, 3702.0, 6.9078, pytest.approx(6.7978))
+
+
+def test_megatron_lm(tmp_path):
+    """NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/training.py:3567-3640
+    (' [{now:%Y-%m-%d %H:%M:%S.%f}]', ' iteration {:8d}/{:8d} |', ' consumed samples: {:12d} |',
+    ' elapsed time per iteration (ms): {:.1f} |', ' learning rate: {:.6E} |', ' global batch size: {:5d} |',
+    ' {key}: {:.6E} |' per loss, ' loss scale: {:.1f} |', ' grad norm: {:.3f} |',
+    ' number of skipped iterations: {:3d} |')."""
+    lines = [
+        f" [2025-01-01 10:00:{i % 60:02d}.123456] iteration {i:8d}/{5000:8d} | consumed samples: {i * 128:12d} | "
+        f"elapsed time per iteration (ms): {412.3:.1f} | learning rate: {1e-4:.6E} | global batch size: {128:5d} | "
+        f"lm loss: {10.5 - 0.001 * i:.6E} | loss scale: {1.0:.1f} | grad norm: {1.234:.3f} | "
+        f"number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |"
+        for i in range(10, 1010, 10)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/megatron" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (100, 10.0, 1000.0, 10.49, pytest.approx(9.5))
+    assert run.series["grad_norm"].values[0] == 1.234
+
+
+def test_keras3_progbar(tmp_path):
+    """keras-team/keras@3422977a5e38fb2f7709aaa9a08e47f0c43d0f60 keras/src/callbacks/progbar_logger.py:55
+    ('Epoch {epoch + 1}/{epochs}') and keras/src/utils/progbar.py:152-199 (bold '%{n}d/%d', a green and a grey
+    run of '━', the time in bold, then ' - {k}:' and ' {avg:.4f}' per metric)."""
+    lines = []
+    for e in range(1, 6):
+        lines.append(f"Epoch {e}/5")
+        lines.append(
+            "\x1b[1m1875/1875\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m3s\x1b[0m 1ms/step"
+            f" - accuracy: {0.8 + 0.01 * e:.4f} - loss: {0.5 - 0.05 * e:.4f} - val_accuracy: 0.8800 - val_loss: {0.45 - 0.01 * e:.4f}"
+        )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/keras"
+    assert _series(run, "loss") == (5, 1.0, 5.0, 0.45, 0.25)
+    assert _series(run, "val_loss") == (5, 1.0, 5.0, 0.44, 0.4)
+
+
+def test_fairseq_simple_progress(tmp_path):
+    """facebookresearch/fairseq@3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99 fairseq_cli/train.py:19 (logging format
+    '%(asctime)s | %(levelname)s | %(name)s | %(message)s'), fairseq/logging/progress_bar.py:140 (prefix
+    'epoch {:03d}'), :284 ('{}:  {:5d} / {:d} {}'), :169 (stats as 'key=value' joined by ', ')."""
+    lines = [
+        f"2025-01-01 10:00:00 | INFO | train_inner | epoch {e:03d}:  {i:5d} / 500 loss={9.0 - 0.001 * (e * 500 + i):.3f}, "
+        f"ppl=512.1, wps=12000.5, ups=3.2, wpb=3800, bsz=120, num_updates={(e - 1) * 500 + i}, lr=0.0005, gnorm=1.2, "
+        "train_wall=31, gb_free=10.1, wall=100"
+        for e in (1, 2)
+        for i in range(100, 501, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/fairseq" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (10, 100.0, 1000.0, 8.4, pytest.approx(7.5))
+
+
+def test_keras2_progbar(tmp_path):
+    """keras-team/tf-keras@dd0a7237b9b24132dba3f491f3c84b0094ab796e tf_keras/utils/generic_utils.py:238
+    ('%{n}d/%d [' then '=' * done, '>' and '.'), :275 (' - {k}:' per metric, values as '%.4f' or '%.4e');
+    the epoch header 'Epoch k/N' printed by the ProgbarLogger."""
+    lines = []
+    for e in range(1, 4):
+        lines.append(f"Epoch {e}/3")
+        lines.append(
+            f"  32/1875 [..............................] - ETA: 10s - loss: {2.3 - 0.1 * e:.4f} - accuracy: 0.1000"
+        )
+        lines.append(
+            f"1875/1875 [==============================] - 6s 3ms/step - loss: {0.5 - 0.1 * e:.4f} - accuracy: 0.8500"
+            f" - val_loss: {0.45 - 0.1 * e:.4f} - val_accuracy: 0.8800"
+        )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/keras"
+    assert _series(run, "loss") == (3, 1.0, 3.0, 0.4, pytest.approx(0.2))
+    assert _series(run, "val_loss")[4] == pytest.approx(0.15)
