@@ -18,12 +18,12 @@ SCHEMAS = Path(__file__).parent.parent / "schemas"
 def test_concise_is_one_line_per_finding(cli):
     r = cli("doctor", "examples", "--format", "concise", cwd=ROOT)
     assert r.code == 1
-    assert r.out.splitlines() == [
+    assert r.out.splitlines() == [  # the cause first (issue 30 §4): the zero LR, then the chance-level loss
+        "examples/keras-lr-zero/training.log:0: TL040 lr-zero learning rate is zero on 29 of 29 judged points"
+        " (100%, threshold 95%); max LR 0",
         "examples/keras-lr-zero/training.log:29: TL033 loss-at-uniform loss 1.37 = ln 4 over the whole run: the"
         " model predicts no better than chance over 4 classes (no class count given: 4 inferred from the loss;"
         " tolerance 0.02; pass --num-classes 4 to confirm)",
-        "examples/keras-lr-zero/training.log:0: TL040 lr-zero learning rate is zero on 29 of 29 judged points"
-        " (100%, threshold 95%); max LR 0",
         "examples/keras-lr-zero/training.log:29: TL031 dead-run no meaningful improvement: loss 1.37 at the start,"
         " 1.38 at the end (drop -0.01, needs more than 0.08582)",
         "examples/lightning-nan/metrics.csv:899: TL001 non-finite-loss loss is NaN at step 899 and stays"
@@ -76,7 +76,7 @@ def test_junit_is_one_test_case_per_input(cli, tmp_path):
     assert (root.get("failures"), root.get("errors")) == ("3", "1")
     by_name = {c.get("name"): c for c in cases}
     keras = by_name["examples/keras-lr-zero/training.log"]
-    assert keras.find("failure").get("type") == "TL033" and "TL040 lr-zero" in keras.find("failure").text
+    assert keras.find("failure").get("type") == "TL040" and "TL033 loss-at-uniform" in keras.find("failure").text
     warns = [p for p in keras.findall("properties/property") if p.get("name").startswith("WARN")]
     assert [p.get("name") for p in warns] == ["WARN TL031 dead-run"]
     assert by_name[str(missing)].find("error").get("message") == "no such file or folder"
@@ -104,10 +104,10 @@ def test_short_reprs_for_a_repl():
     result = api.doctor([ROOT / "examples"])
     text = repr(result)
     assert text.startswith("<Result doctor FAIL (exit 1): 3 FAIL, 1 PASS; first: ") and len(text) < 250, text
-    assert "keras-lr-zero/training.log: TL033 loss-at-uniform: loss 1.37 = ln 4" in text
+    assert "keras-lr-zero/training.log: TL040 lr-zero: learning rate is zero" in text
     keras = next(r for r in result.reports if "keras" in r.source)
-    assert repr(keras).startswith(f"<Report FAIL log {keras.source}: 2 FAIL, 1 WARN; first: TL033 loss-at-uniform")
-    assert repr(keras.findings[0]).startswith("<Finding FAIL TL033 loss-at-uniform step 29: loss 1.37")
+    assert repr(keras).startswith(f"<Report FAIL log {keras.source}: 2 FAIL, 1 WARN; first: TL040 lr-zero")
+    assert repr(keras.findings[0]).startswith("<Finding FAIL TL040 lr-zero step 0: learning rate is zero")
     assert all(len(repr(x)) < 250 for x in (keras, *keras.findings))
     assert repr(Report("x.json", "log", unjudged="no such file or folder")) == (
         "<Report NOT-CHECKED log x.json: no such file or folder>"

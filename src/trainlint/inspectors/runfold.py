@@ -69,7 +69,8 @@ def plan(items: Sequence[Item]) -> list[list[Item]]:
     """The items in discovery order, those of one run folder grouped behind its log, those of a
     checkpoint folder outside any run folder behind the folder's own item."""
     roots = [it.path for it in items if it.inspector.kind == "log" and it.inspector.folder and is_run_root(it.path)]
-    roots += [it.path for it in items if _checkpoint_root(it, roots)]
+    checkpoint_roots = {it.path for it in items if _checkpoint_root(it, roots)}
+    roots += sorted(checkpoint_roots)
     groups: list[list[Item]] = []
     by_root: dict[Path, list[Item]] = {}
     seen: set[bytes] = set()
@@ -79,8 +80,8 @@ def plan(items: Sequence[Item]) -> list[list[Item]]:
     for it in items:
         inside = [r for r in roots if it.path == r or r in it.path.parents]
         root = max(inside, key=lambda r: len(r.parts)) if inside else None  # the innermost run
-        if root is None:
-            groups.append([it])
+        if root is None or (root in checkpoint_roots and it.inspector.kind != "checkpoint"):
+            groups.append([it])  # a checkpoint folder folds its own files only (not a tokenizer beside them)
             continue
         if _repeated_args(it, root, seen) or _repeated_tokenizer(it, root, seen):
             continue
