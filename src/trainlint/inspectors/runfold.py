@@ -150,16 +150,7 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
     main = next((r for r in reports if r.kind == "log" and Path(r.source) == root), None)
     if main is None:
         return _fold_checkpoint(reports, root)
-    out = [main]
-    members = []
-    for rep in reports:
-        if rep is main:
-            continue
-        if rep.kind not in ("checkpoint", "environment") or rep.unjudged is not None:
-            out.append(rep)
-            continue
-        members.append(rep)
-        _absorb(main, rep, _part(rep, root))
+    out, members = _absorb_members(main, reports, root)
     for f in main.findings:  # a check that fired on one file did not stand down for the run
         if f.severity.value in ("FAIL", "WARN"):
             main.checks.stood_down.pop(f.code, None)
@@ -180,12 +171,9 @@ def fold(reports: list[Report], root: Path) -> list[Report]:
     return out
 
 
-def _fold_checkpoint(reports: list[Report], root: Path) -> list[Report]:
-    """A checkpoint folder's file reports merged into the folder's report; its tensor count
-    becomes theirs (the folder's own inspection reads no tensors)."""
-    main = next((r for r in reports if r.kind == "checkpoint" and Path(r.source) == root), None)
-    if main is None:
-        return reports
+def _absorb_members(main: Report, reports: list[Report], root: Path) -> tuple[list[Report], list[Report]]:
+    """Fold the judged checkpoint and config reports of ``reports`` into ``main``: (the reports
+    that stay, ``main`` first; the ones folded in)."""
     out, members = [main], []
     for rep in reports:
         if rep is main:
@@ -195,6 +183,16 @@ def _fold_checkpoint(reports: list[Report], root: Path) -> list[Report]:
             continue
         members.append(rep)
         _absorb(main, rep, _part(rep, root))
+    return out, members
+
+
+def _fold_checkpoint(reports: list[Report], root: Path) -> list[Report]:
+    """A checkpoint folder's file reports merged into the folder's report; its tensor count
+    becomes theirs (the folder's own inspection reads no tensors)."""
+    main = next((r for r in reports if r.kind == "checkpoint" and Path(r.source) == root), None)
+    if main is None:
+        return reports
+    out, members = _absorb_members(main, reports, root)
     if members:
         tensors = [m.summary.get("tensors") for m in members]
         main.summary["tensors"] = (main.summary.get("tensors") or 0) + sum(t for t in tensors if isinstance(t, int))
