@@ -26,7 +26,7 @@ import re
 import msgspec
 
 from ...role_structure import parse
-from .text import NUM, Capture, Line, lazy_regex
+from .text import NUM, Capture, Line, distinct_segments, lazy_regex
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 40  # a line with more pairs than this is a dump, not a progress line
@@ -178,14 +178,6 @@ def _counters(text: str, rec: Record) -> str:
     return " ".join(out)
 
 
-def _distinct(segments: list[str]) -> list[str]:
-    out: list[str] = []
-    for s in segments:
-        if not out or out[-1] != s:
-            out.append(s)
-    return out
-
-
 def records(lines: list[Line]) -> list[Record]:
     """Every line's record; a line of counters only (``Epoch: 01``) is a header whose counters
     the lines after it take, and the lines after one header that name different values
@@ -194,7 +186,7 @@ def records(lines: list[Line]) -> list[Record]:
     header: Record | None = None
     block: Record | None = None
     for line in lines:
-        for seg in _distinct(line.segments):
+        for seg in distinct_segments(line.segments):
             rec = read_line(seg)
             if rec is None:
                 continue

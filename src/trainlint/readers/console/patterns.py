@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .text import NUM, Capture, Line, Needles, lazy_regex
+from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
@@ -409,7 +409,7 @@ def apply_patterns(
     if not table:
         return []
     for line in lines:
-        for seg in line.segments if len(line.segments) == 1 else _distinct(line.segments):
+        for seg in line.segments if len(line.segments) == 1 else distinct_segments(line.segments):
             bar = None
             for pat, nd, key, search, generic, take in table:  # runs for every line of every log: kept lean
                 if nd:
@@ -435,14 +435,6 @@ def apply_patterns(
                     break
     _drop_fallbacks(states, patterns, matched)
     return [s.capture for s in states.values() if s.capture.lines]
-
-
-def _distinct(segments: list[str]) -> list[str]:
-    out: list[str] = []
-    for s in segments:
-        if not out or out[-1] != s:
-            out.append(s)
-    return out
 
 
 def parse_kv(text: str, mode: str) -> dict[str, float]:

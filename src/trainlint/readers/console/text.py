@@ -82,6 +82,16 @@ def needles(text: str | Needles) -> Needles:
     return text if isinstance(text, Needles) else Needles(text)
 
 
+def distinct_segments(segments: list[str]) -> list[str]:
+    """A line's terminal renders with consecutive repeats dropped (a progress bar redrawn with
+    the same text through ``\r``)."""
+    out: list[str] = []
+    for s in segments:
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
 def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
