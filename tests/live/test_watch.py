@@ -210,3 +210,20 @@ def test_a_fail_in_the_last_records_is_reported_at_the_end_not_by_a_quiet_poll(t
     res, ran = _fake_loop(p, until="FAIL", idle_exit=5)
     assert res.exit_code == 1
     assert "FAIL" in {f.severity.value for f in res.reports[0].findings}
+
+
+def test_watch_leaves_alone_what_a_folder_scan_leaves_alone(tmp_path):
+    """The folders doctor's scan skips (a virtual environment, installed-package metadata, a
+    cache) are not followed by watch either; the run beside them is."""
+    from trainlint.live.targets import Scanner
+    from trainlint.options import Options
+
+    line = json.dumps({"step": 1, "loss": 1.0}) + "\n"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.jsonl").write_text(line * 30)
+    for junk in ("env", "pkg-1.0.dist-info", "wandb_cache"):
+        (tmp_path / junk).mkdir()
+        (tmp_path / junk / "metrics.jsonl").write_text(line * 30)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    new, _ = Scanner([tmp_path], Options()).scan()
+    assert [t.path.relative_to(tmp_path).as_posix() for t in new] == ["run/metrics.jsonl"]

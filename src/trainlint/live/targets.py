@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..discover import left_alone
 from ..model import Run
 from ..options import Options
 from ..readers import ReadError, read_run, reader_named, sniff
@@ -23,9 +24,6 @@ from ..readers.stream import Reread, Stream, open_stream
 from ..readers.tensorboard.folder import part_of_parent_run, run_layout
 from ..safeio import file_kind
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "site-packages", ".mypy_cache"}
-)
 RESNIFF_UP_TO = 1 << 20  # a file no reader claims is sniffed again while it grows, up to this size
 
 
@@ -96,7 +94,7 @@ class Scanner:
     def _folder(self, root: Path) -> Iterator[Target]:
         for dirpath, dirnames, filenames in os.walk(root):
             folder = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if _followed_dir(d))
+            dirnames[:] = sorted(d for d in dirnames if _followed_dir(folder / d))
             target = self._run_folder(folder)
             if target is not None:
                 dirnames[:] = []
@@ -149,7 +147,9 @@ class Scanner:
         return Target(path, "file", reader.name, open_stream(path, reader, self.options.read))
 
 
-def _followed_dir(name: str) -> bool:
-    """Copies inside ``checkpoint-*`` folders are snapshots, not growing logs; hidden and tool
-    folders hold no runs."""
-    return name not in SKIP_DIRS and not name.startswith(".") and not name.startswith("checkpoint-")
+def _followed_dir(path: Path) -> bool:
+    """Copies inside ``checkpoint-*`` folders are snapshots, not growing logs; hidden folders and
+    those a folder scan leaves alone (tools, caches, virtual environments, installed packages)
+    hold no runs."""
+    name = path.name
+    return not name.startswith((".", "checkpoint-")) and left_alone(path, is_dir=True) is None
