@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.1"  # 1.1: the envelope's "interrupted" (issue 33)
+SCHEMA_VERSION = "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics"
 
 
 class Severity(str, enum.Enum):

@@ -5,6 +5,7 @@ SARIF carrying only the rules that have results; their sizes on the examples are
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -55,6 +56,27 @@ def test_statistics_counts_findings_per_rule_most_frequent_first(cli, tmp_path):
     assert [row[1] for row in rows[1:4]] == ["TL031", "TL033", "TL040"]  # ties in code order
     assert rows[1] == ["1", "TL031", "dead-run", "WARN", "1", "input"]
     assert r.out.splitlines()[-1] == "FAIL: 4 FAIL (exit 1)" and len(rows) == 5
+
+
+def test_statistics_as_json_is_the_envelope_with_the_counts(cli, tmp_path):
+    import json
+
+    import jsonschema
+
+    for i in range(2):
+        shutil.copytree(ROOT / "examples/plain-diverged", tmp_path / f"diverged-{i}")
+    r = cli("doctor", ".", "--statistics", "--format", "json", cwd=tmp_path)
+    doc = json.loads(r.out)
+    schema = json.loads((ROOT / "src/trainlint/schema/report.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert r.code == 1 and doc["verdict"] == "FAIL" and len(doc["reports"]) == 2
+    assert doc["statistics"][0] == {
+        "code": "TL010",
+        "name": "loss-diverged",
+        "severity": "FAIL",
+        "count": 2,
+        "inputs": 2,
+    }
 
 
 def test_quiet_prints_each_failing_input_once(cli):

@@ -258,9 +258,13 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
     from ..report import View, format_for, render, vetted
 
     meta = _meta()
-    if meta.get("statistics"):
-        fmt = "statistics"
     verbosity = _verbosity(meta)
+    if meta.get("statistics") and fmt == "json":  # the envelope, with the counts added
+        from ..report.statistics import statistics
+
+        result.extra["statistics"] = statistics(result, verbosity > 0)
+    elif meta.get("statistics"):
+        fmt = "statistics"
     live = meta.get("live")
     if live is not None:
         result = live.vetted(result)  # the reports already shown as NOT-CHECKED stay so
