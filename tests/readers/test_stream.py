@@ -221,3 +221,29 @@ def test_evidence_runs_followed_equal_doctor(tmp_path):
             if reader is None:
                 continue
             _same_as_doctor(f, _follow(f, f.read_bytes(), 4093, reader.name), reader.name)
+
+
+def test_a_reread_fragment_carries_only_the_events_and_damage_not_yet_sent(tmp_path):
+    """A whole-read input read again gives each crash event, damage and note once, as its points."""
+    from trainlint.model import Damage, Run, Series
+
+    p = tmp_path / "train.log"
+    reads = []
+
+    def read(path):
+        n = path.stat().st_size
+        run = Run(str(path), "console", events=[{"kind": "oom", "line": i} for i in range(n)])
+        run.damage = [Damage("truncated", f"at byte {i}") for i in range(n // 2)]
+        run.notes = [f"note {i}" for i in range(n)]
+        run.series["loss"] = Series("loss", np.arange(n, dtype=float), np.ones(n))
+        reads.append(n)
+        return run
+
+    stream = Reread(p, "console", read, every_change=True)
+    p.write_bytes(b"xx")
+    first = stream.poll()
+    p.write_bytes(b"xxxxxx")
+    second = stream.poll()
+    assert [e["line"] for e in first.events] == [0, 1] and [e["line"] for e in second.events] == [2, 3, 4, 5]
+    assert [d.message for d in second.damage] == ["at byte 1", "at byte 2"] and second.notes[0] == "note 2"
+    assert len(second.series["loss"]) == 4

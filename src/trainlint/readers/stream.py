@@ -26,6 +26,7 @@ import heapq
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -150,7 +151,9 @@ class Reread(Stream):
     def _past_delivered(self, run: Run) -> Run | None:
         if any(len(s) < self.delivered.get(name, 0) for name, s in run.series.items()):
             self.delivered, self.restarted = {}, True  # rewritten shorter: a new run in its place
-        frag = Run(run.source, run.format, files=run.files, meta=run.meta, events=run.events, damage=run.damage)
+        # the events, damage and notes of the whole read that earlier fragments did not carry
+        events, damage, notes = (self._new(key, items) for key, items in _carried_once(run))
+        frag = Run(run.source, run.format, files=run.files, meta=run.meta, events=events, damage=damage, notes=notes)
         for name, s in run.series.items():
             n = self.delivered.get(name, 0)
             if len(s) > n:
@@ -158,6 +161,16 @@ class Reread(Stream):
                 frag.series[name] = Series(name, s.steps[n:], s.values[n:], wall)
                 self.delivered[name] = len(s)
         return frag
+
+    def _new(self, key: str, items: list[Any]) -> list[Any]:
+        n = 0 if len(items) < self.delivered.get(key, 0) else self.delivered.get(key, 0)
+        self.delivered[key] = len(items)
+        return list(items[n:])
+
+
+def _carried_once(run: Run) -> tuple[tuple[str, list[Any]], ...]:
+    """A run's lists that a fragment carries once (keys that no series name can take)."""
+    return (("\0events", run.events), ("\0damage", run.damage), ("\0notes", run.notes))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
