@@ -184,8 +184,10 @@ def _judge_segments(
     (rules.segments only splits), all into ``report``."""
     run_rules("log", run, report, settings, extra, _whole_run)
     ran: dict[str, None] = {}
+    ends = _previous_ends(run, segs)
     for k, seg in enumerate(segs, 1):
-        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, extra, _per_segment)
+        more = dict(extra or {}) if ends[k - 1] is None else {**(extra or {}), "previous_segment_end": ends[k - 1]}
+        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, more, _per_segment)
         _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)))
         ran.update(dict.fromkeys(sub.checks.ran))
     report.checks.ran = sorted(set(report.checks.ran) | set(ran))
@@ -197,6 +199,24 @@ def _judge_segments(
     report.findings.sort(key=_finding_order)
     order_findings(report.findings)
     return report
+
+
+def _previous_ends(run: Run, segs: list[Run]) -> list[float | None]:
+    """For each segment, the loss level (median of its last tenth) the segment before it ended
+    at: what a segment appended later may have continued from. None for the first segment and
+    for the writers of an interleaved log, which ran side by side rather than one after another."""
+    from .rules.segments import reference, writer_chains
+    from .rules.stats import robust_level
+
+    ref = reference(run)
+    if ref is None or writer_chains(ref.steps) is not None:
+        return [None] * len(segs)
+    out: list[float | None] = [None]
+    for seg in segs[:-1]:
+        loss = seg.get("loss")
+        f = loss.finite() if loss is not None else None
+        out.append(robust_level(f.values) if f is not None and len(f) >= 3 else None)
+    return out
 
 
 def _whole_run(rule: Rule) -> bool:

@@ -72,7 +72,11 @@ lower than the start by more than both a relative margin and the noise (four sta
 errors of the difference of the two levels), the run learned nothing measurable (a drop
 above `max_drop` always counts as learning, however noisy the loss; so does a drop from the first three
 points beyond noise, for runs that learn within their first tenth). A rise to a multiple
-of the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
+of the start is left to TL010 (divergence). Not judged while the eval loss improved from its
+first evaluation to its best at the end (the train loss of a long TTS or speech run can hold
+its level while the held-out loss keeps falling). A segment appended to a log (the step counter
+back to the start) that begins where the segment before it ended held the level it continued
+from: a NOTE. Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
     thresholds=[
@@ -92,10 +96,24 @@ def dead_run(ctx: Context) -> Finding | None:
         return None
     if start > 0 and end >= 2 * start:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
-    return ctx.fire(
+    _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
+    msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
-        f"(drop {fmt(start - end)}, needs more than {fmt(margin)})",
+        f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
+    )
+    prev = ctx.extra.get("previous_segment_end")
+    continued = prev is not None and start <= float(prev) + margin
+    return ctx.fire(
+        msg
+        + (
+            f"; this segment continues from where the previous one ended ({fmt(float(prev))}): "
+            "a continuation that held its level (a NOTE)"
+            if continued
+            else ""
+        ),
         step=steps[-1],
+        severity="NOTE" if continued else None,
+        previous_segment_end=float(prev) if continued else None,
         start_level=start,
         end_level=end,
         improvement=start - end,
@@ -105,9 +123,10 @@ def dead_run(ctx: Context) -> Finding | None:
 
 
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
-    """The loss fell within its first few points (at most three) and was flat from then on: the
-    level right after them is within noise of the end level, and below the very first point."""
-    head = min(3, max(1, len(v) // 20))
+    """The loss fell within its first few points (three, or the first 5% of a longer run: the
+    first 6 of a 128-step run logged at every step) and was flat from then on: the level right
+    after them is within noise of the end level, and below the very first point."""
+    head = max(min(3, max(1, len(v) // 20)), len(v) // 20)
     after = float(median(v[head : head + k]))
     end = float(median(v[-k:]))
     flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
@@ -129,7 +148,10 @@ or when the schedule had decayed (a converged cosine/linear schedule is expected
 flatten), nor when the whole drop happened in the first few logged points and the loss held
 its level from then on (fine-tuning a converged model, SFT at constant LR), nor while the eval
 loss is still improving (it ends at its best, more than `min_improvement` below its mid-run
-level: a long TTS run whose train loss flattened while its eval loss kept falling). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+level: a long TTS run whose train loss flattened while its eval loss kept falling). At a
+constant LR (held at its peak from the end of warm-up to the end) the plateau is a NOTE: a
+schedule that never decays flattens at the level its LR allows, as SFT and fine-tunes at a
+constant LR do; a decay at the end would likely lower it. Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
     thresholds=[
         Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
         Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
@@ -164,11 +186,20 @@ def plateau(ctx: Context) -> Finding | None:
     if mid_level > 0 and end > 1.5 * mid_level:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
+    constant = _constant_lr(lr.values, peak)
     return ctx.fire(
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
-        f"{fmt(lr_end / peak * 100)}% of its peak",
+        f"{fmt(lr_end / peak * 100)}% of its peak"
+        + (
+            "; a constant LR that never decays: the level that LR allows, which a decay at the end "
+            "would likely lower (a NOTE)"
+            if constant
+            else ""
+        ),
         step=steps[mid],
+        severity="NOTE" if constant else None,
+        constant_lr=constant,
         mid_level=mid_level,
         end_level=end,
         improvement=mid_level - end,
@@ -179,22 +210,32 @@ def plateau(ctx: Context) -> Finding | None:
     )
 
 
-def _eval_still_improving(ctx: Context, mid_step: float, first: float, last_step: float) -> None:
+def _constant_lr(values: np.ndarray, peak: float) -> bool:
+    """The LR held its peak (within 1%) from the point it first reached it to the end: a constant
+    schedule (a warm-up before it allowed), not one meant to decay that is still high."""
+    lr = np.abs(values)
+    at_peak = np.flatnonzero(lr >= 0.99 * peak)
+    return bool(len(at_peak)) and bool(np.all(lr[at_peak[0] :] >= 0.99 * peak))
+
+
+def _eval_still_improving(ctx: Context, mid_step: float | None, first: float, last_step: float) -> None:
     """Stand down when the eval loss kept improving to the end: its last evaluation is in the
-    last ``window`` of the run, at its best and below its mid-run level by more than
-    ``min_improvement``. The train loss of a long run (TTS, speech, a large data set) flattens
-    while the held-out loss still falls: the run is still learning what it is for."""
+    last ``window`` of the run, at its best and below its level at ``mid_step`` (None: its first
+    evaluation) by more than ``min_improvement``. The train loss of a long run (TTS, speech, a
+    large data set) flattens while the held-out loss still falls: the run is still learning what
+    it is for."""
     ev = ctx.subject.get("eval_loss")
     f = ev.finite() if ev is not None else None
     if f is None or len(f) < 3 or f.steps[-1] < last_step - ctx.t("window") * (last_step - first):
         return  # no evaluation near the end: whether it still improved is not known
-    i = int(np.searchsorted(f.steps, mid_step, side="right")) - 1
+    i = 0 if mid_step is None else int(np.searchsorted(f.steps, mid_step, side="right")) - 1
     if i < 0 or i >= len(f) - 1:
         return
     at_mid, last, best = float(f.values[i]), float(f.values[-1]), float(np.min(f.values))
     rel = ctx.t("min_improvement")
     if at_mid > 0 and last < at_mid * (1 - rel) and last <= best * (1 + rel):
+        where = "at its first evaluation" if mid_step is None else "at mid-run"
         raise StandDown(
-            f"the eval loss was still improving: {fmt(at_mid)} at mid-run (step {fstep(f.steps[i])}) to "
+            f"the eval loss was still improving: {fmt(at_mid)} {where} (step {fstep(f.steps[i])}) to "
             f"{fmt(last)} at the end, its best (more than {fmt(rel * 100)}% lower): the run kept learning"
         )
