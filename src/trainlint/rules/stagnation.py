@@ -101,19 +101,18 @@ def dead_run(ctx: Context) -> Finding | None:
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
         f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
     )
-    prev = ctx.extra.get("previous_segment_end")
-    continued = prev is not None and start <= float(prev) + margin
-    return ctx.fire(
-        msg
-        + (
-            f"; this segment continues from where the previous one ended ({fmt(float(prev))}): "
+    got = ctx.extra.get("previous_segment_end")
+    prev = float(got) if got is not None and start <= float(got) + margin else None
+    if prev is not None:
+        msg += (
+            f"; this segment continues from where the previous one ended ({fmt(prev)}): "
             "a continuation that held its level (a NOTE)"
-            if continued
-            else ""
-        ),
+        )
+    return ctx.fire(
+        msg,
         step=steps[-1],
-        severity="NOTE" if continued else None,
-        previous_segment_end=float(prev) if continued else None,
+        severity="NOTE" if prev is not None else None,
+        previous_segment_end=prev,
         start_level=start,
         end_level=end,
         improvement=start - end,
