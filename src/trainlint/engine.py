@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from .config import Settings
 from .model import Run, check_meta
@@ -154,6 +155,7 @@ def judge_run(
     """Judge one training run with every log rule. ``curves=False`` skips the downsampled curves
     kept for renderers (the live guard's scheduled judgements read only the findings)."""
     check_meta(run)  # a value of the wrong type (max_steps: 1e999 or "100") is noted and dropped
+    run = _unsum_loss(run)
     report = Report(
         source=run.source,
         kind="log",
@@ -175,6 +177,25 @@ def judge_run(
     if len(segs) == 1 and segs[0] is run:
         return run_rules("log", run, report, settings, extra)
     return _judge_segments(run, segs, report, settings, extra)
+
+
+def _unsum_loss(run: Run) -> Run:
+    """``run`` with its loss replaced by the per-step losses when the loss column is a running
+    sum within each epoch (rules.cumulative), and a note saying so; else ``run`` itself."""
+    from .rules.cumulative import epoch_starts, per_step
+
+    loss = run.get("loss")
+    if loss is None or run.roles.get("loss") is None:
+        return run
+    starts = epoch_starts(loss.values)
+    if starts is None:
+        return run
+    note = (
+        f"the loss column {loss.name!r} is a running sum within each epoch (it climbs through each of "
+        f"{len(starts) + 1} epochs and falls back at each start): judged on the per-step losses it adds up"
+    )
+    series = {**run.series, loss.name: per_step(loss, starts)}
+    return replace(run, series=series, notes=[*run.notes, note], meta=run.meta)
 
 
 def _judge_segments(

@@ -102,3 +102,121 @@ def test_a_segment_that_starts_over_and_learns_nothing_is_a_warn():
     (f,) = _tl031(judge(_two_segments(second_start=3.0)))
     assert f.severity.value == "WARN" and f.evidence["segment"] == 2
     assert f.evidence["previous_segment_end"] is None
+
+
+# ---------------------------------------------------------------- a running sum within each epoch
+
+
+def _summed(per_batch: np.ndarray, epochs: int, every: int = 10, restart_steps: bool = False):
+    """The log of ``epoch_loss += loss.item()`` printed every ``every`` batches without dividing:
+    ``per_batch`` split into ``epochs`` equal epochs, each point the sum so far in its epoch. The
+    step is the global batch count, or the batch inside the epoch (``restart_steps``)."""
+    per_epoch = len(per_batch) // epochs
+    steps, values = [], []
+    for e in range(epochs):
+        sums = np.cumsum(per_batch[e * per_epoch : (e + 1) * per_epoch])
+        for i in range(every - 1, per_epoch, every):
+            steps.append(i + 1 if restart_steps else e * per_epoch + i + 1)
+            values.append(sums[i])
+    return make_run(np.array(values), steps=np.array(steps, dtype=float))
+
+
+def _falling(n: int = 1000, seed: int = 5) -> np.ndarray:
+    """Per-batch losses falling 2.0 to 0.5 in noise of 5%."""
+    t = np.arange(n, dtype=float)
+    return (0.5 + 1.5 * np.exp(-t / 250)) * (1 + np.random.default_rng(seed).normal(0, 0.05, n))
+
+
+def _codes(rep, *sev):
+    return sorted({f.code for f in rep.findings if f.severity.value in sev})
+
+
+def test_a_running_sum_within_each_epoch_is_judged_on_the_losses_it_adds_up():
+    # 5 epochs of 200 batches, the sum printed every 10: each epoch climbs to ~20x its first point
+    for restart in (False, True):
+        rep = judge(_summed(_falling(), epochs=5, restart_steps=restart))
+        assert _codes(rep, "WARN", "FAIL") == [], [f.message for f in rep.findings]
+        assert any("running sum within each epoch" in n and "5 epochs" in n for n in rep.notes)
+
+
+def test_a_running_sum_of_diverging_losses_still_fails():
+    t = np.arange(1000, dtype=float)
+    rising = np.where(t < 400, 1.0, 1.0 + (t - 400) / 60) * (1 + np.random.default_rng(5).normal(0, 0.05, 1000))
+    rep = judge(_summed(rising, epochs=5))
+    assert "TL010" in _codes(rep, "FAIL") and any("running sum" in n for n in rep.notes)
+
+
+def test_a_loss_that_is_not_a_running_sum_is_left_alone():
+    # a loss that rises steadily (divergence) with one recovery: no epoch restarts to speak of
+    t = np.arange(200, dtype=float)
+    loss = np.r_[1.0 + t[:150] / 10, np.full(50, 1.2)] * (1 + np.random.default_rng(1).normal(0, 0.02, 200))
+    rep = judge(make_run(loss))
+    assert not any("running sum" in n for n in rep.notes)
+    rep = judge(make_run(_falling(200)))  # a plain falling loss: nothing recognised either
+    assert not any("running sum" in n for n in rep.notes)
+
+
+# ---------------------------------------------------------------- preference and composite losses
+
+
+def _dpo(acc_end: float, seed: int = 3):
+    """A TRL DPO run of 300 steps at a constant 5e-7 (beta small): the loss is ln 2 at the first
+    step by design and drifts to 0.685 in noise of 0.005; rewards/accuracies goes 0.5 to
+    ``acc_end``; rewards/chosen and rewards/margins are logged too."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(300, dtype=float)
+    loss = 0.685 + (np.log(2) - 0.685) * np.exp(-t / 150) + rng.normal(0, 0.005, 300)
+    loss[0] = np.log(2)
+    acc = 0.5 + (acc_end - 0.5) * (1 - np.exp(-t / 100)) + rng.normal(0, 0.03, 300)
+    return make_run(
+        loss,
+        lr=np.full(300, 5e-7),
+        **{
+            "rewards/chosen": rng.normal(0, 0.1, 300),
+            "rewards/accuracies": acc,
+            "rewards/margins": rng.normal(0, 0.1, 300),
+        },
+    )
+
+
+def test_a_dpo_loss_at_ln_2_is_not_chance_over_two_classes():
+    run = _dpo(acc_end=0.62)
+    assert "preference loss (the log has rewards/accuracies)" in stood_down("TL033", run)
+    assert "rewards/accuracies rose 0.5" in stood_down("TL031", run)
+    assert "rewards/accuracies rose" in stood_down("TL032", run)
+
+
+def test_the_same_loss_without_the_preference_series_is_chance_over_two():
+    rng = np.random.default_rng(3)
+    t = np.arange(300, dtype=float)
+    loss = 0.685 + (np.log(2) - 0.685) * np.exp(-t / 150) + rng.normal(0, 0.005, 300)
+    f = one("TL033", make_run(loss))
+    assert f.severity.value == "FAIL" and f.evidence["classes"] == 2
+
+
+def test_a_dpo_run_whose_reward_accuracy_stayed_at_a_half_is_still_dead():
+    f = one("TL031", _dpo(acc_end=0.5))
+    assert f.severity.value == "WARN" and abs(f.evidence["end_level"] - 0.685) < 0.005
+
+
+def _composite(seed: int = 0):
+    """A composite loss (a Gaussian likelihood minus an entropy bonus) falling 1.0 to -0.1 over
+    300 steps in noise of 0.03, printed with 4 decimals: it crosses 0 around step 190."""
+    t = np.arange(300, dtype=float)
+    return np.round(-0.1 + 1.1 * np.exp(-t / 100) + np.random.default_rng(seed).normal(0, 0.03, 300), 4)
+
+
+def test_a_composite_loss_printed_as_0_where_it_crosses_0_is_not_a_masked_batch():
+    loss = _composite()
+    assert (loss == 0).sum() == 2 and loss.min() < 0
+    why = stood_down("TL005", make_run(loss))
+    assert "goes negative (down to" in why and "composite loss" in why
+    rep = judge(make_run(loss))
+    assert [f.code for f in rep.findings if f.severity.value in ("WARN", "FAIL")] == []
+
+
+def test_exact_zeros_in_a_loss_that_stays_positive_still_warn():
+    loss = np.abs(_composite()) + 0.2
+    loss[[100, 200]] = 0.0
+    f = one("TL005", make_run(loss))
+    assert f.severity.value == "WARN" and f.evidence["zero_points"] == 2

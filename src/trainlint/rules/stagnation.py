@@ -6,6 +6,7 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
+from .entropy import preference_series
 from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quantiles
 
 
@@ -76,7 +77,8 @@ of the start is left to TL010 (divergence). Not judged while the eval loss impro
 first evaluation to its best at the end (the train loss of a long TTS or speech run can hold
 its level while the held-out loss keeps falling). A segment appended to a log (the step counter
 back to the start) that begins where the segment before it ended held the level it continued
-from: a NOTE. Usual causes: zero or tiny learning rate, frozen
+from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) whose reward
+accuracy or margin rose is learning however little its loss moved from ln 2. Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
     thresholds=[
@@ -97,6 +99,7 @@ def dead_run(ctx: Context) -> Finding | None:
     if start > 0 and end >= 2 * start:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
+    _preference_still_learning(ctx)
     msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
         f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
@@ -119,6 +122,31 @@ def dead_run(ctx: Context) -> Finding | None:
         threshold=margin,
         relative_improvement=(start - end) / abs(start) if start else None,
     )
+
+
+def _preference_still_learning(ctx: Context) -> None:
+    """Stand down on a preference loss (DPO and kin) whose reward accuracy (else reward margin)
+    rose from its first to its last tenth beyond noise (an accuracy by 5 points at least): the
+    policy learned to prefer the chosen answers while its loss, ln 2 at a zero margin, moved little
+    (a small beta keeps it near ln 2 for long)."""
+    if preference_series(ctx.subject) is None:
+        return
+    names = sorted(ctx.subject.series)
+    picks = [n for n in names if "accurac" in n.lower()] + [n for n in names if "margin" in n.lower()]
+    for name in picks:
+        f = ctx.subject.series[name].finite()
+        if len(f) < 6:
+            continue
+        k = _window(len(f), ctx.t("window"))
+        start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
+        need = max(0.05 if "accurac" in name.lower() else 0.0, improvement_margin(f.values, k, 0.0))
+        if end - start > need:
+            raise StandDown(
+                f"a preference loss whose {name} rose {fmt(start)} to {fmt(end)} (more than {fmt(need)}): "
+                "the policy learned to prefer the chosen answers while its loss, ln 2 at a zero margin, "
+                "moved little"
+            )
+        return
 
 
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
@@ -185,6 +213,7 @@ def plateau(ctx: Context) -> Finding | None:
     if mid_level > 0 and end > 1.5 * mid_level:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
+    _preference_still_learning(ctx)
     constant = _constant_lr(lr.values, peak)
     return ctx.fire(
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
