@@ -24,28 +24,26 @@ def test_sft_128_steps_that_fell_in_its_first_steps_is_no_plateau_nor_dead():
     run = _sft(drop_points=10)  # 2.4 to ~1.05 by step 6 of 128: the first 5%, past the old 3 points
     silent("TL031", run)
     assert "first few logged points" in stood_down("TL032", run)
-    # a slower start at the same constant LR is a plateau, but a NOTE (see below), not a WARN
-    assert one("TL032", _sft(drop_points=15)).severity.value == "NOTE"
+    # a slower start at the same constant LR is a plateau (see the XTTS shape below)
+    assert one("TL032", _sft(drop_points=15)).severity.value == "WARN"
 
 
 def test_the_same_loss_spread_over_the_first_third_with_a_decaying_lr_is_a_plateau():
     run = _sft(drop_points=40, lr_end=0.5)  # a slow descent, then nothing, the LR still at 50%
     f = one("TL032", run)
     assert f.severity.value == "WARN" and abs(f.evidence["lr_fraction"] - 0.5) < 0.01
-    assert f.evidence["improvement"] < f.evidence["threshold"] and f.evidence["constant_lr"] is False
+    assert f.evidence["improvement"] < f.evidence["threshold"]
 
 
-def test_tl032_at_a_constant_lr_is_a_note():
-    # a loss that fell 3 -> 1 over the first fifth and held it, at a constant 1e-3 after warm-up
-    t = np.arange(200, dtype=float)
-    loss = 1.0 + 2.0 * np.exp(-t / 15) + np.random.default_rng(0).normal(0, 0.02, 200)
-    lr = 1e-3 * np.minimum(1.0, (t + 1) / 10)
-    f = one("TL032", make_run(loss, lr=lr))
-    assert f.severity.value == "NOTE" and f.evidence["constant_lr"] is True
-    assert f.evidence["lr_fraction"] == 1.0 and "constant LR" in f.message
-    # the LR held at 99.5% of its peak is still constant; at 90% it is a schedule still high
-    assert one("TL032", make_run(loss, lr=np.r_[lr[:100], lr[100:] * 0.995])).severity.value == "NOTE"
-    assert one("TL032", make_run(loss, lr=np.r_[lr[:100], lr[100:] * 0.9])).severity.value == "WARN"
+def test_tl032_at_a_constant_lr_stays_a_warn_on_the_xtts_shape():
+    # the calibration part's XTTS v2 fine-tune (xtts-coqui, broken: no improvement for its last
+    # third): 1459 points, 0.048 to 0.035 within the first tenth at a constant LR, then flat to
+    # 0.031. A constant LR does not make that plateau benign: it is the run's real finding.
+    rng = np.random.default_rng(9)
+    t = np.arange(1459, dtype=float)
+    loss = 0.032 + 0.016 * np.exp(-t / 40) - 0.002 * t / 1459 + rng.normal(0, 0.004, 1459)
+    f = one("TL032", make_run(loss, steps=t * 50, lr=np.full(1459, 5e-6)))
+    assert f.severity.value == "WARN" and f.evidence["lr_fraction"] == 1.0
 
 
 # ---------------------------------------------------------------- TL031: eval loss still improving
@@ -220,3 +218,29 @@ def test_exact_zeros_in_a_loss_that_stays_positive_still_warn():
     loss[[100, 200]] = 0.0
     f = one("TL005", make_run(loss))
     assert f.severity.value == "WARN" and f.evidence["zero_points"] == 2
+
+
+# ---------------------------------------------------------------- TL021: late spikes of a memorising run
+
+
+def _memorising_with_early(early: list[int]):
+    """A multi-epoch fine-tune memorising its data: loss 2.3 falling to about 0.06 by mid-run,
+    grad norm about 4.6 in 5% noise; 6 spikes of 15x late in the run that the loss ignored, and
+    spikes of 15x at the ``early`` steps, when the loss was still far above its end."""
+    rng = np.random.default_rng(4)
+    t = np.arange(3000)
+    loss = (2.24 * np.exp(-t / 300) + 0.06) * rng.lognormal(0, 0.03, 3000)
+    gn = 4.6 * rng.lognormal(0, 0.05, 3000)
+    gn[[1880, 2000, 2200, 2470, 2560, 2860, *early]] *= 15
+    return make_run(loss, grad_norm=gn)
+
+
+def test_tl021_a_lone_spike_at_the_end_of_warm_up_does_not_hide_the_memorising():
+    f = one("TL021", _memorising_with_early([150]))  # the loss still about 1.3 there
+    assert f.severity.value == "NOTE" and f.evidence["spikes"] == 7 and f.evidence["memorised"] is True
+    assert "(1 lone spike(s) before it): a run memorising its data" in f.message
+
+
+def test_tl021_repeated_spikes_before_the_loss_was_fitted_still_warn():
+    f = one("TL021", _memorising_with_early([150, 250, 350, 450, 520, 580]))  # 6: repeated in 3000
+    assert f.severity.value == "WARN" and f.evidence["spikes"] == 12 and f.evidence["memorised"] is False

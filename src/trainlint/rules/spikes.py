@@ -235,7 +235,9 @@ loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it
 recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
 the optimizer keeps being thrown off: WARN. Repeated spikes the loss did not follow, late in a
 run whose loss is by then a tenth of its start or less (`memorised`: a multi-epoch run fitting
-its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky. Try: gradient clipping (max_grad_norm),
+its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky; a
+lone spike or two before the loss was that low (the end of warm-up) do not change that, repeated
+ones do. Try: gradient clipping (max_grad_norm),
 a lower LR, a longer warm-up, and the batches at the listed steps.""",
     thresholds=[
         Threshold("z", 6.0, "robust score of a spike"),
@@ -256,13 +258,16 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     steps = s.steps[sp.peak]
     reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
     w, peak, base = _worst(s.values, sp)
-    low = None if reacted else _memorised(ctx.subject, float(steps[0]), ctx.t("memorised"))
+    low = None if reacted else _memorised(ctx.subject, steps, ctx.t("memorised"))
+    if low is not None and _repeated(ctx, low[2], len(s)):
+        low = None  # repeated spikes before the loss was fitted: thrown off, not memorising
     sev = "WARN" if (_repeated(ctx, len(sp), len(s)) or reacted) and low is None else "NOTE"
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     if low is not None and sev == "NOTE" and _repeated(ctx, len(sp), len(s)):
+        early = f" ({low[2]} lone spike(s) before it)" if low[2] else ""
         tail += (
             f", already down at {fmt(low[0])} from {fmt(low[1])} ({fmt(low[0] / low[1] * 100)}% of its start, "
-            f"threshold {fmt(ctx.t('memorised') * 100)}%) when they began: a run memorising its data (a NOTE)"
+            f"threshold {fmt(ctx.t('memorised') * 100)}%) when they began{early}: a run memorising its data (a NOTE)"
         )
     return ctx.fire(
         f"{_summary(ctx, 'grad-norm', sp, steps, w, peak, base)}{tail}",
@@ -280,15 +285,23 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     )
 
 
-def _memorised(run: Run, first: float, share: float) -> tuple[float, float] | None:
-    """(the loss's level before the first spike, its start) where that level is at most ``share``
-    of the start: late spikes of a run that has fitted its data; None otherwise."""
+def _memorised(run: Run, steps: np.ndarray, share: float) -> tuple[float, float, int] | None:
+    """(the loss's level before the first spike it had fitted its data for, its start, the spikes
+    before that) where that level is at most ``share`` of the start: late spikes of a run that has
+    fitted its data, after perhaps a lone one at the end of warm-up; None when no spike came
+    after the loss was that low."""
     loss = run.get("loss")
     f = loss.finite() if loss is not None else None
     if f is None or len(f) < 6:
         return None
-    i = int(np.searchsorted(f.steps, first))
-    if i < 3:
+    start = _head(f.values)
+    if start <= 0:
         return None
-    level, start = float(np.median(f.values[max(0, i - 5) : i])), _head(f.values)
-    return (level, start) if start > 0 and level <= share * start else None
+    for early, first in enumerate(steps.tolist()):
+        i = int(np.searchsorted(f.steps, first))
+        if i < 3:
+            continue
+        level = float(np.median(f.values[max(0, i - 5) : i]))
+        if level <= share * start:
+            return level, start, early
+    return None

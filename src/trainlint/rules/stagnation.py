@@ -175,10 +175,7 @@ or when the schedule had decayed (a converged cosine/linear schedule is expected
 flatten), nor when the whole drop happened in the first few logged points and the loss held
 its level from then on (fine-tuning a converged model, SFT at constant LR), nor while the eval
 loss is still improving (it ends at its best, more than `min_improvement` below its mid-run
-level: a long TTS run whose train loss flattened while its eval loss kept falling). At a
-constant LR (held at its peak from the end of warm-up to the end) the plateau is a NOTE: a
-schedule that never decays flattens at the level its LR allows, as SFT and fine-tunes at a
-constant LR do; a decay at the end would likely lower it. Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+level: a long TTS run whose train loss flattened while its eval loss kept falling). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
     thresholds=[
         Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
         Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
@@ -214,20 +211,11 @@ def plateau(ctx: Context) -> Finding | None:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
-    constant = _constant_lr(lr.values, peak)
     return ctx.fire(
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
-        f"{fmt(lr_end / peak * 100)}% of its peak"
-        + (
-            "; a constant LR that never decays: the level that LR allows, which a decay at the end "
-            "would likely lower (a NOTE)"
-            if constant
-            else ""
-        ),
+        f"{fmt(lr_end / peak * 100)}% of its peak",
         step=steps[mid],
-        severity="NOTE" if constant else None,
-        constant_lr=constant,
         mid_level=mid_level,
         end_level=end,
         improvement=mid_level - end,
@@ -236,14 +224,6 @@ def plateau(ctx: Context) -> Finding | None:
         lr_peak=peak,
         lr_fraction=lr_end / peak,
     )
-
-
-def _constant_lr(values: np.ndarray, peak: float) -> bool:
-    """The LR held its peak (within 1%) from the point it first reached it to the end: a constant
-    schedule (a warm-up before it allowed), not one meant to decay that is still high."""
-    lr = np.abs(values)
-    at_peak = np.flatnonzero(lr >= 0.99 * peak)
-    return bool(len(at_peak)) and bool(np.all(lr[at_peak[0] :] >= 0.99 * peak))
 
 
 def _eval_still_improving(ctx: Context, mid_step: float | None, first: float, last_step: float) -> None:
