@@ -117,7 +117,9 @@ back from at once (the median of the next five points back within the range of t
 just before it) are a
 NOTE: the loss ignored them. So is a spike that takes back under 1% of the loss's fall from
 its start (`undone`: 5e-5 to 3e-4 on a loss that fell from 0.26): it costs no progress worth
-acting on. A jump of a few printed digits (a loss printed to 4 decimals
+acting on. So are spikes the loss kept falling through (`kept_falling`: it ends at half its
+level before the first spike or lower), none taking back a tenth of its fall (`undone_falling`):
+bursts of hard batches in a per-batch log, 4.0 falling to 0.005 with late spikes to 0.05. A jump of a few printed digits (a loss printed to 4 decimals
 going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
 `noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
@@ -143,6 +145,12 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
         ),
         Threshold("min_points", 20, "finite loss points needed to judge"),
         Threshold("undone", 0.01, "a spike that takes back less than this share of the loss's fall is a NOTE"),
+        Threshold(
+            "kept_falling",
+            0.5,
+            "spikes are a NOTE when the loss ends at most this share of its level before the first...",
+        ),
+        Threshold("undone_falling", 0.1, "...and the worst takes back less than this share of the loss's fall"),
     ],
 )
 def loss_spike(ctx: Context) -> Finding | None:
@@ -169,8 +177,15 @@ def loss_spike(ctx: Context) -> Finding | None:
     common = len(sp) > ctx.t("noise_rate") * len(s)
     undone = _share_undone(s.values, peak, base)
     small = undone is not None and undone < ctx.t("undone")
-    sev = "WARN" if big and rec < len(sp) and not common and not small else "NOTE"
+    fell = _kept_falling(ctx, s.values, sp, undone)
+    sev = "WARN" if big and rec < len(sp) and not common and not small and fell is None else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
+    if fell is not None and big and rec < len(sp) and not small and not common:
+        tail += (
+            f"; the loss kept falling through them, {fmt(fell[0])} before the first to {fmt(fell[1])} at the "
+            f"end ({fmt(fell[1] / fell[0] * 100)}%, threshold {fmt(ctx.t('kept_falling') * 100)}%), the worst "
+            f"taking back {fmt((undone or 0) * 100)}% of its fall: the heavy tail of per-batch losses (a NOTE)"
+        )
     if undone is not None and small and big and rec < len(sp):
         tail += (
             f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
@@ -196,6 +211,19 @@ def loss_spike(ctx: Context) -> Finding | None:
         warn_ratio=ctx.t("warn_ratio"),
         undone=undone,
     )
+
+
+def _kept_falling(ctx: Context, values: np.ndarray, sp: Spikes, undone: float | None) -> tuple[float, float] | None:
+    """(the loss's level over the 50 points before the first spike, its level over the last tenth)
+    where the end is at most ``kept_falling`` of the level before and the worst spike took back less
+    than ``undone_falling`` of the loss's fall: spikes the loss kept falling through cost it no
+    progress (bursts of hard batches in a per-batch log); None otherwise."""
+    i = int(sp.start[0])
+    if undone is None or undone >= ctx.t("undone_falling") or i < 5:
+        return None
+    before = float(median(values[max(0, i - 50) : i]))
+    end = float(median(values[-max(3, len(values) // 10) :]))
+    return (before, end) if before > 0 and end <= ctx.t("kept_falling") * before else None
 
 
 def _head(values: np.ndarray) -> float:
