@@ -22,12 +22,16 @@ def epoch_starts(values: np.ndarray) -> np.ndarray | None:
     None. Every epoch but the last holds MIN_EPOCH_POINTS points or more and grows GROWTH times
     from its first point, RISING of the steps inside epochs go up, and each restart falls below
     RESET of the value before it; all values are positive (a sum of losses)."""
-    v = values[np.isfinite(values)]
-    if len(v) < MIN_POINTS or len(v) != len(values) or np.any(v <= 0):
+    v = values
+    if len(v) < MIN_POINTS or not v[0] > 0:
         return None
     d = np.diff(v)
-    starts = np.flatnonzero(d < 0) + 1
-    if len(starts) == 0 or np.any(v[starts] >= RESET * v[starts - 1]):
+    down = d < 0
+    count = int(np.count_nonzero(down))  # a noisy or falling loss goes down at many points: out at once
+    if count == 0 or count > len(v) // MIN_EPOCH_POINTS or not (np.isfinite(v).all() and v.min() > 0):
+        return None
+    starts = np.flatnonzero(down) + 1
+    if np.any(v[starts] >= RESET * v[starts - 1]):
         return None
     inside = np.ones(len(d), dtype=bool)
     inside[starts - 1] = False
