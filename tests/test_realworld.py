@@ -109,10 +109,9 @@ PINNED = {
     "calibration": {
         "unread": {"catvsdog-resnet-pretrained-35"},
         "wrong_loss": {"catvsdog-resnet-34", "catvsdog-resnet-pretrained-35"},
-        # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule.
-        # ti-sv-train-607 joined when the general console reader (issue 29) first read it (it was
-        # unread before): TL020 on per-batch spikes, adjudicated "note", the rule fix pending.
-        "healthy_flagged": {"ti-sv-train-607"},
+        # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
+        # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
+        "healthy_flagged": set(),
         "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
     },
     "test": {

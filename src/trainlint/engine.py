@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from .config import Settings
 from .model import Run, check_meta
@@ -154,6 +155,7 @@ def judge_run(
     """Judge one training run with every log rule. ``curves=False`` skips the downsampled curves
     kept for renderers (the live guard's scheduled judgements read only the findings)."""
     check_meta(run)  # a value of the wrong type (max_steps: 1e999 or "100") is noted and dropped
+    run = _unsum_loss(run)
     report = Report(
         source=run.source,
         kind="log",
@@ -177,6 +179,25 @@ def judge_run(
     return _judge_segments(run, segs, report, settings, extra)
 
 
+def _unsum_loss(run: Run) -> Run:
+    """``run`` with its loss replaced by the per-step losses when the loss column is a running
+    sum within each epoch (rules.cumulative), and a note saying so; else ``run`` itself."""
+    from .rules.cumulative import epoch_starts, per_step
+
+    loss = run.get("loss")
+    if loss is None or run.roles.get("loss") is None:
+        return run
+    starts = epoch_starts(loss.values)
+    if starts is None:
+        return run
+    note = (
+        f"the loss column {loss.name!r} is a running sum within each epoch (it climbs through each of "
+        f"{len(starts) + 1} epochs and falls back at each start): judged on the per-step losses it adds up"
+    )
+    series = {**run.series, loss.name: per_step(loss, starts)}
+    return replace(run, series=series, notes=[*run.notes, note], meta=run.meta)
+
+
 def _judge_segments(
     run: Run, segs: list[Run], report: Report, settings: Settings | None, extra: Mapping[str, Any] | None
 ) -> Report:
@@ -184,8 +205,10 @@ def _judge_segments(
     (rules.segments only splits), all into ``report``."""
     run_rules("log", run, report, settings, extra, _whole_run)
     ran: dict[str, None] = {}
+    ends = _previous_ends(run, segs)
     for k, seg in enumerate(segs, 1):
-        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, extra, _per_segment)
+        more = dict(extra or {}) if ends[k - 1] is None else {**(extra or {}), "previous_segment_end": ends[k - 1]}
+        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, more, _per_segment)
         _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)))
         ran.update(dict.fromkeys(sub.checks.ran))
     report.checks.ran = sorted(set(report.checks.ran) | set(ran))
@@ -197,6 +220,24 @@ def _judge_segments(
     report.findings.sort(key=_finding_order)
     order_findings(report.findings)
     return report
+
+
+def _previous_ends(run: Run, segs: list[Run]) -> list[float | None]:
+    """For each segment, the loss level (median of its last tenth) the segment before it ended
+    at: what a segment appended later may have continued from. None for the first segment and
+    for the writers of an interleaved log, which ran side by side rather than one after another."""
+    from .rules.segments import reference, writer_chains
+    from .rules.stats import robust_level
+
+    ref = reference(run)
+    if ref is None or writer_chains(ref.steps) is not None:
+        return [None] * len(segs)
+    out: list[float | None] = [None]
+    for seg in segs[:-1]:
+        loss = seg.get("loss")
+        f = loss.finite() if loss is not None else None
+        out.append(robust_level(f.values) if f is not None and len(f) >= 3 else None)
+    return out
 
 
 def _whole_run(rule: Rule) -> bool:

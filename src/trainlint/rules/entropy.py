@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -29,6 +30,18 @@ def class_count(ctx: Context) -> tuple[int, str] | None:
 def class_counts(meta: RunMeta) -> tuple[int | float | None, ...]:
     """The metadata's vocabulary size and class counts, in the order of ``SIZE_KEYS``."""
     return meta.vocab_size, meta.num_classes, meta.num_labels
+
+
+_PREFERENCE = re.compile(
+    r"(rewards|logps|logits)[/_.](chosen|rejected|margins?|accurac(y|ies))|(chosen|rejected)[/_.]?(rewards?|logps)"
+)
+
+
+def preference_series(run: Run) -> str | None:
+    """The first series that marks the loss as a preference loss (DPO, IPO, KTO, ORPO as TRL and
+    its kin log them: rewards/chosen, logps/rejected, rewards/margins ...), else None. DPO's loss is
+    ln 2 at the first step by design (a zero margin), so ln 2 there says nothing about classes."""
+    return next((name for name in sorted(run.series) if _PREFERENCE.search(name.lower())), None)
 
 
 MAX_GUESS = 1000  # classes tried when none is given
@@ -130,7 +143,9 @@ Without either, a loss that sits at ln k for a small k (2 to 100) over the whole
 an accuracy near 1/k when one is logged, is chance over k classes (FAIL); one whose last half
 sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k. It judges the whole
 run: the live guard runs it when the run ends, not while it trains (a healthy run whose loss
-sits at ln k through its warm-up has shown nothing yet).""",
+sits at ln k through its warm-up has shown nothing yet). Not judged on a preference loss
+(a log with rewards/chosen, logps/rejected, rewards/margins ...): DPO's loss starts at ln 2
+by design, at a zero margin between the chosen and rejected answers.""",
     live="end",
     thresholds=[
         Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
@@ -139,6 +154,12 @@ sits at ln k through its warm-up has shown nothing yet).""",
     ],
 )
 def loss_at_uniform(ctx: Context) -> Finding | None:
+    pref = preference_series(ctx.subject)
+    if pref is not None:
+        raise StandDown(
+            f"a preference loss (the log has {pref}): DPO's loss is ln 2 at a zero margin by design, not "
+            "chance over classes (TL031 judges whether it moved)"
+        )
     got = class_count(ctx)
     if got is None:
         return _chance_without_count(ctx)

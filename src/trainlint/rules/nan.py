@@ -223,7 +223,9 @@ loss) or a NaN was replaced by 0. Scattered exact zeros among non-zero values (W
 usually mean fully masked batches: sequences whose targets were all truncated away or
 padded. A loss that decays smoothly to a few printed digits and is then printed as 0 (a tiny
 model memorising four samples, logged to 4 decimals) is convergence: the rule stands down;
-a jump to exact 0 from a real level stays a FAIL. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
+a jump to exact 0 from a real level stays a FAIL. A loss that also goes negative (a composite
+loss: a Gaussian likelihood, an entropy bonus, a KL term subtracted) passes through 0, so a few
+exact zeros among its values are not masked batches: the rule stands down on them. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
     thresholds=[
         Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
         Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this"),
@@ -249,6 +251,12 @@ def loss_zero(ctx: Context) -> Finding | None:
             tail_points=tail,
             threshold=ctx.t("min_tail"),
             **ev,
+        )
+    low = float(np.nanmin(s.values))
+    if low < 0:
+        raise StandDown(
+            f"{count} exact zero(s), but the loss goes negative (down to {fmt(low)}): a composite loss "
+            "that passes through 0, where a printed 0 is one of its values, not a masked batch"
         )
     level = float(median(s.values[~zero]))
     if level <= ctx.t("min_level"):

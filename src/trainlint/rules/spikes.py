@@ -117,7 +117,9 @@ back from at once (the median of the next five points back within the range of t
 just before it) are a
 NOTE: the loss ignored them. So is a spike that takes back under 1% of the loss's fall from
 its start (`undone`: 5e-5 to 3e-4 on a loss that fell from 0.26): it costs no progress worth
-acting on. A jump of a few printed digits (a loss printed to 4 decimals
+acting on. So are spikes the loss kept falling through (`kept_falling`: it ends at half its
+level before the first spike or lower), none taking back a tenth of its fall (`undone_falling`):
+bursts of hard batches in a per-batch log, 4.0 falling to 0.005 with late spikes to 0.05. A jump of a few printed digits (a loss printed to 4 decimals
 going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
 `noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
@@ -143,6 +145,12 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
         ),
         Threshold("min_points", 20, "finite loss points needed to judge"),
         Threshold("undone", 0.01, "a spike that takes back less than this share of the loss's fall is a NOTE"),
+        Threshold(
+            "kept_falling",
+            0.5,
+            "spikes are a NOTE when the loss ends at most this share of its level before the first...",
+        ),
+        Threshold("undone_falling", 0.1, "...and the worst takes back less than this share of the loss's fall"),
     ],
 )
 def loss_spike(ctx: Context) -> Finding | None:
@@ -169,8 +177,15 @@ def loss_spike(ctx: Context) -> Finding | None:
     common = len(sp) > ctx.t("noise_rate") * len(s)
     undone = _share_undone(s.values, peak, base)
     small = undone is not None and undone < ctx.t("undone")
-    sev = "WARN" if big and rec < len(sp) and not common and not small else "NOTE"
+    fell = _kept_falling(ctx, s.values, sp, undone)
+    sev = "WARN" if big and rec < len(sp) and not common and not small and fell is None else "NOTE"
     tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
+    if fell is not None and big and rec < len(sp) and not small and not common:
+        tail += (
+            f"; the loss kept falling through them, {fmt(fell[0])} before the first to {fmt(fell[1])} at the "
+            f"end ({fmt(fell[1] / fell[0] * 100)}%, threshold {fmt(ctx.t('kept_falling') * 100)}%), the worst "
+            f"taking back {fmt((undone or 0) * 100)}% of its fall: the heavy tail of per-batch losses (a NOTE)"
+        )
     if undone is not None and small and big and rec < len(sp):
         tail += (
             f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
@@ -196,6 +211,19 @@ def loss_spike(ctx: Context) -> Finding | None:
         warn_ratio=ctx.t("warn_ratio"),
         undone=undone,
     )
+
+
+def _kept_falling(ctx: Context, values: np.ndarray, sp: Spikes, undone: float | None) -> tuple[float, float] | None:
+    """(the loss's level over the 50 points before the first spike, its level over the last tenth)
+    where the end is at most ``kept_falling`` of the level before and the worst spike took back less
+    than ``undone_falling`` of the loss's fall: spikes the loss kept falling through cost it no
+    progress (bursts of hard batches in a per-batch log); None otherwise."""
+    i = int(sp.start[0])
+    if undone is None or undone >= ctx.t("undone_falling") or i < 5:
+        return None
+    before = float(median(values[max(0, i - 50) : i]))
+    end = float(median(values[-max(3, len(values) // 10) :]))
+    return (before, end) if before > 0 and end <= ctx.t("kept_falling") * before else None
 
 
 def _head(values: np.ndarray) -> float:
@@ -235,7 +263,9 @@ loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it
 recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
 the optimizer keeps being thrown off: WARN. Repeated spikes the loss did not follow, late in a
 run whose loss is by then a tenth of its start or less (`memorised`: a multi-epoch run fitting
-its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky. Try: gradient clipping (max_grad_norm),
+its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky; a
+lone spike or two before the loss was that low (the end of warm-up) do not change that, repeated
+ones do. Try: gradient clipping (max_grad_norm),
 a lower LR, a longer warm-up, and the batches at the listed steps.""",
     thresholds=[
         Threshold("z", 6.0, "robust score of a spike"),
@@ -256,13 +286,16 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     steps = s.steps[sp.peak]
     reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
     w, peak, base = _worst(s.values, sp)
-    low = None if reacted else _memorised(ctx.subject, float(steps[0]), ctx.t("memorised"))
+    low = None if reacted else _memorised(ctx.subject, steps, ctx.t("memorised"))
+    if low is not None and _repeated(ctx, low[2], len(s)):
+        low = None  # repeated spikes before the loss was fitted: thrown off, not memorising
     sev = "WARN" if (_repeated(ctx, len(sp), len(s)) or reacted) and low is None else "NOTE"
     tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
     if low is not None and sev == "NOTE" and _repeated(ctx, len(sp), len(s)):
+        early = f" ({low[2]} lone spike(s) before it)" if low[2] else ""
         tail += (
             f", already down at {fmt(low[0])} from {fmt(low[1])} ({fmt(low[0] / low[1] * 100)}% of its start, "
-            f"threshold {fmt(ctx.t('memorised') * 100)}%) when they began: a run memorising its data (a NOTE)"
+            f"threshold {fmt(ctx.t('memorised') * 100)}%) when they began{early}: a run memorising its data (a NOTE)"
         )
     return ctx.fire(
         f"{_summary(ctx, 'grad-norm', sp, steps, w, peak, base)}{tail}",
@@ -280,15 +313,23 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     )
 
 
-def _memorised(run: Run, first: float, share: float) -> tuple[float, float] | None:
-    """(the loss's level before the first spike, its start) where that level is at most ``share``
-    of the start: late spikes of a run that has fitted its data; None otherwise."""
+def _memorised(run: Run, steps: np.ndarray, share: float) -> tuple[float, float, int] | None:
+    """(the loss's level before the first spike it had fitted its data for, its start, the spikes
+    before that) where that level is at most ``share`` of the start: late spikes of a run that has
+    fitted its data, after perhaps a lone one at the end of warm-up; None when no spike came
+    after the loss was that low."""
     loss = run.get("loss")
     f = loss.finite() if loss is not None else None
     if f is None or len(f) < 6:
         return None
-    i = int(np.searchsorted(f.steps, first))
-    if i < 3:
+    start = _head(f.values)
+    if start <= 0:
         return None
-    level, start = float(np.median(f.values[max(0, i - 5) : i])), _head(f.values)
-    return (level, start) if start > 0 and level <= share * start else None
+    for early, first in enumerate(steps.tolist()):
+        i = int(np.searchsorted(f.steps, first))
+        if i < 3:
+            continue
+        level = float(np.median(f.values[max(0, i - 5) : i]))
+        if level <= share * start:
+            return level, start, early
+    return None

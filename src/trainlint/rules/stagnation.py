@@ -6,6 +6,7 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
+from .entropy import preference_series
 from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quantiles
 
 
@@ -72,7 +73,12 @@ lower than the start by more than both a relative margin and the noise (four sta
 errors of the difference of the two levels), the run learned nothing measurable (a drop
 above `max_drop` always counts as learning, however noisy the loss; so does a drop from the first three
 points beyond noise, for runs that learn within their first tenth). A rise to a multiple
-of the start is left to TL010 (divergence). Usual causes: zero or tiny learning rate, frozen
+of the start is left to TL010 (divergence). Not judged while the eval loss improved from its
+first evaluation to its best at the end (the train loss of a long TTS or speech run can hold
+its level while the held-out loss keeps falling). A segment appended to a log (the step counter
+back to the start) that begins where the segment before it ended held the level it continued
+from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) whose reward
+accuracy or margin rose is learning however little its loss moved from ln 2. Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
     thresholds=[
@@ -92,10 +98,24 @@ def dead_run(ctx: Context) -> Finding | None:
         return None
     if start > 0 and end >= 2 * start:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
-    return ctx.fire(
+    _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
+    _preference_still_learning(ctx)
+    msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
-        f"(drop {fmt(start - end)}, needs more than {fmt(margin)})",
+        f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
+    )
+    got = ctx.extra.get("previous_segment_end")
+    prev = float(got) if got is not None and start <= float(got) + margin else None
+    if prev is not None:
+        msg += (
+            f"; this segment continues from where the previous one ended ({fmt(prev)}): "
+            "a continuation that held its level (a NOTE)"
+        )
+    return ctx.fire(
+        msg,
         step=steps[-1],
+        severity="NOTE" if prev is not None else None,
+        previous_segment_end=prev,
         start_level=start,
         end_level=end,
         improvement=start - end,
@@ -104,10 +124,36 @@ def dead_run(ctx: Context) -> Finding | None:
     )
 
 
+def _preference_still_learning(ctx: Context) -> None:
+    """Stand down on a preference loss (DPO and kin) whose reward accuracy (else reward margin)
+    rose from its first to its last tenth beyond noise (an accuracy by 5 points at least): the
+    policy learned to prefer the chosen answers while its loss, ln 2 at a zero margin, moved little
+    (a small beta keeps it near ln 2 for long)."""
+    if preference_series(ctx.subject) is None:
+        return
+    names = sorted(ctx.subject.series)
+    picks = [n for n in names if "accurac" in n.lower()] + [n for n in names if "margin" in n.lower()]
+    for name in picks:
+        f = ctx.subject.series[name].finite()
+        if len(f) < 6:
+            continue
+        k = _window(len(f), ctx.t("window"))
+        start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
+        need = max(0.05 if "accurac" in name.lower() else 0.0, improvement_margin(f.values, k, 0.0))
+        if end - start > need:
+            raise StandDown(
+                f"a preference loss whose {name} rose {fmt(start)} to {fmt(end)} (more than {fmt(need)}): "
+                "the policy learned to prefer the chosen answers while its loss, ln 2 at a zero margin, "
+                "moved little"
+            )
+        return
+
+
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
-    """The loss fell within its first few points (at most three) and was flat from then on: the
-    level right after them is within noise of the end level, and below the very first point."""
-    head = min(3, max(1, len(v) // 20))
+    """The loss fell within its first few points (three, or the first 5% of a longer run: the
+    first 6 of a 128-step run logged at every step) and was flat from then on: the level right
+    after them is within noise of the end level, and below the very first point."""
+    head = max(min(3, max(1, len(v) // 20)), len(v) // 20)
     after = float(median(v[head : head + k]))
     end = float(median(v[-k:]))
     flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
@@ -164,6 +210,7 @@ def plateau(ctx: Context) -> Finding | None:
     if mid_level > 0 and end > 1.5 * mid_level:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
+    _preference_still_learning(ctx)
     return ctx.fire(
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
@@ -179,22 +226,24 @@ def plateau(ctx: Context) -> Finding | None:
     )
 
 
-def _eval_still_improving(ctx: Context, mid_step: float, first: float, last_step: float) -> None:
+def _eval_still_improving(ctx: Context, mid_step: float | None, first: float, last_step: float) -> None:
     """Stand down when the eval loss kept improving to the end: its last evaluation is in the
-    last ``window`` of the run, at its best and below its mid-run level by more than
-    ``min_improvement``. The train loss of a long run (TTS, speech, a large data set) flattens
-    while the held-out loss still falls: the run is still learning what it is for."""
+    last ``window`` of the run, at its best and below its level at ``mid_step`` (None: its first
+    evaluation) by more than ``min_improvement``. The train loss of a long run (TTS, speech, a
+    large data set) flattens while the held-out loss still falls: the run is still learning what
+    it is for."""
     ev = ctx.subject.get("eval_loss")
     f = ev.finite() if ev is not None else None
     if f is None or len(f) < 3 or f.steps[-1] < last_step - ctx.t("window") * (last_step - first):
         return  # no evaluation near the end: whether it still improved is not known
-    i = int(np.searchsorted(f.steps, mid_step, side="right")) - 1
+    i = 0 if mid_step is None else int(np.searchsorted(f.steps, mid_step, side="right")) - 1
     if i < 0 or i >= len(f) - 1:
         return
     at_mid, last, best = float(f.values[i]), float(f.values[-1]), float(np.min(f.values))
     rel = ctx.t("min_improvement")
     if at_mid > 0 and last < at_mid * (1 - rel) and last <= best * (1 + rel):
+        where = "at its first evaluation" if mid_step is None else "at mid-run"
         raise StandDown(
-            f"the eval loss was still improving: {fmt(at_mid)} at mid-run (step {fstep(f.steps[i])}) to "
+            f"the eval loss was still improving: {fmt(at_mid)} {where} (step {fstep(f.steps[i])}) to "
             f"{fmt(last)} at the end, its best (more than {fmt(rel * 100)}% lower): the run kept learning"
         )
