@@ -378,12 +378,51 @@ def _label_table(rows: list[Judged]) -> list[str]:
     return lines
 
 
-def _per_part(title: str, by: dict[str, dict], item, pick) -> list[str]:
-    """A section listing, per part, the rows ``pick`` takes from that part's figures."""
-    lines = ["", f"## {title}"]
-    for part in PARTS:
-        lines += ["", f"### {part}", ""]
-        lines += [item(r) for r in pick(by[part])] or ["none"]
+def _per_part(title: str, by: dict[str, dict], item, pick, part: str = "calibration", level: str = "##") -> list[str]:
+    """A section listing the rows ``pick`` takes from one part's figures."""
+    lines = ["", f"{level} {title}", ""]
+    return lines + ([item(r) for r in pick(by[part])] or ["none"])
+
+
+def _lists(by: dict[str, dict], part: str, level: str) -> list[str]:
+    """The per-log lists of one part: WARN/FAIL on healthy runs, misses, wrong losses, unread logs."""
+    lines = _per_part(
+        "Every WARN or FAIL on a healthy run",
+        by,
+        lambda r: f"- **{r.entry['id']}** ({r.verdict}): " + "; ".join(r.findings),
+        lambda f: f["healthy_fail"] + f["healthy_warn"],
+        part,
+        level,
+    )
+    lines += _per_part(
+        "Broken runs not flagged",
+        by,
+        lambda r: f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}",
+        lambda f: f["broken_missed"],
+        part,
+        level,
+    )
+    lines += _per_part(
+        "Wrong loss taken",
+        by,
+        lambda r: (
+            f"- **{r.entry['id']}**: took {_wrong(r)}; the loss is `{r.entry['loss_metric']}`"
+            + (f" (values `{r.entry['loss_pattern']}`)" if r.entry.get("loss_pattern") else "")
+        ),
+        lambda f: f["wrong_loss"],
+        part,
+        level,
+    )
+    lines += _per_part(
+        "Logs whose loss was not read",
+        by,
+        lambda r: (
+            f"- **{r.entry['id']}**: {r.loss_read} of {r.entry.get('loss_points', '?')} points; {r.reason or '-'}"
+        ),
+        lambda f: f["unread"],
+        part,
+        level,
+    )
     return lines
 
 
@@ -397,36 +436,20 @@ def render(rows: list[Judged]) -> str:
         "launches in one file); `no-loss`: files that log no loss at all (accuracy tables, test "
         "logs). Neither counts in the WARN/FAIL figures above."
     )
-    lines += _per_part(
-        "Every WARN or FAIL on a healthy run",
-        by,
-        lambda r: f"- **{r.entry['id']}** ({r.verdict}): " + "; ".join(r.findings),
-        lambda f: f["healthy_fail"] + f["healthy_warn"],
-    )
-    lines += _per_part(
-        "Broken runs not flagged",
-        by,
-        lambda r: f"- **{r.entry['id']}**: {r.verdict}; {r.entry['known']}",
-        lambda f: f["broken_missed"],
-    )
+    lines += ["", "## The calibration part, log by log", "", "What rules and readers may be tuned on."]
+    lines += _lists(by, "calibration", "###")
     lines += _adjudication_table(rows, adjudication())
-    lines += _per_part(
-        "Wrong loss taken",
-        by,
-        lambda r: (
-            f"- **{r.entry['id']}**: took {_wrong(r)}; the loss is `{r.entry['loss_metric']}`"
-            + (f" (values `{r.entry['loss_pattern']}`)" if r.entry.get("loss_pattern") else "")
+    lines += [
+        "",
+        "## The held-back test part, log by log",
+        "",
+        (
+            "Listed for the record only: nobody tunes a rule or a reader on these logs. Its figures "
+            "above judge a change; a change that improves the calibration part while this part gets "
+            "worse is not taken."
         ),
-        lambda f: f["wrong_loss"],
-    )
-    lines += _per_part(
-        "Logs whose loss was not read",
-        by,
-        lambda r: (
-            f"- **{r.entry['id']}**: {r.loss_read} of {r.entry.get('loss_points', '?')} points; {r.reason or '-'}"
-        ),
-        lambda f: f["unread"],
-    )
+    ]
+    lines += _lists(by, "test", "###")
     return "\n".join(lines + _tail(rows)) + "\n"
 
 
@@ -444,7 +467,7 @@ def _adjudication_table(rows: list[Judged], entries: list[dict]) -> list[str]:
     by_id = {r.entry["id"]: r for r in rows}
     lines = [
         "",
-        "## Adjudication of the calibration part",
+        "### Adjudication of the calibration part",
         "",
         (
             "Every WARN or FAIL on a healthy run of the calibration part and every miss on a broken "
