@@ -1,0 +1,162 @@
+"""Recover instead of stop (issue 32): real tiny training on CPU with a poisoned window of
+steps (targets x1e4 under plain SGD, the weights blow up to NaN). Without recovery the run
+ends non-finite; with it the run finishes its steps near the unpoisoned loss, the report names
+each recovery, the skipped batches are exactly those recorded, and a fault that never goes
+away stops after max_attempts with the last good state saved."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch (CPU build) is a test dependency: pip install torch==2.13.0")
+
+from _recovery_runs import BATCH, LR, Net, data, replay_sgd  # noqa: E402
+
+from trainlint.integrations.recover import NOTE_CODE, Recovery, recovering  # noqa: E402
+
+STEPS, WINDOW = 80, range(50, 54)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One intra-op thread: these models are tiny, and a shared machine's load then costs
+    each step far less."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def skipped_steps(actions) -> set[int]:
+    return {int(s) for a in actions if a.outcome == "recovered" for s in a.skipped_steps}
+
+
+def assert_weights_equal(a: torch.nn.Module, b: torch.nn.Module) -> None:
+    for (name, p), q in zip(a.state_dict().items(), b.state_dict().values()):
+        assert torch.allclose(p, q, rtol=1e-5, atol=1e-6), name
+
+
+# -- a plain PyTorch loop ------------------------------------------------------------------
+def plain_run(tmp_path, poison=(), recover: Recovery | bool = True, steps=STEPS):
+    x, y = data()
+    torch.manual_seed(0)
+    net = Net(poison)
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    rec = recovering(net, opt, recover=recover, log_path=tmp_path / "trainlint-guard.jsonl")
+    order = torch.randperm(len(y), generator=torch.Generator().manual_seed(1))
+    losses = []
+    for step in range(1, steps + 1):
+        idx = order[(step - 1) * BATCH % len(y) :][:BATCH]
+        opt.zero_grad()
+        loss = net.loss(x[idx], y[idx], idx)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        rec.observe(step, loss=loss.item())
+        if rec.should_stop:
+            break
+    return net, rec, losses
+
+
+def test_plain_loop_recovers_and_skips_exactly_the_recorded_batches(tmp_path):
+    net, rec, losses = plain_run(tmp_path, WINDOW)
+    report = rec.close()
+    assert len(losses) == STEPS and not rec.should_stop
+    skipped = skipped_steps(rec.actions)
+    assert set(WINDOW) <= skipped, (skipped, [a.message() for a in rec.actions])
+    # the weights are those SGD gives on the yielded batches less the recorded ones
+    assert_weights_equal(net, replay_sgd(net.seen, skipped, STEPS))
+    notes = [f for f in report.findings if f.code == NOTE_CODE]
+    assert len(notes) == len(rec.actions) >= 1 and report.verdict.value != "FAIL"
+    log = [json.loads(line) for line in (tmp_path / "trainlint-guard.jsonl").read_text().splitlines()]
+    recs = [r for r in log if r["type"] == "recovery"]
+    assert [r["skipped_steps"] for r in recs] == [a.skipped_steps for a in rec.actions]
+    assert any(r["type"] == "snapshot" and r["bytes"] > 0 for r in log)
+
+
+def test_plain_loop_with_skip_n_drops_the_next_batches_too(tmp_path):
+    net, rec, losses = plain_run(tmp_path, WINDOW, recover=Recovery(skip=3))
+    first = rec.actions[0]
+    assert first.skipped_steps[-1] == first.fault_step + 3
+    assert_weights_equal(net, replay_sgd(net.seen, skipped_steps(rec.actions), STEPS))
+
+
+def test_plain_loop_lr_scale_is_applied_and_recorded(tmp_path):
+    net, rec, losses = plain_run(tmp_path, WINDOW, recover=Recovery(lr_scale=0.5))
+    first = rec.actions[0]
+    assert first.lr_before == [LR] and first.lr_after == [LR * 0.5]
+    assert len(losses) == STEPS and math.isfinite(losses[-1])
+
+
+# -- Hugging Face Trainer ------------------------------------------------------------------
+def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
+    transformers = pytest.importorskip("transformers")
+    from trainlint.integrations.hf import GuardCallback
+
+    x, y = data()
+    torch.manual_seed(0)
+    net = Net(poison)
+    rows = [{"x": x[i], "labels": y[i], "idx": i} for i in range(len(y))]
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path),
+        max_steps=steps,
+        per_device_train_batch_size=BATCH,
+        learning_rate=LR,
+        lr_scheduler_type="constant",
+        optim="sgd",
+        max_grad_norm=1e9,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        use_cpu=True,
+        disable_tqdm=True,
+        logging_nan_inf_filter=False,
+        seed=0,
+    )
+    cb = GuardCallback(stop_on=stop_on, recover=recover, save_before_stop=True)
+    trainer = transformers.Trainer(model=net, args=args, train_dataset=rows, callbacks=[cb])
+    trainer.train()
+    losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+    return trainer, cb, losses, net
+
+
+def test_hf_poisoned_window_without_recovery_ends_non_finite(tmp_path):
+    trainer, cb, losses, net = hf_run(tmp_path, WINDOW, stop_on=None)
+    assert trainer.state.global_step == STEPS
+    last = [e for e in trainer.state.log_history if "loss" in e][-1]
+    assert not (math.isfinite(last["loss"]) and math.isfinite(last["grad_norm"])), last
+
+
+def test_hf_recover_finishes_near_the_unpoisoned_loss(tmp_path):
+    _, clean_cb, clean, _ = hf_run(tmp_path / "clean", recover=True)
+    assert clean_cb.recoverer.actions == [], "a healthy run recovered"
+    trainer, cb, losses, net = hf_run(tmp_path / "poisoned", WINDOW, recover=True)
+    assert trainer.state.global_step == STEPS and not cb.recoverer.should_stop
+    steps = [e["step"] for e in trainer.state.log_history if "loss" in e]
+    assert steps == sorted(steps) and steps[-1] == STEPS  # the step counter stayed monotonic
+    tail = lambda xs: sum(xs[-10:]) / 10  # noqa: E731 - the mean of the last ten logged losses
+    assert math.isfinite(losses[-1]) and tail(losses) <= 1.5 * tail(clean), (tail(losses), tail(clean))
+    skipped = skipped_steps(cb.recoverer.actions)
+    assert set(WINDOW) <= skipped
+    assert_weights_equal(net, replay_sgd(net.seen, skipped, STEPS))
+    notes = [f for f in cb.report.findings if f.code == NOTE_CODE]
+    assert len(notes) == len(cb.recoverer.actions) and all("restored the state of step" in f.message for f in notes)
+    log = [json.loads(x) for x in (tmp_path / "poisoned" / "trainlint-guard.jsonl").read_text().splitlines()]
+    assert len([r for r in log if r["type"] == "recovery"]) == len(notes)
+
+
+def test_hf_permanent_fault_stops_after_max_attempts_with_the_last_good_state_saved(tmp_path):
+    trainer, cb, losses, net = hf_run(tmp_path, range(40, 10_000), recover=Recovery(max_attempts=2))
+    rec = cb.recoverer
+    assert rec.should_stop and trainer.state.global_step < STEPS
+    assert [a.outcome for a in rec.actions] == ["recovered", "recovered", "stopped"]
+    assert cb.report.verdict.value == "FAIL"
+    from safetensors.torch import load_file
+
+    saved = load_file(str(tmp_path / f"checkpoint-{trainer.state.global_step}" / "model.safetensors"))
+    good = rec.snaps[-1].state["model"]
+    assert rec.snaps[-1].step == rec.actions[-1].restored_step
+    assert all(torch.equal(saved[k], good[k]) for k in good)
