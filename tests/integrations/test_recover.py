@@ -160,3 +160,74 @@ def test_hf_permanent_fault_stops_after_max_attempts_with_the_last_good_state_sa
     good = rec.snaps[-1].state["model"]
     assert rec.snaps[-1].step == rec.actions[-1].restored_step
     assert all(torch.equal(saved[k], good[k]) for k in good)
+
+
+# -- Lightning -----------------------------------------------------------------------------
+def lightning_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
+    L = pytest.importorskip("lightning")
+    from trainlint.integrations.lightning import GuardCallback
+
+    x, y = data()
+
+    class Module(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = Net(poison)
+
+        def training_step(self, batch, idx):
+            return self.net.loss(*batch)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=LR)
+
+    torch.manual_seed(0)
+    module = Module()
+    rows = torch.utils.data.TensorDataset(x, y, torch.arange(len(y)))
+    loader = torch.utils.data.DataLoader(
+        rows, batch_size=BATCH, shuffle=True, generator=torch.Generator().manual_seed(1)
+    )
+    cb = GuardCallback(stop_on=stop_on, recover=recover)
+    trainer = L.Trainer(
+        max_steps=steps,
+        callbacks=[cb],
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        default_root_dir=str(tmp_path),
+        accelerator="cpu",
+    )
+    trainer.fit(module, loader)
+    return trainer, cb, module.net
+
+
+def test_lightning_poisoned_window_ends_non_finite_without_recovery(tmp_path):
+    trainer, cb, net = lightning_run(tmp_path, WINDOW, stop_on=None)
+    assert trainer.global_step == STEPS
+    assert not all(bool(torch.isfinite(p).all()) for p in net.parameters()) or not math.isfinite(
+        cb.guard.history.view().get("loss").values[-1]
+    )
+
+
+def test_lightning_recover_finishes_and_skips_exactly_the_recorded_batches(tmp_path):
+    _, clean_cb, _ = lightning_run(tmp_path / "clean", recover=True)
+    assert clean_cb.recoverer.actions == [], "a healthy run recovered"
+    trainer, cb, net = lightning_run(tmp_path / "poisoned", WINDOW, recover=True)
+    rec = cb.recoverer
+    assert trainer.global_step == STEPS and not rec.should_stop and rec.actions
+    tail = [float(c.guard.history.view().get("loss").values[-10:].mean()) for c in (cb, clean_cb)]
+    assert math.isfinite(tail[0]) and tail[0] <= 1.5 * tail[1], tail
+    skipped = skipped_steps(rec.actions)
+    assert set(WINDOW) <= skipped
+    assert_weights_equal(net.net, replay_sgd(net.seen, skipped, STEPS).net)
+    assert [f.code for f in cb.report.findings].count(NOTE_CODE) == len(rec.actions)
+
+
+def test_lightning_permanent_fault_stops_after_max_attempts(tmp_path):
+    trainer, cb, net = lightning_run(tmp_path, range(40, 10_000), recover=Recovery(max_attempts=2))
+    rec = cb.recoverer
+    assert rec.should_stop and trainer.global_step < STEPS
+    assert [a.outcome for a in rec.actions] == ["recovered", "recovered", "stopped"]
+    assert cb.report.verdict.value == "FAIL"
+    good = rec.snaps[-1].state["model"]
+    assert all(torch.equal(v, good[k]) for k, v in net.state_dict().items() if k in good)
