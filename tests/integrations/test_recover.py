@@ -146,6 +146,27 @@ def test_hf_recover_finishes_near_the_unpoisoned_loss(tmp_path):
     assert len(notes) == len(cb.recoverer.actions) and all("restored the state of step" in f.message for f in notes)
     log = [json.loads(x) for x in (tmp_path / "poisoned" / "trainlint-guard.jsonl").read_text().splitlines()]
     assert len([r for r in log if r["type"] == "recovery"]) == len(notes)
+    trainer.save_state()  # the run's own log (trainer_state.json) still holds the poisoned window
+    doctor_sees_the_recoveries(tmp_path / "poisoned", len(notes))
+
+
+def doctor_sees_the_recoveries(out, recoveries):
+    """doctor on the output folder: the recoveries as NOTEs on the run, which is judged without
+    the rolled-back steps; without the guard log beside it the same log FAILs."""
+    from trainlint import api
+
+    run_report = lambda result: next(r for r in result.reports if r.format != "trainlint-guard")  # noqa: E731
+    result = api.doctor(out)
+    run = run_report(result)
+    assert [f.code for f in run.findings].count(NOTE_CODE) == recoveries, run.findings
+    assert run.verdict.value != "FAIL", run.findings
+    guard = next(r for r in result.reports if r.format == "trainlint-guard")
+    assert [f.code for f in guard.findings].count(NOTE_CODE) == recoveries and guard.verdict.value != "FAIL"
+    faults = {"TL001", "TL003", "TL010", "TL011", "TL020", "TL021", "TL050"}
+    assert not faults & {f.code for f in run.findings}, run.findings
+    (out / "trainlint-guard.jsonl").rename(out.parent / "moved.jsonl")
+    bare = run_report(api.doctor(out))
+    assert faults & {f.code for f in bare.findings if f.severity.value in ("FAIL", "WARN")}, bare.findings
 
 
 def test_hf_permanent_fault_stops_after_max_attempts_with_the_last_good_state_saved(tmp_path):
