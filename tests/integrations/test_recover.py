@@ -252,3 +252,39 @@ def test_lightning_permanent_fault_stops_after_max_attempts(tmp_path):
     assert cb.report.verdict.value == "FAIL"
     good = rec.snaps[-1].state["model"]
     assert all(torch.equal(v, good[k]) for k, v in net.state_dict().items() if k in good)
+
+
+# -- healthy runs replayed -----------------------------------------------------------------
+HEALTHY_EVIDENCE = ["qwen-qlora-gallery/healthy", "qwen-qlora-gallery/overfit", "qwen-qlora-gallery/bad_labels"]
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def replay_recovering(path):
+    """A finished run's records fed to a recovering guard (a stand-in model to snapshot):
+    the actions it took, and how many snapshots it judged good."""
+    from trainlint.api import read_run
+    from trainlint.live.replay import records
+
+    run = read_run(path)
+    model = torch.nn.Linear(2, 1)
+    rec = recovering(model, torch.optim.SGD(model.parameters(), lr=0.1), meta=dict(run.meta), role_map=dict(run.roles))
+    for step, wall, metrics in records(run):
+        rec.observe(step, wall_time=wall, **metrics)
+    return rec
+
+
+@pytest.mark.parametrize("name", HEALTHY_EVIDENCE)
+def test_recovery_never_triggers_on_the_evidence_healthy_runs(evidence, name):
+    rec = replay_recovering(evidence / name)
+    assert rec.actions == [] and not rec.should_stop and rec.snaps
+
+
+def test_the_same_replay_recovers_on_the_evidence_runs_that_blew_up(evidence):
+    """The control: the replay above does act on a run whose gradients went non-finite."""
+    rec = replay_recovering(evidence / "qwen-qlora-gallery" / "fp16_nan")
+    assert rec.actions and rec.actions[0].code == "TL003"
+
+
+def test_recovery_never_triggers_on_the_examples_healthy_run():
+    rec = replay_recovering(ROOT / "examples" / "hf-healthy")
+    assert rec.actions == [] and not rec.should_stop and rec.snaps
