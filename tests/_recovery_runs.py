@@ -53,3 +53,34 @@ def replay_sgd(seen: dict[int, list[int]], skipped: set[int], steps: int) -> Net
         net.loss(x[idx], y[idx], idx).backward()
         opt.step()
     return net
+
+
+def rank_worker(rank: int, world: int, port: int, out: str, steps: int, window: list[int]) -> None:
+    """One rank of a gloo process group running a plain recovering loop; only rank 1's
+    batches are poisoned in ``window``. Writes the actions it took to OUT/rank<rank>.json."""
+    import json
+    import os
+
+    from trainlint.integrations.recover import recovering
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    torch.distributed.init_process_group("gloo", rank=rank, world_size=world)
+    torch.set_num_threads(1)
+    x, y = data()
+    torch.manual_seed(0)
+    net = Net(window if rank == 1 else ())
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    rec = recovering(net, opt)
+    for step in range(1, steps + 1):
+        idx = torch.arange((step - 1) * BATCH, step * BATCH) % len(y)
+        opt.zero_grad()
+        loss = net.loss(x[idx], y[idx], idx)
+        loss.backward()
+        opt.step()
+        rec.observe(step, loss=loss.item())
+        if rec.should_stop:
+            break
+    actions = [[a.code, a.fault_step, a.restored_step, a.skipped_steps, a.outcome] for a in rec.actions]
+    with open(os.path.join(out, f"rank{rank}.json"), "w") as fh:
+        json.dump({"actions": actions, "steps": step}, fh)
+    torch.distributed.destroy_process_group()

@@ -288,3 +288,22 @@ def test_the_same_replay_recovers_on_the_evidence_runs_that_blew_up(evidence):
 def test_recovery_never_triggers_on_the_examples_healthy_run():
     rec = replay_recovering(ROOT / "examples" / "hf-healthy")
     assert rec.actions == [] and not rec.should_stop and rec.snaps
+
+
+# -- distributed: the same decision on every rank ------------------------------------------
+def test_every_rank_recovers_at_the_same_step_when_only_one_rank_sees_the_fault(tmp_path):
+    """Two CPU processes (gloo): only rank 1's batches are poisoned, yet both ranks roll back
+    at the same step to the same snapshot and skip the same steps (the decision is reduced)."""
+    import socket
+
+    import torch.multiprocessing as mp
+    from _recovery_runs import rank_worker
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = (2, port, str(tmp_path), STEPS, list(WINDOW))
+    mp.start_processes(rank_worker, args=args, nprocs=2, join=True, start_method="fork")  # no re-import
+    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
+    assert ranks[0] == ranks[1], ranks
+    assert ranks[0]["steps"] == STEPS and ranks[0]["actions"], ranks

@@ -36,6 +36,7 @@ from . import _torchstate as ts
 # The faults a rollback can cure, by rule: the run's numbers went non-finite or blew up.
 RECOVERABLE = frozenset({"TL001", "TL002", "TL003", "TL010", "TL011"})
 SPIKE, GRAD_SPIKES = "TL020", frozenset({"TL021", "TL050"})  # a loss spike counts with these
+FAULT_CODES = sorted(RECOVERABLE | {SPIKE})  # a fault's code travels between ranks as its index
 NOTE_CODE = "TL089"
 REFERENCE, BAD_FACTOR = 20, 2.0  # a record is bad above 2x the median of the 20 before the snapshot
 AUTO_MEMORY_BYTES = 2 << 30  # keep="auto": in memory up to 2 GiB of weights and optimizer state
@@ -208,9 +209,10 @@ class Recoverer:
         self._first_after = False
         stop = fault is None and self._stopper() is not None
         first_bad = min(self._bad_since(step), step)
-        flags = ts.agree([fault is not None, stop, came_back, -int(first_bad) if fault else -(1 << 62)])
-        if flags[0]:
-            code = fault.code if fault is not None else "TL001"
+        which = FAULT_CODES.index(fault.code) + 1 if fault is not None else 0
+        flags = ts.agree([which, stop, came_back, -int(first_bad) if fault else -(1 << 62)])
+        if flags[0]:  # on every rank alike: the fault, its first bad step, what to do
+            code = FAULT_CODES[flags[0] - 1]
             if self.unsupported:
                 self._stop(step, code, f"no rollback under {self.unsupported}")
             elif flags[2]:
