@@ -91,6 +91,28 @@ def test_plain_loop_lr_scale_is_applied_and_recorded(tmp_path):
     assert len(losses) == STEPS and math.isfinite(losses[-1])
 
 
+def test_plain_loop_keeps_its_snapshots_on_disk_when_asked(tmp_path):
+    net, rec, losses = plain_run(tmp_path, WINDOW, recover=Recovery(keep="disk"))
+    assert len(losses) == STEPS and rec.actions and all(s.path is not None and s.path.is_file() for s in rec.snaps)
+    assert_weights_equal(net, replay_sgd(net.seen, skipped_steps(rec.actions), STEPS))
+    rec.close()
+    assert not list(tmp_path.glob("trainlint-snapshot-*.pt"))  # removed when the run ends
+
+
+def test_a_setting_without_rollback_stops_at_the_fault(tmp_path):
+    """Sharded states (FSDP, DeepSpeed) are not rolled back: a curable fault stops the run."""
+    from trainlint.integrations.recover import Recoverer
+
+    net, rec, _ = plain_run(tmp_path, (), steps=1)
+    stopper = Recoverer(Recovery(), rec.guard, rec.parts, unsupported="FSDP")
+    for step in range(2, 40):
+        stopper.observe(step, loss=1.0 / step if step < 30 else math.nan)
+        if stopper.should_stop:
+            break
+    assert step == 30 and [a.outcome for a in stopper.actions] == ["stopped"]
+    assert "FSDP" in stopper.actions[0].reason
+
+
 # -- Hugging Face Trainer ------------------------------------------------------------------
 def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     transformers = pytest.importorskip("transformers")

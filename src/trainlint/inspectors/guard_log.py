@@ -72,7 +72,7 @@ def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str,
             at.pop(code, None)
     fault, restored = record.get("fault_step"), record.get("restored_step")
     if record.get("outcome") == "recovered":
-        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {len(record.get('skipped_steps') or [])} batches"
+        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {_batches(len(record.get('skipped_steps') or []))}"
     else:
         message = f"{record.get('code')} at step {fault}: not recovered, the run was stopped ({record.get('reason')})"
     evidence = {
@@ -81,3 +81,7 @@ def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str,
     }
     step = fault if isinstance(fault, (int, float)) else None
     report.findings.append(Finding("TL089", "recovered", "resume", Severity.NOTE, message, evidence, step))
+
+
+def _batches(n: int) -> str:
+    return f"{n} batch" if n == 1 else f"{n} batches"

@@ -102,7 +102,7 @@ class RecoveryRecord(msgspec.Struct):
         lr = "" if self.lr_after == self.lr_before else f"; LR {_lr(self.lr_before)} -> {_lr(self.lr_after)}"
         return (
             f"{self.code} at step {_num(self.fault_step)}: restored the state of step {_num(self.restored_step)}, "
-            f"skipped {len(self.skipped_steps)} batches (steps {_span(self.skipped_steps)}){lr}; "
+            f"skipped {_batches(len(self.skipped_steps))} (steps {_span(self.skipped_steps)}){lr}; "
             f"attempt {self.attempt}"
         )
 
@@ -377,3 +377,7 @@ def recovering(
     policy = Recovery.of(recover) or Recovery()
     parts = ts.Parts(model, optimizer, scheduler, scaler)
     return Recoverer(policy, Guard(stop_on=None, **guard_options), lambda: parts, stop_on=stop_on)
+
+
+def _batches(n: int) -> str:
+    return f"{n} batch" if n == 1 else f"{n} batches"

@@ -45,7 +45,7 @@ def recovered(ctx: Context) -> list[Finding]:
         out.append(
             ctx.fire(
                 f"{e.get('code')} at step {fstep(_num(e.get('fault_step')))}: rolled back to step "
-                f"{fstep(_num(e.get('restored_step')))}, skipped {len(e.get('skipped_steps') or [])} batches (steps {span}){lr}",
+                f"{fstep(_num(e.get('restored_step')))}, skipped {_batches(len(e.get('skipped_steps') or []))} (steps {span}){lr}",
                 step=_num(e.get("fault_step")),
                 fault=e.get("code"),
                 restored_step=e.get("restored_step"),
@@ -54,3 +54,7 @@ def recovered(ctx: Context) -> list[Finding]:
             )
         )
     return out
+
+
+def _batches(n: int) -> str:
+    return f"{n} batch" if n == 1 else f"{n} batches"
