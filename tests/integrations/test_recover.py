@@ -329,3 +329,26 @@ def test_every_rank_recovers_at_the_same_step_when_only_one_rank_sees_the_fault(
     ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
     assert ranks[0] == ranks[1], ranks
     assert ranks[0]["steps"] == STEPS and ranks[0]["actions"], ranks
+
+
+def test_doctor_takes_damaged_recovery_records_in_its_stride(tmp_path):
+    """Recovery records of the wrong shapes beside a log: no traceback, no window applied."""
+    from trainlint import api
+
+    steps = range(1, 61)
+    (tmp_path / "metrics.jsonl").write_text("".join(f'{{"step": {s}, "loss": {2.0 / s}}}\n' for s in steps))
+    bad = [
+        {"type": "recovery", "outcome": "recovered", "skipped_steps": 5, "restored_step": 3},
+        {"type": "recovery", "outcome": "recovered", "skipped_steps": ["a"], "restored_step": None},
+        {"type": "recovery", "outcome": "stopped", "skipped_steps": [], "code": "TL001", "fault_step": "x"},
+        {"type": "recovery", "outcome": "recovered", "skipped_steps": [11, 12], "restored_step": 10, "code": "TL001"},
+    ]
+    lines = [json.dumps({"trainlint_guard": 1, "type": "start", "time": 0})] + [
+        json.dumps({"trainlint_guard": 1, "time": 0, **r}) for r in bad
+    ]
+    (tmp_path / "trainlint-guard.jsonl").write_text("\n".join(lines) + "\n")
+    result = api.doctor(tmp_path)
+    run = next(r for r in result.reports if r.format == "jsonl")
+    assert [f.code for f in run.findings].count(NOTE_CODE) == 1 and run.unjudged is None
+    guard = next(r for r in result.reports if r.format == "trainlint-guard")
+    assert [f.code for f in guard.findings].count(NOTE_CODE) == 4

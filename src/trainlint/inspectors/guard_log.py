@@ -63,16 +63,16 @@ class GuardLogInspector:
 def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str, Any], report: Report) -> None:
     """A recovery: its NOTE; a rollback also withdraws the findings announced in the window it
     rolled back (their records are no longer the model's trajectory)."""
-
     window = rolled_back_window(record)
     if window is not None:
         lo, hi = window
         for code in [c for c, step in at.items() if isinstance(step, (int, float)) and lo < step <= hi]:
             latest.pop(code, None)
             at.pop(code, None)
-    fault, restored = record.get("fault_step"), record.get("restored_step")
+    fault, restored, skipped = record.get("fault_step"), record.get("restored_step"), record.get("skipped_steps")
+    count = len(skipped) if isinstance(skipped, list) else 0
     if record.get("outcome") == "recovered":
-        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {_batches(len(record.get('skipped_steps') or []))}"
+        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {_batches(count)}"
     else:
         message = f"{record.get('code')} at step {fault}: not recovered, the run was stopped ({record.get('reason')})"
     evidence = {

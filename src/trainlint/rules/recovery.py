@@ -14,7 +14,11 @@ def _num(x: Any) -> float:
 
 
 def recovery_events(events: list[Any]) -> list[dict[str, Any]]:
-    return [e for e in events if isinstance(e, dict) and e.get("type") == "recovery"]
+    return [
+        e
+        for e in events
+        if isinstance(e, dict) and e.get("type") == "recovery" and isinstance(e.get("skipped_steps"), list)
+    ]
 
 
 @rule(
