@@ -113,6 +113,30 @@ def test_a_setting_without_rollback_stops_at_the_fault(tmp_path):
     assert "FSDP" in stopper.actions[0].reason
 
 
+def test_plain_loop_restores_the_gradient_scaler(tmp_path):
+    """A scaler's state (its scale, its growth tracker) goes back with the weights."""
+    x, y = data()
+    torch.manual_seed(0)
+    net = Net(WINDOW)
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=3)
+    rec = recovering(net, opt, scaler=scaler)
+    scales = {}
+    for step in range(1, STEPS + 1):
+        idx = torch.arange((step - 1) * BATCH, step * BATCH) % len(y)
+        opt.zero_grad()
+        loss = net.loss(x[idx], y[idx], idx)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        scales[step] = scaler.get_scale()
+        rec.observe(step, loss=loss.item())
+        if rec.actions:
+            break
+    assert rec.actions and rec.actions[0].outcome == "recovered", [a.message() for a in rec.actions]
+    assert scaler.get_scale() == scales[int(rec.actions[0].restored_step)] != scales[step]
+
+
 # -- Hugging Face Trainer ------------------------------------------------------------------
 def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     transformers = pytest.importorskip("transformers")

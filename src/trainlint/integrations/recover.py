@@ -235,7 +235,8 @@ class Recoverer:
     def _bad_since(self, step: float) -> float:
         """Where the run of bad records that ends at the last record began (inf when the last
         record is good). A record is bad when its loss is non-finite or above twice the median
-        of the 20 records before the newest snapshot (before the run, without one)."""
+        of the 20 records before the newest snapshot (the median plus its size, for a negative
+        loss; the last 20 records, without a snapshot)."""
         loss = self.guard.history.view().get("loss")
         if loss is None or not len(loss):
             return step
@@ -245,7 +246,8 @@ class Recoverer:
         ref = ref[np.isfinite(ref)]
         if not len(ref):
             return step
-        bad = ~np.isfinite(values) | (values > BAD_FACTOR * float(np.median(ref)))
+        med = float(np.median(ref))
+        bad = ~np.isfinite(values) | (values > med + (BAD_FACTOR - 1) * abs(med))  # 2x a positive loss
         if not bad[-1]:
             return math.inf
         good = np.flatnonzero(~bad)
