@@ -137,6 +137,34 @@ def test_plain_loop_restores_the_gradient_scaler(tmp_path):
     assert scaler.get_scale() == scales[int(rec.actions[0].restored_step)] != scales[step]
 
 
+def test_a_snapshot_survives_the_steps_after_its_restore():
+    """Restoring twice from one snapshot gives the same optimizer state both times (the
+    optimizer must not take the snapshot's own tensors and update them in place)."""
+    from trainlint.integrations import _torchstate as ts
+
+    torch.manual_seed(0)
+    net = torch.nn.Linear(4, 1)
+    opt = torch.optim.Adam(net.parameters(), lr=0.1)
+
+    def step():
+        opt.zero_grad()
+        net(torch.randn(8, 4)).pow(2).mean().backward()
+        opt.step()
+
+    step()
+    parts = ts.Parts(net, opt)
+    snap = ts.take(parts, 1)
+    first = [v.clone() for v in snap.state["optimizer"]["state"][0].values()]
+    for _ in range(2):
+        ts.restore(parts, snap, 1.0)
+        assert all(torch.equal(a, b) for a, b in zip(opt.state_dict()["state"][0].values(), first))
+        step()
+        step()
+    again = ts.take(parts, 4, reuse=snap)  # into the evicted snapshot's memory
+    assert again.state["model"]["weight"].data_ptr() == snap.state["model"]["weight"].data_ptr()
+    assert torch.equal(again.state["model"]["weight"], net.weight.detach())
+
+
 # -- Hugging Face Trainer ------------------------------------------------------------------
 def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     transformers = pytest.importorskip("transformers")

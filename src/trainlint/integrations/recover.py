@@ -38,7 +38,7 @@ RECOVERABLE = frozenset({"TL001", "TL002", "TL003", "TL010", "TL011"})
 SPIKE, GRAD_SPIKES = "TL020", frozenset({"TL021", "TL050"})  # a loss spike counts with these
 FAULT_CODES = sorted(RECOVERABLE | {SPIKE})  # a fault's code travels between ranks as its index
 NOTE_CODE = "TL089"
-REFERENCE, BAD_FACTOR = 20, 2.0  # a record is bad above 2x the median of the 20 before the snapshot
+REFERENCE, BAD_FACTOR, MAX_TAIL = 20, 2.0, 100_000  # a record is bad above 2x the median of the 20 before the snapshot
 AUTO_MEMORY_BYTES = 2 << 30  # keep="auto": in memory up to 2 GiB of weights and optimizer state
 
 
@@ -208,7 +208,7 @@ class Recoverer:
         came_back = self._first_after and fault is not None and not ts.finite(loss)
         self._first_after = False
         stop = fault is None and self._stopper() is not None
-        first_bad = min(self._bad_since(step), step)
+        first_bad = min(self._bad_since(step), step) if fault is not None else step
         which = FAULT_CODES.index(fault.code) + 1 if fault is not None else 0
         flags = ts.agree([which, stop, came_back, -int(first_bad) if fault else -(1 << 62)])
         if flags[0]:  # on every rank alike: the fault, its first bad step, what to do
@@ -239,7 +239,7 @@ class Recoverer:
         loss; the last 20 records, without a snapshot)."""
         loss = self.guard.history.view().get("loss")
         if loss is None or not len(loss):
-            return step
+            return math.inf
         steps, values = loss.steps, loss.values
         ref_end = np.searchsorted(steps, self.snaps[-1].step, side="right") if self.snaps else len(values)
         ref = values[max(0, ref_end - REFERENCE) : ref_end]
@@ -247,11 +247,16 @@ class Recoverer:
         if not len(ref):
             return step
         med = float(np.median(ref))
-        bad = ~np.isfinite(values) | (values > med + (BAD_FACTOR - 1) * abs(med))  # 2x a positive loss
+        # only the records from the oldest snapshot on matter (a run of bad records that began
+        # before it leaves no snapshot to restore either way): constant work per record
+        start = max(0, int(np.searchsorted(steps, self.snaps[0].step, side="right")) - 1) if self.snaps else 0
+        start = max(start, len(values) - MAX_TAIL)
+        tail = values[start:]
+        bad = ~np.isfinite(tail) | (tail > med + (BAD_FACTOR - 1) * abs(med))  # 2x a positive loss
         if not bad[-1]:
             return math.inf
         good = np.flatnonzero(~bad)
-        return float(steps[good[-1] + 1]) if len(good) else float(steps[0])
+        return float(steps[start + good[-1] + 1]) if len(good) else float(steps[start])
 
     def _loss_of(self, metrics: dict[str, Any]) -> float | None:
         name = self.guard.history.roles.get("loss")
@@ -313,9 +318,13 @@ class Recoverer:
         if self._keep == "disk":
             folder = self.snapshot_dir or Path(".")
             path = folder / f"trainlint-snapshot-r{ts.rank()}-{int(step)}.pt"
-        snap = ts.take(parts, step, path)
-        if ts.agree([1 if snap is None else 0])[0]:
+        full = len(self.snaps) >= self.policy.snapshots
+        evicted = self.snaps[0] if full and path is None else None  # its memory is reused
+        snap = ts.take(parts, step, path, evicted)
+        if ts.agree([1 if snap is None else 0])[0]:  # not good on some rank: none is kept
             self._drop_files([snap] if snap is not None else [])
+            if snap is not None and evicted is not None:
+                self.snaps = self.snaps[1:]  # its tensors were overwritten
             return
         assert snap is not None
         if not self.snaps and self.guard.log_path is not None and ts.rank() == 0:
