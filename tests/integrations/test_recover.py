@@ -165,6 +165,20 @@ def test_a_snapshot_survives_the_steps_after_its_restore():
     assert torch.equal(again.state["model"]["weight"], net.weight.detach())
 
 
+def test_a_fault_right_after_a_rollback_stops_the_run(tmp_path):
+    """A non-finite loss at the first record after a rollback: the restored state itself is
+    unusable, so the run stops at once rather than trying again."""
+    model = torch.nn.Linear(2, 1)
+    rec = recovering(model, torch.optim.SGD(model.parameters(), lr=0.1), log_path=tmp_path / "g.jsonl")
+    for step in range(1, 60):
+        rec.observe(step, loss=1.0 / step if step < 30 else math.nan)
+        if rec.should_stop:
+            break
+    assert [a.outcome for a in rec.actions] == ["recovered", "stopped"] and step == 31
+    assert rec.actions[1].reason == "the fault came back right after the recovery"
+    assert rec.close().verdict.value == "FAIL"
+
+
 # -- Hugging Face Trainer ------------------------------------------------------------------
 def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     transformers = pytest.importorskip("transformers")
