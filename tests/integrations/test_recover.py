@@ -179,6 +179,14 @@ def test_a_fault_right_after_a_rollback_stops_the_run(tmp_path):
     assert rec.close().verdict.value == "FAIL"
 
 
+@pytest.mark.parametrize(
+    "bad", [{"skip": "all"}, {"skip": -1}, {"keep": "gpu"}, {"max_attempts": 0}, {"lr_scale": 0.0}, {"snapshots": 0}]
+)
+def test_a_bad_policy_is_refused_in_one_line(bad):
+    with pytest.raises(ValueError, match="^Recovery: "):
+        Recovery(**bad)
+
+
 # -- Hugging Face Trainer ------------------------------------------------------------------
 def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     transformers = pytest.importorskip("transformers")

@@ -17,7 +17,6 @@ The framework callbacks (``integrations.hf``, ``integrations.lightning``) drive 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterable
@@ -67,8 +66,12 @@ class Recovery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or self.snapshot_every < 1 or self.snapshots < 1:
             raise ValueError("Recovery: max_attempts, snapshot_every and snapshots must be at least 1")
-        if not isinstance(self.skip, str) and self.skip < 0:
-            raise ValueError("Recovery: skip is 'window' or a count of batches >= 0")
+        if self.skip != "window" and (
+            isinstance(self.skip, (str, bool)) or not isinstance(self.skip, int) or self.skip < 0
+        ):
+            raise ValueError(f"Recovery: skip is 'window' or a count of batches >= 0, not {self.skip!r}")
+        if self.keep not in ("memory", "disk", "auto"):
+            raise ValueError(f"Recovery: keep is 'memory', 'disk' or 'auto', not {self.keep!r}")
         if not 0 < self.lr_scale <= 1e3:
             raise ValueError("Recovery: lr_scale must be in (0, 1000]")
 
@@ -345,7 +348,15 @@ class Recoverer:
         its findings are those of the trajectory the model now has."""
         old = self.guard
         run = old.history.view()
-        new = dataclasses.replace(old, log_path=None, on_finding=None)
+        new = Guard(  # the public constructor: silent (no log, no callback) while it catches up
+            settings=old.settings,
+            warmup_steps=old.warmup_steps,
+            role_map=old.role_map,
+            meta=old.meta,
+            source=old.source,
+            growth=old.growth,
+            clock=old.clock,
+        )
         for step, wall, metrics in records(run):
             if not lo < step <= hi:
                 new.observe(step, wall_time=wall, **metrics)
