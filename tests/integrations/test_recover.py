@@ -265,6 +265,13 @@ def doctor_sees_the_recoveries(out, recoveries):
     assert faults & {f.code for f in bare.findings if f.severity.value in ("FAIL", "WARN")}, bare.findings
 
 
+def test_hf_skip_n_drops_the_batches_after_the_fault_too(tmp_path):
+    trainer, cb, losses, net = hf_run(tmp_path, WINDOW, recover=Recovery(skip=3))
+    first = cb.recoverer.actions[0]
+    assert trainer.state.global_step == STEPS and first.skipped_steps[-1] == first.fault_step + 3
+    assert_weights_equal(net, replay_sgd(net.seen, skipped_steps(cb.recoverer.actions), STEPS))
+
+
 def test_hf_permanent_fault_stops_after_max_attempts_with_the_last_good_state_saved(tmp_path):
     trainer, cb, losses, net = hf_run(tmp_path, range(40, 10_000), recover=Recovery(max_attempts=2))
     rec = cb.recoverer
