@@ -59,3 +59,26 @@ def test_readme_links_lead_to_files():
     assert len(local) >= 10, local
     missing = [link for link in local if not (ROOT / link).exists()]
     assert not missing, missing
+
+
+def test_readme_recovered_run_is_what_the_demo_script_prints(capsys):
+    """The "Recover instead of stop" block is the real output of scripts/recover_demo.py (a tiny
+    HF Trainer run on the CPU, a few seconds)."""
+    import importlib.util
+
+    import pytest
+
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location("recover_demo", ROOT / "scripts" / "recover_demo.py")
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    threads, verbosity = torch.get_num_threads(), transformers.logging.get_verbosity()
+    try:
+        demo.main()
+    finally:  # the demo sets both for the process
+        torch.set_num_threads(threads)
+        transformers.logging.set_verbosity(verbosity)
+    printed = capsys.readouterr().out
+    shown = next(b for b in _blocks(README.read_text(encoding="utf-8")) if b.startswith("callback.report:\n"))
+    assert shown == printed

@@ -378,6 +378,30 @@ ROWS = [
         says=("100 -> 61",),
     ),
     Row(
+        "TL089",
+        lambda: _run(
+            decay(100),
+            events=[
+                {
+                    "type": "recovery",
+                    "code": "TL001",
+                    "fault_step": 60,
+                    "restored_step": 50,
+                    "skipped_steps": list(range(51, 61)),
+                    "lr_before": [0.1],
+                    "lr_after": [0.05],
+                    "attempt": 1,
+                    "outcome": "recovered",
+                }
+            ],
+        ),
+        "NOTE",
+        {"fault": "TL001", "restored_step": 50, "skipped": 10, "attempt": 1},
+        lambda: _run(decay(100)),
+        step=60,
+        says=("rolled back to step 50", "steps 51-60", "LR [0.1] -> [0.05]"),
+    ),
+    Row(
         "TL099",
         lambda: _run(decay(200, start=3, end=math.log(4), noise=0.01), extra={"label_entropy": math.log(4)}),
         "FAIL",

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ..discover import inspector
 from ..options import Options
+from ..readers.recoveries import rolled_back_window
 from ..safeio import read_str
 from ..verdict import Finding, Report, Severity
 
@@ -26,8 +28,11 @@ class GuardLogInspector:
             except ValueError:
                 report.notes.append(f"line {n} is not JSON (the file may have been cut mid-write)")
         latest: dict[str, Finding] = {}
+        latest_at: dict[str, Any] = {}  # the step each finding was announced at
         for r in records:
-            if r.get("type") == "finding" and r.get("severity") in ("FAIL", "WARN"):
+            if r.get("type") == "recovery":
+                _recovered(r, latest, latest_at, report)
+            elif r.get("type") == "finding" and r.get("severity") in ("FAIL", "WARN"):
                 latest[r["code"]] = Finding(
                     r["code"],
                     r.get("name", ""),
@@ -37,6 +42,7 @@ class GuardLogInspector:
                     r.get("evidence", {}),
                     r.get("step"),
                 )
+                latest_at[r["code"]] = r.get("at_step")
             elif r.get("type") == "stop":
                 report.notes.append(f"the guard stopped the run at step {r.get('at_step')} on {r.get('code')}")
         ends = [r for r in records if r.get("type") == "end"]
@@ -46,8 +52,36 @@ class GuardLogInspector:
             )
         else:
             report.notes.append("no end record: the run was killed, or is still going")
-        report.findings = sorted(latest.values(), key=lambda f: (f.severity is not Severity.FAIL, f.code))
-        report.checks.ran = sorted(latest)
+        notes = [f for f in report.findings if f.code == "TL089"]
+        report.findings = sorted(latest.values(), key=lambda f: (f.severity is not Severity.FAIL, f.code)) + notes
+        report.checks.ran = sorted({*latest, *(f.code for f in notes)})
         if not records:
             report.unjudged = "empty guard log"
         return report
+
+
+def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str, Any], report: Report) -> None:
+    """A recovery: its NOTE; a rollback also withdraws the findings announced in the window it
+    rolled back (their records are no longer the model's trajectory)."""
+    window = rolled_back_window(record)
+    if window is not None:
+        lo, hi = window
+        for code in [c for c, step in at.items() if isinstance(step, (int, float)) and lo < step <= hi]:
+            latest.pop(code, None)
+            at.pop(code, None)
+    fault, restored, skipped = record.get("fault_step"), record.get("restored_step"), record.get("skipped_steps")
+    count = len(skipped) if isinstance(skipped, list) else 0
+    if record.get("outcome") == "recovered":
+        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {_batches(count)}"
+    else:
+        message = f"{record.get('code')} at step {fault}: not recovered, the run was stopped ({record.get('reason')})"
+    evidence = {
+        k: record.get(k)
+        for k in ("code", "restored_step", "skipped_steps", "lr_before", "lr_after", "attempt", "outcome")
+    }
+    step = fault if isinstance(fault, (int, float)) else None
+    report.findings.append(Finding("TL089", "recovered", "resume", Severity.NOTE, message, evidence, step))
+
+
+def _batches(n: int) -> str:
+    return f"{n} batch" if n == 1 else f"{n} batches"

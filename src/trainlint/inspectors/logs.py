@@ -33,8 +33,10 @@ def read_and_map(path: Path, options: Options) -> Run:
 def judge_log(run: Run, options: Options) -> Report:
     """The one way a log is judged: roles from the alias table and --map, the settings, and
     what the options hand the rules (--vocab-size, --num-classes, the dataset's entropy)."""
+    from ..readers.recoveries import apply_recoveries
     from .dataset_handoff import log_extra
 
+    apply_recoveries(run)  # a guard that rolled the run back: the trajectory the model had
     try:
         apply_roles(run, options.role_map)
     except RoleMapError as exc:

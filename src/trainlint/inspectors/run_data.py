@@ -72,7 +72,7 @@ def _data_files(folder: Path) -> list[Path]:
             for p in folder.iterdir()
             if p.is_file()
             and p.name.lower().endswith(DATA_SUFFIXES)
-            and not p.name.startswith(("trainer_state", "training_args", "run_config"))
+            and not p.name.startswith(("trainer_state", "training_args", "run_config", "trainlint-"))
         )
     except OSError:
         return []

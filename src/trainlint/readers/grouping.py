@@ -186,6 +186,7 @@ def _dataset_file(folder: Path) -> Path | None:
             low.endswith(DATASET_SUFFIXES)
             and stem.startswith(DATASET_HINTS)
             and not stem.endswith(("results", "state", "args", "config", "log", "metrics"))
+            and not stem.startswith("trainlint-")  # the guard log, never a dataset
         ):
             return p
     return None

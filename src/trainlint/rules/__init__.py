@@ -18,6 +18,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "lr",
         "nan",
         "overfit",
+        "recovery",
         "resume",
         "spikes",
         "stagnation",
