@@ -284,7 +284,9 @@ class Result(msgspec.Struct):
         if not worst or self.verdict is Severity.PASS:
             return head + ">"
         r = worst[0]
-        first = next((f for f in r.findings if f.severity is self.verdict), None)
+        # the first FAIL or WARN in report order: a cause stands ahead of what it explains
+        alarms = (Severity.FAIL, Severity.WARN) if self.verdict in (Severity.FAIL, Severity.WARN) else ()
+        first = next((f for f in r.findings if f.severity in alarms), None)
         why = f"{first.code} {first.name}: {first.message}" if first is not None else (r.unjudged or "")
         return f"{head}; first: {r.source}: {_clip(why)}>"
 

@@ -531,3 +531,38 @@ def test_the_real_commands_offer_every_output_format(cli):
 
     shown = cli("doctor", "--help").out
     assert "[" + "|".join(f.name for f in OUTPUT_FORMATS) + "]" in shown.replace("\n", "").replace(" ", "")
+
+
+def test_the_cause_leads_in_text_summary_json_and_page():
+    """Issue 30 §4: a WARN that explains a FAIL (non-finite grad norms, TL003, before the
+    divergence, TL010) comes first in the text view, the summary line, the JSON order, the
+    page's findings (the order its markers are drawn in) and its first finding."""
+    import numpy as np
+    from _rulekit import make_run
+
+    from trainlint.engine import judge_run
+    from trainlint.report.html_data import page_data
+    from trainlint.report.text import render_text
+
+    n, rng = 60, np.random.default_rng(0)
+    loss = np.r_[1.4 * np.exp(-np.arange(4) / 10), np.linspace(1.3, 7.2, n - 4)] * np.exp(rng.normal(0, 0.02, n))
+    grad = 0.5 + rng.random(n) * 0.1
+    grad[4], grad[9] = np.inf, np.nan
+    run = make_run(loss, steps=np.arange(1, n + 1) * 5.0, grad_norm=grad, lr=np.full(n, 1e-4))
+    result = Result("doctor", reports=[judge_run(run), Report("other.jsonl", "log")])
+    assert [(f.code, f.severity.value) for f in result.reports[0].findings][:2] == [
+        ("TL003", "WARN"),
+        ("TL010", "FAIL"),
+    ]
+    out = io.StringIO()
+    render_text(result, out)
+    lines = out.getvalue().splitlines()
+    shown = [x.split()[1] for x in lines if x.startswith(("  FAIL ", "  WARN "))]
+    assert shown == ["TL003", "TL010"]
+    summary = lines[lines.index("short summary") + 1]
+    assert summary.startswith("FAIL made-up.jsonl: TL003 non-finite-grad-norm"), summary
+    assert [f["code"] for f in result.to_dict()["reports"][0]["findings"]][:2] == ["TL003", "TL010"]
+    page = next(r for r in page_data(result)["reports"] if r["source"] == "made-up.jsonl")
+    assert [f["code"] for f in page["findings"]][:2] == ["TL003", "TL010"]
+    assert page["first_finding"].startswith("TL003 ")
+    assert "; first: made-up.jsonl: TL003 non-finite-grad-norm" in repr(result)
