@@ -194,6 +194,23 @@ def test_a_run_that_fails_alone_fails_in_compare(cli, seeds, tmp_path):
     assert r.json()["table"]["rows"][0]["verdict"] == "FAIL"
 
 
+def test_findings_say_where_they_come_from_in_every_format(cli, seeds, tmp_path):
+    """Each finding of a comparison report is attributed: the run alone or against the baseline,
+    in the text, Markdown and SARIF views (JSON: ``origin``), the cause first."""
+    zero = write_run(tmp_path / "zero" / "m.jsonl", 1, peak_lr=0.0)
+    lines = [x for x in cli("compare", seeds, zero).out.splitlines() if x[2:6] in ("FAIL", "WARN")]
+    assert lines[0].startswith("  FAIL TL040 lr-zero step 10 [alone]: learning rate is zero"), lines
+    assert any(x.startswith("  WARN TL157 lr-schedule-differs [vs baseline]: ") for x in lines), lines
+    md = cli("compare", seeds, zero, "--format", "markdown").out
+    assert "**FAIL TL040** lr-zero (step 10) [alone]:" in md and "TL157** lr-schedule-differs [vs baseline]:" in md
+    sarif = cli("compare", seeds, zero, "--format", "sarif").json()
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).parent.parent / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(sarif, schema)
+    got = [(x["ruleId"], x["properties"]["origin"]) for x in sarif["runs"][0]["results"]]
+    assert got[0] == ("TL040", "run") and ("TL157", "baseline") in got
+
+
 def test_unreadable_or_missing_baseline_is_exit_2(cli, seeds, tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text("{not json\n")
