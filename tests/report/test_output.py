@@ -566,3 +566,32 @@ def test_the_cause_leads_in_text_summary_json_and_page():
     assert [f["code"] for f in page["findings"]][:2] == ["TL003", "TL010"]
     assert page["first_finding"].startswith("TL003 ")
     assert "; first: made-up.jsonl: TL003 non-finite-grad-norm" in repr(result)
+
+
+def test_compare_table_fits_the_width_in_blocks():
+    """Issue 30 §5: the runs x metrics table fits 100 columns (or the width given): long run
+    names clipped from the left, the metric columns that do not fit in a second block below,
+    every run named in each block; nothing lost."""
+    from trainlint.compare import METRICS
+    from trainlint.report.compare import render_table_text
+
+    cell = {"run": 0.0001234567, "baseline": 1.076041316, "ratio": 0.0283}
+    rows = [
+        {"source": f"/data/experiments/{'very-long-sweep-name-' * 3}{i}/trainer_state.json", "verdict": v, "cells": {}}
+        for i, v in enumerate(("FAIL", "WARN", "PASS"))
+    ]
+    for r in rows:
+        r["cells"] = {k: dict(cell) for k in METRICS}
+    table = {"baseline": ["b.json"], "columns": {k: label for k, (label, _a) in METRICS.items()}, "rows": rows}
+    for width in (100, 80):
+        out = io.StringIO()
+        render_table_text(table, out, width=width)
+        lines = out.getvalue().splitlines()
+        assert max(len(x) for x in lines) <= width, (width, max(lines, key=len))
+        blocks = [b.splitlines() for b in out.getvalue().split("\n\n") if b.strip()]
+        assert len(blocks) >= 2 and all(
+            sum(x.startswith("…") and "name-2/trainer_state.json  PASS" in x for x in b) == 1 for b in blocks
+        )
+        heads = " ".join(b[-len(rows) - 2] for b in blocks)
+        assert all(h in heads for h in ("floor", "end", "improved", "curve", "eval", "gnorm", "speed", "peak LR"))
+        assert out.getvalue().count("0.0001235 (0.0283x)") == 3 * len(METRICS) - 3  # improvement shows %
