@@ -265,7 +265,9 @@ def compare(
 ) -> Result:
     """Compare each run (a log, or every log under a folder) with the baseline run(s).
 
-    One report of kind "comparison" per run; the runs x metrics table is in ``extra["table"]``.
+    One report of kind "comparison" per run: the run judged alone (every single-run rule, as
+    ``doctor`` judges it) and against the baseline, each finding's ``origin`` "run" or
+    "baseline"; the runs x metrics table is in ``extra["table"]``.
     ``align`` is "auto" (by step when planned lengths agree, else by fraction), "step" or "fraction"."""
     from .inspectors import comparison as _compare
 

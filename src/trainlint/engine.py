@@ -52,9 +52,14 @@ def run_rules(
             continue
         report.checks.ran.append(rule.code)
         report.findings.extend(out)
-    report.findings.sort(key=_finding_order)
+    sort_findings(report.findings)
     order_findings(report.findings)
     return report
+
+
+def sort_findings(findings: list[Finding]) -> None:
+    """In place: FAIL, WARN, NOTE, then by code and step (``order_findings`` then puts causes first)."""
+    findings.sort(key=_finding_order)
 
 
 def _as_list(out: Finding | Iterable[Finding] | None) -> list[Finding]:
@@ -69,11 +74,13 @@ _SEVERITY_RANK = {"FAIL": 0, "WARN": 1, "NOTE": 2}
 
 # A finding that explains others (issue 30 §4): the cause comes first, in every view. A zero LR
 # keeps the loss where it started (flat, dead, at chance level); a non-finite gradient norm makes
-# the loss non-finite; a NaN loss produces the divergence and the spikes around it.
+# the loss non-finite; a NaN loss produces the divergence and the spikes around it. In a
+# comparison (issue 30 §5) the run's own fault explains where it stands against the baseline.
 CAUSES: dict[str, tuple[str, ...]] = {
-    "TL040": ("TL030", "TL031", "TL032", "TL033"),
+    "TL040": ("TL030", "TL031", "TL032", "TL033", "TL150", "TL151", "TL152", "TL153", "TL157"),
     "TL003": ("TL001", "TL010", "TL011", "TL021"),
-    "TL001": ("TL010", "TL011", "TL020"),
+    "TL001": ("TL010", "TL011", "TL020", "TL151", "TL153", "TL159"),
+    "TL010": ("TL151", "TL153"),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics"
+SCHEMA_VERSION = "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics", a comparison finding's "origin"
 
 
 class Severity(str, enum.Enum):
@@ -90,6 +90,9 @@ class Finding(msgspec.Struct):
     message: str
     evidence: dict[str, Any] = msgspec.field(default_factory=dict)
     step: float | None = None
+    # In a comparison report: "run" for a finding of the run judged alone (the single-run
+    # rules), "baseline" for one of the run measured against its baseline. None elsewhere.
+    origin: str | None = None
 
     def __repr__(self) -> str:
         """``<Finding FAIL TL001 non-finite-loss step 899: loss is NaN at ...>`` (a REPL line)."""
@@ -101,7 +104,7 @@ class Finding(msgspec.Struct):
         if step is not None:
             step = float(step)
             step = None if not math.isfinite(step) else int(step) if step.is_integer() else step  # strict JSON
-        return {
+        out = {
             "code": self.code,
             "name": self.name,
             "category": self.category,
@@ -110,6 +113,9 @@ class Finding(msgspec.Struct):
             "evidence": _clean(self.evidence),
             "step": step,
         }
+        if self.origin is not None:
+            out["origin"] = self.origin
+        return out
 
 
 class Checks(msgspec.Struct):
@@ -278,7 +284,9 @@ class Result(msgspec.Struct):
         if not worst or self.verdict is Severity.PASS:
             return head + ">"
         r = worst[0]
-        first = next((f for f in r.findings if f.severity is self.verdict), None)
+        # the first FAIL or WARN in report order: a cause stands ahead of what it explains
+        alarms = (Severity.FAIL, Severity.WARN) if self.verdict in (Severity.FAIL, Severity.WARN) else ()
+        first = next((f for f in r.findings if f.severity in alarms), None)
         why = f"{first.code} {first.name}: {first.message}" if first is not None else (r.unjudged or "")
         return f"{head}; first: {r.source}: {_clip(why)}>"
 

@@ -357,3 +357,27 @@ def test_damaged_run_is_compared_with_a_note():
     rep = judge(run, SEEDS[:1])
     assert rep.verdict.value == "PASS"
     assert any("the run is damaged (last line cut short)" in n for n in rep.notes)
+
+
+# ---- doctor --baseline: one report per run, a run folder folded into it ---------------------
+
+
+def test_doctor_baseline_folds_a_run_folder_into_its_one_comparison_report(tmp_path):
+    """Issue 30 §5: an HF output folder under doctor --baseline is one report, the comparison,
+    with its checkpoints folded in as doctor alone folds them (their findings the run's own)."""
+    from _outputs import _hf_output, healthy, write_hf
+
+    from trainlint import api
+
+    root = _hf_output(tmp_path / "out")
+    (tmp_path / "base").mkdir()
+    base = write_hf(tmp_path / "base" / "trainer_state.json", healthy(12), step=10)
+    alone = api.doctor([root])
+    res = api.doctor([root], api.Options(baseline=(base,)))
+    assert [(r.kind, r.source) for r in res.reports] == [("comparison", str(root))]
+    rep, own = res.reports[0], alone.reports[0]
+    assert rep.summary["checkpoints"] == own.summary["checkpoints"] and rep.summary["judged_alone"] == own.verdict.value
+    assert [(f.code, f.evidence.get("part")) for f in rep.findings if f.origin == "run"] == [
+        (f.code, f.evidence.get("part")) for f in own.findings
+    ]
+    assert res.extra["table"]["rows"][0]["source"] == str(root)

@@ -63,15 +63,17 @@ def test_records_group_series_by_step():
 
 
 def test_nan_is_announced_at_once_and_stops():
+    """The first NaN is a WARN at once (the run may recover from one: issue 30 §4); the second
+    is judged at once too, FAILs and stops the run."""
     g = Guard(stop_on="FAIL")
     announced = []
     for i in range(2000):
         loss = 3.0 / (1 + i / 30) if i < 1500 else math.nan  # still improving: nothing else to say
         lr = 1e-3 * 0.5 * (1 + math.cos(math.pi * i / 2000))
-        announced += [(i, f.code) for f in g.observe(i, loss=loss, lr=lr)]
+        announced += [(i, f.code, f.severity.value) for f in g.observe(i, loss=loss, lr=lr)]
         if g.should_stop:
             break
-    assert announced == [(1500, "TL001")]
+    assert announced == [(1500, "TL001", "WARN"), (1501, "TL001", "FAIL")]
     assert g.should_stop and g.stop_reason.code == "TL001"
 
 
@@ -80,12 +82,15 @@ def test_warn_only_by_default_and_announced_once(tmp_path):
     g = Guard(log_path=log)
     seen = []
     for i in range(400):
-        seen += [f.code for f in g.observe(i, loss=math.nan if i >= 100 else 1.0 / (i + 1), lr=1e-3)]
-    assert seen == ["TL001"] and not g.should_stop
+        seen += [
+            (f.code, f.severity.value) for f in g.observe(i, loss=math.nan if i >= 100 else 1.0 / (i + 1), lr=1e-3)
+        ]
+    # the first NaN a WARN (it may be recovered from), the second a FAIL: then never again
+    assert seen == [("TL001", "WARN"), ("TL001", "FAIL")] and not g.should_stop
     g.close()
     lines = log.read_text().splitlines()
     assert '"type": "start"' in lines[0] and '"type": "end"' in lines[-1]
-    assert sum('"type": "finding"' in line for line in lines) == 1
+    assert sum('"type": "finding"' in line for line in lines) == 2
 
 
 def test_grace_keeps_slow_categories_from_stopping_during_warmup():
@@ -118,7 +123,7 @@ def test_doctor_reads_the_guard_log(cli, tmp_path):
     rep = data["reports"][0]
     assert rep["format"] == "trainlint-guard" and rep["verdict"] == "FAIL"
     assert [f["code"] for f in rep["findings"]] == ["TL001"]
-    assert any("stopped the run at step 50" in n for n in rep["notes"])
+    assert any("stopped the run at step 51" in n for n in rep["notes"])  # the NaN recurred at 51
     assert any("no end record" in n for n in rep["notes"])
 
 
@@ -224,3 +229,31 @@ def test_an_lr_zero_from_the_start_is_judged_at_once_a_warmup_from_zero_is_not()
     for i in range(39, 60):
         g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
     assert g.judged_records == 50 and not g.timeline  # neither warmup-unfinished nor run-incomplete yet
+
+
+def test_a_single_nan_recovered_from_warns_as_doctor_does():
+    """The live guard on a run with one NaN it recovers from: a WARN at that step, never a
+    stop with stop_on="FAIL", and doctor's findings at close; a NaN that recurs FAILs and
+    stops the run at the record that repeats it."""
+    from _rulekit import decay, make_run
+
+    loss = decay(200)
+    loss[120] = np.nan
+    guard = Guard(stop_on="FAIL")
+    for i, v in enumerate(loss):
+        guard.observe(i + 1, loss=float(v), lr=1e-4)
+    tl001 = [(f.severity.value, f.step) for _, _, f in guard.timeline if f.code == "TL001"]
+    assert tl001 == [("WARN", 121)] and not guard.should_stop
+    doctor = judge_run(make_run(loss, lr=np.full(200, 1e-4)))
+    closed = guard.close()
+    assert [(f.code, f.severity, f.message) for f in closed.findings] == [
+        (f.code, f.severity, f.message) for f in doctor.findings
+    ]
+    assert [f.severity.value for f in doctor.findings if f.code == "TL001"] == ["WARN"]
+    loss[125] = np.nan
+    guard = Guard(stop_on="FAIL")
+    for i, v in enumerate(loss):
+        guard.observe(i + 1, loss=float(v), lr=1e-4)
+        if guard.should_stop:
+            break
+    assert guard.should_stop and guard.stop_reason.code == "TL001" and i == 125

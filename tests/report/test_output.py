@@ -531,3 +531,67 @@ def test_the_real_commands_offer_every_output_format(cli):
 
     shown = cli("doctor", "--help").out
     assert "[" + "|".join(f.name for f in OUTPUT_FORMATS) + "]" in shown.replace("\n", "").replace(" ", "")
+
+
+def test_the_cause_leads_in_text_summary_json_and_page():
+    """Issue 30 §4: a WARN that explains a FAIL (non-finite grad norms, TL003, before the
+    divergence, TL010) comes first in the text view, the summary line, the JSON order, the
+    page's findings (the order its markers are drawn in) and its first finding."""
+    import numpy as np
+    from _rulekit import make_run
+
+    from trainlint.engine import judge_run
+    from trainlint.report.html_data import page_data
+    from trainlint.report.text import render_text
+
+    n, rng = 60, np.random.default_rng(0)
+    loss = np.r_[1.4 * np.exp(-np.arange(4) / 10), np.linspace(1.3, 7.2, n - 4)] * np.exp(rng.normal(0, 0.02, n))
+    grad = 0.5 + rng.random(n) * 0.1
+    grad[4], grad[9] = np.inf, np.nan
+    run = make_run(loss, steps=np.arange(1, n + 1) * 5.0, grad_norm=grad, lr=np.full(n, 1e-4))
+    result = Result("doctor", reports=[judge_run(run), Report("other.jsonl", "log")])
+    assert [(f.code, f.severity.value) for f in result.reports[0].findings][:2] == [
+        ("TL003", "WARN"),
+        ("TL010", "FAIL"),
+    ]
+    out = io.StringIO()
+    render_text(result, out)
+    lines = out.getvalue().splitlines()
+    shown = [x.split()[1] for x in lines if x.startswith(("  FAIL ", "  WARN "))]
+    assert shown == ["TL003", "TL010"]
+    summary = lines[lines.index("short summary") + 1]
+    assert summary.startswith("FAIL made-up.jsonl: TL003 non-finite-grad-norm"), summary
+    assert [f["code"] for f in result.to_dict()["reports"][0]["findings"]][:2] == ["TL003", "TL010"]
+    page = next(r for r in page_data(result)["reports"] if r["source"] == "made-up.jsonl")
+    assert [f["code"] for f in page["findings"]][:2] == ["TL003", "TL010"]
+    assert page["first_finding"].startswith("TL003 ")
+    assert "; first: made-up.jsonl: TL003 non-finite-grad-norm" in repr(result)
+
+
+def test_compare_table_fits_the_width_in_blocks():
+    """Issue 30 §5: the runs x metrics table fits 100 columns (or the width given): long run
+    names clipped from the left, the metric columns that do not fit in a second block below,
+    every run named in each block; nothing lost."""
+    from trainlint.compare import METRICS
+    from trainlint.report.compare import render_table_text
+
+    cell = {"run": 0.0001234567, "baseline": 1.076041316, "ratio": 0.0283}
+    rows = [
+        {"source": f"/data/experiments/{'very-long-sweep-name-' * 3}{i}/trainer_state.json", "verdict": v, "cells": {}}
+        for i, v in enumerate(("FAIL", "WARN", "PASS"))
+    ]
+    for r in rows:
+        r["cells"] = {k: dict(cell) for k in METRICS}
+    table = {"baseline": ["b.json"], "columns": {k: label for k, (label, _a) in METRICS.items()}, "rows": rows}
+    for width in (100, 80):
+        out = io.StringIO()
+        render_table_text(table, out, width=width)
+        lines = out.getvalue().splitlines()
+        assert max(len(x) for x in lines) <= width, (width, max(lines, key=len))
+        blocks = [b.splitlines() for b in out.getvalue().split("\n\n") if b.strip()]
+        assert len(blocks) >= 2 and all(
+            sum(x.startswith("…") and "name-2/trainer_state.json  PASS" in x for x in b) == 1 for b in blocks
+        )
+        heads = " ".join(b[-len(rows) - 2] for b in blocks)
+        assert all(h in heads for h in ("floor", "end", "improved", "curve", "eval", "gnorm", "speed", "peak LR"))
+        assert out.getvalue().count("0.0001235 (0.0283x)") == 3 * len(METRICS) - 3  # improvement shows %

@@ -117,9 +117,9 @@ ROWS = [
     # ---- nan
     Row(
         "TL001",
-        lambda: _run(_with(decay(50), 30, np.nan)),
+        lambda: _run(_with(decay(50), [30, 40], np.nan)),
         "FAIL",
-        {"count": 1, "non_finite_to_end": False},
+        {"count": 2, "non_finite_to_end": False},
         lambda: _run(decay(50)),
         step=31,
         says=("step 31",),

@@ -131,3 +131,31 @@ def test_tl061_stale_best_whose_eval_held_within_5_percent_is_a_note():
 def test_tl061_stale_best_whose_eval_got_worse_warns():
     f = one("TL061", _vit_finetune(1.08))  # 20% above the best: the tail overfit
     assert f.severity.value == "WARN" and f.evidence["eval_above_best"] > 0.05 and "NOTE" not in f.message
+
+
+def _at_chance(level: float, seed: int = 0):
+    """The shape of a classifier that learned nothing: train and eval loss both sit at ``level``
+    with batch noise (a binary one at ln 2 = 0.6931: 0.6929-0.6934 for 200 steps)."""
+    rng = np.random.default_rng(seed)
+    train = level + rng.normal(0, 0.0002, 200)
+    ev = level + rng.normal(0, 0.0001, 10)
+    return make_run(train, eval_loss=ev, eval_steps=EV_STEPS, lr=np.full(200, 1e-3))
+
+
+def test_tl065_stands_down_when_train_and_eval_sit_at_chance():
+    """Issue 30 §4: train and eval agree because both are at chance (TL033's finding), not
+    because the data overlap."""
+    import math
+
+    from _rulekit import judge
+
+    for k, extra in ((2, None), (10, None), (10, {"num_classes": 10})):
+        run = _at_chance(math.log(k))
+        why = stood_down("TL065", run, extra)
+        assert f"ln {k}" in why and "TL033" in why, why
+        rep = judge(run, extra)
+        codes = {f.code: f.severity.value for f in rep.findings}
+        assert codes.get("TL033") == "FAIL" and "TL065" not in codes, codes
+    # the same agreement at a level that is no chance level is still the leak it looks like
+    f = one("TL065", _at_chance(0.55))
+    assert f.evidence["median_relative_gap"] < 0.002

@@ -4,10 +4,30 @@ from _rulekit import decay, make_run, not_checked, one, silent, stood_down
 
 def test_tl001_fires_with_first_step_and_count():
     loss = decay(50)
-    loss[30] = np.nan
+    loss[[30, 44]] = np.nan
     f = one("TL001", make_run(loss))
     assert f.severity.value == "FAIL" and f.step == 31
-    assert f.evidence["count"] == 1 and "step 31" in f.message and not f.evidence["non_finite_to_end"]
+    assert f.evidence["count"] == 2 and "step 31" in f.message and not f.evidence["non_finite_to_end"]
+
+
+def test_tl001_single_nan_recovered_from_is_a_warn_naming_the_step():
+    """Issue 30 §4: one NaN the run recovers from is a WARN naming its step; FAIL when it
+    recurs, when the run ends on it, or with fail_count=1 (the old rule)."""
+    loss = decay(50)
+    loss[30] = np.nan
+    f = one("TL001", make_run(loss))
+    assert f.severity.value == "WARN" and f.step == 31 and f.evidence["recovered"] is True
+    assert "step 31" in f.message and "recovered (the 19 point(s) after it are finite)" in f.message
+    assert one("TL001", make_run(loss), fail_count=1).severity.value == "FAIL"
+    loss[40] = np.inf
+    assert one("TL001", make_run(loss)).severity.value == "FAIL"
+    ends = decay(50)
+    ends[-1] = np.nan
+    f = one("TL001", make_run(ends))
+    assert f.severity.value == "FAIL" and f.evidence["non_finite_to_end"]
+    # a run still training whose latest point is the NaN: a WARN until the next points show it
+    f = one("TL001", make_run(ends), extra={"live": True})
+    assert f.severity.value == "WARN" and "latest point" in f.message
 
 
 def test_tl001_silent_on_finite_loss():
@@ -52,8 +72,10 @@ def test_tl003_poisoned_when_loss_zero_at_bad_grad():
 
 def test_tl003_poisoned_when_loss_non_finite():
     gn, loss = np.full(60, 0.5), decay(60)
-    gn[20], loss[21] = np.inf, np.nan
+    gn[20], loss[[21, 30]] = np.inf, np.nan
     assert one("TL003", make_run(loss, grad_norm=gn)).severity.value == "FAIL"
+    loss[30] = 1.0  # one non-finite loss the run recovered from: the same skipped step (TL001 WARN)
+    assert one("TL003", make_run(loss, grad_norm=gn)).severity.value == "WARN"
 
 
 def test_tl003_silent_and_not_checked():

@@ -185,22 +185,63 @@ class BaselineSession:
             run = self.cache.get(path)
         except ReadError as exc:
             return Report(source=str(path), kind="comparison", unjudged=str(exc))
-        return compare_run(run, self.baseline, self.settings, self.mode)
+        return self.judge(run)
+
+    def judge(self, run: Run) -> Report:
+        """The run's one report: judged alone (every single-run rule) and against the baseline."""
+        from .logs import judge_log
+
+        own = judge_log(run, self.options)
+        return merge_judgements(own, compare_run(run, self.baseline, self.settings, self.mode))
 
     def doctor_log(self, path: Path) -> list[Report]:
-        """What doctor --baseline reports for one log: its own report, then its comparison
-        (none for a log that is part of the baseline)."""
+        """What doctor --baseline reports for one log: one report, as ``compare`` gives it (a
+        log that is part of the baseline: its own report, with a note)."""
         try:
             run = self.cache.get(path)
         except ReadError as exc:
             return [Report(source=str(path), kind="log", unjudged=str(exc))]
-        from .logs import judge_log
-
-        own = judge_log(run, self.options)
         if path.resolve() in self.baseline.paths:
+            from .logs import judge_log
+
+            own = judge_log(run, self.options)
             own.notes.append("this log is part of the baseline")
             return [own]
-        return [own, compare_run(run, self.baseline, self.settings, self.mode)]
+        return [self.judge(run)]
+
+
+def merge_judgements(own: Report, comp: Report) -> Report:
+    """One report of a compared run (issue 30 §5): the run's own judgement and its comparison
+    with the baseline, each finding tagged with its origin ("run" or "baseline"), ordered
+    cause first. A run that FAILs alone FAILs here; when the comparison could not be made the
+    report is NOT-CHECKED with its reason unless the run's own findings FAIL it."""
+    from ..engine import order_findings, sort_findings
+
+    report = Report(
+        source=own.source,
+        kind="comparison",
+        format=own.format or comp.format,
+        files=list(own.files) or list(comp.files),
+        unjudged=own.unjudged or comp.unjudged,
+        notes=list(dict.fromkeys([*own.notes, *comp.notes])),
+        summary={
+            **own.summary,
+            **comp.summary,
+            "judged_alone": own.verdict.value,
+            "against_baseline": comp.verdict.value,
+        },
+        curves=comp.curves or own.curves,
+        marks=dict(own.marks),
+    )
+    report.findings = [msgspec.structs.replace(f, origin="run") for f in own.findings]
+    report.findings += [msgspec.structs.replace(f, origin="baseline") for f in comp.findings]
+    sort_findings(report.findings)
+    order_findings(report.findings)
+    ch, mine, theirs = report.checks, own.checks, comp.checks
+    ch.ran = [*mine.ran, *(c for c in theirs.ran if c not in mine.ran)]
+    ch.stood_down = {**mine.stood_down, **theirs.stood_down}
+    ch.not_checked = {**mine.not_checked, **theirs.not_checked}
+    return report
 
 
 def table(reports: list[Report], base: Baseline) -> dict[str, Any]:

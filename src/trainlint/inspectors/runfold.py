@@ -147,7 +147,8 @@ def _repeated_args(item: Item, root: Path, seen: set[bytes]) -> bool:
 
 def fold(reports: list[Report], root: Path) -> list[Report]:
     """Merge the reports of one HF output folder into its log report (see the module doc)."""
-    main = next((r for r in reports if r.kind == "log" and Path(r.source) == root), None)
+    # the run's report: its log's, or with doctor --baseline its comparison's (one per run)
+    main = next((r for r in reports if r.kind in ("log", "comparison") and Path(r.source) == root), None)
     if main is None:
         return _fold_checkpoint(reports, root)
     out, members = _absorb_members(main, reports, root)
@@ -212,8 +213,9 @@ def _part(rep: Report, root: Path) -> str:
 
 
 def _absorb(main: Report, rep: Report, part: str) -> None:
+    origin = "run" if main.kind == "comparison" else None  # a compared run's own files
     for f in rep.findings:
-        main.findings.append(replace(f, evidence={**f.evidence, "part": part}))
+        main.findings.append(replace(f, evidence={**f.evidence, "part": part}, origin=origin))
     for code in rep.checks.ran:
         if code not in main.checks.ran:
             main.checks.ran.append(code)

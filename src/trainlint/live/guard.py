@@ -143,6 +143,7 @@ class Guard:
         self._next_judge = FIRST
         self._last_judged = 0
         self._alarmed: set[str] = set()
+        self._non_finite: dict[str, int] = {}  # non-finite values seen per alarm role
         self._watched: dict[str, str] = {}  # metric name -> role, for the roles alarms follow
         self._best_loss = math.inf
         self._lr_peak = -math.inf
@@ -196,8 +197,9 @@ class Guard:
                     self._lr_moved = True
                 if self._lr_points >= 3 and not self._lr_moved and alarm is None:
                     alarm = "learning rate zero"
-            elif v - v != 0.0:  # NaN or infinite
-                alarm = f"non-finite {role}"
+            elif v - v != 0.0:  # NaN or infinite: the first, and the second (a NaN that recurs FAILs)
+                seen = self._non_finite[role] = self._non_finite.get(role, 0) + 1
+                alarm = f"non-finite {role}" + (" again" if seen > 1 else "")
             elif role == "loss":
                 if v > 2 * self._best_loss > 0 and alarm is None:
                     alarm = "loss jump"

@@ -126,12 +126,22 @@ def rule_url(code: str) -> str:
 
 
 def first_problem(report: Report) -> str:
-    """One line saying why a report is FAIL / NOT-CHECKED / WARN (the first finding or reason)."""
-    for sev in ("FAIL", "WARN"):
-        f = next((f for f in report.findings if f.severity.value == sev), None)
-        if f is not None and (sev == "FAIL" or report.unjudged is None):
-            return f"{f.code} {f.name}: {f.message}"
+    """One line saying why a report is FAIL / NOT-CHECKED / WARN: the first FAIL or WARN
+    finding in report order, which puts a cause ahead of what it explains (a WARN that caused
+    the FAIL stands first), or the reason."""
+    f = next((f for f in report.findings if f.severity.value in ("FAIL", "WARN")), None)
+    if f is not None and (report.verdict.value == "FAIL" or report.unjudged is None):
+        return f"{f.code} {f.name}: {f.message}"
     return report.unjudged or ""
+
+
+ORIGINS = {"run": "alone", "baseline": "vs baseline"}
+
+
+def origin_text(f: Finding) -> str:
+    """`` [alone]`` / `` [vs baseline]``: where a comparison report's finding comes from (the
+    run judged alone, or the run against its baseline); "" for any other finding."""
+    return f" [{ORIGINS[f.origin]}]" if f.origin in ORIGINS else ""
 
 
 def curve_change(curve: dict[str, Any]) -> tuple[float, float, float | None] | None:

@@ -40,22 +40,66 @@ def short_names(sources: list[str]) -> list[str]:
     return [str(PurePath(*p[common:])) for p in parts]
 
 
-def render_table_text(table: dict[str, Any], stream: IO[str]) -> None:
+TABLE_WIDTH = 100  # the table fits this many columns when the width is not the terminal's
+SEP = "  "
+
+
+def render_table_text(table: dict[str, Any], stream: IO[str], width: int | None = None) -> None:
+    """The runs x metrics table within ``width`` columns (default: the terminal's on a terminal,
+    else 100): run names clipped from the left, and the metric columns that do not fit beside
+    the name and verdict continue in another block below, with the names repeated."""
     rows = table.get("rows") or []
     if not rows or not any(r["cells"] for r in rows):
         return
+    width = max(width or _terminal_width(stream) or TABLE_WIDTH, 40)
     keys = [k for k in table["columns"] if any(r["cells"].get(k, {}).get("run") is not None for r in rows)]
     first = next(r["cells"] for r in rows if r["cells"])
-    lines = [
-        ["run", "verdict", *[SHORT.get(k, k) for k in keys]],
-        ["baseline", "", *[_cell(first.get(k, {}), k, "baseline") for k in keys]],
+    names = [_clip_left(n, max(20, width // 3)) for n in short_names([r["source"] for r in rows])]
+    fixed = [["run", "baseline", *names], ["verdict", "", *[r["verdict"] for r in rows]]]
+    columns = [
+        [
+            SHORT.get(k, k),
+            _cell(first.get(k, {}), k, "baseline"),
+            *[_cell(r["cells"].get(k, {}), k, "run") for r in rows],
+        ]
+        for k in keys
     ]
-    names = short_names([r["source"] for r in rows])
-    for r, name in zip(rows, names):
-        lines.append([name, r["verdict"], *[_cell(r["cells"].get(k, {}), k, "run") for k in keys]])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     n = len(table.get("baseline") or [])
     stream.write(f"comparison with {n} baseline run{'s' if n != 1 else ''} (ratio = run / baseline median)\n")
-    for line in lines:
-        stream.write("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() + "\n")
-    stream.write("\n")
+    for block in _blocks(columns, width - sum(_width(c) + len(SEP) for c in fixed)):
+        cols = fixed + block
+        widths = [_width(c) for c in cols]
+        for i in range(len(cols[0])):
+            stream.write(SEP.join(c[i].ljust(w) for c, w in zip(cols, widths)).rstrip() + "\n")
+        stream.write("\n")
+
+
+def _width(column: list[str]) -> int:
+    return max(len(c) for c in column)
+
+
+def _blocks(columns: list[list[str]], room: int) -> list[list[list[str]]]:
+    """The metric columns in order, as many per block as fit in ``room`` (at least one)."""
+    out: list[list[list[str]]] = [[]]
+    used = 0
+    for col in columns:
+        w = _width(col) + len(SEP)
+        if out[-1] and used + w > room:
+            out.append([])
+            used = 0
+        out[-1].append(col)
+        used += w
+    return out
+
+
+def _clip_left(name: str, limit: int) -> str:
+    """``…`` and the end of a name longer than ``limit`` (the end names the run's file)."""
+    return name if len(name) <= limit else "…" + name[len(name) - limit + 1 :]
+
+
+def _terminal_width(stream: IO[str]) -> int | None:
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    import shutil
+
+    return shutil.get_terminal_size((TABLE_WIDTH, 24)).columns

@@ -15,6 +15,7 @@ from .common import (
     exit_code,
     fmt_step,
     interrupted_text,
+    origin_text,
     rule_help,
     sorted_reports,
 )
@@ -63,6 +64,7 @@ def render_markdown(result: Result, stream: IO[str], view: View | None = None) -
             at = f" (step {fmt_step(f.step)})" if f.step is not None else ""
             if f.evidence.get("part"):  # a file of a folded run
                 at += f" in `{f.evidence['part']}`"
+            at += origin_text(f)
             tip = rule_help(f.code)
             w(
                 f"- **{f.severity.value} {f.code}** {f.name}{at}: {f.message}"

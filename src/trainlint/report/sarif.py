@@ -73,13 +73,16 @@ def to_sarif(result: Result) -> dict[str, Any]:
     results, notes = [], []
     for rep in result.reports:
         for f in rep.findings:
+            props = {"evidence": _clean(f.evidence), "step": _step(f.step), "verdict": rep.verdict.value}
+            if f.origin is not None:  # a comparison's finding: the run alone, or against the baseline
+                props["origin"] = f.origin
             results.append(
                 {
                     "ruleId": f.code,
                     "level": LEVELS[f.severity.value],
                     "message": {"text": f.message},
                     "locations": _location(rep, f),
-                    "properties": {"evidence": _clean(f.evidence), "step": _step(f.step), "verdict": rep.verdict.value},
+                    "properties": props,
                 }
             )
         if rep.unjudged:

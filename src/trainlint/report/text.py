@@ -24,6 +24,7 @@ from .common import (
     fmt_num,
     fmt_step,
     interrupted_text,
+    origin_text,
     rule_help,
 )
 
@@ -365,6 +366,7 @@ def _finding(out: Out, f: Finding, count: int, verbose: bool) -> None:
     part = f.evidence.get("part") if isinstance(f.evidence, dict) else None
     if part and count == 1:
         at += f" [{part}]"
+    at += origin_text(f)
     out.line(
         f"{f.code} {f.name}{at}: {f.message}{times}",
         lead=f"  {sev:<4} ",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..registry import Context, NotChecked, Threshold, rule
+from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import train_at
+from .entropy import class_count
 from .stats import fmt, median
 
 
@@ -50,7 +53,8 @@ A held-out eval loss differs from the (smoothed) train loss by more than batch n
 the two agree within `tol` (relative, 0.2%) at most evaluations, the eval set is very
 likely the training data (or overlaps it heavily), or the same number is logged twice, and
 it cannot tell you about generalisation. (A gap of about 1%, as in large-data
-pretraining where train and validation come from one distribution, is not flagged.)
+pretraining where train and validation come from one distribution, is not flagged, nor are
+a train and eval loss that agree because both sit at chance level, ln k: that is TL033.)
 Try: check how the eval split is made, deduplicate across splits, hash examples of both.""",
     thresholds=[
         Threshold("tol", 0.002, "relative |eval - train| / train that counts as identical"),
@@ -65,6 +69,13 @@ def eval_tracks_train(ctx: Context) -> Finding | None:
     share = float(np.mean(rel <= 2 * ctx.t("tol")))
     if med > ctx.t("tol") or share < ctx.t("share"):
         return None
+    chance = _at_chance(ctx, e, t)
+    if chance is not None:
+        k, level = chance
+        raise StandDown(
+            f"train and eval loss both sit at {fmt(level)} = ln {k}, chance over {k} classes: they agree "
+            "because the model predicts uniformly (TL033), not because the data overlap"
+        )
     return ctx.fire(
         f"eval loss tracks train loss: median relative gap {fmt(med * 100)}% over {len(e)} evaluations "
         f"(threshold {fmt(ctx.t('tol') * 100)}%): the eval set likely overlaps the training data",
@@ -74,6 +85,25 @@ def eval_tracks_train(ctx: Context) -> Finding | None:
         evaluations=len(e),
         threshold=ctx.t("tol"),
     )
+
+
+def _at_chance(ctx: Context, e: np.ndarray, t: np.ndarray) -> tuple[int, float] | None:
+    """(k, median train level) when train and eval loss both sit at ln k at the share of the
+    evaluations TL065 needs: k from the class count given or in the log (within TL033's 5 %
+    of ln k), else the k of the level for 2 to 100 classes (within TL033's tolerance)."""
+    level = float(median(t))
+    got = class_count(ctx)
+    if got is not None:
+        k = got[0]
+        tol = 0.05 * math.log(k)
+    else:
+        k = int(round(math.exp(level))) if level < math.log(101) else 0
+        if k < 2:
+            return None
+        tol = min(0.02, 0.3 * (math.log(k + 1) - math.log(k)))
+    ln_k = math.log(k)
+    both = (np.abs(e - ln_k) <= tol) & (np.abs(t - ln_k) <= tol)
+    return (k, level) if float(np.mean(both)) >= ctx.t("share") else None
 
 
 @rule(

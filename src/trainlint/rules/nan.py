@@ -11,6 +11,8 @@ from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .stats import fmt, fstep, median, steps_list, trailing_run
 
+RECUR = 2  # non-finite loss points that make a run broken (TL001's fail_count; one recovered from: WARN)
+
 
 @rule(
     code="TL001",
@@ -21,22 +23,51 @@ from .stats import fmt, fstep, median, steps_list, trailing_run
     explanation="""
 A NaN or infinite loss means the forward or backward pass overflowed or divided by
 zero; every update after it is garbage, and in most trainers the weights are now NaN.
+A single one that the run recovers from (every point after it finite: a skipped overflow
+step, one bad batch) is a WARN naming the step; one that recurs (`fail_count`) or that the
+run ends on is a FAIL. On a run still training (the live guard) a single non-finite latest
+point is a WARN until the next points show whether it recurs.
 Usual causes: a learning rate too high, fp16 without a loss scaler, log(0) in a custom
 loss, a bad batch. Try: lower the learning rate, enable gradient clipping, use bf16 or
 a loss scaler, and look at the batch logged just before the first bad step.""",
-    thresholds=[Threshold("min_count", 1, "non-finite loss points needed to fire")],
+    thresholds=[
+        Threshold("min_count", 1, "non-finite loss points needed to fire"),
+        Threshold("fail_count", RECUR, "non-finite loss points that FAIL; fewer that the run recovers from WARN"),
+    ],
 )
 def non_finite_loss(ctx: Context) -> Finding | None:
     hit = _first_non_finite(ctx, "loss")
     if hit is None:
         return None
     s, first, count, ev = hit
+    live = bool((ctx.extra or {}).get("live"))
+    if not recurs(s.values, ctx.t("fail_count"), live):
+        at = f"loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}"
+        after = len(s) - first - 1
+        why = (
+            f"the run recovered (the {after} point(s) after it are finite): a skipped step or one bad batch; "
+            f"FAIL if it recurs"
+            if after
+            else "the latest point of a run still training: FAIL if the next points are not finite"
+        )
+        return ctx.fire(f"{at}, {count} of {len(s)} points: {why}", severity="WARN", recovered=bool(after), **ev)
     tail = " and stays non-finite to the end" if ev["non_finite_to_end"] else ""
     return ctx.fire(
         f"loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}{tail}: "
         f"{count} of {len(s)} points non-finite",
         **ev,
     )
+
+
+def recurs(values: np.ndarray, fail_count: float = RECUR, live: bool = False) -> bool:
+    """Whether a loss's non-finite points break the run: ``fail_count`` of them or more, or a
+    finished run that ends on one. Fewer, each followed by finite points (or, on a run still
+    training, the latest point), are a blip the run recovered from, or may yet."""
+    bad = ~np.isfinite(values)
+    count = int(bad.sum())
+    if count == 0:
+        return False
+    return count >= fail_count or (bool(bad[-1]) and not live)
 
 
 def _first_non_finite(ctx: Context, role: str) -> tuple[Series, int, int, dict[str, Any]] | None:
@@ -126,7 +157,8 @@ def non_finite_grad_norm(ctx: Context) -> Finding | None:
     tail = trailing_run(bad)
     loss_here = _loss_at(ctx.subject, s.steps[bad])
     loss = ctx.subject.get("loss")
-    loss_bad = loss is not None and bool((~np.isfinite(loss.values)).any())
+    # a single non-finite loss the run recovered from is the same skipped step (TL001: WARN)
+    loss_bad = loss is not None and recurs(loss.values, live=bool((ctx.extra or {}).get("live")))
     zero_at_bad = int(np.sum(loss_here == 0.0)) if loss_here is not None else 0
     ev = dict(
         count=count,

@@ -32,8 +32,9 @@ def command(baseline, runs, more_baseline, align, fmt, config, select, ignore, t
     """Compare each RUN with a known-good BASELINE (a log, or a folder of several seeds' logs).
 
     Several baseline runs give a tolerance band from their own spread; one falls back to
-    documented ratios. One comparison report per run; exit 1 on FAIL, 2 when the baseline
-    is unreadable or itself FAILs.
+    documented ratios. One report per run: the run judged alone, as doctor judges it, and
+    against the baseline; exit 1 on FAIL, 2 when the baseline is unreadable or itself FAILs
+    (and no run FAILs alone).
     """
     from ...api import compare
 

@@ -15,7 +15,7 @@ from .._common import build_options, judging_options
     "--baseline",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="A known-good run (log or folder of seeds' logs); every log found is also compared with it.",
+    help="A known-good run (log or folder of seeds' logs); every log found is also compared with it (one report per run).",
 )
 @click.option(
     "--dataset",
