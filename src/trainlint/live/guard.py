@@ -14,9 +14,8 @@ declared ``live="end"`` (it judges the whole run) runs only there.
 from __future__ import annotations
 
 import json
-import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,16 +26,13 @@ from ..config import Settings
 from ..engine import TREND_POINTS, judge_run, run_rules
 from ..registry import REGISTRY
 from ..verdict import Finding, Report, Severity
-from .history import LiveRun, _scalar
+from .history import LiveRun
 
-ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
-WATCHED_ROLES = (*ALARM_ROLES, "learning_rate")
 GROWTH = 4  # judge again once the history has grown by 1/GROWTH since the last judgement
 # The first scheduled judgement: the records the trend rules need (engine.TREND_POINTS), and
 # as many again, so that the rules measuring "a share of the run" do not judge a run of a few
 # records (an early transient is 10% of a 20-record run). Alarms are judged at once before it.
 FIRST = 2 * TREND_POINTS
-LR_ZERO = 1e-12  # an |LR| at or below this is zero (TL040's default)
 GRACE_CATEGORIES = ("stagnation", "lr", "overfit", "generalization", "leakage")
 
 
@@ -143,12 +139,6 @@ class Guard:
         self._next_judge = FIRST
         self._last_judged = 0
         self._alarmed: set[str] = set()
-        self._watched: dict[str, str] = {}  # metric name -> role, for the roles alarms follow
-        self._best_loss = math.inf
-        self._lr_peak = -math.inf
-        self._lr_falling = 0
-        self._lr_points = 0
-        self._lr_moved = False
         self._step = 0.0
         REGISTRY.load()
         self._live_settings = live_settings(self.settings)
@@ -158,14 +148,9 @@ class Guard:
     def observe(self, step: float, wall_time: float | None = None, **metrics: Any) -> list[Finding]:
         """Record one logged step's metrics; returns findings announced by this call."""
         self._step = step = float(step)
-        wall = self.clock() if wall_time is None else float(wall_time)
         history = self.history
-        hits: Sequence[tuple[str, float | None]] = history.append(step, metrics, wall, self._watched)
-        if history.new_metric:  # the roles may have moved: what to watch, and this record's values
-            self._watched = {name: role for role, name in history.roles.items() if role in WATCHED_ROLES}
-            hits = [(role, _scalar(metrics[name])) for name, role in self._watched.items() if name in metrics]
+        alarm = history.append(step, metrics, self.clock() if wall_time is None else float(wall_time))
         n = history.records
-        alarm = self._alarming(hits)
         if n >= self._next_judge:
             return self._judge(n)
         if alarm is not None and n - self._last_judged >= (1 if alarm not in self._alarmed else self._alarm_gap(n)):
@@ -178,39 +163,13 @@ class Guard:
         re-judged at every record)."""
         return max(4, n // (4 * self.growth))
 
-    def _alarming(self, hits: Sequence[tuple[str, float | None]]) -> str | None:
-        """Constant work per record: the kind of alarm in it worth judging at once, if any."""
-        alarm = None
-        for role, v in hits:
-            if v is None:
-                continue
-            if role == "learning_rate":
-                # the LR's peak (for the warm-up) and whether it was ever non-zero after its
-                # first point (which warm-ups start at 0): zero on 3 points or more is alarming
-                if v > self._lr_peak:
-                    self._lr_peak, self._lr_falling = v, 0
-                else:
-                    self._lr_falling += 1
-                self._lr_points += 1
-                if self._lr_points > 1 and not -LR_ZERO <= v <= LR_ZERO:
-                    self._lr_moved = True
-                if self._lr_points >= 3 and not self._lr_moved and alarm is None:
-                    alarm = "learning rate zero"
-            elif v - v != 0.0:  # NaN or infinite
-                alarm = f"non-finite {role}"
-            elif role == "loss":
-                if v > 2 * self._best_loss > 0 and alarm is None:
-                    alarm = "loss jump"
-                if v < self._best_loss:
-                    self._best_loss = v
-        return alarm
-
     @property
     def warmup_over(self) -> bool:
         if self.policy.warmup_steps is not None:
             return self._step >= self.policy.warmup_steps
-        if "learning_rate" in self.history.roles:
-            return self._lr_falling >= 2
+        lr = self.history.running.get("learning_rate")
+        if lr is not None and "learning_rate" in self.history.roles:
+            return lr.since_peak >= 2
         return self.history.records >= 10
 
     # -- judging -----------------------------------------------------------------------
