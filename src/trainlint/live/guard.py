@@ -6,14 +6,17 @@ any machine, under any load. A record is appended in O(1); the registered log ru
 the history once it has grown by 1/``growth`` since the last judgement (a geometric schedule:
 about ``growth`` * ln(n) judgements for n records, so the cost per record stays near constant),
 and at once when a record is alarming (a non-finite loss, eval loss or grad norm; a loss above
-twice its best). The rules are the registered rules, run on the same arrays ``doctor`` would
-read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings. A rule
-declared ``live="end"`` (it judges the whole run) runs only there.
+twice its best; an LR that stays zero), which the history's running state (O(1) per record)
+tells without a rescan. The rules are the registered rules, run on the same arrays ``doctor``
+would read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
+Each rule's ``live`` mode (registry.LIVE) says when it may judge a run still training: always,
+once the warm-up is over, once half the planned steps have run, or only at the end (close).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,7 +27,7 @@ import msgspec
 
 from ..config import Settings
 from ..engine import TREND_POINTS, judge_run, run_rules
-from ..registry import REGISTRY
+from ..registry import LIVE, LIVE_SHARE, REGISTRY
 from ..verdict import Finding, Report, Severity
 from .history import LiveRun
 
@@ -84,25 +87,41 @@ class LiveStatus(msgspec.Struct):
     cadence: float | None  # median seconds between records, when known
 
 
-def live_settings(settings: Settings | None) -> Settings:
-    """``settings`` for the judgements of a run still training: the rules declared
-    ``live="end"`` (they judge the whole run) left out."""
+def live_settings(settings: Settings | None, modes: Iterable[str] = ("always",)) -> Settings:
+    """``settings`` for a judgement of a run still training: the log rules whose live mode
+    (registry.LIVE) is not among ``modes``, the gates open at that judgement, left out."""
     base = settings or Settings()
-    end = [r.code for r in REGISTRY.all("log") if r.live == "end"]
-    return msgspec.structs.replace(base, ignore=[*base.ignore, *end]) if end else base
+    off = [r.code for r in REGISTRY.all("log") if r.live not in modes]
+    return msgspec.structs.replace(base, ignore=[*base.ignore, *off]) if off else base
 
 
-def end_only_notes(findings: list[Finding]) -> list[str]:
+def end_only_notes(findings: list[Finding], opened: Iterable[str] = ("always",)) -> list[str]:
     """What the closing report says of its findings that no judgement during the run could
-    give: those of the rules that run only at the end."""
+    give: those of the rules that run only at the end, and of those whose gate (``opened``:
+    the live modes some judgement of the run opened) never opened while it trained."""
     notes = []
     for code in sorted({f.code for f in findings}):
         rule = REGISTRY.get(code)
-        if rule is not None and rule.live == "end":
+        if rule is None or rule.live in opened:
+            continue
+        if rule.live == "end":
             notes.append(
                 f"{code} {rule.name} judges the whole run: the guard ran it when the run ended, not while it trained"
             )
+        else:
+            notes.append(
+                f"{code} {rule.name} judges a live run {LIVE[rule.live]}, which this run never reached "
+                "while it trained: the guard ran it when the run ended"
+            )
     return notes
+
+
+def planned_steps(meta: dict[str, Any]) -> float | None:
+    """The run's planned length in steps (``max_steps``), when its metadata gives a real one."""
+    planned = meta.get("max_steps")
+    if isinstance(planned, bool) or not isinstance(planned, (int, float)):
+        return None
+    return float(planned) if 0 < planned < math.inf else None
 
 
 @dataclass  # not a msgspec.Struct: a stateful object, with fields only observe() sets (init=False)
@@ -141,7 +160,8 @@ class Guard:
         self._alarmed: set[str] = set()
         self._step = 0.0
         REGISTRY.load()
-        self._live_settings = live_settings(self.settings)
+        self._gated: dict[tuple[str, ...], Settings] = {}  # the open live modes -> their settings
+        self.opened: set[str] = {"always"}  # the live modes some judgement of the run opened
         self._log({"type": "start", "time": self.clock()})
 
     # -- feeding -----------------------------------------------------------------------
@@ -173,9 +193,26 @@ class Guard:
         return self.history.records >= 10
 
     # -- judging -----------------------------------------------------------------------
+    def open_modes(self) -> tuple[str, ...]:
+        """The live modes (registry.LIVE) whose rules may judge the run now: ``warmup`` once
+        the warm-up is over, ``share`` once LIVE_SHARE of the planned steps have run; never
+        ``end``, which only :meth:`close` runs."""
+        modes = ["always"]
+        if self.warmup_over:
+            modes.append("warmup")
+        planned = planned_steps(self.history.meta)
+        if planned is not None and self._step >= LIVE_SHARE * planned:
+            modes.append("share")
+        return tuple(modes)
+
     def _judge(self, n: int) -> list[Finding]:
         self._last_judged = n
-        self._log_findings = judge_run(self.history.view(), self._live_settings, {"live": True}, curves=False).findings
+        modes = self.open_modes()
+        self.opened.update(modes)
+        settings = self._gated.get(modes)
+        if settings is None:
+            settings = self._gated[modes] = live_settings(self.settings, modes)
+        self._log_findings = judge_run(self.history.view(), settings, {"live": True}, curves=False).findings
         # the next scheduled judgement: once the history has grown by 1/growth (data alone)
         self._next_judge = max(FIRST, n + max(1, n // self.growth))
         return self._announce()
@@ -238,7 +275,7 @@ class Guard:
         """The run ended: judge it as doctor would judge the finished log."""
         report = judge_run(self.history.view(), self.settings)
         report.source = self.source
-        report.notes += end_only_notes(report.findings)
+        report.notes += end_only_notes(report.findings, self.opened)
         self._log_findings = report.findings
         self._announce()
         self._log(

@@ -41,6 +41,7 @@ CAUSES = (
 
 @rule(
     code="TL065",
+    live="share",
     name="eval-tracks-train",
     category="leakage",
     severity="WARN",
@@ -78,6 +79,7 @@ def eval_tracks_train(ctx: Context) -> Finding | None:
 
 @rule(
     code="TL066",
+    live="share",
     name="eval-below-train",
     category="leakage",
     severity="WARN",

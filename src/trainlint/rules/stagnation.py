@@ -11,6 +11,7 @@ from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quanti
 
 @rule(
     code="TL030",
+    live="warmup",
     name="loss-flat",
     category="stagnation",
     severity="FAIL",
@@ -62,6 +63,7 @@ def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
 
 @rule(
     code="TL031",
+    live="warmup",
     name="dead-run",
     category="stagnation",
     severity="WARN",
@@ -116,6 +118,7 @@ def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
 
 @rule(
     code="TL032",
+    live="warmup",
     name="plateau",
     category="stagnation",
     severity="WARN",

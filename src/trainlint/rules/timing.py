@@ -127,6 +127,7 @@ def step_time_cliff(ctx: Context) -> Finding | None:
 
 @rule(
     code="TL086",
+    live="share",
     name="slowdown",
     category="throughput",
     severity="WARN",
