@@ -3,7 +3,8 @@
     python benchmarks/bench_guard.py           # runs of 10k, 100k and 1M records; trainproof on 2,000 steps
     python benchmarks/bench_guard.py --quick   # runs of 10k and 100k; trainproof on 1,000 steps
 
-A fresh guard (every live rule) observes a whole run, one record (loss, learning rate, grad
+A fresh guard (every live rule; its plan, max_steps, known, so the rules that judge from half
+the planned steps run in the second half, as under a Trainer) observes a whole run, one record (loss, learning rate, grad
 norm) at a time, as a training loop would call it; the cost per record is the run's total over
 its records, judgements included (amortised); the loop calls observe and nothing else (the
 longest call is the longest judgement, timed apart). It is measured as CPU time of this process
@@ -46,7 +47,8 @@ def guard_run(n: int, growth: int | None = None) -> dict[str, float]:
     and how many the schedule made."""
     v = losses(n).tolist()
     rates = [lr(i, n) for i in range(n)]
-    g = Guard() if growth is None else Guard(growth=growth)
+    plan = {"max_steps": n}  # a known plan: the "share" rules judge from half-way, as in a Trainer
+    g = Guard(meta=plan) if growth is None else Guard(meta=plan, growth=growth)
     judged: list[float] = []  # CPU seconds of each judgement
     real = g._judge
 
