@@ -9,7 +9,7 @@ import numpy as np
 
 from trainlint.engine import judge_run
 from trainlint.live import Guard
-from trainlint.live.guard import live_settings
+from trainlint.live.guard import live_rules
 from trainlint.registry import LIVE, REGISTRY
 
 # Each log rule's mode, reviewed one by one: a new log rule goes here with the mode it declares.
@@ -49,7 +49,7 @@ def test_warmup_rules_wait_for_the_warmup_to_end():
     for step, metrics in long_warmup(201):
         early.observe(step, **metrics)
     run = early.history.view()
-    opened = {f.code for f in judge_run(run, live_settings(None, ("always", "warmup"))).findings}
+    opened = {f.code for f in judge_run(run, only=live_rules(("always", "warmup"))).findings}
     assert opened & stagnation and not early.warmup_over
 
 

@@ -27,7 +27,7 @@ import msgspec
 
 from ..config import Settings
 from ..engine import TREND_POINTS, judge_run, run_rules
-from ..registry import LIVE, LIVE_SHARE, REGISTRY
+from ..registry import LIVE, LIVE_SHARE, REGISTRY, Rule
 from ..verdict import Finding, Report, Severity
 from .history import LiveRun
 
@@ -87,12 +87,15 @@ class LiveStatus(msgspec.Struct):
     cadence: float | None  # median seconds between records, when known
 
 
-def live_settings(settings: Settings | None, modes: Iterable[str] = ("always",)) -> Settings:
-    """``settings`` for a judgement of a run still training: the log rules whose live mode
-    (registry.LIVE) is not among ``modes``, the gates open at that judgement, left out."""
-    base = settings or Settings()
-    off = [r.code for r in REGISTRY.all("log") if r.live not in modes]
-    return msgspec.structs.replace(base, ignore=[*base.ignore, *off]) if off else base
+def live_rules(modes: Iterable[str]) -> Callable[[Rule], bool]:
+    """Which log rules a judgement of a run still training runs: those whose live mode
+    (registry.LIVE) is among ``modes``, the gates open at that judgement."""
+    open_modes = frozenset(modes)
+
+    def accepts(rule: Rule) -> bool:
+        return rule.live in open_modes
+
+    return accepts
 
 
 def end_only_notes(findings: list[Finding], opened: Iterable[str] = ("always",)) -> list[str]:
@@ -160,7 +163,7 @@ class Guard:
         self._alarmed: set[str] = set()
         self._step = 0.0
         REGISTRY.load()
-        self._gated: dict[tuple[str, ...], Settings] = {}  # the open live modes -> their settings
+        self._gated: dict[tuple[str, ...], Callable[[Rule], bool]] = {}  # open live modes -> their rules
         self.opened: set[str] = {"always"}  # the live modes some judgement of the run opened
         self._log({"type": "start", "time": self.clock()})
 
@@ -209,10 +212,11 @@ class Guard:
         self._last_judged = n
         modes = self.open_modes()
         self.opened.update(modes)
-        settings = self._gated.get(modes)
-        if settings is None:
-            settings = self._gated[modes] = live_settings(self.settings, modes)
-        self._log_findings = judge_run(self.history.view(), settings, {"live": True}, curves=False).findings
+        only = self._gated.get(modes)
+        if only is None:
+            only = self._gated[modes] = live_rules(modes)
+        run = self.history.view()
+        self._log_findings = judge_run(run, self.settings, {"live": True}, curves=False, only=only).findings
         # the next scheduled judgement: once the history has grown by 1/growth (data alone)
         self._next_judge = max(FIRST, n + max(1, n // self.growth))
         return self._announce()
