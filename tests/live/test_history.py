@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from trainlint.live.history import LiveRun, Running
+from trainlint.live.history import LiveRun
+from trainlint.running import Running
 
 
 class _Tensor:
@@ -106,3 +107,30 @@ def test_the_learning_rate_state_gives_the_warmup_and_the_zero_alarm():
     got = [zero.append(float(i), {"loss": 1.0, "learning_rate": 0.0}) for i in range(4)]
     assert got == [None, None, "learning rate zero", "learning rate zero"]
     assert not Running("schedule").lo <= 1e-4 <= Running("schedule").hi  # judged value by value until it moves
+
+
+def _state(r: Running) -> dict:
+    return {k: getattr(r, k) for k in Running.__slots__}
+
+
+def test_the_live_running_state_is_the_one_pass_state_of_the_finished_series():
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        live = LiveRun()
+        n = int(rng.integers(1, 300))
+        loss = rng.lognormal(0, 1, n) * rng.choice([1, 1, 1, -1], n)
+        loss[rng.random(n) < 0.05] = rng.choice([math.nan, math.inf, -math.inf])
+        lr = np.where(np.arange(n) < trial % 7, 0.0, rng.random(n) * 1e-3)
+        lr[rng.random(n) < 0.03] = math.nan
+        for i in range(n):
+            m = {"loss": float(loss[i]), "learning_rate": float(lr[i])}
+            if i % 3 == 0:
+                m["grad_norm"] = float(loss[i] * 2)
+            live.append(float(2 * i), m)
+        run = live.view()
+        for role, kind in (("loss", "jump"), ("learning_rate", "schedule"), ("grad_norm", "finite")):
+            s = run.series[run.roles[role]]
+            got, want = _state(live.running[role]), _state(Running.of(s.steps, s.values, kind))
+            assert got.keys() == want.keys()
+            for key in got:  # NaN equals NaN here (a best step before any finite value)
+                assert got[key] == want[key] or got[key] != got[key] and want[key] != want[key], (trial, role, key)

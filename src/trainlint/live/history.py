@@ -16,7 +16,6 @@ points since it. The guard reads its alarms and the warm-up from these, never by
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,8 +24,7 @@ import numpy as np
 from ..model import Damage, Run, Series
 from ..readers.base import text_nonfinite
 from ..roles import assign_roles
-
-LR_ZERO = 1e-12  # an |LR| at or below this is zero (TL040's default)
+from ..running import Running
 
 
 class _Grow:
@@ -82,72 +80,6 @@ class _Column:
             self.new_steps.clear()
             self.new_wall.clear()
 
-
-class Running:
-    """The running quantities of one tracked metric, updated per record in O(1).
-
-    ``add`` returns whether the value is alarming for this metric: a non-finite value
-    always; for the loss (``jump``), a value above twice its best so far; for the learning
-    rate (``schedule``), three points or more without one away from zero after the first
-    (warm-ups start at 0). A value inside ``[lo, hi]`` changes nothing but the count (a
-    finite value between the best and twice it, an LR below its peak once it moved): the
-    history counts it without calling ``add``."""
-
-    __slots__ = (
-        "points",
-        "non_finite",
-        "first_non_finite",
-        "best",
-        "best_step",
-        "peak",
-        "peak_points",
-        "moved",
-        "kind",
-        "lo",
-        "hi",
-    )
-
-    def __init__(self, kind: str = "finite") -> None:
-        self.points = self.non_finite = self.peak_points = 0
-        self.first_non_finite: float | None = None
-        self.best, self.best_step, self.peak = math.inf, math.nan, -math.inf
-        self.moved = False
-        self.kind = kind
-        # nothing passes [lo, hi] before the first best (loss) or before the LR moved
-        self.lo, self.hi = (-_MAX, _MAX) if kind == "finite" else (_MAX, -_MAX)
-
-    @property
-    def since_peak(self) -> int:
-        """Points since the highest (for the learning rate: how long it has been falling)."""
-        return self.points - self.peak_points
-
-    def add(self, v: float, step: float) -> bool:
-        self.points += 1
-        if self.kind == "schedule":
-            return self._schedule(v)
-        if v - v != 0.0:  # NaN or infinite
-            self.non_finite += 1
-            if self.first_non_finite is None:
-                self.first_non_finite = step
-            return True
-        alarm = self.kind == "jump" and v > 2 * self.best > 0
-        if v < self.best:
-            self.best, self.best_step = v, step
-            if self.kind == "jump":
-                self.lo, self.hi = v, 2 * v if v > 0 else _MAX
-        return alarm
-
-    def _schedule(self, v: float) -> bool:
-        if v > self.peak:
-            self.peak, self.peak_points = v, self.points
-        if self.points > 1 and not -LR_ZERO <= v <= LR_ZERO:
-            self.moved = True
-        if self.moved:
-            self.lo, self.hi = -_MAX, self.peak
-        return self.points >= 3 and not self.moved
-
-
-_MAX = sys.float_info.max  # [-_MAX, _MAX] holds every finite float and no infinity or NaN
 
 # role -> (how a record of it is alarming, the alarm's name besides a non-finite value); the
 # order is the alarms' priority
