@@ -104,6 +104,7 @@ class _Registry:
         self._rules: dict[str, Rule] = {}
         self._loaded = False  # every module imported
         self._targets: set[str] = set()  # the targets whose modules are imported
+        self._sorted: dict[str | None, list[Rule]] = {}  # all(target), kept until a rule is added
 
     def add(self, rule: Rule) -> None:
         if not _CODE.match(rule.code):
@@ -122,6 +123,7 @@ class _Registry:
         if any(r.name == rule.name and r.code != rule.code for r in self._rules.values()):
             raise ValueError(f"duplicate rule name {rule.name}")
         self._rules[rule.code] = rule
+        self._sorted.clear()
 
     def load(self, target: str | None = None) -> None:
         """Import the modules of the ``trainlint.rules`` package that hold ``target``'s rules
@@ -142,8 +144,11 @@ class _Registry:
 
     def all(self, target: str | None = None) -> list[Rule]:
         self.load(target)
-        rules = sorted(self._rules.values(), key=lambda r: r.code)
-        return [r for r in rules if target is None or r.target == target]
+        kept = self._sorted.get(target)
+        if kept is None:
+            rules = sorted(self._rules.values(), key=lambda r: r.code)
+            kept = self._sorted[target] = [r for r in rules if target is None or r.target == target]
+        return list(kept)
 
     def get(self, key: str) -> Rule | None:
         """Look a rule up by code (case-insensitive) or by name: among the rules loaded, then
