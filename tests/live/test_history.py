@@ -134,3 +134,18 @@ def test_the_live_running_state_is_the_one_pass_state_of_the_finished_series():
             assert got.keys() == want.keys()
             for key in got:  # NaN equals NaN here (a best step before any finite value)
                 assert got[key] == want[key] or got[key] != got[key] and want[key] != want[key], (trial, role, key)
+
+
+def test_a_record_as_long_as_the_dense_columns_with_another_name_is_taken_whole():
+    stream = [
+        (0.0, 10.0, {"a": 1.0, "b": 2.0}),
+        (1.0, 11.0, {"a": 1.5, "c": 3.0}),  # as many names as dense columns, one of them new
+        (2.0, 12.0, {"a": "text", "d": 4.0}),  # one unusable, then a new one
+        (3.0, 13.0, {"a": 2.5, "c": 3.5, "d": 4.5}),
+    ]
+    live = LiveRun()
+    for step, wall, m in stream:
+        live.append(step, dict(m), wall)
+    run = live.view()
+    want = _expected(stream)
+    assert {name: (s.steps.tolist(), s.values.tolist(), s.wall.tolist()) for name, s in run.series.items()} == want

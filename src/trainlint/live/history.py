@@ -116,23 +116,29 @@ class LiveRun:
         self._rsteps, self._rwall = _Grow(), _Grow()
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
-        self._tracked: list[tuple[str, Running, str, str]] = []  # (name, its state, role, alarm)
+        self._tracked: list[tuple[str, Running]] = []  # (name, its state) for the tracked roles
+        self._alarms: dict[str, tuple[str, str]] = {}  # name -> (its role, its alarm)
 
     def append(self, step: float, metrics: dict[str, Any], wall: float = math.nan) -> str | None:
         """Add one record (real numbers only are kept); returns the alarm of the first tracked
         metric whose value is alarming (non-finite first), if any."""
         dense = self._dense
-        if len(metrics) == len(dense) and metrics.keys() <= dense.keys():
+        if len(metrics) == len(dense):  # the dense columns, when every name is one of them
             missing = None
-            for name, value in metrics.items():
-                if type(value) is not float:
-                    value = _scalar(value)
-                    if value is None:
-                        missing = [*(missing or ()), name]
-                        continue
-                dense[name].append(value)
-            if missing:
-                self._make_sparse(missing)
+            try:
+                for name, value in metrics.items():
+                    if type(value) is not float:
+                        value = _scalar(value)
+                        if value is None:
+                            missing = [*(missing or ()), name]
+                            continue
+                    dense[name].append(value)
+            except KeyError:  # a name that is no dense column: undo, then the general path
+                self._undo(metrics, name, missing)
+                self._append_other(step, metrics, wall)
+            else:
+                if missing:
+                    self._make_sparse(missing)
         else:
             self._append_other(step, metrics, wall)
         self._steps.append(step)
@@ -141,7 +147,7 @@ class LiveRun:
         if self._roles is None:
             self._track()
         alarm = non_finite = None
-        for name, state, role, what in self._tracked:
+        for name, state in self._tracked:
             value = metrics.get(name)
             if value is None:
                 continue
@@ -153,11 +159,20 @@ class LiveRun:
                 if value is None:
                     continue
             if state.add(value, step):
+                role, what = self._alarms[name]
                 if value - value != 0.0:
                     non_finite = non_finite or f"non-finite {role}"
                 elif alarm is None:
                     alarm = what
         return non_finite or alarm
+
+    def _undo(self, metrics: dict[str, Any], stop: str, missing: list[str] | None) -> None:
+        """Take back the values this record gave the dense columns before ``stop``."""
+        for name in metrics:
+            if name == stop:
+                return
+            if not missing or name not in missing:
+                self._dense[name].pop()
 
     def _append_other(self, step: float, metrics: dict[str, Any], wall: float) -> None:
         """A record whose metrics are not exactly the dense columns: new metrics, sparse ones,
@@ -202,12 +217,14 @@ class LiveRun:
         """Which metrics the running states follow, after the roles moved (a new metric)."""
         roles = self.roles
         tracked = []
+        self._alarms = {}
         for role, (kind, what) in TRACKED.items():
             if role in roles:
                 state = self.running.get(role)
                 if state is None:
                     state = self.running[role] = Running(kind)
-                tracked.append((roles[role], state, role, what))
+                tracked.append((roles[role], state))
+                self._alarms[roles[role]] = (role, what)
         self._tracked = tracked
 
     @property
