@@ -96,3 +96,14 @@ def test_the_rule_reference_shows_the_live_mode(cli):
     assert "live guard (`always`): at every judgement" in out
     data = cli("rules", "--format", "json").json()
     assert {r["code"]: r.get("live") for r in data["rules"]}["TL099"] == "end"
+
+
+def test_an_open_gate_stays_open():
+    g = Guard()
+    for i in range(76):  # warms up, decays, then warms up again past its old peak (a restart)
+        top = 1e-3 * (1 + i // 60)
+        lr = top * ((i % 60) + 1) / 30 if i % 60 < 30 else top * (60 - i % 60) / 30
+        g.observe(i, loss=2.0 - i / 200, learning_rate=lr)
+        if i == 45:
+            assert "warmup" in g.open_modes()
+    assert not g.warmup_over and "warmup" in g.open_modes()

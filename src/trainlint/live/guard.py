@@ -199,14 +199,15 @@ class Guard:
     def open_modes(self) -> tuple[str, ...]:
         """The live modes (registry.LIVE) whose rules may judge the run now: ``warmup`` once
         the warm-up is over, ``share`` once LIVE_SHARE of the planned steps have run; never
-        ``end``, which only :meth:`close` runs."""
-        modes = ["always"]
-        if self.warmup_over:
-            modes.append("warmup")
+        ``end``, which only :meth:`close` runs. A gate once open stays open (an LR that warms up
+        again after a restart of its schedule does not take back what was judged)."""
+        modes = {"always"} | self.opened
+        if "warmup" not in modes and self.warmup_over:
+            modes.add("warmup")
         planned = planned_steps(self.history.meta)
-        if planned is not None and self._step >= LIVE_SHARE * planned:
-            modes.append("share")
-        return tuple(modes)
+        if "share" not in modes and planned is not None and self._step >= LIVE_SHARE * planned:
+            modes.add("share")
+        return tuple(mode for mode in LIVE if mode in modes)
 
     def _judge(self, n: int) -> list[Finding]:
         self._last_judged = n
