@@ -51,7 +51,7 @@ class Settings(msgspec.Struct):
         )
         out.pinned = {k: dict(v) for k, v in self.pinned.items()}
         out.extend = list(self.extend)
-        names = _path_forms(path, self.origin)
+        names = _path_forms(path, self.origin) if self.overrides else []  # resolving costs syscalls
         for ov in self.overrides:
             pats = _strs(ov.get("paths", []), "overrides.paths")
             if any(

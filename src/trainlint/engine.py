@@ -157,10 +157,16 @@ def marks_of(run: Run) -> dict[str, Any]:
 
 
 def judge_run(
-    run: Run, settings: Settings | None = None, extra: Mapping[str, Any] | None = None, *, curves: bool = True
+    run: Run,
+    settings: Settings | None = None,
+    extra: Mapping[str, Any] | None = None,
+    *,
+    curves: bool = True,
+    only: Callable[[Rule], bool] | None = None,
 ) -> Report:
-    """Judge one training run with every log rule. ``curves=False`` skips the downsampled curves
-    kept for renderers (the live guard's scheduled judgements read only the findings)."""
+    """Judge one training run with every log rule (those ``only`` accepts: the live guard's
+    open live modes). ``curves=False`` skips the downsampled curves kept for renderers (the
+    live guard's scheduled judgements read only the findings)."""
     check_meta(run)  # a value of the wrong type (max_steps: 1e999 or "100") is noted and dropped
     run = _unsum_loss(run)
     report = Report(
@@ -182,8 +188,8 @@ def judge_run(
 
     segs = split_segments(run)
     if len(segs) == 1 and segs[0] is run:
-        return run_rules("log", run, report, settings, extra)
-    return _judge_segments(run, segs, report, settings, extra)
+        return run_rules("log", run, report, settings, extra, only)
+    return _judge_segments(run, segs, report, settings, extra, only)
 
 
 def _unsum_loss(run: Run) -> Run:
@@ -206,16 +212,24 @@ def _unsum_loss(run: Run) -> Run:
 
 
 def _judge_segments(
-    run: Run, segs: list[Run], report: Report, settings: Settings | None, extra: Mapping[str, Any] | None
+    run: Run,
+    segs: list[Run],
+    report: Report,
+    settings: Settings | None,
+    extra: Mapping[str, Any] | None,
+    only: Callable[[Rule], bool] | None = None,
 ) -> Report:
     """A resumed run: the whole-run rules once on the run, every other log rule on each segment
     (rules.segments only splits), all into ``report``."""
-    run_rules("log", run, report, settings, extra, _whole_run)
+    ok = only or _any_rule
+    run_rules("log", run, report, settings, extra, lambda r: r.whole_run and ok(r))
     ran: dict[str, None] = {}
     ends = _previous_ends(run, segs)
     for k, seg in enumerate(segs, 1):
         more = dict(extra or {}) if ends[k - 1] is None else {**(extra or {}), "previous_segment_end": ends[k - 1]}
-        sub = run_rules("log", seg, Report(source=report.source, kind="log"), settings, more, _per_segment)
+        sub = run_rules(
+            "log", seg, Report(source=report.source, kind="log"), settings, more, lambda r: not r.whole_run and ok(r)
+        )
         _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)))
         ran.update(dict.fromkeys(sub.checks.ran))
     report.checks.ran = sorted(set(report.checks.ran) | set(ran))
@@ -247,12 +261,8 @@ def _previous_ends(run: Run, segs: list[Run]) -> list[float | None]:
     return out
 
 
-def _whole_run(rule: Rule) -> bool:
-    return rule.whole_run
-
-
-def _per_segment(rule: Rule) -> bool:
-    return not rule.whole_run
+def _any_rule(rule: Rule) -> bool:
+    return True
 
 
 def _segment_label(seg: Run, k: int, count: int) -> str:

@@ -46,10 +46,20 @@ CATEGORIES = (
 TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
 # A check function: a Context in; a finding, several, or None out (the engine takes each shape).
 _Check = TypeVar("_Check", bound="Callable[[Context], Iterable[Finding] | Finding | None]")
-# When the live guard may run a log rule on a run still training: "always" (at every judgement of
-# the growing history), "end" (the rule judges the whole run, which a run in progress has not
-# shown yet: it runs when the run ends, in Guard.close, and in doctor).
-LIVE = ("always", "end")
+# When the live guard may run a log rule on a run still training (issue 30 §6), each mode with
+# the words `trainlint rule CODE` and RULES.md show. doctor, and the guard's closing judgement,
+# run every rule whatever its mode.
+LIVE = {
+    # a point or an event the records already show (a NaN, a spike, a blow-up)
+    "always": "at every judgement of the growing run",
+    # a trend a warm-up fakes (a loss flat while the LR ramps up)
+    "warmup": "once the warm-up is over (the LR peaked and fell, or the warm-up steps given ran)",
+    # the course of the run against its length: judged from LIVE_SHARE of the planned steps on
+    "share": "once half the planned steps have run (at the end when the plan is unknown)",
+    # the whole run, which a run in progress has not shown yet: Guard.close and doctor only
+    "end": "at the end of the run only",
+}
+LIVE_SHARE = 0.5  # the share of the planned steps after which a "share" rule may judge live
 
 _CODE = re.compile(r"^TL\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -94,6 +104,7 @@ class _Registry:
         self._rules: dict[str, Rule] = {}
         self._loaded = False  # every module imported
         self._targets: set[str] = set()  # the targets whose modules are imported
+        self._sorted: dict[str | None, list[Rule]] = {}  # all(target), kept until a rule is added
 
     def add(self, rule: Rule) -> None:
         if not _CODE.match(rule.code):
@@ -112,6 +123,7 @@ class _Registry:
         if any(r.name == rule.name and r.code != rule.code for r in self._rules.values()):
             raise ValueError(f"duplicate rule name {rule.name}")
         self._rules[rule.code] = rule
+        self._sorted.clear()
 
     def load(self, target: str | None = None) -> None:
         """Import the modules of the ``trainlint.rules`` package that hold ``target``'s rules
@@ -132,8 +144,11 @@ class _Registry:
 
     def all(self, target: str | None = None) -> list[Rule]:
         self.load(target)
-        rules = sorted(self._rules.values(), key=lambda r: r.code)
-        return [r for r in rules if target is None or r.target == target]
+        kept = self._sorted.get(target)
+        if kept is None:
+            rules = sorted(self._rules.values(), key=lambda r: r.code)
+            kept = self._sorted[target] = [r for r in rules if target is None or r.target == target]
+        return list(kept)
 
     def get(self, key: str) -> Rule | None:
         """Look a rule up by code (case-insensitive) or by name: among the rules loaded, then
@@ -175,8 +190,10 @@ def rule(
     ``whole_run``: a log rule that judges the whole run even when it was resumed (the others
     judge each segment); ``group``: an environment rule's report group; ``decisive``: a rule
     without which the report cannot be judged (the comparison's loss rules); ``live``: when the
-    live guard may run a log rule on a run still training (:data:`LIVE`; ``"end"`` for a rule
-    whose judgement is about the whole run, such as a loss at chance "over the whole run")."""
+    live guard may run a log rule on a run still training (:data:`LIVE`: ``"warmup"`` for a
+    trend a warm-up fakes, ``"share"`` for the course of the run against its planned length,
+    ``"end"`` for a judgement about the whole run, such as a loss at chance "over the whole
+    run")."""
 
     def wrap(fn: _Check) -> _Check:
         REGISTRY.add(

@@ -15,7 +15,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics", a comparison finding's "origin"
+SCHEMA_VERSION = (
+    "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics", a comparison finding's "origin"
+)
 
 
 class Severity(str, enum.Enum):

@@ -112,3 +112,34 @@ def test_gallery_healthy_runs_never_fail_live_and_broken_ones_fail_early(runs):
             assert not fails and not guard.should_stop, path
         else:
             assert guard.should_stop and fails and fails[0] < 300, path
+
+
+def _clock_uses(path: Path) -> list[str]:
+    """Every name of the time, datetime, threading, sched or asyncio modules that ``path``
+    reads, as ``module.name`` (``import time`` alone counts as ``time``)."""
+    import ast
+
+    clocks = {"time", "datetime", "threading", "sched", "asyncio"}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in clocks:
+            uses += [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in clocks:
+            uses.append(f"{node.value.id}.{node.attr}")
+    return sorted(uses)
+
+
+def test_no_guard_judges_on_a_timer():
+    """watch and the framework callbacks (HF, Lightning, Keras, Ray's stopper, Optuna's pruner)
+    feed records to the guard, whose schedule counts records; none reads a clock to decide when
+    to judge. The only clock reads are the guard's record stamps (records given no wall time)
+    and watch's polling (how often it reads the files, and the stall rule's feed status)."""
+    src = ROOT / "src" / "trainlint"
+    found = {
+        str(p.relative_to(src)): _clock_uses(p)
+        for folder in ("live", "integrations")
+        for p in sorted((src / folder).glob("*.py"))
+        if _clock_uses(p)
+    }
+    assert found == {"live/guard.py": ["time.time"], "live/watch.py": ["time.sleep", "time.time"]}

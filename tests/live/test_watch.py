@@ -227,3 +227,34 @@ def test_watch_leaves_alone_what_a_folder_scan_leaves_alone(tmp_path):
     (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     new, _ = Scanner([tmp_path], Options()).scan()
     assert [t.path.relative_to(tmp_path).as_posix() for t in new] == ["run/metrics.jsonl"]
+
+
+def test_watch_honours_the_live_modes(tmp_path):
+    # an eval loss below the train loss by a growing gap (TL066, judged from half the planned
+    # steps): a log without a plan shows it only in the final report, never in a poll's findings
+    p = tmp_path / "m.jsonl"
+    p.write_text("")
+    n, per_poll = 1000, 20
+    clock = {"t": 0.0}
+    emitted = []
+
+    def sleep(dt):
+        clock["t"] += dt
+        k = int(clock["t"]) - 1  # the first sleep writes the first records
+        with open(p, "a") as fh:
+            for i in range(k * per_poll, min(n, (k + 1) * per_poll)):
+                rec = {"step": i, "loss": 2.0 - 0.2 * i / n, "learning_rate": 1e-3 * (1 - i / n)}
+                if i % 20 == 19:
+                    rec["eval_loss"] = rec["loss"] * (0.95 - 0.4 * min(1.0, i / 300))
+                fh.write(json.dumps(rec) + "\n")
+
+    res = watch(
+        p,
+        interval=1.0,
+        idle_exit=3,
+        clock=lambda: clock["t"],
+        sleep=sleep,
+        emit=lambda path, f: emitted.append(f.code),
+    )
+    assert res.reports[0].summary["loss_points"] == n
+    assert "TL066" not in emitted and "TL066" in {f.code for f in res.reports[0].findings}

@@ -6,9 +6,11 @@ any machine, under any load. A record is appended in O(1); the registered log ru
 the history once it has grown by 1/``growth`` since the last judgement (a geometric schedule:
 about ``growth`` * ln(n) judgements for n records, so the cost per record stays near constant),
 and at once when a record is alarming (a non-finite loss, eval loss or grad norm; a loss above
-twice its best). The rules are the registered rules, run on the same arrays ``doctor`` would
-read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings. A rule
-declared ``live="end"`` (it judges the whole run) runs only there.
+twice its best; an LR that stays zero), which the history's running state (O(1) per record)
+tells without a rescan. The rules are the registered rules, run on the same arrays ``doctor``
+would read from the finished log, so :meth:`Guard.close` gives exactly doctor's findings.
+Each rule's ``live`` mode (registry.LIVE) says when it may judge a run still training: always,
+once the warm-up is over, once half the planned steps have run, or only at the end (close).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,18 +27,15 @@ import msgspec
 
 from ..config import Settings
 from ..engine import TREND_POINTS, judge_run, run_rules
-from ..registry import REGISTRY
+from ..registry import LIVE, LIVE_SHARE, REGISTRY, Rule
 from ..verdict import Finding, Report, Severity
-from .history import LiveRun, _scalar
+from .history import LiveRun
 
-ALARM_ROLES = ("loss", "eval_loss", "grad_norm")
-WATCHED_ROLES = (*ALARM_ROLES, "learning_rate")
 GROWTH = 4  # judge again once the history has grown by 1/GROWTH since the last judgement
 # The first scheduled judgement: the records the trend rules need (engine.TREND_POINTS), and
 # as many again, so that the rules measuring "a share of the run" do not judge a run of a few
 # records (an early transient is 10% of a 20-record run). Alarms are judged at once before it.
 FIRST = 2 * TREND_POINTS
-LR_ZERO = 1e-12  # an |LR| at or below this is zero (TL040's default)
 GRACE_CATEGORIES = ("stagnation", "lr", "overfit", "generalization", "leakage")
 
 
@@ -88,25 +87,44 @@ class LiveStatus(msgspec.Struct):
     cadence: float | None  # median seconds between records, when known
 
 
-def live_settings(settings: Settings | None) -> Settings:
-    """``settings`` for the judgements of a run still training: the rules declared
-    ``live="end"`` (they judge the whole run) left out."""
-    base = settings or Settings()
-    end = [r.code for r in REGISTRY.all("log") if r.live == "end"]
-    return msgspec.structs.replace(base, ignore=[*base.ignore, *end]) if end else base
+def live_rules(modes: Iterable[str]) -> Callable[[Rule], bool]:
+    """Which log rules a judgement of a run still training runs: those whose live mode
+    (registry.LIVE) is among ``modes``, the gates open at that judgement."""
+    open_modes = frozenset(modes)
+
+    def accepts(rule: Rule) -> bool:
+        return rule.live in open_modes
+
+    return accepts
 
 
-def end_only_notes(findings: list[Finding]) -> list[str]:
+def end_only_notes(findings: list[Finding], opened: Iterable[str] = ("always",)) -> list[str]:
     """What the closing report says of its findings that no judgement during the run could
-    give: those of the rules that run only at the end."""
+    give: those of the rules that run only at the end, and of those whose gate (``opened``:
+    the live modes some judgement of the run opened) never opened while it trained."""
     notes = []
     for code in sorted({f.code for f in findings}):
         rule = REGISTRY.get(code)
-        if rule is not None and rule.live == "end":
+        if rule is None or rule.live in opened:
+            continue
+        if rule.live == "end":
             notes.append(
                 f"{code} {rule.name} judges the whole run: the guard ran it when the run ended, not while it trained"
             )
+        else:
+            notes.append(
+                f"{code} {rule.name} judges a live run {LIVE[rule.live]}, which this run never reached "
+                "while it trained: the guard ran it when the run ended"
+            )
     return notes
+
+
+def planned_steps(meta: dict[str, Any]) -> float | None:
+    """The run's planned length in steps (``max_steps``), when its metadata gives a real one."""
+    planned = meta.get("max_steps")
+    if isinstance(planned, bool) or not isinstance(planned, (int, float)):
+        return None
+    return float(planned) if 0 < planned < math.inf else None
 
 
 @dataclass  # not a msgspec.Struct: a stateful object, with fields only observe() sets (init=False)
@@ -143,30 +161,19 @@ class Guard:
         self._next_judge = FIRST
         self._last_judged = 0
         self._alarmed: set[str] = set()
-        self._non_finite: dict[str, int] = {}  # non-finite values seen per alarm role
-        self._watched: dict[str, str] = {}  # metric name -> role, for the roles alarms follow
-        self._best_loss = math.inf
-        self._lr_peak = -math.inf
-        self._lr_falling = 0
-        self._lr_points = 0
-        self._lr_moved = False
         self._step = 0.0
         REGISTRY.load()
-        self._live_settings = live_settings(self.settings)
+        self._gated: dict[tuple[str, ...], Callable[[Rule], bool]] = {}  # open live modes -> their rules
+        self.opened: set[str] = {"always"}  # the live modes some judgement of the run opened
         self._log({"type": "start", "time": self.clock()})
 
     # -- feeding -----------------------------------------------------------------------
     def observe(self, step: float, wall_time: float | None = None, **metrics: Any) -> list[Finding]:
         """Record one logged step's metrics; returns findings announced by this call."""
         self._step = step = float(step)
-        wall = self.clock() if wall_time is None else float(wall_time)
         history = self.history
-        hits: Sequence[tuple[str, float | None]] = history.append(step, metrics, wall, self._watched)
-        if history.new_metric:  # the roles may have moved: what to watch, and this record's values
-            self._watched = {name: role for role, name in history.roles.items() if role in WATCHED_ROLES}
-            hits = [(role, _scalar(metrics[name])) for name, role in self._watched.items() if name in metrics]
+        alarm = history.append(step, metrics, self.clock() if wall_time is None else float(wall_time))
         n = history.records
-        alarm = self._alarming(hits)
         if n >= self._next_judge:
             return self._judge(n)
         if alarm is not None and n - self._last_judged >= (1 if alarm not in self._alarmed else self._alarm_gap(n)):
@@ -179,46 +186,38 @@ class Guard:
         re-judged at every record)."""
         return max(4, n // (4 * self.growth))
 
-    def _alarming(self, hits: Sequence[tuple[str, float | None]]) -> str | None:
-        """Constant work per record: the kind of alarm in it worth judging at once, if any."""
-        alarm = None
-        for role, v in hits:
-            if v is None:
-                continue
-            if role == "learning_rate":
-                # the LR's peak (for the warm-up) and whether it was ever non-zero after its
-                # first point (which warm-ups start at 0): zero on 3 points or more is alarming
-                if v > self._lr_peak:
-                    self._lr_peak, self._lr_falling = v, 0
-                else:
-                    self._lr_falling += 1
-                self._lr_points += 1
-                if self._lr_points > 1 and not -LR_ZERO <= v <= LR_ZERO:
-                    self._lr_moved = True
-                if self._lr_points >= 3 and not self._lr_moved and alarm is None:
-                    alarm = "learning rate zero"
-            elif v - v != 0.0:  # NaN or infinite: the first, and the second (a NaN that recurs FAILs)
-                seen = self._non_finite[role] = self._non_finite.get(role, 0) + 1
-                alarm = f"non-finite {role}" + (" again" if seen > 1 else "")
-            elif role == "loss":
-                if v > 2 * self._best_loss > 0 and alarm is None:
-                    alarm = "loss jump"
-                if v < self._best_loss:
-                    self._best_loss = v
-        return alarm
-
     @property
     def warmup_over(self) -> bool:
         if self.policy.warmup_steps is not None:
             return self._step >= self.policy.warmup_steps
-        if "learning_rate" in self.history.roles:
-            return self._lr_falling >= 2
+        lr = self.history.running.get("learning_rate")
+        if lr is not None and "learning_rate" in self.history.roles:
+            return lr.since_peak >= 2
         return self.history.records >= 10
 
     # -- judging -----------------------------------------------------------------------
+    def open_modes(self) -> tuple[str, ...]:
+        """The live modes (registry.LIVE) whose rules may judge the run now: ``warmup`` once
+        the warm-up is over, ``share`` once LIVE_SHARE of the planned steps have run; never
+        ``end``, which only :meth:`close` runs. A gate once open stays open (an LR that warms up
+        again after a restart of its schedule does not take back what was judged)."""
+        modes = {"always"} | self.opened
+        if "warmup" not in modes and self.warmup_over:
+            modes.add("warmup")
+        planned = planned_steps(self.history.meta)
+        if "share" not in modes and planned is not None and self._step >= LIVE_SHARE * planned:
+            modes.add("share")
+        return tuple(mode for mode in LIVE if mode in modes)
+
     def _judge(self, n: int) -> list[Finding]:
         self._last_judged = n
-        self._log_findings = judge_run(self.history.view(), self._live_settings, {"live": True}, curves=False).findings
+        modes = self.open_modes()
+        self.opened.update(modes)
+        only = self._gated.get(modes)
+        if only is None:
+            only = self._gated[modes] = live_rules(modes)
+        run = self.history.view()
+        self._log_findings = judge_run(run, self.settings, {"live": True}, curves=False, only=only).findings
         # the next scheduled judgement: once the history has grown by 1/growth (data alone)
         self._next_judge = max(FIRST, n + max(1, n // self.growth))
         return self._announce()
@@ -281,7 +280,7 @@ class Guard:
         """The run ended: judge it as doctor would judge the finished log."""
         report = judge_run(self.history.view(), self.settings)
         report.source = self.source
-        report.notes += end_only_notes(report.findings)
+        report.notes += end_only_notes(report.findings, self.opened)
         self._log_findings = report.findings
         self._announce()
         self._log(

@@ -1,15 +1,22 @@
-"""A run that grows one record at a time.
+"""A run that grows one record at a time, and the running quantities the guard reads per record.
 
-Appending is O(1) and cheap: each metric's new points go to Python lists (an append costs a
-third of a numpy item store); :meth:`LiveRun.view` moves what came since the last view into
-growable numpy columns (capacity doubles, so the moves are amortised O(1) per point) and
-returns a :class:`~trainlint.model.Run` whose series are views of the filled part of those
-columns, so judging reads the same arrays doctor would read from a finished log.
+Appending is O(1) and cheap. A record's step and wall time go to one list per run; each value
+goes to its metric's list, and nothing else while a metric is logged at every record since
+its first (dense: its steps are the run's record steps from there, shared, not copied). A
+metric missing from a record becomes sparse and keeps its own steps. :meth:`LiveRun.view`
+moves what came since the last view into growable numpy arrays (capacity doubles, so the
+moves are amortised O(1) per point) and returns a :class:`~trainlint.model.Run` whose series
+are views of them, so judging reads the same arrays doctor would read from a finished log.
+
+The tracked roles (loss, eval loss, grad norm, learning rate) also update a :class:`Running`
+state per record in O(1): counts, the first non-finite step, best-so-far, the peak and the
+points since it. The guard reads its alarms and the warm-up from these, never by rescanning.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -17,38 +24,71 @@ import numpy as np
 from ..model import Damage, Run, Series
 from ..readers.base import text_nonfinite
 from ..roles import assign_roles
+from ..running import Running
+
+
+class _Grow:
+    """A float64 array that grows by doubling; ``view`` is its filled part."""
+
+    __slots__ = ("data", "n")
+
+    def __init__(self, values: Iterable[float] = ()) -> None:
+        self.data = np.empty(64)
+        self.n = 0
+        self.extend(list(values))
+
+    def extend(self, items: list[float]) -> None:
+        k = len(items)
+        if not k:
+            return
+        end = self.n + k
+        if end > len(self.data):
+            new = np.empty(max(2 * len(self.data), end))
+            new[: self.n] = self.data[: self.n]
+            self.data = new
+        self.data[self.n : end] = items
+        self.n = end
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.n]
 
 
 class _Column:
-    __slots__ = ("steps", "values", "wall", "n", "new_steps", "new_values", "new_wall")
+    """One metric: its values, and while sparse (missing from some record) its own steps and
+    wall times; while dense, the run's records from ``start`` on are its steps."""
 
-    def __init__(self) -> None:
-        self.steps = self.values = self.wall = np.empty(0)
-        self.n = 0
+    __slots__ = ("start", "pending", "values", "steps", "wall", "new_steps", "new_wall")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.pending: list[float] = []
+        self.values = _Grow()
+        self.steps: _Grow | None = None  # None while dense
+        self.wall: _Grow | None = None
         self.new_steps: list[float] = []
-        self.new_values: list[float] = []
         self.new_wall: list[float] = []
 
-    def flush(self) -> None:
-        """Move the points appended since the last flush into the numpy columns."""
-        k = len(self.new_values)
-        if not k:
-            return
-        if self.n + k > len(self.values):
-            size = max(64, 2 * len(self.values), self.n + k)
-            for name in ("steps", "values", "wall"):
-                new = np.empty(size)
-                new[: self.n] = getattr(self, name)[: self.n]
-                setattr(self, name, new)
-        end = self.n + k
-        self.steps[self.n : end] = self.new_steps
-        self.values[self.n : end] = self.new_values
-        self.wall[self.n : end] = self.new_wall
-        self.n = end
-        self.new_steps, self.new_values, self.new_wall = [], [], []
-
     def __len__(self) -> int:
-        return self.n + len(self.new_values)
+        return self.values.n + len(self.pending)
+
+    def flush(self) -> None:
+        self.values.extend(self.pending)
+        self.pending.clear()  # in place: LiveRun's map of the dense columns holds this list
+        if self.steps is not None and self.wall is not None:
+            self.steps.extend(self.new_steps)
+            self.wall.extend(self.new_wall)
+            self.new_steps.clear()
+            self.new_wall.clear()
+
+
+# role -> (how a record of it is alarming, the alarm's name besides a non-finite value); the
+# order is the alarms' priority
+TRACKED = {
+    "loss": ("jump", "loss jump"),
+    "eval_loss": ("finite", ""),
+    "grad_norm": ("finite", ""),
+    "learning_rate": ("schedule", "learning rate zero"),
+}
 
 
 class LiveRun:
@@ -69,32 +109,124 @@ class LiveRun:
         self.damage: list[Damage] = []
         self.keep_wall = keep_wall
         self.records = 0
+        self.running: dict[str, Running] = {}  # role -> its running quantities
+        self._dense: dict[str, list[float]] = {}  # name -> pending values, for the dense columns
+        self._steps: list[float] = []  # the records' steps and wall times not yet in numpy
+        self._wall: list[float] = []
+        self._rsteps, self._rwall = _Grow(), _Grow()
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
+        self._tracked: list[tuple[str, Running]] = []  # (name, its state) for the tracked roles
+        self._alarms: dict[str, tuple[str, str]] = {}  # name -> (its role, its alarm)
 
-    def append(
-        self, step: float, metrics: dict[str, Any], wall: float = math.nan, watch: dict[str, str] | None = None
-    ) -> list[tuple[str, float]]:
-        """Add one record (real numbers only are kept); returns the (watch[name], value) pairs
-        of the names ``watch`` maps, for whoever follows some metrics record by record."""
-        hits = []
-        columns = self.columns
+    def append(self, step: float, metrics: dict[str, Any], wall: float = math.nan) -> str | None:
+        """Add one record (real numbers only are kept); returns the alarm of the first tracked
+        metric whose value is alarming (non-finite first), if any."""
+        dense = self._dense
+        if len(metrics) == len(dense):  # the dense columns, when every name is one of them
+            missing = None
+            try:
+                for name, value in metrics.items():
+                    if type(value) is not float:
+                        value = _scalar(value)
+                        if value is None:
+                            missing = [*(missing or ()), name]
+                            continue
+                    dense[name].append(value)
+            except KeyError:  # a name that is no dense column: undo, then the general path
+                self._undo(metrics, name, missing)
+                self._append_other(step, metrics, wall)
+            else:
+                if missing:
+                    self._make_sparse(missing)
+        else:
+            self._append_other(step, metrics, wall)
+        self._steps.append(step)
+        self._wall.append(wall)
+        self.records += 1
+        if self._roles is None:
+            self._track()
+        alarm = non_finite = None
+        for name, state in self._tracked:
+            value = metrics.get(name)
+            if value is None:
+                continue
+            if type(value) is float and state.lo <= value <= state.hi:
+                state.points += 1  # nothing else changes (Running.lo, hi)
+                continue
+            if type(value) is not float:
+                value = _scalar(value)
+                if value is None:
+                    continue
+            if state.add(value, step):
+                role, what = self._alarms[name]
+                if value - value != 0.0:  # the first, and the second (a NaN that recurs FAILs)
+                    again = " again" if state.non_finite > 1 else ""
+                    non_finite = non_finite or f"non-finite {role}{again}"
+                elif alarm is None:
+                    alarm = what
+        return non_finite or alarm
+
+    def _undo(self, metrics: dict[str, Any], stop: str, missing: list[str] | None) -> None:
+        """Take back the values this record gave the dense columns before ``stop``."""
+        for name in metrics:
+            if name == stop:
+                return
+            if not missing or name not in missing:
+                self._dense[name].pop()
+
+    def _append_other(self, step: float, metrics: dict[str, Any], wall: float) -> None:
+        """A record whose metrics are not exactly the dense columns: new metrics, sparse ones,
+        dense ones it lacks (they become sparse)."""
+        got = set()
         for name, value in metrics.items():
             if type(value) is not float:
                 value = _scalar(value)
                 if value is None:
                     continue
-            col = columns.get(name)
+            col = self.columns.get(name)
             if col is None:
-                col = columns[name] = _Column()
+                col = self.columns[name] = _Column(self.records)
+                self._dense[name] = col.pending
                 self._roles = None
-            col.new_steps.append(step)
-            col.new_values.append(value)
-            col.new_wall.append(wall)
-            if watch and name in watch:
-                hits.append((watch[name], value))
-        self.records += 1
-        return hits
+            if col.steps is None:
+                col.pending.append(value)
+                got.add(name)
+            else:
+                col.pending.append(value)
+                col.new_steps.append(step)
+                col.new_wall.append(wall)
+        lacking = [name for name in self._dense if name not in got]
+        if lacking:
+            self._make_sparse(lacking)
+
+    def _make_sparse(self, names: list[str]) -> None:
+        """Dense columns that the current record (not yet counted) lacks: from now on each
+        keeps its own steps and wall times, starting with those of its records so far."""
+        self._flush_records()
+        for name in names:
+            col = self.columns[name]
+            del self._dense[name]
+            col.flush()
+            end = col.start + col.values.n
+            col.steps, col.wall = (
+                _Grow(self._rsteps.view()[col.start : end]),
+                _Grow(self._rwall.view()[col.start : end]),
+            )
+
+    def _track(self) -> None:
+        """Which metrics the running states follow, after the roles moved (a new metric)."""
+        roles = self.roles
+        tracked = []
+        self._alarms = {}
+        for role, (kind, what) in TRACKED.items():
+            if role in roles:
+                state = self.running.get(role)
+                if state is None:
+                    state = self.running[role] = Running(kind)
+                tracked.append((roles[role], state))
+                self._alarms[roles[role]] = (role, what)
+        self._tracked = tracked
 
     @property
     def new_metric(self) -> bool:
@@ -116,14 +248,25 @@ class LiveRun:
             self.roles  # noqa: B018 - computes both maps
         return self._by_name
 
+    def _flush_records(self) -> None:
+        self._rsteps.extend(self._steps)
+        self._rwall.extend(self._wall)
+        self._steps, self._wall = [], []
+
     def view(self) -> Run:
         """The run so far, as a Run (no copies of the metric data already moved to numpy)."""
         run = Run(source=self.source, format="live", meta=dict(self.meta), damage=list(self.damage))
+        self._flush_records()
+        rsteps, rwall = self._rsteps.view(), self._rwall.view()
         for name, col in self.columns.items():
             col.flush()
-            n = col.n
-            wall = col.wall[:n] if self.keep_wall and n and not math.isnan(col.wall[0]) else None
-            run.series[name] = Series(name, col.steps[:n], col.values[:n], wall)
+            n = col.values.n
+            if col.steps is None or col.wall is None:  # dense: the records from its first on
+                steps, wall = rsteps[col.start : col.start + n], rwall[col.start : col.start + n]
+            else:
+                steps, wall = col.steps.view(), col.wall.view()
+            keep = self.keep_wall and n and not math.isnan(wall[0])
+            run.series[name] = Series(name, steps, col.values.view(), wall if keep else None)
         run.roles = dict(self.roles)
         return run
 

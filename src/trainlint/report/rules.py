@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
-from ..registry import CATEGORIES, REGISTRY, Rule
+from ..registry import CATEGORIES, LIVE, REGISTRY, Rule
 
 
 def rule_dict(r: Rule) -> dict[str, Any]:
@@ -18,6 +18,7 @@ def rule_dict(r: Rule) -> dict[str, Any]:
         "summary": r.summary,
         "explanation": r.explanation,
         "thresholds": [{"name": t.name, "default": t.default, "doc": t.doc} for t in r.thresholds],
+        **({"live": r.live} if r.target == "log" else {}),
     }
 
 
@@ -26,7 +27,7 @@ def rule_markdown(r: Rule, level: str = "##") -> str:
         f"{level} {r.code} {r.name}",
         "",
         f"Category `{r.category}` · default severity {r.severity.value} · judges: {r.target}"
-        + (" · live guard: at the end of the run only" if r.live == "end" else ""),
+        + (f" · live guard (`{r.live}`): {LIVE[r.live]}" if r.target == "log" else ""),
         "",
         r.summary,
         "",

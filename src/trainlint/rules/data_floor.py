@@ -9,6 +9,7 @@ from .stats import fmt, robust_level
 
 @rule(
     code="TL099",
+    live="end",
     name="loss-at-label-floor",
     category="generalization",
     severity="FAIL",

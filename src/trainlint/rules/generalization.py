@@ -11,6 +11,7 @@ from .stats import coarse, fmt, head_level, robust_level
 
 @rule(
     code="TL070",
+    live="share",
     name="no-generalization",
     category="generalization",
     severity="FAIL",

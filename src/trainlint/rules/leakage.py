@@ -44,6 +44,7 @@ CAUSES = (
 
 @rule(
     code="TL065",
+    live="share",
     name="eval-tracks-train",
     category="leakage",
     severity="WARN",
@@ -108,6 +109,7 @@ def _at_chance(ctx: Context, e: np.ndarray, t: np.ndarray) -> tuple[int, float] 
 
 @rule(
     code="TL066",
+    live="share",
     name="eval-below-train",
     category="leakage",
     severity="WARN",

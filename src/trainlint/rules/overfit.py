@@ -15,6 +15,7 @@ from .stats import fmt, fstep, median
 
 @rule(
     code="TL060",
+    live="warmup",
     name="overfit",
     category="overfit",
     severity="WARN",
@@ -102,6 +103,7 @@ def best_step_of(meta: RunMeta) -> tuple[float, str] | None:
 
 @rule(
     code="TL061",
+    live="share",
     name="best-model-stale",
     category="overfit",
     severity="WARN",

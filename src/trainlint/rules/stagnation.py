@@ -12,6 +12,7 @@ from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quanti
 
 @rule(
     code="TL030",
+    live="warmup",
     name="loss-flat",
     category="stagnation",
     severity="FAIL",
@@ -63,6 +64,7 @@ def _fast_start(v: np.ndarray, end: float, k: int, rel: float) -> bool:
 
 @rule(
     code="TL031",
+    live="warmup",
     name="dead-run",
     category="stagnation",
     severity="WARN",
@@ -162,6 +164,7 @@ def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
 
 @rule(
     code="TL032",
+    live="warmup",
     name="plateau",
     category="stagnation",
     severity="WARN",

@@ -12,8 +12,18 @@ from ._evals import scheduled_steps, spans_scheduled
 from .stats import coarse, events, fmt, fstep, median, no_clock_reason, step_seconds, steps_list
 
 
+def _step_seconds(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """:func:`step_seconds` of the run, computed once per judgement for the four timing rules
+    that read it (Context.shared; the arrays are only read)."""
+    kept = ctx.shared.get("step_seconds")
+    if kept is None or kept[0] is not ctx.subject:
+        kept = ctx.shared["step_seconds"] = (ctx.subject, step_seconds(ctx.subject))
+    got: tuple[np.ndarray, np.ndarray, str] | None = kept[1]
+    return got
+
+
 def _times(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
-    got = step_seconds(ctx.subject)
+    got = _step_seconds(ctx)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no step_time metric and no wall-clock timestamps in this log"))
     steps, sec, src = got
@@ -28,7 +38,23 @@ Shape = tuple[np.ndarray, np.ndarray, str, float, float, float, float]
 
 
 def _shape(ctx: Context) -> Shape:
-    """Early and late median step time, and how much of the rise is one jump (1.0 = a cliff)."""
+    """Early and late median step time, and how much of the rise is one jump (1.0 = a cliff);
+    computed once per judgement for TL085 and TL086 (Context.shared), its refusal included."""
+    key = f"timing shape {ctx.t('min_points')}"
+    kept = ctx.shared.get(key)
+    if kept is None or kept[0] is not ctx.subject:
+        try:
+            got: Shape | NotChecked | StandDown = _measure_shape(ctx)
+        except (NotChecked, StandDown) as exc:
+            got = exc
+        kept = ctx.shared[key] = (ctx.subject, got)
+    if isinstance(kept[1], (NotChecked, StandDown)):
+        raise kept[1]
+    shape: Shape = kept[1]
+    return shape
+
+
+def _measure_shape(ctx: Context) -> Shape:
     steps, sec, src = _times(ctx, int(ctx.t("min_points")))
     k = max(3, len(sec) // 4)
     early, late = float(median(sec[:k])), float(median(sec[-k:]))
@@ -101,6 +127,7 @@ def step_time_cliff(ctx: Context) -> Finding | None:
 
 @rule(
     code="TL086",
+    live="share",
     name="slowdown",
     category="throughput",
     severity="WARN",
@@ -224,7 +251,7 @@ def loader_bound(ctx: Context) -> Finding | None:
     lt = run.series[name].finite()
     if len(lt) < ctx.t("min_points"):
         raise NotChecked(f"{name} has {len(lt)} finite points, needs {int(ctx.t('min_points'))}")
-    got = step_seconds(run)
+    got = _step_seconds(ctx)
     if got is None:
         raise NotChecked("no step time to compare the loader time with")
     load, step = float(median(lt.values)), float(median(got[1]))
