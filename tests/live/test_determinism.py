@@ -122,10 +122,17 @@ def _clock_uses(path: Path) -> list[str]:
     clocks = {"time", "datetime", "threading", "sched", "asyncio"}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     uses = []
+    imported = {  # the clock modules this file imports, by the name it uses (``sched`` may be a scheduler)
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for a in node.names
+        if a.name.split(".")[0] in clocks
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in clocks:
             uses += [f"{node.module}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in clocks:
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in imported:
             uses.append(f"{node.value.id}.{node.attr}")
     return sorted(uses)
 

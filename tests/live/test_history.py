@@ -91,7 +91,7 @@ def test_running_quantities_and_alarms():
     for i, v in enumerate(values):
         alarms.append(live.append(float(i), {"loss": v, "grad_norm": 1.0}))
     loss = live.running["loss"]
-    assert alarms == [None, None, None, "loss jump", "non-finite loss", None, "non-finite loss", "loss jump"]
+    assert alarms == [None, None, None, "loss jump", "non-finite loss", None, "non-finite loss again", "loss jump"]
     assert (loss.points, loss.non_finite, loss.first_non_finite, loss.best, loss.best_step) == (8, 2, 4.0, 1.0, 5.0)
     assert live.append(8.0, {"loss": 1.0, "grad_norm": math.nan}) == "non-finite grad_norm"
 

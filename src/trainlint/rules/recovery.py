@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import Context, rule
+from ..registry import Context, NotChecked, rule
 from ..verdict import Finding
 from .stats import fstep
 
@@ -39,8 +39,11 @@ trajectory the model had. A recovery is evidence, not a failure; many of them in
 the same fault again and again, point at the data or the learning rate.""",
 )
 def recovered(ctx: Context) -> list[Finding]:
+    found = recovery_events(ctx.subject.events)
+    if not found:
+        raise NotChecked("no recovery records: no guard log with recover= beside this run")
     out = []
-    for e in recovery_events(ctx.subject.events):
+    for e in found:
         skipped = [_num(s) for s in e.get("skipped_steps") or []] or [float("nan")]
         span = f"{fstep(skipped[0])}-{fstep(skipped[-1])}" if len(skipped) > 1 else fstep(skipped[0])
         lr = ""
