@@ -113,7 +113,8 @@ PINNED = {
         # ti-sv-train-607 joined when the general console reader (issue 29) first read it (it was
         # unread before): TL020 on per-batch spikes, adjudicated "note", the rule fix pending.
         "healthy_flagged": {"ti-sv-train-607"},
-        "broken_missed": {"multimodal-action-emotion-detection-training-log-435"},
+        # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
+        "broken_missed": set(),
     },
     "test": {
         "unread": {

@@ -221,6 +221,15 @@ ROWS = [
         lambda: _run(decay(100, start=math.log(50000) + 1, end=3.0), extra={"vocab_size": 50000}),
         says=("vocab_size from option",),
     ),
+    Row(
+        "TL034",
+        lambda: _run(math.log(9) + 0.014 - np.linspace(0, 0.09, 35), val_accuracy=1 / 9 + np.linspace(0, 0.04, 35)),
+        "FAIL",
+        {"classes": 9, "chance": 1 / 9, "skill": lambda v: 0 < v < 0.1},
+        lambda: _run(math.log(9) - np.linspace(0, 0.09, 35), val_accuracy=np.linspace(0.11, 0.6, 35)),
+        step=35,
+        says=("1/9 = 0.1111", "ln 9 = 2.197"),
+    ),
     # ---- learning rate
     Row(
         "TL040",
