@@ -224,3 +224,13 @@ def test_an_lr_zero_from_the_start_is_judged_at_once_a_warmup_from_zero_is_not()
     for i in range(39, 60):
         g.observe(i, loss=2.0 / (1 + i / 10), learning_rate=1e-3 * i / 60)
     assert g.judged_records == 50 and not g.timeline  # neither warmup-unfinished nor run-incomplete yet
+
+
+def test_a_blowup_in_warmup_is_flagged_live_when_it_happens():
+    """TL012 judges points (live "always"): the guard flags a warm-up blow-up (7.97 -> 805) at the
+    judgement after it, not only at the end."""
+    g = Guard()
+    loss = [7.97, 805.0, 420.0, 120.0, 25.0, 3.7] + [3.7 - 0.05 * i for i in range(40)]
+    for i, value in enumerate(loss):
+        g.observe(10 * (i + 1), loss=value)
+    assert "TL012" in {f.code for _, _, f in g.timeline if f.severity.value == "FAIL"}

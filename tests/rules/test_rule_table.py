@@ -180,6 +180,15 @@ ROWS = [
         lambda: _run(_with(decay(200), slice(80, 85), 9.0)),
         says=("came back",),
     ),
+    Row(
+        "TL012",
+        lambda: _run([2.29, 2.05, 1.8, 63020.0, 2.1, 2.0, 1.99, 1.97, 1.96, 1.95]),
+        "FAIL",
+        {"peak": 63020.0, "best_before": 1.8, "high_before": 2.29, "recovered": True, "points": 10},
+        lambda: _run(decay(10)),
+        step=4,
+        says=("1 of 10 points", "fell back to 1.95"),
+    ),
     # ---- spikes
     Row(
         "TL020",

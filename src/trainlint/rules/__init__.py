@@ -7,6 +7,7 @@ against the rules the modules register."""
 
 MODULES: dict[str, tuple[str, ...]] = {
     "log": (
+        "blowup",
         "chance",
         "crash",
         "data_floor",
