@@ -134,7 +134,7 @@ def test_sigterm_mid_scan_with_workers_exits_143_with_a_json_envelope(runs):
     doc = json.loads(out)
     schema = json.loads(resources.files("trainlint").joinpath("schema/report.schema.json").read_text())
     jsonschema.validate(doc, schema)
-    assert doc["interrupted"] is True and doc["schema_version"] == "1.1"
+    assert doc["interrupted"] is True and doc["schema_version"] == "1.2"
     assert 0 < len(doc["reports"]) < RUNS
     assert doc["verdict"] == "PASS" and doc["exit_code"] == 0  # the judged inputs' verdict
     time.sleep(0.5)
