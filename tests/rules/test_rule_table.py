@@ -239,6 +239,15 @@ ROWS = [
         step=35,
         says=("1/9 = 0.1111", "ln 9 = 2.197"),
     ),
+    Row(
+        "TL035",
+        lambda: _run(2.1 + 16.8 * np.exp(-np.arange(100) / 8), meta={"vocab_size": 151646}),
+        "FAIL",
+        {"first_loss": 18.9, "vocab_size": 151646, "ln_v": math.log(151646)},
+        lambda: _run(2.1 + 8.0 * np.exp(-np.arange(100) / 8), meta={"vocab_size": 151646}),
+        step=1,
+        says=("V = 151,646", "ln V = 11.93"),
+    ),
     # ---- learning rate
     Row(
         "TL040",

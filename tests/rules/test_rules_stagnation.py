@@ -155,3 +155,41 @@ def test_tl034_judges_only_the_whole_run_live():
     from trainlint.registry import REGISTRY
 
     assert REGISTRY.get("TL034").live == "end"
+
+
+# ---------------------------------------------------------------- TL035: a start above ln V
+def _lm_start(first=18.9, vocab=151646, n=100, meta=True):
+    """The real shape (an SFT run of a model with a 151,646-token vocabulary): the first logged
+    loss 18.9, against ln V = 11.93, falling to about 2 (a synthetic series)."""
+    loss = 2.1 + (first - 2.1) * np.exp(-np.arange(n) / 8)
+    return make_run(loss, steps=np.arange(5, 5 * n + 1, 5, dtype=float), meta={"vocab_size": vocab} if meta else None)
+
+
+def test_tl035_a_start_far_above_ln_vocab_fails_with_its_numbers():
+    f = one("TL035", _lm_start())
+    assert f.severity.value == "FAIL" and f.step == 5
+    assert f.evidence["first_loss"] == 18.9 and f.evidence["vocab_size"] == 151646
+    assert abs(f.evidence["ln_v"] - 11.93) < 0.01 and abs(f.evidence["ratio"] - 1.584) < 0.01
+    assert "18.9" in f.message and "V = 151,646" in f.message and "ln V = 11.93" in f.message
+    g = one("TL035", _lm_start(meta=False), extra={"vocab_size": 151646})
+    assert "--vocab-size" in g.message
+
+
+def test_tl035_silent_at_or_below_ln_vocab_and_not_checked_without_one():
+    silent("TL035", _lm_start(first=12.3))  # a fresh model starts a little above ln V: fine
+    silent("TL035", _lm_start(first=2.4))  # a pretrained one starts far below
+    assert "no vocabulary size" in not_checked("TL035", _lm_start(meta=False))
+    assert "no vocabulary size" in not_checked("TL035", make_run(decay(50), meta={"num_classes": 10}))
+
+
+def test_tl035_judged_from_the_run_folder_config(tmp_path):
+    import json
+
+    from trainlint import api
+
+    logs = [{"step": 5 * (i + 1), "loss": float(v)} for i, v in enumerate(_lm_start().series["loss"].values)]
+    (tmp_path / "trainer_state.json").write_text(json.dumps({"global_step": 500, "log_history": logs}))
+    (tmp_path / "config.json").write_text(json.dumps({"vocab_size": 151646}))
+    reports = [r for r in api.doctor([tmp_path / "trainer_state.json"]).reports if r.kind == "log"]
+    f = next(f for f in reports[0].findings if f.code == "TL035")
+    assert f.severity.value == "FAIL" and str(tmp_path / "config.json") in f.message

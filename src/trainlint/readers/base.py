@@ -20,6 +20,7 @@ import numpy as np
 
 from ..model import Damage, Run
 from ..options import ReadOptions
+from ..safeio import load_json_file
 
 HEAD_BYTES = 8192
 
@@ -306,3 +307,19 @@ def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False)
     run.notes.append(msg)
     if damage:
         run.damage.append(Damage("skipped-lines", msg, {"count": len(lines), "first_line": lines[0]}))
+
+
+def config_vocab_size(path: Path | None) -> int | None:
+    """The vocab_size of a model's config.json (or of its text model's); None without one."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        cfg = load_json_file(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(cfg, dict):
+        return None
+    for holder in (cfg, cfg.get("text_config"), cfg.get("model_args"), cfg.get("model")):
+        if isinstance(holder, dict) and type(holder.get("vocab_size")) is int:
+            return int(holder["vocab_size"])
+    return None

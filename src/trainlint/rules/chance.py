@@ -1,4 +1,5 @@
-"""Chance level from accuracy: a held-out accuracy near 1/k while the loss stays near ln k."""
+"""Chance level: a held-out accuracy near 1/k while the loss stays near ln k; a language model's
+loss that starts far above ln(vocabulary), which no wiring of a cross-entropy allows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse, fmt, median, robust_level
+from .stats import coarse, fmt, fstep, median, robust_level
 
 # Held-out accuracies first (the one that says whether the model generalises), then training ones.
 ACCURACIES = (
@@ -125,3 +126,62 @@ def _stand_down_for_tl033(v: np.ndarray, ln_k: float, k: int, *, given: bool) ->
         at = all(abs(float(median(p)) - ln_k) <= tol for p in np.array_split(v, 3) if len(p))
     if at:
         raise StandDown(f"the loss sits at ln {k} = {fmt(ln_k)}: TL033's finding")
+
+
+def vocabulary(ctx: Context) -> tuple[int, str]:
+    """The vocabulary size: --vocab-size, else the run's config (config.json beside the log)."""
+    given = ctx.extra.get("vocab_size") if ctx.extra else None
+    if isinstance(given, (int, float)) and not isinstance(given, bool) and given >= 2:
+        return int(given), "--vocab-size"
+    meta = RunMeta.of(ctx.subject)
+    if meta.vocab_size is not None and meta.vocab_size >= 2:
+        where = ctx.subject.meta.get("model_config_path") if isinstance(ctx.subject.meta, dict) else None
+        return int(meta.vocab_size), f"vocab_size of {where}" if isinstance(where, str) else "the log's vocab_size"
+    raise NotChecked("no vocabulary size: no config.json with vocab_size beside the log (or pass --vocab-size)")
+
+
+@rule(
+    code="TL035",
+    name="loss-start-above-uniform",
+    category="integrity",
+    severity="FAIL",
+    summary="A language model's loss starts far above ln(vocabulary): the labels or the loss are wired wrong.",
+    explanation="""
+A cross-entropy over a vocabulary of V tokens starts at about ln V for a freshly initialised
+model (a uniform guess) and below it for a pretrained one. A first logged loss far above ln V
+(`over_ln_v` times it: 18.9 against ln 151,646 = 11.9) means the model is confidently wrong about
+every token from the first step: labels not shifted or taken from another sequence, a tokenizer
+that does not match the model (a wrong vocabulary or resized embeddings left random), a loss
+summed instead of averaged, or logits scaled before the softmax. V is --vocab-size, else
+vocab_size in the run's config.json (beside the log or in its newest checkpoint); without either
+the rule cannot judge. A class count (--num-classes) is not used: a classifier head's start
+depends on its initialisation scale. The first point is enough, so the live guard judges it
+from the first record. Try: decode one batch's input_ids and labels side by side, check the
+tokenizer's vocabulary against the model's vocab_size, and the loss's reduction.""",
+    live="always",
+    thresholds=[
+        Threshold("over_ln_v", 1.3, "first loss / ln(vocabulary size) that no cross-entropy start reaches"),
+    ],
+)
+def loss_start_above_uniform(ctx: Context) -> Finding | None:
+    s = ctx.series("loss")
+    size, origin = vocabulary(ctx)
+    ln_v = math.log(size)
+    first = float(s.values[0])
+    ratio = first / ln_v
+    if ratio < ctx.t("over_ln_v"):
+        return None
+    end = float(median(s.values[-3:]))
+    return ctx.fire(
+        f"loss starts at {fmt(first)} (step {fstep(float(s.steps[0]))}), {fmt(ratio)}x ln V = {fmt(ln_v)} for "
+        f"V = {size:,} ({origin}; threshold {fmt(ctx.t('over_ln_v'))}x): a cross-entropy starts at ln V or "
+        f"below; the labels or the loss are wired wrong (it ends at {fmt(end)})",
+        step=float(s.steps[0]),
+        first_loss=first,
+        ln_v=ln_v,
+        vocab_size=size,
+        vocab_origin=origin,
+        ratio=ratio,
+        end_level=end,
+        threshold=ctx.t("over_ln_v"),
+    )
