@@ -30,7 +30,7 @@ from ..options import ReadOptions
 from ..roles import assign_roles
 from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
-from .base import config_vocab_size
+from .base import config_vocab_size, tokenizer_vocab_size
 
 EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")
@@ -420,6 +420,9 @@ def link_companions(run: Run, folder: Path) -> None:
     if vocab is not None:
         run.meta["vocab_size"] = vocab
         run.meta["model_config_path"] = str(found["config.json"])
+    elif "tokenizer" in found and (vocab := tokenizer_vocab_size(found["tokenizer"])) is not None:
+        run.meta["vocab_size"] = vocab
+        run.meta["vocab_source"] = str(found["tokenizer"])
     if "tokenizer" in found:
         run.meta["tokenizer_path"] = str(found["tokenizer"])
     if "dataset" in found:

@@ -135,9 +135,14 @@ def vocabulary(ctx: Context) -> tuple[int, str]:
         return int(given), "--vocab-size"
     meta = RunMeta.of(ctx.subject)
     if meta.vocab_size is not None and meta.vocab_size >= 2:
-        where = ctx.subject.meta.get("model_config_path") if isinstance(ctx.subject.meta, dict) else None
-        return int(meta.vocab_size), f"vocab_size of {where}" if isinstance(where, str) else "the log's vocab_size"
-    raise NotChecked("no vocabulary size: no config.json with vocab_size beside the log (or pass --vocab-size)")
+        raw = ctx.subject.meta if isinstance(ctx.subject.meta, dict) else {}
+        where, tokenizer = raw.get("model_config_path"), raw.get("vocab_source")
+        if isinstance(where, str):
+            return int(meta.vocab_size), f"vocab_size of {where}"
+        if isinstance(tokenizer, str):
+            return int(meta.vocab_size), f"the vocabulary of {tokenizer}"
+        return int(meta.vocab_size), "the log's vocab_size"
+    raise NotChecked("no vocabulary size: no config.json or tokenizer.json beside the log (or pass --vocab-size)")
 
 
 @rule(
@@ -153,8 +158,8 @@ model (a uniform guess) and below it for a pretrained one. A first logged loss f
 every token from the first step: labels not shifted or taken from another sequence, a tokenizer
 that does not match the model (a wrong vocabulary or resized embeddings left random), a loss
 summed instead of averaged, or logits scaled before the softmax. V is --vocab-size, else
-vocab_size in the run's config.json (beside the log or in its newest checkpoint); without either
-the rule cannot judge. A class count (--num-classes) is not used: a classifier head's start
+vocab_size in the run's config.json (beside the log or in its newest checkpoint), else the
+vocabulary of the tokenizer.json beside a trainer_state.json; without any the rule cannot judge. A class count (--num-classes) is not used: a classifier head's start
 depends on its initialisation scale. The first point is enough, so the live guard judges it
 from the first record. Try: decode one batch's input_ids and labels side by side, check the
 tokenizer's vocabulary against the model's vocab_size, and the loss's reduction.""",
