@@ -230,7 +230,7 @@ def _judge_segments(
         sub = run_rules(
             "log", seg, Report(source=report.source, kind="log"), settings, more, lambda r: not r.whole_run and ok(r)
         )
-        _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)))
+        _merge_segment(report, sub, k, _segment_label(seg, k, len(segs)), run_name(seg))
         ran.update(dict.fromkeys(sub.checks.ran))
     report.checks.ran = sorted(set(report.checks.ran) | set(ran))
     for code in ran:
@@ -239,6 +239,7 @@ def _judge_segments(
     report.checks.not_checked = dict(sorted(report.checks.not_checked.items()))
     report.notes = list(run.notes)
     report.findings.sort(key=_finding_order)
+    _gather_sweep(report, len(segs))
     order_findings(report.findings)
     return report
 
@@ -261,27 +262,86 @@ def _previous_ends(run: Run, segs: list[Run]) -> list[float | None]:
     return out
 
 
+SWEEP_RUNS = 10  # a file holding this many appended runs is a sweep: each finding names its runs at once
+RUN_KEYS = ("trial", "trial_id", "run", "run_id", "run_index", "sweep_run", "seed")  # a run's own number
+
+
+def _gather_sweep(report: Report, count: int) -> None:
+    """A file of many appended runs (a sweep): the findings one rule makes with one severity on
+    several runs become one finding that names the runs ("40 of 188 runs: ..."), the first run's
+    message with it; the per-run evidence stays under ``evidence.runs_found``."""
+    if count < SWEEP_RUNS:
+        return
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in report.findings:
+        if "segment" in f.evidence:
+            groups.setdefault((f.code, f.severity.value), []).append(f)
+    out: list[Finding] = []
+    for f in report.findings:
+        group = groups.get((f.code, f.severity.value), []) if "segment" in f.evidence else []
+        if len(group) < 2:
+            out.append(f)
+        elif f is group[0]:
+            out.append(_sweep_finding(group, count))
+    report.findings = out
+
+
+def _sweep_finding(group: list[Finding], count: int) -> Finding:
+    names = [str(f.evidence.get("run_name") or f"run {f.evidence['segment']}") for f in group]
+    shown = ", ".join(names[:12]) + (f" (+{len(names) - 12} more)" if len(names) > 12 else "")
+    first = group[0]
+    return Finding(
+        code=first.code,
+        name=first.name,
+        category=first.category,
+        severity=first.severity,
+        message=f"{len(group)} of {count} runs in this file: {shown}; the first, {first.message}",
+        evidence={
+            "runs": count,
+            "runs_flagged": len(group),
+            "run_names": names,
+            "runs_found": [dict(f.evidence, step=f.step) for f in group],
+        },
+        step=first.step,
+    )
+
+
 def _any_rule(rule: Rule) -> bool:
     return True
 
 
 def _segment_label(seg: Run, k: int, count: int) -> str:
-    """``segment k/n (steps a-b)`` for a run of several segments, else ""."""
+    """``segment k/n (steps a-b)`` for a run of several segments, else ""; ``trial 7 (segment
+    k/n, steps a-b)`` when the segment logs its own run number (a sweep's trial column)."""
     from .rules.segments import reference
 
     if count <= 1:
         return ""
     ref = reference(seg)
     span = f"{ref.steps[0]:.0f}-{ref.steps[-1]:.0f}" if ref is not None and len(ref) else "?"
-    return f"segment {k}/{count} (steps {span})"
+    name = run_name(seg)
+    return f"{name} (segment {k}/{count}, steps {span})" if name else f"segment {k}/{count} (steps {span})"
 
 
-def _merge_segment(report: Report, sub: Report, k: int, label: str) -> None:
+def run_name(seg: Run) -> str | None:
+    """``trial 7``: the run's number when it logs one (RUN_KEYS) that stays the same throughout."""
+    for key in RUN_KEYS:
+        s = seg.series.get(key)
+        values = s.finite().values if s is not None else np.empty(0)
+        if len(values) and float(values.min()) == float(values.max()):
+            v = float(values[0])
+            return f"{key} {int(v)}" if v.is_integer() else f"{key} {v:g}"
+    return None
+
+
+def _merge_segment(report: Report, sub: Report, k: int, label: str, name: str | None = None) -> None:
     """One segment's findings (labelled with it) and reasons, into the run's report."""
     for f in sub.findings:
         if label:
             f.message = f"{label}: {f.message}"
             f.evidence["segment"] = k
+            if name:
+                f.evidence["run_name"] = name
         report.findings.append(f)
     for code, why in sub.checks.stood_down.items():
         report.checks.stood_down.setdefault(code, f"{label}: {why}" if label else why)

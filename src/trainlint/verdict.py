@@ -15,9 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-SCHEMA_VERSION = (
-    "1.2"  # 1.1: the envelope's "interrupted" (issue 33); 1.2: "statistics", a comparison finding's "origin"
-)
+SCHEMA_VERSION = "1.2"  # 1.1: "interrupted" (issue 33); 1.2: "statistics", "origin", a report's "scope"
 
 
 class Severity(str, enum.Enum):
@@ -162,6 +160,16 @@ class Report(msgspec.Struct):
             return Severity.WARN
         return Severity.PASS
 
+    @property
+    def scope(self) -> str | None:
+        """What the verdict rests on when it is not the whole rule set: a log with fewer loss
+        points than the trend rules need is judged by the point rules only, and its verdict says
+        so (``on 10 points: trend rules need 20``); None for a verdict on everything."""
+        s = self.summary
+        if not s.get("too_short") or self.unjudged is not None:
+            return None
+        return f"on {s.get('loss_points_finite')} points: trend rules need {s.get('trend_rules_need')}"
+
     def __repr__(self) -> str:
         """``<Report FAIL log a.jsonl: 1 FAIL, 1 WARN; first: TL010 loss-diverged ...>``: the
         verdict, the counts and the first finding (or the reason), not the whole report."""
@@ -184,6 +192,7 @@ class Report(msgspec.Struct):
             "format": self.format,
             "verdict": self.verdict.value,
             "reason": self.unjudged,
+            "scope": self.scope,
             "files": list(self.files) or [self.source],
             "notes": list(self.notes) + _wide_ints_note(self.summary, [f.evidence for f in self.findings]),
             "summary": _clean(self.summary),

@@ -257,3 +257,13 @@ def test_a_single_nan_recovered_from_warns_as_doctor_does():
         if guard.should_stop:
             break
     assert guard.should_stop and guard.stop_reason.code == "TL001" and i == 125
+
+
+def test_a_blowup_in_warmup_is_flagged_live_when_it_happens():
+    """TL012 judges points (live "always"): the guard flags a warm-up blow-up (7.97 -> 805) at the
+    judgement after it, not only at the end."""
+    g = Guard()
+    loss = [7.97, 805.0, 420.0, 120.0, 25.0, 3.7] + [3.7 - 0.05 * i for i in range(40)]
+    for i, value in enumerate(loss):
+        g.observe(10 * (i + 1), loss=value)
+    assert "TL012" in {f.code for _, _, f in g.timeline if f.severity.value == "FAIL"}

@@ -144,3 +144,38 @@ def test_teardown_noise_after_a_normal_end(tmp_path):
     assert run.meta["completed"] is True
     # the unraisable-hook report is not a crash; the later one is flagged as after the normal end
     assert [(e["text"], e.get("after_end")) for e in run.events] == [("BrokenPipeError: [Errno 32] Broken pipe", True)]
+
+
+SAVE_CRASH = """{'loss': 2.31, 'learning_rate': 2e-05, 'epoch': 0.5}
+{'loss': 1.38, 'learning_rate': 2e-06, 'epoch': 1.0}
+{'train_runtime': 1200.5, 'train_samples_per_second': 43.2, 'train_loss': 1.68, 'epoch': 1.0}
+Saving model checkpoint to out/checkpoint-1000
+Traceback (most recent call last):
+  File "train.py", line 130, in <module>
+    trainer.save_model()
+  File "/usr/lib/python3/site-packages/transformers/trainer.py", line 2900, in save_model
+    self._save(output_dir)
+OSError: [Errno 28] No space left on device
+"""
+
+
+def test_a_traceback_raised_while_saving_is_marked_so(tmp_path):
+    """Issue 30 §3.5: a traceback after the last training step, raised while the model was being
+    written (its frames say save_model), carries phase "saving"; one in training does not."""
+    path = tmp_path / "train.log"
+    path.write_text(SAVE_CRASH)
+    ev = crash(read_run(path))
+    assert ev["phase"] == "saving" and ev["line"] == 5 and ev["text"].startswith("OSError: [Errno 28]")
+    assert "phase" not in crash(read_run(DATA / "cuda_oom.out"))
+
+
+def test_an_oom_before_the_first_loss_line_is_a_crash_event(tmp_path):
+    """Issue 30 §3.5: the model ran out of memory while loading, before any loss was logged."""
+    path = tmp_path / "train.log"
+    path.write_text(
+        "INFO ***** Running training *****\nINFO   Total optimization steps = 3000\n"
+        'Traceback (most recent call last):\n  File "train.py", line 120, in <module>\n    trainer.train()\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB.\n"
+    )
+    ev = crash(read_run(path))
+    assert ev["signature"] == "cuda-out-of-memory" and ev["line"] == 3

@@ -162,6 +162,35 @@ def test_vocab_size_from_a_checkpoint_config_and_nested_text_config(tmp_path):
     assert "linked to this run: vocab_size 32000, model_config checkpoint-10/config.json" in run.notes
 
 
+def test_a_trainer_state_read_alone_takes_the_vocab_size_of_the_config_beside_it(tmp_path):
+    """Judged as one file (a checkpoint-N/trainer_state.json named on the command line), the state
+    still knows its model's vocabulary: TL035 needs it to judge a first loss against ln V."""
+    from trainlint.readers import read_run
+
+    state = tmp_path / "checkpoint-500" / "trainer_state.json"
+    _write(state, _state([5, 10], [18.9, 12.0]))
+    assert "vocab_size" not in read_run(state).meta
+    _write(state.parent / "config.json", json.dumps({"model_type": "qwen2", "vocab_size": 151646}))
+    run = read_run(state)
+    assert run.meta["vocab_size"] == 151646 and run.meta["model_config_path"] == str(state.parent / "config.json")
+
+
+def test_without_a_config_the_tokenizer_beside_the_state_gives_the_vocabulary(tmp_path):
+    from trainlint.readers import read_run
+
+    state = tmp_path / "trainer_state.json"
+    _write(state, _state([5, 10], [18.9, 12.0]))
+    tokenizer = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 151642}}, "added_tokens": [{"id": 151645}]}
+    _write(tmp_path / "tokenizer.json", json.dumps(tokenizer))
+    run = read_run(state)
+    assert run.meta["vocab_size"] == 151646 and run.meta["vocab_source"] == str(tmp_path / "tokenizer.json")
+    assert read_group(find_group(tmp_path)).meta["vocab_size"] == 151646
+    _write(tmp_path / "tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": [["a", 0.0]] * 300}}))
+    assert read_run(state).meta["vocab_size"] == 300
+    _write(tmp_path / "tokenizer.json", "[1, 2]")  # no tokenizer: no vocabulary, no error
+    assert "vocab_size" not in read_run(state).meta
+
+
 # ---------------------------------------------------------------- merging
 
 

@@ -287,3 +287,18 @@ def test_every_format_says_a_result_was_interrupted(fmt, marker):
     render(Result("doctor", [Report(source="a.jsonl", kind="log", format="jsonl")]), fmt, out)
     assert "INTERRUPTED" not in out.getvalue() and "interrupted by" not in out.getvalue()
     assert '"interrupted"' not in out.getvalue() and '"executionSuccessful": false' not in out.getvalue()
+
+
+def test_a_log_too_short_for_the_trend_rules_says_so_on_its_verdict_line(cli, tmp_path):
+    """Issue 30 §3: a 12-point log never looks like a clean PASS: its verdict line, its concise
+    line and its JSON report (``scope``, since schema 1.2) say what the verdict rests on."""
+    short = write_hf(tmp_path / "short.json", healthy(12))
+    text = cli("doctor", short)
+    assert text.code == 0 and text.out.startswith("PASS on 12 points: trend rules need 20  "), text.out
+    concise = cli("doctor", short, "--format", "concise")
+    assert f"{short}: PASS on 12 points: trend rules need 20" in concise.out.splitlines()
+    data = cli("doctor", short, "--format", "json").json()
+    jsonschema.validate(data, SCHEMA)
+    assert data["schema_version"] == "1.2" and data["reports"][0]["scope"] == "on 12 points: trend rules need 20"
+    full = cli("doctor", write_hf(tmp_path / "full.json", healthy()), "--format", "json").json()
+    assert full["reports"][0]["scope"] is None

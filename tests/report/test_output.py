@@ -17,7 +17,7 @@ from trainlint.verdict import Checks, Finding, Report, Result, Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = Path(__file__).parent.parent / "schemas"
-HEADER = re.compile(r"^(PASS|FAIL|WARN|NOT-CHECKED) +(\S.*?)  \(")
+HEADER = re.compile(r"^(PASS|FAIL|WARN|NOT-CHECKED)(?: on \d+ points: trend rules need \d+)? +(\S.*?)  \(")
 
 
 @pytest.fixture

@@ -180,6 +180,15 @@ ROWS = [
         lambda: _run(_with(decay(200), slice(80, 85), 9.0)),
         says=("came back",),
     ),
+    Row(
+        "TL012",
+        lambda: _run([2.29, 2.05, 1.8, 63020.0, 2.1, 2.0, 1.99, 1.97, 1.96, 1.95]),
+        "FAIL",
+        {"peak": 63020.0, "best_before": 1.8, "high_before": 2.29, "recovered": True, "points": 10},
+        lambda: _run(decay(10)),
+        step=4,
+        says=("1 of 10 points", "fell back to 1.95"),
+    ),
     # ---- spikes
     Row(
         "TL020",
@@ -220,6 +229,24 @@ ROWS = [
         {"classes": 32000, "ln_v": math.log(32000)},
         lambda: _run(decay(100, start=math.log(50000) + 1, end=3.0), extra={"vocab_size": 50000}),
         says=("vocab_size from option",),
+    ),
+    Row(
+        "TL034",
+        lambda: _run(math.log(9) + 0.014 - np.linspace(0, 0.09, 35), val_accuracy=1 / 9 + np.linspace(0, 0.04, 35)),
+        "FAIL",
+        {"classes": 9, "chance": 1 / 9, "skill": lambda v: 0 < v < 0.1},
+        lambda: _run(math.log(9) - np.linspace(0, 0.09, 35), val_accuracy=np.linspace(0.11, 0.6, 35)),
+        step=35,
+        says=("1/9 = 0.1111", "ln 9 = 2.197"),
+    ),
+    Row(
+        "TL035",
+        lambda: _run(2.1 + 16.8 * np.exp(-np.arange(100) / 8), meta={"vocab_size": 151646}),
+        "FAIL",
+        {"first_loss": 18.9, "vocab_size": 151646, "ln_v": math.log(151646)},
+        lambda: _run(2.1 + 8.0 * np.exp(-np.arange(100) / 8), meta={"vocab_size": 151646}),
+        step=1,
+        says=("V = 151,646", "ln V = 11.93"),
     ),
     # ---- learning rate
     Row(

@@ -109,3 +109,29 @@ def test_tl080_state_that_is_not_a_checkpoint_still_warns(tmp_path):
     # the completion record stands TL080 down, checkpoint or not
     done = _checkpoint_state(tmp_path / "done" / "checkpoint-100", completed=True)
     assert "completion" in stood_down("TL080", read_run(done))
+
+
+def test_tl081_a_crash_while_saving_after_the_last_step_marks_the_run_incomplete():
+    saving = dict(CRASH, signature="python-traceback", text="OSError: [Errno 28] No space left on device")
+    saving["phase"] = "saving"
+    f = one("TL081", make_run(decay(50), meta={"completed": True}, events=[saving]))
+    assert f.severity.value == "FAIL" and f.evidence["phase"] == "saving" and f.evidence["after_training"]
+    assert "run incomplete: crashed while saving after its last training step" in f.message
+    g = one("TL081", make_run(decay(50), steps=np.arange(10, 510, 10), meta={"max_steps": 1000}, events=[saving]))
+    assert not g.evidence["after_training"] and "mid-run (500 of 1000 planned steps)" in g.message
+    assert "run crashed: CUDA out of memory" in one("TL081", make_run(decay(50), events=[CRASH])).message
+
+
+def test_a_crash_before_the_first_loss_line_fails_with_its_line(tmp_path):
+    """An out-of-memory traceback before any loss was logged: FAIL with the line, not NOT-CHECKED."""
+    from trainlint import api
+
+    path = tmp_path / "train.log"
+    path.write_text(
+        'INFO Loading model\nTraceback (most recent call last):\n  File "train.py", line 120, in <module>\n'
+        "    trainer.train()\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB.\n"
+    )
+    rep = next(r for r in api.doctor([path]).reports if r.kind == "log")
+    assert rep.verdict.value == "FAIL"
+    f = next(f for f in rep.findings if f.code == "TL081")
+    assert "cuda-out-of-memory (line 2)" in f.message and "Tried to allocate 1.95 GiB" in f.message

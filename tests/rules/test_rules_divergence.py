@@ -54,3 +54,57 @@ def test_tl011_silent_on_short_blowup_and_healthy():
 
 def test_tl011_stands_down_when_it_lasts_to_end():
     assert "TL010" in stood_down("TL011", make_run(_diverging(200)))
+
+
+# ---------------------------------------------------------------- TL012: brief blow-ups
+def _warmup_blowup(at: int = 1):
+    """The real shape (an HF run, LR too high through warm-up, logged every 10 steps): loss
+    7.97 -> 805 -> 3.7 over steps 20-60, then a slow fall to about 2 (a synthetic series).
+    ``at`` moves the same 100x blow-up later in the run."""
+    steps = np.arange(10, 1001, 10, dtype=float)
+    loss = 2.0 + 5.97 * np.exp(-(steps - 10) / 150)
+    jump = np.array([805, 420, 120, 25]) / 7.97
+    loss[at : at + 4] *= jump
+    return make_run(loss, steps=steps)
+
+
+def test_tl012_early_blowup_in_warmup_fails_with_its_numbers():
+    f = one("TL012", _warmup_blowup())
+    assert f.severity.value == "FAIL" and f.step == 20 and f.evidence["peak_step"] == 20
+    assert f.evidence["best_before"] == 7.97 and f.evidence["ratio"] > 50 and f.evidence["recovered"]
+    assert "blew up to" in f.message and "fell back to" in f.message and "thresholds 10x" in f.message
+    silent("TL011", _warmup_blowup())  # what TL012 is for: the trend rule's windows miss it
+
+
+def test_tl012_judges_the_same_blowup_early_and_late_alike():
+    early, late = one("TL012", _warmup_blowup(1)), one("TL012", _warmup_blowup(40))
+    assert early.severity == late.severity and late.step == 410
+
+
+def test_tl012_judges_a_ten_point_log():
+    """A 10-epoch Keras run whose loss goes 2.29 -> 63,020 -> 1.95 (too short for the trend rules)."""
+    loss = [2.29, 2.05, 1.8, 63020.0, 2.1, 2.0, 1.99, 1.97, 1.96, 1.95]
+    f = one("TL012", make_run(loss, steps=np.arange(10, dtype=float)))
+    assert f.step == 3 and f.evidence["points"] == 10 and "1 of 10 points" in f.message
+    assert "needs at least 20" in not_checked("TL011", make_run(loss))
+    f = one("TL012", make_run([2.3, 1.9, 1.7, 1.6, 40.0]))  # not back by the end of a 5-point log
+    assert not f.evidence["recovered"] and "had not come back" in f.message
+
+
+def test_tl012_silent_on_heavy_tailed_batches_and_a_healthy_fall():
+    """Per-batch losses whose single batches swing 30x around a falling level, never twice as
+    high as the first batches (a Lightning regressor's shape): noise, not a blow-up."""
+    rng = np.random.default_rng(0)
+    level = 0.05 + 1.0 * np.exp(-np.arange(1800) / 300)
+    loss = level * rng.lognormal(0, 1.2, 1800)
+    loss[:10] = np.maximum(loss[:10], 1.5)
+    silent("TL012", make_run(np.minimum(loss, 2.9)))
+    silent("TL012", make_run(decay(10)))
+    assert "needs at least 3" in not_checked("TL012", make_run([2.0, 1.0]))
+
+
+def test_tl012_leaves_a_lasting_blowup_to_the_trend_rules():
+    assert "TL010" in stood_down("TL012", make_run(np.r_[np.full(10, 2.0), np.full(10, 50.0)]))
+    loss = decay(200, start=3, end=1, noise=0.02)
+    loss[80:120] = 40.0
+    assert "TL011" in stood_down("TL012", make_run(loss))

@@ -47,3 +47,41 @@ def test_findings_name_their_segment():
     assert len(div) == 1 and div[0].evidence["segment"] == 2 and div[0].message.startswith("segment 2/2")
     res = [f for f in rep.findings if f.code == "TL095"][0]
     assert res.evidence["resets_to_start"] == 1 and res.evidence["segments"] == 2
+
+
+def _sweep(runs=188, bad=range(2, 188, 5), points=30, trial=True):
+    """The real shape (issue 30 §3.6): one file holding a sweep of ``runs`` short runs appended
+    one after the other (each from step 1), some going NaN part-way; a synthetic series."""
+    rng = np.random.default_rng(0)
+    steps, loss, ids = [], [], []
+    for r in range(runs):
+        curve = 0.3 + 2.0 * np.exp(-np.arange(points) / 6) + rng.normal(0, 0.01, points)
+        if r in bad:
+            curve[12:] = np.nan
+        steps.append(np.arange(1, points + 1))
+        loss.append(curve)
+        ids.append(np.full(points, r))
+    extra = {"trial": np.concatenate(ids).astype(float)} if trial else {}
+    return make_run(np.concatenate(loss), steps=np.concatenate(steps).astype(float), **extra)
+
+
+def test_a_sweep_log_is_one_fail_naming_the_runs_that_went_nan():
+    bad = list(range(2, 188, 4))[:40]
+    rep = judge(_sweep(bad=bad))
+    nan = [f for f in rep.findings if f.code == "TL001"]
+    assert len(nan) == 1 and nan[0].severity.value == "FAIL" and rep.verdict.value == "FAIL"
+    f = nan[0]
+    assert f.evidence["runs"] == 188 and f.evidence["runs_flagged"] == 40
+    assert f.evidence["run_names"][:3] == ["trial 2", "trial 6", "trial 10"]
+    assert (
+        f.message.startswith("40 of 188 runs in this file: trial 2, trial 6, trial 10,") and "(+28 more)" in f.message
+    )
+    assert [e["segment"] for e in f.evidence["runs_found"]][:2] == [3, 7]
+
+
+def test_few_appended_runs_keep_one_finding_each_and_runs_without_a_number_are_counted():
+    rep = judge(_sweep(runs=4, bad=[1, 3]))
+    assert [f.evidence["run_name"] for f in rep.findings if f.code == "TL001"] == ["trial 1", "trial 3"]
+    rep = judge(_sweep(runs=12, bad=[1, 3], trial=False))
+    (f,) = [f for f in rep.findings if f.code == "TL001"]
+    assert f.evidence["run_names"] == ["run 2", "run 4"] and "2 of 12 runs" in f.message

@@ -104,3 +104,92 @@ def test_tl032_plateau_fires_when_the_eval_loss_stopped_too():
 def test_tl032_eval_that_ended_long_before_the_run_does_not_stand_it_down():
     # the last evaluation at step 80k of 125k: whether the eval loss still improved is unknown
     assert one("TL032", _tts_run(eval_tail=0.9, eval_until=80000)).severity.value == "WARN"
+
+
+# ---------------------------------------------------------------- TL034: accuracy at chance
+def _chance_run(seed=0, n=35, k=9, lift=0.05, meta=None, drop=0.09):
+    """The real shape (a 9-class Keras run, 35 epochs): train loss 2.21 -> 2.11 around ln 9,
+    validation accuracy 0.11-0.19 around 1/9 (a synthetic series, not the log)."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0, 1, n)
+    loss = math.log(k) + 0.014 - drop * t + rng.normal(0, 0.008, n)
+    val_acc = 1 / k + lift * np.sqrt(t) + rng.normal(0, 0.015, n)
+    return make_run(loss, steps=np.arange(n, dtype=float), val_accuracy=val_acc, meta=meta)
+
+
+def test_tl034_fires_on_the_real_shape_with_its_numbers():
+    f = one("TL034", _chance_run())
+    assert f.severity.value == "FAIL" and f.evidence["classes"] == 9
+    assert f.evidence["chance"] == 1 / 9 and f.evidence["skill"] <= 0.1
+    assert f.evidence["accuracy_metric"] == "val_accuracy" and 0.11 <= f.evidence["accuracy"] <= 0.19
+    assert "from the first loss" in f.message and "1/9 = 0.1111" in f.message and "ln 9 = 2.197" in f.message
+    assert f.step == 34
+
+
+def test_tl034_takes_a_given_class_count_and_a_percent_accuracy():
+    run = _chance_run(k=5, meta={"num_classes": 5}, drop=0.2)  # 12 % below ln 5: past TL033's 5 %
+    run.series["val_accuracy"].values[:] *= 100
+    f = one("TL034", run)
+    assert f.evidence["classes"] == 5 and "num_classes 5" in f.message and f.evidence["accuracy"] < 1
+    assert "TL033" in stood_down("TL034", _chance_run(k=5, meta={"num_classes": 5}))  # within TL033's 5 %
+
+
+def test_tl034_silent_when_the_accuracy_rises_or_the_loss_falls():
+    silent("TL034", _chance_run(lift=0.3))  # 0.11 -> 0.41: learning
+    n = 35
+    acc = np.full(n, 0.12)
+    silent("TL034", make_run(np.linspace(2.2, 0.9, n), val_accuracy=acc))  # the loss fell: not chance
+    assert "no accuracy" in not_checked("TL034", make_run(np.linspace(2.2, 2.1, n)))
+    assert "needs at least 5" in not_checked("TL034", make_run(np.linspace(2.2, 2.1, n), val_accuracy=acc[:4]))
+
+
+def test_tl034_stands_down_when_the_loss_sits_at_ln_k():
+    """A loss at ln k from start to end is TL033's finding: one finding per cause."""
+    n = 60
+    loss = math.log(10) + np.random.default_rng(0).normal(0, 0.002, n)
+    acc = 0.1 + np.random.default_rng(1).normal(0, 0.01, n)
+    assert "TL033" in stood_down("TL034", make_run(loss, val_accuracy=acc))
+
+
+def test_tl034_judges_only_the_whole_run_live():
+    from trainlint.registry import REGISTRY
+
+    assert REGISTRY.get("TL034").live == "end"
+
+
+# ---------------------------------------------------------------- TL035: a start above ln V
+def _lm_start(first=18.9, vocab=151646, n=100, meta=True):
+    """The real shape (an SFT run of a model with a 151,646-token vocabulary): the first logged
+    loss 18.9, against ln V = 11.93, falling to about 2 (a synthetic series)."""
+    loss = 2.1 + (first - 2.1) * np.exp(-np.arange(n) / 8)
+    return make_run(loss, steps=np.arange(5, 5 * n + 1, 5, dtype=float), meta={"vocab_size": vocab} if meta else None)
+
+
+def test_tl035_a_start_far_above_ln_vocab_fails_with_its_numbers():
+    f = one("TL035", _lm_start())
+    assert f.severity.value == "FAIL" and f.step == 5
+    assert f.evidence["first_loss"] == 18.9 and f.evidence["vocab_size"] == 151646
+    assert abs(f.evidence["ln_v"] - 11.93) < 0.01 and abs(f.evidence["ratio"] - 1.584) < 0.01
+    assert "18.9" in f.message and "V = 151,646" in f.message and "ln V = 11.93" in f.message
+    g = one("TL035", _lm_start(meta=False), extra={"vocab_size": 151646})
+    assert "--vocab-size" in g.message
+
+
+def test_tl035_silent_at_or_below_ln_vocab_and_not_checked_without_one():
+    silent("TL035", _lm_start(first=12.3))  # a fresh model starts a little above ln V: fine
+    silent("TL035", _lm_start(first=2.4))  # a pretrained one starts far below
+    assert "no vocabulary size" in not_checked("TL035", _lm_start(meta=False))
+    assert "no vocabulary size" in not_checked("TL035", make_run(decay(50), meta={"num_classes": 10}))
+
+
+def test_tl035_judged_from_the_run_folder_config(tmp_path):
+    import json
+
+    from trainlint import api
+
+    logs = [{"step": 5 * (i + 1), "loss": float(v)} for i, v in enumerate(_lm_start().series["loss"].values)]
+    (tmp_path / "trainer_state.json").write_text(json.dumps({"global_step": 500, "log_history": logs}))
+    (tmp_path / "config.json").write_text(json.dumps({"vocab_size": 151646}))
+    reports = [r for r in api.doctor([tmp_path / "trainer_state.json"]).reports if r.kind == "log"]
+    f = next(f for f in reports[0].findings if f.code == "TL035")
+    assert f.severity.value == "FAIL" and str(tmp_path / "config.json") in f.message

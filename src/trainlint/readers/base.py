@@ -20,6 +20,7 @@ import numpy as np
 
 from ..model import Damage, Run
 from ..options import ReadOptions
+from ..safeio import load_json_file
 
 HEAD_BYTES = 8192
 
@@ -306,3 +307,43 @@ def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False)
     run.notes.append(msg)
     if damage:
         run.damage.append(Damage("skipped-lines", msg, {"count": len(lines), "first_line": lines[0]}))
+
+
+def config_vocab_size(path: Path | None) -> int | None:
+    """The vocab_size of a model's config.json (or of its text model's); None without one."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        cfg = load_json_file(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(cfg, dict):
+        return None
+    for holder in (cfg, cfg.get("text_config"), cfg.get("model_args"), cfg.get("model")):
+        if isinstance(holder, dict) and type(holder.get("vocab_size")) is int:
+            return int(holder["vocab_size"])
+    return None
+
+
+def tokenizer_vocab_size(path: Path | None) -> int | None:
+    """The vocabulary of a tokenizer.json (one past its highest token id, added tokens included);
+    None without one or for a file that is no tokenizer."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        tok = load_json_file(path)
+    except (OSError, ValueError):
+        return None
+    model = tok.get("model") if isinstance(tok, dict) else None
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        ids = [v for v in vocab.values() if type(v) is int]
+    elif isinstance(vocab, list):  # Unigram: [token, score] pairs, the id is the position
+        ids = [len(vocab) - 1] if vocab else []
+    else:
+        return None
+    added = tok.get("added_tokens")
+    ids += (
+        [a["id"] for a in added if isinstance(a, dict) and type(a.get("id")) is int] if isinstance(added, list) else []
+    )
+    return max(ids) + 1 if ids and max(ids) >= 1 else None

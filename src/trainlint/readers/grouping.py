@@ -28,9 +28,9 @@ from ..arrays import unique
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..roles import assign_roles
-from ..safeio import load_json_file
 from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
+from .base import config_vocab_size, tokenizer_vocab_size
 
 EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")
@@ -410,17 +410,20 @@ def link_companions(run: Run, folder: Path) -> None:
             run.meta["hparams"] = flatten(load_yaml(found["hparams.yaml"]))
         except (OSError, ValueError) as exc:
             run.notes.append(f"hparams.yaml unreadable: {exc}")
-    vocab = _vocab_size(found.get("config.json"))
+    vocab = config_vocab_size(found.get("config.json"))
     if vocab is None:
         newest_first = sorted(_subdirs(folder, CHECKPOINT_DIR), key=lambda p: -int(p.name.split("-")[1]))
         for ck in newest_first:
-            vocab = _vocab_size(ck / "config.json")
+            vocab = config_vocab_size(ck / "config.json")
             if vocab is not None:
                 found["config.json"] = ck / "config.json"
                 break
     if vocab is not None:
         run.meta["vocab_size"] = vocab
         run.meta["model_config_path"] = str(found["config.json"])
+    elif "tokenizer" in found and (vocab := tokenizer_vocab_size(found["tokenizer"])) is not None:
+        run.meta["vocab_size"] = vocab
+        run.meta["vocab_source"] = str(found["tokenizer"])
     if "tokenizer" in found:
         run.meta["tokenizer_path"] = str(found["tokenizer"])
     if "dataset" in found:
@@ -435,18 +438,3 @@ def link_companions(run: Run, folder: Path) -> None:
         linked.append("hparams.yaml")
     if linked:
         run.notes.append("linked to this run: " + ", ".join(linked))
-
-
-def _vocab_size(path: Path | None) -> int | None:
-    if path is None or not path.is_file():
-        return None
-    try:
-        cfg = load_json_file(path)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(cfg, dict):
-        return None
-    for holder in (cfg, cfg.get("text_config"), cfg.get("model_args"), cfg.get("model")):
-        if isinstance(holder, dict) and type(holder.get("vocab_size")) is int:
-            return int(holder["vocab_size"])
-    return None

@@ -12,7 +12,7 @@ import numpy as np
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
-from .base import Columns, ReadError, decode_text, reader
+from .base import Columns, ReadError, config_vocab_size, decode_text, reader, tokenizer_vocab_size
 from .stream import Reread
 
 META_KEYS = (
@@ -52,6 +52,11 @@ class TrainerStateReader:
         return Reread(path, "hf-trainer-state", self.read, every_change=True)
 
     def read(self, path: Path) -> Run:
+        run = self._read(path)
+        _link_config(run, path)
+        return run
+
+    def _read(self, path: Path) -> Run:
         data = read_bytes(path)
         run = _bulk(data, path)  # typed and flat: bounded by its types, deep nesting refused
         if run is not None:
@@ -74,6 +79,22 @@ class TrainerStateReader:
         run.meta.update({k: state[k] for k in META_KEYS if k in state})
         _columns(state["log_history"], run).into(run)
         return run
+
+
+def _link_config(run: Run, path: Path) -> None:
+    """The model's vocabulary size from the config.json beside the state (an output folder or a
+    checkpoint-N folder holds both), else from the tokenizer.json beside it: what TL033 and TL035
+    judge a language model's loss against."""
+    if "vocab_size" in run.meta:
+        return
+    config, tokenizer = path.parent / "config.json", path.parent / "tokenizer.json"
+    vocab = config_vocab_size(config)
+    if vocab is not None:
+        run.meta["vocab_size"] = vocab
+        run.meta["model_config_path"] = str(config)
+    elif (vocab := tokenizer_vocab_size(tokenizer)) is not None:
+        run.meta["vocab_size"] = vocab
+        run.meta["vocab_source"] = str(tokenizer)
 
 
 def _bulk(data: bytes, path: Path) -> Run | None:

@@ -1,7 +1,8 @@
 """``--format concise``: one line per finding, ``path:step: CODE name message`` (like ruff's).
 
 For grep and editors. A finding without a step is ``path: CODE name message``;
-an input that could not be judged is ``path: NOT-CHECKED reason``. NOTEs only with ``-v``. The
+an input that could not be judged is ``path: NOT-CHECKED reason``; one judged by the point rules
+only is ``path: PASS on 10 points: trend rules need 20``. NOTEs only with ``-v``. The
 last line is the verdict, the counts and the exit code, as in the text view."""
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def concise_lines(result: Result, verbose: bool = False) -> Iterator[str]:
             yield f"{path}{at}: {f.code} {f.name} {_one_line(f.message)}"
         if report.unjudged:
             yield f"{report.source}: NOT-CHECKED {_one_line(report.unjudged)}"
+        elif report.scope:
+            yield f"{report.source}: {report.verdict.value} {report.scope}"
     if result.empty_reason:
         yield f"NOT-CHECKED: {_one_line(result.empty_reason)}"
 

@@ -196,9 +196,10 @@ def render_report(out: Out, r: Report) -> None:
     verbose = out.view.verbosity > 0
     if out.view.verbosity < 0 and verdict not in ("FAIL", "NOT-CHECKED"):
         return
+    scope = f" {r.scope}" if r.scope else ""  # "PASS on 10 points: trend rules need 20"
     out.line(
         f"{name_of(r)}  ({describe(r)})",
-        lead=f"{verdict:<4}  ",
+        lead=f"{verdict:<4}{scope}  ",
         lead_style=verdict,
         indent=INDENT,
     )
@@ -332,8 +333,6 @@ def describe(r: Report) -> str:
         shown = bool((r.curves.get("loss") or {}).get("values"))  # the steps go on the loss line
         if not shown and s.get("first_step") is not None and s.get("last_step") is not None:
             parts.append(f"steps {fmt_step(s['first_step'])}-{fmt_step(s['last_step'])}")
-        if s.get("too_short"):
-            parts.append(f"too short for the trend rules (they need {s.get('trend_rules_need')})")
     elif isinstance(s.get("rows"), int):
         parts.append(f"{s['rows']} rows")
     elif isinstance(s.get("tensors"), int):

@@ -7,6 +7,8 @@ against the rules the modules register."""
 
 MODULES: dict[str, tuple[str, ...]] = {
     "log": (
+        "blowup",
+        "chance",
         "crash",
         "data_floor",
         "divergence",

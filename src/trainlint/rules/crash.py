@@ -152,9 +152,16 @@ def _snapshot_note(ctx: Context, why: str, planned: float, reached: float, what:
 The reader found a crash signature in the log: a Python traceback, CUDA out of memory,
 an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed". The run did not
 finish; whatever the curves say covers only the part before the crash. A crash that the
-log shows was followed by a relaunch into the same file is a WARN. Try: for OOM a
+log shows was followed by a relaunch into the same file is a WARN. A traceback raised while
+the model or a checkpoint was being written (its frames or the line before it say so) is named
+as such: after the last training step the training ran to its end, but the run is incomplete
+all the same, since what it was saving is missing or partial. A crash before the first loss
+line (an out-of-memory error while the model loads) is judged too: the log needs no loss for
+this rule. Try: for OOM a
 smaller batch, gradient accumulation or checkpointing; for NCCL timeouts a hung rank
-(look at every rank's log); for killed workers fewer workers or more host memory.""",
+(look at every rank's log); for killed workers fewer workers or more host memory; for a
+failed save the disk space and the output path, then save again from the last checkpoint.""",
+    thresholds=[Threshold("tolerance", 0.02, "shortfall of the plan still counted as trained to the end")],
 )
 def crashed(ctx: Context) -> Finding | None:
     run = ctx.subject
@@ -179,4 +186,30 @@ def crashed(ctx: Context) -> Finding | None:
             resumed=True,
             **ev,
         )
+    if last.get("phase") == "saving":
+        return _crashed_while_saving(ctx, run, ev, f"{sig}{where}{text}{after}")
     return ctx.fire(f"run crashed: {sig}{where}{text}{after}", step=at, resumed=False, **ev)
+
+
+def _crashed_while_saving(ctx: Context, run: Run, ev: dict[str, Any], what: str) -> Finding:
+    """A traceback raised while the model or a checkpoint was written: after the last training step
+    (the completion record is there, or the plan was reached) the training ran to its end but its
+    output is missing or partial: the run is incomplete all the same."""
+    meta = RunMeta.of(run)
+    plan = _planned(run, meta)
+    trained = meta.completed is True or (plan is not None and plan[2] >= plan[1] * (1 - ctx.t("tolerance")))
+    if trained:
+        when = "after its last training step"
+    elif plan is not None:
+        when = f"mid-run ({fstep(plan[2])} of {fstep(plan[1])} planned {plan[0]})"
+    else:
+        when = "after its last logged step"
+    return ctx.fire(
+        f"run incomplete: crashed while saving {when}: {what}; the model or checkpoint it was writing is "
+        "missing or partial",
+        step=ev["last_step"],
+        resumed=False,
+        phase="saving",
+        after_training=trained,
+        **ev,
+    )

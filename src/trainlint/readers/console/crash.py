@@ -1,9 +1,10 @@
 """Fatal-error signatures in console output, recorded as ``crash`` events.
 
 Each event is ``{"type": "crash", "signature": ..., "line": N, "text": ...}``
-(plus ``count`` when the same error repeats, e.g. once per rank, and
-``resumed`` when the log goes on with more output after it, as when a job is
-relaunched into the same file). A Python traceback is one event whose text is
+(plus ``count`` when the same error repeats, e.g. once per rank, ``resumed``
+when the log goes on with more output after it, as when a job is relaunched
+into the same file, and ``phase: "saving"`` for a traceback raised while the
+model or a checkpoint was written). A Python traceback is one event whose text is
 its final exception line; a more specific signature inside it (CUDA out of
 memory, NCCL, DataLoader worker) names it.
 """
@@ -128,7 +129,9 @@ def find_crashes(
         if _TRACEBACK.match(cur):
             end, exc_text, sig = _traceback(lines, i)
             if i == 0 or "Exception ignored in" not in lines[i - 1].final:  # not an unraisable-hook report
-                _record(events, seen, sig, lines[i].no, exc_text)
+                ev = _record(events, seen, sig, lines[i].no, exc_text)
+                if ev is not None and _while_saving(lines, i, end):
+                    ev["phase"] = "saving"
             i = end + 1
             continue
         for sig, pat in SIGNATURES:
@@ -143,14 +146,30 @@ def find_crashes(
 
 def _record(
     events: list[dict[str, Any]], seen: dict[tuple[str, str], dict[str, Any]], sig: str, line: int, text: str
-) -> None:
+) -> dict[str, Any] | None:
+    """Record a crash event; None when it repeats one already recorded (counted there)."""
     key = (sig, re.sub(r"\d+", "N", re.sub(_PREFIX, "", text)))  # the same error from each rank is one event
     if key in seen:
         seen[key]["count"] += 1
-        return
+        return None
     ev = {"type": "crash", "signature": sig, "line": line, "text": text, "count": 1}
     seen[key] = ev
     events.append(ev)
+    return ev
+
+
+# A traceback raised while the model or a checkpoint was being written: its frames, or the line
+# before it (the Trainer's "Saving model checkpoint to ...").
+_SAVING = lazy_regex(
+    r"\b(?:save_model|_save_checkpoint|save_pretrained|save_state|save_checkpoint|_save)\b|torch\.save\("
+    r"|Saving model checkpoint|Saving checkpoint|Model weights saved"
+)
+
+
+def _while_saving(lines: list[Line], start: int, end: int) -> bool:
+    """Whether the traceback at ``start`` (to ``end``) was raised while saving."""
+    first = max(0, start - 1)
+    return any(_SAVING.search(lines[k].final) for k in range(first, end + 1))
 
 
 def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
