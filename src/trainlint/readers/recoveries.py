@@ -67,7 +67,7 @@ def rolled_back_window(record: dict[str, Any]) -> tuple[float, float] | None:
 def apply_recoveries(run: Run) -> int:
     """Take the rolled-back windows out of ``run`` and record each recovery as an event;
     returns how many recoveries were applied (0 when the run has no guard log beside it)."""
-    if any(e.get("type") == "recovery" for e in run.events if isinstance(e, dict)):
+    if any(e.get("type") in ("recovery", "guard-log") for e in run.events if isinstance(e, dict)):
         return 0  # applied already
     try:
         path = guard_log_of(run)
@@ -75,6 +75,8 @@ def apply_recoveries(run: Run) -> int:
     except (OSError, ValueError) as exc:
         run.notes.append(f"the guard log beside the run was not read: {type(exc).__name__}: {exc}"[:200])
         return 0
+    if path is not None:  # read: the rules know a guard watched this run, recoveries or none
+        run.events.append({"type": "guard-log", "path": str(path), "recoveries": len(records)})
     if not records:
         return 0
     windows = [w for w in map(rolled_back_window, records) if w is not None]

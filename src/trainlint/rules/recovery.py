@@ -41,7 +41,9 @@ the same fault again and again, point at the data or the learning rate.""",
 def recovered(ctx: Context) -> list[Finding]:
     found = recovery_events(ctx.subject.events)
     if not found:
-        raise NotChecked("no recovery records: no guard log with recover= beside this run")
+        if any(isinstance(e, dict) and e.get("type") == "guard-log" for e in ctx.subject.events):
+            return []  # a guard watched the run and never rolled it back
+        raise NotChecked("no guard log beside this run (trainlint-guard.jsonl), so no recovery records")
     out = []
     for e in found:
         skipped = [_num(s) for s in e.get("skipped_steps") or []] or [float("nan")]
