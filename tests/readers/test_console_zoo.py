@@ -293,3 +293,216 @@ def test_keras2_progbar(tmp_path):
     assert run.format == "console/keras"
     assert _series(run, "loss") == (3, 1.0, 3.0, 0.4, pytest.approx(0.2))
     assert _series(run, "val_loss")[4] == pytest.approx(0.15)
+
+
+def test_torchvision_classification_reference(tmp_path):
+    """pytorch/vision@017e9b99b5daddec3d82d5b05fe26f6834c48fa9 references/classification/train.py train_one_epoch
+    (MetricLogger(delimiter='  '), meters 'lr' fmt '{value}' and 'img/s' added first, then loss, acc1, acc5;
+    header 'Epoch: [{epoch}]') and evaluate (header 'Test: ', then '{header} Acc@1 {:.3f} Acc@5 {:.3f}');
+    references/classification/utils.py log_every ('[{i:>width}/{n}]', 'eta: ', meters, 'time: ', 'data: ',
+    'max mem: ')."""
+    lines = []
+    for e in range(3):
+        for k, i in enumerate(range(0, 5000, 1000)):
+            lines.append(
+                f"Epoch: [{e}]  [{i:>4d}/5005]  eta: 1:02:03  lr: 0.1  img/s: 812.3412  "
+                f"loss: {_loss(e, k):.4f} ({6.9:.4f})  acc1: 0.7812 (0.1000)  acc5: 3.1250 (0.5000)  "
+                "time: 0.4120  data: 0.0120  max mem: 10123"
+            )
+        lines.append(f"Epoch: [{e}] Total time: 0:34:21")
+        lines.append("Test:   [  0/196]  eta: 0:01:00  loss: 5.1000 (5.1000)  acc1: 9.3750 (9.3750)  acc5: 25.0 (25.0)")
+        lines.append(f"Test:  Acc@1 {10.0 + e:.3f} Acc@5 {30.0 + e:.3f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (15, 0.0, 14010.0, 6.9, pytest.approx(6.66))
+    assert run.series["acc1"].values[0] == 0.7812
+
+
+def test_mmcv_text_logger_hook(tmp_path):
+    """open-mmlab/mmcv@1d8f9285674f2b1f9f2d7758d3f945ebb74fcf82 (branch 1.x) mmcv/runner/hooks/logger/text.py:128-181
+    (TextLoggerHook, mmdet 2.x and mmcls 0.x: 'Epoch [{epoch}][{iter}/{len}]\\t' + 'lr: {:.3e}, ' + 'eta: {}, ' +
+    'time: {:.3f}, data_time: {:.3f}, ' + 'memory: {}, ' + '{name}: {val:.4f}' joined by ', '; evaluation
+    'Epoch({mode}) [{epoch}][{iter}]\\t' and the metrics)."""
+    lines = []
+    for e in range(1, 5):
+        for k, i in enumerate((50, 100, 150)):
+            lines.append(
+                f"2024-01-01 10:00:00,000 - mmdet - INFO - Epoch [{e}][{i}/150]\tlr: {2e-2:.3e}, eta: 1:00:00, "
+                f"time: 0.412, data_time: 0.010, memory: 3000, loss_rpn_cls: 0.0500, loss_rpn_bbox: 0.0300, "
+                f"loss_cls: 0.4000, acc: 91.2000, loss_bbox: 0.3000, loss: {1.5 - 0.01 * (e * 3 + k):.4f}, grad_norm: 4.1000"
+            )
+        lines.append(
+            f"2024-01-01 10:00:00,000 - mmdet - INFO - Epoch(val) [{e}][625]\tbbox_mAP: {0.2 + 0.01 * e:.4f}, bbox_mAP_50: 0.4000"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 50.0, 600.0, 1.47, pytest.approx(1.36))
+
+
+def test_mmengine_iteration_based(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:208
+    ('Iter({mode}) [{cur_iter_str}/{dataloader_len}]  '), :159 (learning rates as '{key}: {value:.4e}'), :215-229
+    (eta, time, data_time, memory) and :245 (the rest, '{name}: {val}'), as mmsegmentation prints it (decode.loss_ce,
+    decode.acc_seg); validation 'Iter(val) [{i}/{n}]' then the metrics ('aAcc: ...  mIoU: ...')."""
+    lines = []
+    for k, i in enumerate(range(50, 2050, 50)):
+        lines.append(
+            f"12/04 10:00:00 - mmengine - INFO - Iter(train) [{i:>5d}/80000]  base_lr: {1e-2:.4e} lr: {1e-2:.4e}  "
+            f"eta: 1 day, 0:00:00  time: 0.4120  data_time: 0.0100  memory: 5000  loss: {2.0 - 0.01 * k:.4f}  "
+            f"decode.loss_ce: {1.5 - 0.01 * k:.4f}  decode.acc_seg: 60.0000  aux.loss_ce: 0.5000  aux.acc_seg: 55.0000"
+        )
+        if i % 1000 == 0:
+            lines.append(
+                f"12/04 10:00:00 - mmengine - INFO - Iter(val) [500/500]    aAcc: 80.0000  mIoU: {30.0 + i / 1000:.4f}  mAcc: 40.0000  data_time: 0.0100  time: 0.1000"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 50.0, 2000.0, 2.0, pytest.approx(1.61))
+
+
+def test_mmpretrain_epoch_with_validation_accuracy(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:193
+    ('Epoch({mode}){cur_epoch_str}[{cur_iter_str}/{dataloader_len}]  ') for train and val, with mmpretrain's
+    'accuracy/top1' and 'accuracy/top5' metrics on the val line."""
+    lines = []
+    for e in range(1, 6):
+        for k, i in enumerate((100, 200, 300, 391)):
+            lines.append(
+                f"2024/01/01 10:00:00 - mmengine - INFO - Epoch(train)   [{e}][{i:>3}/391]  lr: {1e-1:.4e}  eta: 0:10:00  "
+                f"time: 0.0500  data_time: 0.0100  memory: 1000  loss: {2.3 - 0.05 * (e * 4 + k):.4f}"
+            )
+        lines.append(
+            f"2024/01/01 10:00:00 - mmengine - INFO - Epoch(val) [{e}][100/100]    accuracy/top1: {40.0 + e:.4f}  "
+            "accuracy/top5: 90.0000  data_time: 0.0100  time: 0.0200"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 100.0, 1955.0, pytest.approx(2.1), pytest.approx(1.15))
+
+
+def test_yolov8(tmp_path):
+    """ultralytics/ultralytics@00016300105e79eb8b1646ab03c3d1df9274523f ultralytics/engine/trainer.py _do_train (the
+    header self.progress_string(): '%11s' * (4 + n) of Epoch GPU_mem, the loss names, Instances Size; the bar's
+    description '%11s' * 2 + '%11.4g' * (2 + n) with the epoch as '{epoch + 1}/{epochs}'); the validator's
+    '%22s' + '%11i' * 2 + '%11.3g' * 4 row for 'all'."""
+    names = ("box_loss", "cls_loss", "dfl_loss")
+    head = ("%11s" * 7) % ("Epoch", "GPU_mem", *names, "Instances", "Size")
+    lines = []
+    for e in range(10):
+        lines.append(head)
+        desc = ("%11s" * 2 + "%11.4g" * 5) % (f"{e + 1}/10", "2.61G", 1.2 - 0.05 * e, 1.4, 1.2, 212, 640)
+        lines.append(f"{desc}: 100%|██████████| 8/8 [00:02<00:00,  3.21it/s]")
+        lines.append(
+            ("%22s" + "%11s" * 6) % ("Class", "Images", "Instances", "Box(P", "R", "mAP50", "mAP50-95)")
+            + ": 100%|██████████| 4/4 [00:01<00:00,  3.80it/s]"
+        )
+        lines.append(("%22s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 128, 929, 0.6, 0.5, 0.5 + 0.01 * e, 0.4))
+    run = _read(tmp_path, lines)
+    assert _series(run, "train/box_loss") == (10, 1.0, 10.0, 1.2, pytest.approx(0.75))
+    assert _series(run, "metrics/mAP50(B)")[3:] == (0.5, 0.59)
+
+
+def test_deepspeed_pipeline_engine(tmp_path):
+    """microsoft/DeepSpeed@38327e07f6cd39b63418f60cedd1651b0be3e7c3 deepspeed/runtime/pipe/engine.py:401-406
+    ('steps: {global_steps} loss: {agg_train_loss:0.4f} ' then 'iter time (s): {:0.3f} samples/sec: {:0.3f}'),
+    with deepspeed/runtime/engine.py:2489's '[Rank 0] step={step}, skipped={}, lr={lr}, mom={mom}' through the
+    logger format of deepspeed/utils/logging.py:63 ('[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] ')."""
+    lines = []
+    for s in range(10, 510, 10):
+        if s % 100 == 0:
+            lines.append(
+                f"[2024-01-01 10:00:00,000] [INFO] [logging.py:128:log_dist] [Rank 0] step={s}, skipped=0, "
+                "lr=[0.0001, 0.0001], mom=[(0.9, 0.95), (0.9, 0.95)]"
+            )
+        lines.append(f"steps: {s} loss: {10.0 - 0.01 * s:0.4f} iter time (s): {0.512:0.3f} samples/sec: {250.0:0.3f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (50, 10.0, 500.0, 9.9, pytest.approx(5.0))
+
+
+def test_opennmt_py_xent(tmp_path):
+    """OpenNMT/OpenNMT-py@97111d97551c24857076a4102eabdb468b35cff4 onmt/utils/statistics.py:124-128
+    ('Step %s; acc: %2.1f; ppl: %5.1f; xent: %2.1f; lr: %7.5f; sents: %7.0f; bsz: %4.0f/%4.0f/%2.0f;
+    %3.0f/%3.0f tok/s; %6.0f sec;', the step as '%2d/%5d'), onmt/utils/report_manager.py:154-155
+    ('Validation perplexity: %g', 'Validation accuracy: %g'), onmt/utils/logging.py:16 ('[%(asctime)s %(levelname)s] ')."""
+    lines = []
+    for s in range(100, 3100, 100):
+        xent = 7.5 - 0.1 * (s // 100)
+        lines.append(
+            f"[2024-01-01 10:00:00,000 INFO] Step {s:2d}/{10000:5d}; acc: {10 + s / 100:2.1f}; ppl: {2.718**xent:5.1f}; "
+            f"xent: {xent:2.1f}; lr: {0.001:7.5f}; sents: {1234:7.0f}; bsz: {456:4.0f}/{789:4.0f}/{12:2.0f}; "
+            f"{1234:3.0f}/{5678:3.0f} tok/s; {30 * s / 100:6.0f} sec;"
+        )
+        if s % 1000 == 0:
+            lines.append(f"[2024-01-01 10:00:00,000 INFO] Validation perplexity: {2.718 ** (xent + 0.2):g}")
+            lines.append(f"[2024-01-01 10:00:00,000 INFO] Validation accuracy: {20 + s / 200:g}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "xent"
+    assert _series(run, "xent") == (30, 100.0, 3000.0, 7.4, pytest.approx(4.5))
+
+
+def test_paddleocr(tmp_path):
+    """PaddlePaddle/PaddleOCR@adc62fcde463e60a55b14181b0382b5473422a37 tools/program.py train (the log line
+    'epoch: [{}/{}], global_step: {}, {logs}, avg_reader_cost: {:.5f} s, avg_batch_cost: {:.5f} s,
+    avg_samples: {}, ips: {:.5f} samples/s, eta: {}', logs as '{}: {:x}' joined by ', ' from ppocr/utils/stats.py)
+    through ppocr/utils/logging.py's '[%(asctime)s] %(name)s %(levelname)s: %(message)s'."""
+    lines = [
+        f"[2024/01/01 10:00:00] ppocr INFO: epoch: [{e}/100], global_step: {g}, lr: 0.001000, "
+        f"loss: {12.0 - 0.05 * g / 10:.6f}, loss_shrink_maps: 5.1, loss_threshold_maps: 3.2, loss_binary_maps: 1.0, "
+        "avg_reader_cost: 0.10000 s, avg_batch_cost: 0.50000 s, avg_samples: 8.0, ips: 16.00000 samples/s, eta: 1:00:00"
+        for e in range(1, 5)
+        for g in range((e - 1) * 100 + 10, e * 100 + 1, 10)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 10.0, 400.0, 11.95, pytest.approx(10.0))
+
+
+def test_paddledetection(tmp_path):
+    """PaddlePaddle/PaddleDetection@0191759ed92c6249d81d7ec3fd89276623f437e9 ppdet/engine/callbacks.py LogPrinter
+    .on_step_end ('Epoch: [{}]', '[{:width}/{}]', 'learning_rate: {lr:.6f}', '{meters}', 'eta: {eta}',
+    'batch_cost: {btime}', 'data_cost: {dtime}', 'ips: {ips:.4f} images/s' joined by ' '; the meters
+    '{name}: {median:.6f}' joined by '  '; the times '{median:.4f} ({avg:.4f})'), ppdet logger '[%m/%d %H:%M:%S] ppdet.engine INFO: '."""
+    lines = [
+        f"[01/01 10:00:00] ppdet.engine INFO: Epoch: [{e}] [{i:>4d}/1000] learning_rate: 0.000100 "
+        f"loss: {3.0 - 0.1 * (e * 5 + i // 200):.6f}  loss_cls: 1.000000  loss_iou: 0.500000  eta: 1:00:00 "
+        "batch_cost: 0.5000 (0.5100) data_cost: 0.0100 (0.0110) ips: 16.0000 images/s"
+        for e in range(4)
+        for i in range(0, 1000, 200)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 0.0, 3800.0, 3.0, pytest.approx(1.1))
+
+
+def test_fastai_console_table(tmp_path):
+    """fastai/fastai@1678d7ff1dd36a2286ee49d759182a8e13515c4d fastai/callback/progress.py ProgressCallback._write_stats
+    (values as '{:.6f}', the rest as str) and fastai/fastprogress@0408102297037bf67bb976020de84cbe1efac202
+    fastprogress/fastprogress.py ConsoleMasterBar.write (names padded to 8, joined by '  '; each value padded to
+    its name's width plus 2)."""
+    names = ["epoch", "train_loss", "valid_loss", "accuracy", "time"]
+    padded = [n + " " * (8 - len(n)) if len(n) < 8 else n for n in names]
+    lines = ["  ".join(padded)]
+    for e in range(12):
+        vals = [str(e), f"{1.2 - 0.05 * e:.6f}", f"{1.0 - 0.03 * e:.6f}", f"{0.6 + 0.02 * e:.6f}", "00:12"]
+        lines.append("".join(t + " " * (2 + len(n) - len(t)) for t, n in zip(vals, padded)))
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "train_loss") == (12, 0.0, 11.0, 1.2, pytest.approx(0.65))
+    assert _series(run, "valid_loss") == (12, 0.0, 11.0, 1.0, pytest.approx(0.67))
+
+
+def test_keras2_verbose_2(tmp_path):
+    """keras-team/tf-keras@dd0a7237b9b24132dba3f491f3c84b0094ab796e tf_keras/utils/generic_utils.py:298-325
+    (verbose=2: '%{n}d/%d' then ' - {k}: {avg:.4f}' per metric, then ' - {t}s/epoch - {t}ms/step')."""
+    lines = []
+    for e in range(1, 11):
+        lines.append(f"Epoch {e}/10")
+        lines.append(
+            f"1875/1875 - loss: {0.5 - 0.03 * e:.4f} - accuracy: {0.8 + 0.01 * e:.4f} - val_loss: {0.45 - 0.02 * e:.4f}"
+            " - val_accuracy: 0.8800 - 6s/epoch - 3ms/step"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (10, 1.0, 10.0, 0.47, pytest.approx(0.2))
+    assert _series(run, "val_loss")[3:] == (0.43, pytest.approx(0.25))

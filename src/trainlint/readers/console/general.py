@@ -26,6 +26,7 @@ import re
 import msgspec
 
 from ...role_structure import parse
+from ...roles import role_of
 from .text import NUM, Capture, Line, distinct_segments, lazy_regex
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -211,7 +212,7 @@ def _losses(recs: list[Record]) -> dict[str, int]:
     for rec in recs:
         for name in rec.values:
             counts[name] = counts.get(name, 0) + 1
-    return {n: c for n, c in counts.items() if c >= MIN_REPEAT and parse(n).kind is not None}
+    return {n: c for n, c in counts.items() if c >= MIN_REPEAT and (parse(n).kind is not None or role_of(n) == "loss")}
 
 
 def training_loss(recs: list[Record]) -> str | None:

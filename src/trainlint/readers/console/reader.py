@@ -176,8 +176,8 @@ def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) 
 def _table_like(text: str) -> bool:
     """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    if first.startswith(("{", "[")):
-        return True
+    if first.startswith("{") or first == "[" or first.startswith(("[{", "[[", '["')):
+        return True  # (a "[2024-01-01 10:00:00 INFO] ..." frame is a console line)
     fields = re.split(r"[,\t;]", first)
     return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
 
