@@ -197,7 +197,7 @@ def test_appended_runs_fall_back_and_are_noted(tmp_path):
     ]
     run = _read(tmp_path, ["general reader sweep"] + run1 + run2)
     n, first, last, *_ = _series(run, "loss")
-    assert n == 12 and run.meta["step_resets"] == [{"from": 400.0, "to": 150.0}]
+    assert n == 12 and run.meta["step_resets"] == [{"from": 300.0, "to": 50.0}]  # epochs counted from 1
 
 
 def test_keras_evaluate_after_fit_keeps_the_last_epoch(tmp_path):
@@ -224,7 +224,7 @@ def test_line_shapes_are_listed_with_samples_and_roles(tmp_path):
     assert shapes[("Loss", "lr")]["roles"] == ["training"] and shapes[("Loss", "lr")]["records"] == 15
     assert shapes[("Test_Acc", "Test_Loss")]["roles"] == ["evaluation"] and len(shapes[("Loss", "lr")]["samples"]) == 3
     assert shapes[("warmup",)]["roles"] == ["not used"]
-    assert run.series["Test_Loss"].steps.tolist() == [80.0, 130.0, 180.0, 230.0, 280.0]
+    assert run.series["Test_Loss"].steps.tolist() == [30.0, 80.0, 130.0, 180.0, 230.0]
     assert any(n.startswith("line shape {Loss, lr}: 15 record(s), training; e.g. line 1:") for n in run.notes)
 
 

@@ -506,3 +506,435 @@ def test_keras2_verbose_2(tmp_path):
     assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
     assert _series(run, "loss") == (10, 1.0, 10.0, 0.47, pytest.approx(0.2))
     assert _series(run, "val_loss")[3:] == (0.43, pytest.approx(0.25))
+
+
+def _hf_dicts(steps, per_epoch=100):
+    """The dicts the Trainer logs (transformers' Trainer._maybe_log_save_evaluate: loss, grad_norm,
+    learning_rate, epoch; an eval dict with eval_loss, eval_runtime ...)."""
+    for s in steps:
+        yield (
+            s,
+            {
+                "loss": round(2.5 - 0.001 * s, 4),
+                "grad_norm": 1.25,
+                "learning_rate": 5e-05,
+                "epoch": round(s / per_epoch, 2),
+            },
+        )
+
+
+def test_hf_trainer_printer_callback_without_tqdm(tmp_path):
+    """huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a src/transformers/trainer_callback.py
+    PrinterCallback.on_log ('print(logs)' after popping total_flos: disable_tqdm=True), the eval dict and the
+    closing train_runtime dict."""
+    lines = []
+    for s, d in _hf_dicts(range(10, 510, 10)):
+        lines.append(str(d))
+        if s % 100 == 0:
+            lines.append(
+                str(
+                    {
+                        "eval_loss": round(2.4 - 0.001 * s, 4),
+                        "eval_runtime": 3.2,
+                        "eval_samples_per_second": 310.5,
+                        "eval_steps_per_second": 9.7,
+                        "epoch": s / 100,
+                    }
+                )
+            )
+    lines.append(
+        str(
+            {
+                "train_runtime": 812.3,
+                "train_samples_per_second": 9.8,
+                "train_steps_per_second": 0.6,
+                "train_loss": 2.25,
+                "epoch": 5.0,
+            }
+        )
+    )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "eval_loss"
+    assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
+    assert _series(run, "eval_loss")[0] == 5 and _series(run, "eval_loss")[3:] == (2.3, 1.9)
+
+
+def test_hf_trainer_progress_callback_with_tqdm(tmp_path):
+    """huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a src/transformers/trainer_callback.py
+    ProgressCallback (tqdm(total=max_steps); on_log: training_bar.write(str(logs))): redirected to a file, the
+    bar's '\\r' renders and the dicts share lines."""
+    out = []
+    for s, d in _hf_dicts(range(10, 510, 10)):
+        bar = f"{100 * s // 500:3d}%|{'█' * (s // 50):<10}| {s}/500 [01:{s % 60:02d}<05:00,  1.60it/s]"
+        out.append("\r" + bar + str(d) + "\n")
+    path = tmp_path / "train.log"
+    path.write_text("".join(out), encoding="utf-8")
+    from trainlint.api import read_run
+
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
+
+
+def test_trl_sft_trainer_dicts(tmp_path):
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/sft_trainer.py:1761-1810 (the metrics
+    entropy, mean_token_accuracy, num_tokens added to the Trainer's logs), printed by the Trainer's callbacks."""
+    lines = []
+    for s in range(5, 205, 5):
+        lines.append(
+            str(
+                {
+                    "loss": round(1.9 - 0.005 * s, 4),
+                    "grad_norm": 0.84,
+                    "learning_rate": 2e-05,
+                    "num_tokens": 4096.0 * s,
+                    "mean_token_accuracy": round(0.55 + 0.001 * s, 4),
+                    "entropy": 1.2,
+                    "epoch": round(s / 200, 3),
+                }
+            )
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 40 and _series(run, "loss")[3:] == (1.875, pytest.approx(0.9))
+
+
+def test_trl_grpo_trainer_dicts(tmp_path):
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/grpo_trainer.py:2232-2904 (the
+    metrics completions/mean_length, rewards/{name}/mean and /std, reward, kl added to the Trainer's logs)."""
+    lines = []
+    for s in range(1, 41):
+        lines.append(
+            str(
+                {
+                    "loss": round(0.01 + 0.0005 * s, 4),
+                    "grad_norm": 0.3,
+                    "learning_rate": 1e-06,
+                    "num_tokens": 2048.0 * s,
+                    "completions/mean_length": 180.5,
+                    "rewards/format_reward/mean": 0.5,
+                    "rewards/format_reward/std": 0.2,
+                    "reward": round(0.4 + 0.01 * s, 3),
+                    "reward_std": 0.3,
+                    "kl": round(0.001 * s, 4),
+                    "epoch": round(s / 40, 3),
+                }
+            )
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 40 and _series(run, "loss")[3:] == (0.0105, 0.03)
+    assert run.series["kl"].values[-1] == 0.04
+
+
+def _tqdm_epochs(desc, total, metrics, epochs, rate=", 95.12it/s"):
+    """A tqdm bar redirected to a file: the renders of one epoch joined by '\r', a newline after its last."""
+    out = []
+    for e in range(epochs):
+        renders = []
+        for n in range(total // 4, total + 1, total // 4):
+            post = ", ".join(f"{k}={v:.3f}" for k, v in metrics(e, n).items())
+            renders.append(
+                f"{desc(e)}: {100 * n // total:3d}%|{'█' * (10 * n // total):<10}| {n}/{total} [00:01<00:00{rate}, {post}]"
+            )
+        out.append("\r" + "\r".join(renders) + "\n")
+    return "".join(out)
+
+
+def test_lightning_tqdm_progress_bar(tmp_path):
+    """Lightning-AI/pytorch-lightning@7f0c3436cd3f6ad3753125672024fc415cbcb414
+    src/lightning/pytorch/callbacks/progress/tqdm_progress.py:105 (BAR_FORMAT '{l_bar}{bar}| {n_fmt}/{total_fmt}
+    [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]'), :272 ('Epoch {current_epoch}'), :281 (set_postfix of
+    get_metrics: v_num and the logged metrics); the epoch's last render carries val_loss."""
+
+    def metrics(e, n):
+        out = {"v_num": 0, "train_loss": 0.9 - 0.1 * e - 0.0001 * n}
+        if n == 400:
+            out["val_loss"] = 0.85 - 0.1 * e
+        return out
+
+    path = tmp_path / "train.log"
+    path.write_text(_tqdm_epochs(lambda e: f"Epoch {e}", 400, metrics, 6), encoding="utf-8")
+    run = read_run(path)
+    assert run.format == "console/lightning" and run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss")[0] == 6 and _series(run, "train_loss")[3:] == (0.86, pytest.approx(0.36))
+    assert _series(run, "val_loss")[0] == 6 and _series(run, "val_loss")[3:] == (0.85, pytest.approx(0.35))
+
+
+def test_lightning_rich_progress_bar(tmp_path):
+    """Lightning-AI/pytorch-lightning@7f0c3436cd3f6ad3753125672024fc415cbcb414
+    src/lightning/pytorch/callbacks/progress/rich_progress.py:712-722 (description, bar, 'n/total', the time
+    column '{elapsed} • {remaining}' of :162, the speed), :228-235 (MetricsTextColumn '{name}: {value:.3f}'),
+    :657 ('Epoch {current_epoch}'); a terminal keeps each epoch's first and last frames, which show the
+    validation values of the epoch before (the bar is drawn before validation ends)."""
+    lines = []
+    for e in range(10):
+        val = f" val_loss: {0.8 - 0.04 * (e - 1):.3f}" if e else ""
+        for n in (1, 1875):
+            lines.append(
+                f"Epoch {e}/9  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ {n}/1875 0:00:15 • 0:00:00 120.52it/s v_num: 0 "
+                f"train_loss: {0.9 - 0.05 * e - 0.0001 * (n // 1875):.4f}{val}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/lightning-rich" and run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (10, 1875.0, 18750.0, 0.8999, pytest.approx(0.4499))
+    assert _series(run, "val_loss") == (9, 1875.0, 16875.0, 0.8, pytest.approx(0.48))
+
+
+def test_nemo_megatron_progress_bar(tmp_path):
+    """NVIDIA/NeMo@7468268e2ec91e6ed9a2fc03c3fc2faefa1a87bf nemo/lightning/pytorch/callbacks/progress_bar.py
+    (MegatronProgressBar: bar_format '{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}
+    [{elapsed}<{remaining}{postfix}]', the total max_steps, 'Epoch {current_epoch}', set_postfix of the
+    metrics), with the prog_bar metrics of NeMo's GPT model (reduced_train_loss, lr, global_step, consumed_samples)."""
+
+    def metrics(e, n):
+        return {
+            "reduced_train_loss": 9.0 - 0.005 * n,
+            "lr": 3e-4,
+            "global_step": n - 1.0,
+            "consumed_samples": 256.0 * n,
+        }
+
+    path = tmp_path / "train.log"
+    path.write_text(_tqdm_epochs(lambda e: f"Epoch {e}", 1000, metrics, 1, rate=""), encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "reduced_train_loss"
+    assert _series(run, "reduced_train_loss")[0] >= 1
+    assert _series(run, "reduced_train_loss")[4] == pytest.approx(4.0)
+
+
+def test_espnet2_reporter(tmp_path):
+    """espnet/espnet@01d307c42f048dea29aa63b80f98996485d35b14 espnet2/train/reporter.py SubReporter.log_message
+    ('{epoch}epoch:{key}:{start}-{end}batch: ' then '{key2}={v:.3f}' ('.3e' above 1e3 or below 1e-3) joined
+    by ', ') and Reporter.log_message ('{epoch}epoch results: [train] ..., [valid] ...'), through espnet2's
+    logging format '[{host}] %(asctime)s (%(module)s:%(lineno)d) %(levelname)s: %(message)s'."""
+    head = "[gpu01] 2024-01-01 10:00:00,000 (trainer:{}) INFO: "
+    lines = []
+    for e in range(1, 6):
+        for k, (a, b) in enumerate(((1, 100), (101, 200), (201, 300))):
+            loss = 120.0 - 10 * e - k
+            lines.append(
+                head.format(762) + f"{e}epoch:train:{a}-{b}batch: iter_time={1.2e-4:.3e}, forward_time=0.123, "
+                f"loss_ctc={loss + 20:.3f}, loss_att={loss - 10:.3f}, acc=0.450, loss={loss:.3f}, backward_time=0.101, "
+                f"grad_norm=50.123, clip=100.000, loss_scale=1.000, optim_step_time=0.033, optim0_lr0={1e-4:.3e}, train_time=0.412"
+            )
+        lines.append(
+            head.format(338)
+            + f"{e}epoch results: [train] iter_time=0.000, forward_time=0.123, loss_ctc={130 - 10 * e:.3f}, "
+            f"loss_att={100 - 10 * e:.3f}, acc=0.450, loss={110.0 - 10 * e:.3f}, time=2 minutes and 3.45 seconds, "
+            f"total_count={300 * e}, gpu_max_cached_mem_GB=10.123, [valid] loss_ctc=100.000, loss_att=80.000, acc=0.500, "
+            f"cer_ctc=0.300, loss={90.0 - 10 * e:.3f}, time=5.12 seconds, total_count={20 * e}, gpu_max_cached_mem_GB=10.123"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 15 and _series(run, "loss")[3:] == (110.0, 68.0)
+
+
+def test_yolox_trainer(tmp_path):
+    """Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/core/trainer.py:255-279
+    ('epoch: {}/{}, iter: {}/{}', 'gpu mem: {:.0f}Mb, mem: {:.1f}Gb', '{name}: {:.3f}s' per time meter,
+    '{name}: {:.1f}' per loss meter, 'lr: {:.3e}', ', size: {:d}, ETA: {}') through loguru's
+    '{time:YYYY-MM-DD HH:mm:ss} | {level} | {name}:{line} - {message}'."""
+    lines = [
+        f"2024-01-01 10:00:00 | INFO     | yolox.core.trainer:261 - epoch: {e}/300, iter: {i}/1000, gpu mem: 5000Mb, "
+        f"mem: 10.0Gb, iter_time: 0.512s, data_time: 0.010s, total_loss: {15.0 - 0.5 * e - 0.1 * (i // 100):.1f}, "
+        f"iou_loss: 4.3, l1_loss: 0.0, conf_loss: 8.0, cls_loss: 3.0, lr: {1e-5:.3e}, size: 640, ETA: 1 day, 2:03:04"
+        for e in range(1, 4)
+        for i in range(100, 1001, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "total_loss"
+    assert _series(run, "total_loss") == (30, 100.0, 3000.0, 14.4, pytest.approx(12.5))
+
+
+def test_monai_stats_handler(tmp_path):
+    """Project-MONAI/MONAI@d388d1c6fec8cb3a0eebee5b5a0b9776ca59ca83 monai/handlers/stats_handler.py:32-33
+    (key_var_format '{}: {:.4f} ', tag 'Loss'), :289 ('Epoch: {epoch}/{max_epochs}, Iter: {iter}/{epoch_len} --'
+    then the values), :216 ('Epoch[{epoch}] Metrics -- ' for the evaluator's metrics)."""
+    lines = []
+    for e in range(1, 6):
+        for i in range(1, 11):
+            lines.append(
+                f"2024-01-01 10:00:00,000 - ignite.engine.engine.SupervisedTrainer - INFO - Epoch: {e}/5, Iter: {i}/10 -- "
+                f"Loss: {0.9 - 0.1 * e - 0.001 * i:.4f} "
+            )
+        lines.append(
+            f"2024-01-01 10:00:00,000 - ignite.engine.engine.SupervisedEvaluator - INFO - Epoch[{e}] Metrics -- val_mean_dice: {0.5 + 0.05 * e:.4f} "
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (50, 1.0, 50.0, 0.799, pytest.approx(0.39))
+
+
+def test_speechbrain_train_logger(tmp_path):
+    """speechbrain/speechbrain@9c826ef3937bac885c8a6ca86c6889a30f256fb5 speechbrain/utils/train_logger.py:65-119
+    (FileTrainLogger: '{key}: {value}' joined by ', ', floats as '.2f' between 1 and 100 else '.2e'; the train
+    and valid stats prefixed with the dataset name, each group after ' - ')."""
+
+    def f(v):
+        return f"{v:.2f}" if 1.0 < v < 100.0 else f"{v:.2e}"
+
+    lines = [
+        f"epoch: {e}, lr: {f(1.0)}, steps: {e * 500} - train loss: {f(3.0 - 0.1 * e)} - valid loss: {f(2.8 - 0.1 * e)}, "
+        f"valid CER: {f(20.0 - e)}, valid WER: {f(30.0 - e)}"
+        for e in range(1, 16)
+    ]
+    run = _read(tmp_path, lines, "train_log.txt")
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "train_loss")[0] == 15 and _series(run, "train_loss")[3:] == (2.9, 1.5)
+    assert _series(run, "valid_loss")[3:] == (2.7, 1.3)
+
+
+def test_nnunet_v2(tmp_path):
+    """MIC-DKFZ/nnUNet@0e495086eb108ff79afe106291e8c15bd2f2bc3a nnunetv2/training/nnUNetTrainer/nnUNetTrainer.py:515-540
+    (print_to_log_file: '{datetime}:' then each argument and a space), :1013-1015 ('Epoch {n}', 'Current learning
+    rate: {lr}'), :1172-1177 ('train_loss', 'val_loss', 'Pseudo dice', 'Epoch time: {t} s'): the epoch on a line
+    of its own, the losses (negative: soft Dice plus cross-entropy) on lines after it."""
+    lines = []
+    for e in range(12):
+        t = f"2024-01-01 10:{e:02d}:00.123456:"
+        lines += [
+            f"{t} ",
+            f"{t} Epoch {e} ",
+            f"{t} Current learning rate: {0.01 * (1 - e / 1000) ** 0.9:.5f} ",
+            f"{t} train_loss {-0.1 - 0.05 * e:.4f} ",
+            f"{t} val_loss {-0.08 - 0.05 * e:.4f} ",
+            f"{t} Pseudo dice [np.float32(0.{50 + e}), np.float32(0.6)] ",
+            f"{t} Epoch time: 45.12 s ",
+        ]
+    run = _read(tmp_path, lines, "training_log_2024_1_1_10_00_00.txt")
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "train_loss") == (12, 0.0, 11.0, -0.1, pytest.approx(-0.65))
+    assert _series(run, "val_loss")[3:] == (-0.08, pytest.approx(-0.63))
+
+
+def test_torchtune_disk_and_stdout_logger(tmp_path):
+    """pytorch/torchtune@bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1 torchtune/training/metric_logging.py:183-188
+    (DiskLogger.log_dict, txt: 'Step {step} | ' then '{name}:{data} ' per metric) and :218-222 (StdoutLogger,
+    the same), with recipes/full_finetune_single_device.py:654-656 (loss, lr, tokens_per_second_per_gpu)."""
+    lines = [f"Step {s} | loss:{2.1 - 0.01 * s} lr:2e-05 tokens_per_second_per_gpu:{1234.5 + s} " for s in range(1, 61)]
+    run = _read(tmp_path, lines, "log_1700000000.txt")
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (60, 1.0, 60.0, pytest.approx(2.09), pytest.approx(1.5))
+
+
+def test_pytorch_examples_word_language_model(tmp_path):
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 word_language_model/main.py:201-202 ('| epoch {:3d} |
+    {:5d}/{:5d} batches | lr {:02.2f} | ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}') and :230-231 ('| end of
+    epoch {:3d} | time: {:5.2f}s | valid loss {:5.2f} | valid ppl {:8.2f}') between lines of 89 dashes."""
+    lines = []
+    for e in range(1, 7):
+        for k, b in enumerate(range(200, 2983, 200)):
+            lines.append(
+                f"| epoch {e:3d} | {b:5d}/{2983:5d} batches | lr {20.0:02.2f} | ms/batch {45.61:5.2f} | "
+                f"loss {7.6 - 0.3 * e - 0.01 * k:5.2f} | ppl {2000.0:8.2f}"
+            )
+        lines += [
+            "-" * 89,
+            f"| end of epoch {e:3d} | time: {150.12:5.2f}s | valid loss {7.0 - 0.3 * e:5.2f} | valid ppl {300.0:8.2f}",
+            "-" * 89,
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "loss") == (84, 200.0, 2983 * 5 + 2800.0, 7.3, pytest.approx(5.67))
+    assert _series(run, "valid_loss")[0] == 6 and _series(run, "valid_loss")[3:] == (6.7, pytest.approx(5.2))
+
+
+def test_pytorch_examples_mnist(tmp_path):
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 mnist/main.py:46-48 ('Train Epoch: {} [{}/{}
+    ({:.0f}%)]\\tLoss: {:.6f}') and its test summary ('\\nTest set: Average loss: {:.4f}, Accuracy: {}/{} ({:.0f}%)\\n')."""
+    lines = []
+    for e in range(1, 4):
+        for k, seen in enumerate(range(0, 60000, 6400)):
+            lines.append(
+                f"Train Epoch: {e} [{seen}/60000 ({100.0 * seen / 60000:.0f}%)]\tLoss: {2.3 - 0.5 * e - 0.01 * k:.6f}"
+            )
+        lines += ["", f"Test set: Average loss: {0.3 - 0.05 * e:.4f}, Accuracy: {9500 + 100 * e}/10000 ({95 + e}%)", ""]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    s = _series(run, "loss")
+    assert s[0] == 30 and s[3:] == (1.8, pytest.approx(0.71))
+
+
+def test_wandb_output_log_of_a_hf_run(tmp_path):
+    """wandb/wandb@5e466714e15dfea275af5f8c16e3cfd9b56da9fb wandb/sdk/lib/filenames.py (OUTPUT_FNAME 'output.log':
+    the run's console as captured, '\\r' renders and ANSI colours kept), here holding the Trainer's dicts (see
+    the PrinterCallback fixture) after wandb's own coloured banner lines."""
+    lines = [
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Tracking run with wandb version 0.16.0",
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Run data is saved locally in /content/wandb/run-20240101_100000-abc123",
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Syncing run polished-sky-1",
+    ]
+    lines += [str(d) for _, d in _hf_dicts(range(10, 310, 10))]
+    run = _read(tmp_path, lines, "output.log")
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (2.49, 2.2)
+
+
+def test_python_logging_basic_config_loop(tmp_path):
+    """python/cpython@a49e078802348246d13585c64f8b0da2b445d249 Lib/logging/__init__.py (BASIC_FORMAT
+    '%(levelname)s:%(name)s:%(message)s', logging.basicConfig's default) around a hand-written loop's
+    'Epoch {e}/{n}, Step {s}/{m}, Loss: {:.4f}' and 'Validation loss: {:.4f}' messages."""
+    lines = []
+    for e in range(1, 4):
+        for s in range(50, 501, 50):
+            lines.append(f"INFO:root:Epoch {e}/3, Step {s}/500, Loss: {2.0 - 0.2 * e - 0.001 * s:.4f}")
+        lines.append(f"INFO:root:Validation loss: {1.9 - 0.2 * e:.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 50.0, 1500.0, 1.75, pytest.approx(0.9))
+
+
+def test_python_logging_asctime_name_level_loop(tmp_path):
+    """python/cpython@a49e078802348246d13585c64f8b0da2b445d249 Lib/logging/__init__.py (%(asctime)s with its
+    ',msecs' default) in the '%(asctime)s - %(name)s - %(levelname)s - %(message)s' format the Hugging Face
+    example scripts configure, around 'step {s}: train_loss={:.4f} lr={:.2e}' messages."""
+    lines = [
+        f"2024-01-01 10:00:{s % 60:02d},123 - __main__ - INFO - step {s}: train_loss={3.0 - 0.002 * s:.4f} lr={1e-4:.2e}"
+        for s in range(100, 2100, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (20, 100.0, 2000.0, 2.8, pytest.approx(-1.0))
+
+
+def test_tf_estimator_logging_tensor_hook(tmp_path):
+    """tensorflow/estimator@26a7dc2ef7d348be1745b21f952c311c38f68209 tensorflow_estimator/python/estimator/estimator.py
+    :1417-1422 (LoggingTensorHook of {'loss', 'step'} every log_step_count_steps), :2083 ('Saving dict for global
+    step %d: %s', 'k = v' joined by ', '), and tensorflow/tensorflow@c906f5315e02306e84a0fc904d132216af68705c
+    tensorflow/python/training/basic_session_run_hooks.py (LoggingTensorHook: '%s = %s' per tag joined by ', ',
+    then ' (%.3f sec)'; StepCounterHook 'global_step/sec: %g'), through TF 1's 'INFO:tensorflow:' prefix."""
+    lines = ["INFO:tensorflow:loss = 2.3025851, step = 1"]
+    for s in range(101, 3001, 100):
+        lines.append(f"INFO:tensorflow:global_step/sec: {12.3456:g}")
+        lines.append(f"INFO:tensorflow:loss = {2.3 - 0.0005 * s:.7g}, step = {s} ({8.123:.3f} sec)")
+        if s % 1000 == 1 and s > 1:
+            lines.append(
+                f"INFO:tensorflow:Saving dict for global step {s}: accuracy = 0.9, global_step = {s}, loss = {2.0 - 0.0004 * s:.7g}"
+            )
+    run = _read(tmp_path, lines)
+    assert (
+        run.format == "console/tf-estimator" and run.roles["loss"] == "loss" and run.roles["eval_loss"] == "eval_loss"
+    )
+    assert _series(run, "loss")[:4] == (30, 1.0, 2901.0, pytest.approx(2.3025851))
+    assert _series(run, "loss")[4] == pytest.approx(0.8495)
+    assert _series(run, "eval_loss") == (2, 1001.0, 2001.0, pytest.approx(1.5996), pytest.approx(1.1996))
+
+
+def test_accelerate_no_trainer_example(tmp_path):
+    """huggingface/transformers examples/pytorch/language-modeling/run_clm_no_trainer.py (an Accelerate loop:
+    logging.basicConfig(format='%(asctime)s - %(levelname)s - %(name)s - %(message)s', datefmt='%m/%d/%Y
+    %H:%M:%S'), a tqdm bar over the optimisation steps, and per epoch
+    logger.info(f'epoch {epoch}: perplexity: {perplexity} eval_loss: {eval_loss}') where eval_loss is a tensor)."""
+    lines = []
+    for e in range(5):
+        loss = 3.4 - 0.1 * e
+        lines.append(f"{100 * (e + 1) // 5:3d}%|{'█' * (2 * e + 2):<10}| {(e + 1) * 200}/1000 [02:00<08:00,  1.66it/s]")
+        lines.append(
+            f"12/04/2024 10:0{e}:00 - INFO - __main__ - epoch {e}: perplexity: {2.718281828**loss} "
+            f"eval_loss: tensor({loss:.4f}, device='cuda:0')"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "eval_loss"  # the only loss logged: judged as the loss, and said so
+    assert "only loss logged is an eval loss" in run.meta["role_reasons"]["loss"]
+    assert _series(run, "eval_loss") == (5, 0.0, 4.0, 3.4, pytest.approx(3.0))

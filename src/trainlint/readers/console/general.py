@@ -53,11 +53,12 @@ _BAR = lazy_regex(
     r"(?:[\w\s]*:\s*)?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]"
     r"|[━╸╺╾╼─]{3,}[\s\d/]*(?:\d+:\d+:\d+|\d+:\d+)?(?:\s*[\d.]+\s*\S+/s)?"
 )
-# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328].
+# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:.
 _COUNTER = lazy_regex(
     r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
     r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
+    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
@@ -68,6 +69,8 @@ _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "g
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
+_TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+_SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
 
@@ -106,8 +109,8 @@ def strip_frame(text: str) -> str:
 
 def _name(raw: str, sep: str) -> str:
     words = raw.split()
-    if not sep.strip():  # "Loss 12.6": the name is one word
-        words = words[-1:]
+    if not sep.strip():  # "Loss 12.6": the name is one word, with the split word before it ("valid loss 5.2")
+        words = words[-2:] if len(words) > 1 and words[-2].lower() in _SPLIT_WORDS else words[-1:]
     return "_".join(words).rstrip(".:-")
 
 
@@ -115,6 +118,8 @@ def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     rec = Record(0, text, {})
     body = strip_frame(text)
+    if "tensor(" in body:  # a tensor printed with its value: "eval_loss: tensor(3.41, device='cuda:0')"
+        body = _TENSOR.sub(r"\1", body)
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = lead[1]
@@ -171,6 +176,8 @@ def _counters(text: str, rec: Record) -> str:
                 _place(rec, key, float(m[3]), float(m[4]))
         elif (m[5] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
+        elif (m[7] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
+            _place(rec, m[7].lower(), float(m[8]), None)
         else:
             continue
         out.append(text[last : m.start()])
@@ -271,7 +278,9 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = [float(r.step) for r in train if r.step is not None], "step"
     elif all(r.inner is not None and r.epoch is not None for r in train):
         per = max(max(r.inner[1], r.inner[0]) for r in train if r.inner is not None) or 1.0
-        steps, how = [r.epoch * per + r.inner[0] for r in train if r.inner and r.epoch is not None], "epoch-count"
+        first = 1.0 if min(r.epoch for r in train if r.epoch is not None) == 1 else 0.0  # "Epoch: 1/5": from 1
+        steps = [(r.epoch - first) * per + r.inner[0] for r in train if r.inner and r.epoch is not None]
+        how = "epoch-count"
     elif all(r.epoch is not None for r in train):
         steps, how = [float(r.epoch) for r in train if r.epoch is not None], "epoch"
     elif all(r.inner is not None for r in train):

@@ -123,9 +123,17 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
 
 def _better(general: Capture, generic: Capture) -> bool:
     """Whether the general reader's capture beats a generic shape's: more than twice its loss
-    points, or as many with fewer falls of the step (a count inside the epoch taken as the step)."""
+    points, or as many with fewer falls of the step (a count inside the epoch taken as the step)
+    or with more loss series (a generic shape that merged a training and a validation loss)."""
     mine, theirs = _loss_points(general), _loss_points(generic)
-    return mine > 2 * theirs or (mine >= theirs and _falls(general) < _falls(generic))
+    if mine > 2 * theirs:
+        return True
+    # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
+    return mine >= theirs and (_falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic))
+
+
+def _loss_names(cap: Capture) -> int:
+    return sum(1 for name in cap.cols if "loss" in name.lower())
 
 
 def _falls(cap: Capture) -> int:
