@@ -130,8 +130,28 @@ def test_step_dash_dash_train_and_test_accuracy(tmp_path):
         f"Step {s} -- Train loss: {2.63 - 0.001 * s:.3f}, Train Acc: 0.128 Test Acc: 0.119" for s in range(8, 240, 8)
     ]
     run = _read(tmp_path, lines)
-    loss = run.roles["loss"]  # the generic step shape reads it (as "loss"): the general reader stays behind it
-    assert _series(run, loss) == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
+    # the generic step shape read "Train Acc" and "Test Acc" as one "Acc": the general reader keeps them apart
+    assert run.format == "console/general" and run.roles["loss"] == "Train_loss"
+    assert _series(run, "Train_loss") == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
+    assert _series(run, "Train_Acc")[3:] == (0.128, 0.128) and _series(run, "Test_Acc")[3:] == (0.119, 0.119)
+
+
+def test_phase_summaries_sharing_a_metric_name(tmp_path):
+    """``Epoch [e]/[n]  Training Phase Loss: ..  Accuracy: ..`` then ``Validation Phase Loss: ..  Accuracy: ..``
+    (a calibration log's shape): the validation summary is an evaluation with its own accuracy, not a
+    second value of the training loss (the generic epoch shape took the validation loss for ``Loss``)."""
+    lines = []
+    for e in range(12):
+        lines += [
+            f"2018-01-27 10:42:38,904 INFO    : train --- Current batch:1600/1600  loss:[ 0.6{e}]",
+            f"2018-01-27 10:42:38,904 INFO    : Epoch [{e}]/[199] \t Training Phase Loss: {0.07 - 0.001 * e:.4f} \t Accuracy: 0.{60 + e}",
+            f"2018-01-27 10:42:58,879 INFO    : Epoch [{e}]/[199] \t Validation Phase Loss: {0.06 - 0.001 * e:.4f} \t Accuracy: 0.{70 + e}",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Training_Phase_Loss" and run.roles["eval_loss"] == "Validation_Phase_Loss"
+    assert _series(run, "Training_Phase_Loss") == (12, 0.0, 11.0, 0.07, pytest.approx(0.059))
+    assert _series(run, "Validation_Phase_Loss") == (12, 0.0, 11.0, 0.06, pytest.approx(0.049))
+    assert _series(run, "Accuracy")[3:] == (0.6, 0.71) and _series(run, "eval_Accuracy")[3:] == (0.7, 0.81)
 
 
 def _hf_line(i, rec):

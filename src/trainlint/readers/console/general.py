@@ -339,12 +339,16 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
             step = at[rec.line]
             continue
         names = frozenset(rec.values)
-        if step is None or names & train_names:
+        if step is None:
+            continue
+        evaluation = any(parse(n).split in ("eval", "test") and parse(n).kind for n in names)
+        if names & train_names and not evaluation:
             continue
         if any(parse(n).split in ("eval", "test") for n in names) and (
             counts[names] >= 2 or any(parse(n).kind for n in names)
         ):
-            role[id(rec)] = "evaluation"
+            role[id(rec)] = "evaluation"  # "Validation Phase Loss: .. Accuracy: ..": an eval_Accuracy
+            rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
         elif counts[names] >= MIN_REPEAT:
             role[id(rec)] = "other"
         else:

@@ -124,16 +124,30 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
 def _better(general: Capture, generic: Capture) -> bool:
     """Whether the general reader's capture beats a generic shape's: more than twice its loss
     points, or as many with fewer falls of the step (a count inside the epoch taken as the step)
-    or with more loss series (a generic shape that merged a training and a validation loss)."""
+    or with more loss series (a generic shape that merged a training and a validation loss), or
+    at the same steps with more series (a generic shape that merged ``Train Acc`` and ``Test Acc``)."""
     mine, theirs = _loss_points(general), _loss_points(generic)
     if mine > 2 * theirs:
         return True
+    if mine < theirs:
+        return False
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
-    return mine >= theirs and (_falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic))
+    if _falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic):
+        return True
+    # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
+    return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
 
 
 def _loss_names(cap: Capture) -> int:
     return sum(1 for name in cap.cols if "loss" in name.lower())
+
+
+def _names(cap: Capture) -> int:
+    return sum(1 for name in cap.cols if name.lower() not in ("epoch", "step"))
+
+
+def _loss_steps(cap: Capture) -> list[float]:
+    return next((steps for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), [])
 
 
 def _falls(cap: Capture) -> int:
