@@ -239,3 +239,21 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
         f"{calib['id']} TL099: needs a one-line reason",
         f"{held['id']} TL099: not a log of the calibration part",
     ]
+
+
+# The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
+# neither may fall (the PINNED lists above say which logs; these say how many).
+FLOORS = {"calibration": {"read": 118, "right_loss": 145}, "test": {"read": 104, "right_loss": 135}}
+
+
+@pytest.mark.parametrize("part", ["calibration", "test"])
+def test_per_format_table_adds_up_to_the_pinned_figures(judged, part):
+    rep, rows = judged
+    f = rep.figures_by_part(rows)[part]
+    counts = rep.format_counts(rows)
+    present, read, counted, right, named = (sum(c[part][i] for c in counts.values()) for i in range(5))
+    assert (present, read, counted, named) == (f["present"], f["judged"], f["counted"], f["named"])
+    assert right == f["named"] - len(f["wrong_loss"])
+    assert read >= FLOORS[part]["read"] and right >= FLOORS[part]["right_loss"]
+    table = "\n".join(rep.format_table(rows))
+    assert "| console/general |" in table and table in rep.render(rows)
