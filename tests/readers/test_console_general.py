@@ -266,3 +266,64 @@ def test_frames_are_stripped_and_long_lines_bounded():
     rec = read_line("loss: 1.0 " + "x: 2 " * 1_000_000)
     assert rec is None or len(rec.text) > MAX_LINE  # a dump of pairs is not a progress line
     assert read_line("\x00\x01\xff" * 10_000) is None
+
+
+# ------------------------------------------------------------------ bad input (issue 29 "Bad input")
+
+
+def _doctor(path):
+    from trainlint.api import Options, doctor
+    from trainlint.config import Settings
+
+    result = doctor([path], Options(settings=Settings()))
+    return [r for r in result.reports if r.kind == "log"], result
+
+
+def test_a_200_mb_single_line_of_pairs_is_bounded_and_never_a_run(tmp_path):
+    """One line of 200 MB, no newline, of ``name: number`` pairs (a dump written without line breaks):
+    read within the line bound, in a few seconds and well under the file's size in memory, and not a run."""
+    import random
+    import resource
+    import time
+
+    rng = random.Random(3)
+    unit = "".join(f"{''.join(rng.choice('abcdefgh') for _ in range(6))}: {rng.random():.4f} " for _ in range(1000))
+    path = tmp_path / "train.log"
+    with open(path, "wb") as fh:
+        fh.writelines([unit.encode()] * ((200 << 20) // len(unit)))
+    start = time.perf_counter()
+    with pytest.raises(ReadError, match="no known training-progress lines"):
+        read_run(path)
+    assert time.perf_counter() - start < 20.0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10 < 2 * path.stat().st_size  # KiB on Linux
+
+
+def test_a_binary_file_with_progress_text_inside_is_not_judged(tmp_path):
+    """A checkpoint saved under a log's name, its bytes holding strings that look like progress lines."""
+    import random
+
+    rng = random.Random(5)
+    blob = bytearray(rng.randbytes(64 << 10))
+    for i in range(20):
+        at = 1000 + i * 3000
+        blob[at : at + 30] = f"\nepoch {i} loss: {2.0 - 0.1 * i:.3f}\n".encode().ljust(30, b"\0")
+    path = tmp_path / "train.log"
+    path.write_bytes(bytes(blob))
+    logs, result = _doctor(path)
+    assert not logs or all(r.verdict.value == "NOT-CHECKED" for r in logs)
+    assert "Traceback" not in str(result.empty_reason or "")
+
+
+def test_a_config_dump_through_doctor_is_not_checked_with_one_line(tmp_path):
+    """A file of random ``name: number`` pairs (each name printed once, a few twice): NOT-CHECKED, one line."""
+    import random
+
+    rng = random.Random(11)
+    names = ["".join(rng.choice("abcdefghijklmnop_") for _ in range(9)) for _ in range(500)]
+    lines = [f"{n}: {rng.random() * 10:.4f}" for n in names] + [f"{n}: {rng.random():.4f}" for n in names[:40]]
+    path = tmp_path / "run_config.log"
+    path.write_text("\n".join(lines) + "\n")
+    logs, result = _doctor(path)
+    assert all(r.verdict.value == "NOT-CHECKED" for r in logs)
+    reason = next((r.unjudged for r in logs if r.unjudged), None) or result.empty_reason or ""
+    assert reason and "\n" not in reason

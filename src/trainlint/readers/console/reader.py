@@ -232,6 +232,8 @@ class ConsoleReader:
         from ...safeio import TextRead, add_damage, bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
+        if not data.startswith(UTF16_BOMS) and looks_binary(data):  # as the sniffer decides
+            raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
         text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
         del data
         text = strip_ansi(text)
