@@ -938,3 +938,31 @@ def test_accelerate_no_trainer_example(tmp_path):
     assert run.roles["loss"] == "eval_loss"  # the only loss logged: judged as the loss, and said so
     assert "only loss logged is an eval loss" in run.meta["role_reasons"]["loss"]
     assert _series(run, "eval_loss") == (5, 0.0, 4.0, 3.4, pytest.approx(3.0))
+
+
+def test_ray_train_result_tables(tmp_path):
+    """ray-project/ray@0ff7fa559e9874ef2159dfb0e7447e8b072e161c python/ray/tune/experimental/output.py (Ray Train's
+    console: 'Training finished iteration {i} at {time}. Total running time: {t}' and the result in a rounded
+    box, one '│ {name}  {value} │' row per reported metric, checkpoint_dir_name first), as Ray's own
+    documentation shows it after each ray.train.report()."""
+    lines = []
+    for i in range(1, 13):
+        lines += [
+            f"(RayTrainWorker pid=1193, ip=10.244.4.193) Train Epoch {i - 1}: 100%|██████████| 938/938 [00:20<00:00, 46.2it/s]",
+            "",
+            f"Training finished iteration {i} at 2024-11-21 19:{15 + i}:46. Total running time: {i}min 22s",
+            "╭─────────────────────────────────────────╮",
+            "│ Training result                         │",
+            "├─────────────────────────────────────────┤",
+            f"│ checkpoint_dir_name   checkpoint_{i - 1:06d} │",
+            f"│ time_this_iter_s              {25.7394:9.4f} │",
+            f"│ time_total_s                  {25.7 * i:9.3f} │",
+            f"│ training_iteration                   {i:2d} │",
+            f"│ accuracy                        {0.70 + 0.01 * i:.4f} │",
+            f"│ loss                            {0.60 - 0.02 * i:.5f} │",
+            "╰─────────────────────────────────────────╯",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 1.0, 12.0, 0.58, pytest.approx(0.36))
+    assert run.series["accuracy"].values[-1] == pytest.approx(0.82)
