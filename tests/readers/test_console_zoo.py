@@ -966,3 +966,117 @@ def test_ray_train_result_tables(tmp_path):
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss") == (12, 1.0, 12.0, 0.58, pytest.approx(0.36))
     assert run.series["accuracy"].values[-1] == pytest.approx(0.82)
+
+
+def test_torchtitan(tmp_path):
+    """pytorch/torchtitan@b5bcd76c66d0acb1a08b176d9639425bc55e0b2a torchtitan/components/metrics.py:527-536
+    (coloured 'step: {step:2}  loss: {:8.5f}  grad_norm: {:7.4f}  memory: {:5.2f}GiB({:.2f}%)  tps: {:,}
+    tflops: {:,.2f}  mfu: {:.2f}%') and :571-575 ('validate step: {step:2}  loss: {:7.4f}  ... tps: {:,}')."""
+    red, green, orange, turq, blue, cyan, magenta, reset = (f"\x1b[{c}m" for c in (31, 32, 33, 36, 34, 96, 35, 39))
+    lines = []
+    for s in range(1, 101):
+        lines.append(
+            f"[rank0]:[titan] 2025-01-01 10:00:00,000 - root - INFO - {red}step: {s:2}  {green}loss: {11.0 - 0.05 * s:8.5f}  "
+            f"{orange}grad_norm: {1.2345:7.4f}  {turq}memory: {40.12:5.2f}GiB({50.25:.2f}%)  {blue}tps: {12345:,}  "
+            f"{cyan}tflops: {234.5:,.2f}  {magenta}mfu: {23.71:.2f}%{reset}"
+        )
+        if s % 50 == 0:
+            lines.append(
+                f"[rank0]:[titan] 2025-01-01 10:00:00,000 - root - INFO - {red}validate step: {s:2}  "
+                f"{green}loss: {10.9 - 0.05 * s:7.4f}  {turq}memory: {40.12:5.2f}GiB({50.25:.2f}%)  {blue}tps: {23456:,}{reset}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (100, 1.0, 100.0, 10.95, pytest.approx(6.0))
+    assert _series(run, "val_loss") == (2, 50.0, 100.0, 8.4, pytest.approx(5.9))  # "validate step: .. loss: .."
+    assert run.series["grad_norm"].values[0] == 1.2345 and run.series["tps"].values[0] == 12345  # "tps: 12,345"
+
+
+def test_litgpt_finetune(tmp_path):
+    """Lightning-AI/litgpt@26857050fe3ff627cd714fe92f5838f51a3d5efa litgpt/finetune/lora.py:395-401 ('Epoch {e} |
+    iter {i} step {s} | loss train: {:.3f}, val: {val} | iter time: {:.2f} ms (step)', val 'n/a' before the first
+    evaluation) and :419 ('iter {i}: val loss {:.4f}, val time: {:.2f} ms')."""
+    lines = []
+    for i in range(1, 121):
+        val = "n/a" if i <= 50 else f"{1.8 - 0.002 * 50:.3f}"
+        step = (i + 1) // 2
+        lines.append(
+            f"Epoch 1 | iter {i} step {step} | loss train: {2.0 - 0.005 * i:.3f}, val: {val} | iter time: {85.21:.2f} ms"
+            + (" (step)" if i % 2 == 0 else "")
+        )
+        if i % 50 == 0:
+            lines.append(f"iter {i}: val loss {1.8 - 0.002 * i:.4f}, val time: {1234.56:.2f} ms")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] in ("loss_train", "train_loss")
+    name = run.roles["loss"]
+    assert _series(run, name)[0] >= 60 and _series(run, name)[3:] == (1.995, pytest.approx(1.4))
+
+
+def test_stable_baselines3_table(tmp_path):
+    """DLR-RM/stable-baselines3@e05d2dbe6eda0acd0ef2e316e3e4065677add3eb stable_baselines3/common/logger.py:196-243
+    (HumanOutputFormat: floats as '{:<8.3g}', a 'tag/' row then the tag's keys indented by 3, '| {key} | {value} |'
+    padded to the widest, between lines of dashes)."""
+
+    def table(it):
+        rows = {
+            "rollout/": "",
+            "   ep_len_mean": f"{200:<8}",
+            "   ep_rew_mean": f"{-1200.0 + 20 * it:<8.3g}",
+            "time/": "",
+            "   fps": f"{1234:<8}",
+            "   iterations": f"{it:<8}",
+            "   time_elapsed": f"{3 * it:<8}",
+            "   total_timesteps": f"{2048 * it:<8}",
+            "train/": "",
+            "   approx_kl": f"{0.0123:<8.3g}",
+            "   entropy_loss": f"{-1.4 + 0.01 * it:<8.3g}",
+            "   learning_rate": f"{0.0003:<8.3g}",
+            "   loss": f"{12.0 - 0.2 * it:<8.3g}",
+            "   value_loss": f"{45.0 - it:<8.3g}",
+        }
+        kw, vw = max(map(len, rows)), max(map(len, rows.values()))
+        return (
+            ["-" * (kw + vw + 7)]
+            + [f"| {k}{' ' * (kw - len(k))} | {v}{' ' * (vw - len(v))} |" for k, v in rows.items()]
+            + ["-" * (kw + vw + 7)]
+        )
+
+    lines = [line for it in range(2, 32) for line in table(it)]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (11.6, pytest.approx(5.8))
+
+
+def test_kohya_sd_scripts_progress_bar(tmp_path):
+    """kohya-ss/sd-scripts@48d368fa557731ad0488c07304dfeba8c07910eb train_network.py:1358 (tqdm(desc='steps')) and
+    :1514-1516 (set_postfix(avr_loss=moving average)): the bar redrawn with '\\r', its postfix the loss."""
+    renders = [
+        f"steps: {100 * s // 1000:3d}%|{'█' * (s // 100):<10}| {s}/1000 [00:{s // 20:02d}<10:00,  1.66it/s, avr_loss={0.15 - 0.00005 * s:.4g}]"
+        for s in range(10, 1001, 10)
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\r" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "avr_loss"
+    assert _series(run, "avr_loss")[0] >= 10 and _series(run, "avr_loss")[3] == pytest.approx(0.1495)
+
+
+def test_composer_console_logger(tmp_path):
+    """mosaicml/composer@6405188805a0054b4551ec49e4919c54c971d0e8 composer/loggers/console_logger.py:205-241
+    ('[epoch={e}][batch={b}/{n}]:' then '\\n\\t Train {name}: {value}' per metric)."""
+    lines = []
+    for e in range(1, 3):
+        for b in range(10, 101, 10):
+            lines += [
+                f"[epoch={e}][batch={b}/100]:",
+                f"\t Train time/batch: {(e - 1) * 100 + b}",
+                f"\t Train loss/train/total: {3.0 - 0.01 * ((e - 1) * 100 + b):.4f}",
+                "\t Train metrics/train/Accuracy: 0.5000",
+                f"\t Train lr-DecoupledAdamW/group0: {1e-3}",
+            ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss/train/total"
+    assert _series(run, "loss/train/total")[0] == 20 and _series(run, "loss/train/total")[3:] == (
+        2.9,
+        pytest.approx(1.0),
+    )

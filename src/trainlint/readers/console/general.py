@@ -63,13 +63,14 @@ _COUNTER = lazy_regex(
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
-    r"(%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+_TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
@@ -109,6 +110,8 @@ def strip_frame(text: str) -> str:
 
 def _name(raw: str, sep: str) -> str:
     words = raw.split()
+    if "/" in words[-1]:  # a metric path is a whole name ("Train loss/train/total": a prefix, then the name)
+        words = words[-1:]
     if not sep.strip():  # "Loss 12.6": the name is one word, with the split word before it ("valid loss 5.2")
         words = words[-2:] if len(words) > 1 and words[-2].lower() in _SPLIT_WORDS else words[-1:]
     return "_".join(words).rstrip(".:-")
@@ -120,16 +123,21 @@ def read_line(text: str) -> Record | None:
     body = strip_frame(text)
     if "tensor(" in body:  # a tensor printed with its value: "eval_loss: tensor(3.41, device='cuda:0')"
         body = _TENSOR.sub(r"\1", body)
+    if "|" in body:  # a table row "| loss | 11.6 |" (Stable-Baselines3's logger)
+        body = _TABLE_ROW.sub(r"\1: \2", body)
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
-        rec.split = lead[1]
+        rec.split = "val" if lead[1].lower() == "validate" else lead[1]
     body = _counters(body, rec)
     for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):
         name = _name(raw, sep)
         key = name.lower()
         if not name or key in _NOT_METRICS:
             continue
-        v = float(value)
+        split, _, last = key.rpartition("_")
+        if split in _SPLIT_WORDS and last in _EPOCH_NAMES | _STEP_NAMES:  # "validate step: 50"
+            key = last
+        v = float(value.replace(",", "")) if "," in value else float(value)
         if key in _EPOCH_NAMES | _STEP_NAMES | _INNER_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)
             continue
