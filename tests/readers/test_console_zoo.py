@@ -1080,3 +1080,91 @@ def test_composer_console_logger(tmp_path):
         2.9,
         pytest.approx(1.0),
     )
+
+
+def test_diffusers_training_script_bar(tmp_path):
+    """huggingface/diffusers@024c4376fb19caa85275c038f071b6e1446a5cad examples/text_to_image/train_text_to_image.py
+    (tqdm(range(max_train_steps), desc='Steps'); per step progress_bar.set_postfix(step_loss=..., lr=...)):
+    the bar redrawn with '\\r', its postfix the loss of the last step."""
+    renders = [
+        f"Steps: {100 * s // 500:3d}%|{'█' * (s // 50):<10}| {s}/500 [00:{s // 10 % 60:02d}<05:00,  1.66it/s, "
+        f"lr=0.0001, step_loss={0.2 - 0.0002 * s:.3g}]"
+        for s in range(5, 501, 5)
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\r" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "step_loss"
+    assert _series(run, "step_loss")[0] >= 10 and _series(run, "step_loss")[3] == pytest.approx(0.199)
+
+
+def test_clu_logging_writer(tmp_path):
+    """google/CommonLoopUtils@04ad2f9edbd5c80f2307746d15a947fea43cb5e5 clu/metric_writers/logging_writer.py
+    (write_scalars: '[%d]%s %s' of the step, the collection and '{k}={v:.6g}' sorted, joined by ', '), through
+    absl's 'I0101 10:00:00.123456 140000 logging_writer.py:48] ' prefix (Flax and big_vision loops)."""
+    lines = []
+    for s in range(100, 3100, 100):
+        lines.append(
+            f"I0101 10:00:00.123456 140000 logging_writer.py:48] [{s}] learning_rate={1e-3:.6g}, "
+            f"train_accuracy={0.5 + s / 10000:.6g}, train_loss={2.3 - s / 2000:.6g}"
+        )
+        if s % 1000 == 0:
+            lines.append(
+                f"I0101 10:00:00.123456 140000 logging_writer.py:48] [{s}] collection=eval "
+                f"eval_accuracy={0.6 + s / 10000:.6g}, eval_loss={2.0 - s / 2000:.6g}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "eval_loss"
+    assert _series(run, "train_loss") == (30, 100.0, 3000.0, 2.25, pytest.approx(0.8))
+    assert _series(run, "eval_loss") == (3, 1000.0, 3000.0, 1.5, pytest.approx(0.5))
+
+
+def test_icefall_zipformer(tmp_path):
+    """k2-fsa/icefall@5c142d4c60c9b14f9b255df6819f0c72ff5f0645 egs/librispeech/ASR/zipformer/train.py (every
+    log_interval: 'Epoch {e}, batch {b}, loss[{loss_info}], tot_loss[{tot_loss}], batch size: {n}, lr: {lr:.2e}, '
+    with icefall/utils.py MetricsTracker.__str__: '{k}={v:.4g}, ' per item then 'over {frames} frames. ')."""
+    lines = []
+    for e in range(1, 4):
+        for b in range(0, 1000, 50):
+            loss = 0.9 - 0.1 * e - 0.0001 * b
+            lines.append(
+                f"2024-01-01 10:00:00,000 INFO [train.py:1198] (0/8) Epoch {e}, batch {b}, "
+                f"loss[loss={loss:.4g}, simple_loss={loss + 0.1:.4g}, pruned_loss={loss - 0.1:.4g}, ctc_loss={loss:.4g}, "
+                f"over 3287.00 frames. ], tot_loss[loss={loss + 0.01:.4g}, simple_loss={loss + 0.11:.4g}, "
+                f"pruned_loss={loss - 0.09:.4g}, ctc_loss={loss:.4g}, over 654321.00 frames. ], "
+                f"batch size: 57, lr: {4.5e-2:.2e}, "
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 60 and _series(run, "loss")[3:] == (0.8, pytest.approx(0.505))
+
+
+def test_keras3_verbose_2(tmp_path):
+    """keras-team/keras@3422977a5e38fb2f7709aaa9a08e47f0c43d0f60 keras/src/utils/progbar.py (verbose=2: at the
+    epoch's end '{n}/{n} - {t}s - {t}ms/step' then ' - {k}: {v:.4f}' per metric) after
+    keras/src/callbacks/progbar_logger.py:55's 'Epoch {e}/{n}'."""
+    lines = []
+    for e in range(1, 13):
+        lines.append(f"Epoch {e}/12")
+        lines.append(
+            f"469/469 - 3s - 6ms/step - accuracy: {0.8 + 0.01 * e:.4f} - loss: {0.6 - 0.04 * e:.4f} - "
+            f"val_accuracy: 0.9000 - val_loss: {0.5 - 0.03 * e:.4f}"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (12, 1.0, 12.0, 0.56, pytest.approx(0.12))
+    assert _series(run, "val_loss")[3:] == (0.47, pytest.approx(0.14))
+
+
+def test_pytorch_cifar10_tutorial(tmp_path):
+    """pytorch/tutorials@c53e7d4efc0e39e455c531d21ec7db28ba220214 beginner_source/blitz/cifar10_tutorial.py (every
+    2000 mini-batches: print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}'), then 'Finished
+    Training'): the loop most hand-written scripts start from."""
+    lines = [
+        f"[{e + 1}, {i + 1:5d}] loss: {2.2 - 0.3 * e - 0.00002 * i:.3f}"
+        for e in range(4)
+        for i in range(1999, 12000, 2000)
+    ]
+    run = _read(tmp_path, lines + ["Finished Training"])
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (24, 2000.0, 48000.0, 2.16, pytest.approx(1.06))

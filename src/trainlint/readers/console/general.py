@@ -40,8 +40,9 @@ _FRAME = lazy_regex(
     r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
     r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?(?=\s)"
     rf"|{_LEVEL}\b(?::[\w.<>\-]+:(?!\s*\d))?"
+    r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
-    r"|\[(?!\s*\d+\s*\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
+    r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
@@ -71,6 +72,7 @@ _INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
+_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
@@ -120,15 +122,7 @@ def _name(raw: str, sep: str) -> str:
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     rec = Record(0, text, {})
-    body = strip_frame(text)
-    if "tensor(" in body:  # a tensor printed with its value: "eval_loss: tensor(3.41, device='cuda:0')"
-        body = _TENSOR.sub(r"\1", body)
-    if "|" in body:  # a table row "| loss | 11.6 |" (Stable-Baselines3's logger)
-        body = _TABLE_ROW.sub(r"\1: \2", body)
-    lead = _LEAD_SPLIT.match(body)
-    if lead and lead[1].lower() in _EVAL_WORDS:
-        rec.split = "val" if lead[1].lower() == "validate" else lead[1]
-    body = _counters(body, rec)
+    body = _counters(_lead(strip_frame(text), rec), rec)
     for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):
         name = _name(raw, sep)
         key = name.lower()
@@ -152,6 +146,24 @@ def read_line(text: str) -> Record | None:
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
     return rec
+
+
+def _lead(body: str, rec: Record) -> str:
+    """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
+    values unwrapped (``tensor(3.41, device='cuda:0')``, a ``| loss | 11.6 |`` table row)."""
+    if "tensor(" in body:
+        body = _TENSOR.sub(r"\1", body)
+    if "|" in body:  # Stable-Baselines3's logger
+        body = _TABLE_ROW.sub(r"\1: \2", body)
+    lead = _LEAD_SPLIT.match(body)
+    if lead and lead[1].lower() in _EVAL_WORDS:
+        rec.split = "val" if lead[1].lower() == "validate" else lead[1]
+    first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
+    if first and first[2] is None:
+        rec.step, body = float(first[1]), body[first.end() :]
+    elif first:
+        rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
+    return body
 
 
 def _place(rec: Record, key: str, n: float, total: float | None) -> None:
