@@ -1168,3 +1168,29 @@ def test_pytorch_cifar10_tutorial(tmp_path):
     run = _read(tmp_path, lines + ["Finished Training"])
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss") == (24, 2000.0, 48000.0, 2.16, pytest.approx(1.06))
+
+
+def test_yunjey_pytorch_tutorial_loop(tmp_path):
+    """yunjey/pytorch-tutorial@78c6afe681c4ff5095ef13662c02a7e369b1bcbd tutorials/01-basics/feedforward_neural_network/
+    main.py ('Epoch [{}/{}], Step [{}/{}], Loss: {:.4f}' every 100 steps, then 'Accuracy of the network on the
+    10000 test images: {} %'): a loop copied into countless scripts."""
+    lines = [
+        f"Epoch [{e + 1}/5], Step [{i}/600], Loss: {0.4 - 0.05 * e - 0.0001 * i:.4f}"
+        for e in range(5)
+        for i in range(100, 601, 100)
+    ]
+    run = _read(tmp_path, lines + ["Accuracy of the network on the 10000 test images: 97.81 %"])
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 100.0, 3000.0, 0.39, pytest.approx(0.14))
+
+
+def test_sklearn_mlp_verbose(tmp_path):
+    """scikit-learn/scikit-learn@843a8da4429031d25d437ae6d1f749559fa79ac0 sklearn/neural_network/_multilayer_perceptron.py
+    (verbose: 'Iteration %d, loss = %.8f' per epoch, 'Validation score: %f' with early stopping)."""
+    lines = []
+    for it in range(1, 41):
+        lines.append(f"Iteration {it}, loss = {0.7 / it**0.5:.8f}")
+        lines.append(f"Validation score: {0.9 + it / 1000:f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[:4] == (40, 1.0, 40.0, 0.7)
