@@ -114,6 +114,7 @@ class Judged:
     points: int | None = None  # logged steps (loss points, else the longest series)
     loss_read: int = 0  # loss points trainlint read
     loss_taken: str | None = None  # the series trainlint took as the loss
+    fmt: str | None = None  # the format trainlint read the log as (None: not read as a log)
     values_ok: bool | None = None  # its values are the file's loss values (entries with loss_pattern)
     findings: list[str] = field(default_factory=list)  # "CODE:SEV message" of WARN/FAIL
     codes: dict[str, str] = field(default_factory=dict)  # every finding's code: its worst severity
@@ -169,6 +170,7 @@ def judge(e: dict) -> Judged:
         return out
     rep = logs[0]
     out.verdict, out.reason = rep.verdict.value, rep.unjudged
+    out.fmt = rep.format or None
     out.loss_read = rep.summary.get("loss_points") or 0
     out.loss_taken = (rep.summary.get("roles") or {}).get("loss") if out.loss_read else None
     out.points = out.loss_read or _longest(path)
@@ -368,6 +370,45 @@ HEADER = [
 ]
 
 
+def _format_intro() -> list[str]:
+    return [
+        "The format each log was read as (the reader, and for console logs the recogniser that read it;",
+        "`not read`: no reader took the file as a training log). Per part: the logs present, the logs",
+        f"with {MIN_STEPS}+ loss points read of those holding {MIN_STEPS}+, and the right loss taken of the logs",
+        "whose manifest names it. The rows add up to the figures above.",
+    ]
+
+
+def format_counts(rows: list[Judged]) -> dict[str, dict[str, list[int]]]:
+    """Per format, per part: [logs present, read, counted, right loss, named]."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for r in rows:
+        if r.path is None:
+            continue
+        c = out.setdefault(r.fmt or "not read", {p: [0, 0, 0, 0, 0] for p in PARTS})[r.part]
+        c[0] += 1
+        if r.entry["label"] != "no-loss" and r.long:
+            c[1] += int(r.read)
+            c[2] += 1
+        if r.right_loss is not None:
+            c[3] += int(r.right_loss)
+            c[4] += 1
+    return out
+
+
+def format_table(rows: list[Judged]) -> list[str]:
+    head = "| format | " + " | ".join(f"{p} logs | {p} read | {p} right loss" for p in PARTS) + " |"
+    lines = [head, "|---|" + "---|---|---|" * len(PARTS)]
+    counts = format_counts(rows)
+    for fmt in sorted(counts, key=lambda f: (f == "not read", -sum(c[0] for c in counts[f].values()), f)):
+        cells = []
+        for p in PARTS:
+            logs, read, counted, right, named = counts[fmt][p]
+            cells += [str(logs), f"{read} of {counted}" if counted else "-", f"{right} of {named}" if named else "-"]
+        lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _label_table(rows: list[Judged]) -> list[str]:
     lines = ["| part | label | PASS | WARN | FAIL | NOT-CHECKED |", "|---|---|---|---|---|---|"]
     for part in PARTS:
@@ -430,6 +471,7 @@ def render(rows: list[Judged]) -> str:
     by = figures_by_part(rows)
     lines = [*HEADER, "", "## Figures", "", "| figure | calibration | test | all |", "|---|---|---|---|"]
     lines += [f"| {name} | " + " | ".join(vals) + " |" for name, vals in _figure_rows(by)]
+    lines += ["", "## Per format", "", *_format_intro(), "", *format_table(rows)]
     lines += ["", "## Verdict per label", "", *_label_table(rows), ""]
     lines.append(
         "`unknown`: runs whose health the repository does not tell (RL objectives, several "

@@ -35,6 +35,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "epoch_loss",
         "train/batch_loss",
         "batch_loss",
+        # OpenNMT-py's cross-entropy per target token (onmt/utils/statistics.py)
+        "xent",
+        "train/xent",
     ),
     "eval_loss": (
         "eval_loss",

@@ -130,8 +130,28 @@ def test_step_dash_dash_train_and_test_accuracy(tmp_path):
         f"Step {s} -- Train loss: {2.63 - 0.001 * s:.3f}, Train Acc: 0.128 Test Acc: 0.119" for s in range(8, 240, 8)
     ]
     run = _read(tmp_path, lines)
-    loss = run.roles["loss"]  # the generic step shape reads it (as "loss"): the general reader stays behind it
-    assert _series(run, loss) == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
+    # the generic step shape read "Train Acc" and "Test Acc" as one "Acc": the general reader keeps them apart
+    assert run.format == "console/general" and run.roles["loss"] == "Train_loss"
+    assert _series(run, "Train_loss") == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
+    assert _series(run, "Train_Acc")[3:] == (0.128, 0.128) and _series(run, "Test_Acc")[3:] == (0.119, 0.119)
+
+
+def test_phase_summaries_sharing_a_metric_name(tmp_path):
+    """``Epoch [e]/[n]  Training Phase Loss: ..  Accuracy: ..`` then ``Validation Phase Loss: ..  Accuracy: ..``
+    (a calibration log's shape): the validation summary is an evaluation with its own accuracy, not a
+    second value of the training loss (the generic epoch shape took the validation loss for ``Loss``)."""
+    lines = []
+    for e in range(12):
+        lines += [
+            f"2018-01-27 10:42:38,904 INFO    : train --- Current batch:1600/1600  loss:[ 0.6{e}]",
+            f"2018-01-27 10:42:38,904 INFO    : Epoch [{e}]/[199] \t Training Phase Loss: {0.07 - 0.001 * e:.4f} \t Accuracy: 0.{60 + e}",
+            f"2018-01-27 10:42:58,879 INFO    : Epoch [{e}]/[199] \t Validation Phase Loss: {0.06 - 0.001 * e:.4f} \t Accuracy: 0.{70 + e}",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Training_Phase_Loss" and run.roles["eval_loss"] == "Validation_Phase_Loss"
+    assert _series(run, "Training_Phase_Loss") == (12, 0.0, 11.0, 0.07, pytest.approx(0.059))
+    assert _series(run, "Validation_Phase_Loss") == (12, 0.0, 11.0, 0.06, pytest.approx(0.049))
+    assert _series(run, "Accuracy")[3:] == (0.6, 0.71) and _series(run, "eval_Accuracy")[3:] == (0.7, 0.81)
 
 
 def _hf_line(i, rec):
@@ -197,7 +217,7 @@ def test_appended_runs_fall_back_and_are_noted(tmp_path):
     ]
     run = _read(tmp_path, ["general reader sweep"] + run1 + run2)
     n, first, last, *_ = _series(run, "loss")
-    assert n == 12 and run.meta["step_resets"] == [{"from": 400.0, "to": 150.0}]
+    assert n == 12 and run.meta["step_resets"] == [{"from": 300.0, "to": 50.0}]  # epochs counted from 1
 
 
 def test_keras_evaluate_after_fit_keeps_the_last_epoch(tmp_path):
@@ -224,7 +244,7 @@ def test_line_shapes_are_listed_with_samples_and_roles(tmp_path):
     assert shapes[("Loss", "lr")]["roles"] == ["training"] and shapes[("Loss", "lr")]["records"] == 15
     assert shapes[("Test_Acc", "Test_Loss")]["roles"] == ["evaluation"] and len(shapes[("Loss", "lr")]["samples"]) == 3
     assert shapes[("warmup",)]["roles"] == ["not used"]
-    assert run.series["Test_Loss"].steps.tolist() == [80.0, 130.0, 180.0, 230.0, 280.0]
+    assert run.series["Test_Loss"].steps.tolist() == [30.0, 80.0, 130.0, 180.0, 230.0]
     assert any(n.startswith("line shape {Loss, lr}: 15 record(s), training; e.g. line 1:") for n in run.notes)
 
 
@@ -246,3 +266,69 @@ def test_frames_are_stripped_and_long_lines_bounded():
     rec = read_line("loss: 1.0 " + "x: 2 " * 1_000_000)
     assert rec is None or len(rec.text) > MAX_LINE  # a dump of pairs is not a progress line
     assert read_line("\x00\x01\xff" * 10_000) is None
+
+
+# ------------------------------------------------------------------ bad input (issue 29 "Bad input")
+
+
+def _doctor(path):
+    from trainlint.api import Options, doctor
+    from trainlint.config import Settings
+
+    result = doctor([path], Options(settings=Settings()))
+    return [r for r in result.reports if r.kind == "log"], result
+
+
+def test_a_200_mb_single_line_of_pairs_is_bounded_and_never_a_run(tmp_path):
+    """One line of 200 MB, no newline, of ``name: number`` pairs (a dump written without line breaks):
+    read within the line bound, in a few seconds and well under the file's size in memory, and not a run."""
+    import random
+    import time
+    import tracemalloc
+
+    rng = random.Random(3)
+    unit = "".join(f"{''.join(rng.choice('abcdefgh') for _ in range(6))}: {rng.random():.4f} " for _ in range(1000))
+    path = tmp_path / "train.log"
+    with open(path, "wb") as fh:
+        fh.writelines([unit.encode()] * ((200 << 20) // len(unit)))
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        with pytest.raises(ReadError, match="no known training-progress lines"):
+            read_run(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - start < 20.0
+    assert peak < path.stat().st_size // 4  # the line is skipped as it streams past, never held whole
+
+
+def test_a_binary_file_with_progress_text_inside_is_not_judged(tmp_path):
+    """A checkpoint saved under a log's name, its bytes holding strings that look like progress lines."""
+    import random
+
+    rng = random.Random(5)
+    blob = bytearray(rng.randbytes(64 << 10))
+    for i in range(20):
+        at = 1000 + i * 3000
+        blob[at : at + 30] = f"\nepoch {i} loss: {2.0 - 0.1 * i:.3f}\n".encode().ljust(30, b"\0")
+    path = tmp_path / "train.log"
+    path.write_bytes(bytes(blob))
+    logs, result = _doctor(path)
+    assert not logs or all(r.verdict.value == "NOT-CHECKED" for r in logs)
+    assert "Traceback" not in str(result.empty_reason or "")
+
+
+def test_a_config_dump_through_doctor_is_not_checked_with_one_line(tmp_path):
+    """A file of random ``name: number`` pairs (each name printed once, a few twice): NOT-CHECKED, one line."""
+    import random
+
+    rng = random.Random(11)
+    names = ["".join(rng.choice("abcdefghijklmnop_") for _ in range(9)) for _ in range(500)]
+    lines = [f"{n}: {rng.random() * 10:.4f}" for n in names] + [f"{n}: {rng.random():.4f}" for n in names[:40]]
+    path = tmp_path / "run_config.log"
+    path.write_text("\n".join(lines) + "\n")
+    logs, result = _doctor(path)
+    assert all(r.verdict.value == "NOT-CHECKED" for r in logs)
+    reason = next((r.unjudged for r in logs if r.unjudged), None) or result.empty_reason or ""
+    assert reason and "\n" not in reason

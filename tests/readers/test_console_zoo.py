@@ -293,3 +293,904 @@ def test_keras2_progbar(tmp_path):
     assert run.format == "console/keras"
     assert _series(run, "loss") == (3, 1.0, 3.0, 0.4, pytest.approx(0.2))
     assert _series(run, "val_loss")[4] == pytest.approx(0.15)
+
+
+def test_torchvision_classification_reference(tmp_path):
+    """pytorch/vision@017e9b99b5daddec3d82d5b05fe26f6834c48fa9 references/classification/train.py train_one_epoch
+    (MetricLogger(delimiter='  '), meters 'lr' fmt '{value}' and 'img/s' added first, then loss, acc1, acc5;
+    header 'Epoch: [{epoch}]') and evaluate (header 'Test: ', then '{header} Acc@1 {:.3f} Acc@5 {:.3f}');
+    references/classification/utils.py log_every ('[{i:>width}/{n}]', 'eta: ', meters, 'time: ', 'data: ',
+    'max mem: ')."""
+    lines = []
+    for e in range(3):
+        for k, i in enumerate(range(0, 5000, 1000)):
+            lines.append(
+                f"Epoch: [{e}]  [{i:>4d}/5005]  eta: 1:02:03  lr: 0.1  img/s: 812.3412  "
+                f"loss: {_loss(e, k):.4f} ({6.9:.4f})  acc1: 0.7812 (0.1000)  acc5: 3.1250 (0.5000)  "
+                "time: 0.4120  data: 0.0120  max mem: 10123"
+            )
+        lines.append(f"Epoch: [{e}] Total time: 0:34:21")
+        lines.append("Test:   [  0/196]  eta: 0:01:00  loss: 5.1000 (5.1000)  acc1: 9.3750 (9.3750)  acc5: 25.0 (25.0)")
+        lines.append(f"Test:  Acc@1 {10.0 + e:.3f} Acc@5 {30.0 + e:.3f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (15, 0.0, 14010.0, 6.9, pytest.approx(6.66))
+    assert run.series["acc1"].values[0] == 0.7812
+
+
+def test_mmcv_text_logger_hook(tmp_path):
+    """open-mmlab/mmcv@1d8f9285674f2b1f9f2d7758d3f945ebb74fcf82 (branch 1.x) mmcv/runner/hooks/logger/text.py:128-181
+    (TextLoggerHook, mmdet 2.x and mmcls 0.x: 'Epoch [{epoch}][{iter}/{len}]\\t' + 'lr: {:.3e}, ' + 'eta: {}, ' +
+    'time: {:.3f}, data_time: {:.3f}, ' + 'memory: {}, ' + '{name}: {val:.4f}' joined by ', '; evaluation
+    'Epoch({mode}) [{epoch}][{iter}]\\t' and the metrics)."""
+    lines = []
+    for e in range(1, 5):
+        for k, i in enumerate((50, 100, 150)):
+            lines.append(
+                f"2024-01-01 10:00:00,000 - mmdet - INFO - Epoch [{e}][{i}/150]\tlr: {2e-2:.3e}, eta: 1:00:00, "
+                f"time: 0.412, data_time: 0.010, memory: 3000, loss_rpn_cls: 0.0500, loss_rpn_bbox: 0.0300, "
+                f"loss_cls: 0.4000, acc: 91.2000, loss_bbox: 0.3000, loss: {1.5 - 0.01 * (e * 3 + k):.4f}, grad_norm: 4.1000"
+            )
+        lines.append(
+            f"2024-01-01 10:00:00,000 - mmdet - INFO - Epoch(val) [{e}][625]\tbbox_mAP: {0.2 + 0.01 * e:.4f}, bbox_mAP_50: 0.4000"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 50.0, 600.0, 1.47, pytest.approx(1.36))
+
+
+def test_mmengine_iteration_based(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:208
+    ('Iter({mode}) [{cur_iter_str}/{dataloader_len}]  '), :159 (learning rates as '{key}: {value:.4e}'), :215-229
+    (eta, time, data_time, memory) and :245 (the rest, '{name}: {val}'), as mmsegmentation prints it (decode.loss_ce,
+    decode.acc_seg); validation 'Iter(val) [{i}/{n}]' then the metrics ('aAcc: ...  mIoU: ...')."""
+    lines = []
+    for k, i in enumerate(range(50, 2050, 50)):
+        lines.append(
+            f"12/04 10:00:00 - mmengine - INFO - Iter(train) [{i:>5d}/80000]  base_lr: {1e-2:.4e} lr: {1e-2:.4e}  "
+            f"eta: 1 day, 0:00:00  time: 0.4120  data_time: 0.0100  memory: 5000  loss: {2.0 - 0.01 * k:.4f}  "
+            f"decode.loss_ce: {1.5 - 0.01 * k:.4f}  decode.acc_seg: 60.0000  aux.loss_ce: 0.5000  aux.acc_seg: 55.0000"
+        )
+        if i % 1000 == 0:
+            lines.append(
+                f"12/04 10:00:00 - mmengine - INFO - Iter(val) [500/500]    aAcc: 80.0000  mIoU: {30.0 + i / 1000:.4f}  mAcc: 40.0000  data_time: 0.0100  time: 0.1000"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 50.0, 2000.0, 2.0, pytest.approx(1.61))
+
+
+def test_mmpretrain_epoch_with_validation_accuracy(tmp_path):
+    """open-mmlab/mmengine@254342938d9bde1775c39ea7d5181c5d294026c4 mmengine/runner/log_processor.py:193
+    ('Epoch({mode}){cur_epoch_str}[{cur_iter_str}/{dataloader_len}]  ') for train and val, with mmpretrain's
+    'accuracy/top1' and 'accuracy/top5' metrics on the val line."""
+    lines = []
+    for e in range(1, 6):
+        for k, i in enumerate((100, 200, 300, 391)):
+            lines.append(
+                f"2024/01/01 10:00:00 - mmengine - INFO - Epoch(train)   [{e}][{i:>3}/391]  lr: {1e-1:.4e}  eta: 0:10:00  "
+                f"time: 0.0500  data_time: 0.0100  memory: 1000  loss: {2.3 - 0.05 * (e * 4 + k):.4f}"
+            )
+        lines.append(
+            f"2024/01/01 10:00:00 - mmengine - INFO - Epoch(val) [{e}][100/100]    accuracy/top1: {40.0 + e:.4f}  "
+            "accuracy/top5: 90.0000  data_time: 0.0100  time: 0.0200"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 100.0, 1955.0, pytest.approx(2.1), pytest.approx(1.15))
+
+
+def test_yolov8(tmp_path):
+    """ultralytics/ultralytics@00016300105e79eb8b1646ab03c3d1df9274523f ultralytics/engine/trainer.py _do_train (the
+    header self.progress_string(): '%11s' * (4 + n) of Epoch GPU_mem, the loss names, Instances Size; the bar's
+    description '%11s' * 2 + '%11.4g' * (2 + n) with the epoch as '{epoch + 1}/{epochs}'); the validator's
+    '%22s' + '%11i' * 2 + '%11.3g' * 4 row for 'all'."""
+    names = ("box_loss", "cls_loss", "dfl_loss")
+    head = ("%11s" * 7) % ("Epoch", "GPU_mem", *names, "Instances", "Size")
+    lines = []
+    for e in range(10):
+        lines.append(head)
+        desc = ("%11s" * 2 + "%11.4g" * 5) % (f"{e + 1}/10", "2.61G", 1.2 - 0.05 * e, 1.4, 1.2, 212, 640)
+        lines.append(f"{desc}: 100%|██████████| 8/8 [00:02<00:00,  3.21it/s]")
+        lines.append(
+            ("%22s" + "%11s" * 6) % ("Class", "Images", "Instances", "Box(P", "R", "mAP50", "mAP50-95)")
+            + ": 100%|██████████| 4/4 [00:01<00:00,  3.80it/s]"
+        )
+        lines.append(("%22s" + "%11i" * 2 + "%11.3g" * 4) % ("all", 128, 929, 0.6, 0.5, 0.5 + 0.01 * e, 0.4))
+    run = _read(tmp_path, lines)
+    assert _series(run, "train/box_loss") == (10, 1.0, 10.0, 1.2, pytest.approx(0.75))
+    assert _series(run, "metrics/mAP50(B)")[3:] == (0.5, 0.59)
+
+
+def test_deepspeed_pipeline_engine(tmp_path):
+    """microsoft/DeepSpeed@38327e07f6cd39b63418f60cedd1651b0be3e7c3 deepspeed/runtime/pipe/engine.py:401-406
+    ('steps: {global_steps} loss: {agg_train_loss:0.4f} ' then 'iter time (s): {:0.3f} samples/sec: {:0.3f}'),
+    with deepspeed/runtime/engine.py:2489's '[Rank 0] step={step}, skipped={}, lr={lr}, mom={mom}' through the
+    logger format of deepspeed/utils/logging.py:63 ('[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] ')."""
+    lines = []
+    for s in range(10, 510, 10):
+        if s % 100 == 0:
+            lines.append(
+                f"[2024-01-01 10:00:00,000] [INFO] [logging.py:128:log_dist] [Rank 0] step={s}, skipped=0, "
+                "lr=[0.0001, 0.0001], mom=[(0.9, 0.95), (0.9, 0.95)]"
+            )
+        lines.append(f"steps: {s} loss: {10.0 - 0.01 * s:0.4f} iter time (s): {0.512:0.3f} samples/sec: {250.0:0.3f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (50, 10.0, 500.0, 9.9, pytest.approx(5.0))
+
+
+def test_opennmt_py_xent(tmp_path):
+    """OpenNMT/OpenNMT-py@97111d97551c24857076a4102eabdb468b35cff4 onmt/utils/statistics.py:124-128
+    ('Step %s; acc: %2.1f; ppl: %5.1f; xent: %2.1f; lr: %7.5f; sents: %7.0f; bsz: %4.0f/%4.0f/%2.0f;
+    %3.0f/%3.0f tok/s; %6.0f sec;', the step as '%2d/%5d'), onmt/utils/report_manager.py:154-155
+    ('Validation perplexity: %g', 'Validation accuracy: %g'), onmt/utils/logging.py:16 ('[%(asctime)s %(levelname)s] ')."""
+    lines = []
+    for s in range(100, 3100, 100):
+        xent = 7.5 - 0.1 * (s // 100)
+        lines.append(
+            f"[2024-01-01 10:00:00,000 INFO] Step {s:2d}/{10000:5d}; acc: {10 + s / 100:2.1f}; ppl: {2.718**xent:5.1f}; "
+            f"xent: {xent:2.1f}; lr: {0.001:7.5f}; sents: {1234:7.0f}; bsz: {456:4.0f}/{789:4.0f}/{12:2.0f}; "
+            f"{1234:3.0f}/{5678:3.0f} tok/s; {30 * s / 100:6.0f} sec;"
+        )
+        if s % 1000 == 0:
+            lines.append(f"[2024-01-01 10:00:00,000 INFO] Validation perplexity: {2.718 ** (xent + 0.2):g}")
+            lines.append(f"[2024-01-01 10:00:00,000 INFO] Validation accuracy: {20 + s / 200:g}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "xent"
+    assert _series(run, "xent") == (30, 100.0, 3000.0, 7.4, pytest.approx(4.5))
+
+
+def test_paddleocr(tmp_path):
+    """PaddlePaddle/PaddleOCR@adc62fcde463e60a55b14181b0382b5473422a37 tools/program.py train (the log line
+    'epoch: [{}/{}], global_step: {}, {logs}, avg_reader_cost: {:.5f} s, avg_batch_cost: {:.5f} s,
+    avg_samples: {}, ips: {:.5f} samples/s, eta: {}', logs as '{}: {:x}' joined by ', ' from ppocr/utils/stats.py)
+    through ppocr/utils/logging.py's '[%(asctime)s] %(name)s %(levelname)s: %(message)s'."""
+    lines = [
+        f"[2024/01/01 10:00:00] ppocr INFO: epoch: [{e}/100], global_step: {g}, lr: 0.001000, "
+        f"loss: {12.0 - 0.05 * g / 10:.6f}, loss_shrink_maps: 5.1, loss_threshold_maps: 3.2, loss_binary_maps: 1.0, "
+        "avg_reader_cost: 0.10000 s, avg_batch_cost: 0.50000 s, avg_samples: 8.0, ips: 16.00000 samples/s, eta: 1:00:00"
+        for e in range(1, 5)
+        for g in range((e - 1) * 100 + 10, e * 100 + 1, 10)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 10.0, 400.0, 11.95, pytest.approx(10.0))
+
+
+def test_paddledetection(tmp_path):
+    """PaddlePaddle/PaddleDetection@0191759ed92c6249d81d7ec3fd89276623f437e9 ppdet/engine/callbacks.py LogPrinter
+    .on_step_end ('Epoch: [{}]', '[{:width}/{}]', 'learning_rate: {lr:.6f}', '{meters}', 'eta: {eta}',
+    'batch_cost: {btime}', 'data_cost: {dtime}', 'ips: {ips:.4f} images/s' joined by ' '; the meters
+    '{name}: {median:.6f}' joined by '  '; the times '{median:.4f} ({avg:.4f})'), ppdet logger '[%m/%d %H:%M:%S] ppdet.engine INFO: '."""
+    lines = [
+        f"[01/01 10:00:00] ppdet.engine INFO: Epoch: [{e}] [{i:>4d}/1000] learning_rate: 0.000100 "
+        f"loss: {3.0 - 0.1 * (e * 5 + i // 200):.6f}  loss_cls: 1.000000  loss_iou: 0.500000  eta: 1:00:00 "
+        "batch_cost: 0.5000 (0.5100) data_cost: 0.0100 (0.0110) ips: 16.0000 images/s"
+        for e in range(4)
+        for i in range(0, 1000, 200)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 0.0, 3800.0, 3.0, pytest.approx(1.1))
+
+
+def test_fastai_console_table(tmp_path):
+    """fastai/fastai@1678d7ff1dd36a2286ee49d759182a8e13515c4d fastai/callback/progress.py ProgressCallback._write_stats
+    (values as '{:.6f}', the rest as str) and fastai/fastprogress@0408102297037bf67bb976020de84cbe1efac202
+    fastprogress/fastprogress.py ConsoleMasterBar.write (names padded to 8, joined by '  '; each value padded to
+    its name's width plus 2)."""
+    names = ["epoch", "train_loss", "valid_loss", "accuracy", "time"]
+    padded = [n + " " * (8 - len(n)) if len(n) < 8 else n for n in names]
+    lines = ["  ".join(padded)]
+    for e in range(12):
+        vals = [str(e), f"{1.2 - 0.05 * e:.6f}", f"{1.0 - 0.03 * e:.6f}", f"{0.6 + 0.02 * e:.6f}", "00:12"]
+        lines.append("".join(t + " " * (2 + len(n) - len(t)) for t, n in zip(vals, padded)))
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "train_loss") == (12, 0.0, 11.0, 1.2, pytest.approx(0.65))
+    assert _series(run, "valid_loss") == (12, 0.0, 11.0, 1.0, pytest.approx(0.67))
+
+
+def test_keras2_verbose_2(tmp_path):
+    """keras-team/tf-keras@dd0a7237b9b24132dba3f491f3c84b0094ab796e tf_keras/utils/generic_utils.py:298-325
+    (verbose=2: '%{n}d/%d' then ' - {k}: {avg:.4f}' per metric, then ' - {t}s/epoch - {t}ms/step')."""
+    lines = []
+    for e in range(1, 11):
+        lines.append(f"Epoch {e}/10")
+        lines.append(
+            f"1875/1875 - loss: {0.5 - 0.03 * e:.4f} - accuracy: {0.8 + 0.01 * e:.4f} - val_loss: {0.45 - 0.02 * e:.4f}"
+            " - val_accuracy: 0.8800 - 6s/epoch - 3ms/step"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (10, 1.0, 10.0, 0.47, pytest.approx(0.2))
+    assert _series(run, "val_loss")[3:] == (0.43, pytest.approx(0.25))
+
+
+def _hf_dicts(steps, per_epoch=100):
+    """The dicts the Trainer logs (transformers' Trainer._maybe_log_save_evaluate: loss, grad_norm,
+    learning_rate, epoch; an eval dict with eval_loss, eval_runtime ...)."""
+    for s in steps:
+        yield (
+            s,
+            {
+                "loss": round(2.5 - 0.001 * s, 4),
+                "grad_norm": 1.25,
+                "learning_rate": 5e-05,
+                "epoch": round(s / per_epoch, 2),
+            },
+        )
+
+
+def test_hf_trainer_printer_callback_without_tqdm(tmp_path):
+    """huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a src/transformers/trainer_callback.py
+    PrinterCallback.on_log ('print(logs)' after popping total_flos: disable_tqdm=True), the eval dict and the
+    closing train_runtime dict."""
+    lines = []
+    for s, d in _hf_dicts(range(10, 510, 10)):
+        lines.append(str(d))
+        if s % 100 == 0:
+            lines.append(
+                str(
+                    {
+                        "eval_loss": round(2.4 - 0.001 * s, 4),
+                        "eval_runtime": 3.2,
+                        "eval_samples_per_second": 310.5,
+                        "eval_steps_per_second": 9.7,
+                        "epoch": s / 100,
+                    }
+                )
+            )
+    lines.append(
+        str(
+            {
+                "train_runtime": 812.3,
+                "train_samples_per_second": 9.8,
+                "train_steps_per_second": 0.6,
+                "train_loss": 2.25,
+                "epoch": 5.0,
+            }
+        )
+    )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "eval_loss"
+    assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
+    assert _series(run, "eval_loss")[0] == 5 and _series(run, "eval_loss")[3:] == (2.3, 1.9)
+
+
+def test_hf_trainer_progress_callback_with_tqdm(tmp_path):
+    """huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a src/transformers/trainer_callback.py
+    ProgressCallback (tqdm(total=max_steps); on_log: training_bar.write(str(logs))): redirected to a file, the
+    bar's '\\r' renders and the dicts share lines."""
+    out = []
+    for s, d in _hf_dicts(range(10, 510, 10)):
+        bar = f"{100 * s // 500:3d}%|{'█' * (s // 50):<10}| {s}/500 [01:{s % 60:02d}<05:00,  1.60it/s]"
+        out.append("\r" + bar + str(d) + "\n")
+    path = tmp_path / "train.log"
+    path.write_text("".join(out), encoding="utf-8")
+    from trainlint.api import read_run
+
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
+
+
+def test_trl_sft_trainer_dicts(tmp_path):
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/sft_trainer.py:1761-1810 (the metrics
+    entropy, mean_token_accuracy, num_tokens added to the Trainer's logs), printed by the Trainer's callbacks."""
+    lines = []
+    for s in range(5, 205, 5):
+        lines.append(
+            str(
+                {
+                    "loss": round(1.9 - 0.005 * s, 4),
+                    "grad_norm": 0.84,
+                    "learning_rate": 2e-05,
+                    "num_tokens": 4096.0 * s,
+                    "mean_token_accuracy": round(0.55 + 0.001 * s, 4),
+                    "entropy": 1.2,
+                    "epoch": round(s / 200, 3),
+                }
+            )
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 40 and _series(run, "loss")[3:] == (1.875, pytest.approx(0.9))
+
+
+def test_trl_grpo_trainer_dicts(tmp_path):
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/grpo_trainer.py:2232-2904 (the
+    metrics completions/mean_length, rewards/{name}/mean and /std, reward, kl added to the Trainer's logs)."""
+    lines = []
+    for s in range(1, 41):
+        lines.append(
+            str(
+                {
+                    "loss": round(0.01 + 0.0005 * s, 4),
+                    "grad_norm": 0.3,
+                    "learning_rate": 1e-06,
+                    "num_tokens": 2048.0 * s,
+                    "completions/mean_length": 180.5,
+                    "rewards/format_reward/mean": 0.5,
+                    "rewards/format_reward/std": 0.2,
+                    "reward": round(0.4 + 0.01 * s, 3),
+                    "reward_std": 0.3,
+                    "kl": round(0.001 * s, 4),
+                    "epoch": round(s / 40, 3),
+                }
+            )
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 40 and _series(run, "loss")[3:] == (0.0105, 0.03)
+    assert run.series["kl"].values[-1] == 0.04
+
+
+def _tqdm_epochs(desc, total, metrics, epochs, rate=", 95.12it/s"):
+    """A tqdm bar redirected to a file: the renders of one epoch joined by '\r', a newline after its last."""
+    out = []
+    for e in range(epochs):
+        renders = []
+        for n in range(total // 4, total + 1, total // 4):
+            post = ", ".join(f"{k}={v:.3f}" for k, v in metrics(e, n).items())
+            renders.append(
+                f"{desc(e)}: {100 * n // total:3d}%|{'█' * (10 * n // total):<10}| {n}/{total} [00:01<00:00{rate}, {post}]"
+            )
+        out.append("\r" + "\r".join(renders) + "\n")
+    return "".join(out)
+
+
+def test_lightning_tqdm_progress_bar(tmp_path):
+    """Lightning-AI/pytorch-lightning@7f0c3436cd3f6ad3753125672024fc415cbcb414
+    src/lightning/pytorch/callbacks/progress/tqdm_progress.py:105 (BAR_FORMAT '{l_bar}{bar}| {n_fmt}/{total_fmt}
+    [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]'), :272 ('Epoch {current_epoch}'), :281 (set_postfix of
+    get_metrics: v_num and the logged metrics); the epoch's last render carries val_loss."""
+
+    def metrics(e, n):
+        out = {"v_num": 0, "train_loss": 0.9 - 0.1 * e - 0.0001 * n}
+        if n == 400:
+            out["val_loss"] = 0.85 - 0.1 * e
+        return out
+
+    path = tmp_path / "train.log"
+    path.write_text(_tqdm_epochs(lambda e: f"Epoch {e}", 400, metrics, 6), encoding="utf-8")
+    run = read_run(path)
+    assert run.format == "console/lightning" and run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss")[0] == 6 and _series(run, "train_loss")[3:] == (0.86, pytest.approx(0.36))
+    assert _series(run, "val_loss")[0] == 6 and _series(run, "val_loss")[3:] == (0.85, pytest.approx(0.35))
+
+
+def test_lightning_rich_progress_bar(tmp_path):
+    """Lightning-AI/pytorch-lightning@7f0c3436cd3f6ad3753125672024fc415cbcb414
+    src/lightning/pytorch/callbacks/progress/rich_progress.py:712-722 (description, bar, 'n/total', the time
+    column '{elapsed} • {remaining}' of :162, the speed), :228-235 (MetricsTextColumn '{name}: {value:.3f}'),
+    :657 ('Epoch {current_epoch}'); a terminal keeps each epoch's first and last frames, which show the
+    validation values of the epoch before (the bar is drawn before validation ends)."""
+    lines = []
+    for e in range(10):
+        val = f" val_loss: {0.8 - 0.04 * (e - 1):.3f}" if e else ""
+        for n in (1, 1875):
+            lines.append(
+                f"Epoch {e}/9  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ {n}/1875 0:00:15 • 0:00:00 120.52it/s v_num: 0 "
+                f"train_loss: {0.9 - 0.05 * e - 0.0001 * (n // 1875):.4f}{val}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.format == "console/lightning-rich" and run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (10, 1875.0, 18750.0, 0.8999, pytest.approx(0.4499))
+    assert _series(run, "val_loss") == (9, 1875.0, 16875.0, 0.8, pytest.approx(0.48))
+
+
+def test_nemo_megatron_progress_bar(tmp_path):
+    """NVIDIA/NeMo@7468268e2ec91e6ed9a2fc03c3fc2faefa1a87bf nemo/lightning/pytorch/callbacks/progress_bar.py
+    (MegatronProgressBar: bar_format '{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}
+    [{elapsed}<{remaining}{postfix}]', the total max_steps, 'Epoch {current_epoch}', set_postfix of the
+    metrics), with the prog_bar metrics of NeMo's GPT model (reduced_train_loss, lr, global_step, consumed_samples)."""
+
+    def metrics(e, n):
+        return {
+            "reduced_train_loss": 9.0 - 0.005 * n,
+            "lr": 3e-4,
+            "global_step": n - 1.0,
+            "consumed_samples": 256.0 * n,
+        }
+
+    path = tmp_path / "train.log"
+    path.write_text(_tqdm_epochs(lambda e: f"Epoch {e}", 1000, metrics, 1, rate=""), encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "reduced_train_loss"
+    assert _series(run, "reduced_train_loss")[0] >= 1
+    assert _series(run, "reduced_train_loss")[4] == pytest.approx(4.0)
+
+
+def test_espnet2_reporter(tmp_path):
+    """espnet/espnet@01d307c42f048dea29aa63b80f98996485d35b14 espnet2/train/reporter.py SubReporter.log_message
+    ('{epoch}epoch:{key}:{start}-{end}batch: ' then '{key2}={v:.3f}' ('.3e' above 1e3 or below 1e-3) joined
+    by ', ') and Reporter.log_message ('{epoch}epoch results: [train] ..., [valid] ...'), through espnet2's
+    logging format '[{host}] %(asctime)s (%(module)s:%(lineno)d) %(levelname)s: %(message)s'."""
+    head = "[gpu01] 2024-01-01 10:00:00,000 (trainer:{}) INFO: "
+    lines = []
+    for e in range(1, 6):
+        for k, (a, b) in enumerate(((1, 100), (101, 200), (201, 300))):
+            loss = 120.0 - 10 * e - k
+            lines.append(
+                head.format(762) + f"{e}epoch:train:{a}-{b}batch: iter_time={1.2e-4:.3e}, forward_time=0.123, "
+                f"loss_ctc={loss + 20:.3f}, loss_att={loss - 10:.3f}, acc=0.450, loss={loss:.3f}, backward_time=0.101, "
+                f"grad_norm=50.123, clip=100.000, loss_scale=1.000, optim_step_time=0.033, optim0_lr0={1e-4:.3e}, train_time=0.412"
+            )
+        lines.append(
+            head.format(338)
+            + f"{e}epoch results: [train] iter_time=0.000, forward_time=0.123, loss_ctc={130 - 10 * e:.3f}, "
+            f"loss_att={100 - 10 * e:.3f}, acc=0.450, loss={110.0 - 10 * e:.3f}, time=2 minutes and 3.45 seconds, "
+            f"total_count={300 * e}, gpu_max_cached_mem_GB=10.123, [valid] loss_ctc=100.000, loss_att=80.000, acc=0.500, "
+            f"cer_ctc=0.300, loss={90.0 - 10 * e:.3f}, time=5.12 seconds, total_count={20 * e}, gpu_max_cached_mem_GB=10.123"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 15 and _series(run, "loss")[3:] == (110.0, 68.0)
+
+
+def test_yolox_trainer(tmp_path):
+    """Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/core/trainer.py:255-279
+    ('epoch: {}/{}, iter: {}/{}', 'gpu mem: {:.0f}Mb, mem: {:.1f}Gb', '{name}: {:.3f}s' per time meter,
+    '{name}: {:.1f}' per loss meter, 'lr: {:.3e}', ', size: {:d}, ETA: {}') through loguru's
+    '{time:YYYY-MM-DD HH:mm:ss} | {level} | {name}:{line} - {message}'."""
+    lines = [
+        f"2024-01-01 10:00:00 | INFO     | yolox.core.trainer:261 - epoch: {e}/300, iter: {i}/1000, gpu mem: 5000Mb, "
+        f"mem: 10.0Gb, iter_time: 0.512s, data_time: 0.010s, total_loss: {15.0 - 0.5 * e - 0.1 * (i // 100):.1f}, "
+        f"iou_loss: 4.3, l1_loss: 0.0, conf_loss: 8.0, cls_loss: 3.0, lr: {1e-5:.3e}, size: 640, ETA: 1 day, 2:03:04"
+        for e in range(1, 4)
+        for i in range(100, 1001, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "total_loss"
+    assert _series(run, "total_loss") == (30, 100.0, 3000.0, 14.4, pytest.approx(12.5))
+
+
+def test_monai_stats_handler(tmp_path):
+    """Project-MONAI/MONAI@d388d1c6fec8cb3a0eebee5b5a0b9776ca59ca83 monai/handlers/stats_handler.py:32-33
+    (key_var_format '{}: {:.4f} ', tag 'Loss'), :289 ('Epoch: {epoch}/{max_epochs}, Iter: {iter}/{epoch_len} --'
+    then the values), :216 ('Epoch[{epoch}] Metrics -- ' for the evaluator's metrics)."""
+    lines = []
+    for e in range(1, 6):
+        for i in range(1, 11):
+            lines.append(
+                f"2024-01-01 10:00:00,000 - ignite.engine.engine.SupervisedTrainer - INFO - Epoch: {e}/5, Iter: {i}/10 -- "
+                f"Loss: {0.9 - 0.1 * e - 0.001 * i:.4f} "
+            )
+        lines.append(
+            f"2024-01-01 10:00:00,000 - ignite.engine.engine.SupervisedEvaluator - INFO - Epoch[{e}] Metrics -- val_mean_dice: {0.5 + 0.05 * e:.4f} "
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (50, 1.0, 50.0, 0.799, pytest.approx(0.39))
+
+
+def test_speechbrain_train_logger(tmp_path):
+    """speechbrain/speechbrain@9c826ef3937bac885c8a6ca86c6889a30f256fb5 speechbrain/utils/train_logger.py:65-119
+    (FileTrainLogger: '{key}: {value}' joined by ', ', floats as '.2f' between 1 and 100 else '.2e'; the train
+    and valid stats prefixed with the dataset name, each group after ' - ')."""
+
+    def f(v):
+        return f"{v:.2f}" if 1.0 < v < 100.0 else f"{v:.2e}"
+
+    lines = [
+        f"epoch: {e}, lr: {f(1.0)}, steps: {e * 500} - train loss: {f(3.0 - 0.1 * e)} - valid loss: {f(2.8 - 0.1 * e)}, "
+        f"valid CER: {f(20.0 - e)}, valid WER: {f(30.0 - e)}"
+        for e in range(1, 16)
+    ]
+    run = _read(tmp_path, lines, "train_log.txt")
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "train_loss")[0] == 15 and _series(run, "train_loss")[3:] == (2.9, 1.5)
+    assert _series(run, "valid_loss")[3:] == (2.7, 1.3)
+
+
+def test_nnunet_v2(tmp_path):
+    """MIC-DKFZ/nnUNet@0e495086eb108ff79afe106291e8c15bd2f2bc3a nnunetv2/training/nnUNetTrainer/nnUNetTrainer.py:515-540
+    (print_to_log_file: '{datetime}:' then each argument and a space), :1013-1015 ('Epoch {n}', 'Current learning
+    rate: {lr}'), :1172-1177 ('train_loss', 'val_loss', 'Pseudo dice', 'Epoch time: {t} s'): the epoch on a line
+    of its own, the losses (negative: soft Dice plus cross-entropy) on lines after it."""
+    lines = []
+    for e in range(12):
+        t = f"2024-01-01 10:{e:02d}:00.123456:"
+        lines += [
+            f"{t} ",
+            f"{t} Epoch {e} ",
+            f"{t} Current learning rate: {0.01 * (1 - e / 1000) ** 0.9:.5f} ",
+            f"{t} train_loss {-0.1 - 0.05 * e:.4f} ",
+            f"{t} val_loss {-0.08 - 0.05 * e:.4f} ",
+            f"{t} Pseudo dice [np.float32(0.{50 + e}), np.float32(0.6)] ",
+            f"{t} Epoch time: 45.12 s ",
+        ]
+    run = _read(tmp_path, lines, "training_log_2024_1_1_10_00_00.txt")
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "train_loss") == (12, 0.0, 11.0, -0.1, pytest.approx(-0.65))
+    assert _series(run, "val_loss")[3:] == (-0.08, pytest.approx(-0.63))
+
+
+def test_torchtune_disk_and_stdout_logger(tmp_path):
+    """pytorch/torchtune@bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1 torchtune/training/metric_logging.py:183-188
+    (DiskLogger.log_dict, txt: 'Step {step} | ' then '{name}:{data} ' per metric) and :218-222 (StdoutLogger,
+    the same), with recipes/full_finetune_single_device.py:654-656 (loss, lr, tokens_per_second_per_gpu)."""
+    lines = [f"Step {s} | loss:{2.1 - 0.01 * s} lr:2e-05 tokens_per_second_per_gpu:{1234.5 + s} " for s in range(1, 61)]
+    run = _read(tmp_path, lines, "log_1700000000.txt")
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (60, 1.0, 60.0, pytest.approx(2.09), pytest.approx(1.5))
+
+
+def test_pytorch_examples_word_language_model(tmp_path):
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 word_language_model/main.py:201-202 ('| epoch {:3d} |
+    {:5d}/{:5d} batches | lr {:02.2f} | ms/batch {:5.2f} | loss {:5.2f} | ppl {:8.2f}') and :230-231 ('| end of
+    epoch {:3d} | time: {:5.2f}s | valid loss {:5.2f} | valid ppl {:8.2f}') between lines of 89 dashes."""
+    lines = []
+    for e in range(1, 7):
+        for k, b in enumerate(range(200, 2983, 200)):
+            lines.append(
+                f"| epoch {e:3d} | {b:5d}/{2983:5d} batches | lr {20.0:02.2f} | ms/batch {45.61:5.2f} | "
+                f"loss {7.6 - 0.3 * e - 0.01 * k:5.2f} | ppl {2000.0:8.2f}"
+            )
+        lines += [
+            "-" * 89,
+            f"| end of epoch {e:3d} | time: {150.12:5.2f}s | valid loss {7.0 - 0.3 * e:5.2f} | valid ppl {300.0:8.2f}",
+            "-" * 89,
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "loss") == (84, 200.0, 2983 * 5 + 2800.0, 7.3, pytest.approx(5.67))
+    assert _series(run, "valid_loss")[0] == 6 and _series(run, "valid_loss")[3:] == (6.7, pytest.approx(5.2))
+
+
+def test_pytorch_examples_mnist(tmp_path):
+    """pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8 mnist/main.py:46-48 ('Train Epoch: {} [{}/{}
+    ({:.0f}%)]\\tLoss: {:.6f}') and its test summary ('\\nTest set: Average loss: {:.4f}, Accuracy: {}/{} ({:.0f}%)\\n')."""
+    lines = []
+    for e in range(1, 4):
+        for k, seen in enumerate(range(0, 60000, 6400)):
+            lines.append(
+                f"Train Epoch: {e} [{seen}/60000 ({100.0 * seen / 60000:.0f}%)]\tLoss: {2.3 - 0.5 * e - 0.01 * k:.6f}"
+            )
+        lines += ["", f"Test set: Average loss: {0.3 - 0.05 * e:.4f}, Accuracy: {9500 + 100 * e}/10000 ({95 + e}%)", ""]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    s = _series(run, "loss")
+    assert s[0] == 30 and s[3:] == (1.8, pytest.approx(0.71))
+
+
+def test_wandb_output_log_of_a_hf_run(tmp_path):
+    """wandb/wandb@5e466714e15dfea275af5f8c16e3cfd9b56da9fb wandb/sdk/lib/filenames.py (OUTPUT_FNAME 'output.log':
+    the run's console as captured, '\\r' renders and ANSI colours kept), here holding the Trainer's dicts (see
+    the PrinterCallback fixture) after wandb's own coloured banner lines."""
+    lines = [
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Tracking run with wandb version 0.16.0",
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Run data is saved locally in /content/wandb/run-20240101_100000-abc123",
+        "\x1b[34m\x1b[1mwandb\x1b[0m: Syncing run polished-sky-1",
+    ]
+    lines += [str(d) for _, d in _hf_dicts(range(10, 310, 10))]
+    run = _read(tmp_path, lines, "output.log")
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (2.49, 2.2)
+
+
+def test_python_logging_basic_config_loop(tmp_path):
+    """python/cpython@a49e078802348246d13585c64f8b0da2b445d249 Lib/logging/__init__.py (BASIC_FORMAT
+    '%(levelname)s:%(name)s:%(message)s', logging.basicConfig's default) around a hand-written loop's
+    'Epoch {e}/{n}, Step {s}/{m}, Loss: {:.4f}' and 'Validation loss: {:.4f}' messages."""
+    lines = []
+    for e in range(1, 4):
+        for s in range(50, 501, 50):
+            lines.append(f"INFO:root:Epoch {e}/3, Step {s}/500, Loss: {2.0 - 0.2 * e - 0.001 * s:.4f}")
+        lines.append(f"INFO:root:Validation loss: {1.9 - 0.2 * e:.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 50.0, 1500.0, 1.75, pytest.approx(0.9))
+
+
+def test_python_logging_asctime_name_level_loop(tmp_path):
+    """python/cpython@a49e078802348246d13585c64f8b0da2b445d249 Lib/logging/__init__.py (%(asctime)s with its
+    ',msecs' default) in the '%(asctime)s - %(name)s - %(levelname)s - %(message)s' format the Hugging Face
+    example scripts configure, around 'step {s}: train_loss={:.4f} lr={:.2e}' messages."""
+    lines = [
+        f"2024-01-01 10:00:{s % 60:02d},123 - __main__ - INFO - step {s}: train_loss={3.0 - 0.002 * s:.4f} lr={1e-4:.2e}"
+        for s in range(100, 2100, 100)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (20, 100.0, 2000.0, 2.8, pytest.approx(-1.0))
+
+
+def test_tf_estimator_logging_tensor_hook(tmp_path):
+    """tensorflow/estimator@26a7dc2ef7d348be1745b21f952c311c38f68209 tensorflow_estimator/python/estimator/estimator.py
+    :1417-1422 (LoggingTensorHook of {'loss', 'step'} every log_step_count_steps), :2083 ('Saving dict for global
+    step %d: %s', 'k = v' joined by ', '), and tensorflow/tensorflow@c906f5315e02306e84a0fc904d132216af68705c
+    tensorflow/python/training/basic_session_run_hooks.py (LoggingTensorHook: '%s = %s' per tag joined by ', ',
+    then ' (%.3f sec)'; StepCounterHook 'global_step/sec: %g'), through TF 1's 'INFO:tensorflow:' prefix."""
+    lines = ["INFO:tensorflow:loss = 2.3025851, step = 1"]
+    for s in range(101, 3001, 100):
+        lines.append(f"INFO:tensorflow:global_step/sec: {12.3456:g}")
+        lines.append(f"INFO:tensorflow:loss = {2.3 - 0.0005 * s:.7g}, step = {s} ({8.123:.3f} sec)")
+        if s % 1000 == 1 and s > 1:
+            lines.append(
+                f"INFO:tensorflow:Saving dict for global step {s}: accuracy = 0.9, global_step = {s}, loss = {2.0 - 0.0004 * s:.7g}"
+            )
+    run = _read(tmp_path, lines)
+    assert (
+        run.format == "console/tf-estimator" and run.roles["loss"] == "loss" and run.roles["eval_loss"] == "eval_loss"
+    )
+    assert _series(run, "loss")[:4] == (30, 1.0, 2901.0, pytest.approx(2.3025851))
+    assert _series(run, "loss")[4] == pytest.approx(0.8495)
+    assert _series(run, "eval_loss") == (2, 1001.0, 2001.0, pytest.approx(1.5996), pytest.approx(1.1996))
+
+
+def test_accelerate_no_trainer_example(tmp_path):
+    """huggingface/transformers examples/pytorch/language-modeling/run_clm_no_trainer.py (an Accelerate loop:
+    logging.basicConfig(format='%(asctime)s - %(levelname)s - %(name)s - %(message)s', datefmt='%m/%d/%Y
+    %H:%M:%S'), a tqdm bar over the optimisation steps, and per epoch
+    logger.info(f'epoch {epoch}: perplexity: {perplexity} eval_loss: {eval_loss}') where eval_loss is a tensor)."""
+    lines = []
+    for e in range(5):
+        loss = 3.4 - 0.1 * e
+        lines.append(f"{100 * (e + 1) // 5:3d}%|{'█' * (2 * e + 2):<10}| {(e + 1) * 200}/1000 [02:00<08:00,  1.66it/s]")
+        lines.append(
+            f"12/04/2024 10:0{e}:00 - INFO - __main__ - epoch {e}: perplexity: {2.718281828**loss} "
+            f"eval_loss: tensor({loss:.4f}, device='cuda:0')"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "eval_loss"  # the only loss logged: judged as the loss, and said so
+    assert "only loss logged is an eval loss" in run.meta["role_reasons"]["loss"]
+    assert _series(run, "eval_loss") == (5, 0.0, 4.0, 3.4, pytest.approx(3.0))
+
+
+def test_ray_train_result_tables(tmp_path):
+    """ray-project/ray@0ff7fa559e9874ef2159dfb0e7447e8b072e161c python/ray/tune/experimental/output.py (Ray Train's
+    console: 'Training finished iteration {i} at {time}. Total running time: {t}' and the result in a rounded
+    box, one '│ {name}  {value} │' row per reported metric, checkpoint_dir_name first), as Ray's own
+    documentation shows it after each ray.train.report()."""
+    lines = []
+    for i in range(1, 13):
+        lines += [
+            f"(RayTrainWorker pid=1193, ip=10.244.4.193) Train Epoch {i - 1}: 100%|██████████| 938/938 [00:20<00:00, 46.2it/s]",
+            "",
+            f"Training finished iteration {i} at 2024-11-21 19:{15 + i}:46. Total running time: {i}min 22s",
+            "╭─────────────────────────────────────────╮",
+            "│ Training result                         │",
+            "├─────────────────────────────────────────┤",
+            f"│ checkpoint_dir_name   checkpoint_{i - 1:06d} │",
+            f"│ time_this_iter_s              {25.7394:9.4f} │",
+            f"│ time_total_s                  {25.7 * i:9.3f} │",
+            f"│ training_iteration                   {i:2d} │",
+            f"│ accuracy                        {0.70 + 0.01 * i:.4f} │",
+            f"│ loss                            {0.60 - 0.02 * i:.5f} │",
+            "╰─────────────────────────────────────────╯",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 1.0, 12.0, 0.58, pytest.approx(0.36))
+    assert run.series["accuracy"].values[-1] == pytest.approx(0.82)
+
+
+def test_torchtitan(tmp_path):
+    """pytorch/torchtitan@b5bcd76c66d0acb1a08b176d9639425bc55e0b2a torchtitan/components/metrics.py:527-536
+    (coloured 'step: {step:2}  loss: {:8.5f}  grad_norm: {:7.4f}  memory: {:5.2f}GiB({:.2f}%)  tps: {:,}
+    tflops: {:,.2f}  mfu: {:.2f}%') and :571-575 ('validate step: {step:2}  loss: {:7.4f}  ... tps: {:,}')."""
+    red, green, orange, turq, blue, cyan, magenta, reset = (f"\x1b[{c}m" for c in (31, 32, 33, 36, 34, 96, 35, 39))
+    lines = []
+    for s in range(1, 101):
+        lines.append(
+            f"[rank0]:[titan] 2025-01-01 10:00:00,000 - root - INFO - {red}step: {s:2}  {green}loss: {11.0 - 0.05 * s:8.5f}  "
+            f"{orange}grad_norm: {1.2345:7.4f}  {turq}memory: {40.12:5.2f}GiB({50.25:.2f}%)  {blue}tps: {12345:,}  "
+            f"{cyan}tflops: {234.5:,.2f}  {magenta}mfu: {23.71:.2f}%{reset}"
+        )
+        if s % 50 == 0:
+            lines.append(
+                f"[rank0]:[titan] 2025-01-01 10:00:00,000 - root - INFO - {red}validate step: {s:2}  "
+                f"{green}loss: {10.9 - 0.05 * s:7.4f}  {turq}memory: {40.12:5.2f}GiB({50.25:.2f}%)  {blue}tps: {23456:,}{reset}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (100, 1.0, 100.0, 10.95, pytest.approx(6.0))
+    assert _series(run, "val_loss") == (2, 50.0, 100.0, 8.4, pytest.approx(5.9))  # "validate step: .. loss: .."
+    assert run.series["grad_norm"].values[0] == 1.2345 and run.series["tps"].values[0] == 12345  # "tps: 12,345"
+
+
+def test_litgpt_finetune(tmp_path):
+    """Lightning-AI/litgpt@26857050fe3ff627cd714fe92f5838f51a3d5efa litgpt/finetune/lora.py:395-401 ('Epoch {e} |
+    iter {i} step {s} | loss train: {:.3f}, val: {val} | iter time: {:.2f} ms (step)', val 'n/a' before the first
+    evaluation) and :419 ('iter {i}: val loss {:.4f}, val time: {:.2f} ms')."""
+    lines = []
+    for i in range(1, 121):
+        val = "n/a" if i <= 50 else f"{1.8 - 0.002 * 50:.3f}"
+        step = (i + 1) // 2
+        lines.append(
+            f"Epoch 1 | iter {i} step {step} | loss train: {2.0 - 0.005 * i:.3f}, val: {val} | iter time: {85.21:.2f} ms"
+            + (" (step)" if i % 2 == 0 else "")
+        )
+        if i % 50 == 0:
+            lines.append(f"iter {i}: val loss {1.8 - 0.002 * i:.4f}, val time: {1234.56:.2f} ms")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] in ("loss_train", "train_loss")
+    name = run.roles["loss"]
+    assert _series(run, name)[0] >= 60 and _series(run, name)[3:] == (1.995, pytest.approx(1.4))
+
+
+def test_stable_baselines3_table(tmp_path):
+    """DLR-RM/stable-baselines3@e05d2dbe6eda0acd0ef2e316e3e4065677add3eb stable_baselines3/common/logger.py:196-243
+    (HumanOutputFormat: floats as '{:<8.3g}', a 'tag/' row then the tag's keys indented by 3, '| {key} | {value} |'
+    padded to the widest, between lines of dashes)."""
+
+    def table(it):
+        rows = {
+            "rollout/": "",
+            "   ep_len_mean": f"{200:<8}",
+            "   ep_rew_mean": f"{-1200.0 + 20 * it:<8.3g}",
+            "time/": "",
+            "   fps": f"{1234:<8}",
+            "   iterations": f"{it:<8}",
+            "   time_elapsed": f"{3 * it:<8}",
+            "   total_timesteps": f"{2048 * it:<8}",
+            "train/": "",
+            "   approx_kl": f"{0.0123:<8.3g}",
+            "   entropy_loss": f"{-1.4 + 0.01 * it:<8.3g}",
+            "   learning_rate": f"{0.0003:<8.3g}",
+            "   loss": f"{12.0 - 0.2 * it:<8.3g}",
+            "   value_loss": f"{45.0 - it:<8.3g}",
+        }
+        kw, vw = max(map(len, rows)), max(map(len, rows.values()))
+        return (
+            ["-" * (kw + vw + 7)]
+            + [f"| {k}{' ' * (kw - len(k))} | {v}{' ' * (vw - len(v))} |" for k, v in rows.items()]
+            + ["-" * (kw + vw + 7)]
+        )
+
+    lines = [line for it in range(2, 32) for line in table(it)]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (11.6, pytest.approx(5.8))
+
+
+def test_kohya_sd_scripts_progress_bar(tmp_path):
+    """kohya-ss/sd-scripts@48d368fa557731ad0488c07304dfeba8c07910eb train_network.py:1358 (tqdm(desc='steps')) and
+    :1514-1516 (set_postfix(avr_loss=moving average)): the bar redrawn with '\\r', its postfix the loss."""
+    renders = [
+        f"steps: {100 * s // 1000:3d}%|{'█' * (s // 100):<10}| {s}/1000 [00:{s // 20:02d}<10:00,  1.66it/s, avr_loss={0.15 - 0.00005 * s:.4g}]"
+        for s in range(10, 1001, 10)
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\r" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "avr_loss"
+    assert _series(run, "avr_loss")[0] >= 10 and _series(run, "avr_loss")[3] == pytest.approx(0.1495)
+
+
+def test_composer_console_logger(tmp_path):
+    """mosaicml/composer@6405188805a0054b4551ec49e4919c54c971d0e8 composer/loggers/console_logger.py:205-241
+    ('[epoch={e}][batch={b}/{n}]:' then '\\n\\t Train {name}: {value}' per metric)."""
+    lines = []
+    for e in range(1, 3):
+        for b in range(10, 101, 10):
+            lines += [
+                f"[epoch={e}][batch={b}/100]:",
+                f"\t Train time/batch: {(e - 1) * 100 + b}",
+                f"\t Train loss/train/total: {3.0 - 0.01 * ((e - 1) * 100 + b):.4f}",
+                "\t Train metrics/train/Accuracy: 0.5000",
+                f"\t Train lr-DecoupledAdamW/group0: {1e-3}",
+            ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss/train/total"
+    assert _series(run, "loss/train/total")[0] == 20 and _series(run, "loss/train/total")[3:] == (
+        2.9,
+        pytest.approx(1.0),
+    )
+
+
+def test_diffusers_training_script_bar(tmp_path):
+    """huggingface/diffusers@024c4376fb19caa85275c038f071b6e1446a5cad examples/text_to_image/train_text_to_image.py
+    (tqdm(range(max_train_steps), desc='Steps'); per step progress_bar.set_postfix(step_loss=..., lr=...)):
+    the bar redrawn with '\\r', its postfix the loss of the last step."""
+    renders = [
+        f"Steps: {100 * s // 500:3d}%|{'█' * (s // 50):<10}| {s}/500 [00:{s // 10 % 60:02d}<05:00,  1.66it/s, "
+        f"lr=0.0001, step_loss={0.2 - 0.0002 * s:.3g}]"
+        for s in range(5, 501, 5)
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\r" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "step_loss"
+    assert _series(run, "step_loss")[0] >= 10 and _series(run, "step_loss")[3] == pytest.approx(0.199)
+
+
+def test_clu_logging_writer(tmp_path):
+    """google/CommonLoopUtils@04ad2f9edbd5c80f2307746d15a947fea43cb5e5 clu/metric_writers/logging_writer.py
+    (write_scalars: '[%d]%s %s' of the step, the collection and '{k}={v:.6g}' sorted, joined by ', '), through
+    absl's 'I0101 10:00:00.123456 140000 logging_writer.py:48] ' prefix (Flax and big_vision loops)."""
+    lines = []
+    for s in range(100, 3100, 100):
+        lines.append(
+            f"I0101 10:00:00.123456 140000 logging_writer.py:48] [{s}] learning_rate={1e-3:.6g}, "
+            f"train_accuracy={0.5 + s / 10000:.6g}, train_loss={2.3 - s / 2000:.6g}"
+        )
+        if s % 1000 == 0:
+            lines.append(
+                f"I0101 10:00:00.123456 140000 logging_writer.py:48] [{s}] collection=eval "
+                f"eval_accuracy={0.6 + s / 10000:.6g}, eval_loss={2.0 - s / 2000:.6g}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "eval_loss"
+    assert _series(run, "train_loss") == (30, 100.0, 3000.0, 2.25, pytest.approx(0.8))
+    assert _series(run, "eval_loss") == (3, 1000.0, 3000.0, 1.5, pytest.approx(0.5))
+
+
+def test_icefall_zipformer(tmp_path):
+    """k2-fsa/icefall@5c142d4c60c9b14f9b255df6819f0c72ff5f0645 egs/librispeech/ASR/zipformer/train.py (every
+    log_interval: 'Epoch {e}, batch {b}, loss[{loss_info}], tot_loss[{tot_loss}], batch size: {n}, lr: {lr:.2e}, '
+    with icefall/utils.py MetricsTracker.__str__: '{k}={v:.4g}, ' per item then 'over {frames} frames. ')."""
+    lines = []
+    for e in range(1, 4):
+        for b in range(0, 1000, 50):
+            loss = 0.9 - 0.1 * e - 0.0001 * b
+            lines.append(
+                f"2024-01-01 10:00:00,000 INFO [train.py:1198] (0/8) Epoch {e}, batch {b}, "
+                f"loss[loss={loss:.4g}, simple_loss={loss + 0.1:.4g}, pruned_loss={loss - 0.1:.4g}, ctc_loss={loss:.4g}, "
+                f"over 3287.00 frames. ], tot_loss[loss={loss + 0.01:.4g}, simple_loss={loss + 0.11:.4g}, "
+                f"pruned_loss={loss - 0.09:.4g}, ctc_loss={loss:.4g}, over 654321.00 frames. ], "
+                f"batch size: 57, lr: {4.5e-2:.2e}, "
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 60 and _series(run, "loss")[3:] == (0.8, pytest.approx(0.505))
+
+
+def test_keras3_verbose_2(tmp_path):
+    """keras-team/keras@3422977a5e38fb2f7709aaa9a08e47f0c43d0f60 keras/src/utils/progbar.py (verbose=2: at the
+    epoch's end '{n}/{n} - {t}s - {t}ms/step' then ' - {k}: {v:.4f}' per metric) after
+    keras/src/callbacks/progbar_logger.py:55's 'Epoch {e}/{n}'."""
+    lines = []
+    for e in range(1, 13):
+        lines.append(f"Epoch {e}/12")
+        lines.append(
+            f"469/469 - 3s - 6ms/step - accuracy: {0.8 + 0.01 * e:.4f} - loss: {0.6 - 0.04 * e:.4f} - "
+            f"val_accuracy: 0.9000 - val_loss: {0.5 - 0.03 * e:.4f}"
+        )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "loss") == (12, 1.0, 12.0, 0.56, pytest.approx(0.12))
+    assert _series(run, "val_loss")[3:] == (0.47, pytest.approx(0.14))
+
+
+def test_pytorch_cifar10_tutorial(tmp_path):
+    """pytorch/tutorials@c53e7d4efc0e39e455c531d21ec7db28ba220214 beginner_source/blitz/cifar10_tutorial.py (every
+    2000 mini-batches: print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}'), then 'Finished
+    Training'): the loop most hand-written scripts start from."""
+    lines = [
+        f"[{e + 1}, {i + 1:5d}] loss: {2.2 - 0.3 * e - 0.00002 * i:.3f}"
+        for e in range(4)
+        for i in range(1999, 12000, 2000)
+    ]
+    run = _read(tmp_path, lines + ["Finished Training"])
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (24, 2000.0, 48000.0, 2.16, pytest.approx(1.06))
+
+
+def test_yunjey_pytorch_tutorial_loop(tmp_path):
+    """yunjey/pytorch-tutorial@78c6afe681c4ff5095ef13662c02a7e369b1bcbd tutorials/01-basics/feedforward_neural_network/
+    main.py ('Epoch [{}/{}], Step [{}/{}], Loss: {:.4f}' every 100 steps, then 'Accuracy of the network on the
+    10000 test images: {} %'): a loop copied into countless scripts."""
+    lines = [
+        f"Epoch [{e + 1}/5], Step [{i}/600], Loss: {0.4 - 0.05 * e - 0.0001 * i:.4f}"
+        for e in range(5)
+        for i in range(100, 601, 100)
+    ]
+    run = _read(tmp_path, lines + ["Accuracy of the network on the 10000 test images: 97.81 %"])
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (30, 100.0, 3000.0, 0.39, pytest.approx(0.14))
+
+
+def test_sklearn_mlp_verbose(tmp_path):
+    """scikit-learn/scikit-learn@843a8da4429031d25d437ae6d1f749559fa79ac0 sklearn/neural_network/_multilayer_perceptron.py
+    (verbose: 'Iteration %d, loss = %.8f' per epoch, 'Validation score: %f' with early stopping)."""
+    lines = []
+    for it in range(1, 41):
+        lines.append(f"Iteration {it}, loss = {0.7 / it**0.5:.8f}")
+        lines.append(f"Validation score: {0.9 + it / 1000:f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[:4] == (40, 1.0, 40.0, 0.7)

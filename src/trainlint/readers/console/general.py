@@ -26,6 +26,7 @@ import re
 import msgspec
 
 from ...role_structure import parse
+from ...roles import role_of
 from .text import NUM, Capture, Line, distinct_segments, lazy_regex
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -39,8 +40,9 @@ _FRAME = lazy_regex(
     r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
     r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?(?=\s)"
     rf"|{_LEVEL}\b(?::[\w.<>\-]+:(?!\s*\d))?"
+    r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
-    r"|\[(?!\s*\d+\s*\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
+    r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
@@ -52,21 +54,26 @@ _BAR = lazy_regex(
     r"(?:[\w\s]*:\s*)?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]"
     r"|[━╸╺╾╼─]{3,}[\s\d/]*(?:\d+:\d+:\d+|\d+:\d+)?(?:\s*[\d.]+\s*\S+/s)?"
 )
-# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328].
+# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:.
 _COUNTER = lazy_regex(
     r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
     r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
+    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
-    r"(%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
+_TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+_TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
+_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
+_SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
 
@@ -105,25 +112,26 @@ def strip_frame(text: str) -> str:
 
 def _name(raw: str, sep: str) -> str:
     words = raw.split()
-    if not sep.strip():  # "Loss 12.6": the name is one word
+    if "/" in words[-1]:  # a metric path is a whole name ("Train loss/train/total": a prefix, then the name)
         words = words[-1:]
+    if not sep.strip():  # "Loss 12.6": the name is one word, with the split word before it ("valid loss 5.2")
+        words = words[-2:] if len(words) > 1 and words[-2].lower() in _SPLIT_WORDS else words[-1:]
     return "_".join(words).rstrip(".:-")
 
 
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     rec = Record(0, text, {})
-    body = strip_frame(text)
-    lead = _LEAD_SPLIT.match(body)
-    if lead and lead[1].lower() in _EVAL_WORDS:
-        rec.split = lead[1]
-    body = _counters(body, rec)
+    body = _counters(_lead(strip_frame(text), rec), rec)
     for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):
         name = _name(raw, sep)
         key = name.lower()
         if not name or key in _NOT_METRICS:
             continue
-        v = float(value)
+        split, _, last = key.rpartition("_")
+        if split in _SPLIT_WORDS and last in _EPOCH_NAMES | _STEP_NAMES:  # "validate step: 50"
+            key = last
+        v = float(value.replace(",", "")) if "," in value else float(value)
         if key in _EPOCH_NAMES | _STEP_NAMES | _INNER_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)
             continue
@@ -138,6 +146,24 @@ def read_line(text: str) -> Record | None:
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
     return rec
+
+
+def _lead(body: str, rec: Record) -> str:
+    """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
+    values unwrapped (``tensor(3.41, device='cuda:0')``, a ``| loss | 11.6 |`` table row)."""
+    if "tensor(" in body:
+        body = _TENSOR.sub(r"\1", body)
+    if "|" in body:  # Stable-Baselines3's logger
+        body = _TABLE_ROW.sub(r"\1: \2", body)
+    lead = _LEAD_SPLIT.match(body)
+    if lead and lead[1].lower() in _EVAL_WORDS:
+        rec.split = "val" if lead[1].lower() == "validate" else lead[1]
+    first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
+    if first and first[2] is None:
+        rec.step, body = float(first[1]), body[first.end() :]
+    elif first:
+        rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
+    return body
 
 
 def _place(rec: Record, key: str, n: float, total: float | None) -> None:
@@ -170,6 +196,8 @@ def _counters(text: str, rec: Record) -> str:
                 _place(rec, key, float(m[3]), float(m[4]))
         elif (m[5] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
+        elif (m[7] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
+            _place(rec, m[7].lower(), float(m[8]), None)
         else:
             continue
         out.append(text[last : m.start()])
@@ -211,7 +239,7 @@ def _losses(recs: list[Record]) -> dict[str, int]:
     for rec in recs:
         for name in rec.values:
             counts[name] = counts.get(name, 0) + 1
-    return {n: c for n, c in counts.items() if c >= MIN_REPEAT and parse(n).kind is not None}
+    return {n: c for n, c in counts.items() if c >= MIN_REPEAT and (parse(n).kind is not None or role_of(n) == "loss")}
 
 
 def training_loss(recs: list[Record]) -> str | None:
@@ -270,7 +298,9 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = [float(r.step) for r in train if r.step is not None], "step"
     elif all(r.inner is not None and r.epoch is not None for r in train):
         per = max(max(r.inner[1], r.inner[0]) for r in train if r.inner is not None) or 1.0
-        steps, how = [r.epoch * per + r.inner[0] for r in train if r.inner and r.epoch is not None], "epoch-count"
+        first = 1.0 if min(r.epoch for r in train if r.epoch is not None) == 1 else 0.0  # "Epoch: 1/5": from 1
+        steps = [(r.epoch - first) * per + r.inner[0] for r in train if r.inner and r.epoch is not None]
+        how = "epoch-count"
     elif all(r.epoch is not None for r in train):
         steps, how = [float(r.epoch) for r in train if r.epoch is not None], "epoch"
     elif all(r.inner is not None for r in train):
@@ -329,12 +359,16 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
             step = at[rec.line]
             continue
         names = frozenset(rec.values)
-        if step is None or names & train_names:
+        if step is None:
+            continue
+        evaluation = any(parse(n).split in ("eval", "test") and parse(n).kind for n in names)
+        if names & train_names and not evaluation:
             continue
         if any(parse(n).split in ("eval", "test") for n in names) and (
             counts[names] >= 2 or any(parse(n).kind for n in names)
         ):
-            role[id(rec)] = "evaluation"
+            role[id(rec)] = "evaluation"  # "Validation Phase Loss: .. Accuracy: ..": an eval_Accuracy
+            rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
         elif counts[names] >= MIN_REPEAT:
             role[id(rec)] = "other"
         else:

@@ -6,6 +6,9 @@
   and then, on the same line or the lines after it, per-split values:
   ``Train Loss: 2.1034 - Train Perplexity: 8.19``, ``Valid Loss: 2.3``,
   ``train Loss: 0.21 Acc: 0.93`` / ``val Loss: ...``. One point per epoch and split.
+- Column tables (fastai's console table, hand-written ``print`` tables): a header line of names,
+  one of them a loss (``epoch  train_loss  valid_loss  accuracy  time``), then one row of values
+  per epoch under it. A second table (``fine_tune``'s two fits) continues the steps.
 """
 
 from __future__ import annotations
@@ -113,4 +116,44 @@ def _split_values(text: str) -> dict[str, float]:
     return out
 
 
-RECOGNISERS = ((epoch_blocks, "poch"),)
+_NAME_TOKEN = lazy_regex(r"^[A-Za-z][\w/@.()\-]*$")
+_NUMBER = lazy_regex(rf"^(?:{NUM})$")
+_TABLE_STEP = frozenset({"epoch", "step", "iter", "iteration", "steps", "epochs"})
+
+
+def _table_header(text: str) -> list[str] | None:
+    cols = text.split()
+    if len(cols) < 3 or len(cols) > 30 or not all(_NAME_TOKEN.match(c) for c in cols):
+        return None
+    return cols if any("loss" in c.lower() for c in cols) else None
+
+
+def column_tables(lines: list[Line]) -> Capture | None:
+    """Rows of values under a header line of names (one of them a loss), one row per line."""
+    cap = Capture("column-table", tier=1)
+    cols: list[str] | None = None
+    offset, last = 0.0, None
+    for line in lines:
+        text = line.final
+        head = _table_header(text)
+        if head is not None:
+            cols, offset = head, (last + 1.0 if last is not None else 0.0)
+            continue
+        cells = text.split()
+        if cols is None or len(cells) != len(cols) or not _NUMBER.match(cells[0]):
+            continue
+        vals = {n: float(c) for n, c in zip(cols, cells) if _NUMBER.match(c)}
+        if 2 * len(vals) < len(cols):
+            continue
+        step = vals.pop(cols[0]) if cols[0].lower() in _TABLE_STEP else float(len(cap.lines))
+        last = step + offset
+        cap.add_all(last, vals)
+        cap.lines.append(line.no)
+    if len(cap.lines) < 2 or not cap.has_loss():
+        return None
+    if cols is not None and cols[0].lower().startswith("epoch"):
+        cap.meta["steps_are"] = "epochs"
+    return cap
+
+
+RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"))

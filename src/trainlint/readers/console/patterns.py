@@ -150,6 +150,12 @@ def _fairseq_json(m: re.Match[str]) -> dict[str, float]:
     return out
 
 
+def _estimator_eval(m: re.Match[str]) -> dict[str, float]:
+    vals = parse_kv(m["cells"], "=")
+    vals.pop("global_step", None)
+    return {f"eval_{k}": v for k, v in vals.items()}
+
+
 _EPOCH_KW = r"(?<![\w/])[Ee]poch"
 _STEP_KW = r"(?<![\w/])(?:[Gg]lobal[_ ]?)?(?:[Ss]tep|[Ii]ter(?:ation)?)"
 
@@ -279,6 +285,21 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="| {",
         derive=_fairseq_json,
         step_from="kv:num_updates",
+    ),
+    # TensorFlow Estimator: LoggingTensorHook's "loss = 0.69, step = 101 (8.1 sec)" and the
+    # evaluation's "Saving dict for global step 1000: accuracy = 0.9, global_step = 1000, loss = 0.3"
+    LinePattern(
+        "estimator-train",
+        "tf-estimator",
+        _c(r"(?:^|[:\]] ?)loss = (?P<loss>NUM), step = (?P<step>\d+)(?: \((?P<step_time>NUM) sec\))?\s*$"),
+        needle="step = ",
+    ),
+    LinePattern(
+        "estimator-eval",
+        "tf-estimator",
+        _c(r"Saving dict for global step (?P<step>\d+): (?P<cells>.*=.*)$"),
+        needle="Saving dict for global step",
+        derive=_estimator_eval,
     ),
     # nanoGPT
     LinePattern(

@@ -123,9 +123,31 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
 
 def _better(general: Capture, generic: Capture) -> bool:
     """Whether the general reader's capture beats a generic shape's: more than twice its loss
-    points, or as many with fewer falls of the step (a count inside the epoch taken as the step)."""
+    points, or as many with fewer falls of the step (a count inside the epoch taken as the step)
+    or with more loss series (a generic shape that merged a training and a validation loss), or
+    at the same steps with more series (a generic shape that merged ``Train Acc`` and ``Test Acc``)."""
     mine, theirs = _loss_points(general), _loss_points(generic)
-    return mine > 2 * theirs or (mine >= theirs and _falls(general) < _falls(generic))
+    if mine > 2 * theirs:
+        return True
+    if mine < theirs:
+        return False
+    # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
+    if _falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic):
+        return True
+    # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
+    return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
+
+
+def _loss_names(cap: Capture) -> int:
+    return sum(1 for name in cap.cols if "loss" in name.lower())
+
+
+def _names(cap: Capture) -> int:
+    return sum(1 for name in cap.cols if name.lower() not in ("epoch", "step"))
+
+
+def _loss_steps(cap: Capture) -> list[float]:
+    return next((steps for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), [])
 
 
 def _falls(cap: Capture) -> int:
@@ -176,8 +198,8 @@ def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) 
 def _table_like(text: str) -> bool:
     """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    if first.startswith(("{", "[")):
-        return True
+    if first.startswith("{") or first == "[" or first.startswith(("[{", "[[", '["')):
+        return True  # (a "[2024-01-01 10:00:00 INFO] ..." frame is a console line)
     fields = re.split(r"[,\t;]", first)
     return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
 
@@ -210,6 +232,8 @@ class ConsoleReader:
         from ...safeio import TextRead, add_damage, bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
+        if not data.startswith(UTF16_BOMS) and looks_binary(data):  # as the sniffer decides
+            raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
         text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
         del data
         text = strip_ansi(text)
