@@ -57,6 +57,7 @@ def page(result: Result) -> str:
             "<script>\n/* uPlot (MIT licence, (c) Leon Sorokin) */\n",
             _asset("vendor/uPlot.iife.min.js"),
             "\n</script>\n<script>\n",
+            _asset("page/overlay.js"),
             _asset("page/page.js"),
             "</script>\n</body>\n</html>\n",
         ]

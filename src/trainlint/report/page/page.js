@@ -392,6 +392,12 @@
     root.textContent = '';
     D.reports.forEach(function (r) { byId[r.id] = r; });
     root.appendChild(header());
+    var runs = D.reports.filter(function (r) { return r.panels.length && (r.kind === 'log' || r.kind === 'comparison'); });
+    if (runs.length >= 2 && typeof trainlintOverlay === 'function') {
+      api.overlay = trainlintOverlay(U, runs, D);
+      root.appendChild(api.overlay.node);
+      api.overlay.start();
+    }
     root.appendChild(indexTable());
     var cmp = compareTable(D.table);
     if (cmp) root.appendChild(cmp);
@@ -417,9 +423,19 @@
           var box = document.getElementById(rid + '-panels');
           api.plots[rid].forEach(function (u) { u.setSize({ width: Math.max(300, box.clientWidth), height: u.height }); });
         });
+        if (api.overlay) api.overlay.resize();
       }, 150);
     });
+    if (D.reload > 0) setTimeout(function () { location.reload(); }, D.reload * 1000);
     api.ready = true;
+  }
+  /* What the overlay (overlay.js) borrows from this page. */
+  var U = { el: el, fmt: fmt, badge: badge, css: css, decode: decode, scaled: scaled, tickLabels: tickLabels, SHAPE: SHAPE, open: openRun };
+  function openRun(rid) {
+    var s = document.getElementById(rid);
+    if (!s) return;
+    s.scrollIntoView({ block: 'start' });
+    ensurePlots(rid);
   }
   build();
 })();
