@@ -26,8 +26,9 @@ PANELS = (
 )
 
 
-def page_data(result: Result) -> dict[str, Any]:
-    """The JSON object embedded in the page (also what the golden test compares)."""
+def page_data(result: Result, reload: float | None = None) -> dict[str, Any]:
+    """The JSON object embedded in the page (also what the golden test compares). ``reload``:
+    the page reloads itself every that many seconds (a live page; None for a static report)."""
     from .. import __version__
 
     reports = sorted(enumerate(result.reports), key=lambda p: (ORDER[p[1].verdict.value], p[0]))
@@ -44,7 +45,7 @@ def page_data(result: Result) -> dict[str, Any]:
         "counts": counts,
         "reports": [report_data(r, f"r{i}", cap) for i, r in reports],
         "table": _clean(result.extra.get("table")),
-        "reload": result.extra.get("reload"),
+        "reload": reload if reload and reload > 0 else None,
     }
 
 

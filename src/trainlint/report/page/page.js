@@ -62,7 +62,8 @@
     var h = el('header', {}, [
       el('h1', {}, ['trainlint ' + D.command + ' ', badge(D.verdict)]),
       el('div', { cls: 'tl-muted', text: 'exit code ' + D.exit_code + ' \u00b7 trainlint ' + D.tool.version +
-        ' \u00b7 ' + D.reports.length + ' input' + (D.reports.length === 1 ? '' : 's') + (D.reason ? ' \u00b7 ' + D.reason : '') })
+        ' \u00b7 ' + D.reports.length + ' input' + (D.reports.length === 1 ? '' : 's') + (D.reason ? ' \u00b7 ' + D.reason : '') +
+        (D.reload > 0 ? ' \u00b7 live: reloads every ' + D.reload + ' s' : '') })
     ]);
     var counts = el('div', { cls: 'tl-counts', id: 'tl-counts' });
     ['FAIL', 'NOT-CHECKED', 'WARN', 'PASS'].forEach(function (v) {
@@ -426,7 +427,14 @@
         if (api.overlay) api.overlay.resize();
       }, 150);
     });
-    if (D.reload > 0) setTimeout(function () { location.reload(); }, D.reload * 1000);
+    if (D.reload > 0) { /* a live page (watch --output --reload): reload, keeping the place */
+      var key = 'tl-scroll:' + location.pathname;
+      try { var y = +sessionStorage.getItem(key); if (y) window.scrollTo(0, y); } catch (e) { /* storage off */ }
+      setTimeout(function () {
+        try { sessionStorage.setItem(key, String(window.scrollY)); } catch (e) { /* storage off */ }
+        location.reload();
+      }, D.reload * 1000);
+    }
     api.ready = true;
   }
   /* What the overlay (overlay.js) borrows from this page. */
