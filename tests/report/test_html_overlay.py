@@ -64,7 +64,8 @@ def test_overlay_and_runs_table_come_first_with_one_series_per_run(watched: Page
     order = page.evaluate(
         "[...document.querySelectorAll('[data-panel], #tl-index, section.tl-report')].map(n => n.dataset.panel || n.id)"
     )
-    assert order[:2] == ["overlay", "runs"] and order.index("tl-index") == 2
+    assert order[:2] == ["overlay", "runs"] and order[2].startswith("r")  # then each run's own section
+    assert "tl-index" not in order  # every input is a run: the runs table lists them all, once
     series = dict(_plots(page, "o.plots[k].series.filter(s => s.tlRid).map(s => s.tlRid)"))
     assert list(series) == ["loss", "eval_loss", "learning_rate", "grad_norm"]
     rids = page.evaluate("trainlintReport.data.reports.map(r => r.id)")
@@ -139,7 +140,7 @@ def test_clicking_a_row_opens_its_own_panels(watched: PageWatch) -> None:
     row.locator("td").nth(3).click()
     assert page.evaluate(f"trainlintReport.plots['{rid}'].length") >= 3
     box = page.locator(f"#{rid}").bounding_box()
-    assert box is not None and 0 <= box["y"] < 900
+    assert box is not None and -2 <= box["y"] < 900  # scrolled to
 
 
 def test_filters_by_verdict_rule_code_and_name(watched: PageWatch) -> None:
@@ -235,5 +236,46 @@ def test_compare_draws_the_baseline_band_under_the_runs(browser, tmp_path: Path)
     assert labels[1:3] == ["baseline max", "baseline min"] and labels[3].startswith("baseline band (2 runs)")
     assert page.evaluate("trainlintReport.overlay.plots.loss.bands.length") == 1
     assert len([s for s in labels[4:]]) == 3  # the runs, drawn after (above) the band
+    assert w.errors == [] and w.requests == [w.page.url]
+    w.page.close()
+
+
+def test_a_page_of_many_runs_builds_what_is_seen(browser, tmp_path: Path) -> None:
+    import numpy as np
+
+    from trainlint.engine import judge_run
+    from trainlint.model import Run, Series
+    from trainlint.verdict import Result
+
+    steps = np.arange(1, 61, dtype=np.float64)
+    reports = []
+    for i in range(250):
+        run = Run(source=f"sweep/t{i:03d}/metrics.jsonl", format="jsonl")
+        run.series["loss"] = Series("loss", steps, 1.0 + (1 + i / 250) / steps)
+        reports.append(judge_run(run))
+    buf = io.StringIO()
+    render(Result(command="doctor", reports=reports), "html", buf)
+    (tmp_path / "many.html").write_text(buf.getvalue(), encoding="utf-8")
+    w = PageWatch(browser)
+    page = w.open(tmp_path / "many.html")
+    assert page.evaluate("trainlintReport.overlay.plots.loss.series.length") == 251
+    rows = page.locator("[data-panel='runs'] tbody tr")
+    assert rows.count() == 250 and page.locator("[data-panel='runs'] tbody tr:visible").count() == 200
+    more = page.locator(".tl-ov-more")
+    assert more.inner_text() == "show all 250 runs"
+    shells = "document.querySelectorAll('section.tl-report.tl-shell').length"
+    assert page.evaluate(shells) == 250  # the sections below the table: not built until near the view
+    first = page.evaluate("trainlintReport.data.reports[0].id")
+    page.locator(f"#{first}").scroll_into_view_if_needed()
+    page.wait_for_function(f"trainlintReport.plots['{first}'] !== undefined")
+    assert 0 < page.evaluate(shells) < 250
+    last = page.evaluate("trainlintReport.data.reports.at(-1).id")
+    assert page.evaluate(f"document.getElementById('{last}').classList.contains('tl-shell')")
+    more.click()
+    assert page.locator("[data-panel='runs'] tbody tr:visible").count() == 250
+    page.locator(f"[data-panel='runs'] tbody tr[data-rid='{last}'] td").nth(2).click()  # opens its own panels
+    assert not page.evaluate(f"document.getElementById('{last}').classList.contains('tl-shell')")
+    assert page.evaluate(f"trainlintReport.plots['{last}'].length") == 1
+    assert page.locator(f"#{last} .tl-checks-box").count() == 1
     assert w.errors == [] and w.requests == [w.page.url]
     w.page.close()

@@ -98,13 +98,12 @@ def _points(report: Report) -> int | None:
 
 
 def _sparkline(curve: dict[str, Any] | None) -> str:
-    import numpy as np
 
     from ..downsample import sparkline
 
     if not curve or not curve.get("values"):
         return ""
-    return sparkline(np.array([_num(v) for v in curve["values"]]), 24)
+    return sparkline(_floats(curve["values"]), 24)
 
 
 def _num(v: Any) -> float:
@@ -194,12 +193,11 @@ def marks(report: Report) -> list[dict[str, Any]]:
 
 
 def _best_index(values: list[Any]) -> int | None:
-    best, at = math.inf, None
-    for i, v in enumerate(values):
-        x = _num(v)
-        if math.isfinite(x) and x < best:
-            best, at = x, i
-    return at
+    import numpy as np
+
+    x = _floats(values)
+    x = np.where(np.isfinite(x), x, np.inf)
+    return int(np.argmin(x)) if len(x) and np.isfinite(x.min()) else None
 
 
 def _fmt(v: float) -> str:
@@ -246,8 +244,8 @@ def _thinned(curve: dict[str, Any], cap: int | None) -> dict[str, Any]:
 
     from ..downsample import minmax_downsample
 
-    steps = np.asarray([float(s) for s in curve["steps"]])
-    idx, _ = minmax_downsample(np.arange(len(steps)), np.array([_num(v) for v in curve["values"]]), cap)
+    steps = _floats(curve["steps"])
+    idx, _ = minmax_downsample(np.arange(len(steps)), _floats(curve["values"]), cap)
     out = {**curve, "steps": steps[idx].tolist(), "values": [curve["values"][i] for i in idx]}
     for side in ("lo", "hi"):
         if side in curve:
@@ -303,11 +301,11 @@ def series_data(role: str, kind: str, curve: dict[str, Any]) -> dict[str, Any]:
 def scale_exponent(values: list[Any]) -> int:
     """The power of ten of the largest finite magnitude (values are written in its units, so a
     learning rate of 3e-4 is written 3, not 0.0003)."""
-    big = 0.0
-    for v in values:
-        x = abs(_num(v)) if v is not None else math.nan
-        if math.isfinite(x) and x > big:
-            big = x
+    import numpy as np
+
+    x = np.abs(_floats(values))
+    x = x[np.isfinite(x)]
+    big = float(x.max()) if len(x) else 0.0
     return math.floor(math.log10(big)) if big > 0 else 0
 
 
@@ -316,19 +314,41 @@ def encode(
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """Steps as deltas from the previous one; values in units of 10**exp rounded to ``digits``
     significant digits (non-finite ones as null, their steps listed apart)."""
-    dsteps: list[Any] = []
-    out: list[Any] = []
-    bad: list[Any] = []
-    prev, unit = 0.0, 10.0**exp
-    for s, v in zip(steps, values):
-        s = float(s)
-        dsteps.append(_step(round(s - prev, 9)))
-        prev = s
-        x = _num(v) if v is not None else math.nan
-        if math.isfinite(x):
-            y = float(f"{x / unit:.{digits}g}")
-            out.append(int(y) if y.is_integer() else y)
-        else:
-            out.append(None)
-            bad.append(_step(s))
-    return dsteps, out, bad
+    import numpy as np
+
+    s = _floats(steps)[: len(values)]
+    x = _floats(values)[: len(s)]
+    ok = np.isfinite(x)
+    dsteps = _compact(np.round(np.diff(s, prepend=0.0), 9))
+    out = _compact(np.where(ok, _significant(x / 10.0**exp, digits), 0.0))
+    for i in np.flatnonzero(~ok).tolist():
+        out[i] = None
+    return dsteps, out, _compact(s[~ok])
+
+
+def _floats(values: Any) -> Any:
+    """A float array of a curve's values (None, "NaN" and "Infinity" as the floats they name)."""
+    import numpy as np
+
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array([math.nan if v is None else _num(v) for v in values], dtype=np.float64)
+
+
+def _significant(x: Any, digits: int) -> Any:
+    """``x`` rounded to ``digits`` significant digits, each the double nearest its decimal (an
+    integer divided or multiplied by an exact power of ten)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        mag = np.floor(np.log10(np.abs(x)))
+        k = np.where(np.isfinite(mag), digits - 1 - mag, 0.0)
+        p = 10.0 ** np.abs(k)
+        y = np.where(k >= 0, np.round(x * p) / p, np.round(x / p) * p)
+    return np.where(np.isfinite(y), y, x)
+
+
+def _compact(a: Any) -> list[Any]:
+    """A float array as a JSON-ready list, integral values as ints (written without ``.0``)."""
+    return [int(v) if v.is_integer() else v for v in a.tolist()]

@@ -11,9 +11,11 @@ var trainlintOverlay = (function () {
   var COLOR = { FAIL: '--fail', 'NOT-CHECKED': '--nc', WARN: '--warn', PASS: '--pass' };
   var AXES = { step: 'step', epoch: 'epoch', time: 'time (s)', tokens: 'tokens' };
   var EXACT = 4000; /* a common x grid up to this many positions is drawn exactly; more are binned */
+  var ROWS = 200, LEGEND = 60; /* rows of the runs table and entries of the legend shown at first */
 
   return function build(U, runs, D) {
-    var el = U.el, fmt = U.fmt;
+    var el = U.el, fmt = U.fmt, colours = {};
+    function colour(name) { return colours[name] || (colours[name] = U.css(name)); } /* read once: each read restyles the page */
     var st = { axis: 'step', smooth: 0, log: {}, verdicts: {}, name: '', code: '', off: {}, hi: null, sort: { key: 'verdict', dir: 1 } };
     VERDICTS.forEach(function (v) { st.verdicts[v] = true; });
     var names = shortNames(runs.map(function (r) { return r.source; }));
@@ -66,10 +68,10 @@ var trainlintOverlay = (function () {
           cols.push(xy(base, b, 'hi'), xy(base, b, 'lo'));
           series.push({ label: 'baseline max', stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } },
             { label: 'baseline min', stroke: 'transparent', width: 0, spanGaps: true, points: { show: false } });
-          bands.push({ series: [1, 2], fill: U.css('--band') });
+          bands.push({ series: [1, 2], fill: colour('--band') });
         }
         cols.push(xy(base, b, 'values'));
-        series.push({ label: b.name, stroke: U.css('--base'), width: 1.5, dash: [5, 4], spanGaps: true, points: { show: false } });
+        series.push({ label: b.name, stroke: colour('--base'), width: 1.5, dash: [5, 4], spanGaps: true, points: { show: false } });
       }
       var nBase = cols.length;
       runs.forEach(function (r) {
@@ -77,7 +79,7 @@ var trainlintOverlay = (function () {
         if (!d) return;
         runCol[r.id] = cols.length + 1;
         cols.push(st.smooth > 0 ? { xs: d.xs, ys: ema(d.ys, st.smooth) } : d);
-        series.push({ label: r.short, stroke: U.css(COLOR[r.verdict]), dash: DASH[r.verdict], width: 1.4, spanGaps: true,
+        series.push({ label: r.short, stroke: colour(COLOR[r.verdict]), dash: DASH[r.verdict], width: runs.length > 200 ? 1 : 1.4, spanGaps: true,
           points: { show: false }, show: isVisible(r), tlRid: r.id });
       });
       var data = grid(cols, st.log[role]);
@@ -91,7 +93,7 @@ var trainlintOverlay = (function () {
       });
       if (!cols.length || !isFinite(lo)) return [[]];
       var xs = null;
-      if (total <= 400000) {
+      if (total <= 8 * EXACT || sameSteps(cols)) {
         var all = [];
         cols.forEach(function (c) { for (var i = 0; i < c.xs.length; i++) if (isFinite(c.xs[i])) all.push(c.xs[i]); });
         all.sort(function (a, b) { return a - b; });
@@ -99,6 +101,10 @@ var trainlintOverlay = (function () {
         if (xs.length > EXACT) xs = null;
       }
       return xs ? exact(xs, cols, log) : binned(lo, hi, cols, log);
+    }
+    function sameSteps(cols) {
+      var a = cols[0].xs;
+      return a.length <= EXACT && cols.every(function (c) { return c.xs === a || c.xs.length === a.length && c.xs.every(function (x, i) { return x === a[i]; }); });
     }
     function exact(xs, cols, log) {
       var at = new Map();
@@ -114,7 +120,7 @@ var trainlintOverlay = (function () {
     /* More positions than EXACT (runs logged at different steps): each run's points go into
        equal bins of the axis, each bin keeps its lowest and highest value in the order they came. */
     function binned(lo, hi, cols, log) {
-      var bins = Math.max(100, Math.min(600, Math.floor(400000 / Math.max(1, cols.length)))), w = (hi - lo) / bins || 1;
+      var bins = Math.max(50, Math.min(600, Math.floor(60000 / Math.max(1, cols.length)))), w = (hi - lo) / bins || 1;
       var xs = new Array(2 * bins);
       for (var b = 0; b < bins; b++) { xs[2 * b] = lo + (b + 0.25) * w; xs[2 * b + 1] = lo + (b + 0.75) * w; }
       var data = [xs];
@@ -144,14 +150,15 @@ var trainlintOverlay = (function () {
       var old = plots[role];
       if (old) { old.destroy(); }
       var t = panelTable(role), holder = box.querySelector('[data-role="' + role + '"]');
-      var width = Math.max(300, box.clientWidth || 900);
+      var width = st.width || (st.width = Math.max(300, box.clientWidth || 900)); /* read once: each read lays the page out */
       var u = new uPlot({
         width: width, height: 210, series: t.series, bands: t.bands, legend: { show: false },
         focus: { alpha: 0.15 },
         cursor: { focus: { prox: 24 }, sync: { key: 'tl-overlay', setSeries: false }, drag: { x: true, y: false }, points: { show: false } },
         scales: { x: { time: false }, y: st.log[role] ? { distr: 3, log: 10 } : { distr: 1 } },
-        axes: [{ label: AXES[st.axis], stroke: U.css('--muted'), grid: { stroke: U.css('--grid') }, ticks: { stroke: U.css('--grid') }, labelSize: 20 },
-          { stroke: U.css('--muted'), grid: { stroke: U.css('--grid') }, ticks: { stroke: U.css('--grid') }, size: 64,
+        axes: [{ label: AXES[st.axis], stroke: colour('--muted'), grid: { stroke: colour('--grid') }, ticks: { stroke: colour('--grid') }, labelSize: 20 },
+          { stroke: colour('--muted'), grid: { stroke: colour('--grid') }, ticks: { stroke: colour('--grid') }, size: 64,
+            splits: st.log[role] ? decades : undefined,
             values: function (uu, splits) { var v = ticks(splits, st.log[role]); if (uu.tl) uu.tl.ticks = v; return v; } }],
         hooks: {
           setCursor: [function (uu) { hover(uu); }],
@@ -210,7 +217,7 @@ var trainlintOverlay = (function () {
           if (!isFinite(x)) return;
           var px = u.valToPos(x, 'x', true), py = y === null || (st.log[u.tl.role] && y <= 0) ? u.bbox.top + 8 * pr : u.valToPos(y, 'y', true);
           if (px < u.bbox.left || px > u.bbox.left + u.bbox.width) return;
-          ctx.fillStyle = U.css(COLOR[sev] || '--note');
+          ctx.fillStyle = colour(COLOR[sev] || '--note');
           ctx.globalAlpha = st.hi && st.hi !== r.id ? 0.25 : 1;
           ctx.fillText(U.SHAPE[sev] || '\u25CF', px, py);
           out.push({ x: px / pr, y: py / pr, rid: r.id, i: i });
@@ -280,8 +287,16 @@ var trainlintOverlay = (function () {
           runs.forEach(function (r) { var c = u.tl.runCol[r.id]; if (c && u.series[c].show !== isVisible(r)) u.setSeries(c, { show: isVisible(r) }); });
         });
       });
-      rows.forEach(function (tr) { tr.style.display = isVisible(byRid[tr.dataset.rid]) ? '' : 'none'; });
-      legendItems.forEach(function (li) { li.classList.toggle('tl-off', !!st.off[li.dataset.rid]); li.style.display = isVisible(byRid[li.dataset.rid]) || st.off[li.dataset.rid] ? '' : 'none'; });
+      showRows();
+      var listed = 0;
+      legendItems.forEach(function (li) {
+        var rid = li.dataset.rid, on = (isVisible(byRid[rid]) || st.off[rid]) && listed < LEGEND;
+        li.classList.toggle('tl-off', !!st.off[rid]);
+        li.style.display = on ? '' : 'none';
+        if (on) listed++;
+      });
+      var unlisted = runs.filter(function (r) { return isVisible(r) || st.off[r.id]; }).length - listed;
+      legendMore.textContent = unlisted > 0 ? 'and ' + unlisted + ' more: filter by name or rule code to list them' : '';
       chips.forEach(function (c) { c.setAttribute('aria-pressed', st.verdicts[c.dataset.verdict] ? 'true' : 'false'); });
       count.textContent = visibleIds().length + ' of ' + runs.length + ' runs shown';
     }
@@ -317,20 +332,21 @@ var trainlintOverlay = (function () {
       axisNote.textContent = missing ? missing + ' run' + (missing === 1 ? ' has' : 's have') + ' no ' + st.axis + ' axis and ' + (missing === 1 ? 'is' : 'are') + ' not drawn' : '';
     }
     var legendItems = runs.map(function (r) {
-      var li = el('li', { 'data-rid': r.id, tabindex: '0', title: r.source }, [swatch(r.verdict), ' ', r.short]);
-      li.addEventListener('click', function () { st.off[r.id] = !st.off[r.id]; applyFilter(); });
-      li.addEventListener('mouseenter', function () { highlight(r.id); });
-      li.addEventListener('mouseleave', function () { highlight(null); });
-      return li;
+      return el('li', { 'data-rid': r.id, tabindex: '0', title: r.source }, [swatch(r.verdict), ' ', r.short]);
     });
-    function swatch(v) {
-      var ns = 'http://www.w3.org/2000/svg', svg = document.createElementNS(ns, 'svg'), ln = document.createElementNS(ns, 'line');
-      svg.setAttribute('width', '26'); svg.setAttribute('height', '8'); svg.setAttribute('class', 'tl-swatch tl-' + v);
-      ln.setAttribute('x1', '0'); ln.setAttribute('x2', '26'); ln.setAttribute('y1', '4'); ln.setAttribute('y2', '4');
-      ln.setAttribute('stroke', 'currentColor'); ln.setAttribute('stroke-width', '2');
-      if (DASH[v].length) ln.setAttribute('stroke-dasharray', DASH[v].join(' '));
-      svg.appendChild(ln);
-      return el('span', { cls: 'tl-' + v }, [svg, U.SHAPE[v]]);
+    /* One listener per list, not per run: a page of a thousand runs. */
+    function delegate(node, sel, on) {
+      Object.keys(on).forEach(function (type) {
+        node.addEventListener(type, function (e) {
+          var t = e.target.closest ? e.target.closest(sel) : null;
+          if (!t || !node.contains(t)) return;
+          if (type === 'mouseover' || type === 'mouseout') { var rel = e.relatedTarget; if (rel && t.contains(rel)) return; }
+          on[type](t.dataset.rid, e);
+        });
+      });
+    }
+    function swatch(v) { /* the verdict's colour, dash (page.css) and shape */
+      return el('span', { cls: 'tl-' + v }, [el('span', { cls: 'tl-swatch tl-' + v }), U.SHAPE[v]]);
     }
 
     /* ---------- the runs table ---------- */
@@ -357,10 +373,6 @@ var trainlintOverlay = (function () {
         el('td', { cls: 'num', 'data-col': 'steps', text: fmt(s.steps) }),
         el('td', { text: r.format || '' })
       ]);
-      tr.addEventListener('mouseenter', function () { highlight(r.id); });
-      tr.addEventListener('mouseleave', function () { highlight(null); });
-      tr.addEventListener('click', function (e) { if (e.target.tagName !== 'A') { e.preventDefault(); } U.open(r.id); });
-      tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') U.open(r.id); });
       return tr;
     });
     var heads = COLS.map(function (c) {
@@ -369,6 +381,21 @@ var trainlintOverlay = (function () {
       return el('th', { 'aria-sort': 'none' }, [b]);
     });
     var table = el('table', { cls: 'tl-runs' }, [el('thead', {}, [el('tr', {}, heads)]), tbody]);
+    var moreRows = el('button', { type: 'button', cls: 'tl-ov-more' });
+    moreRows.addEventListener('click', function () { st.allRows = true; showRows(); });
+    var legendMore = el('span', { cls: 'tl-muted' });
+    /* The table shows the first ROWS rows that pass the filters (in the sorted order) until
+       asked for all: a page of a thousand runs lays out two hundred rows. */
+    function showRows() {
+      var shown = 0, hidden = 0;
+      Array.prototype.forEach.call(tbody.children, function (tr) {
+        var ok = isVisible(byRid[tr.dataset.rid]);
+        if (ok && !st.allRows && shown >= ROWS) { ok = false; hidden++; } else if (ok) shown++;
+        tr.style.display = ok ? '' : 'none';
+      });
+      moreRows.style.display = hidden ? '' : 'none';
+      moreRows.textContent = 'show all ' + (shown + hidden) + ' runs';
+    }
     function sortBy(key, dir) {
       var col = COLS.find(function (c) { return c[0] === key; });
       st.sort = { key: key, dir: dir || 1 };
@@ -382,23 +409,32 @@ var trainlintOverlay = (function () {
       });
       keyed.forEach(function (k) { tbody.appendChild(k[2]); });
       heads.forEach(function (th, i) { th.setAttribute('aria-sort', COLS[i][0] === key ? (st.sort.dir > 0 ? 'ascending' : 'descending') : 'none'); });
+      showRows();
     }
     rows.forEach(function (tr) { tbody.appendChild(tr); });
-    sortBy('verdict', 1);
 
     /* ---------- the whole block ---------- */
     var legend = el('ul', { cls: 'tl-ov-legend', 'aria-label': 'runs: click to hide or show' }, legendItems);
+    delegate(legend, 'li', {
+      click: function (rid) { st.off[rid] = !st.off[rid]; applyFilter(); },
+      mouseover: function (rid) { highlight(rid); }, mouseout: function () { highlight(null); }
+    });
+    delegate(tbody, 'tr', {
+      mouseover: function (rid) { highlight(rid); }, mouseout: function () { highlight(null); },
+      click: function (rid, e) { if (e.target.tagName === 'A') e.preventDefault(); U.open(rid); },
+      keydown: function (rid, e) { if (e.key === 'Enter') U.open(rid); }
+    });
     var node = el('section', { cls: 'tl-overview' }, [
       el('div', { cls: 'tl-overlay', 'data-panel': 'overlay' }, [
         el('h2', { text: runs.length + ' runs on the same axes' }),
         el('div', { cls: 'tl-ov-bar' }, [el('label', {}, ['x axis ', axisSel]), el('label', {}, ['smoothing ', smoothIn, ' ', smoothOut]),
           el('span', { cls: 'tl-ov-picks' }, ['panels: '].concat(panelPick)), axisNote]),
         el('div', { cls: 'tl-ov-bar' }, chips.concat([nameIn, codeIn, count])),
-        legend,
+        legend, legendMore,
         el('div', { cls: 'tl-muted tl-ov-help', text: 'colour, dash and shape say the verdict (\u25B2 FAIL, \u25A0 NOT-CHECKED, \u25C6 WARN, \u2713 PASS); each finding is marked on its run\u2019s curve; drag to zoom, double-click to see all; click a legend entry to hide its run' + (base ? '; grey: the baseline' : '') }),
         box
       ]),
-      el('div', { cls: 'tl-runs-box', 'data-panel': 'runs' }, [el('h2', { text: 'runs' }), table])
+      el('div', { cls: 'tl-runs-box', 'data-panel': 'runs' }, [el('h2', { text: 'runs' }), table, moreRows])
     ]);
     function layout() {
       roles.forEach(function (p) {
@@ -415,12 +451,21 @@ var trainlintOverlay = (function () {
       });
     }
     api.node = node;
-    api.start = function () { layout(); note(); applyFilter(); };
-    api.resize = function () { Object.keys(plots).forEach(function (k) { plots[k].setSize({ width: Math.max(300, box.clientWidth), height: plots[k].height }); }); };
+    api.start = function () { sortBy('verdict', 1); layout(); note(); applyFilter(); };
+    api.resize = function () {
+      st.width = Math.max(300, box.clientWidth);
+      Object.keys(plots).forEach(function (k) { plots[k].setSize({ width: st.width, height: plots[k].height }); });
+    };
     return api;
   };
 
-  /* Tick labels; on a log scale the powers of ten as 1e-4 (the others unlabelled, as uPlot splits them). */
+  /* A log axis' ticks: its powers of ten (a range inside one decade: its two ends). */
+  function decades(u, ax, min, max) {
+    var out = [];
+    for (var e = Math.ceil(Math.log10(min) - 1e-9); e <= Math.floor(Math.log10(max) + 1e-9); e++) out.push(Math.pow(10, e));
+    return out.length ? out : [min, max];
+  }
+  /* Tick labels; on a log scale the powers of ten as 1e-4 (1e3 and up, 1e-3 and down). */
   function ticks(splits, log) {
     var vals = splits.filter(function (v) { return v != null; });
     var big = Math.max.apply(null, vals.map(Math.abs).concat([0]));
@@ -428,7 +473,7 @@ var trainlintOverlay = (function () {
       if (v == null) return '';
       if (log) {
         var e = Math.log10(v);
-        return Math.abs(e - Math.round(e)) < 1e-9 ? (Math.abs(e) >= 3 ? '1e' + Math.round(e) : String(+v.toPrecision(3))) : '';
+        return Math.abs(e - Math.round(e)) < 1e-9 && Math.abs(e) >= 3 ? '1e' + Math.round(e) : String(+v.toPrecision(3));
       }
       if (v === 0) return '0';
       if (big < 1e-2 || big >= 1e6) return v.toExponential(1);
