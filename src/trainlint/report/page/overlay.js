@@ -94,10 +94,11 @@ var trainlintOverlay = (function () {
       if (!cols.length || !isFinite(lo)) return [[]];
       var xs = null;
       if (total <= 8 * EXACT || sameSteps(cols)) {
-        var all = [];
-        cols.forEach(function (c) { for (var i = 0; i < c.xs.length; i++) if (isFinite(c.xs[i])) all.push(c.xs[i]); });
-        all.sort(function (a, b) { return a - b; });
-        xs = all.filter(function (x, i) { return i === 0 || x !== all[i - 1]; });
+        var all = new Float64Array(total), n = 0;
+        cols.forEach(function (c) { for (var i = 0; i < c.xs.length; i++) if (isFinite(c.xs[i])) all[n++] = c.xs[i]; });
+        all = all.subarray(0, n).sort(); /* a typed array sorts by value */
+        xs = [];
+        for (var k = 0; k < n && xs.length <= EXACT; k++) if (k === 0 || all[k] !== all[k - 1]) xs.push(all[k]);
         if (xs.length > EXACT) xs = null;
       }
       return xs ? exact(xs, cols, log) : binned(lo, hi, cols, log);
@@ -288,15 +289,13 @@ var trainlintOverlay = (function () {
         });
       });
       showRows();
-      var listed = 0;
-      legendItems.forEach(function (li) {
-        var rid = li.dataset.rid, on = (isVisible(byRid[rid]) || st.off[rid]) && listed < LEGEND;
-        li.classList.toggle('tl-off', !!st.off[rid]);
-        li.style.display = on ? '' : 'none';
-        if (on) listed++;
-      });
-      var unlisted = runs.filter(function (r) { return isVisible(r) || st.off[r.id]; }).length - listed;
-      legendMore.textContent = unlisted > 0 ? 'and ' + unlisted + ' more: filter by name or rule code to list them' : '';
+      var listed = runs.filter(function (r) { return isVisible(r) || st.off[r.id]; });
+      legend.replaceChildren.apply(legend, listed.slice(0, LEGEND).map(function (r) {
+        var li = item(r);
+        li.classList.toggle('tl-off', !!st.off[r.id]);
+        return li;
+      }));
+      legendMore.textContent = listed.length > LEGEND ? 'and ' + (listed.length - LEGEND) + ' more: filter by name or rule code to list them' : '';
       chips.forEach(function (c) { c.setAttribute('aria-pressed', st.verdicts[c.dataset.verdict] ? 'true' : 'false'); });
       count.textContent = visibleIds().length + ' of ' + runs.length + ' runs shown';
     }
@@ -331,9 +330,10 @@ var trainlintOverlay = (function () {
       var missing = runs.filter(function (r) { return !axisMap(r); }).length;
       axisNote.textContent = missing ? missing + ' run' + (missing === 1 ? ' has' : 's have') + ' no ' + st.axis + ' axis and ' + (missing === 1 ? 'is' : 'are') + ' not drawn' : '';
     }
-    var legendItems = runs.map(function (r) {
-      return el('li', { 'data-rid': r.id, tabindex: '0', title: r.source }, [swatch(r.verdict), ' ', r.short]);
-    });
+    var itemOf = {};
+    function item(r) {
+      return itemOf[r.id] || (itemOf[r.id] = el('li', { 'data-rid': r.id, tabindex: '0', title: r.source }, [swatch(r.verdict), ' ', r.short]));
+    }
     /* One listener per list, not per run: a page of a thousand runs. */
     function delegate(node, sel, on) {
       Object.keys(on).forEach(function (type) {
@@ -360,10 +360,12 @@ var trainlintOverlay = (function () {
       ['steps', 'steps', function (r) { return r.stats.steps; }],
       ['format', 'format', function (r) { return r.format; }]
     ];
-    var tbody = el('tbody');
-    var rows = runs.map(function (r) {
+    var tbody = el('tbody'), rowOf = {}, order = runs.slice();
+    /* A run's row, made the first time it is shown. */
+    function row(r) {
+      if (rowOf[r.id]) return rowOf[r.id];
       var s = r.stats || {};
-      var tr = el('tr', { 'data-rid': r.id, 'data-verdict': r.verdict, tabindex: '0' }, [
+      return (rowOf[r.id] = el('tr', { 'data-rid': r.id, 'data-verdict': r.verdict, tabindex: '0' }, [
         el('td', {}, [U.badge(r.verdict)]),
         el('td', { title: r.source }, [swatch(r.verdict), ' ', el('a', { href: '#' + r.id, text: r.short })]),
         el('td', { cls: 'tl-first', text: r.first_finding || r.reason || '' }),
@@ -372,9 +374,8 @@ var trainlintOverlay = (function () {
         el('td', { cls: 'num', 'data-col': 'eval', text: s.best_eval == null ? '-' : fmt(s.best_eval) + ' (' + fmt(s.best_eval_step) + ')' }),
         el('td', { cls: 'num', 'data-col': 'steps', text: fmt(s.steps) }),
         el('td', { text: r.format || '' })
-      ]);
-      return tr;
-    });
+      ]));
+    }
     var heads = COLS.map(function (c) {
       var b = el('button', { type: 'button', 'data-sort': c[0], text: c[1] });
       b.addEventListener('click', function () { sortBy(c[0], st.sort.key === c[0] ? -st.sort.dir : 1); });
@@ -387,19 +388,16 @@ var trainlintOverlay = (function () {
     /* The table shows the first ROWS rows that pass the filters (in the sorted order) until
        asked for all: a page of a thousand runs lays out two hundred rows. */
     function showRows() {
-      var shown = 0, hidden = 0;
-      Array.prototype.forEach.call(tbody.children, function (tr) {
-        var ok = isVisible(byRid[tr.dataset.rid]);
-        if (ok && !st.allRows && shown >= ROWS) { ok = false; hidden++; } else if (ok) shown++;
-        tr.style.display = ok ? '' : 'none';
-      });
-      moreRows.style.display = hidden ? '' : 'none';
-      moreRows.textContent = 'show all ' + (shown + hidden) + ' runs';
+      var passing = order.filter(isVisible), shown = st.allRows ? passing : passing.slice(0, ROWS);
+      tbody.replaceChildren.apply(tbody, shown.map(row));
+      moreRows.style.display = shown.length < passing.length ? '' : 'none';
+      moreRows.textContent = 'show all ' + passing.length + ' runs';
+      if (st.hi && rowOf[st.hi]) rowOf[st.hi].classList.add('tl-hi');
     }
     function sortBy(key, dir) {
       var col = COLS.find(function (c) { return c[0] === key; });
       st.sort = { key: key, dir: dir || 1 };
-      var keyed = rows.map(function (tr, i) { return [col[2](byRid[tr.dataset.rid]), i, tr]; });
+      var keyed = runs.map(function (r, i) { return [col[2](r), i, r]; });
       keyed.sort(function (a, b) {
         var x = a[0], y = b[0], nx = x === null || x === undefined, ny = y === null || y === undefined;
         if (nx || ny) return nx === ny ? a[1] - b[1] : nx ? 1 : -1; /* missing values last either way */
@@ -407,16 +405,16 @@ var trainlintOverlay = (function () {
         if (x > y) return st.sort.dir;
         return a[1] - b[1];
       });
-      keyed.forEach(function (k) { tbody.appendChild(k[2]); });
+      order = keyed.map(function (k) { return k[2]; });
       heads.forEach(function (th, i) { th.setAttribute('aria-sort', COLS[i][0] === key ? (st.sort.dir > 0 ? 'ascending' : 'descending') : 'none'); });
       showRows();
     }
-    rows.forEach(function (tr) { tbody.appendChild(tr); });
 
     /* ---------- the whole block ---------- */
-    var legend = el('ul', { cls: 'tl-ov-legend', 'aria-label': 'runs: click to hide or show' }, legendItems);
+    var legend = el('ul', { cls: 'tl-ov-legend', 'aria-label': 'runs: click to hide or show' });
     delegate(legend, 'li', {
       click: function (rid) { st.off[rid] = !st.off[rid]; applyFilter(); },
+      keydown: function (rid, e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); st.off[rid] = !st.off[rid]; applyFilter(); } },
       mouseover: function (rid) { highlight(rid); }, mouseout: function () { highlight(null); }
     });
     delegate(tbody, 'tr', {
