@@ -73,7 +73,6 @@ var trainlintOverlay = (function () {
         cols.push(xy(base, b, 'values'));
         series.push({ label: b.name, stroke: colour('--base'), width: 1.5, dash: [5, 4], spanGaps: true, points: { show: false } });
       }
-      var nBase = cols.length;
       runs.forEach(function (r) {
         var s = runSeries(r, role), d = s && xy(r, s, 'values');
         if (!d) return;
@@ -83,7 +82,7 @@ var trainlintOverlay = (function () {
           points: { show: false }, show: isVisible(r), tlRid: r.id });
       });
       var data = grid(cols, st.log[role]);
-      return { data: data, series: series, bands: bands, runCol: runCol, nBase: nBase };
+      return { data: data, series: series, bands: bands, runCol: runCol };
     }
     function grid(cols, log) {
       var total = 0, lo = Infinity, hi = -Infinity;
@@ -147,7 +146,7 @@ var trainlintOverlay = (function () {
 
     /* ---------- panels ---------- */
     var box = el('div', { cls: 'tl-ov-panels' });
-    function draw(role, title) {
+    function draw(role) {
       var old = plots[role];
       if (old) { old.destroy(); }
       var t = panelTable(role), holder = box.querySelector('[data-role="' + role + '"]');
@@ -210,12 +209,13 @@ var trainlintOverlay = (function () {
       runs.forEach(function (r) {
         var col = u.tl.runCol[r.id];
         if (!col || !u.series[col].show || !r.findings.length) return;
-        var s = runSeries(r, u.tl.role), d = s && xy(r, s, 'values'), map = axisMap(r);
-        if (!d || !map) return;
+        var map = axisMap(r);
+        if (!map) return;
         r.findings.forEach(function (f, i) {
           if (f.step === null) return;
-          var x = map(f.step), y = nearest(d, x), sev = f.severity;
+          var x = map(f.step), sev = f.severity;
           if (!isFinite(x)) return;
+          var y = nearValue(u, col, closest(u.data[0], x))[1]; /* on the curve as drawn (smoothed, binned) */
           var px = u.valToPos(x, 'x', true), py = y === null || (st.log[u.tl.role] && y <= 0) ? u.bbox.top + 8 * pr : u.valToPos(y, 'y', true);
           if (px < u.bbox.left || px > u.bbox.left + u.bbox.width) return;
           ctx.fillStyle = colour(COLOR[sev] || '--note');
@@ -497,13 +497,12 @@ var trainlintOverlay = (function () {
     var t = xs[hi] === xs[lo] ? 0 : (x - xs[lo]) / (xs[hi] - xs[lo]);
     return ys[lo] === null || ys[hi] === null ? ys[lo] : ys[lo] + t * (ys[hi] - ys[lo]);
   }
-  function nearest(d, x) {
-    var best = null, dist = Infinity;
-    for (var i = 0; i < d.xs.length; i++) {
-      var e = Math.abs(d.xs[i] - x);
-      if (e < dist && d.ys[i] !== null && isFinite(d.ys[i])) { dist = e; best = d.ys[i]; }
-    }
-    return best;
+  /* The index of the position nearest x in a sorted array. */
+  function closest(xs, x) {
+    var lo = 0, hi = xs.length - 1;
+    if (hi < 0) return 0;
+    while (hi - lo > 1) { var m = (lo + hi) >> 1; if (xs[m] <= x) lo = m; else hi = m; }
+    return Math.abs(xs[hi] - x) < Math.abs(xs[lo] - x) ? hi : lo;
   }
   /* Run names without the path they share: runs/a/metrics.jsonl, runs/b/metrics.jsonl -> a, b. */
   function shortNames(paths) {
