@@ -66,6 +66,7 @@ def test_overlay_and_runs_table_come_first_with_one_series_per_run(watched: Page
     )
     assert order[:2] == ["overlay", "runs"] and order[2].startswith("r")  # then each run's own section
     assert "tl-index" not in order  # every input is a run: the runs table lists them all, once
+    assert page.evaluate("trainlintReport.overlay.plots.loss.series.slice(1).every(s => s.dash)")  # a few runs: dashed
     series = dict(_plots(page, "o.plots[k].series.filter(s => s.tlRid).map(s => s.tlRid)"))
     assert list(series) == ["loss", "eval_loss", "learning_rate", "grad_norm"]
     rids = page.evaluate("trainlintReport.data.reports.map(r => r.id)")
@@ -259,6 +260,9 @@ def test_a_page_of_many_runs_builds_what_is_seen(browser, tmp_path: Path) -> Non
     w = PageWatch(browser)
     page = w.open(tmp_path / "many.html")
     assert page.evaluate("trainlintReport.overlay.plots.loss.series.length") == 251
+    # past 50 runs the curves are solid hairlines (dashes cost the canvas most) and each ends in its verdict's shape
+    assert page.evaluate("trainlintReport.overlay.plots.loss.series.slice(1).every(s => !s.dash && s.width === 1)")
+    assert "the shape at each curve’s end" in page.locator(".tl-ov-help").inner_text()
     rows = page.locator("[data-panel='runs'] tbody tr")
     assert rows.count() == 200  # the first 200 in the sorted order; the others made when asked for
     more = page.locator(".tl-ov-more")

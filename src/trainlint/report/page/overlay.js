@@ -10,12 +10,15 @@ var trainlintOverlay = (function () {
   var DASH = { FAIL: [2, 3], 'NOT-CHECKED': [9, 3, 2, 3], WARN: [7, 4], PASS: [] };
   var COLOR = { FAIL: '--fail', 'NOT-CHECKED': '--nc', WARN: '--warn', PASS: '--pass' };
   var AXES = { step: 'step', epoch: 'epoch', time: 'time (s)', tokens: 'tokens' };
-  var EXACT = 4000; /* a common x grid up to this many positions is drawn exactly; more are binned */
-  var ROWS = 200, LEGEND = 60; /* rows of the runs table and entries of the legend shown at first */
+  var EXACT = 4000; /* a common x grid of at most this many positions (fewer for many runs) is drawn exactly; more are binned */
+  var ROWS = 200, LEGEND = 60, DASHED = 50; /* rows of the runs table and entries of the legend shown at first */
 
   return function build(U, runs, D) {
     var el = U.el, fmt = U.fmt, colours = {};
     function colour(name) { return colours[name] || (colours[name] = U.css(name)); } /* read once: each read restyles the page */
+    /* Dashes cost a canvas much more than hairlines: past DASHED runs the verdict's second sign
+       is its shape at the end of each curve. */
+    var dashed = runs.length <= DASHED;
     var st = { axis: 'step', smooth: 0, log: {}, verdicts: {}, name: '', code: '', off: {}, hi: null, sort: { key: 'verdict', dir: 1 } };
     VERDICTS.forEach(function (v) { st.verdicts[v] = true; });
     var names = shortNames(runs.map(function (r) { return r.source; }));
@@ -78,7 +81,7 @@ var trainlintOverlay = (function () {
         if (!d) return;
         runCol[r.id] = cols.length + 1;
         cols.push(st.smooth > 0 ? { xs: d.xs, ys: ema(d.ys, st.smooth) } : d);
-        series.push({ label: r.short, stroke: colour(COLOR[r.verdict]), dash: DASH[r.verdict], width: runs.length > 200 ? 1 : 1.4, spanGaps: true,
+        series.push({ label: r.short, stroke: colour(COLOR[r.verdict]), dash: dashed ? DASH[r.verdict] : null, width: runs.length > 20 ? 1 : 1.5, spanGaps: true,
           points: { show: false }, show: isVisible(r), tlRid: r.id });
       });
       var data = grid(cols, st.log[role]);
@@ -91,20 +94,21 @@ var trainlintOverlay = (function () {
         for (var i = 0; i < c.xs.length; i++) { var x = c.xs[i]; if (x < lo) lo = x; if (x > hi) hi = x; }
       });
       if (!cols.length || !isFinite(lo)) return [[]];
-      var xs = null;
-      if (total <= 8 * EXACT || sameSteps(cols)) {
+      /* The positions drawn per series: what a canvas strokes in time for this many runs. */
+      var budget = Math.max(100, Math.min(EXACT, Math.floor(40000 / cols.length))), xs = null;
+      if (total <= 8 * EXACT || sameSteps(cols, budget)) {
         var all = new Float64Array(total), n = 0;
         cols.forEach(function (c) { for (var i = 0; i < c.xs.length; i++) if (isFinite(c.xs[i])) all[n++] = c.xs[i]; });
         all = all.subarray(0, n).sort(); /* a typed array sorts by value */
         xs = [];
-        for (var k = 0; k < n && xs.length <= EXACT; k++) if (k === 0 || all[k] !== all[k - 1]) xs.push(all[k]);
-        if (xs.length > EXACT) xs = null;
+        for (var k = 0; k < n && xs.length <= budget; k++) if (k === 0 || all[k] !== all[k - 1]) xs.push(all[k]);
+        if (xs.length > budget) xs = null;
       }
-      return xs ? exact(xs, cols, log) : binned(lo, hi, cols, log);
+      return xs ? exact(xs, cols, log) : binned(lo, hi, cols, log, budget >> 1);
     }
-    function sameSteps(cols) {
+    function sameSteps(cols, budget) {
       var a = cols[0].xs;
-      return a.length <= EXACT && cols.every(function (c) { return c.xs === a || c.xs.length === a.length && c.xs.every(function (x, i) { return x === a[i]; }); });
+      return a.length <= budget && cols.every(function (c) { return c.xs === a || c.xs.length === a.length && c.xs.every(function (x, i) { return x === a[i]; }); });
     }
     function exact(xs, cols, log) {
       var at = new Map();
@@ -117,10 +121,11 @@ var trainlintOverlay = (function () {
       });
       return data;
     }
-    /* More positions than EXACT (runs logged at different steps): each run's points go into
-       equal bins of the axis, each bin keeps its lowest and highest value in the order they came. */
-    function binned(lo, hi, cols, log) {
-      var bins = Math.max(50, Math.min(600, Math.floor(60000 / Math.max(1, cols.length)))), w = (hi - lo) / bins || 1;
+    /* More positions than the budget (runs logged at different steps, or long ones): each run's
+       points go into equal bins of the axis, each bin keeps its lowest and highest value in the
+       order they came. */
+    function binned(lo, hi, cols, log, bins) {
+      var w = (hi - lo) / bins || 1;
       var xs = new Array(2 * bins);
       for (var b = 0; b < bins; b++) { xs[2 * b] = lo + (b + 0.25) * w; xs[2 * b + 1] = lo + (b + 0.75) * w; }
       var data = [xs];
@@ -201,6 +206,14 @@ var trainlintOverlay = (function () {
     }
 
     /* ---------- each run's findings on its own curve ---------- */
+    function endMark(u, r, col, fade) {
+      var c = u.data[col], i = c.length - 1, ctx = u.ctx;
+      while (i >= 0 && c[i] == null) i--;
+      if (i < 0) return;
+      ctx.fillStyle = colour(COLOR[r.verdict]);
+      ctx.globalAlpha = fade * 0.8;
+      ctx.fillText(U.SHAPE[r.verdict], u.valToPos(u.data[0][i], 'x', true), u.valToPos(c[i], 'y', true));
+    }
     function marks(u) {
       var ctx = u.ctx, pr = devicePixelRatio || 1, out = [];
       ctx.save();
@@ -209,8 +222,9 @@ var trainlintOverlay = (function () {
       runs.forEach(function (r) {
         var col = u.tl.runCol[r.id];
         if (!col || !u.series[col].show || !r.findings.length) return;
-        var map = axisMap(r);
+        var map = axisMap(r), fade = st.hi && st.hi !== r.id ? 0.25 : 1;
         if (!map) return;
+        if (!dashed) endMark(u, r, col, fade);
         r.findings.forEach(function (f, i) {
           if (f.step === null) return;
           var x = map(f.step), sev = f.severity;
@@ -219,7 +233,7 @@ var trainlintOverlay = (function () {
           var px = u.valToPos(x, 'x', true), py = y === null || (st.log[u.tl.role] && y <= 0) ? u.bbox.top + 8 * pr : u.valToPos(y, 'y', true);
           if (px < u.bbox.left || px > u.bbox.left + u.bbox.width) return;
           ctx.fillStyle = colour(COLOR[sev] || '--note');
-          ctx.globalAlpha = st.hi && st.hi !== r.id ? 0.25 : 1;
+          ctx.globalAlpha = fade;
           ctx.fillText(U.SHAPE[sev] || '\u25CF', px, py);
           out.push({ x: px / pr, y: py / pr, rid: r.id, i: i });
         });
@@ -346,7 +360,7 @@ var trainlintOverlay = (function () {
       });
     }
     function swatch(v) { /* the verdict's colour, dash (page.css) and shape */
-      return el('span', { cls: 'tl-' + v }, [el('span', { cls: 'tl-swatch tl-' + v }), U.SHAPE[v]]);
+      return el('span', { cls: 'tl-' + v }, [el('span', { cls: 'tl-swatch ' + (dashed ? 'tl-' + v : 'tl-solid') }), U.SHAPE[v]]);
     }
 
     /* ---------- the runs table ---------- */
@@ -429,7 +443,7 @@ var trainlintOverlay = (function () {
           el('span', { cls: 'tl-ov-picks' }, ['panels: '].concat(panelPick)), axisNote]),
         el('div', { cls: 'tl-ov-bar' }, chips.concat([nameIn, codeIn, count])),
         legend, legendMore,
-        el('div', { cls: 'tl-muted tl-ov-help', text: 'colour, dash and shape say the verdict (\u25B2 FAIL, \u25A0 NOT-CHECKED, \u25C6 WARN, \u2713 PASS); each finding is marked on its run\u2019s curve; drag to zoom, double-click to see all; click a legend entry to hide its run' + (base ? '; grey: the baseline' : '') }),
+        el('div', { cls: 'tl-muted tl-ov-help', text: 'colour, ' + (dashed ? 'dash' : 'the shape at each curve\u2019s end') + ' and shape say the verdict (\u25B2 FAIL, \u25A0 NOT-CHECKED, \u25C6 WARN, \u2713 PASS); each finding is marked on its run\u2019s curve; drag to zoom, double-click to see all; click a legend entry to hide its run' + (base ? '; grey: the baseline' : '') }),
         box
       ]),
       el('div', { cls: 'tl-runs-box', 'data-panel': 'runs' }, [el('h2', { text: 'runs' }), table, moreRows])
