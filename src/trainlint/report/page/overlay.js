@@ -434,7 +434,8 @@ var trainlintOverlay = (function () {
     delegate(tbody, 'tr', {
       mouseover: function (rid) { highlight(rid); }, mouseout: function () { highlight(null); },
       click: function (rid, e) { if (e.target.tagName === 'A') e.preventDefault(); U.open(rid); },
-      keydown: function (rid, e) { if (e.key === 'Enter') U.open(rid); }
+      keydown: function (rid, e) { if (e.key === 'Enter') U.open(rid); },
+      focusin: function (rid) { highlight(rid); }, focusout: function () { highlight(null); }
     });
     var node = el('section', { cls: 'tl-overview' }, [
       el('div', { cls: 'tl-overlay', 'data-panel': 'overlay' }, [
