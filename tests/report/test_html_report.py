@@ -321,3 +321,20 @@ def test_a_page_of_many_runs_draws_fewer_points_per_series() -> None:
     assert len(drawn["values"]) <= MIN_POINTS and drawn["points"] == 2000
     full = panels(reports[0].curves)[0]["series"][0]
     assert min(full["values"]) == min(drawn["values"])  # the extremes survive the thinning
+
+
+def test_write_page_replaces_the_page_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainlint.report import html as html_mod
+
+    out = tmp_path / "live.html"
+    html_mod.write_page(_result(Report("a", "log")), out, reload=5)
+    first = out.read_text()
+    assert data_block(first)["reload"] == 5 and [p.name for p in tmp_path.iterdir()] == ["live.html"]
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(html_mod.os, "replace", fail)
+    with pytest.raises(OSError):
+        html_mod.write_page(_result(Report("b", "log")), out)
+    assert out.read_text() == first and [p.name for p in tmp_path.iterdir()] == ["live.html"]  # no temp left
