@@ -399,10 +399,12 @@ def watch(
     max_time: float | None = None,
     emit: Callable[[Path, Finding], None] | None = None,
     heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None,
+    page: Callable[[Result], None] | None = None,
 ) -> Result:
     """``trainlint watch``: follow the runs under ``paths`` as they grow (runs that appear
-    later too), calling ``emit(path, finding)`` for each new finding and
-    ``heartbeat(path, step, metrics)`` with each input's latest record. At the end each input
+    later too), calling ``emit(path, finding)`` for each new finding,
+    ``heartbeat(path, step, metrics)`` with each input's latest record and ``page(result)``
+    with the runs as they stand when a judgement or a finding is new. At the end each input
     is judged as ``doctor`` judges the finished files."""
     from .live.watch import watch as _watch
 
@@ -417,6 +419,7 @@ def watch(
         emit=emit,
         heartbeat=heartbeat,
         judge=lambda path: [r for r in doctor([path], options).reports if r.kind == "log"],
+        page=page,
     )
 
 

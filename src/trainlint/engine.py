@@ -126,7 +126,51 @@ def curves_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, A
             continue
         steps, values = minmax_downsample(s.steps, s.values, max_points)
         out[role] = {"name": s.name, "points": len(s), "steps": steps.tolist(), "values": values.tolist()}
+    out.update(axes_of(run, max_points))
     return out
+
+
+# The other x axes a page can draw on, each a curve ``x:<axis>`` mapping steps to that axis.
+TOKEN_NAMES = ("tokens", "num_tokens", "tokens_seen", "num_input_tokens_seen", "consumed_tokens", "total_tokens")
+
+
+def axes_of(run: Run, max_points: int = CURVE_POINTS) -> dict[str, dict[str, Any]]:
+    """Epoch, elapsed time (seconds from the first record) and tokens seen, by step, when the
+    log has them (a watcher's clock is not the run's, so it gives no time axis)."""
+    loss = run.get("loss")
+    found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    epoch = run.get("epoch")
+    if epoch is not None and len(epoch):
+        found["epoch"] = (epoch.steps, epoch.values)
+    wall = run.get("wall_time")
+    if loss is not None and loss.wall is not None and len(loss):
+        found["time"] = (loss.steps, loss.wall)
+    elif wall is not None and len(wall):
+        found["time"] = (wall.steps, wall.values)
+    if "time" in found and run.meta.get("clock") != "watcher":
+        steps, t = found["time"]
+        found["time"] = (steps, t - np.nanmin(t) if np.isfinite(t).any() else t)
+    else:
+        found.pop("time", None)
+    tokens = next((s for n, s in run.series.items() if n.lower().rsplit("/", 1)[-1] in TOKEN_NAMES), None)
+    if tokens is not None and len(tokens):
+        found["tokens"] = (tokens.steps, tokens.values)
+    out: dict[str, dict[str, Any]] = {}
+    for axis, (steps, values) in found.items():
+        ok = np.isfinite(values) & np.isfinite(steps)
+        if ok.sum() < 2:
+            continue
+        xs, vs = _thin(steps[ok], values[ok], max_points)
+        out[f"x:{axis}"] = {"name": axis, "points": int(ok.sum()), "steps": xs.tolist(), "values": vs.tolist()}
+    return out
+
+
+def _thin(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every k-th point, the last kept: a monotone mapping is drawn by interpolation."""
+    if len(steps) <= max_points:
+        return steps, values
+    keep = np.unique(np.append(np.linspace(0, len(steps) - 1, max_points).astype(int), len(steps) - 1))
+    return steps[keep], values[keep]
 
 
 TREND_POINTS = 20  # finite loss points the trend rules (spikes, plateau, dead run, ...) need

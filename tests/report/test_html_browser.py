@@ -67,8 +67,9 @@ def test_loads_without_errors_or_network(watched: PageWatch) -> None:
     page.wait_for_timeout(200)
     assert watched.errors == []
     assert watched.requests == [watched.page.url]
-    assert page.locator("#tl-index tbody tr").count() == 4
-    assert page.locator("#tl-index tbody tr").first.locator("a").get_attribute("href").startswith("#r")
+    # the four runs are listed once: in the runs table of the overlay, not again in the index
+    assert page.locator("[data-panel='runs'] tbody tr").count() == 4 and page.locator("#tl-index").count() == 0
+    assert page.locator("[data-panel='runs'] tbody tr").first.locator("a").get_attribute("href").startswith("#r")
 
 
 def test_plotted_points_match_the_data_block(watched: PageWatch) -> None:

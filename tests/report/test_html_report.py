@@ -276,3 +276,65 @@ def test_baseline_curve_named_after_the_baseline_that_has_the_role() -> None:
     with_gn.roles["grad_norm"] = "gn"
     curves = comparison_curves(run, [without, with_gn], align(run, [without, with_gn]))
     assert curves["baseline:grad_norm"]["name"] == "baseline gn" and curves["baseline:loss"]["runs"] == 2
+
+
+def test_runs_table_numbers_come_from_the_whole_curves() -> None:
+    from trainlint.engine import judge_run
+
+    run = _run("r", 3000, 1.0)
+    run.series["eval_loss"] = Series("eval_loss", np.array([500.0, 1000, 1500]), np.array([2.0, 1.5, 1.7]))
+    run.series["loss"].values[-1] = np.nan
+    stats = page_data(_result(judge_run(run)))["reports"][0]["stats"]
+    assert stats["final_loss"] is None and stats["final_finite"] is False  # ends in NaN
+    assert stats["best_loss"] == pytest.approx(1.0 + 1 / 2999) and stats["steps"] == 3000
+    assert stats["best_eval"] == 1.5 and stats["best_eval_step"] == 1000
+
+
+def test_other_x_axes_travel_with_the_curves() -> None:
+    from trainlint.engine import judge_run
+
+    run = _run("r", 100, 1.0)
+    run.series["epoch"] = Series("epoch", np.arange(1, 101.0), np.arange(1, 101.0) / 50)
+    run.series["num_input_tokens_seen"] = Series(
+        "num_input_tokens_seen", np.arange(1, 101.0), np.arange(1, 101.0) * 4096
+    )
+    rep = page_data(_result(judge_run(run)))["reports"][0]
+    assert sorted(rep["axes"]) == ["epoch", "tokens"]
+    tokens = rep["axes"]["tokens"]
+    assert np.cumsum(tokens["dsteps"])[-1] == 100 and tokens["values"][-1] * 10 ** tokens["exp"] == 409600
+    run.series["wall_time"] = Series("wall_time", np.arange(1, 101.0), 1.7e9 + np.arange(100.0))
+    assert judge_run(run).curves["x:time"]["values"][:2] == [0.0, 1.0]  # seconds from the first record
+    run.meta["clock"] = "watcher"  # a watcher's polls are not the run's clock
+    assert "x:time" not in judge_run(run).curves
+
+
+def test_a_page_of_many_runs_draws_fewer_points_per_series() -> None:
+    from trainlint.engine import judge_run
+    from trainlint.report.html_data import MIN_POINTS, points_cap
+
+    reports = [judge_run(_run(f"r{i}", 2000, 1.0 + i)) for i in range(3)]
+    assert points_cap(reports) is None  # a few runs keep the engine's curves
+    assert points_cap(reports * 400) == 500 and points_cap(reports * 4000) == MIN_POINTS
+    from trainlint.report.html_data import panels
+
+    drawn = panels(reports[0].curves, MIN_POINTS)[0]["series"][0]
+    assert len(drawn["values"]) <= MIN_POINTS and drawn["points"] == 2000
+    full = panels(reports[0].curves)[0]["series"][0]
+    assert min(full["values"]) == min(drawn["values"])  # the extremes survive the thinning
+
+
+def test_write_page_replaces_the_page_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainlint.report import html as html_mod
+
+    out = tmp_path / "live.html"
+    html_mod.write_page(_result(Report("a", "log")), out, reload=5)
+    first = out.read_text()
+    assert data_block(first)["reload"] == 5 and [p.name for p in tmp_path.iterdir()] == ["live.html"]
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(html_mod.os, "replace", fail)
+    with pytest.raises(OSError):
+        html_mod.write_page(_result(Report("b", "log")), out)
+    assert out.read_text() == first and [p.name for p in tmp_path.iterdir()] == ["live.html"]  # no temp left

@@ -32,6 +32,7 @@ class Watched(msgspec.Struct):
     last_data: float = 0.0
     gaps: deque[float] = msgspec.field(default_factory=lambda: deque(maxlen=32))
     polls_with_data: int = 0
+    paged: int = -1  # the judged records the live page last showed (-1: not shown yet)
 
     @property
     def path(self) -> Path:
@@ -51,6 +52,7 @@ class Loop(msgspec.Struct):
     emit: Callable[[Path, Finding], None] | None
     heartbeat: Callable[[Path, float, dict[str, Any]], None] | None
     judge: Callable[[Path], list[Report]] | None = None
+    page: Callable[[Result], None] | None = None
     watched: dict[Path, Watched] = msgspec.field(default_factory=dict)
 
     def discover(self, now: float) -> None:
@@ -70,14 +72,42 @@ class Loop(msgspec.Struct):
 
     def poll(self, now: float) -> bool:
         """One pass over every input; True when a finding of severity ``until`` appeared."""
-        stop = False
+        stop, changed = False, False
         for w in list(self.watched.values()):
             new = self._feed(w, now) + w.guard.judge_live(w.status(now))
             for f in new:
                 if self.emit is not None:
                     self.emit(w.path, f)
             stop |= self.until is not None and any(_at_least(f.severity, self.until) for f in new)
+            changed |= bool(new) or w.paged != w.guard.judged_records
+        if changed and self.page is not None:
+            self.page(self.snapshot())
         return stop
+
+    def snapshot(self) -> Result:
+        """The runs as the guards see them now, for the live page: each run's curves so far and
+        the findings of its last judgement (data-driven: written when a judgement or a finding
+        is new, never on a timer)."""
+        from ..engine import curves_of, marks_of
+
+        reports = []
+        for w in self.watched.values():
+            run, guard = w.guard.history.view(), w.guard
+            w.paged = guard.judged_records
+            note = f"live: {guard.history.records} records read, the last judgement at {guard.judged_records}"
+            reports.append(
+                Report(
+                    source=str(w.target.source()),
+                    kind="log",
+                    format=w.target.fmt,
+                    findings=list(guard.current),
+                    notes=[note],
+                    summary=run.summary(),
+                    curves=curves_of(run),
+                    marks=marks_of(run),
+                )
+            )
+        return Result(command="watch", reports=reports)
 
     def _feed(self, w: Watched, now: float) -> list[Finding]:
         """Hand a poll's points to the guard, with the log's own clock only: a log without one
@@ -141,6 +171,7 @@ def watch(
     sleep: Callable[[float], None] = time.sleep,
     heartbeat: Callable[[Path, float, dict[str, Any]], None] | None = None,
     judge: Callable[[Path], list[Report]] | None = None,
+    page: Callable[[Result], None] | None = None,
 ) -> Result:
     """Follow every input under ``paths`` (a str or Path is one path) until a finding of
     severity ``until`` appears, nothing new arrives for ``idle_exit`` seconds, or ``max_time``
@@ -148,11 +179,13 @@ def watch(
 
     ``heartbeat(path, step, metrics)`` is called with each input's latest record after a poll
     that brought new records (for a status line). ``judge(path)`` gives the final reports of
-    an input (``api.watch`` hands doctor's judgement in); by default the log alone is judged."""
+    an input (``api.watch`` hands doctor's judgement in); by default the log alone is judged.
+    ``page(result)`` receives the runs as they stand whenever a judgement or a finding is new
+    (for ``watch --output live.html``)."""
     roots = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
     options = options or Options()
     start = clock()
-    loop = Loop(Scanner(roots, options), options, until, emit, heartbeat, judge)
+    loop = Loop(Scanner(roots, options), options, until, emit, heartbeat, judge, page)
     try:
         while True:
             now = clock()

@@ -7,9 +7,13 @@ vendored uPlot (MIT, see ``vendor/uPlot.LICENSE``) and a small script of our own
 
 from __future__ import annotations
 
+import contextlib
 import html
+import os
+import tempfile
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import IO
 
 from ..verdict import Result
@@ -30,13 +34,13 @@ def _script_safe(text: str) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def data_json(result: Result) -> str:
+def data_json(result: Result, reload: float | None = None) -> str:
     """The page's data block as strict, compact JSON."""
-    return compact_json(page_data(result))
+    return compact_json(page_data(result, reload))
 
 
-def page(result: Result) -> str:
-    """The whole page as a string."""
+def page(result: Result, reload: float | None = None) -> str:
+    """The whole page as a string; ``reload``: it reloads itself every that many seconds."""
     title = f"trainlint {result.command}: {result.verdict.value}"
     return "".join(
         [
@@ -52,11 +56,12 @@ def page(result: Result) -> str:
             '</head>\n<body>\n<main id="tl-root" class="tl">',
             f"<h1>{html.escape(title)}</h1><noscript>{NOSCRIPT}</noscript></main>\n",
             '<script type="application/json" id="tl-data">',
-            _script_safe(data_json(result)),
+            _script_safe(data_json(result, reload)),
             "</script>\n",
             "<script>\n/* uPlot (MIT licence, (c) Leon Sorokin) */\n",
             _asset("vendor/uPlot.iife.min.js"),
             "\n</script>\n<script>\n",
+            _asset("page/overlay.js"),
             _asset("page/page.js"),
             "</script>\n</body>\n</html>\n",
         ]
@@ -65,6 +70,23 @@ def page(result: Result) -> str:
 
 def render_html(result: Result, stream: IO[str]) -> None:
     stream.write(page(result))
+
+
+def write_page(result: Result, path: Path, reload: float | None = None) -> None:
+    """Write the page to ``path`` atomically: a temporary file in the same folder, then
+    ``os.replace``, so a browser reloading it never reads half a page."""
+    from . import vetted
+
+    text = page(vetted(result, ("html",)), reload)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def notebook_html(result: Result, height: int = 720) -> str:

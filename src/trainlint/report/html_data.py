@@ -26,14 +26,16 @@ PANELS = (
 )
 
 
-def page_data(result: Result) -> dict[str, Any]:
-    """The JSON object embedded in the page (also what the golden test compares)."""
+def page_data(result: Result, reload: float | None = None) -> dict[str, Any]:
+    """The JSON object embedded in the page (also what the golden test compares). ``reload``:
+    the page reloads itself every that many seconds (a live page; None for a static report)."""
     from .. import __version__
 
     reports = sorted(enumerate(result.reports), key=lambda p: (ORDER[p[1].verdict.value], p[0]))
     counts = {v: 0 for v in VERDICTS}
     for r in result.reports:
         counts[r.verdict.value] += 1
+    cap = points_cap(result.reports)
     return {
         "tool": {"name": "trainlint", "version": __version__},
         "command": result.command,
@@ -41,16 +43,31 @@ def page_data(result: Result) -> dict[str, Any]:
         "exit_code": result.exit_code,
         "reason": result.empty_reason,
         "counts": counts,
-        "reports": [report_data(r, f"r{i}") for i, r in reports],
+        "reports": [report_data(r, f"r{i}", cap) for i, r in reports],
         "table": _clean(result.extra.get("table")),
+        "reload": reload if reload and reload > 0 else None,
     }
 
 
-def report_data(report: Report, rid: str) -> dict[str, Any]:
+# The drawn points of a page, all series together: each series keeps up to CURVE_POINTS (the
+# engine's downsampling) while a page of many runs stays under its size (a thousand runs of five
+# series each keep MIN_POINTS, min/max-preserving, so every spike and NaN is still drawn).
+PAGE_POINTS = 600_000
+MIN_POINTS = 100
+
+
+def points_cap(reports: list[Report]) -> int | None:
+    """The most points a series keeps on this page; None keeps the engine's curves whole."""
+    n = sum(1 for r in reports for k in (r.curves or {}) if not k.startswith("x:"))
+    if n == 0 or PAGE_POINTS // n >= 1000:
+        return None
+    return max(MIN_POINTS, PAGE_POINTS // n)
+
+
+def report_data(report: Report, rid: str, cap: int | None = None) -> dict[str, Any]:
     curves = report.curves or {}
     loss = curves.get("loss")
-    first = next((f for f in report.findings if f.severity.value != "NOTE"), None)
-    first = first or (report.findings[0] if report.findings else None)
+    first = report.findings[0] if report.findings else None
     return {
         "id": rid,
         "source": report.source,
@@ -61,12 +78,16 @@ def report_data(report: Report, rid: str) -> dict[str, Any]:
         "points": int(loss["points"]) if loss else _points(report),
         "sparkline": _sparkline(loss),
         "first_finding": f"{first.code} {first.message}" if first else None,
+        "first_code": first.code if first else None,
+        "codes": sorted({f.code for f in report.findings}),
+        "stats": run_stats(curves),
+        "axes": axes(curves),
         "findings": [finding_data(f, _last_step(report)) for f in report.findings],
         "checks": report.checks.to_dict(),
         "notes": list(report.notes),
         "files": list(report.files) or [report.source],
         "summary": _clean(report.summary),
-        "panels": panels(curves),
+        "panels": panels(curves, cap),
         "marks": marks(report),
     }
 
@@ -77,13 +98,12 @@ def _points(report: Report) -> int | None:
 
 
 def _sparkline(curve: dict[str, Any] | None) -> str:
-    import numpy as np
 
     from ..downsample import sparkline
 
     if not curve or not curve.get("values"):
         return ""
-    return sparkline(np.array([_num(v) for v in curve["values"]]), 24)
+    return sparkline(_floats(curve["values"]), 24)
 
 
 def _num(v: Any) -> float:
@@ -173,28 +193,77 @@ def marks(report: Report) -> list[dict[str, Any]]:
 
 
 def _best_index(values: list[Any]) -> int | None:
-    best, at = math.inf, None
-    for i, v in enumerate(values):
-        x = _num(v)
-        if math.isfinite(x) and x < best:
-            best, at = x, i
-    return at
+    import numpy as np
+
+    x = _floats(values)
+    x = np.where(np.isfinite(x), x, np.inf)
+    return int(np.argmin(x)) if len(x) and np.isfinite(x.min()) else None
 
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
-def panels(curves: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One panel per role present; a comparison's baseline curve (or band) joins its role's panel."""
+def run_stats(curves: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The runs table's numbers, from the engine's curves (min/max downsampling keeps the best
+    point and the last one): the final loss (None when not finite, ``final_finite`` false), the
+    best loss, the best eval loss and its step, the last step."""
+    out: dict[str, Any] = {}
+    loss, ev = curves.get("loss"), curves.get("eval_loss")
+    if loss and loss.get("values"):
+        last = _num(loss["values"][-1])
+        out["final_loss"] = last if math.isfinite(last) else None
+        out["final_finite"] = math.isfinite(last)
+        best = _best_index(loss["values"])
+        out["best_loss"] = _num(loss["values"][best]) if best is not None else None
+        out["steps"] = _step(loss["steps"][-1])
+    if ev and ev.get("values"):
+        best = _best_index(ev["values"])
+        if best is not None:
+            out["best_eval"] = _num(ev["values"][best])
+            out["best_eval_step"] = _step(ev["steps"][best])
+    return out
+
+
+def axes(curves: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The other x axes the log has (epoch, time, tokens), each as steps and that axis' values."""
+    out = {}
+    for key, curve in curves.items():
+        if key.startswith("x:"):
+            exp = scale_exponent(curve["values"])
+            dsteps, values, _bad = encode(curve["steps"], curve["values"], exp, 6)
+            out[key[2:]] = {"exp": exp, "dsteps": dsteps, "values": values}
+    return out
+
+
+def _thinned(curve: dict[str, Any], cap: int | None) -> dict[str, Any]:
+    """A curve min/max-downsampled again to ``cap`` points (a band's lo/hi along with it)."""
+    if cap is None or len(curve.get("values", ())) <= cap:
+        return curve
+    import numpy as np
+
+    from ..downsample import minmax_downsample
+
+    steps = _floats(curve["steps"])
+    idx, _ = minmax_downsample(np.arange(len(steps)), _floats(curve["values"]), cap)
+    out = {**curve, "steps": steps[idx].tolist(), "values": [curve["values"][i] for i in idx]}
+    for side in ("lo", "hi"):
+        if side in curve:
+            out[side] = [curve[side][i] for i in idx]
+    return out
+
+
+def panels(curves: dict[str, dict[str, Any]], cap: int | None = None) -> list[dict[str, Any]]:
+    """One panel per role present; a comparison's baseline curve (or band) joins its role's panel.
+    ``cap``: at most that many points per series (a page of many runs)."""
     out = []
     for pid, title, roles in PANELS:
         series = []
         for role in roles:
             if role in curves:
-                series.append(series_data(role, "run", curves[role]))
+                series.append(series_data(role, "run", _thinned(curves[role], cap)))
             if f"baseline:{role}" in curves:
-                series.append(series_data(role, "baseline", curves[f"baseline:{role}"]))
+                series.append(series_data(role, "baseline", _thinned(curves[f"baseline:{role}"], cap)))
         if any(s["kind"] == "run" for s in series):
             out.append({"id": pid, "title": title, "series": series})
     return out
@@ -232,11 +301,11 @@ def series_data(role: str, kind: str, curve: dict[str, Any]) -> dict[str, Any]:
 def scale_exponent(values: list[Any]) -> int:
     """The power of ten of the largest finite magnitude (values are written in its units, so a
     learning rate of 3e-4 is written 3, not 0.0003)."""
-    big = 0.0
-    for v in values:
-        x = abs(_num(v)) if v is not None else math.nan
-        if math.isfinite(x) and x > big:
-            big = x
+    import numpy as np
+
+    x = np.abs(_floats(values))
+    x = x[np.isfinite(x)]
+    big = float(x.max()) if len(x) else 0.0
     return math.floor(math.log10(big)) if big > 0 else 0
 
 
@@ -245,19 +314,41 @@ def encode(
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """Steps as deltas from the previous one; values in units of 10**exp rounded to ``digits``
     significant digits (non-finite ones as null, their steps listed apart)."""
-    dsteps: list[Any] = []
-    out: list[Any] = []
-    bad: list[Any] = []
-    prev, unit = 0.0, 10.0**exp
-    for s, v in zip(steps, values):
-        s = float(s)
-        dsteps.append(_step(round(s - prev, 9)))
-        prev = s
-        x = _num(v) if v is not None else math.nan
-        if math.isfinite(x):
-            y = float(f"{x / unit:.{digits}g}")
-            out.append(int(y) if y.is_integer() else y)
-        else:
-            out.append(None)
-            bad.append(_step(s))
-    return dsteps, out, bad
+    import numpy as np
+
+    s = _floats(steps)[: len(values)]
+    x = _floats(values)[: len(s)]
+    ok = np.isfinite(x)
+    dsteps = _compact(np.round(np.diff(s, prepend=0.0), 9))
+    out = _compact(np.where(ok, _significant(x / 10.0**exp, digits), 0.0))
+    for i in np.flatnonzero(~ok).tolist():
+        out[i] = None
+    return dsteps, out, _compact(s[~ok])
+
+
+def _floats(values: Any) -> Any:
+    """A float array of a curve's values (None, "NaN" and "Infinity" as the floats they name)."""
+    import numpy as np
+
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array([math.nan if v is None else _num(v) for v in values], dtype=np.float64)
+
+
+def _significant(x: Any, digits: int) -> Any:
+    """``x`` rounded to ``digits`` significant digits, each the double nearest its decimal (an
+    integer divided or multiplied by an exact power of ten)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        mag = np.floor(np.log10(np.abs(x)))
+        k = np.where(np.isfinite(mag), digits - 1 - mag, 0.0)
+        p = 10.0 ** np.abs(k)
+        y = np.where(k >= 0, np.round(x * p) / p, np.round(x / p) * p)
+    return np.where(np.isfinite(y), y, x)
+
+
+def _compact(a: Any) -> list[Any]:
+    """A float array as a JSON-ready list, integral values as ints (written without ``.0``)."""
+    return [int(v) if v.is_integer() else v for v in a.tolist()]

@@ -1,12 +1,13 @@
 /* trainlint HTML report: draws the data block (#tl-data) with uPlot. No network access. */
 (function () {
   'use strict';
-  var D = JSON.parse(document.getElementById('tl-data').textContent);
+  var T0 = performance.now(), D = JSON.parse(document.getElementById('tl-data').textContent), timing = { parse: performance.now() - T0 };
   var root = document.getElementById('tl-root');
   var SHAPE = { FAIL: '\u25B2', WARN: '\u25C6', NOTE: '\u25CF', 'NOT-CHECKED': '\u25A0', PASS: '\u2713' };
   var MARK = { best_eval: '\u2605', best_checkpoint: '\u2691' };
   var byId = {};
-  var api = { data: D, plots: {}, ensure: ensurePlots, zoomTo: zoomTo, resetZoom: resetZoom };
+  var MANY = 100; /* more inputs than this: each section is built as it comes near the view */
+  var api = { data: D, plots: {}, ensure: ensurePlots, zoomTo: zoomTo, resetZoom: resetZoom, timing: timing };
   window.trainlintReport = api;
 
   function el(tag, attrs, kids) {
@@ -27,7 +28,9 @@
     if (typeof v === 'object') return JSON.stringify(v);
     return String(v);
   }
-  function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+  var cssSeen = {};
+  /* A colour of the stylesheet, read once (each read after a change restyles the whole page). */
+  function css(name) { return cssSeen[name] || (cssSeen[name] = getComputedStyle(document.documentElement).getPropertyValue(name).trim()); }
 
   /* ---------- tooltip ---------- */
   var tip = el('div', { id: 'tl-tip', role: 'tooltip' });
@@ -62,7 +65,8 @@
     var h = el('header', {}, [
       el('h1', {}, ['trainlint ' + D.command + ' ', badge(D.verdict)]),
       el('div', { cls: 'tl-muted', text: 'exit code ' + D.exit_code + ' \u00b7 trainlint ' + D.tool.version +
-        ' \u00b7 ' + D.reports.length + ' input' + (D.reports.length === 1 ? '' : 's') + (D.reason ? ' \u00b7 ' + D.reason : '') })
+        ' \u00b7 ' + D.reports.length + ' input' + (D.reports.length === 1 ? '' : 's') + (D.reason ? ' \u00b7 ' + D.reason : '') +
+        (D.reload > 0 ? ' \u00b7 live: reloads every ' + D.reload + ' s' : '') })
     ]);
     var counts = el('div', { cls: 'tl-counts', id: 'tl-counts' });
     ['FAIL', 'NOT-CHECKED', 'WARN', 'PASS'].forEach(function (v) {
@@ -71,9 +75,11 @@
     h.appendChild(counts);
     return h;
   }
-  function indexTable() {
-    var body = el('tbody');
-    D.reports.forEach(function (r) {
+  /* Every input, or (on a page with the runs table) the inputs that are not in it. */
+  function indexTable(inRuns) {
+    var body = el('tbody'), listed = D.reports.filter(function (r) { return !inRuns[r.id]; });
+    if (!listed.length) return null;
+    listed.forEach(function (r) {
       body.appendChild(el('tr', {}, [
         el('td', {}, [badge(r.verdict)]),
         el('td', {}, [el('a', { href: '#' + r.id, text: r.source })]),
@@ -109,6 +115,20 @@
     var s = el('section', { cls: 'tl-report', id: r.id, 'data-verdict': r.verdict }, [
       el('header', {}, [badge(r.verdict), el('h2', { text: r.source }), el('span', { cls: 'tl-muted', text: r.kind + (r.format ? ' \u00b7 ' + r.format : '') })])
     ]);
+    s.tlFill = function () { sectionBody(r, s); };
+    return s;
+  }
+  /* A section's findings, panels and tables: built at once on a page of a few inputs, and on a
+     page of many as the section comes near the view (or is opened, zoomed to, printed). */
+  function fill(rid) {
+    var s = document.getElementById(rid);
+    if (s && s.tlFill) {
+      var f = s.tlFill;
+      s.tlFill = null; s.classList.remove('tl-shell'); f();
+      if (D.reports.length > MANY && byId[rid].panels.length) ensurePlots(rid);
+    }
+  }
+  function sectionBody(r, s) {
     if (r.reason) s.appendChild(el('p', { cls: 'tl-NOT-CHECKED', text: 'not checked: ' + r.reason }));
     if (r.findings.length) s.appendChild(findingList(r));
     if (r.panels.length) s.appendChild(el('div', { cls: 'tl-zoombar' }, [zoomButton(r), el('span', { cls: 'tl-muted', text: 'drag on a panel to zoom; double-click or reset to see all; click a finding to go to it' })]));
@@ -117,7 +137,6 @@
     var sum = summaryBlock(r);
     if (sum) s.appendChild(sum);
     s.appendChild(checksTable(r.checks));
-    return s;
   }
   function zoomButton(r) {
     var b = el('button', { type: 'button', text: 'reset zoom' });
@@ -144,10 +163,18 @@
     c.ran.forEach(function (code) { if (!(code in c.stood_down)) rows.push([code, 'ran', '']); });
     Object.keys(c.stood_down).forEach(function (code) { rows.push([code, 'stood down', c.stood_down[code]]); });
     Object.keys(c.not_checked).forEach(function (code) { rows.push([code, 'could not run', c.not_checked[code]]); });
-    var t = el('table', { cls: 'tl-checks' }, [el('thead', {}, [el('tr', {}, ['check', 'status', 'why'].map(function (x) { return el('th', { text: x }); }))]),
-      el('tbody', {}, rows.map(function (row) { return el('tr', {}, row.map(function (x) { return el('td', { text: x }); })); }))]);
     var counts = c.ran.length + ' ran, ' + Object.keys(c.stood_down).length + ' stood down, ' + Object.keys(c.not_checked).length + ' could not run';
-    return el('details', { cls: 'tl-checks-box' }, [el('summary', { text: 'checks: ' + counts }), t]);
+    return lazyDetails(el('details', { cls: 'tl-checks-box' }, [el('summary', { text: 'checks: ' + counts })]), function () {
+      return el('table', { cls: 'tl-checks' }, [el('thead', {}, [el('tr', {}, ['check', 'status', 'why'].map(function (x) { return el('th', { text: x }); }))]),
+        el('tbody', {}, rows.map(function (row) { return el('tr', {}, row.map(function (x) { return el('td', { text: x }); })); }))]);
+    });
+  }
+  /* A closed <details> gets its content when first opened (or printed): a page of a thousand
+     runs does not build a thousand tables nobody opened. */
+  function lazyDetails(d, fill) {
+    d.tlFill = function () { if (d.tlFill) { d.tlFill = null; d.appendChild(fill()); } };
+    d.addEventListener('toggle', function () { if (d.open && d.tlFill) d.tlFill(); });
+    return d;
   }
 
   /* ---------- summaries: tables for datasets, tokenizers, checkpoints, environment ---------- */
@@ -155,9 +182,8 @@
     var keys = Object.keys(r.summary || {}).filter(function (k) { return k !== 'roles' && k !== 'metrics' || r.kind !== 'log'; });
     if (!keys.length) return null;
     var box = el('details', { cls: 'tl-summary' }, [el('summary', { text: 'summary' })]);
-    if (r.kind !== 'log' && r.kind !== 'comparison') box.setAttribute('open', '');
-    box.appendChild(valueNode(r.summary, 0));
-    return box;
+    if (r.kind !== 'log' && r.kind !== 'comparison') { box.setAttribute('open', ''); box.appendChild(valueNode(r.summary, 0)); return box; }
+    return lazyDetails(box, function () { return valueNode(r.summary, 0); });
   }
   function valueNode(v, depth) {
     if (Array.isArray(v)) {
@@ -261,6 +287,8 @@
   }
   function ensurePlots(rid) {
     if (api.plots[rid]) return api.plots[rid];
+    fill(rid);
+    if (api.plots[rid]) return api.plots[rid]; /* filling it drew them */
     var r = byId[rid], box = document.getElementById(rid + '-panels');
     if (!r || !box) return [];
     var ext = runExtent(r), plots = [];
@@ -389,15 +417,38 @@
 
   /* ---------- page ---------- */
   function build() {
+    ['--run', '--raw', '--base', '--band', '--bg', '--muted', '--grid', '--fail', '--warn', '--nc', '--pass', '--note'].forEach(css);
     root.textContent = '';
     D.reports.forEach(function (r) { byId[r.id] = r; });
     root.appendChild(header());
-    root.appendChild(indexTable());
+    var runs = D.reports.filter(function (r) { return r.panels.length && (r.kind === 'log' || r.kind === 'comparison'); });
+    if (runs.length >= 2 && typeof trainlintOverlay === 'function') {
+      api.overlay = trainlintOverlay(U, runs, D);
+      root.appendChild(api.overlay.node);
+      api.overlay.start();
+      timing.overlay = performance.now() - T0;
+    }
+    var inRuns = {};
+    if (api.overlay) runs.forEach(function (r) { inRuns[r.id] = true; });
+    var index = indexTable(inRuns);
+    if (index) root.appendChild(index);
     var cmp = compareTable(D.table);
     if (cmp) root.appendChild(cmp);
     D.reports.forEach(function (r) { root.appendChild(section(r)); });
+    var many = D.reports.length > MANY && 'IntersectionObserver' in window;
+    if (many) {
+      var near = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) { if (e.isIntersecting) { near.unobserve(e.target); fill(e.target.id); } });
+      }, { rootMargin: '800px 0px' });
+      D.reports.forEach(function (r) { var s = document.getElementById(r.id); s.classList.add('tl-shell'); near.observe(s); });
+    } else {
+      D.reports.forEach(function (r) { fill(r.id); });
+    }
+    timing.sections = performance.now() - T0;
     var lazy = D.reports.filter(function (r) { return r.panels.length; });
-    if ('IntersectionObserver' in window) {
+    if (many) {
+      /* each section draws its panels once filled (see fill) */
+    } else if ('IntersectionObserver' in window) {
       var io = new IntersectionObserver(function (entries) {
         entries.forEach(function (e) { if (e.isIntersecting) { io.unobserve(e.target); ensurePlots(e.target.id.replace(/-panels$/, '')); } });
       }, { rootMargin: '800px 0px' });
@@ -406,8 +457,9 @@
       lazy.forEach(function (r) { ensurePlots(r.id); });
     }
     window.addEventListener('beforeprint', function () {
+      D.reports.forEach(function (r) { fill(r.id); });
       lazy.forEach(function (r) { ensurePlots(r.id); });
-      document.querySelectorAll('.tl details').forEach(function (d) { d.setAttribute('open', ''); });
+      document.querySelectorAll('.tl details').forEach(function (d) { if (d.tlFill) d.tlFill(); d.setAttribute('open', ''); });
     });
     var t;
     window.addEventListener('resize', function () {
@@ -417,9 +469,27 @@
           var box = document.getElementById(rid + '-panels');
           api.plots[rid].forEach(function (u) { u.setSize({ width: Math.max(300, box.clientWidth), height: u.height }); });
         });
+        if (api.overlay) api.overlay.resize();
       }, 150);
     });
+    if (D.reload > 0) { /* a live page (watch --output --reload): reload, keeping the place */
+      var key = 'tl-scroll:' + location.pathname;
+      try { var y = +sessionStorage.getItem(key); if (y) window.scrollTo(0, y); } catch (e) { /* storage off */ }
+      setTimeout(function () {
+        try { sessionStorage.setItem(key, String(window.scrollY)); } catch (e) { /* storage off */ }
+        location.reload();
+      }, D.reload * 1000);
+    }
+    timing.ready = performance.now() - T0;
     api.ready = true;
+  }
+  /* What the overlay (overlay.js) borrows from this page. */
+  var U = { el: el, fmt: fmt, badge: badge, css: css, decode: decode, scaled: scaled, tickLabels: tickLabels, SHAPE: SHAPE, open: openRun };
+  function openRun(rid) {
+    var s = document.getElementById(rid);
+    if (!s) return;
+    ensurePlots(rid);
+    s.scrollIntoView({ block: 'start' });
   }
   build();
 })();
