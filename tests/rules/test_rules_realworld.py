@@ -94,6 +94,16 @@ def test_tl033_accuracy_far_from_one_over_k_is_not_chance():
     assert "unknown" in not_checked("TL033", make_run(loss, accuracy=acc))
 
 
+def test_tl033_reads_a_percent_accuracy_by_its_highest_point():
+    """A percent accuracy whose late half sits below 1 (%) is still percent: 0.9 is 0.009 here,
+    1/100 at chance, not 0.9 (as TL034 reads it: one accuracy reader for both rules)."""
+    loss = np.full(100, math.log(100))
+    acc = np.r_[np.full(50, 3.0), np.full(50, 0.9)]
+    f = one("TL033", make_run(loss, accuracy=acc))
+    assert f.severity.value == "FAIL" and f.evidence["classes"] == 100
+    assert abs(f.evidence["accuracy"] - 0.009) < 1e-9
+
+
 def test_tl033_ending_at_ln_k_suggests_the_class_count():
     loss = np.r_[np.linspace(3.0, math.log(10), 60), np.full(40, math.log(10))]
     f = one("TL033", make_run(loss))

@@ -7,29 +7,13 @@ import math
 
 import numpy as np
 
-from ..model import Run, RunMeta
+from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
+from .entropy import accuracy_series, count_of, inferred_tolerance
 from .stats import coarse, fmt, fstep, median, robust_level
 
-# Held-out accuracies first (the one that says whether the model generalises), then training ones.
-ACCURACIES = (
-    *("eval_accuracy", "val_accuracy", "val_acc", "eval_acc", "valid_acc", "eval/accuracy", "val/acc"),
-    *("test_accuracy", "test_acc", "accuracy", "acc", "train_accuracy", "train_acc"),
-)
 MAX_CLASSES = 1000  # a first loss above ln 1000 is not read as a class count
-
-
-def accuracy_series(run: Run) -> tuple[str, np.ndarray] | None:
-    """The first logged accuracy of ``ACCURACIES`` with finite points, as fractions."""
-    for name in ACCURACIES:
-        s = run.series.get(name)
-        if s is None:
-            continue
-        values = s.finite().values
-        if len(values):
-            return name, values / 100 if float(np.max(values)) > 1.0 else values
-    return None
 
 
 def classes(ctx: Context, first_loss: float) -> tuple[int, str]:
@@ -42,8 +26,9 @@ def classes(ctx: Context, first_loss: float) -> tuple[int, str]:
         ("num_classes", meta.num_classes),
         ("num_labels", meta.num_labels),
     ):
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2:
-            return int(value), f"{key} {int(value)}"
+        given = count_of(value)
+        if given is not None:
+            return given, f"{key} {given}"
     if not 0 < first_loss < math.log(MAX_CLASSES + 0.5):
         raise NotChecked(
             f"first loss {fmt(first_loss)} is no ln k for 2 to {MAX_CLASSES} classes; no class count given"
@@ -122,7 +107,7 @@ def _stand_down_for_tl033(v: np.ndarray, ln_k: float, k: int, *, given: bool) ->
     if given:
         at = abs(robust_level(v) - ln_k) <= 0.05 * ln_k
     else:
-        tol = min(0.02, 0.3 * (math.log(k + 1) - ln_k))
+        tol = inferred_tolerance(k)
         at = all(abs(float(median(p)) - ln_k) <= tol for p in np.array_split(v, 3) if len(p))
     if at:
         raise StandDown(f"the loss sits at ln {k} = {fmt(ln_k)}: TL033's finding")
@@ -130,9 +115,9 @@ def _stand_down_for_tl033(v: np.ndarray, ln_k: float, k: int, *, given: bool) ->
 
 def vocabulary(ctx: Context) -> tuple[int, str]:
     """The vocabulary size: --vocab-size, else the run's config (config.json beside the log)."""
-    given = ctx.extra.get("vocab_size") if ctx.extra else None
-    if isinstance(given, (int, float)) and not isinstance(given, bool) and given >= 2:
-        return int(given), "--vocab-size"
+    given = count_of(ctx.extra.get("vocab_size") if ctx.extra else None)
+    if given is not None:
+        return given, "--vocab-size"
     meta = RunMeta.of(ctx.subject)
     if meta.vocab_size is not None and meta.vocab_size >= 2:
         raw = ctx.subject.meta if isinstance(ctx.subject.meta, dict) else {}

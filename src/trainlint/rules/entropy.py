@@ -15,12 +15,19 @@ from .stats import coarse, fmt, fstep, median
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
 
+def count_of(value: object) -> int | None:
+    """``value`` as a vocabulary size or class count (a number of at least 2), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2:
+        return int(value)
+    return None
+
+
 def class_count(ctx: Context) -> tuple[int, str] | None:
     """The vocabulary size or class count: from the command line/API (extra) or the run's metadata."""
     for key in SIZE_KEYS:
-        value = ctx.extra.get(key) if ctx.extra else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2:
-            return int(value), f"{key} from option"
+        given = count_of(ctx.extra.get(key) if ctx.extra else None)
+        if given is not None:
+            return given, f"{key} from option"
     for key, number in zip(SIZE_KEYS, class_counts(RunMeta.of(ctx.subject))):
         if number is not None and number >= 2:
             return int(number), f"{key} from log metadata"
@@ -46,34 +53,39 @@ def preference_series(run: Run) -> str | None:
 
 MAX_GUESS = 1000  # classes tried when none is given
 MAX_SUGGEST = 12  # a loss merely ending at ln k suggests k only for few classes (else any level is near one)
-_ACCURACY = (
-    "eval_accuracy",
-    "val_accuracy",
-    "val_acc",
-    "eval_acc",
-    "valid_acc",
-    "test_accuracy",
-    "test_acc",
-    "accuracy",
-    "acc",
-    "train_accuracy",
-    "train_acc",
-    "val/acc",
-    "eval/accuracy",
+# Held-out accuracies first (the one that says whether the model generalises), then training ones.
+ACCURACIES = (
+    *("eval_accuracy", "val_accuracy", "val_acc", "eval_acc", "valid_acc", "eval/accuracy", "val/acc"),
+    *("test_accuracy", "test_acc", "accuracy", "acc", "train_accuracy", "train_acc"),
 )
+
+
+def accuracy_series(run: Run, min_points: int = 1) -> tuple[str, np.ndarray] | None:
+    """The first logged accuracy of ``ACCURACIES`` with ``min_points`` finite points, as fractions
+    (a series whose highest point is above 1 is read as percent)."""
+    for name in ACCURACIES:
+        s = run.series.get(name)
+        if s is None:
+            continue
+        values = s.finite().values
+        if len(values) >= max(1, min_points):
+            return name, values / 100 if float(np.max(values)) > 1.0 else values
+    return None
 
 
 def _accuracy(run: Run) -> tuple[str, float] | None:
     """The median of the second half of a logged accuracy (eval first), as a fraction."""
-    for name in _ACCURACY:
-        s = run.series.get(name)
-        if s is None:
-            continue
-        fin = s.finite().values
-        if len(fin) >= 2:
-            level = float(median(fin[len(fin) // 2 :]))
-            return name, level / 100 if level > 1.0 else level
-    return None
+    got = accuracy_series(run, min_points=2)
+    if got is None:
+        return None
+    name, values = got
+    return name, float(median(values[len(values) // 2 :]))
+
+
+def inferred_tolerance(k: int) -> float:
+    """How far from ln k a loss may sit and still be at ln k when k was read off the loss: under
+    a third of the way to ln(k + 1), so that neighbouring counts are told apart."""
+    return min(0.02, 0.3 * (math.log(k + 1) - math.log(k)))
 
 
 def _chance_without_count(ctx: Context) -> Finding | None:
@@ -87,7 +99,7 @@ def _chance_without_count(ctx: Context) -> Finding | None:
     if k < 2:
         raise NotChecked(unknown)
     ln_k = math.log(k)
-    tol = min(0.02, 0.3 * (math.log(k + 1) - ln_k))
+    tol = inferred_tolerance(k)
     acc = _accuracy(ctx.subject)
     acc_near = acc is not None and abs(acc[1] - 1 / k) <= max(0.03, 0.25 / k)
     acc_note = f"; {acc[0]} {fmt(acc[1])} ≈ 1/{k}" if acc is not None and acc_near else ""
