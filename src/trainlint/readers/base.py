@@ -309,15 +309,22 @@ def note_skipped(run: Run, what: str, lines: list[int], *, damage: bool = False)
         run.damage.append(Damage("skipped-lines", msg, {"count": len(lines), "first_line": lines[0]}))
 
 
-def config_vocab_size(path: Path | None) -> int | None:
-    """The vocab_size of a model's config.json (or of its text model's); None without one."""
+def _json_object(path: Path | None) -> dict[str, Any] | None:
+    """The JSON object in the file at ``path``; None without the file, or for one that cannot be
+    read or holds no object."""
     if path is None or not path.is_file():
         return None
     try:
-        cfg = load_json_file(path)
+        doc = load_json_file(path)
     except (OSError, ValueError):
         return None
-    if not isinstance(cfg, dict):
+    return doc if isinstance(doc, dict) else None
+
+
+def config_vocab_size(path: Path | None) -> int | None:
+    """The vocab_size of a model's config.json (or of its text model's); None without one."""
+    cfg = _json_object(path)
+    if cfg is None:
         return None
     for holder in (cfg, cfg.get("text_config"), cfg.get("model_args"), cfg.get("model")):
         if isinstance(holder, dict) and type(holder.get("vocab_size")) is int:
@@ -328,13 +335,10 @@ def config_vocab_size(path: Path | None) -> int | None:
 def tokenizer_vocab_size(path: Path | None) -> int | None:
     """The vocabulary of a tokenizer.json (one past its highest token id, added tokens included);
     None without one or for a file that is no tokenizer."""
-    if path is None or not path.is_file():
+    tok = _json_object(path)
+    if tok is None:
         return None
-    try:
-        tok = load_json_file(path)
-    except (OSError, ValueError):
-        return None
-    model = tok.get("model") if isinstance(tok, dict) else None
+    model = tok.get("model")
     vocab = model.get("vocab") if isinstance(model, dict) else None
     if isinstance(vocab, dict):
         ids = [v for v in vocab.values() if type(v) is int]
