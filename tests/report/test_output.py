@@ -324,6 +324,8 @@ def test_output_files_keep_the_terminal_view(cli, logs, tmp_path):
     assert (out / "s.md").read_text().startswith("## trainlint doctor: FAIL")
     bad = cli("doctor", logs["fail"], "--output", out / "r.unknown")
     assert bad.code == 2 and "suffix" in bad.err
+    gone = cli("doctor", logs["fail"], "--output", out / "no-such-folder" / "r.json")
+    assert gone.code == 2 and gone.err.startswith("trainlint: cannot write ") and "Traceback" not in gone.err
 
 
 def test_html_output_dispatches_to_the_html_renderer(monkeypatch, tmp_path):

@@ -5,13 +5,16 @@ from __future__ import annotations
 import functools
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..verdict import Result
+
+if TYPE_CHECKING:
+    from ..report import View
 
 _META = "trainlint.output"
 # The rule targets each command judges: a selection leaving none of them is a usage error.
@@ -253,6 +256,20 @@ def live_hooks(fmt: str, stream_reports: bool = True) -> dict[str, Any]:
     return hooks
 
 
+def _write_outputs(result: Result, paths: Iterable[str], view: View) -> None:
+    """Each --output file in the format its suffix names (JSON otherwise); exit 2 on one that
+    cannot be written."""
+    from ..report import format_for, render
+
+    for path in paths:
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                render(result, format_for(path) or "json", stream, view, vet=False)
+        except OSError as exc:
+            click.echo(f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+
+
 def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -> None:
     """Write --output files, render ``fmt`` to stdout (``before`` runs first, for text), exit."""
     from ..report import View, format_for, render, vetted
@@ -280,19 +297,7 @@ def finish(result: Result, fmt: str, before: Callable[[], None] | None = None) -
         code = 128 + result.interrupted
     if live is not None:
         live.progress.clear()
-    for path in meta.get("outputs") or ():
-        try:
-            with open(path, "w", encoding="utf-8") as stream:
-                render(
-                    result,
-                    format_for(path) or "json",
-                    stream,
-                    View(verbosity=verbosity, exit_code=code, color=False),
-                    vet=False,
-                )
-        except OSError as exc:
-            click.echo(f"trainlint: cannot write {path}: {exc.strerror or exc}", err=True)
-            sys.exit(2)
+    _write_outputs(result, meta.get("outputs") or (), View(verbosity=verbosity, exit_code=code, color=False))
     if before is not None and fmt == "text":
         before()
     if live is not None and fmt == "text":
