@@ -91,6 +91,13 @@ def test_tl012_judges_a_ten_point_log():
     assert not f.evidence["recovered"] and "had not come back" in f.message
 
 
+def test_tl012_a_jump_to_exactly_factor_times_the_best_is_a_blowup():
+    """0.5 -> 5.0 is 10x the best to the digit: the jump counts (>=), and its span is that point."""
+    f = one("TL012", make_run([1.0, 0.5, 5.0, 0.4, 0.3]))
+    assert f.evidence["ratio"] == 10.0 and f.evidence["peak"] == 5.0 and f.evidence["recovered"]
+    assert "over 1 of 5 points" in f.message
+
+
 def test_tl012_silent_on_heavy_tailed_batches_and_a_healthy_fall():
     """Per-batch losses whose single batches swing 30x around a falling level, never twice as
     high as the first batches (a Lightning regressor's shape): noise, not a blow-up."""
