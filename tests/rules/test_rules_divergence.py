@@ -98,6 +98,12 @@ def test_tl012_a_jump_to_exactly_factor_times_the_best_is_a_blowup():
     assert "over 1 of 5 points" in f.message
 
 
+def test_tl012_stands_down_on_a_loss_that_reaches_zero_or_below():
+    """A loss at or below 0 (a composite loss) has no ratio to its best: not judged."""
+    why = stood_down("TL012", make_run([1.0, 0.5, -0.1, 40.0, 0.4]))
+    assert "loss reaches -0.1" in why and "ratios to its best cannot be judged" in why
+
+
 def test_tl012_silent_on_heavy_tailed_batches_and_a_healthy_fall():
     """Per-batch losses whose single batches swing 30x around a falling level, never twice as
     high as the first batches (a Lightning regressor's shape): noise, not a blow-up."""

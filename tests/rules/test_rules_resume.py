@@ -85,3 +85,12 @@ def test_few_appended_runs_keep_one_finding_each_and_runs_without_a_number_are_c
     rep = judge(_sweep(runs=12, bad=[1, 3], trial=False))
     (f,) = [f for f in rep.findings if f.code == "TL001"]
     assert f.evidence["run_names"] == ["run 2", "run 4"] and "2 of 12 runs" in f.message
+
+
+def test_tl089_needs_the_guard_log_to_say_there_was_no_recovery():
+    """No guard log beside the run: whether a guard rolled it back is unknown (NOT-CHECKED);
+    a guard log without recoveries is a run the guard never rolled back (silent)."""
+    assert "no guard log beside this run" in not_checked("TL089", make_run(decay(100)))
+    silent("TL089", make_run(decay(100), events=[{"type": "guard-log", "recoveries": 0}]))
+    odd = [{"type": "recovery", "code": "TL001"}, "not a record"]  # no skipped_steps: not a recovery
+    assert "no guard log" in not_checked("TL089", make_run(decay(100), events=odd))

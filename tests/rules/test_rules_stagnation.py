@@ -143,6 +143,15 @@ def test_tl034_silent_when_the_accuracy_rises_or_the_loss_falls():
     assert "needs at least 5" in not_checked("TL034", make_run(np.linspace(2.2, 2.1, n), val_accuracy=acc[:4]))
 
 
+def test_tl034_without_a_class_count_needs_a_first_loss_that_is_some_ln_k():
+    acc = np.full(35, 0.12)
+    why = not_checked("TL034", make_run(np.linspace(9.0, 8.9, 35), val_accuracy=acc))
+    assert "first loss 9 is no ln k for 2 to 1000 classes" in why  # above ln 1000
+    assert "below ln 2" in not_checked("TL034", make_run(np.linspace(0.3, 0.29, 35), val_accuracy=acc))
+    # a given count needs no first loss at ln k: judged (0.12 is far above 1/8000)
+    silent("TL034", make_run(np.linspace(9.0, 8.9, 35), val_accuracy=acc, meta={"num_classes": 8000}))
+
+
 def test_tl034_stands_down_when_the_loss_sits_at_ln_k():
     """A loss at ln k from start to end is TL033's finding: one finding per cause."""
     n = 60
