@@ -10,7 +10,7 @@ import numpy as np
 from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .entropy import accuracy_series, count_of, inferred_tolerance
+from .entropy import REL_TOL, accuracy_series, count_of, inferred_tolerance
 from .stats import coarse, fmt, fstep, median, robust_level
 
 MAX_CLASSES = 1000  # a first loss above ln 1000 is not read as a class count
@@ -105,7 +105,7 @@ def accuracy_at_chance(ctx: Context) -> Finding | None:
 def _stand_down_for_tl033(v: np.ndarray, ln_k: float, k: int, *, given: bool) -> None:
     """TL033 judges a loss that sits at ln k (within its own tolerances): one finding per cause."""
     if given:
-        at = abs(robust_level(v) - ln_k) <= 0.05 * ln_k
+        at = abs(robust_level(v) - ln_k) <= REL_TOL * ln_k
     else:
         tol = inferred_tolerance(k)
         at = all(abs(float(median(p)) - ln_k) <= tol for p in np.array_split(v, 3) if len(p))

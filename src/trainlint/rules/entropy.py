@@ -52,6 +52,7 @@ def preference_series(run: Run) -> str | None:
 
 
 MAX_GUESS = 1000  # classes tried when none is given
+REL_TOL = 0.05  # TL033's default share of ln k a loss may sit from it and be at ln k (a count given)
 MAX_SUGGEST = 12  # a loss merely ending at ln k suggests k only for few classes (else any level is near one)
 # Held-out accuracies first (the one that says whether the model generalises), then training ones.
 ACCURACIES = (
@@ -160,7 +161,7 @@ sits at ln k through its warm-up has shown nothing yet). Not judged on a prefere
 by design, at a zero margin between the chosen and rejected answers.""",
     live="end",
     thresholds=[
-        Threshold("rel_tol", 0.05, "|level - ln V| / ln V within which the loss is 'at uniform'"),
+        Threshold("rel_tol", REL_TOL, "|level - ln V| / ln V within which the loss is 'at uniform'"),
         Threshold("stuck_fraction", 0.5, "share of the run at ln V that makes it FAIL"),
         Threshold("min_points", 10, "finite loss points needed to judge"),
     ],

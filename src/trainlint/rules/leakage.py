@@ -9,7 +9,7 @@ import numpy as np
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import train_at
-from .entropy import class_count
+from .entropy import REL_TOL, class_count, inferred_tolerance
 from .stats import fmt, median
 
 
@@ -96,12 +96,12 @@ def _at_chance(ctx: Context, e: np.ndarray, t: np.ndarray) -> tuple[int, float] 
     got = class_count(ctx)
     if got is not None:
         k = got[0]
-        tol = 0.05 * math.log(k)
+        tol = REL_TOL * math.log(k)
     else:
         k = int(round(math.exp(level))) if level < math.log(101) else 0
         if k < 2:
             return None
-        tol = min(0.02, 0.3 * (math.log(k + 1) - math.log(k)))
+        tol = inferred_tolerance(k)
     ln_k = math.log(k)
     both = (np.abs(e - ln_k) <= tol) & (np.abs(t - ln_k) <= tol)
     return (k, level) if float(np.mean(both)) >= ctx.t("share") else None
