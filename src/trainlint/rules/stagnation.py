@@ -152,10 +152,10 @@ def _preference_still_learning(ctx: Context) -> None:
 
 
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
-    """The loss fell within its first few points (three, or the first 5% of a longer run: the
+    """The loss fell within its first few points (the first 5% of the run, one at least: the
     first 6 of a 128-step run logged at every step) and was flat from then on: the level right
     after them is within noise of the end level, and below the very first point."""
-    head = max(min(3, max(1, len(v) // 20)), len(v) // 20)
+    head = max(1, len(v) // 20)
     after = float(median(v[head : head + k]))
     end = float(median(v[-k:]))
     flat = abs(after - end) <= improvement_margin(v[head:], k, rel)
