@@ -74,6 +74,21 @@ def test_views_equal_the_run_at_every_point_of_a_mixed_stream():
     assert live.columns["learning_rate"].steps is not None  # missing from some: its own
 
 
+def test_a_record_with_a_dense_column_missing_and_a_name_without_a_number():
+    """As many names as the dense columns, one of them no column and its value no number: the
+    record lacks a dense column (which becomes sparse); nothing raises, nothing shifts."""
+    live = LiveRun()
+    live.append(1.0, {"loss": 1.0, "lr": 0.1}, 0.0)
+    live.append(2.0, {"loss": 0.9, "lr": 0.1}, 0.0)
+    live.append(3.0, {"loss": 0.8, "note": None}, 0.0)
+    live.append(4.0, {"loss": 0.7, "lr": 0.05}, 0.0)
+    run = live.view()
+    assert list(run.series) == ["loss", "lr"]
+    assert run.series["loss"].steps.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert run.series["loss"].values.tolist() == [1.0, 0.9, 0.8, 0.7]
+    assert run.series["lr"].steps.tolist() == [1.0, 2.0, 4.0] and run.series["lr"].values.tolist() == [0.1, 0.1, 0.05]
+
+
 def test_earlier_views_are_not_changed_by_later_records():
     live = LiveRun()
     for i in range(100):

@@ -137,7 +137,11 @@ class LiveRun:
                 self._undo(metrics, name, missing)
                 self._append_other(step, metrics, wall)
             else:
-                if missing:
+                if missing and not all(name in dense for name in missing):
+                    # a name with no number that is no dense column: the record lacks a dense one
+                    self._undo(metrics, None, missing)
+                    self._append_other(step, metrics, wall)
+                elif missing:
                     self._make_sparse(missing)
         else:
             self._append_other(step, metrics, wall)
@@ -167,8 +171,9 @@ class LiveRun:
                     alarm = what
         return non_finite or alarm
 
-    def _undo(self, metrics: dict[str, Any], stop: str, missing: list[str] | None) -> None:
-        """Take back the values this record gave the dense columns before ``stop``."""
+    def _undo(self, metrics: dict[str, Any], stop: str | None, missing: list[str] | None) -> None:
+        """Take back the values this record gave the dense columns before ``stop`` (all of
+        them when ``stop`` is None)."""
         for name in metrics:
             if name == stop:
                 return
