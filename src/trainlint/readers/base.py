@@ -332,6 +332,22 @@ def config_vocab_size(path: Path | None) -> int | None:
     return None
 
 
+def link_vocab(run: Run, configs: Iterable[Path | None], tokenizer: Path | None) -> None:
+    """The model's vocabulary size into ``run.meta`` (what TL033 and TL035 judge a language
+    model's loss against): the vocab_size of the first of ``configs`` that gives one (and
+    ``model_config_path``), else the vocabulary of ``tokenizer`` (and ``vocab_source``)."""
+    for config in configs:
+        vocab = config_vocab_size(config)
+        if vocab is not None:
+            run.meta["vocab_size"] = vocab
+            run.meta["model_config_path"] = str(config)
+            return
+    vocab = tokenizer_vocab_size(tokenizer)
+    if vocab is not None:
+        run.meta["vocab_size"] = vocab
+        run.meta["vocab_source"] = str(tokenizer)
+
+
 def tokenizer_vocab_size(path: Path | None) -> int | None:
     """The vocabulary of a tokenizer.json (one past its highest token id, added tokens included);
     None without one or for a file that is no tokenizer."""

@@ -19,6 +19,7 @@ and the others complement it: series it lacks, and a clock (wall times).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -30,7 +31,7 @@ from ..options import ReadOptions
 from ..roles import assign_roles
 from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
-from .base import config_vocab_size, tokenizer_vocab_size
+from .base import link_vocab
 
 EVENTS_PREFIX = "events.out.tfevents."
 COQUI_LOG = re.compile(r"^trainer_\d+_log\.txt$")
@@ -402,6 +403,15 @@ def derive_step_time(run: Run) -> None:
 # ---------------------------------------------------------------- companions
 
 
+def _configs(folder: Path, beside: Path | None) -> Iterator[Path | None]:
+    """The model configs that may give the run's vocabulary: the one beside it, then those of
+    its checkpoints, newest first (listed only when asked for)."""
+    yield beside
+    newest_first = sorted(_subdirs(folder, CHECKPOINT_DIR), key=lambda p: -int(p.name.split("-")[1]))
+    for ck in newest_first:
+        yield ck / "config.json"
+
+
 def link_companions(run: Run, folder: Path) -> None:
     """Put what the files beside the run say about it into run.meta."""
     found = companions(folder)
@@ -410,20 +420,7 @@ def link_companions(run: Run, folder: Path) -> None:
             run.meta["hparams"] = flatten(load_yaml(found["hparams.yaml"]))
         except (OSError, ValueError) as exc:
             run.notes.append(f"hparams.yaml unreadable: {exc}")
-    vocab = config_vocab_size(found.get("config.json"))
-    if vocab is None:
-        newest_first = sorted(_subdirs(folder, CHECKPOINT_DIR), key=lambda p: -int(p.name.split("-")[1]))
-        for ck in newest_first:
-            vocab = config_vocab_size(ck / "config.json")
-            if vocab is not None:
-                found["config.json"] = ck / "config.json"
-                break
-    if vocab is not None:
-        run.meta["vocab_size"] = vocab
-        run.meta["model_config_path"] = str(found["config.json"])
-    elif "tokenizer" in found and (vocab := tokenizer_vocab_size(found["tokenizer"])) is not None:
-        run.meta["vocab_size"] = vocab
-        run.meta["vocab_source"] = str(found["tokenizer"])
+    link_vocab(run, _configs(folder, found.get("config.json")), found.get("tokenizer"))
     if "tokenizer" in found:
         run.meta["tokenizer_path"] = str(found["tokenizer"])
     if "dataset" in found:

@@ -12,7 +12,7 @@ import numpy as np
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
-from .base import Columns, ReadError, config_vocab_size, decode_text, reader, tokenizer_vocab_size
+from .base import Columns, ReadError, decode_text, link_vocab, reader
 from .stream import Reread
 
 META_KEYS = (
@@ -85,16 +85,8 @@ def _link_config(run: Run, path: Path) -> None:
     """The model's vocabulary size from the config.json beside the state (an output folder or a
     checkpoint-N folder holds both), else from the tokenizer.json beside it: what TL033 and TL035
     judge a language model's loss against."""
-    if "vocab_size" in run.meta:
-        return
-    config, tokenizer = path.parent / "config.json", path.parent / "tokenizer.json"
-    vocab = config_vocab_size(config)
-    if vocab is not None:
-        run.meta["vocab_size"] = vocab
-        run.meta["model_config_path"] = str(config)
-    elif (vocab := tokenizer_vocab_size(tokenizer)) is not None:
-        run.meta["vocab_size"] = vocab
-        run.meta["vocab_source"] = str(tokenizer)
+    if "vocab_size" not in run.meta:
+        link_vocab(run, [path.parent / "config.json"], path.parent / "tokenizer.json")
 
 
 def _bulk(data: bytes, path: Path) -> Run | None:
