@@ -29,6 +29,7 @@ import numpy as np
 from ..live.guard import Guard, StopPolicy
 from ..live.replay import records
 from ..registry import REGISTRY
+from ..rules.recovery import batches
 from ..verdict import Finding, Report, Severity
 from . import _torchstate as ts
 
@@ -105,7 +106,7 @@ class RecoveryRecord(msgspec.Struct):
         lr = "" if self.lr_after == self.lr_before else f"; LR {_lr(self.lr_before)} -> {_lr(self.lr_after)}"
         return (
             f"{self.code} at step {_num(self.fault_step)}: restored the state of step {_num(self.restored_step)}, "
-            f"skipped {_batches(len(self.skipped_steps))} (steps {_span(self.skipped_steps)}){lr}; "
+            f"skipped {batches(len(self.skipped_steps))} (steps {_span(self.skipped_steps)}){lr}; "
             f"attempt {self.attempt}"
         )
 
@@ -399,7 +400,3 @@ def recovering(
     policy = Recovery.of(recover) or Recovery()
     parts = ts.Parts(model, optimizer, scheduler, scaler)
     return Recoverer(policy, Guard(stop_on=None, **guard_options), lambda: parts, stop_on=stop_on)
-
-
-def _batches(n: int) -> str:
-    return f"{n} batch" if n == 1 else f"{n} batches"

@@ -54,7 +54,7 @@ def recovered(ctx: Context) -> list[Finding]:
         out.append(
             ctx.fire(
                 f"{e.get('code')} at step {fstep(_num(e.get('fault_step')))}: rolled back to step "
-                f"{fstep(_num(e.get('restored_step')))}, skipped {_batches(len(e.get('skipped_steps') or []))} (steps {span}){lr}",
+                f"{fstep(_num(e.get('restored_step')))}, skipped {batches(len(e.get('skipped_steps') or []))} (steps {span}){lr}",
                 step=_num(e.get("fault_step")),
                 fault=e.get("code"),
                 restored_step=e.get("restored_step"),
@@ -65,5 +65,6 @@ def recovered(ctx: Context) -> list[Finding]:
     return out
 
 
-def _batches(n: int) -> str:
+def batches(n: int) -> str:
+    """``1 batch``, ``n batches``: a recovery's skipped window, as TL089 and the guard's record say it."""
     return f"{n} batch" if n == 1 else f"{n} batches"
