@@ -10,6 +10,7 @@ from typing import Any
 from ..discover import inspector
 from ..options import Options
 from ..readers.recoveries import rolled_back_window
+from ..rules.recovery import batches
 from ..safeio import read_str
 from ..verdict import Finding, Report, Severity
 
@@ -24,15 +25,22 @@ class GuardLogInspector:
         records = []
         for n, line in enumerate(read_str(path).splitlines(), 1):
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
                 report.notes.append(f"line {n} is not JSON (the file may have been cut mid-write)")
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+            else:
+                report.notes.append(f"line {n} is not a guard record (a JSON {type(record).__name__})")
         latest: dict[str, Finding] = {}
         latest_at: dict[str, Any] = {}  # the step each finding was announced at
         for r in records:
             if r.get("type") == "recovery":
                 _recovered(r, latest, latest_at, report)
-            elif r.get("type") == "finding" and r.get("severity") in ("FAIL", "WARN"):
+            elif (
+                r.get("type") == "finding" and r.get("severity") in ("FAIL", "WARN") and isinstance(r.get("code"), str)
+            ):
                 latest[r["code"]] = Finding(
                     r["code"],
                     r.get("name", ""),
@@ -72,7 +80,7 @@ def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str,
     fault, restored, skipped = record.get("fault_step"), record.get("restored_step"), record.get("skipped_steps")
     count = len(skipped) if isinstance(skipped, list) else 0
     if record.get("outcome") == "recovered":
-        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {_batches(count)}"
+        message = f"{record.get('code')} at step {fault}: rolled back to step {restored}, skipped {batches(count)}"
     else:
         message = f"{record.get('code')} at step {fault}: not recovered, the run was stopped ({record.get('reason')})"
     evidence = {
@@ -81,7 +89,3 @@ def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str,
     }
     step = fault if isinstance(fault, (int, float)) else None
     report.findings.append(Finding("TL089", "recovered", "resume", Severity.NOTE, message, evidence, step))
-
-
-def _batches(n: int) -> str:
-    return f"{n} batch" if n == 1 else f"{n} batches"
