@@ -137,12 +137,8 @@ class LiveRun:
                 self._undo(metrics, name, missing)
                 self._append_other(step, metrics, wall)
             else:
-                if missing and not all(name in dense for name in missing):
-                    # a name with no number that is no dense column: the record lacks a dense one
-                    self._undo(metrics, None, missing)
-                    self._append_other(step, metrics, wall)
-                elif missing:
-                    self._make_sparse(missing)
+                if missing:
+                    self._without_numbers(step, metrics, wall, missing)
         else:
             self._append_other(step, metrics, wall)
         self._steps.append(step)
@@ -170,6 +166,16 @@ class LiveRun:
                 elif alarm is None:
                     alarm = what
         return non_finite or alarm
+
+    def _without_numbers(self, step: float, metrics: dict[str, Any], wall: float, missing: list[str]) -> None:
+        """A record of as many names as the dense columns, ``missing`` with no number: dense
+        columns it lacks become sparse; when one of them is no dense column, the record lacks a
+        dense column besides: the general path takes it."""
+        if all(name in self._dense for name in missing):
+            self._make_sparse(missing)
+        else:
+            self._undo(metrics, None, missing)
+            self._append_other(step, metrics, wall)
 
     def _undo(self, metrics: dict[str, Any], stop: str | None, missing: list[str] | None) -> None:
         """Take back the values this record gave the dense columns before ``stop`` (all of
