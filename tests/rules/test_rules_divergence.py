@@ -91,6 +91,14 @@ def test_tl012_judges_a_ten_point_log():
     assert not f.evidence["recovered"] and "had not come back" in f.message
 
 
+def test_brief_blowup_to_exactly_factor_times_its_best():
+    """A jump to exactly 10x the best (2.0 -> 20.0) is a blow-up from its first point on; it used
+    to end the blown-up stretch before it began (an empty slice, a crash on an MLflow run)."""
+    loss = np.array([3.0, 2.8, 2.6, 2.4, 2.2, 2.0, 20.0, 1.9, 1.8, 1.7, 1.6, 1.5])
+    f = one("TL012", make_run(loss, steps=np.arange(12, dtype=float)))
+    assert f.step == 6 and f.evidence["best_before"] == 2.0 and f.evidence["peak"] == 20.0
+
+
 def test_tl012_silent_on_heavy_tailed_batches_and_a_healthy_fall():
     """Per-batch losses whose single batches swing 30x around a falling level, never twice as
     high as the first batches (a Lightning regressor's shape): noise, not a blow-up."""

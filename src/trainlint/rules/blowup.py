@@ -56,7 +56,7 @@ def loss_blowup_brief(ctx: Context) -> Finding | None:
         return None
     first = int(np.argmax(up))
     ref = float(prior[first])
-    blown = v > factor * ref
+    blown = v >= factor * ref  # as "up" counts it: a point at exactly factor x its best is blown up
     last = first + (int(np.argmin(blown[first:])) - 1 if not blown[first:].all() else len(v) - 1 - first)
     peak_i = first + int(np.argmax(v[first : last + 1]))
     back = last < len(v) - 1
