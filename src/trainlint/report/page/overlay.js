@@ -380,7 +380,7 @@ var trainlintOverlay = (function () {
       if (rowOf[r.id]) return rowOf[r.id];
       var s = r.stats || {};
       return (rowOf[r.id] = el('tr', { 'data-rid': r.id, 'data-verdict': r.verdict, tabindex: '0' }, [
-        el('td', {}, [U.badge(r.verdict)]),
+        el('td', {}, U.verdict(r)),
         el('td', { title: r.source }, [swatch(r.verdict), ' ', el('a', { href: '#' + r.id, text: r.short })]),
         el('td', { cls: 'tl-first', text: r.first_finding || r.reason || '' }),
         el('td', { cls: 'num', 'data-col': 'final', text: s.final_finite === false ? 'NaN/Inf' : fmt(s.final_loss) }),
