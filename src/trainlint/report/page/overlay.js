@@ -254,7 +254,7 @@ var trainlintOverlay = (function () {
       u.tl.marks.forEach(function (m) {
         if (Math.abs(m.x - u.bbox.left / (devicePixelRatio || 1) - cx) < 7 && Math.abs(m.y - u.bbox.top / (devicePixelRatio || 1) - cy) < 7) {
           var f = byRid[m.rid].findings[m.i];
-          lines.push(f.severity + ' ' + f.code + ' (' + byRid[m.rid].short + ', step ' + fmt(f.step) + '): ' + f.message);
+          lines.push(f.severity + ' ' + f.code + (f.origin_label ? ' [' + f.origin_label + ']' : '') + ' (' + byRid[m.rid].short + ', step ' + fmt(f.step) + '): ' + f.message);
         }
       });
       tip.textContent = '';
