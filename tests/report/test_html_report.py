@@ -206,6 +206,9 @@ def test_compare_page_carries_the_baseline(tmp_path: Path, cli) -> None:
     base = next(s for s in loss["series"] if s["kind"] == "baseline")
     assert base["runs"] == 2 and "lo" in base and "hi" in base
     assert data["table"]["rows"][0]["verdict"] == "FAIL"
+    # each finding says whether the run alone or the run against the baseline raised it
+    labels = {(f["origin"], f["origin_label"]) for f in rep["findings"]}
+    assert labels == {("run", "alone"), ("baseline", "vs baseline")}
 
 
 def test_doctor_cli_html(cli) -> None:
