@@ -164,8 +164,49 @@ def local_stats(
         pad = (half, n - len(med) - half)
         return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
     m = n // window
+    if not spread:
+        return _per_point(block_medians(values, window), n, window), None
     bmed, bdev = _row_stats(values[: m * window].reshape(m, window), spread)
     return _per_point(bmed, n, window), None if bdev is None else _per_point(bdev, n, window)
+
+
+def block_medians(values: np.ndarray, window: int) -> np.ndarray:
+    """The median of each whole block of ``window`` points (aligned from the first point). The
+    blocks of a prefix seen before (the same bits: a live run's history judged again) are taken
+    from a small cache, so a growing series costs a comparison, not a median, per block seen."""
+    m = len(values) // window
+    if values.dtype != np.float64 or m == 0:
+        return median(values[: m * window].reshape(m, window), axis=1)
+    hit, k = _seen_blocks(values, window, m)
+    fresh = median(values[k * window : m * window].reshape(m - k, window), axis=1)
+    out = np.concatenate((hit[2][:k], fresh)) if hit else fresh
+    if m > k:  # a new entry (it replaces the one it grew from), never one changed in place
+        entry = (window, values[: m * window].copy(), out.copy())
+        _BLOCKS[:] = [entry, *(e for e in _BLOCKS if e is not hit)][:_BLOCK_ENTRIES]
+    return out
+
+
+_Blocks = tuple[int, np.ndarray, np.ndarray]  # (window, the points, their block medians)
+
+
+def _seen_blocks(values: np.ndarray, window: int, m: int) -> tuple[_Blocks | None, int]:
+    """(the cache entry, how many of its block medians hold for ``values``): the longest prefix
+    of ``values`` equal bit for bit to one the cache holds, in whole blocks."""
+    bits = values.view(np.int64)
+    best: tuple[_Blocks | None, int] = (None, 0)
+    for entry in list(_BLOCKS):
+        w, data, bmed = entry
+        k = min(len(bmed), m)
+        size = k * window
+        if w != window or k <= best[1] or data[0] != values[0] or data[size - 1] != values[size - 1]:
+            continue
+        if np.array_equal(data[:size].view(np.int64), bits[:size]):
+            best = (entry, k)
+    return best
+
+
+_BLOCKS: list[_Blocks] = []
+_BLOCK_ENTRIES = 4
 
 
 def _per_point(per_block: np.ndarray, n: int, window: int) -> np.ndarray:
@@ -285,14 +326,54 @@ def centred_median(values: np.ndarray, window: int) -> np.ndarray:
     """Median over a window centred on each point (odd length; the edges use the nearest
     full window). Meant for coarse series (at most a few thousand points)."""
     n = len(values)
-    window = max(1, min(window, n)) | 1
-    if window > n:
-        window -= 2
+    window = _centred_window(n, window)
     if window <= 1:
         return values.astype(np.float64, copy=True)
     med = median(sliding_window_view(values, window), axis=1)
     half = window // 2
     return np.pad(med, (half, n - len(med) - half), mode="edge")
+
+
+def _centred_window(n: int, window: int) -> int:
+    """The odd window length :func:`centred_median` takes for ``n`` points."""
+    window = max(1, min(window, n)) | 1
+    return window - 2 if window > n else window
+
+
+def centred_median_envelope(values: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) value of the window each point's :func:`centred_median` is taken over:
+    bounds on it (an odd window's median is one of its values), in O(n) whatever the window."""
+    n = len(values)
+    window = _centred_window(n, window)
+    v = values.astype(np.float64, copy=False)
+    if window <= 1:
+        return v, v
+    half = window // 2
+    pad = (half, n - (n - window + 1) - half)
+    lo = np.pad(sliding_extreme(v, window, np.minimum), pad, mode="edge")
+    return lo, np.pad(sliding_extreme(v, window, np.maximum), pad, mode="edge")
+
+
+def sliding_extreme(values: np.ndarray, window: int, how: np.ufunc) -> np.ndarray:
+    """``how`` (np.minimum / np.maximum) over each full sliding window of ``window`` points, in
+    O(n): a window spans at most two aligned blocks, so it is the suffix extreme of one block's
+    tail with the prefix extreme of the next block's head."""
+    n = len(values)
+    m = -(-n // window)
+    rows = np.concatenate((values, np.full(m * window - n, values[-1]))).reshape(m, window)
+    head = how.accumulate(rows, axis=1).ravel()
+    tail = how.accumulate(rows[:, ::-1], axis=1)[:, ::-1].ravel()
+    out: np.ndarray = how(tail[: n - window + 1], head[window - 1 : n])
+    return out
+
+
+def blowup_candidates(values: np.ndarray, window: int, factor: float) -> np.ndarray:
+    """Points that may have ``centred_median(values, window)`` above ``factor`` times its lowest
+    level so far (floored at 1e-300): a superset of them, from the windows' extremes in O(n).
+    Where it holds no long run, neither does the median's (an exact shortcut past it)."""
+    lo, hi = centred_median_envelope(values, window)
+    bound: np.ndarray = hi > factor * np.maximum(np.minimum.accumulate(lo), 1e-300)
+    return bound
 
 
 def printed_quantum(values: np.ndarray) -> float:
