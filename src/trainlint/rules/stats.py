@@ -164,49 +164,8 @@ def local_stats(
         pad = (half, n - len(med) - half)
         return np.pad(med, pad, mode="edge"), None if dev is None else np.pad(dev, pad, mode="edge")
     m = n // window
-    if not spread:
-        return _per_point(block_medians(values, window), n, window), None
     bmed, bdev = _row_stats(values[: m * window].reshape(m, window), spread)
     return _per_point(bmed, n, window), None if bdev is None else _per_point(bdev, n, window)
-
-
-def block_medians(values: np.ndarray, window: int) -> np.ndarray:
-    """The median of each whole block of ``window`` points (aligned from the first point). The
-    blocks of a prefix seen before (the same bits: a live run's history judged again) are taken
-    from a small cache, so a growing series costs a comparison, not a median, per block seen."""
-    m = len(values) // window
-    if values.dtype != np.float64 or m == 0:
-        return median(values[: m * window].reshape(m, window), axis=1)
-    hit, k = _seen_blocks(values, window, m)
-    fresh = median(values[k * window : m * window].reshape(m - k, window), axis=1)
-    out = np.concatenate((hit[2][:k], fresh)) if hit else fresh
-    if m > k:  # a new entry (it replaces the one it grew from), never one changed in place
-        entry = (window, values[: m * window].copy(), out.copy())
-        _BLOCKS[:] = [entry, *(e for e in _BLOCKS if e is not hit)][:_BLOCK_ENTRIES]
-    return out
-
-
-_Blocks = tuple[int, np.ndarray, np.ndarray]  # (window, the points, their block medians)
-
-
-def _seen_blocks(values: np.ndarray, window: int, m: int) -> tuple[_Blocks | None, int]:
-    """(the cache entry, how many of its block medians hold for ``values``): the longest prefix
-    of ``values`` equal bit for bit to one the cache holds, in whole blocks."""
-    bits = values.view(np.int64)
-    best: tuple[_Blocks | None, int] = (None, 0)
-    for entry in list(_BLOCKS):
-        w, data, bmed = entry
-        k = min(len(bmed), m)
-        size = k * window
-        if w != window or k <= best[1] or data[0] != values[0] or data[size - 1] != values[size - 1]:
-            continue
-        if np.array_equal(data[:size].view(np.int64), bits[:size]):
-            best = (entry, k)
-    return best
-
-
-_BLOCKS: list[_Blocks] = []
-_BLOCK_ENTRIES = 4
 
 
 def _per_point(per_block: np.ndarray, n: int, window: int) -> np.ndarray:
@@ -248,6 +207,22 @@ def block_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np
     assert bdev is not None  # spread=True
     steps = np.abs(rows - values[np.maximum(grid - 1, 0)])  # |diff| with values[0] prepended
     return bdev[where], DIFF_SIGMA * median(steps, axis=1)[where]
+
+
+def window_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`local_stats`'s scaled MAD and :func:`local_noise` at the indices ``at`` of a short
+    series (not ``blockwise``), with the same numbers, computed only over the windows ``at``
+    falls in (each point's centred window; the edges' points the first or last full one)."""
+    n = len(values)
+    window = max(3, min(window, n))
+    first = np.clip(at - window // 2, 0, n - window)
+    used, where = np.unique(first, return_inverse=True)
+    grid = used[:, None] + np.arange(window)
+    rows = values[grid]
+    _, dev = _row_stats(rows)
+    assert dev is not None  # spread=True
+    steps = np.abs(np.diff(values, prepend=values[0]))[grid]
+    return dev[where], DIFF_SIGMA * median(steps, axis=1)[where]
 
 
 def local_noise(values: np.ndarray, window: int) -> np.ndarray:
