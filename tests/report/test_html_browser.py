@@ -199,3 +199,54 @@ def test_notebook_repr_renders_inside_its_iframe(browser, monkeypatch: pytest.Mo
     assert frame.locator(".tl-panel canvas").count() >= 2
     assert w.errors == []
     w.page.close()
+
+
+@pytest.fixture(scope="module")
+def stopped_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A page of a doctor run stopped by SIGTERM: a short log, a run the guard rolled back, and a
+    comparison report whose findings come from the run alone and from the baseline."""
+    from test_html_report import _comparison, _jsonl, _recovered_run
+
+    from trainlint.verdict import Result
+
+    tmp = tmp_path_factory.mktemp("stopped")
+    judged = doctor([_jsonl(tmp / "short" / "m.jsonl", 12), _recovered_run(tmp / "rolled")], Options())
+    result = Result("doctor", [*judged.reports, _comparison()], interrupted=15)
+    buf = io.StringIO()
+    render(result, "html", buf)
+    out = tmp / "report.html"
+    out.write_text(buf.getvalue(), encoding="utf-8")
+    return out
+
+
+def test_scope_interruption_origin_and_recovery_are_shown(browser, stopped_page: Path) -> None:
+    w = PageWatch(browser)
+    page = w.open(stopped_page)
+    # the interruption, at the top: in the page's header, ahead of every report
+    banner = page.locator("#tl-interrupted")
+    assert banner.is_visible() and banner.inner_text().startswith("\u26a0 interrupted by SIGTERM: only the 3 report(s)")
+    assert page.evaluate("document.querySelector('#tl-interrupted').closest('header').parentNode.id") == "tl-root"
+    assert page.evaluate(
+        "document.querySelector('#tl-interrupted').compareDocumentPosition(document.querySelector('.tl-report')) & 4"
+    )
+    # the short log's verdict says what it rests on, in its section and in the runs table
+    short = _rid(page, "short")
+    scope = "on 12 points: trend rules need 20"
+    assert page.locator(f"#{short} > header .tl-scope").inner_text().strip() == scope
+    assert page.locator(f"[data-panel='runs'] tr[data-rid='{short}'] .tl-scope").inner_text().strip() == scope
+    assert page.locator(f"#{_rid(page, 'rolled')} > header .tl-scope").count() == 0
+    # a comparison finding says where it comes from
+    cmp_id = page.evaluate("trainlintReport.data.reports.find(r => r.kind === 'comparison').id")
+    assert page.locator(f"#{cmp_id} .tl-finding .tl-origin").all_inner_texts() == ["[alone] ", "[vs baseline] "]
+    # the recovery NOTE: listed, and marked on the loss curve at the fault step
+    rolled = _rid(page, "rolled")
+    assert "TL089" in page.locator(f"#{rolled} .tl-finding.tl-NOTE").first.inner_text()
+    at = page.evaluate(f"""() => {{
+        const u = trainlintReport.ensure('{rolled}')[0], r = trainlintReport.data.reports.find(r => r.id === '{rolled}');
+        const i = r.findings.findIndex(f => f.code === 'TL089');
+        const m = u.over.querySelector('.tl-mark[data-finding="{rolled}:' + i + '"]');
+        return [m.style.display, parseFloat(m.style.left), u.valToPos(60, 'x'), m.textContent];
+    }}""")
+    assert at[0] != "none" and abs(at[1] - at[2]) < 1 and at[3] == "\u25cf TL089"
+    assert w.errors == []
+    w.page.close()

@@ -206,6 +206,9 @@ def test_compare_page_carries_the_baseline(tmp_path: Path, cli) -> None:
     base = next(s for s in loss["series"] if s["kind"] == "baseline")
     assert base["runs"] == 2 and "lo" in base and "hi" in base
     assert data["table"]["rows"][0]["verdict"] == "FAIL"
+    # each finding says whether the run alone or the run against the baseline raised it
+    labels = {(f["origin"], f["origin_label"]) for f in rep["findings"]}
+    assert labels == {("run", "alone"), ("baseline", "vs baseline")}
 
 
 def test_doctor_cli_html(cli) -> None:
@@ -338,3 +341,79 @@ def test_write_page_replaces_the_page_whole_or_not_at_all(tmp_path: Path, monkey
     with pytest.raises(OSError):
         html_mod.write_page(_result(Report("b", "log")), out)
     assert out.read_text() == first and [p.name for p in tmp_path.iterdir()] == ["live.html"]  # no temp left
+
+
+def _jsonl(path: Path, n: int, skip: range = range(0)) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f'{{"step": {s}, "loss": {2.0 / s}}}\n' for s in range(1, n + 1) if s not in skip))
+    return path
+
+
+def _recovered_run(folder: Path) -> Path:
+    """A 100-step log whose guard rolled it back at step 60 to step 50 (TL089's NOTE)."""
+    log = _jsonl(folder / "metrics.jsonl", 100)
+    record = {
+        "trainlint_guard": 1,
+        "time": 0,
+        "type": "recovery",
+        "outcome": "recovered",
+        "code": "TL001",
+        "fault_step": 60,
+        "restored_step": 50,
+        "skipped_steps": list(range(51, 61)),
+        "attempt": 1,
+    }
+    start = {"trainlint_guard": 1, "type": "start", "time": 0}
+    (folder / "trainlint-guard.jsonl").write_text(json.dumps(start) + "\n" + json.dumps(record) + "\n")
+    return log
+
+
+def _comparison() -> Report:
+    """A comparison report with one finding of the run judged alone and one against the baseline."""
+
+    def fnd(code: str, origin: str | None) -> Finding:
+        return Finding(code, "n", "c", Severity.WARN, f"{code} says", step=5, origin=origin)
+
+    return Report(
+        source="run", kind="comparison", format="compare", findings=[fnd("TL010", "run"), fnd("TL200", "baseline")]
+    )
+
+
+def test_a_short_log_carries_its_scope(tmp_path: Path) -> None:
+    """A log too short for the trend rules: its page report says what the verdict rests on."""
+    short = _jsonl(tmp_path / "short" / "m.jsonl", 12)
+    long = _jsonl(tmp_path / "long" / "m.jsonl", 80)
+    data = page_data(doctor([short, long], Options()))
+    scope = {Path(r["source"]).parent.name: r["scope"] for r in data["reports"]}
+    assert scope == {"short": "on 12 points: trend rules need 20", "long": None}
+
+
+def test_an_interrupted_run_says_so_on_the_page() -> None:
+    reports = [Report(source="a.jsonl", kind="log", format="jsonl")]
+    stopped = Result("doctor", reports, interrupted=15)
+    data = page_data(stopped)
+    assert data["interrupted"] == "interrupted by SIGTERM: only the 1 report(s) judged before the stop are shown"
+    assert "<title>trainlint doctor: PASS (interrupted)</title>" in page(stopped)
+    whole = Result("doctor", reports)
+    assert page_data(whole)["interrupted"] is None and "(interrupted)" not in page(whole)
+
+
+def test_comparison_findings_carry_their_origin() -> None:
+    data = page_data(Result("compare", [_comparison()]))
+    found = [(f["code"], f["origin"], f["origin_label"]) for f in data["reports"][0]["findings"]]
+    assert found == [("TL010", "run", "alone"), ("TL200", "baseline", "vs baseline")]
+    plain = Report(source="a", kind="log", findings=[Finding("TL010", "n", "c", Severity.WARN, "m")])
+    assert "origin_label" not in page_data(Result("doctor", [plain]))["reports"][0]["findings"][0]
+
+
+def test_a_recovery_note_is_a_finding_at_the_fault_step(tmp_path: Path) -> None:
+    """TL089 (a run the guard rolled back): a finding like any other, at the fault step, its
+    band the rolled-back window; the discarded steps are not drawn."""
+    log = _recovered_run(tmp_path / "run")
+    data = page_data(doctor([log], Options()))
+    rep = next(r for r in data["reports"] if r["source"] == str(log))
+    note = next(f for f in rep["findings"] if f["code"] == "TL089")
+    assert (note["severity"], note["step"], note["range"]) == ("NOTE", 60, [50, 60])
+    loss = next(s for p in rep["panels"] if p["id"] == "loss" for s in p["series"] if s["kind"] == "run")
+    steps = np.cumsum(loss["dsteps"])
+    assert 50 in steps and 61 in steps and not set(range(51, 61)) & set(steps.tolist())

@@ -1,6 +1,6 @@
-"""The spike search on a long series computes the noise only in the blocks where a point already
-stands above its level (rules.spikes._spike_points). It must find exactly the spikes, peaks, baselines and
-scores that the full computation over every block finds."""
+"""The spike search computes the noise only where a point already stands above its level (in the
+blocks of a long series, the windows of a short one: rules.spikes._spike_points). It must find exactly
+the spikes, peaks, baselines and scores that the full computation over every block or window finds."""
 
 from __future__ import annotations
 

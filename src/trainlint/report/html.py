@@ -42,6 +42,8 @@ def data_json(result: Result, reload: float | None = None) -> str:
 def page(result: Result, reload: float | None = None) -> str:
     """The whole page as a string; ``reload``: it reloads itself every that many seconds."""
     title = f"trainlint {result.command}: {result.verdict.value}"
+    if result.interrupted is not None:
+        title += " (interrupted)"
     return "".join(
         [
             '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',

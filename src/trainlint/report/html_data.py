@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ..verdict import Finding, Report, Result, _clean
+from .common import ORIGINS, interrupted_text
 
 ORDER = {"FAIL": 0, "NOT-CHECKED": 1, "WARN": 2, "PASS": 3}
 VERDICTS = ("FAIL", "NOT-CHECKED", "WARN", "PASS")
@@ -42,6 +43,9 @@ def page_data(result: Result, reload: float | None = None) -> dict[str, Any]:
         "verdict": result.verdict.value,
         "exit_code": result.exit_code,
         "reason": result.empty_reason,
+        # a command stopped by a signal: the line the text view prints (the reports are those
+        # judged by then); None when it ran to the end
+        "interrupted": interrupted_text(result),
         "counts": counts,
         "reports": [report_data(r, f"r{i}", cap) for i, r in reports],
         "table": _clean(result.extra.get("table")),
@@ -75,6 +79,7 @@ def report_data(report: Report, rid: str, cap: int | None = None) -> dict[str, A
         "format": report.format,
         "verdict": report.verdict.value,
         "reason": report.unjudged,
+        "scope": report.scope,  # "on 10 points: trend rules need 20" (a log too short for the trend rules)
         "points": int(loss["points"]) if loss else _points(report),
         "sparkline": _sparkline(loss),
         "first_finding": f"{first.code} {first.message}" if first else None,
@@ -124,6 +129,8 @@ def finding_data(f: Finding, last_step: float | None = None) -> dict[str, Any]:
     out["range"] = finding_range(f, last_step)
     spikes = f.evidence.get("spike_steps")
     out["extra_steps"] = [_step(s) for s in spikes] if isinstance(spikes, (list, tuple)) else []
+    if f.origin in ORIGINS:  # a comparison report's finding: the run alone, or against the baseline
+        out["origin_label"] = ORIGINS[f.origin]
     return out
 
 
@@ -133,6 +140,7 @@ def finding_range(f: Finding, last_step: float | None = None) -> list[float] | N
     start_step..end_step (a blow-up or a stalled stretch); first_step..last_step;
     best_step..best_step + steps_past_best (the stretch after the best point);
     best_step..last_step (stale best eval); tail_start_step..step (a decayed LR tail);
+    restored_step..step (a recovery's rolled-back window, up to the fault);
     first_step..the run's last step when the evidence says it lasts to the end."""
     ev = f.evidence
     if ev.get("non_finite_to_end") is True:
@@ -142,6 +150,7 @@ def finding_range(f: Finding, last_step: float | None = None) -> list[float] | N
         ("first_step", "last_step"),
         ("best_step", "last_step"),
         ("tail_start_step", None),
+        ("restored_step", None),
     )
     for lo_key, hi_key in pairs:
         lo = _finite(ev.get(lo_key))

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import centred_median, coarse, fmt, fstep, longest_run, window_for
+from .stats import blowup_candidates, centred_median, coarse, fmt, fstep, longest_run, window_for
 
 # TL011's defaults: a blow-up it judges (long enough to hold its rolling median up) is left to it.
 TL011_FACTOR, TL011_STRETCH, TL011_POINTS = 3.0, 0.1, 20
@@ -93,6 +93,9 @@ def _leave_to_trend_rules(v: np.ndarray, back: bool) -> None:
     if not back and len(v) >= TL010_POINTS:
         raise StandDown("the loss stays blown up to the end of the run (judged by TL010)")
     if len(v) < TL011_POINTS:
+        return
+    _, bound = longest_run(blowup_candidates(v, window_for(len(v)), TL011_FACTOR))
+    if bound / len(v) < TL011_STRETCH:  # a cheap bound: the median's run is no longer (v > 0 here)
         return
     rm = centred_median(v, window_for(len(v)))
     best = np.minimum.accumulate(rm)

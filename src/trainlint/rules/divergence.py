@@ -7,7 +7,18 @@ import numpy as np
 from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import centred_median, coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
+from .stats import (
+    blowup_candidates,
+    centred_median,
+    coarse,
+    fmt,
+    fstep,
+    head_level,
+    longest_run,
+    robust_level,
+    rolling_median,
+    window_for,
+)
 
 
 def _curve(ctx: Context) -> tuple[Series, np.ndarray, np.ndarray, np.ndarray]:
@@ -104,6 +115,8 @@ lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, cli
 def loss_blowup(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     steps, v = coarse(s.steps, s.values)  # the centred median below; no trailing one (_curve)
+    if _too_short_to_blow_up(v, ctx.t("factor"), ctx.t("min_stretch")):
+        return None
     rm = centred_median(v, window_for(len(v)))
     best_so_far = np.minimum.accumulate(rm)
     if best_so_far[-1] <= 0:
@@ -136,3 +149,13 @@ def loss_blowup(ctx: Context) -> Finding | None:
         factor=ctx.t("factor"),
         start_level=head_level(v),
     )
+
+
+def _too_short_to_blow_up(v: np.ndarray, factor: float, stretch: float) -> bool:
+    """Whether a cheap bound proves TL011 has nothing to judge: on a positive finite loss, no run
+    of points where the centred median could stand ``factor`` above its best so far is as long
+    as ``stretch`` of the run (the findings are those of the full computation, only sooner)."""
+    if not (np.all(np.isfinite(v)) and float(np.min(v)) > 0):
+        return False
+    _, length = longest_run(blowup_candidates(v, window_for(len(v)), factor))
+    return bool(length / len(v) < stretch)

@@ -10,7 +10,16 @@ import numpy as np
 from ..model import Run
 from ..registry import Context, Threshold, rule
 from ..verdict import Finding
-from .stats import block_spread_at, blockwise, fmt, local_noise, local_stats, median, printed_quantum, steps_list
+from .stats import (
+    block_spread_at,
+    blockwise,
+    fmt,
+    local_stats,
+    median,
+    printed_quantum,
+    steps_list,
+    window_spread_at,
+)
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -52,19 +61,14 @@ def _spike_points(values: np.ndarray, window: int, z: float, ratio: float) -> tu
     """(local median per point, indices of the spike points, their robust scores). A spike
     point scores above ``z`` and stands ``ratio`` above a positive local median. The noise is
     the smaller of two estimates: the MAD is inflated by a steep trend, the successive
-    differences by a turbulent stretch; either alone would hide real spikes. On a long series
-    the noise is computed only where a point already stands ``ratio`` above its median."""
-    if not blockwise(len(values), window):
-        med, dev = local_stats(values, window)
-        assert dev is not None  # spread=True
-        score = (values - med) / _floor(np.minimum(dev, local_noise(values, window)), med)
-        pts = np.flatnonzero((score > z) & (values > ratio * med) & (med > 0))
-        return med, pts, score[pts]
+    differences by a turbulent stretch; either alone would hide real spikes. Both are computed
+    only where a point already stands ``ratio`` above its median (the others cannot score)."""
     med, _ = local_stats(values, window, spread=False)
     at = np.flatnonzero((values > ratio * med) & (med > 0))
     if not len(at):
         return med, at, np.zeros(0)
-    dev, noise = block_spread_at(values, window, at)
+    spread_at = block_spread_at if blockwise(len(values), window) else window_spread_at
+    dev, noise = spread_at(values, window, at)
     score = (values[at] - med[at]) / _floor(np.minimum(dev, noise), med[at])
     keep = score > z
     return med, at[keep], score[keep]

@@ -51,6 +51,8 @@ def log_stalled(ctx: Context) -> Finding | None:
     if isinstance(now, (int, float)) and now > wall[-1]:
         gaps = np.append(gaps, now - wall[-1])
     limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
+    if not np.any(gaps > limit):  # no long gap: nothing for _explained to excuse
+        return None
     explained = _explained(ctx.subject, steps, gaps, limit) & (gaps <= ctx.t("max_pause"))
     big = np.flatnonzero((gaps > limit) & ~explained)
     if len(big) == 0:

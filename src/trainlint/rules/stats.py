@@ -209,6 +209,22 @@ def block_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np
     return bdev[where], DIFF_SIGMA * median(steps, axis=1)[where]
 
 
+def window_spread_at(values: np.ndarray, window: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`local_stats`'s scaled MAD and :func:`local_noise` at the indices ``at`` of a short
+    series (not ``blockwise``), with the same numbers, computed only over the windows ``at``
+    falls in (each point's centred window; the edges' points the first or last full one)."""
+    n = len(values)
+    window = max(3, min(window, n))
+    first = np.clip(at - window // 2, 0, n - window)
+    used, where = np.unique(first, return_inverse=True)
+    grid = used[:, None] + np.arange(window)
+    rows = values[grid]
+    _, dev = _row_stats(rows)
+    assert dev is not None  # spread=True
+    steps = np.abs(np.diff(values, prepend=values[0]))[grid]
+    return dev[where], DIFF_SIGMA * median(steps, axis=1)[where]
+
+
 def local_noise(values: np.ndarray, window: int) -> np.ndarray:
     """Per-point noise sigma from the local median of successive differences: unlike the
     MAD around the median, a steep trend (the start of training) does not inflate it."""
@@ -285,14 +301,54 @@ def centred_median(values: np.ndarray, window: int) -> np.ndarray:
     """Median over a window centred on each point (odd length; the edges use the nearest
     full window). Meant for coarse series (at most a few thousand points)."""
     n = len(values)
-    window = max(1, min(window, n)) | 1
-    if window > n:
-        window -= 2
+    window = _centred_window(n, window)
     if window <= 1:
         return values.astype(np.float64, copy=True)
     med = median(sliding_window_view(values, window), axis=1)
     half = window // 2
     return np.pad(med, (half, n - len(med) - half), mode="edge")
+
+
+def _centred_window(n: int, window: int) -> int:
+    """The odd window length :func:`centred_median` takes for ``n`` points."""
+    window = max(1, min(window, n)) | 1
+    return window - 2 if window > n else window
+
+
+def centred_median_envelope(values: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) value of the window each point's :func:`centred_median` is taken over:
+    bounds on it (an odd window's median is one of its values), in O(n) whatever the window."""
+    n = len(values)
+    window = _centred_window(n, window)
+    v = values.astype(np.float64, copy=False)
+    if window <= 1:
+        return v, v
+    half = window // 2
+    pad = (half, n - (n - window + 1) - half)
+    lo = np.pad(sliding_extreme(v, window, np.minimum), pad, mode="edge")
+    return lo, np.pad(sliding_extreme(v, window, np.maximum), pad, mode="edge")
+
+
+def sliding_extreme(values: np.ndarray, window: int, how: np.ufunc) -> np.ndarray:
+    """``how`` (np.minimum / np.maximum) over each full sliding window of ``window`` points, in
+    O(n): a window spans at most two aligned blocks, so it is the suffix extreme of one block's
+    tail with the prefix extreme of the next block's head."""
+    n = len(values)
+    m = -(-n // window)
+    rows = np.concatenate((values, np.full(m * window - n, values[-1]))).reshape(m, window)
+    head = how.accumulate(rows, axis=1).ravel()
+    tail = how.accumulate(rows[:, ::-1], axis=1)[:, ::-1].ravel()
+    out: np.ndarray = how(tail[: n - window + 1], head[window - 1 : n])
+    return out
+
+
+def blowup_candidates(values: np.ndarray, window: int, factor: float) -> np.ndarray:
+    """Points that may have ``centred_median(values, window)`` above ``factor`` times its lowest
+    level so far (floored at 1e-300): a superset of them, from the windows' extremes in O(n).
+    Where it holds no long run, neither does the median's (an exact shortcut past it)."""
+    lo, hi = centred_median_envelope(values, window)
+    bound: np.ndarray = hi > factor * np.maximum(np.minimum.accumulate(lo), 1e-300)
+    return bound
 
 
 def printed_quantum(values: np.ndarray) -> float:

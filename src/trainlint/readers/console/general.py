@@ -119,8 +119,14 @@ def _name(raw: str, sep: str) -> str:
     return "_".join(words).rstrip(".:-")
 
 
+# A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
+_FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
+
+
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
+    if _FRAME_LINE.match(text):
+        return None
     rec = Record(0, text, {})
     body = _counters(_lead(strip_frame(text), rec), rec)
     for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):

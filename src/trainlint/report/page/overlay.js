@@ -254,7 +254,7 @@ var trainlintOverlay = (function () {
       u.tl.marks.forEach(function (m) {
         if (Math.abs(m.x - u.bbox.left / (devicePixelRatio || 1) - cx) < 7 && Math.abs(m.y - u.bbox.top / (devicePixelRatio || 1) - cy) < 7) {
           var f = byRid[m.rid].findings[m.i];
-          lines.push(f.severity + ' ' + f.code + ' (' + byRid[m.rid].short + ', step ' + fmt(f.step) + '): ' + f.message);
+          lines.push(f.severity + ' ' + f.code + (f.origin_label ? ' [' + f.origin_label + ']' : '') + ' (' + byRid[m.rid].short + ', step ' + fmt(f.step) + '): ' + f.message);
         }
       });
       tip.textContent = '';
@@ -380,7 +380,7 @@ var trainlintOverlay = (function () {
       if (rowOf[r.id]) return rowOf[r.id];
       var s = r.stats || {};
       return (rowOf[r.id] = el('tr', { 'data-rid': r.id, 'data-verdict': r.verdict, tabindex: '0' }, [
-        el('td', {}, [U.badge(r.verdict)]),
+        el('td', {}, U.verdict(r)),
         el('td', { title: r.source }, [swatch(r.verdict), ' ', el('a', { href: '#' + r.id, text: r.short })]),
         el('td', { cls: 'tl-first', text: r.first_finding || r.reason || '' }),
         el('td', { cls: 'num', 'data-col': 'final', text: s.final_finite === false ? 'NaN/Inf' : fmt(s.final_loss) }),

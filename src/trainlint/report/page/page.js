@@ -21,6 +21,9 @@
     return n;
   }
   function badge(v) { return el('span', { cls: 'tl-badge tl-' + v, text: (SHAPE[v] || '') + ' ' + v }); }
+  /* A report's verdict, and what it rests on when not every rule could judge the input
+     ("on 10 points: trend rules need 20"). */
+  function verdictNodes(r) { return [badge(r.verdict), r.scope ? el('span', { cls: 'tl-scope', text: ' ' + r.scope }) : null]; }
   function fmt(v) {
     if (v === null || v === undefined) return '-';
     if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
@@ -54,7 +57,7 @@
     node.addEventListener('blur', hideTip);
   }
   function findingLines(f) {
-    var lines = [(SHAPE[f.severity] || '') + ' ' + f.severity + ' ' + f.code + ' ' + f.name, f.message];
+    var lines = [(SHAPE[f.severity] || '') + ' ' + f.severity + ' ' + f.code + ' ' + f.name + (f.origin_label ? ' [' + f.origin_label + ']' : ''), f.message];
     if (f.step !== null) lines.push('step ' + fmt(f.step) + (f.range ? ' (range ' + fmt(f.range[0]) + '\u2013' + fmt(f.range[1]) + ')' : ''));
     Object.keys(f.evidence || {}).forEach(function (k) { lines.push(k + ': ' + fmt(f.evidence[k])); });
     return lines;
@@ -68,6 +71,8 @@
         ' \u00b7 ' + D.reports.length + ' input' + (D.reports.length === 1 ? '' : 's') + (D.reason ? ' \u00b7 ' + D.reason : '') +
         (D.reload > 0 ? ' \u00b7 live: reloads every ' + D.reload + ' s' : '') })
     ]);
+    /* a command stopped by a signal: the inputs judged by then are all the page shows */
+    if (D.interrupted) h.appendChild(el('p', { cls: 'tl-interrupted', id: 'tl-interrupted', role: 'alert', text: '\u26A0 ' + D.interrupted }));
     var counts = el('div', { cls: 'tl-counts', id: 'tl-counts' });
     ['FAIL', 'NOT-CHECKED', 'WARN', 'PASS'].forEach(function (v) {
       counts.appendChild(el('span', {}, [badge(v), ' ' + D.counts[v]]));
@@ -81,7 +86,7 @@
     if (!listed.length) return null;
     listed.forEach(function (r) {
       body.appendChild(el('tr', {}, [
-        el('td', {}, [badge(r.verdict)]),
+        el('td', {}, verdictNodes(r)),
         el('td', {}, [el('a', { href: '#' + r.id, text: r.source })]),
         el('td', { text: r.kind + (r.format ? ' \u00b7 ' + r.format : '') }),
         el('td', { cls: 'num', text: r.points == null ? '' : String(r.points) }),
@@ -113,7 +118,7 @@
   /* ---------- one report ---------- */
   function section(r) {
     var s = el('section', { cls: 'tl-report', id: r.id, 'data-verdict': r.verdict }, [
-      el('header', {}, [badge(r.verdict), el('h2', { text: r.source }), el('span', { cls: 'tl-muted', text: r.kind + (r.format ? ' \u00b7 ' + r.format : '') })])
+      el('header', {}, verdictNodes(r).concat([el('h2', { text: r.source }), el('span', { cls: 'tl-muted', text: r.kind + (r.format ? ' \u00b7 ' + r.format : '') })]))
     ]);
     s.tlFill = function () { sectionBody(r, s); };
     return s;
@@ -150,6 +155,7 @@
       var ev = Object.keys(f.evidence || {}).map(function (k) { return k + '=' + fmt(f.evidence[k]); }).join('  ');
       var li = el('li', { cls: 'tl-finding tl-' + f.severity, 'data-finding': r.id + ':' + i, tabindex: '0', role: 'button' }, [
         badge(f.severity), ' ', el('b', { text: f.code }), ' ', el('span', { cls: 'tl-muted', text: f.name }), ' ',
+        f.origin_label ? el('span', { cls: 'tl-origin', 'data-origin': f.origin, text: '[' + f.origin_label + '] ' }) : null,
         el('span', { cls: 'tl-where', text: where }), el('div', { cls: 'tl-msg', text: f.message }), el('div', { cls: 'tl-ev', text: ev })]);
       var go = function () { zoomTo(r.id, i); };
       li.addEventListener('click', go);
@@ -484,7 +490,7 @@
     api.ready = true;
   }
   /* What the overlay (overlay.js) borrows from this page. */
-  var U = { el: el, fmt: fmt, badge: badge, css: css, decode: decode, scaled: scaled, tickLabels: tickLabels, SHAPE: SHAPE, open: openRun };
+  var U = { el: el, fmt: fmt, badge: badge, verdict: verdictNodes, css: css, decode: decode, scaled: scaled, tickLabels: tickLabels, SHAPE: SHAPE, open: openRun };
   function openRun(rid) {
     var s = document.getElementById(rid);
     if (!s) return;
