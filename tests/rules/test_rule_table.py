@@ -426,7 +426,7 @@ ROWS = [
         {"fault": "TL001", "restored_step": 50, "skipped": 10, "attempt": 1},
         lambda: _run(decay(100), events=[{"type": "guard-log", "path": "trainlint-guard.jsonl", "recoveries": 0}]),
         step=60,
-        says=("rolled back to step 50", "steps 51-60", "LR [0.1] -> [0.05]"),
+        says=("rolled back to step 50", "steps 51-60", "LR 0.1 -> 0.05"),
     ),
     Row(
         "TL099",

@@ -10,6 +10,7 @@ from typing import Any
 from ..discover import inspector
 from ..options import Options
 from ..readers.recoveries import rolled_back_window
+from ..registry import REGISTRY
 from ..rules.recovery import batches
 from ..safeio import read_str
 from ..verdict import Finding, Report, Severity
@@ -88,4 +89,7 @@ def _recovered(record: dict[str, Any], latest: dict[str, Finding], at: dict[str,
         for k in ("code", "restored_step", "skipped_steps", "lr_before", "lr_after", "attempt", "outcome")
     }
     step = fault if isinstance(fault, (int, float)) else None
-    report.findings.append(Finding("TL089", "recovered", "resume", Severity.NOTE, message, evidence, step))
+    REGISTRY.load()
+    rule = REGISTRY.get("TL089")  # its name and category as the registry declares them
+    name, category = (rule.name, rule.category) if rule is not None else ("recovered", "resume")
+    report.findings.append(Finding("TL089", name, category, Severity.NOTE, message, evidence, step))

@@ -17,6 +17,7 @@ The framework callbacks (``integrations.hf``, ``integrations.lightning``) drive 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterable
@@ -349,15 +350,10 @@ class Recoverer:
         its findings are those of the trajectory the model now has."""
         old = self.guard
         run = old.history.view()
-        new = Guard(  # the public constructor: silent (no log, no callback) while it catches up
-            settings=old.settings,
-            warmup_steps=old.warmup_steps,
-            role_map=old.role_map,
-            meta=old.meta,
-            source=old.source,
-            growth=old.growth,
-            clock=old.clock,
-        )
+        # the same constructor arguments (every init field, so a field Guard gains later comes
+        # along), silent (no log, no callback) while it catches up
+        kept = {f.name: getattr(old, f.name) for f in dataclasses.fields(old) if f.init}
+        new = Guard(**{**kept, "log_path": None, "on_finding": None})
         for step, wall, metrics in records(run):
             if not lo < step <= hi:
                 new.observe(step, wall_time=wall, **metrics)

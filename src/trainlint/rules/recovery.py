@@ -50,7 +50,7 @@ def recovered(ctx: Context) -> list[Finding]:
         span = f"{fstep(skipped[0])}-{fstep(skipped[-1])}" if len(skipped) > 1 else fstep(skipped[0])
         lr = ""
         if e.get("lr_after") and e.get("lr_after") != e.get("lr_before"):
-            lr = f"; LR {e.get('lr_before')} -> {e.get('lr_after')}"
+            lr = f"; LR {_lrs(e.get('lr_before'))} -> {_lrs(e.get('lr_after'))}"
         out.append(
             ctx.fire(
                 f"{e.get('code')} at step {fstep(_num(e.get('fault_step')))}: rolled back to step "
@@ -68,3 +68,9 @@ def recovered(ctx: Context) -> list[Finding]:
 def batches(n: int) -> str:
     """``1 batch``, ``n batches``: a recovery's skipped window, as TL089 and the guard's record say it."""
     return f"{n} batch" if n == 1 else f"{n} batches"
+
+
+def _lrs(value: Any) -> str:
+    """A recorded learning rate (one per parameter group) as text: ``0.1``, or ``0.1, 0.01``."""
+    items = value if isinstance(value, list) else [value]
+    return ", ".join(f"{x:g}" if isinstance(x, (int, float)) else str(x) for x in items)
