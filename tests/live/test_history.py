@@ -164,3 +164,16 @@ def test_a_record_as_long_as_the_dense_columns_with_another_name_is_taken_whole(
     run = live.view()
     want = _expected(stream)
     assert {name: (s.steps.tolist(), s.values.tolist(), s.wall.tolist()) for name, s in run.series.items()} == want
+
+
+def test_an_int_too_large_for_a_float_is_an_infinity_not_an_error():
+    """A metric logged as a Python int above ~1e308 (a counter gone wild): the guard takes it as
+    an infinity, which the non-finite rule judges, instead of raising OverflowError."""
+    from trainlint.live import Guard
+
+    g = Guard()
+    for i in range(5):
+        g.observe(i + 1, loss=1.0 / (i + 1))
+    g.observe(6, loss=10**400)
+    rep = g.close()
+    assert "TL001" in {f.code for f in rep.findings}

@@ -286,8 +286,10 @@ def _scalar(value: Any) -> float | None:
     """A Python or numpy number, or a framework tensor, as a float; text spelling a non-finite
     number ("NaN") as that number, as the readers do; None for anything else (bools, text)."""
     kind = type(value)
-    if kind is int or kind is float:
-        return float(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return _int(value)
     if isinstance(value, (np.floating, np.integer)):
         return float(value)
     if isinstance(value, bool):
@@ -301,4 +303,13 @@ def _scalar(value: Any) -> float | None:
         v = item()
     except (TypeError, ValueError, RuntimeError):
         return None
-    return float(v) if type(v) in (int, float) else None
+    return _int(v) if type(v) is int else float(v) if type(v) is float else None
+
+
+def _int(value: int) -> float:
+    """An int as a float; one too large for a float (above about 1e308) as an infinity of its
+    sign, which the rules judge as a non-finite value rather than the guard raising."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
