@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,16 @@ def chromium_path() -> str | None:
 
 def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+
+
+def browser_session() -> Iterator[Any]:
+    """One headless Chromium for a test module: ``browser = pytest.fixture(scope="module")(browser_session)``."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
 
 
 class PageWatch:

@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from _browser import PageWatch, chromium_path, launch
+from _browser import PageWatch, browser_session, chromium_path
 
 from trainlint.api import Options, doctor
 from trainlint.report import render
@@ -25,12 +25,7 @@ if chromium_path() is None:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
+browser = pytest.fixture(scope="module", name="browser")(browser_session)
 
 
 @pytest.fixture(scope="module")

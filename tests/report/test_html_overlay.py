@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from _browser import PageWatch, chromium_path, launch
+from _browser import PageWatch, browser_session, chromium_path
 from _sweep import SWEEP, write_sweep
 
 from trainlint.api import Options, doctor
@@ -28,12 +28,7 @@ def _page(paths: list[Path], out: Path, command: str = "doctor") -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
+browser = pytest.fixture(scope="module", name="browser")(browser_session)
 
 
 @pytest.fixture(scope="module")
