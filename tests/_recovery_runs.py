@@ -84,3 +84,25 @@ def rank_worker(rank: int, world: int, port: int, out: str, steps: int, window: 
     with open(os.path.join(out, f"rank{rank}.json"), "w") as fh:
         json.dump({"actions": actions, "steps": step}, fh)
     torch.distributed.destroy_process_group()
+
+
+def sgd_cpu_args(output_dir, **over):
+    """The Trainer arguments of a tiny CPU run the tests replay: plain SGD at a constant LR, no
+    clipping to speak of, a log line per step, no saves, no reports, no NaN filter; ``over``
+    sets the rest (``max_steps``, ``learning_rate``, ``per_device_train_batch_size``, ...)."""
+    import transformers
+
+    base = dict(
+        output_dir=str(output_dir),
+        lr_scheduler_type="constant",
+        optim="sgd",
+        max_grad_norm=1e9,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        use_cpu=True,
+        disable_tqdm=True,
+        logging_nan_inf_filter=False,
+        seed=0,
+    )
+    return transformers.TrainingArguments(**{**base, **over})

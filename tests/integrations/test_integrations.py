@@ -67,22 +67,15 @@ def hf_run(tmp_path, lr, warmup_steps=0, max_steps=150, stop_on="FAIL"):
     torch.manual_seed(0)
     x, y = regression_data()
     data = [{"x": x[i], "labels": y[i]} for i in range(len(y))]
-    args = transformers.TrainingArguments(
-        output_dir=str(tmp_path),
+    from _recovery_runs import sgd_cpu_args
+
+    args = sgd_cpu_args(
+        tmp_path,
         max_steps=max_steps,
         per_device_train_batch_size=16,
         learning_rate=lr,
         warmup_steps=warmup_steps,
         lr_scheduler_type="constant_with_warmup" if warmup_steps else "constant",
-        optim="sgd",
-        max_grad_norm=1e9,
-        logging_steps=1,
-        report_to=[],
-        save_strategy="no",
-        use_cpu=True,
-        disable_tqdm=True,
-        logging_nan_inf_filter=False,
-        seed=0,
     )
     guard = GuardCallback(stop_on=stop_on)
     trainer = transformers.Trainer(model=Tiny(), args=args, train_dataset=data, callbacks=[guard])

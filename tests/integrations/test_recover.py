@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch (CPU build) is a test dependency: pip install torch==2.13.0")
 
-from _recovery_runs import BATCH, LR, Net, data, replay_sgd  # noqa: E402
+from _recovery_runs import BATCH, LR, Net, data, replay_sgd, sgd_cpu_args  # noqa: E402
 
 from trainlint.integrations.recover import NOTE_CODE, Recovery, recovering  # noqa: E402
 
@@ -196,22 +196,7 @@ def hf_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEPS):
     torch.manual_seed(0)
     net = Net(poison)
     rows = [{"x": x[i], "labels": y[i], "idx": i} for i in range(len(y))]
-    args = transformers.TrainingArguments(
-        output_dir=str(tmp_path),
-        max_steps=steps,
-        per_device_train_batch_size=BATCH,
-        learning_rate=LR,
-        lr_scheduler_type="constant",
-        optim="sgd",
-        max_grad_norm=1e9,
-        logging_steps=1,
-        report_to=[],
-        save_strategy="no",
-        use_cpu=True,
-        disable_tqdm=True,
-        logging_nan_inf_filter=False,
-        seed=0,
-    )
+    args = sgd_cpu_args(tmp_path, max_steps=steps, per_device_train_batch_size=BATCH, learning_rate=LR)
     cb = GuardCallback(stop_on=stop_on, recover=recover, save_before_stop=True)
     trainer = transformers.Trainer(model=net, args=args, train_dataset=rows, callbacks=[cb])
     trainer.train()

@@ -5,22 +5,12 @@ their steps and first and last values; and the junk it must never turn into a ru
 from __future__ import annotations
 
 import pytest
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
 from trainlint.readers import ReadError
 from trainlint.readers.console.general import MAX_LINE, read_line, strip_frame
-
-
-def _read(tmp_path, lines, name="train.log"):
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return read_run(path)
-
-
-def _series(run, name):
-    s = run.series[name]
-    steps, values = s.steps.tolist(), s.values.tolist()
-    return len(steps), steps[0], steps[-1], values[0], values[-1]
 
 
 def test_average_meter_progress_meter_shape(tmp_path):

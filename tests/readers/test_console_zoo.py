@@ -6,19 +6,10 @@ steps, first and last values."""
 from __future__ import annotations
 
 import pytest
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
-
-
-def _read(tmp_path, lines, name="train.log"):
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return read_run(path)
-
-
-def _series(run, name):
-    s = run.series[name]
-    return len(s.steps), float(s.steps[0]), float(s.steps[-1]), float(s.values[0]), float(s.values[-1])
 
 
 def _loss(e, i):
