@@ -279,3 +279,32 @@ def test_a_page_of_many_runs_builds_what_is_seen(browser, tmp_path: Path) -> Non
     assert page.locator(f"#{last} .tl-checks-box").count() == 1
     assert w.errors == [] and w.requests == [w.page.url]
     w.page.close()
+
+
+def test_live_page_keeps_the_view_across_its_reloads(browser, tmp_path: Path) -> None:
+    """watch --output --reload: the filter, the log scale, the sort and a hidden panel a reader
+    chose survive the page reloading itself (they used to reset on every reload)."""
+    from trainlint.report.html import write_page
+
+    write_sweep(tmp_path / "runs")
+    out = tmp_path / "live.html"
+    write_page(doctor([tmp_path / "runs"], Options()), out, reload=2)
+    w = PageWatch(browser)
+    page = w.open(out)
+    page.locator(".tl-ov-code").fill("TL0")
+    page.locator("[data-role='loss'] .tl-ov-log").click()
+    page.evaluate("trainlintReport.overlay.sortBy('final', -1)")
+    page.locator(".tl-ov-pick input[value='grad_norm']").uncheck()
+    chosen = page.evaluate("trainlintReport.overlay.visible()")
+    assert 0 < len(chosen) < RUNS
+    with page.expect_event("load", timeout=10000):
+        pass  # the page reloads itself
+    page.wait_for_function("window.trainlintReport && window.trainlintReport.ready", timeout=20000)
+    assert page.evaluate("trainlintReport.overlay.visible()") == chosen
+    assert page.locator(".tl-ov-code").input_value() == "TL0"
+    assert page.evaluate("trainlintReport.overlay.state.log.loss") is True
+    assert page.evaluate("trainlintReport.overlay.plots.loss.scales.y.distr") == 3
+    assert page.evaluate("trainlintReport.overlay.state.sort") == {"key": "final", "dir": -1}
+    assert page.evaluate("trainlintReport.overlay.plots.grad_norm === undefined")
+    assert w.errors == []
+    page.close()

@@ -180,7 +180,7 @@ var trainlintOverlay = (function () {
       return u;
     }
     function panelBox(p) {
-      var logBtn = el('button', { type: 'button', cls: 'tl-ov-log', 'aria-pressed': 'false', text: 'log scale' });
+      var logBtn = el('button', { type: 'button', cls: 'tl-ov-log', 'aria-pressed': st.log[p[0]] ? 'true' : 'false', text: 'log scale' });
       logBtn.addEventListener('click', function () { setLog(p[0], !st.log[p[0]]); });
       return el('div', { cls: 'tl-ov-panel', 'data-role': p[0] }, [
         el('div', { cls: 'tl-panel-title' }, [p[1] + ' ', logBtn]), el('div', { cls: 'tl-ov-plot' })]);
@@ -464,7 +464,29 @@ var trainlintOverlay = (function () {
       });
     }
     api.node = node;
-    api.start = function () { sortBy('verdict', 1); layout(); note(); applyFilter(); };
+    /* The view a live page keeps across its reloads (watch --output --reload): what the reader
+       chose, not what the data says; anything that no longer fits the new page is ignored. */
+    api.view = function () {
+      return { axis: st.axis, smooth: st.smooth, log: st.log, verdicts: st.verdicts, name: st.name, code: st.code,
+        off: st.off, sort: st.sort, shown: shown };
+    };
+    function pick(into, from, keys) {
+      keys.forEach(function (k) { if (from && typeof from[k] === 'boolean') into[k] = from[k]; });
+    }
+    function restore(v) {
+      if (!v || typeof v !== 'object') return;
+      if (axes.indexOf(v.axis) >= 0) st.axis = axisSel.value = v.axis;
+      if (isFinite(+v.smooth)) { st.smooth = Math.max(0, Math.min(0.99, +v.smooth)); smoothIn.value = smoothOut.textContent = String(st.smooth); }
+      pick(st.log, v.log, Object.keys(st.log));
+      pick(st.verdicts, v.verdicts, VERDICTS);
+      pick(st.off, v.off, Object.keys(byRid));
+      pick(shown, v.shown, Object.keys(shown));
+      panelPick.forEach(function (lab) { var cb = lab.querySelector('input'); cb.checked = shown[cb.value]; });
+      if (typeof v.name === 'string') st.name = nameIn.value = v.name;
+      if (typeof v.code === 'string') st.code = codeIn.value = v.code;
+      if (v.sort && COLS.some(function (c) { return c[0] === v.sort.key; })) st.sort = { key: v.sort.key, dir: v.sort.dir < 0 ? -1 : 1 };
+    }
+    api.start = function (view) { restore(view); sortBy(st.sort.key, st.sort.dir); layout(); note(); applyFilter(); };
     api.resize = function () {
       st.width = Math.max(300, box.clientWidth);
       Object.keys(plots).forEach(function (k) { plots[k].setSize({ width: st.width, height: plots[k].height }); });

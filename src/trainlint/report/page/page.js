@@ -431,7 +431,7 @@
     if (runs.length >= 2 && typeof trainlintOverlay === 'function') {
       api.overlay = trainlintOverlay(U, runs, D);
       root.appendChild(api.overlay.node);
-      api.overlay.start();
+      api.overlay.start(D.reload > 0 ? stored(viewKey) : null);
       timing.overlay = performance.now() - T0;
     }
     var inRuns = {};
@@ -478,16 +478,27 @@
         if (api.overlay) api.overlay.resize();
       }, 150);
     });
-    if (D.reload > 0) { /* a live page (watch --output --reload): reload, keeping the place */
+    if (D.reload > 0) { /* a live page (watch --output --reload): reload, keeping the place and the view */
       var key = 'tl-scroll:' + location.pathname;
-      try { var y = +sessionStorage.getItem(key); if (y) window.scrollTo(0, y); } catch (e) { /* storage off */ }
+      var y = +stored(key);
+      if (y) window.scrollTo(0, y);
       setTimeout(function () {
-        try { sessionStorage.setItem(key, String(window.scrollY)); } catch (e) { /* storage off */ }
+        store(key, window.scrollY);
+        if (api.overlay) store(viewKey, api.overlay.view());
         location.reload();
       }, D.reload * 1000);
     }
     timing.ready = performance.now() - T0;
     api.ready = true;
+  }
+  /* sessionStorage, where the browser allows it (a file:// page may not): a live page keeps its
+     scroll position and overlay view across reloads. */
+  var viewKey = 'tl-view:' + location.pathname;
+  function stored(k) {
+    try { var v = sessionStorage.getItem(k); return v === null ? null : JSON.parse(v); } catch (e) { return null; }
+  }
+  function store(k, v) {
+    try { sessionStorage.setItem(k, JSON.stringify(v)); } catch (e) { /* storage off */ }
   }
   /* What the overlay (overlay.js) borrows from this page. */
   var U = { el: el, fmt: fmt, badge: badge, verdict: verdictNodes, css: css, decode: decode, scaled: scaled, tickLabels: tickLabels, SHAPE: SHAPE, open: openRun };
