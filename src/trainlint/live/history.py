@@ -16,7 +16,6 @@ points since it. The guard reads its alarms and the warm-up from these, never by
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,33 +23,7 @@ import numpy as np
 from ..model import Damage, Run, Series
 from ..readers.base import text_nonfinite
 from ..roles import assign_roles
-from ..running import Running
-
-
-class _Grow:
-    """A float64 array that grows by doubling; ``view`` is its filled part."""
-
-    __slots__ = ("data", "n")
-
-    def __init__(self, values: Iterable[float] = ()) -> None:
-        self.data = np.empty(64)
-        self.n = 0
-        self.extend(list(values))
-
-    def extend(self, items: list[float]) -> None:
-        k = len(items)
-        if not k:
-            return
-        end = self.n + k
-        if end > len(self.data):
-            new = np.empty(max(2 * len(self.data), end))
-            new[: self.n] = self.data[: self.n]
-            self.data = new
-        self.data[self.n : end] = items
-        self.n = end
-
-    def view(self) -> np.ndarray:
-        return self.data[: self.n]
+from ..running import Grow, Running
 
 
 class _Column:
@@ -62,9 +35,9 @@ class _Column:
     def __init__(self, start: int) -> None:
         self.start = start
         self.pending: list[float] = []
-        self.values = _Grow()
-        self.steps: _Grow | None = None  # None while dense
-        self.wall: _Grow | None = None
+        self.values = Grow()
+        self.steps: Grow | None = None  # None while dense
+        self.wall: Grow | None = None
         self.new_steps: list[float] = []
         self.new_wall: list[float] = []
 
@@ -110,10 +83,12 @@ class LiveRun:
         self.keep_wall = keep_wall
         self.records = 0
         self.running: dict[str, Running] = {}  # role -> its running quantities
+        # what the rules keep across judgements (registry.Context.states): the series only grow
+        self.states: dict[str, Any] = {}
         self._dense: dict[str, list[float]] = {}  # name -> pending values, for the dense columns
         self._steps: list[float] = []  # the records' steps and wall times not yet in numpy
         self._wall: list[float] = []
-        self._rsteps, self._rwall = _Grow(), _Grow()
+        self._rsteps, self._rwall = Grow(), Grow()
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
         self._tracked: list[tuple[str, Running]] = []  # (name, its state) for the tracked roles
@@ -221,8 +196,8 @@ class LiveRun:
             col.flush()
             end = col.start + col.values.n
             col.steps, col.wall = (
-                _Grow(self._rsteps.view()[col.start : end]),
-                _Grow(self._rwall.view()[col.start : end]),
+                Grow(self._rsteps.view()[col.start : end]),
+                Grow(self._rwall.view()[col.start : end]),
             )
 
     def _track(self) -> None:

@@ -7,7 +7,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..arrays import median as median  # the rules' medians and quantiles, without numpy.ma
 from ..arrays import quantiles as quantiles
+from ..arrays import quantiles_of
 from ..model import Run, RunMeta
+from ..registry import Context
+from ..running import Grow, Ordered
 
 
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
@@ -367,3 +370,108 @@ def printed_quantum(values: np.ndarray) -> float:
 def _on_grid(values: np.ndarray, d: int) -> bool:
     scaled = values * 10.0**d
     return bool(np.all(np.abs(scaled - np.round(scaled)) < 1e-6 * np.maximum(1.0, np.abs(scaled))))
+
+
+# --- state kept across the judgements of a live run (Context.states) ------------------------
+# Each helper gives the numbers of its batch form (doctor's, on the arrays), from a state that
+# a live run's judgements extend with the points new since the last one, so that a judgement
+# does not pass over the whole history again. Without states (doctor) it is the batch form.
+
+
+def ordered(ctx: Context, key: str, values: np.ndarray) -> Ordered | None:
+    """The sorted blocks of ``values`` (a series that only grows: keyed by what it is) kept
+    under ``key``, brought up to date; None in doctor."""
+    state = ctx.state(f"ordered {key}", Ordered)
+    if state is not None:
+        state.update(values)
+    return state
+
+
+def quantiles_kept(
+    ctx: Context, key: str, values: np.ndarray, qs: list[float], lo: int = 0, hi: int | None = None
+) -> list[float]:
+    """``quantiles(values[lo:hi], qs)``, from the kept sorted blocks on a live run."""
+    state = ordered(ctx, key, values)
+    if state is None:
+        return quantiles(values[lo:hi], qs)
+    end = len(values) if hi is None else hi
+    return quantiles_of(end - lo, qs, lambda idx: state.select(values, idx, lo, end))
+
+
+def median_kept(ctx: Context, key: str, values: np.ndarray, lo: int = 0, hi: int | None = None) -> np.floating:
+    """``median(values[lo:hi])``, from the kept sorted blocks on a live run."""
+    state = ordered(ctx, key, values)
+    if state is None:
+        return median(values[lo:hi])
+    end = len(values) if hi is None else hi
+    n = end - lo
+    if n <= 0:
+        return median(values[lo:end])
+    ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+    got = state.select(values, ranks, lo, end)
+    return median(np.array([got[k] for k in ranks]))  # the mean of the middle one or two, as median takes it
+
+
+def coarse_kept(
+    ctx: Context, key: str, steps: np.ndarray, values: np.ndarray, lo: int, max_points: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``coarse(steps[lo:], values[lo:], max_points)``: its block medians from the kept sorted
+    blocks of ``values`` on a live run."""
+    if ctx.states is None:
+        return coarse(steps[lo:], values[lo:], max_points)
+    n = len(values) - lo
+    if n <= max_points:
+        return steps[lo:], values[lo:]
+    b = -(-n // max_points)
+    m = n // b
+    v = [median_kept(ctx, key, values, lo + i * b, lo + (i + 1) * b) for i in range(m)]
+    s = steps[lo : lo + m * b].reshape(m, b)[:, b // 2]
+    if n > m * b:
+        v.append(median_kept(ctx, key, values, lo + m * b))
+        s = np.append(s, steps[lo + m * b + (n - m * b) // 2])
+    return s, np.array(v, dtype=np.float64)
+
+
+class WallSteps:
+    """:func:`step_seconds` derived from the wall-clock stamps of a series that only grows:
+    each judgement derives the seconds per step of the stamps new since the last one."""
+
+    __slots__ = ("n", "steps", "sec", "last")
+
+    def __init__(self) -> None:
+        self.n = 0  # points of the series consumed
+        self.steps, self.sec = Grow(), Grow()
+        self.last: tuple[float, float] | None = None  # the last finite stamp: (step, wall)
+
+    def update(self, steps: np.ndarray, wall: np.ndarray) -> None:
+        if len(steps) < self.n:  # not an extension: start again
+            self.__init__()  # type: ignore[misc]
+        keep = np.isfinite(wall[self.n :])
+        s, w = steps[self.n :][keep], wall[self.n :][keep]
+        self.n = len(steps)
+        if self.last is not None:
+            s, w = np.r_[self.last[0], s], np.r_[self.last[1], w]
+        if not len(s):
+            return
+        self.last = (float(s[-1]), float(w[-1]))
+        ds, dw = np.diff(s), np.diff(w)
+        ok = (ds > 0) & np.isfinite(dw) & (dw >= 0)
+        self.steps.extend(s[1:][ok])
+        self.sec.extend(dw[ok] / ds[ok])
+
+
+def step_seconds_kept(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """:func:`step_seconds` of the judged run; on a live run timed by its records' wall-clock
+    stamps, derived only for the stamps new since the last judgement."""
+    run = ctx.subject
+    st = run.get("step_time")
+    loss = run.get("loss")
+    if (st is not None and len(st.finite()) >= 2) or loss is None or loss.wall is None or len(loss) < 2:
+        return step_seconds(run)
+    state = ctx.state(f"wall steps {loss.name}", WallSteps)
+    if state is None:
+        return step_seconds(run)
+    state.update(loss.steps, loss.wall)
+    if state.sec.n < 2:
+        return None
+    return state.steps.view(), state.sec.view(), "derived from wall-clock stamps"
