@@ -125,7 +125,7 @@ class Grow:
         self.n = 0
         self.extend(list(values))
 
-    def extend(self, items: list[float]) -> None:
+    def extend(self, items: list[float] | np.ndarray) -> None:
         k = len(items)
         if not k:
             return

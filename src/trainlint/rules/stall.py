@@ -8,7 +8,7 @@ from ..model import Run
 from ..registry import Context, NotChecked, Threshold, rule
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import fmt, fstep, median, no_clock_reason, wall_clock
+from .stats import fmt, fstep, median, median_kept, no_clock_reason, stamps_kept, wall_clock
 
 
 @rule(
@@ -35,23 +35,18 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
     ],
 )
 def log_stalled(ctx: Context) -> Finding | None:
-    got = wall_clock(ctx.subject)
-    if got is None:
-        raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
-    steps, wall, src = got
+    steps, wall, gaps, pos, top, src = _gaps(ctx)
     if len(wall) < ctx.t("min_points"):
         raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
-    gaps = np.diff(wall)
-    gaps[np.diff(steps) < 0] = 0.0  # the time a restart took is not a hang (TL095 reports resumes)
-    pos = gaps[gaps > 0]
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")
-    cadence = float(median(pos))
+    cadence = float(median_kept(ctx, f"positive gaps {src} {ctx.subject.roles.get('loss')}", pos))
     now = ctx.extra.get("now") if ctx.extra else None
-    if isinstance(now, (int, float)) and now > wall[-1]:
-        gaps = np.append(gaps, now - wall[-1])
     limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
-    if not np.any(gaps > limit):  # no long gap: nothing for _explained to excuse
+    if isinstance(now, (int, float)) and now > wall[-1]:
+        top = max(top, now - wall[-1])
+        gaps = np.append(gaps, now - wall[-1])
+    if not top > limit:  # no long gap: nothing for _explained to excuse
         return None
     explained = _explained(ctx.subject, steps, gaps, limit) & (gaps <= ctx.t("max_pause"))
     big = np.flatnonzero((gaps > limit) & ~explained)
@@ -73,6 +68,23 @@ def log_stalled(ctx: Context) -> Finding | None:
         live=live,
         explained_gaps=int(explained.sum()),
     )
+
+
+def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, str]:
+    """(steps, wall times, the gaps between records (0 where the step goes back: the time a
+    restart took is not a hang; TL095 reports resumes), the positive gaps, the longest gap,
+    the clock's source); on a live run from the stamps kept since its start."""
+    kept = stamps_kept(ctx)
+    if kept is not None:
+        positive = kept.positive.view()
+        return kept.steps.view(), kept.wall.view(), kept.gaps.view(), positive, kept.top, "wall-clock stamps"
+    got = wall_clock(ctx.subject)
+    if got is None:
+        raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
+    steps, wall, src = got
+    gaps = np.diff(wall)
+    gaps[np.diff(steps) < 0] = 0.0
+    return steps, wall, gaps, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -np.inf, src
 
 
 def _explained(run: Run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:

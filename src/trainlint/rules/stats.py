@@ -432,16 +432,20 @@ def coarse_kept(
     return s, np.array(v, dtype=np.float64)
 
 
-class WallSteps:
-    """:func:`step_seconds` derived from the wall-clock stamps of a series that only grows:
-    each judgement derives the seconds per step of the stamps new since the last one."""
+class Stamps:
+    """The finite wall-clock stamps of a series that only grows (a live run's loss), and what
+    the timing rules derive from them, extended at each judgement with the stamps new since
+    the last: :func:`wall_clock`'s steps and times, :func:`step_seconds`' seconds per step,
+    the gaps between records (0 where the step goes back: a restart), the positive ones and
+    the longest."""
 
-    __slots__ = ("n", "steps", "sec", "last")
+    __slots__ = ("n", "steps", "wall", "sec_steps", "sec", "gaps", "positive", "top")
 
     def __init__(self) -> None:
         self.n = 0  # points of the series consumed
-        self.steps, self.sec = Grow(), Grow()
-        self.last: tuple[float, float] | None = None  # the last finite stamp: (step, wall)
+        self.steps, self.wall, self.sec_steps, self.sec = Grow(), Grow(), Grow(), Grow()
+        self.gaps, self.positive = Grow(), Grow()
+        self.top = -np.inf  # the longest gap
 
     def update(self, steps: np.ndarray, wall: np.ndarray) -> None:
         if len(steps) < self.n:  # not an extension: start again
@@ -449,29 +453,118 @@ class WallSteps:
         keep = np.isfinite(wall[self.n :])
         s, w = steps[self.n :][keep], wall[self.n :][keep]
         self.n = len(steps)
-        if self.last is not None:
-            s, w = np.r_[self.last[0], s], np.r_[self.last[1], w]
         if not len(s):
             return
-        self.last = (float(s[-1]), float(w[-1]))
+        if self.steps.n:  # the pairs across the last judgement's end
+            s, w = np.r_[self.steps.data[self.steps.n - 1], s], np.r_[self.wall.data[self.wall.n - 1], w]
+            self.steps.extend(s[1:])
+            self.wall.extend(w[1:])
+        else:
+            self.steps.extend(s)
+            self.wall.extend(w)
         ds, dw = np.diff(s), np.diff(w)
         ok = (ds > 0) & np.isfinite(dw) & (dw >= 0)
-        self.steps.extend(s[1:][ok])
+        self.sec_steps.extend(s[1:][ok])
         self.sec.extend(dw[ok] / ds[ok])
+        dw[ds < 0] = 0.0
+        self.gaps.extend(dw)
+        self.positive.extend(dw[dw > 0])
+        if len(dw):
+            self.top = max(self.top, float(dw.max()))
+
+
+def stamps_kept(ctx: Context) -> Stamps | None:
+    """The :class:`Stamps` of a live run whose clock is its loss's wall-clock stamps (what
+    :func:`wall_clock` reads first), brought up to date; None in doctor or for another clock."""
+    loss = ctx.subject.get("loss")
+    if ctx.states is None or loss is None or loss.wall is None or len(loss) < 2:
+        return None
+    state = ctx.state(f"stamps {loss.name}", Stamps)
+    if state is not None:
+        state.update(loss.steps, loss.wall)
+    return state
 
 
 def step_seconds_kept(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
     """:func:`step_seconds` of the judged run; on a live run timed by its records' wall-clock
     stamps, derived only for the stamps new since the last judgement."""
-    run = ctx.subject
-    st = run.get("step_time")
-    loss = run.get("loss")
-    if (st is not None and len(st.finite()) >= 2) or loss is None or loss.wall is None or len(loss) < 2:
-        return step_seconds(run)
-    state = ctx.state(f"wall steps {loss.name}", WallSteps)
+    st = ctx.subject.get("step_time")
+    state = None if st is not None and len(st.finite()) >= 2 else stamps_kept(ctx)
     if state is None:
-        return step_seconds(run)
-    state.update(loss.steps, loss.wall)
+        return step_seconds(ctx.subject)
     if state.sec.n < 2:
         return None
-    return state.steps.view(), state.sec.view(), "derived from wall-clock stamps"
+    return state.sec_steps.view(), state.sec.view(), "derived from wall-clock stamps"
+
+
+class BlockLevels:
+    """The median and the highest value of each completed block of ``window`` points of a
+    series that only grows (what :func:`local_stats` takes per block of a long series), each
+    computed once, when its block completes."""
+
+    __slots__ = ("window", "med", "top")
+
+    def __init__(self) -> None:
+        self.window = 0
+        self.med, self.top = Grow(), Grow()
+
+    def update(self, values: np.ndarray, window: int) -> None:
+        if window != self.window or len(values) < self.med.n * window:  # another window: start again
+            self.__init__()  # type: ignore[misc]
+            self.window = window
+        m, done = len(values) // window, self.med.n
+        if m > done:
+            rows = values[done * window : m * window].reshape(-1, window)
+            self.med.extend(median(rows, axis=1))
+            self.top.extend(rows.max(axis=1))
+
+
+def above_level(
+    ctx: Context, key: str, values: np.ndarray, window: int, ratio: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the indices where a value stands above ``ratio`` times its :func:`local_stats` median
+    and that median is positive, the median there) of a long series (``blockwise``), from its
+    block levels kept on a live run: only the blocks whose highest value stands that high are
+    read. None in doctor or for a short series."""
+    n = len(values)
+    if ctx.states is None or not blockwise(n, window):
+        return None
+    state = ctx.state(f"block levels {key}", BlockLevels)
+    assert state is not None
+    state.update(values, window)
+    bmed, top = state.med.view(), state.top.view()
+    m = len(bmed)
+    blocks = np.flatnonzero((top > ratio * bmed) & (bmed > 0))
+    grid = blocks[:, None] * window + np.arange(window)
+    level = np.broadcast_to(bmed[blocks, None], grid.shape)
+    hit = values[grid] > ratio * level
+    tail = np.arange(m * window, n)  # past the last whole block: the last block's median
+    hit_tail = (values[tail] > ratio * bmed[-1]) & (bmed[-1] > 0)
+    at = np.concatenate((grid[hit], tail[hit_tail]))
+    return at, np.concatenate((level[hit], np.full(int(hit_tail.sum()), bmed[-1])))
+
+
+class OnGrid:
+    """Which printed rounding steps (10**-d, d from 0 to 6) every value of a series that only
+    grows sits on, extended with the values new at each judgement (:func:`printed_quantum`)."""
+
+    __slots__ = ("n", "finite", "ok")
+
+    def __init__(self) -> None:
+        self.n = self.finite = 0  # values consumed, and the finite ones among them
+        self.ok = [True] * 7
+
+    def quantum(self, values: np.ndarray) -> float:
+        if len(values) < self.n:
+            self.__init__()  # type: ignore[misc]
+        new = values[self.n :]
+        new = new[np.isfinite(new)]
+        self.n, self.finite = len(values), self.finite + len(new)
+        self.ok = [ok and _on_grid(new, d) for d, ok in enumerate(self.ok)]
+        return next((10.0**-d for d, ok in enumerate(self.ok) if ok), 0.0) if self.finite else 0.0
+
+
+def printed_quantum_kept(ctx: Context, key: str, values: np.ndarray) -> float:
+    """:func:`printed_quantum`, on a live run from the steps every value so far sits on."""
+    state = ctx.state(f"on grid {key}", OnGrid)
+    return printed_quantum(values) if state is None else state.quantum(values)
