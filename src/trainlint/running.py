@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -141,6 +142,8 @@ class Grow:
         return self.data[: self.n]
 
 
+# A kept state's source: (a run, a memo shared by one round of feeding) -> its series there
+Source = Callable[[Any, dict[str, Any]], Any]
 BLOCK = 4096  # the points of one sorted block of an Ordered state
 SAMPLE = 64  # every SAMPLE-th value of a sorted block brackets a rank
 
@@ -154,19 +157,25 @@ class Ordered:
     partial blocks at its ends: about n / SAMPLE + 2 * SAMPLE * n / BLOCK values, not n. The
     values are exact, the same as a partition of the range gives; they hold no NaN."""
 
-    __slots__ = ("rows", "samples", "m")
+    __slots__ = ("rows", "samples", "m", "source")
 
-    def __init__(self) -> None:
+    def __init__(self, source: Source | None = None) -> None:
         self.rows = np.empty((0, BLOCK))  # the sorted blocks (capacity grows by doubling)
         self.samples = np.empty((0, BLOCK // SAMPLE))  # rows[:, SAMPLE - 1 :: SAMPLE]
         self.m = 0  # completed blocks sorted so far
+        self.source = source  # where feed() reads the series from a run
+
+    def feed(self, run: Any, memo: dict[str, Any]) -> None:
+        """Update from the run (between judgements), when the state knows its series' source."""
+        if self.source is not None:
+            self.update(self.source(run, memo))
 
     def update(self, values: np.ndarray) -> None:
         """Sort the blocks of ``values`` (the series so far, which extends the one seen before)
         completed since the last update."""
         m = len(values) // BLOCK
         if m < self.m:  # not an extension: start again
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.source)  # type: ignore[misc]
         if m == self.m:
             return
         if m > len(self.rows):

@@ -13,15 +13,18 @@ from hypothesis import strategies as st
 
 from trainlint import running
 from trainlint.engine import judge_run
+from trainlint.live import history
 from trainlint.live.history import LiveRun
 from trainlint.rules.stats import Stamps
 from trainlint.running import Ordered
 
 
 def _small_blocks(mp: pytest.MonkeyPatch, block: int = 64, sample: int = 8) -> None:
-    """Blocks of a few points, so that short series have many (the code reads the module's)."""
+    """Blocks of a few points, so that short series have many (the code reads the module's),
+    and the live history feeding the kept states between judgements every few hundred records."""
     mp.setattr(running, "BLOCK", block)
     mp.setattr(running, "SAMPLE", sample)
+    mp.setattr(history, "FEED", 333)
 
 
 values_lists = st.one_of(
@@ -109,10 +112,10 @@ def test_kept_state_gives_the_findings_of_the_whole_history(seed, n, shape, cuts
     """Judged at growing lengths with the kept state (blocks of 64 points, so that these runs
     have many) and from the whole history each time: the same report, at every length."""
     records = _stream(seed, n, shape)
-    live = LiveRun()
     marks = sorted({int(c * n) for c in cuts} | {n})
     with pytest.MonkeyPatch.context() as mp:
         _small_blocks(mp)
+        live = LiveRun()
         done = 0
         for mark in marks:
             for step, wall, metrics in records[done:mark]:

@@ -54,6 +54,9 @@ class _Column:
             self.new_wall.clear()
 
 
+FEED = 4096  # records between two feedings of the rules' kept states (LiveRun.feed_states)...
+FEED_SHARE = 64  # ...or this share of the history, when longer
+
 # role -> (how a record of it is alarming, the alarm's name besides a non-finite value); the
 # order is the alarms' priority
 TRACKED = {
@@ -85,6 +88,7 @@ class LiveRun:
         self.running: dict[str, Running] = {}  # role -> its running quantities
         # what the rules keep across judgements (registry.Context.states): the series only grow
         self.states: dict[str, Any] = {}
+        self._feed_at = FEED  # the record count at which feed_states next runs
         self._dense: dict[str, list[float]] = {}  # name -> pending values, for the dense columns
         self._steps: list[float] = []  # the records' steps and wall times not yet in numpy
         self._wall: list[float] = []
@@ -119,6 +123,8 @@ class LiveRun:
         self._steps.append(step)
         self._wall.append(wall)
         self.records += 1
+        if self.records >= self._feed_at:
+            self.feed_states()
         if self._roles is None:
             self._track()
         alarm = non_finite = None
@@ -141,6 +147,23 @@ class LiveRun:
                 elif alarm is None:
                     alarm = what
         return non_finite or alarm
+
+    def feed_states(self) -> None:
+        """Bring the rules' kept states (Context.states) up to the records so far, between
+        judgements: every FEED records, or every 1/FEED_SHARE of the history once longer. A
+        judgement then adds to them only the records since (not the quarter of the history the
+        guard's schedule lets pass between two), so how long it holds the training loop does not
+        grow with that quarter; feeding costs O(1) per record amortised. A state feeds itself
+        from the run when it knows where its series is (its ``feed``)."""
+        self._feed_at = self.records + max(FEED, self.records // FEED_SHARE)
+        if not self.states:
+            return
+        run = self.view()
+        memo: dict[str, Any] = {}  # what the states' sources share (the finite values of a series)
+        for state in list(self.states.values()):  # in the order made: a derived one after its base
+            feed = getattr(state, "feed", None)
+            if feed is not None:
+                feed(run, memo)
 
     def _without_numbers(self, step: float, metrics: dict[str, Any], wall: float, missing: list[str]) -> None:
         """A record of as many names as the dense columns, ``missing`` with no number: dense

@@ -14,6 +14,7 @@ from .stats import (
     above_level,
     block_spread_at,
     blockwise,
+    finite_values,
     fmt,
     local_stats,
     median,
@@ -99,7 +100,7 @@ def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
 def _kept(ctx: Context, name: str) -> Above:
     """The spike search's points above their level, from the block levels of the finite series
     ``name`` that a live run keeps (stats.above_level; none in doctor)."""
-    return lambda values, window, ratio: above_level(ctx, f"finite {name}", values, window, ratio)
+    return lambda values, window, ratio: above_level(ctx, f"finite {name}", values, window, ratio, finite_values(name))
 
 
 def _repeated(ctx: Context, count: int, points: int) -> bool:
@@ -183,7 +184,7 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
 def loss_spike(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"), above=_kept(ctx, s.name))
-    quantum = printed_quantum_kept(ctx, f"finite {s.name}", s.values) if len(sp) else 0.0
+    quantum = printed_quantum_kept(ctx, s.name, s.values) if len(sp) else 0.0
     if quantum:  # a jump of a few printed digits (0.0001 -> 0.0004) is rounding
         keep = s.values[sp.peak] - sp.baseline > ctx.t("resolution") * quantum
         sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
@@ -249,7 +250,10 @@ def _kept_falling(ctx: Context, values: np.ndarray, sp: Spikes, undone: float | 
     if undone is None or undone >= ctx.t("undone_falling") or i < 5:
         return None
     before = float(median(values[max(0, i - 50) : i]))
-    end = float(median_kept(ctx, f"finite {ctx.series('loss').name}", values, len(values) - max(3, len(values) // 10)))
+    name = ctx.series("loss").name
+    end = float(
+        median_kept(ctx, f"finite {name}", values, len(values) - max(3, len(values) // 10), source=finite_values(name))
+    )
     return (before, end) if before > 0 and end <= ctx.t("kept_falling") * before else None
 
 

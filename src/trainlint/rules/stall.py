@@ -6,6 +6,7 @@ import numpy as np
 
 from ..model import Run
 from ..registry import Context, NotChecked, Threshold, rule
+from ..running import Source
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
 from .stats import fmt, fstep, median, median_kept, no_clock_reason, stamps_kept, wall_clock
@@ -35,12 +36,12 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
     ],
 )
 def log_stalled(ctx: Context) -> Finding | None:
-    steps, wall, gaps, pos, top, src = _gaps(ctx)
+    steps, wall, gaps, pos, top, src, source = _gaps(ctx)
     if len(wall) < ctx.t("min_points"):
         raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")
-    cadence = float(median_kept(ctx, f"positive gaps {src} {ctx.subject.roles.get('loss')}", pos))
+    cadence = float(median_kept(ctx, f"positive gaps {src} {ctx.subject.roles.get('loss')}", pos, source=source))
     now = ctx.extra.get("now") if ctx.extra else None
     limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
     if isinstance(now, (int, float)) and now > wall[-1]:
@@ -70,21 +71,23 @@ def log_stalled(ctx: Context) -> Finding | None:
     )
 
 
-def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, str]:
+def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, str, Source | None]:
     """(steps, wall times, the gaps between records (0 where the step goes back: the time a
     restart took is not a hang; TL095 reports resumes), the positive gaps, the longest gap,
-    the clock's source); on a live run from the stamps kept since its start."""
+    the clock's source, where a live run's kept state finds the positive gaps); on a live run
+    from the stamps kept since its start."""
     kept = stamps_kept(ctx)
     if kept is not None:
         positive = kept.positive.view()
-        return kept.steps.view(), kept.wall.view(), kept.gaps.view(), positive, kept.top, "wall-clock stamps"
+        gaps = kept.gaps.view()
+        return kept.steps.view(), kept.wall.view(), gaps, positive, kept.top, "wall-clock stamps", kept.positive_gaps
     got = wall_clock(ctx.subject)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
     steps, wall, src = got
     gaps = np.diff(wall)
     gaps[np.diff(steps) < 0] = 0.0
-    return steps, wall, gaps, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -np.inf, src
+    return steps, wall, gaps, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -np.inf, src, None
 
 
 def _explained(run: Run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:

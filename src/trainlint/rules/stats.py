@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -10,7 +12,7 @@ from ..arrays import quantiles as quantiles
 from ..arrays import quantiles_of
 from ..model import Run, RunMeta
 from ..registry import Context
-from ..running import Grow, Ordered
+from ..running import Grow, Ordered, Source
 
 
 def window_for(n: int, frac: float = 0.1, lo: int = 3, hi: int = 200) -> int:
@@ -378,29 +380,52 @@ def _on_grid(values: np.ndarray, d: int) -> bool:
 # does not pass over the whole history again. Without states (doctor) it is the batch form.
 
 
-def ordered(ctx: Context, key: str, values: np.ndarray) -> Ordered | None:
+def finite_values(name: str) -> Source:
+    """A kept state's source: the finite values of the run's series ``name`` (computed once per
+    round of feeding, in its memo)."""
+
+    def source(run: Run, memo: dict[str, Any]) -> np.ndarray:
+        got = memo.get(name)
+        if got is None:
+            s = run.series.get(name)
+            got = memo[name] = s.finite().values if s is not None else np.empty(0)
+        return got
+
+    return source
+
+
+def ordered(ctx: Context, key: str, values: np.ndarray, source: Source | None = None) -> Ordered | None:
     """The sorted blocks of ``values`` (a series that only grows: keyed by what it is) kept
-    under ``key``, brought up to date; None in doctor."""
-    state = ctx.state(f"ordered {key}", Ordered)
+    under ``key``, brought up to date; None in doctor. ``source``: where the live history finds
+    the series to update the state between judgements (Ordered.feed)."""
+    state = ctx.state(f"ordered {key}", lambda: Ordered(source))
     if state is not None:
         state.update(values)
     return state
 
 
 def quantiles_kept(
-    ctx: Context, key: str, values: np.ndarray, qs: list[float], lo: int = 0, hi: int | None = None
+    ctx: Context,
+    key: str,
+    values: np.ndarray,
+    qs: list[float],
+    lo: int = 0,
+    hi: int | None = None,
+    source: Source | None = None,
 ) -> list[float]:
     """``quantiles(values[lo:hi], qs)``, from the kept sorted blocks on a live run."""
-    state = ordered(ctx, key, values)
+    state = ordered(ctx, key, values, source)
     if state is None:
         return quantiles(values[lo:hi], qs)
     end = len(values) if hi is None else hi
     return quantiles_of(end - lo, qs, lambda idx: state.select(values, idx, lo, end))
 
 
-def median_kept(ctx: Context, key: str, values: np.ndarray, lo: int = 0, hi: int | None = None) -> np.floating:
+def median_kept(
+    ctx: Context, key: str, values: np.ndarray, lo: int = 0, hi: int | None = None, source: Source | None = None
+) -> np.floating:
     """``median(values[lo:hi])``, from the kept sorted blocks on a live run."""
-    state = ordered(ctx, key, values)
+    state = ordered(ctx, key, values, source)
     if state is None:
         return median(values[lo:hi])
     end = len(values) if hi is None else hi
@@ -413,7 +438,13 @@ def median_kept(ctx: Context, key: str, values: np.ndarray, lo: int = 0, hi: int
 
 
 def coarse_kept(
-    ctx: Context, key: str, steps: np.ndarray, values: np.ndarray, lo: int, max_points: int
+    ctx: Context,
+    key: str,
+    steps: np.ndarray,
+    values: np.ndarray,
+    lo: int,
+    max_points: int,
+    source: Source | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``coarse(steps[lo:], values[lo:], max_points)``: its block medians from the kept sorted
     blocks of ``values`` on a live run."""
@@ -424,10 +455,10 @@ def coarse_kept(
         return steps[lo:], values[lo:]
     b = -(-n // max_points)
     m = n // b
-    v = [median_kept(ctx, key, values, lo + i * b, lo + (i + 1) * b) for i in range(m)]
+    v = [median_kept(ctx, key, values, lo + i * b, lo + (i + 1) * b, source) for i in range(m)]
     s = steps[lo : lo + m * b].reshape(m, b)[:, b // 2]
     if n > m * b:
-        v.append(median_kept(ctx, key, values, lo + m * b))
+        v.append(median_kept(ctx, key, values, lo + m * b, source=source))
         s = np.append(s, steps[lo + m * b + (n - m * b) // 2])
     return s, np.array(v, dtype=np.float64)
 
@@ -439,17 +470,31 @@ class Stamps:
     the gaps between records (0 where the step goes back: a restart), the positive ones and
     the longest."""
 
-    __slots__ = ("n", "steps", "wall", "sec_steps", "sec", "gaps", "positive", "top")
+    __slots__ = ("n", "steps", "wall", "sec_steps", "sec", "gaps", "positive", "top", "name")
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "") -> None:
         self.n = 0  # points of the series consumed
         self.steps, self.wall, self.sec_steps, self.sec = Grow(), Grow(), Grow(), Grow()
         self.gaps, self.positive = Grow(), Grow()
         self.top = -np.inf  # the longest gap
+        self.name = name  # the series whose stamps these are
+
+    def feed(self, run: Run, memo: dict[str, Any]) -> None:
+        s = run.series.get(self.name)
+        if s is not None and s.wall is not None:
+            self.update(s.steps, s.wall)
+
+    def seconds(self, run: Run, memo: dict[str, Any]) -> np.ndarray:
+        """The seconds per step (a Source, for the states kept of them: fed after this one)."""
+        return self.sec.view()
+
+    def positive_gaps(self, run: Run, memo: dict[str, Any]) -> np.ndarray:
+        """The positive gaps (a Source, for the states kept of them: fed after this one)."""
+        return self.positive.view()
 
     def update(self, steps: np.ndarray, wall: np.ndarray) -> None:
         if len(steps) < self.n:  # not an extension: start again
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.name)  # type: ignore[misc]
         keep = np.isfinite(wall[self.n :])
         s, w = steps[self.n :][keep], wall[self.n :][keep]
         self.n = len(steps)
@@ -479,10 +524,21 @@ def stamps_kept(ctx: Context) -> Stamps | None:
     loss = ctx.subject.get("loss")
     if ctx.states is None or loss is None or loss.wall is None or len(loss) < 2:
         return None
-    state = ctx.state(f"stamps {loss.name}", Stamps)
+    state = ctx.state(f"stamps {loss.name}", lambda: Stamps(loss.name))
     if state is not None:
         state.update(loss.steps, loss.wall)
     return state
+
+
+def step_seconds_source(ctx: Context) -> Source | None:
+    """Where a state kept of :func:`step_seconds_kept`'s seconds finds them between judgements:
+    the kept stamps' seconds per step, or the step_time metric's finite values."""
+    st = ctx.subject.get("step_time")
+    if st is not None and len(st.finite()) >= 2:
+        return finite_values(st.name)
+    loss = ctx.subject.get("loss")
+    stamps = ctx.states.get(f"stamps {loss.name}") if ctx.states is not None and loss is not None else None
+    return None if stamps is None else stamps.seconds
 
 
 def step_seconds_kept(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
@@ -502,15 +558,20 @@ class BlockLevels:
     series that only grows (what :func:`local_stats` takes per block of a long series), each
     computed once, when its block completes."""
 
-    __slots__ = ("window", "med", "top")
+    __slots__ = ("window", "med", "top", "source")
 
-    def __init__(self) -> None:
+    def __init__(self, source: Source | None = None) -> None:
         self.window = 0
         self.med, self.top = Grow(), Grow()
+        self.source = source
+
+    def feed(self, run: Run, memo: dict[str, Any]) -> None:
+        if self.source is not None and self.window:
+            self.update(self.source(run, memo), self.window)
 
     def update(self, values: np.ndarray, window: int) -> None:
         if window != self.window or len(values) < self.med.n * window:  # another window: start again
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.source)  # type: ignore[misc]
             self.window = window
         m, done = len(values) // window, self.med.n
         if m > done:
@@ -520,7 +581,7 @@ class BlockLevels:
 
 
 def above_level(
-    ctx: Context, key: str, values: np.ndarray, window: int, ratio: float
+    ctx: Context, key: str, values: np.ndarray, window: int, ratio: float, source: Source | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(the indices where a value stands above ``ratio`` times its :func:`local_stats` median
     and that median is positive, the median there) of a long series (``blockwise``), from its
@@ -529,7 +590,7 @@ def above_level(
     n = len(values)
     if ctx.states is None or not blockwise(n, window):
         return None
-    state = ctx.state(f"block levels {key}", BlockLevels)
+    state = ctx.state(f"block levels {key}", lambda: BlockLevels(source))
     assert state is not None
     state.update(values, window)
     bmed, top = state.med.view(), state.top.view()
@@ -548,15 +609,20 @@ class OnGrid:
     """Which printed rounding steps (10**-d, d from 0 to 6) every value of a series that only
     grows sits on, extended with the values new at each judgement (:func:`printed_quantum`)."""
 
-    __slots__ = ("n", "finite", "ok")
+    __slots__ = ("n", "finite", "ok", "source")
 
-    def __init__(self) -> None:
+    def __init__(self, source: Source | None = None) -> None:
         self.n = self.finite = 0  # values consumed, and the finite ones among them
         self.ok = [True] * 7
+        self.source = source
+
+    def feed(self, run: Run, memo: dict[str, Any]) -> None:
+        if self.source is not None:
+            self.quantum(self.source(run, memo))
 
     def quantum(self, values: np.ndarray) -> float:
         if len(values) < self.n:
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.source)  # type: ignore[misc]
         new = values[self.n :]
         new = new[np.isfinite(new)]
         self.n, self.finite = len(values), self.finite + len(new)
@@ -564,7 +630,9 @@ class OnGrid:
         return next((10.0**-d for d, ok in enumerate(self.ok) if ok), 0.0) if self.finite else 0.0
 
 
-def printed_quantum_kept(ctx: Context, key: str, values: np.ndarray) -> float:
-    """:func:`printed_quantum`, on a live run from the steps every value so far sits on."""
-    state = ctx.state(f"on grid {key}", OnGrid)
+def printed_quantum_kept(ctx: Context, name: str, values: np.ndarray) -> float:
+    """:func:`printed_quantum` of the finite values of the series ``name``, on a live run from
+    the steps every value so far sits on."""
+    key = f"finite {name}"
+    state = ctx.state(f"on grid {key}", lambda: OnGrid(finite_values(name)))
     return printed_quantum(values) if state is None else state.quantum(values)

@@ -9,7 +9,18 @@ import numpy as np
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import coarse_kept, events, fmt, fstep, median, median_kept, no_clock_reason, step_seconds_kept, steps_list
+from .stats import (
+    coarse_kept,
+    events,
+    fmt,
+    fstep,
+    median,
+    median_kept,
+    no_clock_reason,
+    step_seconds_kept,
+    step_seconds_source,
+    steps_list,
+)
 
 
 def _step_seconds(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
@@ -69,11 +80,12 @@ def _measure_shape(ctx: Context) -> Shape:
     full, every, src, skip = _timed(ctx, int(ctx.t("min_points")))
     steps, sec, key = full[skip:], every[skip:], _key(ctx, src)
     k = max(3, len(sec) // 4)
-    early = float(median_kept(ctx, key, every, skip, skip + k))
-    late = float(median_kept(ctx, key, every, len(every) - k))
+    source = step_seconds_source(ctx)
+    early = float(median_kept(ctx, key, every, skip, skip + k, source))
+    late = float(median_kept(ctx, key, every, len(every) - k, source=source))
     if not early > 0:
         raise StandDown(f"early median step time is {fmt(early)} s: no ratio to judge")
-    bs, bv = coarse_kept(ctx, key, full, every, skip, max_points=max(4, min(20, len(sec) // 5)))
+    bs, bv = coarse_kept(ctx, key, full, every, skip, max(4, min(20, len(sec) // 5)), source)
     jumps = bv[2:] - bv[:-2] if len(bv) > 2 else np.diff(bv)  # a jump may straddle one block edge
     j = int(np.argmax(jumps)) if len(jumps) else 0
     share = float(jumps[j] / (late - early)) if late > early and len(jumps) else 0.0
@@ -197,7 +209,7 @@ checkpoint (a pause there is by design). Try: asynchronous checkpointing, less f
 def periodic_stalls(ctx: Context) -> Finding | None:
     full, every, src, skip = _timed(ctx, int(ctx.t("min_points")))
     steps, sec = full[skip:], every[skip:]
-    med = float(median_kept(ctx, _key(ctx, src), every, skip))
+    med = float(median_kept(ctx, _key(ctx, src), every, skip, source=step_seconds_source(ctx)))
     slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
     ev = events(slow)
     if len(ev) < ctx.t("min_count"):
