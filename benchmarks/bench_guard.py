@@ -87,7 +87,33 @@ def guard_run(n: int, growth: int | None = None) -> dict[str, float]:
         "max_wall_ms": max(walls, default=0.0) * 1e3,
         "max_feed_ms": max(fed, default=0.0) * 1e3,
         "judged": len(judged),
+        "guard": g,
     }
+
+
+def per_rule(g: Guard) -> dict[str, tuple[float, float]]:
+    """CPU ms of one judgement of the guard's history by each live rule alone (and by none: what
+    every judgement costs besides its rules), computed from the whole history (doctor's way)
+    and from the state the guard kept (the least of 3 runs each)."""
+    from trainlint.engine import judge_run
+    from trainlint.registry import REGISTRY
+
+    run, states = g.history.view(), g.history.states
+
+    def best(only: object, kept: dict | None) -> float:
+        times = []
+        for _ in range(3):
+            t = time.process_time()
+            judge_run(run, None, {"live": True}, curves=False, only=only, states=kept)  # type: ignore[arg-type]
+            times.append(time.process_time() - t)
+        return min(times) * 1e3
+
+    out = {"(none)": (best(lambda r: False, None), best(lambda r: False, states))}
+    for rule in REGISTRY.all("log"):
+        if rule.live != "end":
+            only = lambda r, code=rule.code: r.code == code  # noqa: E731
+            out[f"{rule.code} {rule.live}"] = (best(only, None), best(only, states))
+    return out
 
 
 def load() -> str:
@@ -127,6 +153,16 @@ def trainproof_run(steps: int) -> float | None:
     return time.perf_counter() - t0
 
 
+def print_rules(rules: dict[int, dict[str, tuple[float, float]]]) -> None:
+    """The per-rule table, costliest first at the largest size: CPU ms of one judgement from
+    the whole history and from the kept state, at each size."""
+    sizes = sorted(rules)
+    print(f"one judgement by one rule, CPU ms ({load()} load/cores): from the whole history / from the kept state")
+    print(f"{'rule':<14}" + "".join(f"{f'{n // 1000}k whole':>12}{f'{n // 1000}k kept':>11}" for n in sizes))
+    for code in sorted(rules[sizes[-1]], key=lambda c: -rules[sizes[-1]][c][0]):
+        print(f"{code:<14}" + "".join(f"{rules[n][code][0]:>12.2f}{rules[n][code][1]:>11.2f}" for n in sizes))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -134,6 +170,9 @@ def main() -> None:
     ap.add_argument("--growth", type=int, default=None, help="the guard's growth (default: Guard's)")
     ap.add_argument(
         "--repeat", type=int, default=3, help="runs per size below 1M, the least CPU time kept (1M runs once)"
+    )
+    ap.add_argument(
+        "--per-rule", action="store_true", help="then the cost of one judgement by each live rule at 100k and 1M"
     )
     a = ap.parse_args()
     sizes = (10_000, 100_000) if a.quick else (10_000, 100_000, 1_000_000)
@@ -143,10 +182,13 @@ def main() -> None:
         f"{'judgements':>11} {'longest ms':>11} {'wall ms':>8} {'feed ms':>8} {'load/cores':>11}"
     )
     first = None
+    rules: dict[int, dict[str, tuple[float, float]]] = {}
     for n in sizes:
         before = load()
         runs = [guard_run(n, a.growth) for _ in range(1 if n >= 1_000_000 else max(1, a.repeat))]
         r = min(runs, key=lambda x: x["cpu_us"])  # a shared machine: the least disturbed run
+        if a.per_rule and n >= 100_000:
+            rules[n] = per_rule(r["guard"])
         first = first or r["cpu_us"]
         print(
             f"{n:>9} {r['cpu_us']:>11.2f} {r['judging_us']:>14.2f} {r['wall_us']:>12.2f} {r['cpu_us'] / first:>6.2f} "
@@ -157,6 +199,8 @@ def main() -> None:
         "longest: the longest single judgement (CPU, and wall: how long it held the training loop); "
         "feed: the longest feeding of the rules' kept state between judgements (wall)"
     )
+    if rules:
+        print_rules(rules)
     tp_steps = a.tp_steps or (1_000 if a.quick else 2_000)
     tp = trainproof_run(tp_steps)
     if tp is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..model import Run
@@ -36,19 +38,21 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
     ],
 )
 def log_stalled(ctx: Context) -> Finding | None:
-    steps, wall, gaps, pos, top, src, source = _gaps(ctx)
-    if len(wall) < ctx.t("min_points"):
-        raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
+    count, last, pos, top, src, source = _clock(ctx)
+    if count < ctx.t("min_points"):
+        raise NotChecked(f"{count} timestamped records, needs {int(ctx.t('min_points'))}")
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")
     cadence = float(median_kept(ctx, f"positive gaps {src} {ctx.subject.roles.get('loss')}", pos, source=source))
     now = ctx.extra.get("now") if ctx.extra else None
     limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
-    if isinstance(now, (int, float)) and now > wall[-1]:
-        top = max(top, now - wall[-1])
-        gaps = np.append(gaps, now - wall[-1])
+    if isinstance(now, (int, float)) and now > last:
+        top = max(top, now - last)
     if not top > limit:  # no long gap: nothing for _explained to excuse
         return None
+    steps, wall, gaps, _ = _gaps(ctx)
+    if isinstance(now, (int, float)) and now > wall[-1]:
+        gaps = np.append(gaps, now - wall[-1])
     explained = _explained(ctx.subject, steps, gaps, limit) & (gaps <= ctx.t("max_pause"))
     big = np.flatnonzero((gaps > limit) & ~explained)
     if len(big) == 0:
@@ -71,23 +75,28 @@ def log_stalled(ctx: Context) -> Finding | None:
     )
 
 
-def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, str, Source | None]:
-    """(steps, wall times, the gaps between records (0 where the step goes back: the time a
-    restart took is not a hang; TL095 reports resumes), the positive gaps, the longest gap,
-    the clock's source, where a live run's kept state finds the positive gaps); on a live run
-    from the stamps kept since its start."""
+def _clock(ctx: Context) -> tuple[int, float, np.ndarray, float, str, Source | None]:
+    """(how many timestamped records, the last time, the positive gaps between records, the
+    longest gap, the clock's source, where a live run's kept state finds the positive gaps);
+    on a live run from the stamps kept since its start."""
     kept = stamps_kept(ctx)
-    if kept is not None:
-        positive = kept.positive.view()
-        gaps = kept.gaps.view()
-        return kept.steps.view(), kept.wall.view(), gaps, positive, kept.top, "wall-clock stamps", kept.positive_gaps
+    if kept is not None and kept.last is not None:
+        return kept.count, kept.last[1], kept.positive.view(), kept.top, "wall-clock stamps", kept.positive_gaps
+    steps, wall, gaps, src = _gaps(ctx)
+    last = float(wall[-1]) if len(wall) else math.nan
+    return len(wall), last, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -math.inf, src, None
+
+
+def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """(steps, wall times, the gaps between records: 0 where the step goes back, since the
+    time a restart took is not a hang (TL095 reports resumes); the clock's source)."""
     got = wall_clock(ctx.subject)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
     steps, wall, src = got
     gaps = np.diff(wall)
     gaps[np.diff(steps) < 0] = 0.0
-    return steps, wall, gaps, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -np.inf, src, None
+    return steps, wall, gaps, src
 
 
 def _explained(run: Run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:

@@ -464,18 +464,17 @@ def coarse_kept(
 
 
 class Stamps:
-    """The finite wall-clock stamps of a series that only grows (a live run's loss), and what
-    the timing rules derive from them, extended at each judgement with the stamps new since
-    the last: :func:`wall_clock`'s steps and times, :func:`step_seconds`' seconds per step,
-    the gaps between records (0 where the step goes back: a restart), the positive ones and
-    the longest."""
+    """What the timing rules read of the finite wall-clock stamps of a series that only grows
+    (a live run's loss), extended with the stamps new since the last update: how many there
+    are and the last, :func:`step_seconds`' seconds per step (with their steps), the positive
+    gaps between records (a gap where the step goes back, a restart, is 0) and the longest."""
 
-    __slots__ = ("n", "steps", "wall", "sec_steps", "sec", "gaps", "positive", "top", "name")
+    __slots__ = ("n", "count", "last", "sec_steps", "sec", "positive", "top", "name")
 
     def __init__(self, name: str = "") -> None:
-        self.n = 0  # points of the series consumed
-        self.steps, self.wall, self.sec_steps, self.sec = Grow(), Grow(), Grow(), Grow()
-        self.gaps, self.positive = Grow(), Grow()
+        self.n = self.count = 0  # points of the series consumed, and the finite stamps among them
+        self.last: tuple[float, float] | None = None  # the last finite stamp: (step, wall)
+        self.sec_steps, self.sec, self.positive = Grow(), Grow(), Grow()
         self.top = -np.inf  # the longest gap
         self.name = name  # the series whose stamps these are
 
@@ -497,22 +496,17 @@ class Stamps:
             self.__init__(self.name)  # type: ignore[misc]
         keep = np.isfinite(wall[self.n :])
         s, w = steps[self.n :][keep], wall[self.n :][keep]
-        self.n = len(steps)
+        self.n, self.count = len(steps), self.count + len(s)
         if not len(s):
             return
-        if self.steps.n:  # the pairs across the last judgement's end
-            s, w = np.r_[self.steps.data[self.steps.n - 1], s], np.r_[self.wall.data[self.wall.n - 1], w]
-            self.steps.extend(s[1:])
-            self.wall.extend(w[1:])
-        else:
-            self.steps.extend(s)
-            self.wall.extend(w)
+        if self.last is not None:  # the pair across the last update's end
+            s, w = np.r_[self.last[0], s], np.r_[self.last[1], w]
+        self.last = (float(s[-1]), float(w[-1]))
         ds, dw = np.diff(s), np.diff(w)
         ok = (ds > 0) & np.isfinite(dw) & (dw >= 0)
         self.sec_steps.extend(s[1:][ok])
         self.sec.extend(dw[ok] / ds[ok])
         dw[ds < 0] = 0.0
-        self.gaps.extend(dw)
         self.positive.extend(dw[dw > 0])
         if len(dw):
             self.top = max(self.top, float(dw.max()))
