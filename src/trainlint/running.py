@@ -1,9 +1,13 @@
 """The running quantities of one metric: what the live history keeps per record in O(1), and
-what :meth:`Running.of` builds in one pass from a finished series, with the same numbers.
+what :meth:`Running.of` builds in one pass from a finished series, with the same numbers; and
+the order statistics of a growing series (:class:`Ordered`) that live rules keep.
 
 The live guard reads its alarms (a non-finite value, a loss above twice its best, an LR that
 stays zero) and its warm-up (the LR's peak and the points since it) from these states; a
 judgement of a finished log can build the same state from the series without a record loop.
+:class:`Ordered` sorts each completed block of a series once, so that the rules' quantiles of
+a live run's whole history (or of a range of it) read a small part of it, with the values a
+partition of the whole gives; :class:`Grow` is the growable array both use.
 """
 
 from __future__ import annotations
