@@ -38,7 +38,7 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
     ],
 )
 def log_stalled(ctx: Context) -> Finding | None:
-    count, last, pos, top, src, source = _clock(ctx)
+    count, last, pos, top, src, source, whole = _clock(ctx)
     if count < ctx.t("min_points"):
         raise NotChecked(f"{count} timestamped records, needs {int(ctx.t('min_points'))}")
     if len(pos) == 0:
@@ -50,7 +50,7 @@ def log_stalled(ctx: Context) -> Finding | None:
         top = max(top, now - last)
     if not top > limit:  # no long gap: nothing for _explained to excuse
         return None
-    steps, wall, gaps, _ = _gaps(ctx)
+    steps, wall, gaps, _ = whole or _gaps(ctx)
     if isinstance(now, (int, float)) and now > wall[-1]:
         gaps = np.append(gaps, now - wall[-1])
     explained = _explained(ctx.subject, steps, gaps, limit) & (gaps <= ctx.t("max_pause"))
@@ -75,19 +75,23 @@ def log_stalled(ctx: Context) -> Finding | None:
     )
 
 
-def _clock(ctx: Context) -> tuple[int, float, np.ndarray, float, str, Source | None]:
+Clock = tuple[np.ndarray, np.ndarray, np.ndarray, str]  # what _gaps gives
+
+
+def _clock(ctx: Context) -> tuple[int, float, np.ndarray, float, str, Source | None, Clock | None]:
     """(how many timestamped records, the last time, the positive gaps between records, the
-    longest gap, the clock's source, where a live run's kept state finds the positive gaps);
-    on a live run from the stamps kept since its start."""
+    longest gap, the clock's source, where a live run's kept state finds the positive gaps,
+    :func:`_gaps` when computed); on a live run from the stamps kept since its start."""
     kept = stamps_kept(ctx)
     if kept is not None and kept.last is not None:
-        return kept.count, kept.last[1], kept.positive.view(), kept.top, "wall-clock stamps", kept.positive_gaps
-    steps, wall, gaps, src = _gaps(ctx)
+        return kept.count, kept.last[1], kept.positive.view(), kept.top, "wall-clock stamps", kept.positive_gaps, None
+    whole = _gaps(ctx)
+    steps, wall, gaps, src = whole
     last = float(wall[-1]) if len(wall) else math.nan
-    return len(wall), last, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -math.inf, src, None
+    return len(wall), last, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -math.inf, src, None, whole
 
 
-def _gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+def _gaps(ctx: Context) -> Clock:
     """(steps, wall times, the gaps between records: 0 where the step goes back, since the
     time a restart took is not a hang (TL095 reports resumes); the clock's source)."""
     got = wall_clock(ctx.subject)
