@@ -203,6 +203,17 @@ class Ordered:
         extra = np.concatenate((values[lo : b0 * BLOCK], values[b1 * BLOCK : hi]))
         return {k: self._kth(k, self.rows[b0:b1], self.samples[b0:b1], extra) for k in ranks}
 
+    def count(self, values: np.ndarray, x: float, lo: int = 0, hi: int | None = None) -> int:
+        """How many of ``values[lo:hi]`` are at most ``x`` (``np.sum(values[lo:hi] <= x)``),
+        after :meth:`update` with ``values``."""
+        hi = len(values) if hi is None else hi
+        b0, b1 = -(-lo // BLOCK), min(hi // BLOCK, self.m)
+        if b1 - b0 < 2:
+            return int(np.sum(values[lo:hi] <= x))
+        inside = _counts(self.rows[b0:b1], self.samples[b0:b1], x, np.less_equal)
+        edges = int(np.sum(values[lo : b0 * BLOCK] <= x)) + int(np.sum(values[b1 * BLOCK : hi] <= x))
+        return int(inside.sum()) + edges
+
     @staticmethod
     def _kth(k: int, rows: np.ndarray, samples: np.ndarray, extra: np.ndarray) -> float:
         """The k-th smallest of the sorted ``rows`` and the unsorted ``extra`` values. Below the

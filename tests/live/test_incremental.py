@@ -59,7 +59,8 @@ def test_ordered_selects_what_a_partition_gives(values, data):
 
 def _stream(seed: int, n: int, shape: dict) -> list[tuple[float, float, dict]]:
     """A run's records: a falling noisy loss with, as ``shape`` asks, NaNs, a flat stretch,
-    spikes, printed rounding, a restart, step-time cliffs and stalls, grad-norm spikes."""
+    spikes, printed rounding, a restart, step-time cliffs and stalls, grad-norm spikes, a
+    gradient that vanishes."""
     rng = np.random.default_rng(seed)
     i = np.arange(n)
     loss = 0.8 + 2.0 * np.exp(-i / max(1, n / 6)) + rng.normal(0, 0.02, n)
@@ -74,6 +75,10 @@ def _stream(seed: int, n: int, shape: dict) -> list[tuple[float, float, dict]]:
     grad = np.abs(rng.normal(1, 0.1, n))
     for k in rng.integers(50, n, shape["spikes"]):
         grad[k] *= 8
+    if shape["vanish"]:  # the gradient collapses, or is logged as zero, from a third of the run on
+        grad[n // 3 :] = 0.0 if seed % 2 else grad[n // 3 :] * 1e-5
+        if seed % 3 == 0:
+            loss[:] = loss[0]  # and the loss does not improve: TL051 fires
     sec = np.where(i > shape["cliff"] * n, 0.3, 0.1) + rng.uniform(0, 0.01, n)
     if shape["stalls"]:
         sec[i % 997 == 500] += 400.0  # long pauses, regular: stalls, and a silent log for TL090
@@ -102,6 +107,7 @@ shapes = st.fixed_dictionaries(
         "cliff": st.sampled_from([0.3, 0.7, 2.0]),
         "stalls": st.booleans(),
         "restart": st.sampled_from([False, False, True]),
+        "vanish": st.booleans(),
     }
 )
 
@@ -129,7 +135,9 @@ def test_the_kept_state_serves_long_runs_at_full_block_size():
     """At the real block size, on a run long enough for many blocks (the benchmark's shape):
     the same report as from the whole history, and the state did serve it."""
     records = _stream(
-        7, 40_000, dict(flat=False, spikes=6, rounded=False, nan=0.001, cliff=0.6, stalls=True, restart=False)
+        7,
+        40_000,
+        dict(flat=False, spikes=6, rounded=False, nan=0.001, cliff=0.6, stalls=True, restart=False, vanish=False),
     )
     live = LiveRun()
     for k, (step, wall, metrics) in enumerate(records, 1):
@@ -146,7 +154,7 @@ def test_a_run_whose_series_are_rewritten_drops_its_state():
     so that a later judgement does not extend it from other series."""
     live = LiveRun()
     for step, wall, metrics in _stream(
-        1, 5000, dict(flat=False, spikes=3, rounded=False, nan=0.0, cliff=2.0, stalls=False, restart=True)
+        1, 5000, dict(flat=False, spikes=3, rounded=False, nan=0.0, cliff=2.0, stalls=False, restart=True, vanish=False)
     ):
         live.append(step, metrics, wall)
     live.states["ordered sentinel"] = Ordered()
@@ -178,3 +186,18 @@ def test_kept_stamps_equal_the_whole_run_clock(seed, n, cuts):
     assert state.sec.view().tolist() == (dw[ok] / ds[ok]).tolist()
     assert state.positive.view().tolist() == gaps[gaps > 0].tolist()
     assert state.top == (gaps.max() if len(gaps) else -math.inf)
+
+
+@given(values_lists, st.data())
+@settings(max_examples=100, deadline=None)
+def test_ordered_counts_what_a_comparison_counts(values, data):
+    v = np.array(values)
+    n = len(v)
+    with pytest.MonkeyPatch.context() as mp:
+        _small_blocks(mp)
+        state = Ordered()
+        state.update(v)
+        lo = data.draw(st.integers(0, n - 1))
+        hi = data.draw(st.integers(lo + 1, n))
+        x = data.draw(st.one_of(st.sampled_from(values), st.floats(-1e6, 1e6)))
+        assert state.count(v, x, lo, hi) == int(np.sum(v[lo:hi] <= x))

@@ -437,6 +437,16 @@ def median_kept(
     return median(np.array([got[k] for k in ranks]))  # the mean of the middle one or two, as median takes it
 
 
+def above_kept(ctx: Context, key: str, values: np.ndarray, x: float, lo: int = 0) -> int | None:
+    """How many of ``values[lo:]`` exceed ``x``, from the kept sorted blocks on a live run (a
+    shortcut: fewer than a rule needs and it need not look further); None in doctor."""
+    state: Ordered | None = ctx.states.get(f"ordered {key}") if ctx.states is not None else None
+    if state is None:
+        return None
+    state.update(values)
+    return len(values) - lo - state.count(values, x, lo)
+
+
 def coarse_kept(
     ctx: Context,
     key: str,
@@ -630,3 +640,39 @@ def printed_quantum_kept(ctx: Context, name: str, values: np.ndarray) -> float:
     key = f"finite {name}"
     state = ctx.state(f"on grid {key}", lambda: OnGrid(finite_values(name)))
     return printed_quantum(values) if state is None else state.quantum(values)
+
+
+class Mapped:
+    """``fn`` of each value of a series that only grows (elementwise: ``np.abs``), kept: each
+    update maps only the values new since the last."""
+
+    __slots__ = ("n", "out", "fn", "source")
+
+    def __init__(self, fn: Any, source: Source | None = None) -> None:
+        self.n = 0
+        self.out = Grow()
+        self.fn, self.source = fn, source
+
+    def feed(self, run: Run, memo: dict[str, Any]) -> None:
+        if self.source is not None:
+            self.update(self.source(run, memo))
+
+    def update(self, values: np.ndarray) -> None:
+        if len(values) < self.n:  # not an extension: start again
+            self.__init__(self.fn, self.source)  # type: ignore[misc]
+        self.out.extend(self.fn(values[self.n :]))
+        self.n = len(values)
+
+    def mapped(self, run: Run, memo: dict[str, Any]) -> np.ndarray:
+        """The mapped values (a Source, for the states kept of them: fed after this one)."""
+        return self.out.view()
+
+
+def abs_kept(ctx: Context, name: str, values: np.ndarray) -> tuple[np.ndarray, Source | None]:
+    """``np.abs(values)``, the finite values of the series ``name``; on a live run kept (only
+    the new values' taken at a judgement), with where the states kept of it find it."""
+    state = ctx.state(f"abs finite {name}", lambda: Mapped(np.abs, finite_values(name)))
+    if state is None:
+        return np.abs(values), None
+    state.update(values)
+    return state.out.view(), state.mapped

@@ -10,6 +10,7 @@ from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
 from .stats import (
+    above_kept,
     coarse_kept,
     events,
     fmt,
@@ -210,6 +211,9 @@ def periodic_stalls(ctx: Context) -> Finding | None:
     full, every, src, skip = _timed(ctx, int(ctx.t("min_points")))
     steps, sec = full[skip:], every[skip:]
     med = float(median_kept(ctx, _key(ctx, src), every, skip, source=step_seconds_source(ctx)))
+    above = above_kept(ctx, _key(ctx, src), every, ctx.t("factor") * med, skip)
+    if above is not None and above < ctx.t("min_count"):  # a live run: fewer slow steps than stalls needed
+        return None
     slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
     ev = events(slow)
     if len(ev) < ctx.t("min_count"):
