@@ -60,7 +60,7 @@ def test_ordered_selects_what_a_partition_gives(values, data):
 def _stream(seed: int, n: int, shape: dict) -> list[tuple[float, float, dict]]:
     """A run's records: a falling noisy loss with, as ``shape`` asks, NaNs, a flat stretch,
     spikes, printed rounding, a restart, step-time cliffs and stalls, grad-norm spikes, a
-    gradient that vanishes."""
+    gradient that vanishes, a learning rate at zero."""
     rng = np.random.default_rng(seed)
     i = np.arange(n)
     loss = 0.8 + 2.0 * np.exp(-i / max(1, n / 6)) + rng.normal(0, 0.02, n)
@@ -87,8 +87,18 @@ def _stream(seed: int, n: int, shape: dict) -> list[tuple[float, float, dict]]:
     if shape["restart"]:
         steps[n // 2 :] -= n // 4  # a resumed run: the steps go back (two segments)
     wall[rng.random(n) < shape["nan"]] = math.nan
+    lr = {
+        "flat": np.full(n, 1e-3),
+        "zero": np.where(i < 5, 1e-3, 0.0),  # zero from the sixth record on: TL040
+        "decay": np.maximum(1e-3 * (1 - 2 * i / n), 0.0),  # decays to zero half-way: legitimate
+        "gap": np.where((i > n // 4) & (i < n // 2), 0.0, 1e-3),  # zero for a quarter of the run
+        # zero for a third of the run, then a decay to zero over its last tenth (the tail not judged)
+        "both": np.where(
+            (i > n // 4) & (i < 7 * n // 12), 0.0, np.maximum(1e-3 * np.minimum(1, 10 * (0.9 - i / n)), 0)
+        ),
+    }[shape["lr"]]
     return [
-        (steps[k], wall[k], {"loss": float(loss[k]), "grad_norm": float(grad[k]), "learning_rate": 1e-3})
+        (steps[k], wall[k], {"loss": float(loss[k]), "grad_norm": float(grad[k]), "learning_rate": float(lr[k])})
         for k in range(n)
     ]
 
@@ -108,6 +118,7 @@ shapes = st.fixed_dictionaries(
         "stalls": st.booleans(),
         "restart": st.sampled_from([False, False, True]),
         "vanish": st.booleans(),
+        "lr": st.sampled_from(["flat", "zero", "decay", "gap", "both"]),
     }
 )
 
@@ -137,7 +148,17 @@ def test_the_kept_state_serves_long_runs_at_full_block_size():
     records = _stream(
         7,
         40_000,
-        dict(flat=False, spikes=6, rounded=False, nan=0.001, cliff=0.6, stalls=True, restart=False, vanish=False),
+        dict(
+            flat=False,
+            spikes=6,
+            rounded=False,
+            nan=0.001,
+            cliff=0.6,
+            stalls=True,
+            restart=False,
+            vanish=False,
+            lr="decay",
+        ),
     )
     live = LiveRun()
     for k, (step, wall, metrics) in enumerate(records, 1):
@@ -154,7 +175,11 @@ def test_a_run_whose_series_are_rewritten_drops_its_state():
     so that a later judgement does not extend it from other series."""
     live = LiveRun()
     for step, wall, metrics in _stream(
-        1, 5000, dict(flat=False, spikes=3, rounded=False, nan=0.0, cliff=2.0, stalls=False, restart=True, vanish=False)
+        1,
+        5000,
+        dict(
+            flat=False, spikes=3, rounded=False, nan=0.0, cliff=2.0, stalls=False, restart=True, vanish=False, lr="flat"
+        ),
     ):
         live.append(step, metrics, wall)
     live.states["ordered sentinel"] = Ordered()
