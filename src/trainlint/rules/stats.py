@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import running
 from ..arrays import median as median  # the rules' medians and quantiles, without numpy.ma
 from ..arrays import quantiles as quantiles
 from ..arrays import quantiles_of
@@ -413,25 +414,31 @@ def quantiles_kept(
     hi: int | None = None,
     source: Source | None = None,
 ) -> list[float]:
-    """``quantiles(values[lo:hi], qs)``, from the kept sorted blocks on a live run."""
-    state = ordered(ctx, key, values, source)
+    """``quantiles(values[lo:hi], qs)``, from the kept sorted blocks on a live run (a range of
+    a few blocks from the values themselves: :func:`_few`)."""
+    end = len(values) if hi is None else hi
+    state = None if _few(ctx, end - lo) else ordered(ctx, key, values, source)
     if state is None:
         return quantiles(values[lo:hi], qs)
-    end = len(values) if hi is None else hi
     return quantiles_of(end - lo, qs, lambda idx: state.select(values, idx, lo, end))
+
+
+def _few(ctx: Context, n: int) -> bool:
+    """Whether ``n`` values are judged from themselves: in doctor, and on a live run for fewer
+    than two sorted blocks' worth (running.BLOCK), where the sorted blocks could not serve."""
+    return ctx.states is None or n < 2 * running.BLOCK
 
 
 def median_kept(
     ctx: Context, key: str, values: np.ndarray, lo: int = 0, hi: int | None = None, source: Source | None = None
 ) -> np.floating:
-    """``median(values[lo:hi])``, from the kept sorted blocks on a live run."""
-    state = ordered(ctx, key, values, source)
-    if state is None:
-        return median(values[lo:hi])
+    """``median(values[lo:hi])``, from the kept sorted blocks on a live run (a range of a few
+    blocks from the values themselves: :func:`_few`)."""
     end = len(values) if hi is None else hi
     n = end - lo
-    if n <= 0:
-        return median(values[lo:end])
+    state = None if _few(ctx, n) else ordered(ctx, key, values, source)
+    if state is None:
+        return median(values[lo:hi])
     ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
     got = state.select(values, ranks, lo, end)
     return median(np.array([got[k] for k in ranks]))  # the mean of the middle one or two, as median takes it
@@ -457,13 +464,11 @@ def coarse_kept(
     source: Source | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``coarse(steps[lo:], values[lo:], max_points)``: its block medians from the kept sorted
-    blocks of ``values`` on a live run."""
-    if ctx.states is None:
-        return coarse(steps[lo:], values[lo:], max_points)
+    blocks of ``values`` on a live run (blocks of a few sorted blocks' worth: :func:`_few`)."""
     n = len(values) - lo
-    if n <= max_points:
-        return steps[lo:], values[lo:]
     b = -(-n // max_points)
+    if _few(ctx, b) or n <= max_points:
+        return coarse(steps[lo:], values[lo:], max_points)
     m = n // b
     v = [median_kept(ctx, key, values, lo + i * b, lo + (i + 1) * b, source) for i in range(m)]
     s = steps[lo : lo + m * b].reshape(m, b)[:, b // 2]
