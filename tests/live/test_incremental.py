@@ -226,3 +226,40 @@ def test_ordered_counts_what_a_comparison_counts(values, data):
         hi = data.draw(st.integers(lo + 1, n))
         x = data.draw(st.one_of(st.sampled_from(values), st.floats(-1e6, 1e6)))
         assert state.count(v, x, lo, hi) == int(np.sum(v[lo:hi] <= x))
+
+
+class _Broken:
+    """A kept state whose feeding fails."""
+
+    def feed(self, run, memo):
+        raise ValueError("broken state")
+
+
+def test_a_state_that_fails_to_feed_is_dropped_not_raised():
+    """Feeding happens inside Guard.observe: a failing state must not raise into the training
+    loop; the states are dropped and the next judgement builds them again, with the same report."""
+    records = _stream(
+        3,
+        9000,
+        dict(
+            flat=False,
+            spikes=4,
+            rounded=False,
+            nan=0.0,
+            cliff=0.6,
+            stalls=False,
+            restart=False,
+            vanish=False,
+            lr="flat",
+        ),
+    )
+    live = LiveRun()
+    for k, (step, wall, metrics) in enumerate(records, 1):
+        live.append(step, metrics, wall)
+        if k == 5000:
+            judge_run(live.view(), curves=False, states=live.states)
+            assert live.states
+            live.states["broken"] = _Broken()
+    assert "broken" not in live.states  # dropped at the next feeding, with the others
+    run = live.view()
+    _same(judge_run(run, curves=False, states=live.states), judge_run(run, curves=False))

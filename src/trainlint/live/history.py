@@ -154,16 +154,23 @@ class LiveRun:
         judgement then adds to them only the records since (not the quarter of the history the
         guard's schedule lets pass between two), so how long it holds the training loop does not
         grow with that quarter; feeding costs O(1) per record amortised. A state feeds itself
-        from the run when it knows where its series is (its ``feed``)."""
+        from the run when it knows where its series is (its ``feed``). When one fails, all are
+        dropped (some derive from others; the next judgement builds them again, or its rule says
+        why it cannot): feeding never raises into the training loop, nor warns (overflow on
+        absurd values, as the engine)."""
         self._feed_at = self.records + max(FEED, self.records // FEED_SHARE)
         if not self.states:
             return
         run = self.view()
         memo: dict[str, Any] = {}  # what the states' sources share (the finite values of a series)
-        for state in list(self.states.values()):  # in the order made: a derived one after its base
-            feed = getattr(state, "feed", None)
-            if feed is not None:
-                feed(run, memo)
+        try:
+            with np.errstate(all="ignore"):
+                for state in list(self.states.values()):  # in the order made: a derived one after its base
+                    feed = getattr(state, "feed", None)
+                    if feed is not None:
+                        feed(run, memo)
+        except Exception:  # noqa: BLE001 - a state's fault must not stop the run
+            self.states.clear()
 
     def _without_numbers(self, step: float, metrics: dict[str, Any], wall: float, missing: list[str]) -> None:
         """A record of as many names as the dense columns, ``missing`` with no number: dense
