@@ -4,7 +4,8 @@ Each gives numpy's own answer (hypothesis tests compare them)."""
 
 from __future__ import annotations
 
-from typing import overload
+from collections.abc import Callable
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -46,10 +47,17 @@ def quantiles(a: np.ndarray, qs: list[float]) -> list[float]:
     """``np.percentile(a, qs)`` (its default linear interpolation, computed as numpy does) of a
     1-d float array without NaN, by one partition (see :func:`median` for why not np.percentile)."""
     a = np.asarray(a, np.float64).reshape(-1)
-    n = len(a)
+    return quantiles_of(len(a), qs, lambda idx: np.partition(a, idx))
+
+
+def quantiles_of(n: int, qs: list[float], select: Callable[[list[int]], Any]) -> list[float]:
+    """:func:`quantiles` of ``n`` values that ``select(indices)`` gives the order statistics of
+    (an array or a mapping whose items at those indices are the values of those ranks, 0 the
+    smallest): the same numbers from a partition of the array or from a state that keeps it in
+    sorted blocks (running.Ordered)."""
     pos = [min(max((n - 1) * (q / 100), 0.0), n - 1.0) for q in qs]
     idx = sorted({int(np.floor(p)) for p in pos} | {min(int(np.floor(p)) + 1, n - 1) for p in pos})
-    part = np.partition(a, idx)
+    part = select(idx)  # an array, or a mapping of those indices
     out = []
     for p in pos:
         i = int(np.floor(p))

@@ -22,9 +22,11 @@ def run_rules(
     settings: Settings | None = None,
     extra: Mapping[str, Any] | None = None,
     only: Callable[[Rule], bool] | None = None,
+    states: dict[str, Any] | None = None,
 ) -> Report:
     """Apply every enabled rule for ``target`` (those ``only`` accepts) to ``subject``,
-    recording findings and coverage."""
+    recording findings and coverage. ``states``: what the rules keep across the judgements of
+    a live run that grows at its end (Context.states)."""
     settings = (settings or Settings()).for_path(report.source)
     debug = bool(os.environ.get("TRAINLINT_DEBUG"))
     shared: dict[str, Any] = {}  # one judgement's finite series, for every rule (Context.shared)
@@ -34,7 +36,7 @@ def run_rules(
         if not settings.enabled(rule):
             report.checks.not_checked[rule.code] = "not selected by configuration"
             continue
-        ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {}, shared)
+        ctx = Context(rule, subject, settings.thresholds_for(rule), extra or {}, shared, states)
         try:
             with np.errstate(all="ignore"):  # overflow on absurd values is judged, not printed
                 out = _as_list(rule.check(ctx))
@@ -207,11 +209,15 @@ def judge_run(
     *,
     curves: bool = True,
     only: Callable[[Rule], bool] | None = None,
+    states: dict[str, Any] | None = None,
 ) -> Report:
     """Judge one training run with every log rule (those ``only`` accepts: the live guard's
     open live modes). ``curves=False`` skips the downsampled curves kept for renderers (the
-    live guard's scheduled judgements read only the findings)."""
+    live guard's scheduled judgements read only the findings). ``states``: the live guard's
+    per-rule state (Context.states), used while the run is one segment whose series are the
+    ones it recorded, each the one before with points added at its end (emptied otherwise)."""
     check_meta(run)  # a value of the wrong type (max_steps: 1e999 or "100") is noted and dropped
+    recorded = run
     run = _unsum_loss(run)
     report = Report(
         source=run.source,
@@ -231,9 +237,20 @@ def judge_run(
     from .rules.segments import split_segments
 
     segs = split_segments(run)
-    if len(segs) == 1 and segs[0] is run:
-        return run_rules("log", run, report, settings, extra, only)
+    whole = len(segs) == 1 and segs[0] is run
+    if not (whole and run is recorded):
+        _spent(states)
+        states = None
+    if whole:
+        return run_rules("log", run, report, settings, extra, only, states)
     return _judge_segments(run, segs, report, settings, extra, only)
+
+
+def _spent(states: dict[str, Any] | None) -> None:
+    """Nothing kept can serve a run whose series are not the recorded ones (a summed loss
+    unsummed, a resumed run split): drop it, so that it is not extended later from them."""
+    if states is not None:
+        states.clear()
 
 
 def _unsum_loss(run: Run) -> Run:

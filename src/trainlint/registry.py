@@ -46,6 +46,7 @@ CATEGORIES = (
 TARGETS = ("log", "live", "dataset", "tokenizer", "checkpoint", "environment", "comparison")
 # A check function: a Context in; a finding, several, or None out (the engine takes each shape).
 _Check = TypeVar("_Check", bound="Callable[[Context], Iterable[Finding] | Finding | None]")
+_State = TypeVar("_State")
 # When the live guard may run a log rule on a run still training (issue 30 §6), each mode with
 # the words `trainlint rule CODE` and RULES.md show. doctor, and the guard's closing judgement,
 # run every rule whatever its mode.
@@ -229,10 +230,24 @@ class Context(msgspec.Struct):
     # What the rules of one judgement share (engine.run_rules hands one dict to all): the
     # finite part of each series, computed once instead of once per rule.
     shared: dict[str, Any] = msgspec.field(default_factory=dict)
+    # What the rules keep across the judgements of one live run (the guard's history holds it;
+    # None in doctor): per-rule state updated with the points new since the last judgement,
+    # which only a run that grows at its end may have (engine.judge_run hands it on).
+    states: dict[str, Any] | None = None
 
     @property
     def run(self) -> Any:
         return self.subject
+
+    def state(self, key: str, factory: Callable[[], _State]) -> _State | None:
+        """The state kept under ``key`` across the judgements of a live run (made by
+        ``factory`` at the first); None when nothing is kept (doctor: judge in one pass)."""
+        if self.states is None:
+            return None
+        got = self.states.get(key)
+        if got is None:
+            got = self.states[key] = factory()
+        return got
 
     def t(self, name: str) -> float:
         return self.thresholds[name]

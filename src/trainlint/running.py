@@ -1,15 +1,21 @@
 """The running quantities of one metric: what the live history keeps per record in O(1), and
-what :meth:`Running.of` builds in one pass from a finished series, with the same numbers.
+what :meth:`Running.of` builds in one pass from a finished series, with the same numbers; and
+the order statistics of a growing series (:class:`Ordered`) that live rules keep.
 
 The live guard reads its alarms (a non-finite value, a loss above twice its best, an LR that
 stays zero) and its warm-up (the LR's peak and the points since it) from these states; a
 judgement of a finished log can build the same state from the series without a record loop.
+:class:`Ordered` sorts each completed block of a series once, so that the rules' quantiles of
+a live run's whole history (or of a range of it) read a small part of it, with the values a
+partition of the whole gives; :class:`Grow` is the growable array both use.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -112,3 +118,131 @@ class Running:
 
 
 _MAX = sys.float_info.max  # [-_MAX, _MAX] holds every finite float and no infinity or NaN
+
+
+class Grow:
+    """A float64 array that grows by doubling (appends amortised O(1)); ``view`` is its filled part."""
+
+    __slots__ = ("data", "n")
+
+    def __init__(self, values: Iterable[float] = ()) -> None:
+        self.data = np.empty(64)
+        self.n = 0
+        self.extend(list(values))
+
+    def extend(self, items: list[float] | np.ndarray) -> None:
+        k = len(items)
+        if not k:
+            return
+        end = self.n + k
+        if end > len(self.data):
+            new = np.empty(max(2 * len(self.data), end))
+            new[: self.n] = self.data[: self.n]
+            self.data = new
+        self.data[self.n : end] = items
+        self.n = end
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.n]
+
+
+# A kept state's source: (a run, a memo shared by one round of feeding) -> its series there
+Source = Callable[[Any, dict[str, Any]], Any]
+BLOCK = 4096  # the points of one sorted block of an Ordered state
+SAMPLE = 64  # every SAMPLE-th value of a sorted block brackets a rank
+
+
+class Ordered:
+    """Order statistics of a series that only grows (a live run's column), for quantiles of
+    its whole history or of a range of it without a pass over it: each completed block of
+    :data:`BLOCK` points is sorted once, when it completes (O(log BLOCK) per point). The k-th
+    smallest value of a range then reads every SAMPLE-th value of its blocks' sorted rows
+    (which bracket the rank), the few rows' values between the brackets, and the range's
+    partial blocks at its ends: about n / SAMPLE + 2 * SAMPLE * n / BLOCK values, not n. The
+    values are exact, the same as a partition of the range gives; they hold no NaN."""
+
+    __slots__ = ("rows", "samples", "m", "source")
+
+    def __init__(self, source: Source | None = None) -> None:
+        self.rows = np.empty((0, BLOCK))  # the sorted blocks (capacity grows by doubling)
+        self.samples = np.empty((0, BLOCK // SAMPLE))  # rows[:, SAMPLE - 1 :: SAMPLE]
+        self.m = 0  # completed blocks sorted so far
+        self.source = source  # where feed() reads the series from a run
+
+    def feed(self, run: Any, memo: dict[str, Any]) -> None:
+        """Update from the run (between judgements), when the state knows its series' source."""
+        if self.source is not None:
+            self.update(self.source(run, memo))
+
+    def update(self, values: np.ndarray) -> None:
+        """Sort the blocks of ``values`` (the series so far, which extends the one seen before)
+        completed since the last update."""
+        m = len(values) // BLOCK
+        if m < self.m:  # not an extension: start again
+            self.__init__(self.source)  # type: ignore[misc]
+        if m == self.m:
+            return
+        if m > len(self.rows):
+            cap = max(m, 2 * len(self.rows), 4)
+            self.rows = np.concatenate((self.rows[: self.m], np.empty((cap - self.m, BLOCK))))
+            self.samples = np.concatenate((self.samples[: self.m], np.empty((cap - self.m, BLOCK // SAMPLE))))
+        new = np.sort(np.asarray(values[self.m * BLOCK : m * BLOCK], np.float64).reshape(-1, BLOCK), axis=1)
+        self.rows[self.m : m] = new
+        self.samples[self.m : m] = new[:, SAMPLE - 1 :: SAMPLE]
+        self.m = m
+
+    def select(self, values: np.ndarray, ranks: list[int], lo: int = 0, hi: int | None = None) -> dict[int, float]:
+        """The values of ``ranks`` (0 the smallest) among ``values[lo:hi]``, after :meth:`update`
+        with ``values``: {rank: value}, each what ``np.partition(values[lo:hi], rank)[rank]``
+        holds."""
+        hi = len(values) if hi is None else hi
+        b0, b1 = -(-lo // BLOCK), min(hi // BLOCK, self.m)  # the sorted blocks inside [lo, hi)
+        if b1 - b0 < 2:
+            part = np.partition(values[lo:hi], ranks)
+            return {k: part[k] for k in ranks}
+        extra = np.concatenate((values[lo : b0 * BLOCK], values[b1 * BLOCK : hi]))
+        return {k: self._kth(k, self.rows[b0:b1], self.samples[b0:b1], extra) for k in ranks}
+
+    def count(self, values: np.ndarray, x: float, lo: int = 0, hi: int | None = None) -> int:
+        """How many of ``values[lo:hi]`` are at most ``x`` (``np.sum(values[lo:hi] <= x)``),
+        after :meth:`update` with ``values``."""
+        hi = len(values) if hi is None else hi
+        b0, b1 = -(-lo // BLOCK), min(hi // BLOCK, self.m)
+        if b1 - b0 < 2:
+            return int(np.sum(values[lo:hi] <= x))
+        inside = _counts(self.rows[b0:b1], self.samples[b0:b1], x, np.less_equal)
+        edges = int(np.sum(values[lo : b0 * BLOCK] <= x)) + int(np.sum(values[b1 * BLOCK : hi] <= x))
+        return int(inside.sum()) + edges
+
+    @staticmethod
+    def _kth(k: int, rows: np.ndarray, samples: np.ndarray, extra: np.ndarray) -> float:
+        """The k-th smallest of the sorted ``rows`` and the unsorted ``extra`` values. Below the
+        sample ``a`` lie surely at most k values, up to the sample ``b`` surely more than k: the
+        k-th is ``a``, ``b`` or one of the values strictly between them, which the samples place
+        in each row (ties at ``a`` or ``b`` add nothing to read)."""
+        m = len(rows)
+        flat = np.sort(samples, axis=None)
+        j = (k - m * (SAMPLE - 1) - len(extra)) // SAMPLE  # SAMPLE * j + the slack <= k
+        a = flat[j] if j >= 0 else -np.inf
+        j = k // SAMPLE  # at least SAMPLE * (j + 1) values <= flat[j]
+        b = flat[j] if j < len(flat) else np.inf
+        upto_a = _counts(rows, samples, a, np.less_equal)  # each row's values <= a
+        below_b = _counts(rows, samples, b, np.less)  # and < b
+        if k < int(upto_a.sum()) + int((extra <= a).sum()):
+            return float(a)
+        if k >= int(below_b.sum()) + int((extra < b).sum()):
+            return float(b)
+        pool = [rows[i, upto_a[i] : below_b[i]] for i in range(m) if below_b[i] > upto_a[i]]
+        pool.append(extra[(extra > a) & (extra < b)])
+        r = k - int(upto_a.sum()) - int((extra <= a).sum())
+        return float(np.partition(np.concatenate(pool), r)[r])
+
+
+def _counts(rows: np.ndarray, samples: np.ndarray, x: float, holds: np.ufunc) -> np.ndarray:
+    """How many values of each sorted row ``holds(value, x)`` (a prefix of the row): the samples
+    that hold place it to within one group of SAMPLE values, which is read."""
+    c = holds(samples, x).sum(axis=1)  # samples[i, :c] hold, so rows[i, : SAMPLE * c] do
+    g = np.minimum(c, BLOCK // SAMPLE - 1)
+    group = rows[np.arange(len(rows))[:, None], (SAMPLE * g)[:, None] + np.arange(SAMPLE)]
+    out: np.ndarray = np.where(c == BLOCK // SAMPLE, BLOCK, SAMPLE * c + holds(group, x).sum(axis=1))
+    return out

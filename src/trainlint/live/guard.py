@@ -217,7 +217,9 @@ class Guard:
         if only is None:
             only = self._gated[modes] = live_rules(modes)
         run = self.history.view()
-        self._log_findings = judge_run(run, self.settings, {"live": True}, curves=False, only=only).findings
+        self._log_findings = judge_run(
+            run, self.settings, {"live": True}, curves=False, only=only, states=self.history.states
+        ).findings
         # the next scheduled judgement: once the history has grown by 1/growth (data alone)
         self._next_judge = max(FIRST, n + max(1, n // self.growth))
         return self._announce()

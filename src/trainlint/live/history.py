@@ -16,7 +16,6 @@ points since it. The guard reads its alarms and the warm-up from these, never by
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,33 +23,7 @@ import numpy as np
 from ..model import Damage, Run, Series
 from ..readers.base import text_nonfinite
 from ..roles import assign_roles
-from ..running import Running
-
-
-class _Grow:
-    """A float64 array that grows by doubling; ``view`` is its filled part."""
-
-    __slots__ = ("data", "n")
-
-    def __init__(self, values: Iterable[float] = ()) -> None:
-        self.data = np.empty(64)
-        self.n = 0
-        self.extend(list(values))
-
-    def extend(self, items: list[float]) -> None:
-        k = len(items)
-        if not k:
-            return
-        end = self.n + k
-        if end > len(self.data):
-            new = np.empty(max(2 * len(self.data), end))
-            new[: self.n] = self.data[: self.n]
-            self.data = new
-        self.data[self.n : end] = items
-        self.n = end
-
-    def view(self) -> np.ndarray:
-        return self.data[: self.n]
+from ..running import Grow, Running
 
 
 class _Column:
@@ -62,9 +35,9 @@ class _Column:
     def __init__(self, start: int) -> None:
         self.start = start
         self.pending: list[float] = []
-        self.values = _Grow()
-        self.steps: _Grow | None = None  # None while dense
-        self.wall: _Grow | None = None
+        self.values = Grow()
+        self.steps: Grow | None = None  # None while dense
+        self.wall: Grow | None = None
         self.new_steps: list[float] = []
         self.new_wall: list[float] = []
 
@@ -80,6 +53,9 @@ class _Column:
             self.new_steps.clear()
             self.new_wall.clear()
 
+
+FEED = 4096  # records between two feedings of the rules' kept states (LiveRun.feed_states)...
+FEED_SHARE = 64  # ...or this share of the history, when longer
 
 # role -> (how a record of it is alarming, the alarm's name besides a non-finite value); the
 # order is the alarms' priority
@@ -110,10 +86,13 @@ class LiveRun:
         self.keep_wall = keep_wall
         self.records = 0
         self.running: dict[str, Running] = {}  # role -> its running quantities
+        # what the rules keep across judgements (registry.Context.states): the series only grow
+        self.states: dict[str, Any] = {}
+        self._feed_at = FEED  # the record count at which feed_states next runs
         self._dense: dict[str, list[float]] = {}  # name -> pending values, for the dense columns
         self._steps: list[float] = []  # the records' steps and wall times not yet in numpy
         self._wall: list[float] = []
-        self._rsteps, self._rwall = _Grow(), _Grow()
+        self._rsteps, self._rwall = Grow(), Grow()
         self._roles: dict[str, str] | None = None
         self._by_name: dict[str, str] = {}
         self._tracked: list[tuple[str, Running]] = []  # (name, its state) for the tracked roles
@@ -144,6 +123,8 @@ class LiveRun:
         self._steps.append(step)
         self._wall.append(wall)
         self.records += 1
+        if self.records >= self._feed_at:
+            self.feed_states()
         if self._roles is None:
             self._track()
         alarm = non_finite = None
@@ -166,6 +147,30 @@ class LiveRun:
                 elif alarm is None:
                     alarm = what
         return non_finite or alarm
+
+    def feed_states(self) -> None:
+        """Bring the rules' kept states (Context.states) up to the records so far, between
+        judgements: every FEED records, or every 1/FEED_SHARE of the history once longer. A
+        judgement then adds to them only the records since (not the quarter of the history the
+        guard's schedule lets pass between two), so how long it holds the training loop does not
+        grow with that quarter; feeding costs O(1) per record amortised. A state feeds itself
+        from the run when it knows where its series is (its ``feed``). When one fails, all are
+        dropped (some derive from others; the next judgement builds them again, or its rule says
+        why it cannot): feeding never raises into the training loop, nor warns (overflow on
+        absurd values, as the engine)."""
+        self._feed_at = self.records + max(FEED, self.records // FEED_SHARE)
+        if not self.states:
+            return
+        run = self.view()
+        memo: dict[str, Any] = {}  # what the states' sources share (the finite values of a series)
+        try:
+            with np.errstate(all="ignore"):
+                for state in list(self.states.values()):  # in the order made: a derived one after its base
+                    feed = getattr(state, "feed", None)
+                    if feed is not None:
+                        feed(run, memo)
+        except Exception:  # noqa: BLE001 - a state's fault must not stop the run
+            self.states.clear()
 
     def _without_numbers(self, step: float, metrics: dict[str, Any], wall: float, missing: list[str]) -> None:
         """A record of as many names as the dense columns, ``missing`` with no number: dense
@@ -221,8 +226,8 @@ class LiveRun:
             col.flush()
             end = col.start + col.values.n
             col.steps, col.wall = (
-                _Grow(self._rsteps.view()[col.start : end]),
-                _Grow(self._rwall.view()[col.start : end]),
+                Grow(self._rsteps.view()[col.start : end]),
+                Grow(self._rwall.view()[col.start : end]),
             )
 
     def _track(self) -> None:

@@ -7,7 +7,19 @@ import numpy as np
 from ..model import Run
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse, fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
+from .stats import (
+    abs_kept,
+    coarse,
+    fmt,
+    fstep,
+    head_level,
+    longest_run,
+    median_kept,
+    ordered,
+    robust_level,
+    rolling_median,
+    window_for,
+)
 
 
 def loss_improved(run: Run, rel: float = 0.05) -> float | None:
@@ -93,9 +105,7 @@ frozen parameters, dead activations, a loss scale underflow. Try: print a parame
 )
 def grad_vanishing(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
-    zero = np.abs(s.values) <= ctx.t("zero")
-    frac = float(zero.mean())
-    early, late = head_level(np.abs(s.values)), robust_level(np.abs(s.values))
+    frac, early, late = _vanishing_levels(ctx, s.name, s.values)
     collapsed = early > 0 and late <= ctx.t("collapse") * early
     if frac < ctx.t("zero_fraction") and not collapsed:
         return None
@@ -106,6 +116,7 @@ def grad_vanishing(ctx: Context) -> Finding | None:
             f"but the loss fell {fmt(drop * 100)}%: the logged norm is not the real one"
         )
     if frac >= ctx.t("zero_fraction"):
+        zero = np.abs(s.values) <= ctx.t("zero")
         return ctx.fire(
             f"grad norm is zero at {int(zero.sum())} of {len(s)} points ({fmt(frac * 100)}%, "
             f"threshold {fmt(ctx.t('zero_fraction') * 100)}%) and the loss did not improve",
@@ -125,3 +136,17 @@ def grad_vanishing(ctx: Context) -> Finding | None:
         ratio=late / early,
         threshold=ctx.t("collapse"),
     )
+
+
+def _vanishing_levels(ctx: Context, name: str, values: np.ndarray) -> tuple[float, float, float]:
+    """(the share of grad norms at or below ``zero``, the early and the late level of |grad
+    norm|): on a live run from the sorted blocks it keeps of them (stats.abs_kept, ordered)."""
+    a, source = abs_kept(ctx, name, values)
+    state = ordered(ctx, f"abs finite {name}", a, source)
+    if state is None:
+        return float((a <= ctx.t("zero")).mean()), head_level(a), robust_level(a)
+    n = len(a)
+    k = max(3, int(round(n * 0.1)))  # head_level's and robust_level's tenth
+    early = float(median_kept(ctx, f"abs finite {name}", a, 0, k, source))
+    late = float(median_kept(ctx, f"abs finite {name}", a, n - k, source=source))
+    return state.count(a, ctx.t("zero")) / n, early, late

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 from ..model import RunMeta
 from ..registry import Context, Threshold, rule
+from ..running import Source
 from ..verdict import Finding, Severity
-from .stats import fmt, fstep
+from .stats import finite_values, fmt, fstep
 
 
 def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:
@@ -46,29 +50,86 @@ optimizer.param_groups[0]['lr'] for the first steps and check the scheduler's ar
 )
 def lr_zero(ctx: Context) -> Finding | None:
     s = ctx.series("learning_rate", min_points=int(ctx.t("min_points")))
-    v = _judged_lr(s.values, ctx.t("zero"))
-    zeros = int(np.sum(np.abs(v) <= ctx.t("zero")))
-    frac = zeros / max(len(v), 1)
+    zeros, judged, i, top = _zero_counts(ctx, s.name, s.values)
+    frac = zeros / max(judged, 1)
     if frac < ctx.t("warn_fraction"):
         return None
     sev = "FAIL" if frac >= ctx.t("fail_fraction") else "WARN"
     threshold = ctx.t("fail_fraction") if sev == "FAIL" else ctx.t("warn_fraction")
-    offset = 1 if len(s.values) > 1 else 0  # _judged_lr drops the first point
-    i = offset + int(np.argmax(np.abs(v) <= ctx.t("zero")))
     if i == 1 and abs(s.values[0]) <= ctx.t("zero"):
         i = 0  # zero from the very first point on
     first = s.steps[i]
     return ctx.fire(
-        f"learning rate is zero on {zeros} of {len(v)} judged points ({fmt(frac * 100)}%, "
-        f"threshold {fmt(threshold * 100)}%); max LR {fmt(float(np.max(np.abs(s.values))))}",
+        f"learning rate is zero on {zeros} of {judged} judged points ({fmt(frac * 100)}%, "
+        f"threshold {fmt(threshold * 100)}%); max LR {fmt(top)}",
         step=first,
         severity=sev,
         zero_points=zeros,
-        judged_points=len(v),
+        judged_points=judged,
         fraction=frac,
         threshold=threshold,
-        max_lr=float(np.max(np.abs(s.values))),
+        max_lr=top,
     )
+
+
+def _zero_counts(ctx: Context, name: str, values: np.ndarray) -> tuple[int, int, int, float]:
+    """(the zero points among those :func:`_judged_lr` keeps, how many it keeps, the index of
+    the first of them in ``values``, the highest |LR|); on a live run from the counts kept of
+    the values so far (:class:`Zeros`)."""
+    eps = ctx.t("zero")
+    state = ctx.state(f"lr zeros {eps} {name}", lambda: Zeros(eps, finite_values(name))) if len(values) > 1 else None
+    if state is None:
+        v = _judged_lr(values, eps)
+        offset = 1 if len(values) > 1 else 0  # _judged_lr drops the first point
+        zero = np.abs(v) <= eps
+        return int(np.sum(zero)), len(v), offset + int(np.argmax(zero)), float(np.max(np.abs(values)))
+    state.update(values)
+    return state.judged()
+
+
+class Zeros:
+    """:func:`_judged_lr`'s counts of a series that only grows (a live run's LR), kept: each
+    update reads only the values new since the last. Of the values after the first (``v``):
+    the zeros and the first of them, the non-zero ones, the last of them and its value, their
+    highest; and the highest |value| of all."""
+
+    __slots__ = ("eps", "n", "zeros", "first", "nonzero", "last", "last_value", "nz_max", "top", "source")
+
+    def __init__(self, eps: float, source: Source | None = None) -> None:
+        self.eps, self.source = eps, source
+        self.n = self.zeros = self.nonzero = 0
+        self.first = self.last = -1  # indices in v
+        self.last_value, self.nz_max, self.top = math.nan, -math.inf, -math.inf
+
+    def feed(self, run: Any, memo: dict[str, Any]) -> None:
+        if self.source is not None:
+            self.update(self.source(run, memo))
+
+    def update(self, values: np.ndarray) -> None:
+        if len(values) < self.n:  # not an extension: start again
+            self.__init__(self.eps, self.source)  # type: ignore[misc]
+        new, start = values[self.n :], max(self.n, 1)  # v = values[1:]: start's index in values
+        if not len(new):
+            return
+        self.top = max(self.top, float(np.max(np.abs(new))))
+        new = values[start:]
+        self.n = len(values)
+        zero = np.abs(new) <= self.eps
+        at, nz = np.flatnonzero(zero), np.flatnonzero(~zero)
+        if len(at):
+            self.first = self.first if self.first >= 0 else start - 1 + int(at[0])
+            self.zeros += len(at)
+        if len(nz):
+            self.last, self.nonzero = start - 1 + int(nz[-1]), self.nonzero + len(nz)
+            self.last_value, self.nz_max = float(new[nz[-1]]), max(self.nz_max, float(new[nz].max()))
+
+    def judged(self) -> tuple[int, int, int, float]:
+        """What :func:`_zero_counts` gives, for the values so far (two or more)."""
+        length = self.n - 1
+        zeros = self.zeros
+        if self.nonzero and self.last < length - 1 and self.nonzero >= 2 and self.last_value < self.nz_max:
+            zeros, length = zeros - (length - 1 - self.last), self.last + 1  # decayed to zero: the tail cut
+        return zeros, length, 1 + (self.first if zeros else 0), self.top
 
 
 @rule(

@@ -11,12 +11,15 @@ from ..model import Run
 from ..registry import Context, Threshold, rule
 from ..verdict import Finding
 from .stats import (
+    above_level,
     block_spread_at,
     blockwise,
+    finite_values,
     fmt,
     local_stats,
     median,
-    printed_quantum,
+    median_kept,
+    printed_quantum_kept,
     steps_list,
     window_spread_at,
 )
@@ -37,13 +40,20 @@ class Spikes(msgspec.Struct):
         return len(self.start)
 
 
-def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_window: int = 51) -> Spikes:
+# (values, window, ratio) -> what stats.above_level gives (a live run's kept block levels), or None
+Above = Callable[[np.ndarray, int, float], "tuple[np.ndarray, np.ndarray] | None"]
+
+
+def find_spikes(
+    values: np.ndarray, z: float, ratio: float, frac: float, max_window: int = 51, above: Above | None = None
+) -> Spikes:
     """Spike events: points whose robust score (value - local median) / local noise exceeds
     ``z``, whose value exceeds ``ratio`` times the local median and that jump up by that
-    ratio from the points just before. Consecutive points form one event. Vectorised."""
+    ratio from the points just before. Consecutive points form one event. Vectorised.
+    ``above``: the points above their level from state a live run keeps (the same points)."""
     n = len(values)
     window = int(max(7, min(max_window, round(n * frac)))) | 1
-    med, pts, score = _spike_points(values, window, z, ratio)
+    med, pts, score = _spike_points(values, window, z, ratio, above)
     if not len(pts):
         return Spikes(*(np.zeros(0, dtype=int),) * 3, np.zeros(0), np.zeros(0))
     new = np.r_[True, np.diff(pts) != 1]  # each run of consecutive points is one event
@@ -54,29 +64,43 @@ def find_spikes(values: np.ndarray, z: float, ratio: float, frac: float, max_win
     peak = pts[at]
     pre = median(np.stack([values[np.maximum(starts - k, 0)] for k in (1, 2, 3)]), axis=0)
     jump = (starts > 0) & (values[peak] > ratio * pre)  # not the steep start of a run
-    return Spikes(starts[jump], ends[jump], peak[jump], med[peak][jump], score[at][jump])
+    return Spikes(starts[jump], ends[jump], peak[jump], med[at][jump], score[at][jump])
 
 
-def _spike_points(values: np.ndarray, window: int, z: float, ratio: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(local median per point, indices of the spike points, their robust scores). A spike
-    point scores above ``z`` and stands ``ratio`` above a positive local median. The noise is
-    the smaller of two estimates: the MAD is inflated by a steep trend, the successive
-    differences by a turbulent stretch; either alone would hide real spikes. Both are computed
-    only where a point already stands ``ratio`` above its median (the others cannot score)."""
-    med, _ = local_stats(values, window, spread=False)
-    at = np.flatnonzero((values > ratio * med) & (med > 0))
+def _spike_points(
+    values: np.ndarray, window: int, z: float, ratio: float, above: Above | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the local median at each spike point, indices of the spike points, their robust
+    scores). A spike point scores above ``z`` and stands ``ratio`` above a positive local
+    median. The noise is the smaller of two estimates: the MAD is inflated by a steep trend,
+    the successive differences by a turbulent stretch; either alone would hide real spikes.
+    Both are computed only where a point already stands ``ratio`` above its median (the others
+    cannot score)."""
+    got = above(values, window, ratio) if above is not None else None
+    if got is None:
+        med, _ = local_stats(values, window, spread=False)
+        at = np.flatnonzero((values > ratio * med) & (med > 0))
+        level = med[at]
+    else:
+        at, level = got
     if not len(at):
-        return med, at, np.zeros(0)
+        return level, at, np.zeros(0)
     spread_at = block_spread_at if blockwise(len(values), window) else window_spread_at
     dev, noise = spread_at(values, window, at)
-    score = (values[at] - med[at]) / _floor(np.minimum(dev, noise), med[at])
+    score = (values[at] - level) / _floor(np.minimum(dev, noise), level)
     keep = score > z
-    return med, at[keep], score[keep]
+    return level[keep], at[keep], score[keep]
 
 
 def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
     floored: np.ndarray = np.maximum(sigma, 0.01 * np.abs(med)) + 1e-12
     return floored
+
+
+def _kept(ctx: Context, name: str) -> Above:
+    """The spike search's points above their level, from the block levels of the finite series
+    ``name`` that a live run keeps (stats.above_level; none in doctor)."""
+    return lambda values, window, ratio: above_level(ctx, f"finite {name}", values, window, ratio, finite_values(name))
 
 
 def _repeated(ctx: Context, count: int, points: int) -> bool:
@@ -159,8 +183,8 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
 )
 def loss_spike(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
-    quantum = printed_quantum(s.values) if len(sp) else 0.0
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"), above=_kept(ctx, s.name))
+    quantum = printed_quantum_kept(ctx, s.name, s.values) if len(sp) else 0.0
     if quantum:  # a jump of a few printed digits (0.0001 -> 0.0004) is rounding
         keep = s.values[sp.peak] - sp.baseline > ctx.t("resolution") * quantum
         sp = Spikes(sp.start[keep], sp.end[keep], sp.peak[keep], sp.baseline[keep], sp.score[keep])
@@ -226,7 +250,10 @@ def _kept_falling(ctx: Context, values: np.ndarray, sp: Spikes, undone: float | 
     if undone is None or undone >= ctx.t("undone_falling") or i < 5:
         return None
     before = float(median(values[max(0, i - 50) : i]))
-    end = float(median(values[-max(3, len(values) // 10) :]))
+    name = ctx.series("loss").name
+    end = float(
+        median_kept(ctx, f"finite {name}", values, len(values) - max(3, len(values) // 10), source=finite_values(name))
+    )
     return (before, end) if before > 0 and end <= ctx.t("kept_falling") * before else None
 
 
@@ -284,7 +311,7 @@ a lower LR, a longer warm-up, and the batches at the listed steps.""",
 )
 def grad_norm_spike(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
-    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"))
+    sp = find_spikes(s.values, ctx.t("z"), ctx.t("ratio"), ctx.t("window"), above=_kept(ctx, s.name))
     if not len(sp):
         return None
     steps = s.steps[sp.peak]

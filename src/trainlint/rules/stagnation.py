@@ -7,7 +7,7 @@ import numpy as np
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from .entropy import preference_series
-from .stats import coarse, fmt, fstep, improvement_margin, median, noise, quantiles
+from .stats import coarse, finite_values, fmt, fstep, improvement_margin, median, noise, quantiles_kept
 
 
 @rule(
@@ -30,7 +30,7 @@ logged value is the current batch's loss.""",
 )
 def loss_flat(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    lo, med, hi = quantiles(s.values, [5, 50, 95])
+    lo, med, hi = quantiles_kept(ctx, f"finite {s.name}", s.values, [5, 50, 95], source=finite_values(s.name))
     spread = float(hi - lo)
     rel = spread / max(abs(float(med)), 1e-12)
     if rel > ctx.t("max_rel_spread"):

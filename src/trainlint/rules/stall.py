@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..model import Run
 from ..registry import Context, NotChecked, Threshold, rule
+from ..running import Source
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import fmt, fstep, median, no_clock_reason, wall_clock
+from .stats import fmt, fstep, median, median_kept, no_clock_reason, stamps_kept, wall_clock
 
 
 @rule(
@@ -35,24 +38,21 @@ Try: py-spy dump of the hung process, NCCL_DEBUG=INFO, the storage's health.""",
     ],
 )
 def log_stalled(ctx: Context) -> Finding | None:
-    got = wall_clock(ctx.subject)
-    if got is None:
-        raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
-    steps, wall, src = got
-    if len(wall) < ctx.t("min_points"):
-        raise NotChecked(f"{len(wall)} timestamped records, needs {int(ctx.t('min_points'))}")
-    gaps = np.diff(wall)
-    gaps[np.diff(steps) < 0] = 0.0  # the time a restart took is not a hang (TL095 reports resumes)
-    pos = gaps[gaps > 0]
+    count, last, pos, top, src, source, whole = _clock(ctx)
+    if count < ctx.t("min_points"):
+        raise NotChecked(f"{count} timestamped records, needs {int(ctx.t('min_points'))}")
     if len(pos) == 0:
         raise NotChecked("all records carry the same timestamp")
-    cadence = float(median(pos))
+    cadence = float(median_kept(ctx, f"positive gaps {src} {ctx.subject.roles.get('loss')}", pos, source=source))
     now = ctx.extra.get("now") if ctx.extra else None
+    limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
+    if isinstance(now, (int, float)) and now > last:
+        top = max(top, now - last)
+    if not top > limit:  # no long gap: nothing for _explained to excuse
+        return None
+    steps, wall, gaps, _ = whole or _gaps(ctx)
     if isinstance(now, (int, float)) and now > wall[-1]:
         gaps = np.append(gaps, now - wall[-1])
-    limit = max(ctx.t("factor") * cadence, ctx.t("min_seconds"))
-    if not np.any(gaps > limit):  # no long gap: nothing for _explained to excuse
-        return None
     explained = _explained(ctx.subject, steps, gaps, limit) & (gaps <= ctx.t("max_pause"))
     big = np.flatnonzero((gaps > limit) & ~explained)
     if len(big) == 0:
@@ -73,6 +73,34 @@ def log_stalled(ctx: Context) -> Finding | None:
         live=live,
         explained_gaps=int(explained.sum()),
     )
+
+
+Clock = tuple[np.ndarray, np.ndarray, np.ndarray, str]  # what _gaps gives
+
+
+def _clock(ctx: Context) -> tuple[int, float, np.ndarray, float, str, Source | None, Clock | None]:
+    """(how many timestamped records, the last time, the positive gaps between records, the
+    longest gap, the clock's source, where a live run's kept state finds the positive gaps,
+    :func:`_gaps` when computed); on a live run from the stamps kept since its start."""
+    kept = stamps_kept(ctx)
+    if kept is not None and kept.last is not None:
+        return kept.count, kept.last[1], kept.positive.view(), kept.top, "wall-clock stamps", kept.positive_gaps, None
+    whole = _gaps(ctx)
+    steps, wall, gaps, src = whole
+    last = float(wall[-1]) if len(wall) else math.nan
+    return len(wall), last, gaps[gaps > 0], float(gaps.max()) if len(gaps) else -math.inf, src, None, whole
+
+
+def _gaps(ctx: Context) -> Clock:
+    """(steps, wall times, the gaps between records: 0 where the step goes back, since the
+    time a restart took is not a hang (TL095 reports resumes); the clock's source)."""
+    got = wall_clock(ctx.subject)
+    if got is None:
+        raise NotChecked(no_clock_reason(ctx.subject, "no wall-clock timestamps in this log"))
+    steps, wall, src = got
+    gaps = np.diff(wall)
+    gaps[np.diff(steps) < 0] = 0.0
+    return steps, wall, gaps, src
 
 
 def _explained(run: Run, steps: np.ndarray, gaps: np.ndarray, limit: float) -> np.ndarray:

@@ -9,7 +9,19 @@ import numpy as np
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import coarse, events, fmt, fstep, median, no_clock_reason, step_seconds, steps_list
+from .stats import (
+    above_kept,
+    coarse_kept,
+    events,
+    fmt,
+    fstep,
+    median,
+    median_kept,
+    no_clock_reason,
+    step_seconds_kept,
+    step_seconds_source,
+    steps_list,
+)
 
 
 def _step_seconds(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
@@ -17,12 +29,13 @@ def _step_seconds(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
     that read it (Context.shared; the arrays are only read)."""
     kept = ctx.shared.get("step_seconds")
     if kept is None or kept[0] is not ctx.subject:
-        kept = ctx.shared["step_seconds"] = (ctx.subject, step_seconds(ctx.subject))
+        kept = ctx.shared["step_seconds"] = (ctx.subject, step_seconds_kept(ctx))
     got: tuple[np.ndarray, np.ndarray, str] | None = kept[1]
     return got
 
 
-def _times(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+def _timed(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str, int]:
+    """The run's step timings, all of them, and how many of the first to skip."""
     got = _step_seconds(ctx)
     if got is None:
         raise NotChecked(no_clock_reason(ctx.subject, "no step_time metric and no wall-clock timestamps in this log"))
@@ -30,7 +43,17 @@ def _times(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
     if len(sec) < min_points:
         raise NotChecked(f"{len(sec)} step timings, needs at least {min_points}")
     skip = max(1, len(sec) // 50)  # the first steps include compilation and warm-up
+    return steps, sec, src, skip
+
+
+def _times(ctx: Context, min_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+    steps, sec, src, skip = _timed(ctx, min_points)
     return steps[skip:], sec[skip:], src
+
+
+def _key(ctx: Context, src: str) -> str:
+    """What the step timings are, for the state a live run keeps of them (Context.states)."""
+    return f"step seconds {src} {ctx.subject.roles.get('loss')}"
 
 
 # (steps, seconds, source, early median, late median, share of the rise in one jump, its step)
@@ -55,12 +78,15 @@ def _shape(ctx: Context) -> Shape:
 
 
 def _measure_shape(ctx: Context) -> Shape:
-    steps, sec, src = _times(ctx, int(ctx.t("min_points")))
+    full, every, src, skip = _timed(ctx, int(ctx.t("min_points")))
+    steps, sec, key = full[skip:], every[skip:], _key(ctx, src)
     k = max(3, len(sec) // 4)
-    early, late = float(median(sec[:k])), float(median(sec[-k:]))
+    source = step_seconds_source(ctx)
+    early = float(median_kept(ctx, key, every, skip, skip + k, source))
+    late = float(median_kept(ctx, key, every, len(every) - k, source=source))
     if not early > 0:
         raise StandDown(f"early median step time is {fmt(early)} s: no ratio to judge")
-    bs, bv = coarse(steps, sec, max_points=max(4, min(20, len(sec) // 5)))
+    bs, bv = coarse_kept(ctx, key, full, every, skip, max(4, min(20, len(sec) // 5)), source)
     jumps = bv[2:] - bv[:-2] if len(bv) > 2 else np.diff(bv)  # a jump may straddle one block edge
     j = int(np.argmax(jumps)) if len(jumps) else 0
     share = float(jumps[j] / (late - early)) if late > early and len(jumps) else 0.0
@@ -182,8 +208,12 @@ checkpoint (a pause there is by design). Try: asynchronous checkpointing, less f
     ],
 )
 def periodic_stalls(ctx: Context) -> Finding | None:
-    steps, sec, src = _times(ctx, int(ctx.t("min_points")))
-    med = float(median(sec))
+    full, every, src, skip = _timed(ctx, int(ctx.t("min_points")))
+    steps, sec = full[skip:], every[skip:]
+    med = float(median_kept(ctx, _key(ctx, src), every, skip, source=step_seconds_source(ctx)))
+    above = above_kept(ctx, _key(ctx, src), every, ctx.t("factor") * med, skip)
+    if above is not None and above < ctx.t("min_count"):  # a live run: fewer slow steps than stalls needed
+        return None
     slow = (sec > ctx.t("factor") * med) & (sec - med > ctx.t("min_seconds"))
     ev = events(slow)
     if len(ev) < ctx.t("min_count"):
