@@ -112,7 +112,14 @@ PINNED = {
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
-        "healthy_flagged": set(),
+        # Joined with the logs added on 5 December (ids 800-832), each adjudicated:
+        "healthy_flagged": {
+            "baize-traditional-chinese-medicine-large-trainer-state-804",
+            "chatbot-trainer-state-819",
+            "convosketch-trainer-state-825",
+            "dat55-project4-trainer-state-824",
+            "logclassifier-roberta-v1-trainer-state-830",
+        },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -142,6 +149,8 @@ PINNED = {
             "nlp-trainer-state-508",
             "palm-new-trainer-state-504",
             "star-trainer-state-411",
+            # joined with the logs added on 5 December (ids 800-832), measured before any change
+            "adaption-autoscientist-challenge-50000-p-trainer-state-820",
         },
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
