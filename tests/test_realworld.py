@@ -112,11 +112,11 @@ PINNED = {
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
-        # Joined with the logs added on 5 December (ids 800-832), each adjudicated:
+        # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
+        # convosketch-trainer-state-825 left: TL080 reads the Trainer's saved control state.
         "healthy_flagged": {
             "baize-traditional-chinese-medicine-large-trainer-state-804",
             "chatbot-trainer-state-819",
-            "convosketch-trainer-state-825",
             "dat55-project4-trainer-state-824",
             "logclassifier-roberta-v1-trainer-state-830",
         },
@@ -143,13 +143,10 @@ PINNED = {
         "healthy_flagged": {
             "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
-            "hallucinationdetection-trainer-state-414",
-            "major-project-sem-8-trainer-state-505",
             "ml-aos-metrics-529",
-            "nlp-trainer-state-508",
-            "palm-new-trainer-state-504",
             "star-trainer-state-411",
-            # joined with the logs added on 5 December (ids 800-832), measured before any change
+            # joined with the logs added on 5 December (ids 800-832), measured before any change;
+            # four trainer_state.json logs left when TL080 said NOTE on a single saved state
             "adaption-autoscientist-challenge-50000-p-trainer-state-820",
         },
         "broken_missed": {
