@@ -113,10 +113,10 @@ PINNED = {
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
-        # convosketch-trainer-state-825 left: TL080 reads the Trainer's saved control state.
+        # convosketch-trainer-state-825 left: TL080 reads the Trainer's saved control state;
+        # baize-...-804 and chatbot-trainer-state-819 left: TL021 judges loss reactions after the
+        # spike and above the loss's own batch noise.
         "healthy_flagged": {
-            "baize-traditional-chinese-medicine-large-trainer-state-804",
-            "chatbot-trainer-state-819",
             "dat55-project4-trainer-state-824",
             "logclassifier-roberta-v1-trainer-state-830",
         },
@@ -141,12 +141,12 @@ PINNED = {
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
         "wrong_loss": {"peptide-autoencoder-train-608"},
         "healthy_flagged": {
-            "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
             "ml-aos-metrics-529",
             "star-trainer-state-411",
             # joined with the logs added on 5 December (ids 800-832), measured before any change;
-            # four trainer_state.json logs left when TL080 said NOTE on a single saved state
+            # four trainer_state.json logs left when TL080 said NOTE on a single saved state, one
+            # when TL021 judged loss reactions above the loss's own noise
             "adaption-autoscientist-challenge-50000-p-trainer-state-820",
         },
         "broken_missed": {

@@ -246,6 +246,36 @@ def test_tl021_repeated_spikes_before_the_loss_was_fitted_still_warn():
     assert f.severity.value == "WARN" and f.evidence["spikes"] == 12 and f.evidence["memorised"] is False
 
 
+def _per_step_fit(after: float, seed: int = 5):
+    """The calibration part's baize-...-trainer-state-804 in small: 3000 losses logged at every
+    step of a 9-epoch fine-tune, falling 2.26 to about 0.09 in the batch noise of a fitted set
+    (lognormal, sigma 0.2: the loss jumps 1.3x at about one log in five); grad norm about 0.4
+    in 10% noise; 8 spikes of 3.5x over the last tenth. The loss at each spike's own log is
+    1.4x its level (a hard batch raises both), and at the next log ``after`` times its level."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(3000)
+    loss = (2.2 * np.exp(-t / 400) + 0.09) * rng.lognormal(0, 0.2, 3000)
+    gn = 0.4 * rng.lognormal(0, 0.1, 3000)
+    spikes = [2700, 2725, 2760, 2790, 2830, 2870, 2905, 2950]
+    gn[spikes] *= 3.5
+    for i in spikes:
+        level = float(np.median(loss[i - 5 : i]))
+        loss[i], loss[i + 1] = 1.4 * level, after * level
+    return make_run(loss, grad_norm=gn)
+
+
+def test_tl021_loss_jumps_within_its_own_batch_noise_are_no_reaction():
+    f = one("TL021", _per_step_fit(after=1.35))  # 1.35x after each: over 1.3, within the noise
+    assert f.evidence["spikes"] == 8 and f.evidence["loss_reactions"] == 0
+    assert f.severity.value == "NOTE" and f.evidence["memorised"] is True and "did not react" in f.message
+
+
+def test_tl021_a_loss_jump_above_its_batch_noise_still_warns():
+    f = one("TL021", _per_step_fit(after=3.0))  # 3x the level after each spike: thrown off
+    assert f.severity.value == "WARN" and f.evidence["loss_reactions"] == 8
+    assert "the loss jumped after 8 (by over" in f.message
+
+
 # ---------------------------------------------------------------- TL020: spikes the loss kept falling through
 
 
