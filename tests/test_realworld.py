@@ -115,9 +115,9 @@ PINNED = {
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
         # convosketch-trainer-state-825 left: TL080 reads the Trainer's saved control state;
         # baize-...-804 and chatbot-trainer-state-819 left: TL021 judges loss reactions after the
-        # spike and above the loss's own batch noise.
+        # spike and above the loss's own batch noise; dat55-project4-trainer-state-824 left: TL003
+        # says NOTE for one skipped overflow step in a thousand.
         "healthy_flagged": {
-            "dat55-project4-trainer-state-824",
             "logclassifier-roberta-v1-trainer-state-830",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
