@@ -355,3 +355,34 @@ def test_on_16_evaluations_a_sustained_rise_is_still_overfit():
     train = 0.18 + 0.5 * np.exp(-(t - 1) / 4)
     f = one("TL060", make_run(train, eval_loss=np.array(ev), eval_steps=t))
     assert f.severity.value == "WARN" and f.evidence["best_step"] == 6 and abs(f.evidence["ratio"] - 1.107) < 0.01
+
+
+# ---------------------------------------------------------------- TL066: a gap between losses near 0
+
+
+def _fits_to_zero(late_gap: float):
+    """The calibration part's logclassifier-roberta-v1-trainer-state-830 in small: a 30-epoch
+    classifier logged and evaluated every 10 steps for 420 steps, both losses about 1.57 for 140
+    steps, then falling by a quarter at each evaluation to near 0 (eval 0.001 at the end); dropout
+    keeps the train loss above the eval loss, by 1% while both are flat, by 30% as they fall and
+    ``late_gap`` (relative) at the end."""
+    steps = np.arange(10, 421, 10, dtype=float)
+    t = steps / 420
+    ev = 1.57 * np.where(t < 1 / 3, 1 - 0.2 * t, 0.93 * np.exp(-(t - 1 / 3) * 12)) + 0.0006
+    gap = np.where(t < 1 / 3, 0.01, 0.3 + (late_gap - 0.3) * (t - 1 / 3) * 1.5)
+    train = ev / (1 - gap)
+    return make_run(train, steps=steps, eval_loss=ev, eval_steps=steps)
+
+
+def test_tl066_a_growing_gap_between_losses_near_zero_is_a_note():
+    f = one("TL066", _fits_to_zero(0.55))  # 0.0007 against 0.0015: half, and nothing
+    assert f.severity.value == "NOTE" and f.evidence["gap_late"] - f.evidence["gap_early"] > 0.15
+    assert f.evidence["gap_share_of_fall"] < 0.01 and "both losses near 0" in f.message
+
+
+def test_tl066_a_growing_gap_that_costs_part_of_the_fall_still_warns():
+    steps = np.arange(10, 421, 10, dtype=float)
+    ev = np.linspace(1.57, 0.6, len(steps))  # still 0.6 at the end: the gap is a real share
+    train = ev / (1 - np.linspace(0.01, 0.45, len(ev)))
+    f = one("TL066", make_run(train, steps=steps, eval_loss=ev, eval_steps=steps))
+    assert f.severity.value == "WARN" and f.evidence["gap_share_of_fall"] > 0.2 and "grew" in f.message
