@@ -141,11 +141,11 @@ PINNED = {
         "wrong_loss": {"peptide-autoencoder-train-608"},
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
-            "ml-aos-metrics-529",
             "star-trainer-state-411",
             # joined with the logs added on 5 December (ids 800-832), measured before any change;
             # four trainer_state.json logs left when TL080 said NOTE on a single saved state, one
-            # when TL021 judged loss reactions above the loss's own noise
+            # when TL021 judged loss reactions above the loss's own noise, one when TL060 said NOTE
+            # for a rise that is a sliver of the eval loss's fall
             "adaption-autoscientist-challenge-50000-p-trainer-state-820",
         },
         "broken_missed": {

@@ -357,7 +357,7 @@ def test_on_16_evaluations_a_sustained_rise_is_still_overfit():
     assert f.severity.value == "WARN" and f.evidence["best_step"] == 6 and abs(f.evidence["ratio"] - 1.107) < 0.01
 
 
-# ---------------------------------------------------------------- TL066: a gap between losses near 0
+# ---------------------------------------------------------------- TL066/TL060: gaps and rises of losses near 0
 
 
 def _fits_to_zero(late_gap: float):
@@ -386,3 +386,24 @@ def test_tl066_a_growing_gap_that_costs_part_of_the_fall_still_warns():
     train = ev / (1 - np.linspace(0.01, 0.45, len(ev)))
     f = one("TL066", make_run(train, steps=steps, eval_loss=ev, eval_steps=steps))
     assert f.severity.value == "WARN" and f.evidence["gap_share_of_fall"] > 0.2 and "grew" in f.message
+
+
+def _overfit_near_zero(end: float):
+    """A converged fine-tune: eval loss 0.1 falling to 1e-6 by its 6th of 10 evaluations, then
+    rising to ``end``; the train loss keeps falling (2.0 to 1e-7)."""
+    ev_steps = np.arange(20, 201, 20, dtype=float)
+    ev = np.r_[0.1 * np.exp(-np.arange(6) * 2.3), np.linspace(1e-6, end, 5)[1:]]
+    ev[5] = 1e-6
+    train = 2.0 * np.exp(-np.arange(200) / 12) + 1e-7
+    return make_run(train, eval_loss=ev, eval_steps=ev_steps)
+
+
+def test_tl060_a_rise_of_an_eval_loss_near_zero_is_a_note():
+    f = one("TL060", _overfit_near_zero(3e-6))  # 3x its best, 2e-6 of a fall of 0.1
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] > 2 and f.evidence["rise_share_of_fall"] < 1e-4
+    assert "immaterial" in f.message
+
+
+def test_tl060_the_same_rise_costing_part_of_the_fall_still_warns():
+    f = one("TL060", _overfit_near_zero(0.02))  # back to a fifth of where it started
+    assert f.severity.value == "WARN" and f.evidence["rise_share_of_fall"] > 0.1
