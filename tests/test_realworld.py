@@ -248,7 +248,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 118, "right_loss": 145}, "test": {"read": 104, "right_loss": 135}}
+FLOORS = {"calibration": {"read": 144, "right_loss": 174}, "test": {"read": 125, "right_loss": 156}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -150,6 +150,11 @@ def test_tl080_reads_the_trainers_saved_control_state(tmp_path):
     end = _checkpoint_state(tmp_path / "end", step=840, max_steps=846, control=_control(True))
     assert read_run(end).meta["stop_requested"] is True
     silent("TL080", read_run(end))
+    # a state cut off mid-write (no control state left to read) shows the run died while saving it
+    text = mid.read_text()
+    mid.write_text(text[: text.index('"step": 400')])
+    f = one("TL080", read_run(mid))
+    assert f.severity.value == "WARN" and "cut off mid-write" in f.message
     # the output folder still WARNs whatever its newest state's flag: that state is where it stopped
     _checkpoint_state(tmp_path / "out" / "checkpoint-625", step=625, max_steps=1875, control=_control(False))
     assert one("TL080", read_run(tmp_path / "out")).severity.value == "WARN"

@@ -106,8 +106,9 @@ only the part that ran. A single trainer_state.json is written only when the Tra
 taken, not where the run ended: a NOTE that says what shows it (should_training_stop false in
 its saved control state, the folder, best_model_checkpoint, save_steps). One whose control
 state says training was to stop (should_training_stop true before max_steps: early stopping,
-with its patience counter, or another callback) records a run stopped on purpose: a NOTE. The
-Trainer's output folder still WARNs: its newest state is where the run stopped.
+with its patience counter, or another callback) records a run stopped on purpose: a NOTE. A
+file cut off mid-write shows the run died while saving it: a WARN. The Trainer's output
+folder still WARNs: its newest state is where the run stopped.
 Try: the scheduler's exit status and the console log's last lines.
 A run still training has not ended: the live guard runs this rule when the run ends.""",
     live="end",
@@ -127,14 +128,16 @@ def run_incomplete(ctx: Context) -> Finding | None:
     if reached >= planned - slack:
         return None
     crashes = crash_events(run)
-    purpose = None if crashes else stopped_on_purpose(run, meta)
+    cut = not crashes and any(d.kind == "truncated" for d in run.damage)  # died while writing it
+    purpose = None if crashes or cut else stopped_on_purpose(run, meta)
     if purpose:
         return _on_purpose_note(ctx, purpose, planned, reached, what)
-    snapshot = None if crashes else checkpoint_snapshot(run)
+    snapshot = None if crashes or cut else checkpoint_snapshot(run)
     if snapshot:
         return _snapshot_note(ctx, snapshot, planned, reached, what)
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
+    why += "; the file is cut off mid-write: the process died while saving it" if cut else ""
     return ctx.fire(
         f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
         f"tolerance {fmt(ctx.t('tolerance') * 100)}%){why}",
