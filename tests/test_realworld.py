@@ -112,6 +112,12 @@ PINNED = {
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
+        # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
+        # convosketch-trainer-state-825 left: TL080 reads the Trainer's saved control state;
+        # baize-...-804 and chatbot-trainer-state-819 left: TL021 judges loss reactions after the
+        # spike and above the loss's own batch noise; dat55-project4-trainer-state-824 left: TL003
+        # says NOTE for one skipped overflow step in a thousand; logclassifier-roberta-v1-...-830
+        # left: TL066 says NOTE for a gap between two losses near 0 (a sliver of their fall).
         "healthy_flagged": set(),
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -134,14 +140,13 @@ PINNED = {
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
         "wrong_loss": {"peptide-autoencoder-train-608"},
         "healthy_flagged": {
-            "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
-            "hallucinationdetection-trainer-state-414",
-            "major-project-sem-8-trainer-state-505",
-            "ml-aos-metrics-529",
-            "nlp-trainer-state-508",
-            "palm-new-trainer-state-504",
             "star-trainer-state-411",
+            # joined with the logs added on 5 December (ids 800-832), measured before any change;
+            # four trainer_state.json logs left when TL080 said NOTE on a single saved state, one
+            # when TL021 judged loss reactions above the loss's own noise, one when TL060 said NOTE
+            # for a rise that is a sliver of the eval loss's fall
+            "adaption-autoscientist-challenge-50000-p-trainer-state-820",
         },
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
@@ -243,7 +248,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 118, "right_loss": 145}, "test": {"read": 104, "right_loss": 135}}
+FLOORS = {"calibration": {"read": 144, "right_loss": 174}, "test": {"read": 125, "right_loss": 156}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -111,9 +111,12 @@ class RunMeta(msgspec.Struct, frozen=True):
     best_step: int | float | None = None
     best_global_step: int | float | None = None
     early_stopped_epoch: int | float | None = None  # the loop's early stopping ended the run
+    patience_counter: int | float | None = None  # HF EarlyStoppingCallback's count at the save
+    patience: int | float | None = None  # ... and the count that stops the run
     # Flags.
     completed: bool | None = None  # True: the log holds its completion record
     crash_scanned: bool | None = None  # True: the reader looked for crash signatures
+    stop_requested: bool | None = None  # HF TrainerControl.should_training_stop when the state was saved
     # Text.
     best_model_checkpoint: str | None = None  # ``.../checkpoint-N``
     clock: str | None = None  # "watcher": the times are a watcher's polls, not the log's own
@@ -137,7 +140,7 @@ PLAN_KEYS = (
 )
 _NUMBER_KEYS = (
     *("last_epoch", "learning_rate", "vocab_size", "num_classes", "num_labels"),
-    *("best_step", "best_global_step", "early_stopped_epoch"),
+    *("best_step", "best_global_step", "early_stopped_epoch", "patience_counter", "patience"),
 )
 
 
@@ -160,6 +163,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{k: (_number, "a finite number") for k in _NUMBER_KEYS},
     "completed": (lambda v: isinstance(v, bool), "true or false"),
     "crash_scanned": (lambda v: isinstance(v, bool), "true or false"),
+    "stop_requested": (lambda v: isinstance(v, bool), "true or false"),
     "best_model_checkpoint": (lambda v: isinstance(v, str), "text"),
     "clock": (lambda v: isinstance(v, str), "text"),
     "checkpoints": (lambda v: isinstance(v, (list, tuple)), "a list of steps or checkpoint names"),

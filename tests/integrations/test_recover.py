@@ -418,3 +418,20 @@ def test_doctor_takes_damaged_recovery_records_in_its_stride(tmp_path):
     assert [f.code for f in run.findings].count(NOTE_CODE) == 1 and run.unjudged is None
     guard = next(r for r in result.reports if r.format == "trainlint-guard")
     assert [f.code for f in guard.findings].count(NOTE_CODE) == 4
+
+
+def test_a_loss_spike_pairs_with_a_grad_norm_spike_at_its_own_step_whatever_its_severity():
+    """TL021 counts a loss reaction only in the logs after its spike, so when a bad batch raises
+    loss and grad norm at once it says NOTE at that moment: the pairing that makes a loss spike a
+    fault a rollback cures takes a grad-norm spike at any severity logged at a step of the loss
+    spike (scripts/recover_demo.py's second fault, step 53), and not one elsewhere."""
+    from trainlint.integrations.recover import _same_step
+    from trainlint.verdict import Finding, Severity
+
+    def spike(code, sev, steps):
+        return Finding(code, "spike", "spike", sev, "", {"spike_steps": steps}, steps[0])
+
+    loss = spike("TL020", Severity.WARN, [53.0])
+    assert _same_step(loss, [loss, spike("TL021", Severity.NOTE, [53.0])])
+    assert not _same_step(loss, [loss, spike("TL021", Severity.NOTE, [5.0])])
+    assert not _same_step(loss, [loss])

@@ -41,6 +41,30 @@ def test_hf_trainer_state(tmp_path):
     assert run.meta["best_model_checkpoint"] == "out/checkpoint-20"
 
 
+def test_hf_saved_control_state(tmp_path):
+    """transformers 4.39+ save the callbacks' state with the Trainer's: should_training_stop and
+    EarlyStoppingCallback's patience counter reach the meta, on the fast path and the general one
+    (an entry with a text value takes the general one); an older file has neither."""
+    import json
+
+    control = {
+        "TrainerControl": {"args": {"should_epoch_stop": False, "should_training_stop": True}, "attributes": {}},
+        "EarlyStoppingCallback": {
+            "args": {"early_stopping_patience": 3, "early_stopping_threshold": 0.0},
+            "attributes": {"early_stopping_patience_counter": 3},
+        },
+    }
+    for entries in (TRAIN[:4], [*TRAIN[:4], {"step": 30, "note": "text"}]):
+        p = tmp_path / "trainer_state.json"
+        p.write_text(
+            json.dumps({"global_step": 20, "max_steps": 90, "log_history": entries, "stateful_callbacks": control})
+        )
+        meta = read_run(p).meta
+        assert (meta["stop_requested"], meta["patience_counter"], meta["patience"]) == (True, 3, 3)
+    p.write_text(hf_state(TRAIN))
+    assert "stop_requested" not in read_run(p).meta and "patience" not in read_run(p).meta
+
+
 def test_hf_found_by_content_not_name(tmp_path):
     p = tmp_path / "state-copy.txt"
     p.write_text(hf_state(TRAIN))

@@ -61,7 +61,7 @@ def test_tl080_planned_epochs_from_console_metadata():
     assert f.evidence["planned"] == 1000 and f.evidence["reached"] == 3 and f.evidence["unit"] == "epochs"
 
 
-def _checkpoint_state(folder, *, step=100, max_steps=846, save_steps=100, best=None, completed=False):
+def _checkpoint_state(folder, *, step=100, max_steps=846, save_steps=100, best=None, completed=False, control=None):
     """A trainer_state.json of the shape the Trainer saves with checkpoint-N: a LoRA fine-tune
     logging every 20 steps, the loss falling 1.14 to 0.83 and an eval at each log, 3 epochs
     planned, saved at global_step (the real shape of a committed checkpoint state)."""
@@ -77,6 +77,8 @@ def _checkpoint_state(folder, *, step=100, max_steps=846, save_steps=100, best=N
     state.update({"num_train_epochs": 3, "log_history": history, "best_model_checkpoint": best})
     if save_steps is not None:
         state["save_steps"] = save_steps
+    if control is not None:  # transformers 4.39+: the callbacks' state saved with the checkpoint
+        state["stateful_callbacks"] = control
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "trainer_state.json").write_text(json.dumps(state))
     return folder / "trainer_state.json"
@@ -97,18 +99,65 @@ def test_tl080_checkpoint_state_is_a_note_not_a_stopped_run(tmp_path):
     assert "best_model_checkpoint is checkpoint-1640" in one("TL080", read_run(old)).message
 
 
-def test_tl080_state_that_is_not_a_checkpoint_still_warns(tmp_path):
+def test_tl080_a_single_state_is_a_save_not_the_runs_end(tmp_path):
     from trainlint.readers import read_run
 
-    # step 100 is no multiple of save_steps 300 and no checkpoint folder names it: a stopped run
+    # step 100 is no multiple of save_steps 300 and no checkpoint folder names it: still a state
+    # the Trainer wrote when it saved (it writes the file at no other time), not where the run ended
     f = one("TL080", read_run(_checkpoint_state(tmp_path / "a", save_steps=300, best="out/checkpoint-60")))
-    assert f.severity.value == "WARN" and "run stopped at 100 of 846" in f.message
+    assert f.severity.value == "NOTE" and f.evidence["snapshot"] is True
+    assert "100 of 846" in f.message and "written only when the Trainer saves" in f.message
     # the Trainer output folder: its newest state is where the run stopped
     _checkpoint_state(tmp_path / "out" / "checkpoint-100")
     assert one("TL080", read_run(tmp_path / "out")).severity.value == "WARN"
     # the completion record stands TL080 down, checkpoint or not
     done = _checkpoint_state(tmp_path / "done" / "checkpoint-100", completed=True)
     assert "completion" in stood_down("TL080", read_run(done))
+
+
+def _control(stop, counter=None, patience=3):
+    """stateful_callbacks as transformers writes it: TrainerControl's flags, and with a patience
+    counter EarlyStoppingCallback's args and attributes."""
+    out = {"TrainerControl": {"args": {"should_training_stop": stop, "should_save": True}, "attributes": {}}}
+    if counter is not None:
+        out["EarlyStoppingCallback"] = {
+            "args": {"early_stopping_patience": patience, "early_stopping_threshold": 0.0},
+            "attributes": {"early_stopping_patience_counter": counter},
+        }
+    return out
+
+
+def test_tl080_reads_the_trainers_saved_control_state(tmp_path):
+    from trainlint.readers import read_run
+
+    # the real shape of a results/trainer_state.json: step 625 of 1875 (epoch 1 of 3), save_steps
+    # 500, should_training_stop false: saved while training went on, not where the run ended
+    mid = _checkpoint_state(tmp_path / "mid", step=625, max_steps=1875, save_steps=500, control=_control(False))
+    run = read_run(mid)
+    assert run.meta["stop_requested"] is False
+    f = one("TL080", run)
+    assert f.severity.value == "NOTE" and f.evidence["snapshot"] is True and f.evidence["reached"] == 620
+    assert "should_training_stop false" in f.message and "620 of 1875" in f.message
+    # early stopping: the state saved as the run stopped at step 1500 of 10990, counter 5 of patience 5
+    es = _checkpoint_state(tmp_path / "es", step=1500, max_steps=10990, save_steps=250, control=_control(True, 5, 5))
+    f = one("TL080", read_run(es))
+    assert f.severity.value == "NOTE" and f.evidence["on_purpose"] is True and f.evidence["snapshot"] is False
+    assert "stopped on purpose at 1500 of 10990" in f.message and "patience counter 5 of 5" in f.message
+    # told to stop with the counter short of its patience: another callback stopped it
+    cb = _checkpoint_state(tmp_path / "cb", step=1500, max_steps=10990, save_steps=250, control=_control(True, 1, 5))
+    assert "a callback ended it" in one("TL080", read_run(cb)).message
+    # a state saved at max_steps (should_training_stop true there too): complete, nothing to say
+    end = _checkpoint_state(tmp_path / "end", step=840, max_steps=846, control=_control(True))
+    assert read_run(end).meta["stop_requested"] is True
+    silent("TL080", read_run(end))
+    # a state cut off mid-write (no control state left to read) shows the run died while saving it
+    text = mid.read_text()
+    mid.write_text(text[: text.index('"step": 400')])
+    f = one("TL080", read_run(mid))
+    assert f.severity.value == "WARN" and "cut off mid-write" in f.message
+    # the output folder still WARNs whatever its newest state's flag: that state is where it stopped
+    _checkpoint_state(tmp_path / "out" / "checkpoint-625", step=625, max_steps=1875, control=_control(False))
+    assert one("TL080", read_run(tmp_path / "out")).severity.value == "WARN"
 
 
 def test_tl081_a_crash_while_saving_after_the_last_step_marks_the_run_incomplete():

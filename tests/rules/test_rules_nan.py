@@ -54,6 +54,23 @@ def test_tl003_isolated_overflow_steps_warn_with_count():
     assert "2 of 60" in f.message
 
 
+def test_tl003_one_skipped_step_in_a_thousand_is_a_note():
+    """The calibration part's dat55-project4-trainer-state-824: 1,000 steps of an fp16 fine-tune
+    logged at every step, the loss 4.2 to 0.02, one infinite grad norm at step 222: the loss
+    scaler skipped one update in a thousand."""
+    rng = np.random.default_rng(3)
+    t = np.arange(1000)
+    loss = (4.2 * np.exp(-t / 60) + 0.02) * rng.lognormal(0, 0.1, 1000)
+    gn = 1.5 * rng.lognormal(0, 0.2, 1000)
+    gn[221] = np.inf
+    f = one("TL003", make_run(loss, grad_norm=gn))
+    assert f.severity.value == "NOTE" and f.evidence["count"] == 1 and f.step == 222
+    assert "(0.1% of the points, threshold 1%: a NOTE)" in f.message
+    gn[[300, 420, 555, 610, 777, 801, 860, 905, 950, 990, 995]] = np.inf  # 12 in 1,000: over 1%
+    f = one("TL003", make_run(loss, grad_norm=gn))
+    assert f.severity.value == "WARN" and f.evidence["count"] == 12 and "1.2% of the points" in f.message
+
+
 def test_tl003_poisoned_when_non_finite_to_the_end():
     gn = np.full(60, 0.5)
     gn[50:] = np.nan

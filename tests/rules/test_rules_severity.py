@@ -246,6 +246,36 @@ def test_tl021_repeated_spikes_before_the_loss_was_fitted_still_warn():
     assert f.severity.value == "WARN" and f.evidence["spikes"] == 12 and f.evidence["memorised"] is False
 
 
+def _per_step_fit(after: float, seed: int = 5):
+    """The calibration part's baize-...-trainer-state-804 in small: 3000 losses logged at every
+    step of a 9-epoch fine-tune, falling 2.26 to about 0.09 in the batch noise of a fitted set
+    (lognormal, sigma 0.2: the loss jumps 1.3x at about one log in five); grad norm about 0.4
+    in 10% noise; 8 spikes of 3.5x over the last tenth. The loss at each spike's own log is
+    1.4x its level (a hard batch raises both), and at the next log ``after`` times its level."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(3000)
+    loss = (2.2 * np.exp(-t / 400) + 0.09) * rng.lognormal(0, 0.2, 3000)
+    gn = 0.4 * rng.lognormal(0, 0.1, 3000)
+    spikes = [2700, 2725, 2760, 2790, 2830, 2870, 2905, 2950]
+    gn[spikes] *= 3.5
+    for i in spikes:
+        level = float(np.median(loss[i - 5 : i]))
+        loss[i], loss[i + 1] = 1.4 * level, after * level
+    return make_run(loss, grad_norm=gn)
+
+
+def test_tl021_loss_jumps_within_its_own_batch_noise_are_no_reaction():
+    f = one("TL021", _per_step_fit(after=1.35))  # 1.35x after each: over 1.3, within the noise
+    assert f.evidence["spikes"] == 8 and f.evidence["loss_reactions"] == 0
+    assert f.severity.value == "NOTE" and f.evidence["memorised"] is True and "did not react" in f.message
+
+
+def test_tl021_a_loss_jump_above_its_batch_noise_still_warns():
+    f = one("TL021", _per_step_fit(after=3.0))  # 3x the level after each spike: thrown off
+    assert f.severity.value == "WARN" and f.evidence["loss_reactions"] == 8
+    assert "the loss jumped after 8 (by over" in f.message
+
+
 # ---------------------------------------------------------------- TL020: spikes the loss kept falling through
 
 
@@ -325,3 +355,55 @@ def test_on_16_evaluations_a_sustained_rise_is_still_overfit():
     train = 0.18 + 0.5 * np.exp(-(t - 1) / 4)
     f = one("TL060", make_run(train, eval_loss=np.array(ev), eval_steps=t))
     assert f.severity.value == "WARN" and f.evidence["best_step"] == 6 and abs(f.evidence["ratio"] - 1.107) < 0.01
+
+
+# ---------------------------------------------------------------- TL066/TL060: gaps and rises of losses near 0
+
+
+def _fits_to_zero(late_gap: float):
+    """The calibration part's logclassifier-roberta-v1-trainer-state-830 in small: a 30-epoch
+    classifier logged and evaluated every 10 steps for 420 steps, both losses about 1.57 for 140
+    steps, then falling by a quarter at each evaluation to near 0 (eval 0.001 at the end); dropout
+    keeps the train loss above the eval loss, by 1% while both are flat, by 30% as they fall and
+    ``late_gap`` (relative) at the end."""
+    steps = np.arange(10, 421, 10, dtype=float)
+    t = steps / 420
+    ev = 1.57 * np.where(t < 1 / 3, 1 - 0.2 * t, 0.93 * np.exp(-(t - 1 / 3) * 12)) + 0.0006
+    gap = np.where(t < 1 / 3, 0.01, 0.3 + (late_gap - 0.3) * (t - 1 / 3) * 1.5)
+    train = ev / (1 - gap)
+    return make_run(train, steps=steps, eval_loss=ev, eval_steps=steps)
+
+
+def test_tl066_a_growing_gap_between_losses_near_zero_is_a_note():
+    f = one("TL066", _fits_to_zero(0.55))  # 0.0007 against 0.0015: half, and nothing
+    assert f.severity.value == "NOTE" and f.evidence["gap_late"] - f.evidence["gap_early"] > 0.15
+    assert f.evidence["gap_share_of_fall"] < 0.01 and "both losses near 0" in f.message
+
+
+def test_tl066_a_growing_gap_that_costs_part_of_the_fall_still_warns():
+    steps = np.arange(10, 421, 10, dtype=float)
+    ev = np.linspace(1.57, 0.6, len(steps))  # still 0.6 at the end: the gap is a real share
+    train = ev / (1 - np.linspace(0.01, 0.45, len(ev)))
+    f = one("TL066", make_run(train, steps=steps, eval_loss=ev, eval_steps=steps))
+    assert f.severity.value == "WARN" and f.evidence["gap_share_of_fall"] > 0.2 and "grew" in f.message
+
+
+def _overfit_near_zero(end: float):
+    """A converged fine-tune: eval loss 0.1 falling to 1e-6 by its 6th of 10 evaluations, then
+    rising to ``end``; the train loss keeps falling (2.0 to 1e-7)."""
+    ev_steps = np.arange(20, 201, 20, dtype=float)
+    ev = np.r_[0.1 * np.exp(-np.arange(6) * 2.3), np.linspace(1e-6, end, 5)[1:]]
+    ev[5] = 1e-6
+    train = 2.0 * np.exp(-np.arange(200) / 12) + 1e-7
+    return make_run(train, eval_loss=ev, eval_steps=ev_steps)
+
+
+def test_tl060_a_rise_of_an_eval_loss_near_zero_is_a_note():
+    f = one("TL060", _overfit_near_zero(3e-6))  # 3x its best, 2e-6 of a fall of 0.1
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] > 2 and f.evidence["rise_share_of_fall"] < 1e-4
+    assert "immaterial" in f.message
+
+
+def test_tl060_the_same_rise_costing_part_of_the_fall_still_warns():
+    f = one("TL060", _overfit_near_zero(0.02))  # back to a fifth of where it started
+    assert f.severity.value == "WARN" and f.evidence["rise_share_of_fall"] > 0.1

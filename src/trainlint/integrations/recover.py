@@ -124,6 +124,19 @@ def _span(steps: list[float]) -> str:
     return "-" if not steps else f"{_num(steps[0])}-{_num(steps[-1])}" if len(steps) > 1 else _num(steps[0])
 
 
+def _spike_steps(f: Finding) -> set[float]:
+    listed = f.evidence.get("spike_steps")
+    return (
+        {float(x) for x in listed} if isinstance(listed, list) else ({float(f.step)} if f.step is not None else set())
+    )
+
+
+def _same_step(spike: Finding, found: list[Finding]) -> bool:
+    """Whether a grad-norm spike finding (any severity) names a step of the loss spike's."""
+    steps = _spike_steps(spike)
+    return any(f.code in GRAD_SPIKES and steps & _spike_steps(f) for f in found)
+
+
 class Recoverer:
     """The recovery loop around a :class:`Guard`. Call :meth:`observe` with each logged
     record and :meth:`after_step` after every optimizer step (a plain loop that logs every
@@ -200,11 +213,15 @@ class Recoverer:
 
     # -- deciding ----------------------------------------------------------------------
     def _fault(self) -> Finding | None:
-        """The current finding a rollback can cure, if any."""
-        current = {f.code: f for f in self.guard.current if f.severity in (Severity.FAIL, Severity.WARN)}
+        """The current finding a rollback can cure, if any: a non-finite or blown-up number, or a
+        loss spike with a grad-norm spike (one at WARN, or one at any severity logged at a step of
+        the loss spike: a bad batch raises both at once, and TL021 counts a loss reaction only in
+        the logs after its spike, so at that moment it says NOTE)."""
+        found = self.guard.current
+        current = {f.code: f for f in found if f.severity in (Severity.FAIL, Severity.WARN)}
         for code in sorted(RECOVERABLE & current.keys()):
             return current[code]
-        if SPIKE in current and GRAD_SPIKES & current.keys():
+        if SPIKE in current and (GRAD_SPIKES & current.keys() or _same_step(current[SPIKE], found)):
             return current[SPIKE]
         return None
 

@@ -31,6 +31,11 @@ META_KEYS = (
 SUMMARY_KEYS = ("train_runtime", "total_flos")  # the keys of the entry train() writes when it returns
 NOT_SERIES = {"step"}
 _LOG_HISTORY = re.compile(r'"log_history"\s*:\s*\[')
+_CONTROL = (  # in stateful_callbacks: TrainerControl's args, EarlyStoppingCallback's args and attributes
+    ("stop_requested", re.compile(rb'"should_training_stop"\s*:\s*(true|false)')),
+    ("patience_counter", re.compile(rb'"early_stopping_patience_counter"\s*:\s*(\d{1,9})\b')),
+    ("patience", re.compile(rb'"early_stopping_patience"\s*:\s*(\d{1,9})\b')),
+)
 
 
 def is_summary_entry(entry: dict[str, Any]) -> bool:
@@ -58,8 +63,10 @@ class TrainerStateReader:
 
     def _read(self, path: Path) -> Run:
         data = read_bytes(path)
+        control = control_facts(data)
         run = _bulk(data, path)  # typed and flat: bounded by its types, deep nesting refused
         if run is not None:
+            run.meta.update(control)
             return run
         try:
             check_json(data)  # nesting and size bounds before the general parser sees it (issue 20)
@@ -77,8 +84,28 @@ class TrainerStateReader:
         if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):
             raise ReadError("a JSON object without a 'log_history' list: not a trainer_state.json")
         run.meta.update({k: state[k] for k in META_KEYS if k in state})
+        run.meta.update(control)
         _columns(state["log_history"], run).into(run)
         return run
+
+
+def control_facts(data: bytes) -> dict[str, Any]:
+    """What the Trainer's saved callback state says of how training was to go on (transformers
+    4.39+ write ``stateful_callbacks``): TrainerControl's ``should_training_stop`` at the save
+    (true once max_steps is reached or a callback such as EarlyStoppingCallback stopped the run,
+    false for a save made while training went on), and EarlyStoppingCallback's patience counter
+    and patience. Read from the last ``stateful_callbacks`` key on (a few hundred bytes); {} when
+    the file has none (older versions)."""
+    at = data.rfind(b'"stateful_callbacks"')
+    if at < 0:
+        return {}
+    tail = data[at : at + 8192]
+    out: dict[str, Any] = {}
+    for key, pattern in _CONTROL:
+        m = pattern.search(tail)
+        if m:
+            out[key] = m.group(1) == b"true" if key == "stop_requested" else int(m.group(1))
+    return out
 
 
 def _link_config(run: Run, path: Path) -> None:

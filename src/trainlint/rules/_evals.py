@@ -31,6 +31,14 @@ def train_at(run: Run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | No
     return out
 
 
+def share_of_fall(evals: np.ndarray, amount: float) -> float | None:
+    """``amount`` (a rise of the eval loss, a gap to the train loss) as a share of the eval loss's
+    fall from its first evaluation to its best: what it costs on the scale the run moved on
+    (a ratio of two losses near 0 says nothing of that); None where the eval loss did not fall."""
+    fall = float(evals[0] - np.min(evals))
+    return amount / fall if fall > 0 else None
+
+
 def checkpoint_steps(meta: RunMeta) -> list[float]:
     """Checkpoint steps the log names: its checkpoints and best_model_checkpoint."""
     out: list[float] = []

@@ -49,14 +49,21 @@ _CHECKPOINT = re.compile(r"checkpoint-(\d+)$")
 
 def checkpoint_snapshot(run: Run) -> str | None:
     """Why a single trainer_state.json without a completion record is the state the Trainer saved
-    with a checkpoint (checkpoint-N/trainer_state.json, or a copy of one): the folder it sits in is
-    checkpoint-N at its global_step, its best_model_checkpoint is checkpoint-<global_step>, or its
-    global_step is a multiple of save_steps. None for anything else, and for a run folder (its
-    newest state is then where the run stopped)."""
+    with a checkpoint: the Trainer writes that file only when it saves, and without the entry
+    train() writes when it returns, the save was not the run's end. Says which evidence names
+    it: the control state saved with it (transformers 4.39+: should_training_stop false, training
+    was to go on), the folder it sits in (checkpoint-N at its global_step), its
+    best_model_checkpoint (checkpoint-<global_step>), its step (a multiple of save_steps), or
+    none. None for anything else, for a run folder (its newest state is then where the run
+    stopped) and for a save the Trainer made as the run was stopped (:func:`stopped_on_purpose`)."""
     meta = run.meta
     step = meta.get("global_step")
     if run.format != "hf-trainer-state" or "run_group" in meta or not isinstance(step, int) or step <= 0:
         return None
+    if meta.get("stop_requested") is True:
+        return None
+    if meta.get("stop_requested") is False:
+        return "its saved control state says training was to go on (should_training_stop false)"
     folder = _CHECKPOINT.match(Path(run.source).parent.name)
     if folder and int(folder.group(1)) == step:
         return f"it is {folder.group(0)}/trainer_state.json"
@@ -66,7 +73,20 @@ def checkpoint_snapshot(run: Run) -> str | None:
     every = meta.get("save_steps")
     if isinstance(every, (int, float)) and every >= 1 and step % every == 0:
         return f"its step {step} is a multiple of save_steps {fstep(every)}"
-    return None
+    return "a trainer_state.json is written only when the Trainer saves, and this one holds no end of training"
+
+
+def stopped_on_purpose(run: Run, meta: RunMeta) -> str | None:
+    """Why a single trainer_state.json short of its plan records a run stopped on purpose: the
+    Trainer's control state saved with it says training was to stop (should_training_stop true,
+    which before max_steps only a callback sets), and EarlyStoppingCallback's patience counter,
+    when saved, says whether early stopping did it. None otherwise."""
+    if run.format != "hf-trainer-state" or "run_group" in run.meta or meta.stop_requested is not True:
+        return None
+    count, patience = meta.patience_counter, meta.patience
+    if count is not None and patience is not None and count >= patience:
+        return f"early stopping ended it (patience counter {fstep(count)} of {fstep(patience)})"
+    return "a callback ended it (should_training_stop true in its saved control state)"
 
 
 @rule(
@@ -81,9 +101,14 @@ The run planned max_steps steps (or num_train_epochs epochs), the log stops shor
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
 when the log ends in a crash signature (see TL081). Judgements of the other rules cover
-only the part that ran. A checkpoint's own trainer_state.json (checkpoint-N/, or a copy of
-one: its step is its best_model_checkpoint's or a multiple of save_steps) ends where the
-checkpoint was taken by definition: a NOTE, since the run's end is not in that file.
+only the part that ran. A single trainer_state.json is written only when the Trainer saves
+(checkpoint-N/, or a copy of one): without a completion record it ends where that save was
+taken, not where the run ended: a NOTE that says what shows it (should_training_stop false in
+its saved control state, the folder, best_model_checkpoint, save_steps). One whose control
+state says training was to stop (should_training_stop true before max_steps: early stopping,
+with its patience counter, or another callback) records a run stopped on purpose: a NOTE. A
+file cut off mid-write shows the run died while saving it: a WARN. The Trainer's output
+folder still WARNs: its newest state is where the run stopped.
 Try: the scheduler's exit status and the console log's last lines.
 A run still training has not ended: the live guard runs this rule when the run ends.""",
     live="end",
@@ -103,11 +128,16 @@ def run_incomplete(ctx: Context) -> Finding | None:
     if reached >= planned - slack:
         return None
     crashes = crash_events(run)
-    snapshot = None if crashes else checkpoint_snapshot(run)
+    cut = not crashes and any(d.kind == "truncated" for d in run.damage)  # died while writing it
+    purpose = None if crashes or cut else stopped_on_purpose(run, meta)
+    if purpose:
+        return _on_purpose_note(ctx, purpose, planned, reached, what)
+    snapshot = None if crashes or cut else checkpoint_snapshot(run)
     if snapshot:
         return _snapshot_note(ctx, snapshot, planned, reached, what)
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
+    why += "; the file is cut off mid-write: the process died while saving it" if cut else ""
     return ctx.fire(
         f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
         f"tolerance {fmt(ctx.t('tolerance') * 100)}%){why}",
@@ -122,11 +152,29 @@ def run_incomplete(ctx: Context) -> Finding | None:
     )
 
 
+def _on_purpose_note(ctx: Context, why: str, planned: float, reached: float, what: str) -> Finding:
+    """A trainer_state.json saved as the run was told to stop before its plan: stopped on purpose."""
+    return ctx.fire(
+        f"run stopped on purpose at {fstep(reached)} of {fstep(planned)} planned {what} "
+        f"({fmt(reached / planned * 100)}%): {why}",
+        step=_last_step(ctx.subject),
+        severity="NOTE",
+        planned=planned,
+        reached=reached,
+        unit=what,
+        fraction=reached / planned,
+        crashed=False,
+        snapshot=False,
+        on_purpose=True,
+        threshold=ctx.t("tolerance"),
+    )
+
+
 def _snapshot_note(ctx: Context, why: str, planned: float, reached: float, what: str) -> Finding:
     """A checkpoint's trainer_state.json stops where the checkpoint was taken, by definition: a
     NOTE that the run's end is not in the file, not a run that stopped."""
     return ctx.fire(
-        f"a checkpoint's saved state ({why}): step {fstep(reached)} of {fstep(planned)} planned {what} "
+        f"a saved state, not the run's end ({why}): step {fstep(reached)} of {fstep(planned)} planned {what} "
         f"({fmt(reached / planned * 100)}%); where the run ended is not in this file (judge the output folder "
         "or the run's last trainer_state.json)",
         step=_last_step(ctx.subject),

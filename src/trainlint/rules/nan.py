@@ -140,12 +140,17 @@ def _loss_at(run: Run, steps: np.ndarray) -> np.ndarray | None:
     summary="The gradient norm is NaN or infinite: skipped overflow steps (WARN) or a poisoned run (FAIL).",
     explanation="""
 With fp16 mixed precision a loss scaler skips steps whose gradients overflow; such steps
-log an infinite grad norm while the loss stays finite. A few isolated ones are harmless
-(WARN with the count). The run is poisoned (FAIL) when the loss is non-finite too, when
+log an infinite grad norm while the loss stays finite. Isolated ones are the loss scaler at
+work: a NOTE with the count while they are at most `max_share` of the logged steps (1 in
+1,000 skips a thousandth of the updates), a WARN above (the skipped updates start to cost
+training, and the scale keeps hitting its limit). The run is poisoned (FAIL) when the loss is non-finite too, when
 the loss reads exactly 0.0 at a non-finite grad norm (a NaN hidden by the logger), or when
 the grad norm stays non-finite from some step to the end. Try: bf16 instead of fp16,
 a lower learning rate, gradient clipping, and the batch at the first bad step.""",
-    thresholds=[Threshold("min_tail", 2, "non-finite points at the end that count as 'to the end'")],
+    thresholds=[
+        Threshold("min_tail", 2, "non-finite points at the end that count as 'to the end'"),
+        Threshold("max_share", 0.01, "isolated non-finite grad norms up to this share of the points: a NOTE"),
+    ],
 )
 def non_finite_grad_norm(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", finite=False)
@@ -179,8 +184,15 @@ def non_finite_grad_norm(ctx: Context) -> Finding | None:
             else f"non-finite for the last {tail} points (threshold {fmt(ctx.t('min_tail'))})"
         )
         return ctx.fire(f"poisoned run: {where}; {why}", step=s.steps[first], severity="FAIL", **ev)
+    share = count / len(s)
+    few = share <= ctx.t("max_share")
+    say = f" ({fmt(share * 100)}% of the points, threshold {fmt(ctx.t('max_share') * 100)}%{': a NOTE' if few else ''})"
     return ctx.fire(
-        f"{where}, isolated with a finite loss: skipped overflow steps", step=s.steps[first], severity="WARN", **ev
+        f"{where}, isolated with a finite loss: skipped overflow steps{say}",
+        step=s.steps[first],
+        severity="NOTE" if few else "WARN",
+        share=share,
+        **ev,
     )
 
 

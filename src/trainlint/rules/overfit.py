@@ -9,7 +9,7 @@ import numpy as np
 from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from ._evals import checkpoint_steps, train_at
+from ._evals import checkpoint_steps, share_of_fall, train_at
 from .stats import fmt, fstep, median
 
 
@@ -27,13 +27,17 @@ while the smoothed train loss kept falling after the best step means the model
 memorises the training set and gets worse on held-out data. The finding names the best
 eval step and, when the log names checkpoints, the one closest to it. When the best is the
 second-to-last evaluation, one higher last point is noise unless it rose by `single_rise`.
-A run that early stopping ended (the log says so) caught the rise itself: a NOTE. Try: keep that
+A run that early stopping ended (the log says so) caught the rise itself: a NOTE. So is a rise
+that is immaterial on the scale the run moved on: under `immaterial` of the eval loss's fall
+from its first evaluation to its best (1e-6 to 3e-6 after a fall from 0.1 is a ratio of 3 of
+two numbers near 0, not a model getting worse). Try: keep that
 checkpoint (load_best_model_at_end), stop earlier, more data, more regularisation.""",
     thresholds=[
         Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
         Threshold("min_points", 4, "finite eval points needed to judge"),
         Threshold("tail", 3, "last evaluations whose median is the end level"),
         Threshold("single_rise", 1.5, "when only the last evaluation lies after the best, the rise it needs to count"),
+        Threshold("immaterial", 0.01, "rise (end - best) under this share of the eval loss's fall: a NOTE"),
     ],
 )
 def overfit(ctx: Context) -> Finding | None:
@@ -69,12 +73,14 @@ def overfit(ctx: Context) -> Finding | None:
     stopped = meta.early_stopped_epoch
     if stopped is not None:  # the loop saw the rise and stopped: handled, a record
         extra += f"; early stopping ended the run (epoch {stopped}): the rise was caught"
+    cost, why = _immaterial(ctx, e.values, end - best)
     return ctx.fire(
         f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
         f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
-        f"{fmt(tr[0])} to {fmt(tr[1])}{extra}",
+        f"{fmt(tr[0])} to {fmt(tr[1])}{extra}{why}",
         step=e.steps[best_i],
-        severity="NOTE" if stopped is not None else None,
+        severity="NOTE" if stopped is not None or why else None,
+        rise_share_of_fall=cost,
         best_step=e.steps[best_i],
         best_eval=best,
         end_eval=end,
@@ -84,6 +90,18 @@ def overfit(ctx: Context) -> Finding | None:
         train_at_end=float(tr[1]),
         nearest_checkpoint=near,
         steps_past_best=e.steps[-1] - e.steps[best_i],
+    )
+
+
+def _immaterial(ctx: Context, evals: np.ndarray, rise: float) -> tuple[float | None, str]:
+    """(the rise as a share of the eval loss's fall, the words that make it a NOTE where that
+    share is under ``immaterial``: a ratio of two numbers near 0, not a model getting worse)."""
+    cost = share_of_fall(evals, rise)
+    if cost is None or cost >= ctx.t("immaterial"):
+        return cost, ""
+    return cost, (
+        f"; the rise is {fmt(cost * 100)}% of the eval loss's fall from {fmt(float(evals[0]))} "
+        f"(threshold {fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
     )
 
 

@@ -269,17 +269,27 @@ def _share_undone(values: np.ndarray, peak: float, base: float) -> float | None:
     return (peak - base) / (start - base) if start > base else None
 
 
-def _loss_reactions(run: Run, steps: np.ndarray, ratio: float) -> int:
-    """How many spikes the loss reacted to: its max over the next 3 logs above ``ratio``
-    times its median over the 5 logs before the spike's step."""
+def _loss_reactions(run: Run, steps: np.ndarray, ratio: float, noise: float) -> tuple[int, float]:
+    """(how many spikes the loss reacted to, the jump that counted as one): its max over the 3
+    logs after the spike's step above the jump threshold times its median over the 5 logs before
+    the spike's own log. The spike's own log cannot show a reaction (its loss was computed before
+    that step's update, and a hard batch raises both at once), and a jump the loss makes at a
+    ``noise`` share of its logs anyway (its own batch noise: the ``noise`` quantile of the same
+    ratio over the whole run) is no reaction either: the threshold is the larger of ``ratio``
+    and that quantile."""
     loss = run.get("loss")
     if loss is None or len(loss.finite()) < 6 or not len(steps):
-        return 0
+        return 0, ratio
     f = loss.finite()
-    i = np.searchsorted(f.steps, steps)
-    before = _window_stat(f.values, i, range(-5, 0), median)
-    after = _window_stat(f.values, i, range(0, 3), np.max)
-    return int(np.sum((i > 0) & (after > ratio * before)))
+    v = f.values
+    own = np.searchsorted(f.steps, steps)  # the spike's own log, or the first after it
+    nxt = np.searchsorted(f.steps, steps, side="right")  # the first log after the spike's step
+    every = np.arange(5, len(v) - 1)
+    ratios = _window_stat(v, every + 1, range(0, 3), np.max) / _window_stat(v, every, range(-5, 0), median)
+    level = max(ratio, float(np.quantile(ratios, noise))) if len(ratios) >= 20 else ratio
+    before = _window_stat(v, own, range(-5, 0), median)
+    after = _window_stat(v, nxt, range(0, 3), np.max)
+    return int(np.sum((own > 0) & (nxt < len(v)) & (after > level * before))), level
 
 
 @rule(
@@ -292,7 +302,11 @@ def _loss_reactions(run: Run, steps: np.ndarray, ratio: float) -> int:
 Same robust score as TL020, on the gradient norm. A lone grad-norm spike that leaves the
 loss untouched is common (end of warm-up, one odd batch) and clipping absorbs it: it is
 recorded as a NOTE. Repeated spikes, or a spike followed by a jump of the loss, mean
-the optimizer keeps being thrown off: WARN. Repeated spikes the loss did not follow, late in a
+the optimizer keeps being thrown off: WARN. A jump counts in the logs after the spike's step
+(the spike's own log was computed before its update: a hard batch raises both at once) and
+only above the loss's own batch noise: the `loss_noise` quantile of the same jump over the
+run, when that exceeds `loss_ratio` (per-step losses of a fitted set jump by 1.3x at one log
+in five). Repeated spikes the loss did not follow, late in a
 run whose loss is by then a tenth of its start or less (`memorised`: a multi-epoch run fitting
 its data, the loss near 0.06), are a NOTE: per-example gradients of a fitted set are spiky; a
 lone spike or two before the loss was that low (the end of warm-up) do not change that, repeated
@@ -304,6 +318,7 @@ a lower LR, a longer warm-up, and the batches at the listed steps.""",
         Threshold("repeat", 3, "spikes that make a WARN even without a loss reaction..."),
         Threshold("repeat_rate", 0.002, "...when they are also at least this share of the points"),
         Threshold("loss_ratio", 1.3, "loss jump (after / before) that counts as a reaction"),
+        Threshold("loss_noise", 0.95, "...and above this quantile of the loss's own jumps over the run"),
         Threshold("window", 0.1, "rolling window as a fraction of the run (7 to 51 points)"),
         Threshold("min_points", 20, "finite grad-norm points needed to judge"),
         Threshold("memorised", 0.1, "spikes the loss ignores once it is this share of its start are a NOTE"),
@@ -315,13 +330,13 @@ def grad_norm_spike(ctx: Context) -> Finding | None:
     if not len(sp):
         return None
     steps = s.steps[sp.peak]
-    reacted = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"))
+    reacted, level = _loss_reactions(ctx.subject, steps, ctx.t("loss_ratio"), ctx.t("loss_noise"))
     w, peak, base = _worst(s.values, sp)
     low = None if reacted else _memorised(ctx.subject, steps, ctx.t("memorised"))
     if low is not None and _repeated(ctx, low[2], len(s)):
         low = None  # repeated spikes before the loss was fitted: thrown off, not memorising
     sev = "WARN" if (_repeated(ctx, len(sp), len(s)) or reacted) and low is None else "NOTE"
-    tail = f"; the loss jumped after {reacted}" if reacted else "; the loss did not react"
+    tail = f"; the loss jumped after {reacted} (by over {fmt(level)}x)" if reacted else "; the loss did not react"
     if low is not None and sev == "NOTE" and _repeated(ctx, len(sp), len(s)):
         early = f" ({low[2]} lone spike(s) before it)" if low[2] else ""
         tail += (
