@@ -112,7 +112,9 @@ PINNED = {
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
-        "healthy_flagged": set(),
+        # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
+        # noise gets a TL020 WARN (adjudicated: true but benign).
+        "healthy_flagged": {"netllm-loss-912"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -125,6 +127,7 @@ PINNED = {
             "posttraining-llm-small-train-grpo-gemma2-3-132",
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
+            "lmsys-train-924",  # console wave, as first measured (before any reader change)
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -132,11 +135,13 @@ PINNED = {
         # the test part reads 2 more logs and has as many failing logs as before (see the note).
         # The zoo's formats (issue 29, second pass) read wind-power-diffusion-train-606 and take the
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
-        "wrong_loss": {"peptide-autoencoder-train-608"},
+        # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
+        "wrong_loss": {"peptide-autoencoder-train-608", "medical-entity-recognize-train-919"},
         "healthy_flagged": {
             "cognidet-repository-trainer-state-515",
             "elderly-fall-detection-results-526",
             "hallucinationdetection-trainer-state-414",
+            "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "major-project-sem-8-trainer-state-505",
             "ml-aos-metrics-529",
             "nlp-trainer-state-508",
@@ -243,7 +248,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 118, "right_loss": 145}, "test": {"read": 104, "right_loss": 135}}
+FLOORS = {"calibration": {"read": 136, "right_loss": 163}, "test": {"read": 110, "right_loss": 141}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
