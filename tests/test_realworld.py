@@ -248,7 +248,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 136, "right_loss": 163}, "test": {"read": 110, "right_loss": 141}}
+FLOORS = {"calibration": {"read": 143, "right_loss": 170}, "test": {"read": 112, "right_loss": 144}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

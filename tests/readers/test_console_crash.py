@@ -224,3 +224,24 @@ def test_a_traceback_from_the_training_script_mid_run_is_still_a_crash_and_relau
     )
     events = find_crashes(lines, last_progress_line=len(lines))
     assert [e["signature"] for e in events] == ["python-traceback"] and events[0]["resumed"] is True
+
+
+def test_tensorflow_allocator_retries_are_not_a_crash(tmp_path):
+    # bilstm-crf-word-segmentation-train-log-930: INFO lines of TensorFlow's allocator between two epochs
+    retry = (
+        "2021-05-09 18:30:53.337423: I tensorflow/stream_executor/cuda/cuda_driver.cc:789] failed to allocate "
+        "613.15M (642935552 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    )
+    lines = []
+    for e in range(1, 21):
+        lines += [f"Epoch {e}/20", f"19/19 - 12s - loss: {0.34 / e:.4f} - accuracy: 0.9"] + (
+            [retry] * 3 if e == 14 else []
+        )
+    log = tmp_path / "train_log.txt"
+    log.write_text("\n".join(lines) + "\n")
+    assert find_crashes(split_lines(log.read_text())) == []
+    # the same error from the CUDA runtime itself, not at INFO level, stays a crash
+    assert (
+        find_crashes(split_lines("RuntimeError: CUDA error: CUDA_ERROR_OUT_OF_MEMORY\n"))[0]["signature"]
+        == "cuda-error"
+    )

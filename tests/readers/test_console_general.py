@@ -426,3 +426,14 @@ def test_hf_dicts_with_string_values_printed_after_all_the_bars(tmp_path):
     run = _read(tmp_path, [bars] + dicts)
     assert run.format == "console/hf-trainer" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (20, 0.05, 1.0, 2.715, pytest.approx(2.525))
+
+
+def test_a_tqdm_postfix_string_of_name_and_value(tmp_path):
+    # llm-sft-925: pbar.set_postfix_str(f"loss {loss:.4f}") on a bar described "SFT"
+    lines = [
+        f"SFT: {s * 100 // 375:>3}%|████▉     | {s}/375 [24:18<33:19, 10.41s/it, loss {6.05 / s:.4f}]"
+        for s in range(1, 376)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/tqdm-postfix" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (375, 1.0, 375.0, 6.05, pytest.approx(0.0161))

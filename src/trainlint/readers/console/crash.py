@@ -136,6 +136,9 @@ def find_crashes(
                     ev["helper"] = True
             i = end + 1
             continue
+        if _NOTICE.match(cur):  # TensorFlow's allocator retrying smaller: an INFO/WARNING line, never a crash
+            i += 1
+            continue
         for sig, pat in SIGNATURES:
             if pat.search(cur):
                 _record(events, seen, sig, lines[i].no, cur.strip()[:300])
@@ -148,6 +151,9 @@ def find_crashes(
     return [ev for ev in events if not (ev.pop("helper", False) and ev["resumed"])]
 
 
+# A C++ logger's INFO or WARNING line (TensorFlow's "2021-05-09 18:30:53.337: I tensorflow/...", glog's
+# "I0509 18:30:53.337 ..."): "failed to allocate ... CUDA_ERROR_OUT_OF_MEMORY" there is a retry.
+_NOTICE = lazy_regex(r"^\s*(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: [IW] |[IW]\d{4} \d\d:\d\d:\d\d)")
 _FILE_FRAME = lazy_regex(r'^\s*File "([^"]*)", line \d+')
 
 

@@ -323,6 +323,18 @@ def _yolo_total(cap: Capture) -> None:
 _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
+_POSTFIX_PAIR = lazy_regex(r"^\s*([A-Za-z_][\w/.\-]*)[\s:]+(%s)\s*$" % NUM)
+
+
+def _postfix(text: str) -> dict[str, float]:
+    """The pairs after a bar's rate: ``loss=0.52`` (``set_postfix``) or ``loss 0.52`` (a
+    ``set_postfix_str`` of the script's own wording)."""
+    if "=" in text:
+        return parse_kv(text, "=")
+    pairs = (_POSTFIX_PAIR.match(part) for part in text.split(","))
+    return {m[1]: float(m[2]) for m in pairs if m is not None}
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
     """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
 
@@ -334,9 +346,9 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
-            if m is None or "=" not in m[5]:
+            if m is None:
                 continue
-            vals = {k: v for k, v in parse_kv(m[5], "=").items() if k != "v_num"}
+            vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
             if not any("loss" in k.lower() for k in vals):
                 continue
             n = float(m[3])
