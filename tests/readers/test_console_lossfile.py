@@ -51,3 +51,21 @@ def test_a_file_of_mostly_prose_named_loss_is_not_a_loss_file(tmp_path):
 def test_the_series_is_named_by_the_file():
     assert loss_name("loss") == "loss" and loss_name("losses") == "loss"
     assert loss_name("val_loss") == "val_loss" and loss_name("train") is None
+
+
+def test_junk_named_loss_is_never_a_run(tmp_path):
+    """A binary file, one 20 MB line of digits, and a config dump, each named like a loss file."""
+    import time
+
+    from trainlint.api import read_run
+
+    (tmp_path / "loss.bin.txt").write_bytes(b"\x00\x01" * 4096 + b"1.0\n" * 50)
+    big = tmp_path / "loss.log"
+    big.write_bytes(b"1" * (20 << 20))
+    start = time.perf_counter()
+    for path in (tmp_path / "loss.bin.txt", big):
+        with pytest.raises(ReadError):
+            read_run(path)
+    assert time.perf_counter() - start < 10.0
+    with pytest.raises(ReadError):
+        _read(tmp_path, [f"lr_{i}: {0.1 * i}" for i in range(50)], "loss_config.log")

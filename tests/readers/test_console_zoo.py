@@ -1234,3 +1234,20 @@ def test_hf_trainer_progress_callback_formatted_floats(tmp_path):
     run = _read(tmp_path, lines)
     assert run.format == "console/hf-trainer" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (40, 10.0, 400.0, pytest.approx(1.542), pytest.approx(0.7618))
+
+
+def test_verl_local_logger_under_ray(tmp_path):
+    """volcengine/verl@6f8f46e17a8aaab4743b3ae6dc6410c93cdd1e9e verl/utils/logger/aggregate_logger.py:26-32
+    (concat_dict_to_str: 'step:{step}' then '{k}:{v:.3f}' for each number, joined by ' - ') and 45-47
+    (LocalLogger.log prints it); Ray puts '(main_task pid=N)' in front of a remote task's output, coloured."""
+    lines = [
+        f"\x1b[36m(main_task pid=2105103)\x1b[0m step:{s} - actor/entropy_loss:{0.9 - 0.005 * s:.3f} - "
+        f"actor/pg_loss:{-0.01 + 0.001 * (s % 3):.3f} - actor/ppo_kl:{0.0001 * s:.3f} - actor/grad_norm:{0.234:.3f} - "
+        f"critic/score/mean:{0.1 + 0.01 * s:.3f} - response_length/mean:{312.5:.3f} - timing_s/gen:{12.345:.3f}"
+        for s in range(1, 41)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format.startswith("console/") and not any("pid" in name for name in run.series)
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, -0.009, -0.009)
+    assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
+    assert run.roles["grad_norm"] == "actor/grad_norm"

@@ -44,6 +44,7 @@ _FRAME = lazy_regex(
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
     r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
+    r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
     r"|[-|:>#*=~]+(?=\s|$)"
