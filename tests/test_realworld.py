@@ -118,7 +118,9 @@ PINNED = {
         # spike and above the loss's own batch noise; dat55-project4-trainer-state-824 left: TL003
         # says NOTE for one skipped overflow step in a thousand; logclassifier-roberta-v1-...-830
         # left: TL066 says NOTE for a gap between two losses near 0 (a sliver of their fall).
-        "healthy_flagged": set(),
+        # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
+        # noise gets a TL020 WARN (adjudicated: true but benign).
+        "healthy_flagged": {"netllm-loss-912"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -131,6 +133,7 @@ PINNED = {
             "posttraining-llm-small-train-grpo-gemma2-3-132",
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
+            "lmsys-train-924",  # console wave, as first measured (before any reader change)
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -138,9 +141,11 @@ PINNED = {
         # the test part reads 2 more logs and has as many failing logs as before (see the note).
         # The zoo's formats (issue 29, second pass) read wind-power-diffusion-train-606 and take the
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
-        "wrong_loss": {"peptide-autoencoder-train-608"},
+        # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
+        "wrong_loss": {"peptide-autoencoder-train-608", "medical-entity-recognize-train-919"},
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
+            "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "star-trainer-state-411",
             # joined with the logs added on 5 December (ids 800-832), measured before any change;
             # four trainer_state.json logs left when TL080 said NOTE on a single saved state, one
@@ -248,7 +253,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 144, "right_loss": 174}, "test": {"read": 125, "right_loss": 156}}
+FLOORS = {"calibration": {"read": 169, "right_loss": 199}, "test": {"read": 134, "right_loss": 166}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

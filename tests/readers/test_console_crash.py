@@ -179,3 +179,69 @@ def test_an_oom_before_the_first_loss_line_is_a_crash_event(tmp_path):
     )
     ev = crash(read_run(path))
     assert ev["signature"] == "cuda-out-of-memory" and ev["line"] == 3
+
+
+def _nice_epochs(first, last):
+    return [
+        f"Epoch {e:>4}/1000 | train: {1000.0 - e:.4f} (2.0 bpd) | val: {990.0 - e:.4f} (1.9 bpd) | lr: 0.0001"
+        for e in range(first, last)
+    ]
+
+
+# nice-train-900: multiprocessing's finaliser failed to remove its temporary folder while training went on
+_FINALISER = [
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.12/multiprocessing/util.py", line 303, in _run_finalizers',
+    "    finalizer()",
+    '  File "/usr/lib/python3.12/multiprocessing/util.py", line 136, in _remove_temp_dir',
+    "    rmtree(tempdir, onerror=onerror)",
+    '  File "/usr/lib/python3.12/shutil.py", line 764, in onexc',
+    "    return onerror(func, path, exc_info)",
+    "OSError: [Errno 39] Directory not empty: '/tmp/pymp-lwwx17y7'",
+]
+
+
+def test_a_multiprocessing_helpers_traceback_mid_run_is_not_a_crash(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(_nice_epochs(1, 20) + _FINALISER + _nice_epochs(20, 40)) + "\n")
+    run = read_run(log)
+    assert run.events == [] and len(run.get("train_loss")) == 39
+
+
+def test_the_same_traceback_where_the_log_stops_is_still_recorded(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(_nice_epochs(1, 20) + _FINALISER) + "\n")
+    assert crash(read_run(log))["text"].startswith("OSError: [Errno 39]")
+
+
+def test_a_traceback_from_the_training_script_mid_run_is_still_a_crash_and_relaunch():
+    lines = split_lines(
+        "\n".join(
+            _nice_epochs(1, 5)
+            + ["Traceback (most recent call last):", '  File "train.py", line 12, in <module>', "RuntimeError: boom"]
+            + _nice_epochs(1, 5)
+        )
+    )
+    events = find_crashes(lines, last_progress_line=len(lines))
+    assert [e["signature"] for e in events] == ["python-traceback"] and events[0]["resumed"] is True
+
+
+def test_tensorflow_allocator_retries_are_not_a_crash(tmp_path):
+    # bilstm-crf-word-segmentation-train-log-930: INFO lines of TensorFlow's allocator between two epochs
+    retry = (
+        "2021-05-09 18:30:53.337423: I tensorflow/stream_executor/cuda/cuda_driver.cc:789] failed to allocate "
+        "613.15M (642935552 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    )
+    lines = []
+    for e in range(1, 21):
+        lines += [f"Epoch {e}/20", f"19/19 - 12s - loss: {0.34 / e:.4f} - accuracy: 0.9"] + (
+            [retry] * 3 if e == 14 else []
+        )
+    log = tmp_path / "train_log.txt"
+    log.write_text("\n".join(lines) + "\n")
+    assert find_crashes(split_lines(log.read_text())) == []
+    # the same error from the CUDA runtime itself, not at INFO level, stays a crash
+    assert (
+        find_crashes(split_lines("RuntimeError: CUDA error: CUDA_ERROR_OUT_OF_MEMORY\n"))[0]["signature"]
+        == "cuda-error"
+    )

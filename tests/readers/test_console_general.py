@@ -322,3 +322,118 @@ def test_a_config_dump_through_doctor_is_not_checked_with_one_line(tmp_path):
     assert all(r.verdict.value == "NOT-CHECKED" for r in logs)
     reason = next((r.unjudged for r in logs if r.unjudged), None) or result.empty_reason or ""
     assert reason and "\n" not in reason
+
+
+# Shapes of the console wave's calibration logs (tests/realworld/manifest.toml, ids 900-999), each
+# written here as the real log printed it.
+
+
+def test_a_clause_that_says_its_value(tmp_path):
+    # prednet-paddle-train-906: "Epoch N, Step M, total used time T (s), avg loss so far is X"
+    lines = []
+    for e in range(4):
+        lines += [
+            f"Epoch {e}, Step {k}, total used time {30.5 * k:.6f} (s), avg loss so far is {0.11 - 0.002 * (e * 5 + k // 25):.6f}"
+            for k in range(0, 125, 25)
+        ]
+        lines.append(f"Epoch {e}, val loss is {0.05 - 0.001 * e:.6f}, val mse is {0.02 - 0.001 * e:.6f}.")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss_so_far"
+    assert _series(run, "loss_so_far") == (20, 0.0, 475.0, 0.11, pytest.approx(0.072))
+    assert run.roles["eval_loss"] == "val_loss" and run.series["val_loss"].values.tolist() == [
+        0.05,
+        0.049,
+        0.048,
+        0.047,
+    ]
+
+
+def test_a_name_placed_by_its_counters_before_is(tmp_path):
+    # e2e-asr-confidence-loss-915: "Loss at epoch N and iteration M is X", "NCE Loss at ..." between
+    lines = []
+    for e in range(5):
+        for i in (0, 500, 1000):
+            lines.append(f"Loss at epoch {e} and iteration {i} is {8.0 / (1 + e * 3 + i / 500):.6f}")
+            lines.append(f"NCE Loss at epoch {e} and iteration {i} is {-1.8 + 0.1 * e:.6f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Loss"
+    # the iteration starts again each epoch: a count inside it, the epoch taken as 1000 + one interval
+    assert _series(run, "Loss") == (15, 0.0, 7000.0, 8.0, pytest.approx(8.0 / 15))
+    assert len(run.series["NCE_Loss"].values) == 15
+
+
+def test_an_aside_between_a_name_and_its_colon(tmp_path):
+    # scalingdown-training-911: "Training Loss (avg over last 100): X", "Validation Loss (avg over last 100): X"
+    head = "2024-10-31 21:42:51,429 - INFO - Stage 1, Epoch 1, Batch"
+    lines = []
+    for b in range(25, 325, 25):
+        lines.append(f"{head} {b}, Training Loss (avg over last 100): {2.44 - 0.001 * b:.4f}")
+        if b % 100 == 0:
+            lines.append(f"{head} {b}, Validation Loss (avg over last 100): {2.0 - 0.001 * b:.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Training_Loss"
+    assert _series(run, "Training_Loss") == (12, 25.0, 300.0, 2.415, 2.14)
+    assert run.roles["eval_loss"] == "Validation_Loss" and len(run.series["Validation_Loss"].values) == 3
+
+
+def test_split_words_alone_name_the_splits_losses(tmp_path):
+    # nice-train-900: "Epoch    1/1000 | train: NLL (bpd) | val: NLL (bpd) | z_mean: .. | z_std: .. | lr: .."
+    lines = [
+        f"Epoch {e:>4}/1000 | train: {1090.19 - 20 * e:.4f} ({2.0061 - 0.04 * e:.4f} bpd) | val: {1078.67 - 20 * e:.4f} "
+        f"({1.9849 - 0.04 * e:.4f} bpd) | z_mean: 0.002 | z_std: 0.246 | lr: 0.000100"
+        for e in range(1, 31)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "train_loss") == (30, 1.0, 30.0, 1070.19, pytest.approx(490.19))
+    # a split word after a name names that name's split: never a loss
+    accuracy = [f"Accuracy - train: {0.5 + 0.01 * e:.2f} val: {0.4 + 0.01 * e:.2f}" for e in range(30)]
+    assert read_line(accuracy[0]).values == {"train": 0.5, "val": 0.4}
+
+
+def test_an_epoch_done_summary_is_not_an_evaluation(tmp_path):
+    # paddle-sign-train-904 (PaddleRec's tools/trainer.py): batch lines, then "epoch: N done, ..."
+    lines = []
+    for e in range(5):
+        for b in range(0, 2000, 500):
+            lines.append(
+                f"2022-04-12 17:06:10,849 - INFO - epoch: {e}, batch_id: {b}, AUC:0.900000, ACC:0.880000, "
+                f"loss:{0.5 - 0.01 * (e * 4 + b // 500):.6f}, avg_reader_cost: 0.00012 sec, avg_batch_cost: 0.56 sec"
+            )
+        lines.append(
+            f"2022-04-12 17:24:35,400 - INFO - epoch: {e} done, AUC: 0.9,ACC: 0.88,loss:{0.3 - 0.01 * e:.6f}, epoch time: 1105.58 s"
+        )
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (20, 0.0, 9500.0, 0.5, pytest.approx(0.31))
+    assert "eval_loss" not in run.series and run.series["summary_loss"].values.tolist() == [0.3, 0.29, 0.28, 0.27, 0.26]
+
+
+def test_hf_dicts_with_string_values_printed_after_all_the_bars(tmp_path):
+    # qwen3-vl-modify-train-917: transformers formats a logged float as f"{v:.4g}" (a string in the
+    # printed dict), and the dicts (stdout) come as a block after the bars (stderr, unbuffered)
+    bars = "".join(f"\r  {i * 100 // 600}%|▏         | {i}/600 [00:0{i % 10}<00:00, 6.36s/it]" for i in range(1, 601))
+    dicts = [
+        str(
+            {
+                "loss": f"{2.725 - 0.01 * k:.4g}",
+                "grad_norm": "4.406",
+                "learning_rate": "2.875e-06",
+                "epoch": f"{0.05 * k:.4g}",
+            }
+        )
+        for k in range(1, 21)
+    ]
+    run = _read(tmp_path, [bars] + dicts)
+    assert run.format == "console/hf-trainer" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 0.05, 1.0, 2.715, pytest.approx(2.525))
+
+
+def test_a_tqdm_postfix_string_of_name_and_value(tmp_path):
+    # llm-sft-925: pbar.set_postfix_str(f"loss {loss:.4f}") on a bar described "SFT"
+    lines = [
+        f"SFT: {s * 100 // 375:>3}%|████▉     | {s}/375 [24:18<33:19, 10.41s/it, loss {6.05 / s:.4f}]"
+        for s in range(1, 376)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/tqdm-postfix" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (375, 1.0, 375.0, 6.05, pytest.approx(0.0161))

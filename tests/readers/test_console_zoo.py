@@ -1185,3 +1185,69 @@ def test_sklearn_mlp_verbose(tmp_path):
     run = _read(tmp_path, lines)
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss")[:4] == (40, 1.0, 40.0, 0.7)
+
+
+def paddlerec_lines():
+    """PaddlePaddle/PaddleRec@03dedae2c7318d056491a7744f1924dce058c49b tools/trainer.py:32-33 (logging format
+    '%(asctime)s - %(levelname)s - %(message)s'), 164-171 (every print_interval batches: 'epoch: {}, batch_id: {}, '
+    + '<metric>:{:.6f}, ' per metric + '<var>:<value>,' per printed tensor + ' avg_reader_cost: {:.5f} sec, avg_batch_cost:
+    {:.5f} sec, avg_samples: {:.5f}, ips: {:.5f} ins/s') and 190-192 (at the epoch's end: 'epoch: {} done, ' +
+    '<metric>: {:.6f},' per metric + ' epoch time: {:.2f} s')."""
+    out = []
+    for e in range(3):
+        for b in range(0, 2000, 500):
+            loss = 0.5 - 0.01 * (e * 4 + b // 500)
+            out.append(
+                f"2022-04-12 17:06:10,849 - INFO - epoch: {e}, batch_id: {b}, AUC:{0.8 + 0.01 * e:.6f}, "
+                f"loss:{loss:.6f}, avg_reader_cost: {0.00012:.5f} sec, avg_batch_cost: {0.56:.5f} sec, "
+                f"avg_samples: {1024.0:.5f}, ips: {1822.08:.5f} ins/s"
+            )
+        out.append(
+            f"2022-04-12 17:24:35,400 - INFO - epoch: {e} done, AUC: {0.85 + 0.01 * e:.6f}, epoch time: {1105.58:.2f} s"
+        )
+    return out
+
+
+def test_paddlerec_trainer(tmp_path):
+    run = _read(tmp_path, paddlerec_lines())
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 0.0, 5500.0, 0.5, pytest.approx(0.39))
+    assert _series(run, "AUC")[3:] == (0.8, 0.82) and "batch_id" not in run.series
+
+
+def test_hf_trainer_progress_callback_formatted_floats(tmp_path):
+    """transformers' src/transformers/trainer_callback.py, ProgressCallback.on_log in the 5.x line: each float of the
+    logs written as f'{v:.4g}' (so the printed dict holds strings) through training_bar.write(str(shallow_logs)), which
+    clears the bar, prints the line and redraws the bar;
+    PrinterCallback.on_log formats the same way. (huggingface/transformers@55093b758b338fdc7903e778509523d755ae080d,
+    the copy stored here, still prints the floats; the formatting is in the later text of the same method.)"""
+    lines = []
+    for s in range(10, 410, 10):
+        bar = f"  {s * 100 // 400}%|▏         | {s}/400 [00:{s % 60:02d}<01:00,  1.64s/it]"
+        logs = {
+            "loss": 1.5618 - 0.002 * s,
+            "grad_norm": 1.2043813467025757,
+            "learning_rate": 9.98e-05,
+            "epoch": s / 400,
+        }
+        lines += [bar, str({k: f"{v:.4g}" for k, v in logs.items()}), bar]  # tqdm.write: the bar redrawn after
+    run = _read(tmp_path, lines)
+    assert run.format == "console/hf-trainer" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 10.0, 400.0, pytest.approx(1.542), pytest.approx(0.7618))
+
+
+def test_verl_local_logger_under_ray(tmp_path):
+    """volcengine/verl@6f8f46e17a8aaab4743b3ae6dc6410c93cdd1e9e verl/utils/logger/aggregate_logger.py:26-32
+    (concat_dict_to_str: 'step:{step}' then '{k}:{v:.3f}' for each number, joined by ' - ') and 45-47
+    (LocalLogger.log prints it); Ray puts '(main_task pid=N)' in front of a remote task's output, coloured."""
+    lines = [
+        f"\x1b[36m(main_task pid=2105103)\x1b[0m step:{s} - actor/entropy_loss:{0.9 - 0.005 * s:.3f} - "
+        f"actor/pg_loss:{-0.01 + 0.001 * (s % 3):.3f} - actor/ppo_kl:{0.0001 * s:.3f} - actor/grad_norm:{0.234:.3f} - "
+        f"critic/score/mean:{0.1 + 0.01 * s:.3f} - response_length/mean:{312.5:.3f} - timing_s/gen:{12.345:.3f}"
+        for s in range(1, 41)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format.startswith("console/") and not any("pid" in name for name in run.series)
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, -0.009, -0.009)
+    assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
+    assert run.roles["grad_norm"] == "actor/grad_norm"

@@ -132,7 +132,12 @@ def find_crashes(
                 ev = _record(events, seen, sig, lines[i].no, exc_text)
                 if ev is not None and _while_saving(lines, i, end):
                     ev["phase"] = "saving"
+                if ev is not None and _in_multiprocessing(lines, i, end):
+                    ev["helper"] = True
             i = end + 1
+            continue
+        if _NOTICE.match(cur):  # TensorFlow's allocator retrying smaller: an INFO/WARNING line, never a crash
+            i += 1
             continue
         for sig, pat in SIGNATURES:
             if pat.search(cur):
@@ -141,7 +146,22 @@ def find_crashes(
         i += 1
     for ev in events:
         ev["resumed"] = last_progress_line > ev["line"]
-    return events
+    # A multiprocessing helper's traceback (a finaliser, the resource sharer's thread) with the
+    # training going on after it: the helper failed, not the run.
+    return [ev for ev in events if not (ev.pop("helper", False) and ev["resumed"])]
+
+
+# A C++ logger's INFO or WARNING line (TensorFlow's "2021-05-09 18:30:53.337: I tensorflow/...", glog's
+# "I0509 18:30:53.337 ..."): "failed to allocate ... CUDA_ERROR_OUT_OF_MEMORY" there is a retry.
+_NOTICE = lazy_regex(r"^\s*(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: [IW] |[IW]\d{4} \d\d:\d\d:\d\d)")
+_FILE_FRAME = lazy_regex(r'^\s*File "([^"]*)", line \d+')
+
+
+def _in_multiprocessing(lines: list[Line], start: int, end: int) -> bool:
+    """Whether the traceback at ``start`` (to ``end``) starts in multiprocessing's own code (its
+    outermost frame: a finaliser or a helper thread, not the training script's call)."""
+    first = next((m[1] for k in range(start + 1, end + 1) if (m := _FILE_FRAME.match(lines[k].final))), "")
+    return "/multiprocessing/" in first.replace("\\", "/")
 
 
 def _record(

@@ -44,6 +44,7 @@ _FRAME = lazy_regex(
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
     r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])[^\]\[]{0,100}\]"  # not a counter
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
+    r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
     r"|[-|:>#*=~]+(?=\s|$)"
@@ -68,13 +69,19 @@ _PAIR = lazy_regex(
 )
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
-_INNER_NAMES = frozenset({"i", "batch", "idx", "b"})
+_INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})
+_EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
+# "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
+_IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
+_CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
+# "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator.
+_ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=])")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
 
 
@@ -149,9 +156,23 @@ def read_line(text: str) -> Record | None:
             return None
     if not rec.values and rec.step is None and rec.epoch is None and rec.inner is None:
         return None
+    _bare_splits(rec, body)
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
     return rec
+
+
+def _bare_splits(rec: Record, body: str) -> None:
+    """``train: 1090.2 (2.01 bpd) | val: 1078.7``: a split word alone names that split's loss,
+    when the line names no loss and nothing but a frame comes before the first pair (``Accuracy
+    - train: 0.98`` names an accuracy)."""
+    if not any(n.lower() in _SPLIT_WORDS for n in rec.values) or any(parse(n).kind for n in rec.values):
+        return
+    first = next(iter(rec.values))
+    lead = re.search(r"(?<![\w@/.\-])%s\s*[:=]" % re.escape(first), body)
+    if first.lower() not in _SPLIT_WORDS or lead is None or re.search(r"[A-Za-z]", body[: lead.start()]):
+        return
+    rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
 
 
 def _lead(body: str, rec: Record) -> str:
@@ -164,12 +185,29 @@ def _lead(body: str, rec: Record) -> str:
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
+    if " is " in body or " was " in body:
+        body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
+    if "(" in body:
+        body = _ASIDE.sub("", body)
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]
     elif first:
         rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
     return body
+
+
+def _said(clause: str) -> str:
+    """A clause ``NAME is VALUE`` as ``NAME: VALUE``; what places it (``at epoch 0 and iteration
+    500``) goes before it, where the counters are read."""
+    m = _IS_CLAUSE.match(clause)
+    if m is None:
+        return clause
+    name, context = m[1], ""
+    at = _CONTEXT.search(name)
+    if at is not None:
+        name, context = name[: at.start()], name[at.end() :] + ", "
+    return f"{context}{name.strip()}: {m[2]}"
 
 
 def _place(rec: Record, key: str, n: float, total: float | None) -> None:
@@ -267,7 +305,9 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
     """The records of the training stream: those holding ``loss`` whose shape shares most of its
     names with the most printed such shape. A less printed shape that also holds ``loss`` (a
     ``Loss: 0.98, MeanIU: 0.49`` summary after an epoch of ``Loss: 1.59, Acc: 0.64`` lines) is an
-    evaluation: its names get an ``eval_`` prefix (the number of such records is returned)."""
+    evaluation: its names get an ``eval_`` prefix (the number of such records is returned); one
+    that says it closes an epoch (PaddleRec's ``epoch: 3 done, AUC: .., loss: ..``) sums up the
+    training: its names get a ``summary_`` prefix."""
     counts: dict[frozenset[str], int] = {}
     for rec in recs:
         if loss in rec.values:
@@ -278,7 +318,10 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
         if loss not in rec.values:
             continue
         names = rec.values.keys()
-        if len(names & main) * 2 >= max(len(names), len(main)) or counts[frozenset(names)] >= counts[main]:
+        less = counts[frozenset(names)] < counts[main]
+        if less and _EPOCH_DONE.search(rec.text) and not any(parse(n).split in ("eval", "test") for n in names):
+            rec.values = {f"summary_{n}": v for n, v in rec.values.items()}
+        elif not less or len(names & main) * 2 >= max(len(names), len(main)):
             train.append(rec)
         else:
             rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
@@ -298,12 +341,35 @@ def _counted(inner: list[tuple[float, float]]) -> list[float]:
     return out
 
 
+def _per_epoch(inner: list[tuple[float, float]]) -> float:
+    """The count an epoch holds: the printed total (``[10/250]``), else the largest count seen
+    and, for a count from 0, one printing interval more (``batch_id: 1500`` printed every 500
+    from 0: 2000; ``[1, 12000]`` printed every 2000 from 2000: 12000)."""
+    most = max(max(total, n) for n, total in inner)
+    if any(total for _, total in inner) or min(n for n, _ in inner) > 0:
+        return most or 1.0
+    gaps = [b[0] - a[0] for a, b in zip(inner, inner[1:]) if b[0] > a[0]]
+    return most + (min(gaps) if gaps else 1.0)
+
+
+def _step_is_inner(train: list[Record]) -> bool:
+    """Whether the step counter starts again at each new epoch (and only there)."""
+    if not train or any(r.step is None or r.epoch is None or r.inner is not None for r in train):
+        return False
+    pairs = list(zip(train, train[1:]))
+    falls = [b.epoch != a.epoch for a, b in pairs if (b.step or 0.0) < (a.step or 0.0)]
+    return bool(falls) and all(falls) and all(b.epoch >= a.epoch for a, b in pairs)  # type: ignore[operator]
+
+
 def _steps(train: list[Record]) -> tuple[list[float], str]:
     """The training records' steps, and what they were taken from."""
+    if _step_is_inner(train):  # "Epoch 74, Step 25": a step counted inside the epoch
+        for r in train:
+            r.inner, r.step = (float(r.step or 0.0), r.step_total), None
     if all(r.step is not None for r in train):
         steps, how = [float(r.step) for r in train if r.step is not None], "step"
     elif all(r.inner is not None and r.epoch is not None for r in train):
-        per = max(max(r.inner[1], r.inner[0]) for r in train if r.inner is not None) or 1.0
+        per = _per_epoch([r.inner for r in train if r.inner is not None])
         first = 1.0 if min(r.epoch for r in train if r.epoch is not None) == 1 else 0.0  # "Epoch: 1/5": from 1
         steps = [(r.epoch - first) * per + r.inner[0] for r in train if r.inner and r.epoch is not None]
         how = "epoch-count"

@@ -157,3 +157,40 @@ def column_tables(lines: list[Line]) -> Capture | None:
 
 
 RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"))
+
+
+# A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or
+# a step and a value (``100 2.31``, ``100,2.31``). Named by the file: only a file whose name says
+# loss is taken (a file of bare numbers named otherwise could be anything).
+_NUMBER_LINE = lazy_regex(r"^\s*(?:(\d+)\s*[\s,;:]\s*)?(NUM)\s*$".replace("NUM", NUM))
+MIN_NUMBER_LINES = 10
+
+
+def loss_name(stem: str) -> str | None:
+    """The series a file of bare numbers holds, from its name: ``loss`` for ``loss.txt`` or
+    ``losses.log``, ``train_loss`` for ``train_loss.txt``; None when the name says no loss."""
+    stem = stem.lower()
+    if "loss" not in stem:
+        return None
+    return "loss" if stem in ("loss", "losses", "loss_log", "log_loss", "loss_history") else stem
+
+
+def number_lines(lines: list[Line], name: str) -> Capture | None:
+    """A file of bare values (or ``step value`` pairs), nine in ten of its lines: the series
+    ``name``, at the steps written or, where there are none, at the values' order."""
+    cap = Capture("loss-file")
+    other = 0
+    for line in lines:
+        m = _NUMBER_LINE.match(line.final)
+        if m is None:
+            other += 1
+            continue
+        step = float(m[1]) if m[1] is not None else float(len(cap.lines) + 1)
+        cap.cols.setdefault(name, ([], []))
+        cap.cols[name][0].append(step)
+        cap.cols[name][1].append(float(m[2]))
+        cap.lines.append(line.no)
+    if len(cap.lines) < MIN_NUMBER_LINES or other * 9 > len(cap.lines):
+        return None
+    cap.notes.append(f"a file of bare values: {len(cap.lines)} line(s) read as {name!r}, named by the file's name")
+    return cap

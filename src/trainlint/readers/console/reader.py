@@ -21,7 +21,7 @@ from ...safeio import UTF16_BOMS, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .general import general
-from .handwritten import MORE_PATTERNS
+from .handwritten import MORE_PATTERNS, loss_name, number_lines
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .stateful import RECOGNISERS
@@ -214,9 +214,12 @@ class ConsoleReader:
         head = _utf16_to_utf8(head)
         if looks_binary(head):
             return False
+        suffix = path.suffix.lower()
+        name = loss_name(path.stem)
+        if name and number_lines(split_lines(head.decode("utf-8", errors="replace")), name):
+            return True  # loss.txt: one value a line
         if _progress_or_crash(head, patterns):
             return True
-        suffix = path.suffix.lower()
         if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
@@ -239,7 +242,9 @@ class ConsoleReader:
         text = strip_ansi(text)
         lines = split_lines(text)
         holds = Needles(text)
-        caps = recognise(_rank_zero(lines), holds, options.patterns if options else ())
+        name = loss_name(path.stem)
+        bare = number_lines(lines, name) if name else None
+        caps = [bare] if bare else recognise(_rank_zero(lines), holds, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
         events = find_crashes(lines, last_progress, holds)

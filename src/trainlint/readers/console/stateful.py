@@ -189,6 +189,16 @@ _HF_PLAN = lazy_regex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$
 
 
 def hf_trainer(lines: list[Line]) -> Capture | None:
+    """The Trainer's logged dicts, each at the step of the progress bar printed before it. Where
+    the bars tell no step apart (stdout buffered while the bars went to stderr: a block of dicts
+    printed after all the bars), the dicts' own ``epoch`` places them, as without a bar."""
+    cap = _hf_pass(lines, bars=True)
+    if cap is not None and cap.meta.pop("stacked", 0) > 2:
+        return _hf_pass(lines, bars=False)
+    return cap
+
+
+def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     cap = Capture("hf-trainer")
     main_total: str | None = None
     pending: list[tuple[int, dict[str, float]]] = []
@@ -198,7 +208,7 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
             bar = _HF_BAR.match(seg)
             if bar:
                 main_total = main_total or bar[3]
-                if bar[3] == main_total:
+                if bars and bar[3] == main_total:
                     step = float(bar[2])
                     _flush(cap, pending, step)
                 after = seg[seg.find("]", bar.end()) + 1 :] if "{'" in seg else ""
@@ -223,6 +233,9 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
 
 
 def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
+    if step is not None:  # training dicts placed at one bar step: the most seen
+        stacked = sum(1 for _, rec in pending if "loss" in rec)
+        cap.meta["stacked"] = max(cap.meta.get("stacked", 0), stacked)
     for line_no, rec in pending:
         if is_summary_entry(rec):
             cap.meta["completed"] = True
@@ -310,6 +323,18 @@ def _yolo_total(cap: Capture) -> None:
 _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
+_POSTFIX_PAIR = lazy_regex(r"^\s*([A-Za-z_][\w/.\-]*)[\s:]+(%s)\s*$" % NUM)
+
+
+def _postfix(text: str) -> dict[str, float]:
+    """The pairs after a bar's rate: ``loss=0.52`` (``set_postfix``) or ``loss 0.52`` (a
+    ``set_postfix_str`` of the script's own wording)."""
+    if "=" in text:
+        return parse_kv(text, "=")
+    pairs = (_POSTFIX_PAIR.match(part) for part in text.split(","))
+    return {m[1]: float(m[2]) for m in pairs if m is not None}
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
     """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
 
@@ -321,9 +346,9 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
-            if m is None or "=" not in m[5]:
+            if m is None:
                 continue
-            vals = {k: v for k, v in parse_kv(m[5], "=").items() if k != "v_num"}
+            vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
             if not any("loss" in k.lower() for k in vals):
                 continue
             n = float(m[3])
