@@ -184,3 +184,29 @@ def test_a_crash_before_the_first_loss_line_fails_with_its_line(tmp_path):
     assert rep.verdict.value == "FAIL"
     f = next(f for f in rep.findings if f.code == "TL081")
     assert "cuda-out-of-memory (line 2)" in f.message and "Tried to allocate 1.95 GiB" in f.message
+
+
+def test_a_keyboard_interrupt_is_a_stopped_run_not_a_crash(tmp_path):
+    """A log ending in a KeyboardInterrupt traceback (Ctrl-C, or a scheduler's SIGINT) was stopped:
+    TL080 WARNs that it stopped short and says it was interrupted; TL081 finds no crash. A
+    KeyboardInterrupt raised while another exception was handled is still a crash."""
+    from trainlint import api
+
+    lines = ["Epoch 1/100", *[f"step {s} | loss {2.5 - 0.01 * s:.3f}" for s in range(1, 31)]]
+    tb = 'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n    loss.backward()\n'
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n" + tb + "KeyboardInterrupt\n")
+    run = api.read_run(path)
+    assert [e["type"] for e in run.events] == ["interrupt"] and run.events[0]["line"] == 32
+    silent("TL081", run)
+    rep = next(r for r in api.doctor([path]).reports if r.kind == "log")
+    assert rep.verdict.value != "FAIL" and "TL081" not in {f.code for f in rep.findings}
+    chained = "ValueError: bad batch\n\nDuring handling of the above exception, another exception occurred:\n\n"
+    path.write_text("\n".join(lines) + "\n" + tb + chained + tb + "KeyboardInterrupt\n")
+    assert [e["type"] for e in api.read_run(path).events] == ["crash"]
+
+
+def test_tl080_names_an_interrupt():
+    stop = {"type": "interrupt", "signature": "keyboard-interrupt", "line": 31}
+    f = one("TL080", make_run(decay(50), meta={"max_steps": 1000}, events=[stop]))
+    assert f.severity.value == "WARN" and "interrupted (KeyboardInterrupt, line 31)" in f.message

@@ -100,7 +100,8 @@ def stopped_on_purpose(run: Run, meta: RunMeta) -> str | None:
 The run planned max_steps steps (or num_train_epochs epochs), the log stops short of that
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
-when the log ends in a crash signature (see TL081). Judgements of the other rules cover
+when the log ends in a crash signature (see TL081). A log ending in a KeyboardInterrupt
+traceback was stopped by hand or by a scheduler's SIGINT: a WARN that says so, not a crash. Judgements of the other rules cover
 only the part that ran. A single trainer_state.json is written only when the Trainer saves
 (checkpoint-N/, or a copy of one): without a completion record it ends where that save was
 taken, not where the run ended: a NOTE that says what shows it (should_training_stop false in
@@ -137,6 +138,9 @@ def run_incomplete(ctx: Context) -> Finding | None:
         return _snapshot_note(ctx, snapshot, planned, reached, what)
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
+    stops = [e for e in run.events if isinstance(e, dict) and e.get("type") == "interrupt"]
+    if stops and not crashes:
+        why += f"; interrupted (KeyboardInterrupt, line {stops[-1].get('line')}): stopped by hand or by a SIGINT"
     why += "; the file is cut off mid-write: the process died while saving it" if cut else ""
     return ctx.fire(
         f"run stopped at {fstep(reached)} of {fstep(planned)} planned {what} ({fmt(reached / planned * 100)}%, "
@@ -198,7 +202,8 @@ def _snapshot_note(ctx: Context, why: str, planned: float, reached: float, what:
     summary="The log ends in a traceback or a known fatal message (OOM, NCCL timeout, worker killed).",
     explanation="""
 The reader found a crash signature in the log: a Python traceback, CUDA out of memory,
-an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed". The run did not
+an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed" (a traceback of
+KeyboardInterrupt alone is not a crash: the run was stopped; TL080 says so). The run did not
 finish; whatever the curves say covers only the part before the crash. A crash that the
 log shows was followed by a relaunch into the same file is a WARN. A traceback raised while
 the model or a checkpoint was being written (its frames or the line before it say so) is named

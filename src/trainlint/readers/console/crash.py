@@ -6,7 +6,9 @@ when the log goes on with more output after it, as when a job is relaunched
 into the same file, and ``phase: "saving"`` for a traceback raised while the
 model or a checkpoint was written). A Python traceback is one event whose text is
 its final exception line; a more specific signature inside it (CUDA out of
-memory, NCCL, DataLoader worker) names it.
+memory, NCCL, DataLoader worker) names it. A traceback of KeyboardInterrupt alone is an
+``interrupt`` event (type ``"interrupt"``, signature ``keyboard-interrupt``): the run was
+stopped, by Ctrl-C or a scheduler's SIGINT; it did not crash.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# A traceback of KeyboardInterrupt alone is an ``interrupt`` event, not a crash: someone (or a
+# scheduler sending SIGINT) stopped the run.
+INTERRUPT = "keyboard-interrupt"
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
 _TRACEBACK = lazy_regex(_PREFIX + r"Traceback \(most recent call last\):")
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
@@ -148,6 +153,9 @@ def find_crashes(
         ev["resumed"] = last_progress_line > ev["line"]
     # A multiprocessing helper's traceback (a finaliser, the resource sharer's thread) with the
     # training going on after it: the helper failed, not the run.
+    for ev in events:
+        if ev["signature"] == INTERRUPT:
+            ev["type"] = "interrupt"
     return [ev for ev in events if not (ev.pop("helper", False) and ev["resumed"])]
 
 
@@ -214,4 +222,6 @@ def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
         (s for s, pat in SIGNATURES if s not in _OUTSIDE_ONLY and any(pat.search(t) for t in raised)),
         "python-traceback",
     )
+    if sig == "python-traceback" and raised and all(t.startswith("KeyboardInterrupt") for t in raised):
+        sig = INTERRUPT  # Ctrl-C (or a scheduler's SIGINT): the run was stopped, it did not crash
     return last, exc_text or "Traceback (exception line missing)", sig
