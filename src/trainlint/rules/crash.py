@@ -158,38 +158,42 @@ def run_incomplete(ctx: Context) -> Finding | None:
 
 def _on_purpose_note(ctx: Context, why: str, planned: float, reached: float, what: str) -> Finding:
     """A trainer_state.json saved as the run was told to stop before its plan: stopped on purpose."""
-    return ctx.fire(
+    return _short_note(
+        ctx,
         f"run stopped on purpose at {fstep(reached)} of {fstep(planned)} planned {what} "
         f"({fmt(reached / planned * 100)}%): {why}",
-        step=_last_step(ctx.subject),
-        severity="NOTE",
-        planned=planned,
-        reached=reached,
-        unit=what,
-        fraction=reached / planned,
-        crashed=False,
-        snapshot=False,
+        (planned, reached, what),
         on_purpose=True,
-        threshold=ctx.t("tolerance"),
     )
 
 
 def _snapshot_note(ctx: Context, why: str, planned: float, reached: float, what: str) -> Finding:
     """A checkpoint's trainer_state.json stops where the checkpoint was taken, by definition: a
     NOTE that the run's end is not in the file, not a run that stopped."""
-    return ctx.fire(
+    return _short_note(
+        ctx,
         f"a saved state, not the run's end ({why}): step {fstep(reached)} of {fstep(planned)} planned {what} "
         f"({fmt(reached / planned * 100)}%); where the run ended is not in this file (judge the output folder "
         "or the run's last trainer_state.json)",
+        (planned, reached, what),
+        snapshot=True,
+    )
+
+
+def _short_note(ctx: Context, message: str, plan: tuple[float, float, str], **flags: bool) -> Finding:
+    """TL080's NOTE for a file that stops short of its plan without the run having died."""
+    planned, reached, what = plan
+    evidence = {"crashed": False, "snapshot": False, **flags}
+    return ctx.fire(
+        message,
         step=_last_step(ctx.subject),
         severity="NOTE",
         planned=planned,
         reached=reached,
         unit=what,
         fraction=reached / planned,
-        crashed=False,
-        snapshot=True,
         threshold=ctx.t("tolerance"),
+        **evidence,
     )
 
 
