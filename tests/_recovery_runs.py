@@ -106,3 +106,20 @@ def sgd_cpu_args(output_dir, **over):
         seed=0,
     )
     return transformers.TrainingArguments(**{**base, **over})
+
+
+def lightning_cpu_trainer(tmp_path, steps: int, callback):
+    """A Lightning Trainer for a tiny CPU run the tests replay: ``steps`` steps with ``callback``,
+    no logger, checkpoints, progress bar or model summary."""
+    import lightning as L
+
+    return L.Trainer(
+        max_steps=steps,
+        callbacks=[callback],
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        default_root_dir=str(tmp_path),
+        accelerator="cpu",
+    )

@@ -104,6 +104,8 @@ def test_hf_healthy_run_with_warmup_plateau_is_never_stopped(tmp_path):
 # -- Lightning -----------------------------------------------------------------------------
 def lightning_run(tmp_path, lr, stop_on="FAIL", max_steps=150):
     L = pytest.importorskip("lightning")
+    from _recovery_runs import lightning_cpu_trainer
+
     from trainlint.integrations.lightning import GuardCallback
 
     x, y = regression_data()
@@ -126,16 +128,7 @@ def lightning_run(tmp_path, lr, stop_on="FAIL", max_steps=150):
     torch.manual_seed(0)
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16, shuffle=True)
     guard = GuardCallback(stop_on=stop_on)
-    trainer = L.Trainer(
-        max_steps=max_steps,
-        callbacks=[guard],
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        default_root_dir=str(tmp_path),
-        accelerator="cpu",
-    )
+    trainer = lightning_cpu_trainer(tmp_path, max_steps, guard)
     trainer.fit(Module(), loader)
     return trainer, guard, losses
 

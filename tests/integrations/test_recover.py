@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch (CPU build) is a test dependency: pip install torch==2.13.0")
 
-from _recovery_runs import BATCH, LR, Net, data, replay_sgd, sgd_cpu_args  # noqa: E402
+from _recovery_runs import BATCH, LR, Net, data, lightning_cpu_trainer, replay_sgd, sgd_cpu_args  # noqa: E402
 
 from trainlint.integrations.recover import NOTE_CODE, Recovery, recovering  # noqa: E402
 
@@ -296,16 +296,7 @@ def lightning_run(tmp_path, poison=(), recover=False, stop_on="FAIL", steps=STEP
         rows, batch_size=BATCH, shuffle=True, generator=torch.Generator().manual_seed(1)
     )
     cb = GuardCallback(stop_on=stop_on, recover=recover)
-    trainer = L.Trainer(
-        max_steps=steps,
-        callbacks=[cb],
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        default_root_dir=str(tmp_path),
-        accelerator="cpu",
-    )
+    trainer = lightning_cpu_trainer(tmp_path, steps, cb)
     trainer.fit(module, loader)
     return trainer, cb, module.net
 
