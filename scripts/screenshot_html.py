@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def render_examples() -> str:
+def _render(paths: list[Path]) -> str:
+    """The HTML page of ``doctor`` on ``paths`` (relative to the checkout's root)."""
     from trainlint.api import Options, doctor
     from trainlint.report import render
 
@@ -38,10 +39,14 @@ def render_examples() -> str:
     os.chdir(ROOT)
     try:
         buf = io.StringIO()
-        render(doctor([Path("examples")], Options()), "html", buf)
+        render(doctor(paths, Options()), "html", buf)
     finally:
         os.chdir(here)
     return buf.getvalue()
+
+
+def render_examples() -> str:
+    return _render([Path("examples")])
 
 
 def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
@@ -68,20 +73,10 @@ def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
 
 
 def render_evidence() -> str:
-    from trainlint.api import Options, doctor
-    from trainlint.report import render
-
-    here = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        buf = io.StringIO()
-        runs = sorted(Path("evidence").glob("hf-*-s0"))
-        if not runs:
-            raise SystemExit("no evidence/hf-*-s0 runs in this checkout")
-        render(doctor(runs, Options()), "html", buf)
-    finally:
-        os.chdir(here)
-    return buf.getvalue()
+    runs = sorted((ROOT / "evidence").glob("hf-*-s0"))
+    if not runs:
+        raise SystemExit("no evidence/hf-*-s0 runs in this checkout")
+    return _render([r.relative_to(ROOT) for r in runs])
 
 
 def shoot_overlay(page_file: Path, out: Path, width: int, run: str) -> None:
