@@ -15,7 +15,7 @@ from trainlint import running
 from trainlint.engine import judge_run
 from trainlint.live import history
 from trainlint.live.history import LiveRun
-from trainlint.rules.stats import Stamps
+from trainlint.rules.stats import CoarseBlocks, Stamps, coarse, coarse_size
 from trainlint.running import Ordered
 
 
@@ -167,7 +167,25 @@ def test_the_kept_state_serves_long_runs_at_full_block_size():
             run = live.view()
             _same(judge_run(run, curves=False, states=live.states), judge_run(run, curves=False))
     kinds = {key.split()[0] for key in live.states}
-    assert {"ordered", "stamps", "block", "on"} <= kinds, sorted(live.states)
+    assert {"ordered", "stamps", "block", "on", "coarse"} <= kinds, sorted(live.states)
+
+
+@given(st.integers(0, 2**16), st.integers(1, 3000), st.lists(st.integers(1, 3000), max_size=6))
+@settings(max_examples=100, deadline=None)
+def test_kept_coarse_blocks_equal_the_whole_series_block_medians(seed, n, cuts):
+    """stats.CoarseBlocks extended cut by cut, across doublings of the block size (at most 50
+    blocks here): the block medians and steps stats.coarse takes from the whole series."""
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.normal(size=n), 1)  # ties
+    steps = np.arange(n, dtype=np.float64) * 2
+    state = CoarseBlocks(max_points=50)
+    for cut in sorted(c for c in cuts if c <= n) + [n]:
+        s, v = steps[:cut], values[:cut]
+        kept = coarse(s.copy(), v.copy(), 50, kept=state)  # fresh arrays: no cached answer
+        want = coarse(s.copy(), v.copy(), 50)
+        assert np.array_equal(kept[0], want[0]) and np.array_equal(kept[1], want[1])
+    b = coarse_size(n, 50)
+    assert -(-n // b) <= 50 and (b == 1 or -(-n // (b // 2)) > 50)  # the smallest power of two
 
 
 def test_a_run_whose_series_are_rewritten_drops_its_state():

@@ -8,17 +8,19 @@ import numpy as np
 
 from ..arrays import unique
 from ..model import Run, RunMeta
-from .stats import centred_median, coarse, median
+from ..registry import Context
+from .stats import centred_median, coarse, coarse_of, median
 
 
-def train_at(run: Run, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
-    """A smoothed train loss (rolling median) interpolated at ``steps``; NaN outside its range."""
-    loss = run.get("loss")
+def train_at(ctx: Context, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:
+    """A smoothed train loss (rolling median) of the judged run interpolated at ``steps``; NaN
+    outside its range."""
+    loss = ctx.subject.get("loss")
     if loss is None or len(loss.finite()) < 3:
         return None
     f = loss.finite()
     if np.all(f.steps[1:] >= f.steps[:-1]):
-        ts, tv = coarse(f.steps, f.values)
+        ts, tv = coarse_of(ctx, f)
     else:
         order = np.argsort(f.steps, kind="stable")
         ts, tv = coarse(f.steps[order], f.values[order])

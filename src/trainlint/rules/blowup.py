@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import blowup_candidates, centred_median, coarse, fmt, fstep, longest_run, window_for
+from .stats import blowup_candidates, centred_median, coarse_of, fmt, fstep, longest_run, window_for
 
 # TL011's defaults: a blow-up it judges (long enough to hold its rolling median up) is left to it.
 TL011_FACTOR, TL011_STRETCH, TL011_POINTS = 3.0, 0.1, 20
@@ -45,7 +45,7 @@ too-large step.""",
 )
 def loss_blowup_brief(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     if float(np.min(v)) <= 0:
         raise StandDown(f"loss reaches {fmt(float(np.min(v)))}: ratios to its best cannot be judged")
     factor = ctx.t("factor")

@@ -11,7 +11,7 @@ from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .entropy import REL_TOL, accuracy_series, count_of, inferred_tolerance
-from .stats import coarse, fmt, fstep, median, robust_level
+from .stats import coarse_of, fmt, fstep, median, robust_level
 
 MAX_CLASSES = 1000  # a first loss above ln 1000 is not read as a class count
 
@@ -73,7 +73,7 @@ def accuracy_at_chance(ctx: Context) -> Finding | None:
     name, a = acc
     if len(a) < ctx.t("min_points"):
         raise NotChecked(f"{name} has {len(a)} finite points, needs at least {fmt(ctx.t('min_points'))}")
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     k, origin = classes(ctx, float(v[0]))
     ln_k, chance = math.log(k), 1.0 / k
     level = float(median(a[len(a) // 2 :]))

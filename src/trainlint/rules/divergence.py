@@ -10,7 +10,7 @@ from ..verdict import Finding
 from .stats import (
     blowup_candidates,
     centred_median,
-    coarse,
+    coarse_of,
     fmt,
     fstep,
     head_level,
@@ -23,7 +23,7 @@ from .stats import (
 
 def _curve(ctx: Context) -> tuple[Series, np.ndarray, np.ndarray, np.ndarray]:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     return s, steps, v, rolling_median(v, window_for(len(v)))
 
 
@@ -114,7 +114,7 @@ lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, cli
 )
 def loss_blowup(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    steps, v = coarse(s.steps, s.values)  # the centred median below; no trailing one (_curve)
+    steps, v = coarse_of(ctx, s)  # the centred median below; no trailing one (_curve)
     if _too_short_to_blow_up(v, ctx.t("factor"), ctx.t("min_stretch")):
         return None
     rm = centred_median(v, window_for(len(v)))

@@ -10,7 +10,7 @@ import numpy as np
 from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse, fmt, fstep, median
+from .stats import coarse_of, fmt, fstep, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
@@ -94,7 +94,7 @@ def _chance_without_count(ctx: Context) -> Finding | None:
     accuracy near 1/k when one is logged) is chance; one that only ends there suggests k."""
     unknown = "vocabulary size / class count unknown (--vocab-size, --num-classes)"
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    _, v = coarse(s.steps, s.values)
+    _, v = coarse_of(ctx, s)
     thirds = [float(median(part)) for part in np.array_split(v, 3) if len(part)]
     k = int(round(math.exp(thirds[-1]))) if thirds[-1] < math.log(MAX_GUESS + 1) else 0
     if k < 2:
@@ -178,7 +178,7 @@ def loss_at_uniform(ctx: Context) -> Finding | None:
         return _chance_without_count(ctx)
     size, origin = got
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    _, v = coarse(s.steps, s.values)
+    _, v = coarse_of(ctx, s)
     ln_v = math.log(size)
     k = max(3, len(v) // 10)
     end = float(median(v[-k:]))

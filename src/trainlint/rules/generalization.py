@@ -6,7 +6,7 @@ import numpy as np
 
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse, fmt, head_level, robust_level
+from .stats import coarse_of, fmt, head_level, robust_level
 
 
 @rule(
@@ -36,7 +36,7 @@ through the same preprocessing and tokenizer as the training data.""",
 def no_generalization(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     e = ctx.series("eval_loss", min_points=int(ctx.t("min_eval_points")))
-    _, v = coarse(s.steps, s.values)
+    _, v = coarse_of(ctx, s)
     start, end = head_level(v), robust_level(v)
     if start <= 0:
         raise NotChecked(f"train loss level {fmt(start)} is not positive")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Run
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from .stats import (
     abs_kept,
-    coarse,
+    coarse_of,
     fmt,
     fstep,
     head_level,
@@ -22,13 +21,14 @@ from .stats import (
 )
 
 
-def loss_improved(run: Run, rel: float = 0.05) -> float | None:
-    """The loss's relative drop from its first to its last tenth when it exceeds ``rel``, else None."""
-    loss = run.get("loss")
+def loss_improved(ctx: Context, rel: float = 0.05) -> float | None:
+    """The judged run's loss's relative drop from its first to its last tenth when it exceeds
+    ``rel``, else None."""
+    loss = ctx.subject.get("loss")
     if loss is None or len(loss.finite()) < 10:
         return None
     f = loss.finite()
-    _, v = coarse(f.steps, f.values)
+    _, v = coarse_of(ctx, f)
     start, end = head_level(v), robust_level(v)
     if start > 0 and (start - end) / start > rel:
         return (start - end) / start
@@ -55,7 +55,7 @@ for layers whose activations grow (missing normalisation).""",
 )
 def grad_exploding(ctx: Context) -> Finding | None:
     s = ctx.series("grad_norm", min_points=int(ctx.t("min_points")))
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     early = head_level(v)
     if early <= 0:
         raise StandDown(f"early grad-norm level is {fmt(early)}; no ratio to judge")
@@ -109,7 +109,7 @@ def grad_vanishing(ctx: Context) -> Finding | None:
     collapsed = early > 0 and late <= ctx.t("collapse") * early
     if frac < ctx.t("zero_fraction") and not collapsed:
         return None
-    drop = loss_improved(ctx.subject)
+    drop = loss_improved(ctx)
     if drop is not None:
         raise StandDown(
             f"grad norm looks {'zero' if frac >= ctx.t('zero_fraction') else 'collapsed'} "

@@ -22,7 +22,7 @@ def _pairs(ctx: Context, lag: bool = False) -> tuple[np.ndarray, np.ndarray, np.
     loss = ctx.subject.get("loss")
     if lag and loss is not None and len(loss) > 1:
         shift = float(median(np.diff(loss.steps)))
-    tr = train_at(ctx.subject, e.steps + max(shift, 0.0))
+    tr = train_at(ctx, e.steps + max(shift, 0.0))
     if tr is None:
         raise NotChecked("no train loss to compare the eval loss with")
     ok = np.isfinite(tr) & (tr > 0)

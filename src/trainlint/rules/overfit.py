@@ -58,7 +58,7 @@ def overfit(ctx: Context) -> Finding | None:
             f"only the last evaluation ({fmt(end)}, {fmt(ratio)}x the best {fmt(best)}) is above the "
             "best: one point is not a trend"
         )
-    tr = train_at(ctx.subject, np.array([e.steps[best_i], e.steps[-1]]))
+    tr = train_at(ctx, np.array([e.steps[best_i], e.steps[-1]]))
     if tr is None or not np.isfinite(tr).all():
         raise StandDown("eval loss rose but no train loss covers the same steps to compare")
     if tr[1] >= tr[0]:

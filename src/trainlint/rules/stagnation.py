@@ -7,7 +7,7 @@ import numpy as np
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from .entropy import preference_series
-from .stats import coarse, finite_values, fmt, fstep, improvement_margin, median, noise, quantiles_kept
+from .stats import coarse_of, finite_values, fmt, fstep, improvement_margin, median, noise, quantiles_kept
 
 
 @rule(
@@ -92,7 +92,7 @@ Try: check the LR actually applied and which parameters have requires_grad.""",
 )
 def dead_run(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     k = _window(len(v), ctx.t("window"))
     start, end = float(median(v[:k])), float(median(v[-k:]))
     margin = min(improvement_margin(v, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
@@ -196,7 +196,7 @@ def plateau(ctx: Context) -> Finding | None:
     lr_end = float(np.abs(lr.values[-1]))
     if lr_end < ctx.t("lr_fraction") * peak:
         raise StandDown(f"LR decayed to {fmt(lr_end / peak * 100)}% of its peak by the end")
-    steps, v = coarse(s.steps, s.values)
+    steps, v = coarse_of(ctx, s)
     k = _window(len(v), ctx.t("window"))
     if _settled_at_once(v, k, ctx.t("min_improvement")):
         raise StandDown(

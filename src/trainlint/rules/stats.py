@@ -106,11 +106,25 @@ def fstep(x: float) -> str:
 COARSE_POINTS = 2000  # trend rules look at most at this many block medians
 
 
-def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """Block medians of a long series (at most ``max_points`` blocks); short series unchanged.
+def coarse_size(n: int, max_points: int = COARSE_POINTS) -> int:
+    """The block size of :func:`coarse` for ``n`` points: the smallest power of two that makes
+    at most ``max_points`` blocks. It only changes when the series doubles, so the medians of
+    the whole blocks (aligned from its start) stay as they are until then (a live run keeps them)."""
+    b = 1
+    while -(-n // b) > max_points:
+        b *= 2
+    return b
+
+
+def coarse(
+    steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINTS, kept: CoarseBlocks | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block medians of a long series (blocks of :func:`coarse_size` points from its start, the
+    last one partial, at the step in each one's middle); a series of at most ``max_points`` unchanged.
 
     Trend rules (divergence, plateau, overfit ...) only need the shape of a curve; a
-    million points reduce to a few thousand block medians in O(n log b)."""
+    million points reduce to a few thousand block medians in O(n log b). ``kept``: the whole
+    blocks' medians kept on a live run (:func:`coarse_of`), the same numbers."""
     n = len(values)
     if n <= max_points:
         return steps, values
@@ -118,7 +132,7 @@ def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINT
     hit = _COARSE_CACHE.get(key)
     if hit is not None and hit[0] is values and hit[1] is steps:
         return hit[2], hit[3]
-    s, v = _coarse(steps, values, max_points)
+    s, v = _coarse(steps, values, max_points, kept)
     if len(_COARSE_CACHE) >= 8:
         _COARSE_CACHE.pop(next(iter(_COARSE_CACHE)))
     _COARSE_CACHE[key] = (values, steps, s, v)  # holds the arrays, so their ids stay unique
@@ -128,16 +142,27 @@ def coarse(steps: np.ndarray, values: np.ndarray, max_points: int = COARSE_POINT
 _COARSE_CACHE: dict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = {}
 
 
-def _coarse(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+def _coarse(
+    steps: np.ndarray, values: np.ndarray, max_points: int, kept: CoarseBlocks | None
+) -> tuple[np.ndarray, np.ndarray]:
     n = len(values)
-    b = -(-n // max_points)
+    b = coarse_size(n, max_points)
     m = n // b
-    v = median(values[: m * b].reshape(m, b), axis=1)
-    s = steps[: m * b].reshape(m, b)[:, b // 2]
+    v = np.array(kept.update(values, b)) if kept is not None else block_medians(values, b)
+    s = steps[b // 2 : m * b : b]
     if n > m * b:
         v = np.append(v, median(values[m * b :]))
         s = np.append(s, steps[m * b + (n - m * b) // 2])
     return s, v
+
+
+def block_medians(values: np.ndarray, b: int, start: int = 0) -> np.ndarray:
+    """The medians of the whole blocks of ``b`` points of ``values``, from block ``start`` on."""
+    m = len(values) // b
+    if m <= start:
+        return np.empty(0)
+    out: np.ndarray = median(values[start * b : m * b].reshape(m - start, b), axis=1)
+    return out
 
 
 def noise(values: np.ndarray) -> float:
@@ -466,7 +491,7 @@ def coarse_kept(
     """``coarse(steps[lo:], values[lo:], max_points)``: its block medians from the kept sorted
     blocks of ``values`` on a live run (blocks of a few sorted blocks' worth: :func:`_few`)."""
     n = len(values) - lo
-    b = -(-n // max_points)
+    b = coarse_size(n, max_points)
     if _few(ctx, b) or n <= max_points:
         return coarse(steps[lo:], values[lo:], max_points)
     m = n // b
@@ -476,6 +501,42 @@ def coarse_kept(
         v.append(median_kept(ctx, key, values, lo + m * b, source=source))
         s = np.append(s, steps[lo + m * b + (n - m * b) // 2])
     return s, np.array(v, dtype=np.float64)
+
+
+class CoarseBlocks:
+    """The medians of the whole blocks of :func:`coarse` over a series that only grows (a live
+    run's), each computed once, when its block completes; all again when the block size
+    doubles (amortised O(1) per point)."""
+
+    __slots__ = ("size", "med", "source", "max_points")
+
+    def __init__(self, source: Source | None = None, max_points: int = COARSE_POINTS) -> None:
+        self.size = 0  # the block size of the medians kept
+        self.med = Grow()
+        self.source, self.max_points = source, max_points
+
+    def feed(self, run: Run, memo: dict[str, Any]) -> None:
+        if self.source is not None:
+            values = self.source(run, memo)
+            b = coarse_size(len(values), self.max_points)
+            if b > 1:
+                self.update(values, b)
+
+    def update(self, values: np.ndarray, b: int) -> np.ndarray:
+        """The medians of the whole blocks of ``b`` points of ``values`` (an extension of the
+        series of the last update)."""
+        if b != self.size or len(values) < self.med.n * b:  # another block size: start again
+            self.__init__(self.source, self.max_points)  # type: ignore[misc]
+            self.size = b
+        self.med.extend(block_medians(values, b, self.med.n))
+        return self.med.view()
+
+
+def coarse_of(ctx: Context, s: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`coarse` of ``s``, the finite part of one of the run's series (``ctx.series``); on a
+    live run from its whole blocks' medians kept across judgements (only the new blocks' taken)."""
+    kept = ctx.state(f"coarse {s.name}", lambda: CoarseBlocks(finite_values(s.name)))
+    return coarse(s.steps, s.values, kept=kept)
 
 
 class Stamps:
