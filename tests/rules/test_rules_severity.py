@@ -316,6 +316,67 @@ def test_tl020_a_spike_that_takes_back_half_the_fall_warns_though_the_loss_fell_
     assert f.severity.value == "WARN" and f.evidence["undone"] > 0.1
 
 
+# ---------------------------------------------------------------- TL020: one-batch outliers of a per-batch log
+
+# netllm-loss-912 at batch 91274, over its local median: one batch at 10x, then batch noise whose
+# median over five points stays up (3.3, 0.15, 2.4, 5.0, 6.5 there; 3.5, 4.0, 3.5 here so that it
+# clears the clipped noise below)
+_OUTLIER = np.array([12.0, 3.3, 0.15, 3.5, 4.0, 3.5])
+
+
+def _batches(at=(6000, 9000, 12000, 15000, 18000), width: int = 1, shift: float = 1.0):
+    """The calibration part's netllm-loss-912 in small: 20,000 per-batch losses whose median falls
+    2.5 to 0.08 in heavy-tailed noise (lognormal, sigma 0.8, clipped at 3x so that only the batches
+    placed ``at`` are spikes), each a one-batch outlier the loss does not shake off within five
+    points. ``width``: the outliers last that many batches. ``shift``: after the last one the
+    loss's level is that many times higher for good."""
+    rng = np.random.default_rng(0)
+    t = np.arange(20000, dtype=float)
+    level = 0.08 + 2.4 * np.exp(-t / 3000)
+    loss = level * np.minimum(rng.lognormal(0, 0.8, 20000), 3.0)
+    for j in at:
+        loss[j : j + 6] = _OUTLIER * level[j]
+        loss[j : j + width] = _OUTLIER[0] * level[j]
+    loss[at[-1] + 1 :] *= shift
+    return make_run(loss)
+
+
+def test_tl020_one_batch_outliers_the_loss_came_back_from_are_a_note_naming_them():
+    f = one("TL020", _batches())
+    assert f.severity.value == "NOTE" and f.evidence["spikes"] == 5 and f.evidence["outliers"] == 5
+    assert f.evidence["recovered"] == 0 and f.evidence["ratio"] > 2  # big, none back at once: a WARN before
+    assert "the 5 not recovered at once (step 6001, 9001, 12001, 15001, 18001) are one-batch outliers" in f.message
+    assert (
+        "level over the next 200 points at most 1.096x its level over the 200 before" in f.message
+        and "(threshold 1.5x)" in f.message
+    )
+
+
+def test_tl020_two_one_batch_outliers_close_together_are_still_outliers():
+    f = one("TL020", _batches(at=(6000, 6150, 12000)))
+    assert f.severity.value == "NOTE" and f.evidence["outliers"] == 3
+
+
+def test_tl020_spikes_that_last_two_batches_warn():
+    f = one("TL020", _batches(width=2))
+    assert f.severity.value == "WARN" and f.evidence["outliers"] == 0 and "one-batch" not in f.message
+
+
+def test_tl020_spikes_that_recur_in_a_cluster_warn():
+    f = one("TL020", _batches(at=(6000, 6080, 6160, 12000)))  # 3 within 200 batches
+    assert f.severity.value == "WARN" and f.evidence["spikes"] == 4 and f.evidence["outliers"] == 0
+
+
+def test_tl020_a_one_batch_spike_the_loss_level_does_not_come_back_from_warns():
+    f = one("TL020", _batches(shift=2.0))
+    assert f.severity.value == "WARN" and f.evidence["outliers"] == 0
+
+
+def test_tl020_a_spike_without_settle_points_after_it_is_no_outlier_yet():
+    f = one("TL020", _batches(at=(6000, 9000, 19900)))  # the last has 99 points after it
+    assert f.severity.value == "WARN" and f.evidence["outliers"] == 0
+
+
 # ---------------------------------------------------------------- trend rules on 15-20 points
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import msgspec
 import numpy as np
 
-from ..model import Run
+from ..model import Run, Series
 from ..registry import Context, Threshold, rule
 from ..verdict import Finding
 from .stats import (
@@ -147,7 +147,15 @@ NOTE: the loss ignored them. So is a spike that takes back under 1% of the loss'
 its start (`undone`: 5e-5 to 3e-4 on a loss that fell from 0.26): it costs no progress worth
 acting on. So are spikes the loss kept falling through (`kept_falling`: it ends at half its
 level before the first spike or lower), none taking back a tenth of its fall (`undone_falling`):
-bursts of hard batches in a per-batch log, 4.0 falling to 0.005 with late spikes to 0.05. A jump of a few printed digits (a loss printed to 4 decimals
+bursts of hard batches in a per-batch log, 4.0 falling to 0.005 with late spikes to 0.05. So
+are one-batch outliers in a long per-batch log (a hard or mislabelled batch each): every spike
+the loss did not shake off within five points is one point wide (the next point is back within
+the loss's noise), the loss's level (median) over the next `settle` points is within `ratio` of
+its level over the `settle` points before, and fewer than `repeat` such spikes lie within
+`settle` points of each other; a 135,630-batch loss falling 2.5 to 0.08 with single batches at
+0.8 to 1.6 where nine batches in ten lie within 0.0 to 0.5 (five points of such noise have no level).
+Spikes that last more than one point, recur in a cluster (`repeat` within `settle` points) or
+that the loss's level does not come back from stay a WARN. A jump of a few printed digits (a loss printed to 4 decimals
 going 0.0001 -> 0.0004, `resolution`) is rounding, not a spike; spikes at more than
 `noise_rate` of the points are the heavy tail of per-batch losses (a NOTE). A lone smaller
 outlier is a NOTE: per-batch losses have heavy tails. Usual causes: a learning rate near
@@ -179,6 +187,12 @@ gradient clipping, a slightly lower LR or longer warm-up, and the batches at the
             "spikes are a NOTE when the loss ends at most this share of its level before the first...",
         ),
         Threshold("undone_falling", 0.1, "...and the worst takes back less than this share of the loss's fall"),
+        Threshold(
+            "settle",
+            200,
+            "points over which the loss's level before and after a one-point spike is measured, and within "
+            "which `repeat` such spikes are a cluster (a WARN): one-batch outliers of a per-batch log are a NOTE",
+        ),
     ],
 )
 def loss_spike(ctx: Context) -> Finding | None:
@@ -199,46 +213,110 @@ def loss_spike(ctx: Context) -> Finding | None:
     rec = int(np.sum(back))
     w, peak, base = _worst(s.values, sp)
     steps = s.steps[sp.peak]
-    big = peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s))
     # spikes the loss came back from at once cost nothing lasting: a record, not a warning;
     # "spikes" at a good share of all points are the heavy tail of per-batch losses
-    common = len(sp) > ctx.t("noise_rate") * len(s)
-    undone = _share_undone(s.values, peak, base)
-    small = undone is not None and undone < ctx.t("undone")
-    fell = _kept_falling(ctx, s.values, sp, undone)
-    sev = "WARN" if big and rec < len(sp) and not common and not small and fell is None else "NOTE"
-    tail = "; all recovered at once (a NOTE: the loss ignored them)" if rec == len(sp) and big else ""
-    if fell is not None and big and rec < len(sp) and not small and not common:
-        tail += (
-            f"; the loss kept falling through them, {fmt(fell[0])} before the first to {fmt(fell[1])} at the "
-            f"end ({fmt(fell[1] / fell[0] * 100)}%, threshold {fmt(ctx.t('kept_falling') * 100)}%), the worst "
-            f"taking back {fmt((undone or 0) * 100)}% of its fall: the heavy tail of per-batch losses (a NOTE)"
-        )
-    if undone is not None and small and big and rec < len(sp):
-        tail += (
-            f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
-            f"(a NOTE: threshold {fmt(ctx.t('undone') * 100)}%)"
-        )
-    if common and big:
-        tail += (
-            f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
-            "per-batch losses, not a fault (a NOTE)"
-        )
+    why = _Why(
+        big=peak / base >= ctx.t("warn_ratio") or _repeated(ctx, len(sp), len(s)),
+        slow=len(sp) - rec,
+        common=len(sp) > ctx.t("noise_rate") * len(s),
+        undone=_share_undone(s.values, peak, base),
+    )
+    why.small = why.undone is not None and why.undone < ctx.t("undone")
+    why.fell = _kept_falling(ctx, s.values, sp, why.undone)
+    why.lone = _outliers(ctx, s.values, sp, back)
     return ctx.fire(
-        f"{_summary(ctx, 'loss', sp, steps, w, peak, base)}; {rec} recovered{tail}",
+        f"{_summary(ctx, 'loss', sp, steps, w, peak, base)}; {rec} recovered{_tail(ctx, why, s, sp)}",
         step=steps[w],
-        severity=sev,
+        severity=why.severity(),
         spikes=len(sp),
         spike_steps=steps[:MAX_LISTED].tolist(),
         recovered=rec,
+        outliers=0 if why.lone is None else len(why.lone[0]),
         peak=peak,
         baseline=base,
         ratio=peak / base,
         score=float(sp.score[w]),
         threshold=ctx.t("z"),
         warn_ratio=ctx.t("warn_ratio"),
-        undone=undone,
+        undone=why.undone,
     )
+
+
+class _Why(msgspec.Struct):
+    """What TL020's severity rests on: a big or repeated spike (``big``), how many the loss did not
+    shake off at once (``slow``), spikes as common as batch noise (``common``), the worst's share
+    of the fall taken back (``undone``) and whether that is small, the levels the loss kept falling
+    through (``fell``), the one-batch outliers (``lone``: _outliers)."""
+
+    big: bool
+    slow: int
+    common: bool
+    undone: float | None
+    small: bool = False
+    fell: tuple[float, float] | None = None
+    lone: tuple[np.ndarray, float] | None = None
+
+    def warns(self) -> bool:
+        """Big spikes, some not recovered at once, and no reason that makes them a NOTE."""
+        return self.big and self.slow > 0 and not self.common and not self.small
+
+    def severity(self) -> str:
+        return "WARN" if self.warns() and self.fell is None and self.lone is None else "NOTE"
+
+
+def _tail(ctx: Context, why: _Why, s: Series, sp: Spikes) -> str:
+    """The reasons a big spike finding is a NOTE, in words with their numbers."""
+    tail = "; all recovered at once (a NOTE: the loss ignored them)" if not why.slow and why.big else ""
+    undone = why.undone
+    if why.fell is not None and why.warns():
+        before, end = why.fell
+        tail += (
+            f"; the loss kept falling through them, {fmt(before)} before the first to {fmt(end)} at the "
+            f"end ({fmt(end / before * 100)}%, threshold {fmt(ctx.t('kept_falling') * 100)}%), the worst "
+            f"taking back {fmt((undone or 0) * 100)}% of its fall: the heavy tail of per-batch losses (a NOTE)"
+        )
+    if why.lone is not None and why.warns() and why.fell is None:
+        slow, level = why.lone
+        k = fmt(ctx.t("settle"))
+        tail += (
+            f"; the {len(slow)} not recovered at once (step {steps_list(s.steps[sp.peak[slow]])}) are one-batch "
+            f"outliers, a hard or mislabelled batch each: one point wide, the loss's level over the next {k} "
+            f"points at most {fmt(level)}x its level over the {k} before (threshold {fmt(ctx.t('ratio'))}x), "
+            f"fewer than {fmt(ctx.t('repeat'))} within {k} points (a NOTE)"
+        )
+    if undone is not None and why.small and why.big and why.slow:
+        tail += (
+            f"; the worst undid {fmt(undone * 100)}% of the loss's fall from {fmt(_head(s.values))} "
+            f"(a NOTE: threshold {fmt(ctx.t('undone') * 100)}%)"
+        )
+    if why.common and why.big:
+        tail += (
+            f"; {len(sp)} of {len(s)} points ({fmt(len(sp) / len(s) * 100)}%) is the heavy tail of "
+            "per-batch losses, not a fault (a NOTE)"
+        )
+    return tail
+
+
+def _outliers(ctx: Context, values: np.ndarray, sp: Spikes, back: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """(the indices in ``sp`` of the spikes the loss did not shake off at once (not ``back``), the
+    largest ratio of the loss's level after one to its level before) where each is a one-batch
+    outlier: one point wide (the next point is back within the loss's noise: it is no spike point),
+    the median of the ``settle`` points after it within ``ratio`` of the median of the ``settle``
+    points before (as many as there are), fewer than ``repeat`` such spikes within ``settle`` points
+    (more are a cluster); None where one is not, or where a spike has fewer than ``settle`` points
+    after it (a short log, or a live run that has not yet shown that the loss came back)."""
+    slow = np.flatnonzero(~back)
+    k = max(1, int(ctx.t("settle")))
+    st, en = sp.start[slow], sp.end[slow]
+    near = np.searchsorted(st, st + k) - np.arange(len(st))  # such spikes from each on, within k points
+    if not len(slow) or np.any(en - st != 1) or en[-1] + k > len(values) or near.max() >= ctx.t("repeat"):
+        return None
+    before = np.array([float(median(values[max(0, i - k) : i])) for i in st])
+    after = np.array([float(median(values[i : i + k])) for i in en])
+    if np.any(before <= 0):
+        return None
+    level = float(np.max(after / before))
+    return (slow, level) if level <= ctx.t("ratio") else None
 
 
 def _kept_falling(ctx: Context, values: np.ndarray, sp: Spikes, undone: float | None) -> tuple[float, float] | None:
