@@ -1251,3 +1251,49 @@ def test_verl_local_logger_under_ray(tmp_path):
     assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, -0.009, -0.009)
     assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
     assert run.roles["grad_norm"] == "actor/grad_norm"
+
+
+def test_verl_numpy_reprs_and_many_metrics(tmp_path):
+    """volcengine/verl@18c6ffcf08ea2196a1d4ef0800d7a952c52f84db verl/utils/logger/aggregate_logger.py:27-32
+    (concat_dict_to_str: 'step:{step}', then '{k}:{pprint.pformat(v)}' for each number, joined by ' - ') and
+    :52 (LocalLogger.log prints it). Under NumPy 2 pformat of a numpy scalar is its repr, 'np.float64(x)';
+    a GRPO step logs 50 to 90 metrics, the loss among the first (GRPO's pg_loss: 0 at the start)."""
+
+    def np_repr(v: float) -> str:
+        return f"np.float64({v!r})"
+
+    timing = " - ".join(f"timing_s/stage_{k}:{1.5 + k!r}" for k in range(50))
+    lines = [
+        f"\x1b[36m(TaskRunner pid=46086)\x1b[0m step:{s} - actor/entropy:{0.15 + 0.001 * s!r} - "
+        f"actor/pg_clipfrac:{np_repr(0.0)} - actor/ppo_kl:{np_repr(0.0)} - "
+        f"actor/pg_loss:{np_repr(0.0 if s == 1 else round(-1e-4 * s, 6))} - actor/grad_norm:{np_repr(0.25)} - "
+        f"critic/score/mean:{round(0.1 + 0.01 * s, 4)!r} - response_length/mean:{np_repr(312.5)} - {timing}"
+        for s in range(1, 41)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "actor/pg_loss"
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, 0.0, -0.004)
+    assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
+    assert run.series["response_length/mean"].values[-1] == 312.5 and "timing_s/stage_49" in run.series
+    assert not any("float64" in name or "pid" in name for name in run.series)
+
+
+def test_tqdm_description_carries_the_loss(tmp_path):
+    """tqdm/tqdm@f6a30fab726ab8e794a9db88b4392ce207760937 tqdm/std.py:585 (l_bar: the description, then ': '),
+    :589 (r_bar '| {n_fmt}/{total_fmt} [{elapsed_str}<{remaining_str}, {rate_fmt}{postfix}]'), :615 (l_bar
+    += '{percentage:3.0f}%|'); a hand-written loop calling pbar.set_description(f'Loss: {loss:.4f} | Acc:
+    {acc:.2f} | Speed: {v:.1f} steps/s | GPU: {used:.1f}/{total:.1f}GB') every 10 steps, every update redrawn
+    with a carriage return: each description is one value, however often it is redrawn."""
+    desc, renders = "Training", []
+    for n in range(201):
+        if n and n % 10 == 0:
+            desc = f"Loss: {0.7 - 0.001 * n:.4f} | Acc: 0.50 | Speed: 0.2 steps/s | GPU: 6.4/8.8GB"
+        renders.append(
+            f"{desc}: {n * 100 // 200:3d}%|{'█' * (n * 10 // 200):<10}| {n}/200 [00:{n:03d}<00:10,  6.25s/it]"
+        )
+    path = tmp_path / "dpo_full.log"
+    path.write_text("config: a\n" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (20, 10.0, 200.0, 0.69, 0.5)
+    assert _series(run, "Acc")[0] == 20 and not {"Speed", "GPU", "Training"} & set(run.series)

@@ -335,22 +335,41 @@ def _postfix(text: str) -> dict[str, float]:
     return {m[1]: float(m[2]) for m in pairs if m is not None}
 
 
+def _description(text: str) -> dict[str, float]:
+    """The pairs of a bar's description (``pbar.set_description(f"Loss: {x:.4f} | Acc: ..")``,
+    printed in front of the bar): ``name: value`` parts between ``|`` or ``,``; parts with a unit
+    (``Speed: 0.2 steps/s``, ``GPU: 6.4/8.8GB``) are not values."""
+    pairs = (_POSTFIX_PAIR.match(part.rstrip().rstrip(":")) for part in re.split(r"[|,]", text))
+    return {m[1]: float(m[2]) for m in pairs if m is not None}
+
+
+def _has_loss(vals: dict[str, float]) -> bool:
+    return any("loss" in k.lower() for k in vals)
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
-    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
+    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position; or a
+    loss in the bar's description (``set_description``), one point each time the description
+    changes (a bar redrawn ten times under one description holds one value, not ten).
 
     The step counts on across bars: when the count falls back (a new epoch's bar), the
     previous bar's total is added. A generic shape: any framework recogniser wins over it.
     """
     cap = Capture("tqdm-postfix", tier=1)
-    offset, last_n, last_total = 0.0, -1.0, 0.0
+    offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
             if m is None:
                 continue
             vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
-            if not any("loss" in k.lower() for k in vals):
-                continue
+            if not _has_loss(vals):
+                if m[1] == last_desc:  # the same description redrawn: no new value
+                    continue
+                vals = _description(m[1])
+                if not _has_loss(vals):
+                    continue
+                last_desc = m[1]
             n = float(m[3])
             if n < last_n:
                 offset += last_total or last_n
