@@ -567,6 +567,58 @@ def test_hf_trainer_progress_callback_with_tqdm(tmp_path):
     assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
 
 
+def _grpo_dict(s: int) -> dict:
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/grpo_trainer.py:2232-2904 (the
+    metrics GRPOTrainer adds to the Trainer's logs): GRPO's loss is 0 until the policy moves off the reference
+    (the first 15 logged steps here), and kl is nan before the reference is used."""
+    return {
+        "loss": 0.0 if s <= 15 else round(0.0001 * (s - 15), 4),
+        "grad_norm": 0.11,
+        "learning_rate": 1.5e-05,
+        "rewards/reward_fn": round(1.0 + 0.01 * s, 3),
+        "reward": round(1.0 + 0.01 * s, 3),
+        "reward_std": 0.78,
+        "completion_length": 230.1,
+        "kl": float("nan") if s <= 2 else round(0.001 * s, 4),
+        "epoch": round(s / 2000, 2),
+    }
+
+
+def test_grpo_dicts_after_a_bar_drawn_without_width(tmp_path):
+    """tqdm/tqdm@f6a30fab726ab8e794a9db88b4392ce207760937 tqdm/std.py:617-618 (with ncols=0, as a notebook's
+    saved output has it, the render is l_bar without its '|' and r_bar without its '|': '  2% 3/200
+    [01:40<1:50:05, 33.53s/it]') and huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a
+    src/transformers/trainer_callback.py ProgressCallback.on_log (training_bar.write(str(logs))): an unsloth
+    GRPO run's dict on the bar's line, the script's own lines between."""
+    out = []
+    for s in range(1, 41):
+        out.append(
+            f"\r{100 * s // 200:3d}% {s}/200 [00:{s:02d}<1:50:05, 33.53s/it][*] vLLM sync #{s}: 28 weights pushed\n"
+        )
+        out.append(f"[!] EMERGENT TAGS DETECTED (Step {s})\n")
+        out.append(f"\r{100 * s // 200:3d}% {s}/200 [00:{s:02d}<1:50:05, 33.53s/it]{_grpo_dict(s)}\n")
+    path = tmp_path / "grpo_unsloth.log"
+    path.write_text("".join(out), encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+    assert _series(run, "reward")[3:] == (1.01, 1.4) and run.series["kl"].values[-1] == 0.04
+
+
+def test_grpo_dicts_without_a_bar_whose_epoch_repeats(tmp_path):
+    """huggingface/transformers v4.16.2 src/transformers/trainer.py:1852 (Trainer.log: logs['epoch'] =
+    round(self.state.epoch, 2)) and trainer_callback.py PrinterCallback.on_log (print(logs), with
+    disable_tqdm=True): a long GRPO run logs many steps under one printed epoch (0.0, 0.01, ...), so the
+    dicts' order, not their epoch, tells the steps apart."""
+    lines = []
+    for s in range(1, 41):
+        lines += ["-------------------- Question:", f"What is {s} + {s}?", "Answer:", str(2 * s), str(_grpo_dict(s))]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+    assert run.series["epoch"].values[-1] == 0.02
+
+
 def test_trl_sft_trainer_dicts(tmp_path):
     """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/sft_trainer.py:1761-1810 (the metrics
     entropy, mean_token_accuracy, num_tokens added to the Trainer's logs), printed by the Trainer's callbacks."""

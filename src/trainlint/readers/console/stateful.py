@@ -184,7 +184,8 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
 
 _HF_DICT = lazy_regex(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
 _HF_PAIR = lazy_regex(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
-_HF_BAR = lazy_regex(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+# A bar, or tqdm's render without one (ncols=0, as notebooks save it: "  2% 3/200 [01:40<1:50:05, 33.53s/it]")
+_HF_BAR = lazy_regex(r"^\s*(\d+)%(?:\|[^|]*\||(?= \d))\s*(\d+)/(\d+) \[")
 _HF_PLAN = lazy_regex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
 
 
@@ -232,18 +233,31 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     return cap
 
 
+def _epochs_tell_apart(pending: list[tuple[int, dict[str, float]]]) -> bool:
+    """Whether the training dicts' epochs rise from one to the next (a long run's ``'epoch': 0.01``,
+    printed with two decimals, repeats over many logging steps)."""
+    epochs = [rec["epoch"] for _, rec in pending if "loss" in rec and "epoch" in rec and not is_summary_entry(rec)]
+    return all(b > a for a, b in zip(epochs, epochs[1:]))
+
+
 def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
     if step is not None:  # training dicts placed at one bar step: the most seen
         stacked = sum(1 for _, rec in pending if "loss" in rec)
         cap.meta["stacked"] = max(cap.meta.get("stacked", 0), stacked)
+    by_order = step is None and not _epochs_tell_apart(pending)
+    count = 0
     for line_no, rec in pending:
         if is_summary_entry(rec):
             cap.meta["completed"] = True
             cap.meta["summary"] = rec
             cap.lines.append(line_no)
             continue
+        count += "loss" in rec
         at = step
-        if at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
+        if by_order:  # no bar and epochs that repeat: the dicts' order is the logging step
+            at = float(max(count, 1))
+            cap.meta["steps_are"] = "rows"
+        elif at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
             at = rec.get("epoch")
             cap.meta["steps_are"] = "epochs"
         if at is None:
