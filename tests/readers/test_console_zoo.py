@@ -1349,3 +1349,49 @@ def test_tqdm_description_carries_the_loss(tmp_path):
     assert run.roles["loss"] == "Loss"
     assert _series(run, "Loss") == (20, 10.0, 200.0, 0.69, 0.5)
     assert _series(run, "Acc")[0] == 20 and not {"Speed", "GPU", "Training"} & set(run.series)
+
+
+def test_notebook_table_of_a_grpo_run_saved_as_text(tmp_path):
+    """huggingface/transformers@00e12e7c54598e50e7bef1540db3408f81916de1 src/transformers/utils/notebook.py
+    NotebookProgressCallback.on_train_begin (columns [first_column, 'Training Loss'], first_column 'Step') and
+    NotebookTrainingTracker.write_line (a row per log; the first row may add columns: TRL GRPO's reward,
+    reward_std, completion_length, kl): the table unsloth's and TRL's GRPO notebooks show, saved as text
+    (tab-separated), drawn again as it grows; GRPO's loss is 0 for its first steps."""
+    head = "Step\tTraining Loss\treward\treward_std\tcompletion_length\tkl"
+
+    def row(s: int) -> str:
+        return f"{s}\t{0.0 if s <= 10 else 0.0001 * s:.6f}\t{0.1 + 0.01 * s:.6f}\t0.250000\t200.500000\t{0.001 * s:.6f}"
+
+    lines = [
+        "==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1",
+        " [20/40 10:00 < 10:00, Epoch 0/1]",
+    ]
+    lines += (
+        [head] + [row(s) for s in range(1, 21)] + [" [40/40 20:00, Epoch 1/1]", head] + [row(s) for s in range(1, 41)]
+    )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Training Loss"
+    assert _series(run, "Training Loss") == (40, 1.0, 40.0, 0.0, 0.004)
+    assert _series(run, "reward")[3:] == (0.11, 0.5) and run.series["kl"].values[-1] == 0.04
+
+
+def test_notebook_table_with_evaluation_as_markdown(tmp_path):
+    """The same callback with an evaluation strategy (transformers@00e12e7c54598e50e7bef1540db3408f81916de1
+    src/transformers/utils/notebook.py NotebookProgressCallback.on_train_begin: 'Validation Loss' column;
+    on_evaluate: 'No log' before the first training loss, other metrics capitalised), pasted as Markdown."""
+    lines = ["| Epoch | Training Loss | Validation Loss | Accuracy |", "|---|---|---|---|"]
+    for e in range(1, 13):
+        lines.append(
+            f"| {e} | {'No log' if e == 1 else f'{1.0 - 0.05 * e:.4f}'} | {1.1 - 0.04 * e:.4f} | {0.5 + 0.02 * e:.4f} |"
+        )
+    run = _read(tmp_path, lines, "README.txt")
+    assert run.roles["loss"] == "Training Loss" and run.roles["eval_loss"] == "Validation Loss"
+    assert _series(run, "Training Loss") == (11, 2.0, 12.0, 0.9, 0.4)
+    assert _series(run, "Validation Loss")[0] == 12 and run.series["Accuracy"].values[-1] == 0.74
+
+
+def test_a_step_table_of_junk_is_never_a_run(tmp_path):
+    """A header naming a loss over rows that do not fit it (a config table, prose) reads nothing."""
+    lines = ["Step  Training Loss  Notes", "1  fast  warm-up", "2 0.5", "a b c", "Step\tLoss", "x\t0.1"] * 5
+    with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
+        _read(tmp_path, lines, "notes.txt")

@@ -395,5 +395,64 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     return cap if cap.lines else None
 
 
+# ---------------------------------------------------------------- a per-step table under a header row
+
+# transformers' NotebookProgressCallback (the notebooks of TRL and unsloth) draws a table, 'Step | Training
+# Loss | Validation Loss | ...' (GRPO: '| reward | reward_std | completion_length | kl |'), a row per logging
+# step; saved as text it comes back tab-separated, as a Markdown table, or aligned on spaces.
+_TABLE_HEAD = lazy_regex(r"^\s*\|?\s*(Step|Epoch)(?:\t|\s*\||\s{2,})(?=.*loss)", re.I)
+_HEAD_SPLIT = lazy_regex(r"\t|\s*\|\s*|\s{2,}")
+_ROW_SPLIT = lazy_regex(r"\t|\s*\|\s*|\s+")
+_TABLE_RULE = lazy_regex(r"^[\s|:+\-=]+$")
+_CELL_NUM = lazy_regex(NUM)
+
+
+def _cells(text: str, split: re.Pattern[str]) -> list[str]:
+    return [c for c in split.split(text.strip().strip("|").strip()) if c != ""]
+
+
+def _cell_ok(cell: str) -> bool:
+    return cell == "No_log" or _CELL_NUM.fullmatch(cell) is not None
+
+
+def step_table(lines: list[Line]) -> Capture | None:
+    """Rows of numbers under a header row whose first column is ``Step`` (or ``Epoch``) and that names
+    a loss, its names of several words (``Training Loss``; the one-word tables of a hand-written loop
+    are :func:`.handwritten.column_tables`'). A table drawn again as it grows (each update of a
+    notebook's output) gives each step once: its last row. ``No log`` (the Trainer's cell before a
+    loss is logged) is no value; a row that does not fit the header ends the table."""
+    cap = Capture("step-table")
+    head: list[str] = []
+    epochs = False
+    rows: dict[float, dict[str, float]] = {}
+    for line in lines:
+        text = line.final
+        if _TABLE_HEAD.match(text):
+            cells = _cells(text, _HEAD_SPLIT)
+            head = cells if all(any(ch.isalpha() for ch in c) for c in cells) else []
+            epochs = bool(head) and head[0].lower() == "epoch"
+            continue
+        if not head or _TABLE_RULE.match(text):
+            continue
+        cells = _cells(text.replace("No log", "No_log"), _ROW_SPLIT)
+        if len(cells) != len(head) or not cells[0].isdigit() or not all(map(_cell_ok, cells)):
+            head = [] if text.strip() else head  # the table ends at a line that does not fit it
+            continue
+        rows[float(cells[0])] = {n: float(c) for n, c in zip(head[1:], cells[1:]) if c != "No_log"}
+        cap.lines.append(line.no)
+    for step in sorted(rows):
+        cap.add_all(step, rows[step])
+    if epochs:
+        cap.meta["steps_are"] = "epochs"
+    return cap if any(_has_loss(vals) for vals in rows.values()) else None
+
+
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
-RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"), (tqdm_postfix, "%|"))
+RECOGNISERS = (
+    (keras, "Epoch "),
+    (lightning, "Epoch "),
+    (hf_trainer, "{'"),
+    (yolo, "_mem"),
+    (tqdm_postfix, "%|"),
+    (step_table, "Loss"),
+)
