@@ -1395,3 +1395,35 @@ def test_a_step_table_of_junk_is_never_a_run(tmp_path):
     lines = ["Step  Training Loss  Notes", "1  fast  warm-up", "2 0.5", "a b c", "Step\tLoss", "x\t0.1"] * 5
     with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
         _read(tmp_path, lines, "notes.txt")
+
+
+def test_trainer_dicts_behind_a_logging_frame(tmp_path):
+    """A script that routes the Trainer's logs through Python logging (an on_log callback calling
+    logger.info(logs) under the format '%(asctime)s - %(levelname)s - %(name)s - %(message)s'): the dict,
+    TRL GRPO's metrics among it, behind the frame."""
+    lines = [f"2025-03-01 10:00:{s:02d},123 - INFO - __main__ - {_grpo_dict(s)}" for s in range(1, 41)]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+
+
+def test_ms_swift_dicts_carry_their_step(tmp_path):
+    """modelscope/ms-swift@018a5488429212aefb166122ec2ab49888a1d724 swift/trainers/callback.py
+    ProgressCallbackNew.on_log (adds 'global_step/max_steps': f'{state.global_step}/{state.max_steps}',
+    'percentage', 'elapsed_time', 'remaining_time' to the logs it prints): the step is the dict's own."""
+    lines = []
+    for s in range(1, 41):
+        d = {**_grpo_dict(s), "global_step/max_steps": f"{5 * s}/200", "percentage": f"{2.5 * s:.2f}%"}
+        lines.append(f"[INFO:swift] {d | {'elapsed_time': '1m 2s', 'remaining_time': '9m 8s'}}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 5.0, 200.0, 0.0, 0.0025)
+    assert not any("global_step" in n or n == "_step" for n in run.series)
+
+
+def test_a_config_dict_behind_a_frame_is_never_a_run(tmp_path):
+    """A dict printed behind a logging frame that is a configuration, not a log of training: no loss is read."""
+    lines = ["2025-03-01 10:00:00 - INFO - args: {'learning_rate': 0.001, 'loss': 'cross_entropy', 'epochs': 3}"]
+    lines += [f"2025-03-01 10:00:0{i} - INFO - loading shard {i}" for i in range(5)]
+    with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
+        _read(tmp_path, lines)

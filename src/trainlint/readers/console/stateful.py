@@ -217,11 +217,13 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
                     continue
                 seg = after  # the dict printed right after the bar, without a line break: at its step
                 if step is not None and bar[3] == main_total:
-                    pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+                    pending.append((line.no, _hf_record(seg)))
                     _flush(cap, pending, step)
                     continue
+            if "{'" in seg and not _HF_DICT.match(seg):  # behind a logging frame: "... - INFO - {'loss': ..}"
+                seg = seg[seg.find("{'") :]
             if _HF_DICT.match(seg):
-                pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+                pending.append((line.no, _hf_record(seg)))
             elif "=" in seg and (plan := _HF_PLAN.match(seg)):
                 key = "planned_epochs" if plan[1] == "Num Epochs" else "max_steps"
                 cap.meta[key] = int(plan[2].replace(",", ""))
@@ -231,6 +233,19 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     if main_total is not None:
         cap.meta.setdefault("max_steps", int(main_total))
     return cap
+
+
+# ms-swift's own step counter in the dict (swift/trainers/callback.py ProgressCallbackNew.on_log): '5/200'.
+_SWIFT_STEP = lazy_regex(r"'global_step/max_steps':\s*'(\d+)/\d+'")
+
+
+def _hf_record(seg: str) -> dict[str, float]:
+    """A printed dict's numbers; ms-swift's ``'global_step/max_steps': '5/200'`` as ``_step``."""
+    rec = {k: float(v) for k, v in _HF_PAIR.findall(seg)}
+    m = _SWIFT_STEP.search(seg) if "global_step/" in seg else None
+    if m is not None:
+        rec["_step"] = float(m[1])
+    return rec
 
 
 def _epochs_tell_apart(pending: list[tuple[int, dict[str, float]]]) -> bool:
@@ -247,14 +262,15 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
     by_order = step is None and not _epochs_tell_apart(pending)
     count = 0
     for line_no, rec in pending:
+        own = rec.pop("_step", None)
         if is_summary_entry(rec):
             cap.meta["completed"] = True
             cap.meta["summary"] = rec
             cap.lines.append(line_no)
             continue
         count += "loss" in rec
-        at = step
-        if by_order:  # no bar and epochs that repeat: the dicts' order is the logging step
+        at = step if step is not None else own
+        if at is None and by_order:  # no bar and epochs that repeat: the dicts' order is the logging step
             at = float(max(count, 1))
             cap.meta["steps_are"] = "rows"
         elif at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
