@@ -254,7 +254,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 169, "right_loss": 199}, "test": {"read": 134, "right_loss": 166}}
+FLOORS = {"calibration": {"read": 174, "right_loss": 205}, "test": {"read": 141, "right_loss": 173}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -10,7 +10,7 @@ from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
 from trainlint.readers import ReadError
-from trainlint.readers.console.general import MAX_LINE, read_line, strip_frame
+from trainlint.readers.console.general import MAX_LINE, MAX_NAMES, read_line, strip_frame
 
 
 def test_average_meter_progress_meter_shape(tmp_path):
@@ -246,6 +246,14 @@ def test_a_config_dump_never_becomes_a_run(tmp_path):
     lines = [f"{n}: {rng.random() * 100:.3f}" for n in names] + [f"{n}_loss = {rng.random():.3f}" for n in names[:50]]
     with pytest.raises(ReadError):
         _read(tmp_path, lines, "config.log")
+
+
+def test_a_one_line_dump_of_many_pairs_never_becomes_a_run(tmp_path):
+    """A line may carry up to MAX_NAMES pairs (verl prints 50 to 90 a step), so a config printed on one
+    line reads as a record; printed once, with each name once, it is still not a run."""
+    pairs = " - ".join(f"cfg/param_{k}:{k * 0.5}" for k in range(MAX_NAMES - 5))
+    with pytest.raises(ReadError):
+        _read(tmp_path, ["starting", f"config: train_loss:0.5 - {pairs}", "done"], "config.log")
 
 
 def test_frames_are_stripped_and_long_lines_bounded():

@@ -567,6 +567,58 @@ def test_hf_trainer_progress_callback_with_tqdm(tmp_path):
     assert _series(run, "loss")[0] == 50 and _series(run, "loss")[3:] == (2.49, 2.0)
 
 
+def _grpo_dict(s: int) -> dict:
+    """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/grpo_trainer.py:2232-2904 (the
+    metrics GRPOTrainer adds to the Trainer's logs): GRPO's loss is 0 until the policy moves off the reference
+    (the first 15 logged steps here), and kl is nan before the reference is used."""
+    return {
+        "loss": 0.0 if s <= 15 else round(0.0001 * (s - 15), 4),
+        "grad_norm": 0.11,
+        "learning_rate": 1.5e-05,
+        "rewards/reward_fn": round(1.0 + 0.01 * s, 3),
+        "reward": round(1.0 + 0.01 * s, 3),
+        "reward_std": 0.78,
+        "completion_length": 230.1,
+        "kl": float("nan") if s <= 2 else round(0.001 * s, 4),
+        "epoch": round(s / 2000, 2),
+    }
+
+
+def test_grpo_dicts_after_a_bar_drawn_without_width(tmp_path):
+    """tqdm/tqdm@f6a30fab726ab8e794a9db88b4392ce207760937 tqdm/std.py:617-618 (with ncols=0, as a notebook's
+    saved output has it, the render is l_bar without its '|' and r_bar without its '|': '  2% 3/200
+    [01:40<1:50:05, 33.53s/it]') and huggingface/transformers@01081ce2c31e51fa3876e386c5aef784d38e958a
+    src/transformers/trainer_callback.py ProgressCallback.on_log (training_bar.write(str(logs))): an unsloth
+    GRPO run's dict on the bar's line, the script's own lines between."""
+    out = []
+    for s in range(1, 41):
+        out.append(
+            f"\r{100 * s // 200:3d}% {s}/200 [00:{s:02d}<1:50:05, 33.53s/it][*] vLLM sync #{s}: 28 weights pushed\n"
+        )
+        out.append(f"[!] EMERGENT TAGS DETECTED (Step {s})\n")
+        out.append(f"\r{100 * s // 200:3d}% {s}/200 [00:{s:02d}<1:50:05, 33.53s/it]{_grpo_dict(s)}\n")
+    path = tmp_path / "grpo_unsloth.log"
+    path.write_text("".join(out), encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+    assert _series(run, "reward")[3:] == (1.01, 1.4) and run.series["kl"].values[-1] == 0.04
+
+
+def test_grpo_dicts_without_a_bar_whose_epoch_repeats(tmp_path):
+    """huggingface/transformers v4.16.2 src/transformers/trainer.py:1852 (Trainer.log: logs['epoch'] =
+    round(self.state.epoch, 2)) and trainer_callback.py PrinterCallback.on_log (print(logs), with
+    disable_tqdm=True): a long GRPO run logs many steps under one printed epoch (0.0, 0.01, ...), so the
+    dicts' order, not their epoch, tells the steps apart."""
+    lines = []
+    for s in range(1, 41):
+        lines += ["-------------------- Question:", f"What is {s} + {s}?", "Answer:", str(2 * s), str(_grpo_dict(s))]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+    assert run.series["epoch"].values[-1] == 0.02
+
+
 def test_trl_sft_trainer_dicts(tmp_path):
     """huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/sft_trainer.py:1761-1810 (the metrics
     entropy, mean_token_accuracy, num_tokens added to the Trainer's logs), printed by the Trainer's callbacks."""
@@ -1251,3 +1303,127 @@ def test_verl_local_logger_under_ray(tmp_path):
     assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, -0.009, -0.009)
     assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
     assert run.roles["grad_norm"] == "actor/grad_norm"
+
+
+def test_verl_numpy_reprs_and_many_metrics(tmp_path):
+    """volcengine/verl@18c6ffcf08ea2196a1d4ef0800d7a952c52f84db verl/utils/logger/aggregate_logger.py:27-32
+    (concat_dict_to_str: 'step:{step}', then '{k}:{pprint.pformat(v)}' for each number, joined by ' - ') and
+    :52 (LocalLogger.log prints it). Under NumPy 2 pformat of a numpy scalar is its repr, 'np.float64(x)';
+    a GRPO step logs 50 to 90 metrics, the loss among the first (GRPO's pg_loss: 0 at the start)."""
+
+    def np_repr(v: float) -> str:
+        return f"np.float64({v!r})"
+
+    timing = " - ".join(f"timing_s/stage_{k}:{1.5 + k!r}" for k in range(50))
+    lines = [
+        f"\x1b[36m(TaskRunner pid=46086)\x1b[0m step:{s} - actor/entropy:{0.15 + 0.001 * s!r} - "
+        f"actor/pg_clipfrac:{np_repr(0.0)} - actor/ppo_kl:{np_repr(0.0)} - "
+        f"actor/pg_loss:{np_repr(0.0 if s == 1 else round(-1e-4 * s, 6))} - actor/grad_norm:{np_repr(0.25)} - "
+        f"critic/score/mean:{round(0.1 + 0.01 * s, 4)!r} - response_length/mean:{np_repr(312.5)} - {timing}"
+        for s in range(1, 41)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "actor/pg_loss"
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, 0.0, -0.004)
+    assert _series(run, "critic/score/mean")[3:] == (0.11, 0.5)
+    assert run.series["response_length/mean"].values[-1] == 312.5 and "timing_s/stage_49" in run.series
+    assert not any("float64" in name or "pid" in name for name in run.series)
+
+
+def test_tqdm_description_carries_the_loss(tmp_path):
+    """tqdm/tqdm@f6a30fab726ab8e794a9db88b4392ce207760937 tqdm/std.py:585 (l_bar: the description, then ': '),
+    :589 (r_bar '| {n_fmt}/{total_fmt} [{elapsed_str}<{remaining_str}, {rate_fmt}{postfix}]'), :615 (l_bar
+    += '{percentage:3.0f}%|'); a hand-written loop calling pbar.set_description(f'Loss: {loss:.4f} | Acc:
+    {acc:.2f} | Speed: {v:.1f} steps/s | GPU: {used:.1f}/{total:.1f}GB') every 10 steps, every update redrawn
+    with a carriage return: each description is one value, however often it is redrawn."""
+    desc, renders = "Training", []
+    for n in range(201):
+        if n and n % 10 == 0:
+            desc = f"Loss: {0.7 - 0.001 * n:.4f} | Acc: 0.50 | Speed: 0.2 steps/s | GPU: 6.4/8.8GB"
+        renders.append(
+            f"{desc}: {n * 100 // 200:3d}%|{'█' * (n * 10 // 200):<10}| {n}/200 [00:{n:03d}<00:10,  6.25s/it]"
+        )
+    path = tmp_path / "dpo_full.log"
+    path.write_text("config: a\n" + "\r".join(renders) + "\n", encoding="utf-8")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (20, 10.0, 200.0, 0.69, 0.5)
+    assert _series(run, "Acc")[0] == 20 and not {"Speed", "GPU", "Training"} & set(run.series)
+
+
+def test_notebook_table_of_a_grpo_run_saved_as_text(tmp_path):
+    """huggingface/transformers@00e12e7c54598e50e7bef1540db3408f81916de1 src/transformers/utils/notebook.py
+    NotebookProgressCallback.on_train_begin (columns [first_column, 'Training Loss'], first_column 'Step') and
+    NotebookTrainingTracker.write_line (a row per log; the first row may add columns: TRL GRPO's reward,
+    reward_std, completion_length, kl): the table unsloth's and TRL's GRPO notebooks show, saved as text
+    (tab-separated), drawn again as it grows; GRPO's loss is 0 for its first steps."""
+    head = "Step\tTraining Loss\treward\treward_std\tcompletion_length\tkl"
+
+    def row(s: int) -> str:
+        return f"{s}\t{0.0 if s <= 10 else 0.0001 * s:.6f}\t{0.1 + 0.01 * s:.6f}\t0.250000\t200.500000\t{0.001 * s:.6f}"
+
+    lines = [
+        "==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1",
+        " [20/40 10:00 < 10:00, Epoch 0/1]",
+    ]
+    lines += (
+        [head] + [row(s) for s in range(1, 21)] + [" [40/40 20:00, Epoch 1/1]", head] + [row(s) for s in range(1, 41)]
+    )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Training Loss"
+    assert _series(run, "Training Loss") == (40, 1.0, 40.0, 0.0, 0.004)
+    assert _series(run, "reward")[3:] == (0.11, 0.5) and run.series["kl"].values[-1] == 0.04
+
+
+def test_notebook_table_with_evaluation_as_markdown(tmp_path):
+    """The same callback with an evaluation strategy (transformers@00e12e7c54598e50e7bef1540db3408f81916de1
+    src/transformers/utils/notebook.py NotebookProgressCallback.on_train_begin: 'Validation Loss' column;
+    on_evaluate: 'No log' before the first training loss, other metrics capitalised), pasted as Markdown."""
+    lines = ["| Epoch | Training Loss | Validation Loss | Accuracy |", "|---|---|---|---|"]
+    for e in range(1, 13):
+        lines.append(
+            f"| {e} | {'No log' if e == 1 else f'{1.0 - 0.05 * e:.4f}'} | {1.1 - 0.04 * e:.4f} | {0.5 + 0.02 * e:.4f} |"
+        )
+    run = _read(tmp_path, lines, "README.txt")
+    assert run.roles["loss"] == "Training Loss" and run.roles["eval_loss"] == "Validation Loss"
+    assert _series(run, "Training Loss") == (11, 2.0, 12.0, 0.9, 0.4)
+    assert _series(run, "Validation Loss")[0] == 12 and run.series["Accuracy"].values[-1] == 0.74
+
+
+def test_a_step_table_of_junk_is_never_a_run(tmp_path):
+    """A header naming a loss over rows that do not fit it (a config table, prose) reads nothing."""
+    lines = ["Step  Training Loss  Notes", "1  fast  warm-up", "2 0.5", "a b c", "Step\tLoss", "x\t0.1"] * 5
+    with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
+        _read(tmp_path, lines, "notes.txt")
+
+
+def test_trainer_dicts_behind_a_logging_frame(tmp_path):
+    """A script that routes the Trainer's logs through Python logging (an on_log callback calling
+    logger.info(logs) under the format '%(asctime)s - %(levelname)s - %(name)s - %(message)s'): the dict,
+    TRL GRPO's metrics among it, behind the frame."""
+    lines = [f"2025-03-01 10:00:{s:02d},123 - INFO - __main__ - {_grpo_dict(s)}" for s in range(1, 41)]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 0.0, 0.0025)
+
+
+def test_ms_swift_dicts_carry_their_step(tmp_path):
+    """modelscope/ms-swift@018a5488429212aefb166122ec2ab49888a1d724 swift/trainers/callback.py
+    ProgressCallbackNew.on_log (adds 'global_step/max_steps': f'{state.global_step}/{state.max_steps}',
+    'percentage', 'elapsed_time', 'remaining_time' to the logs it prints): the step is the dict's own."""
+    lines = []
+    for s in range(1, 41):
+        d = {**_grpo_dict(s), "global_step/max_steps": f"{5 * s}/200", "percentage": f"{2.5 * s:.2f}%"}
+        lines.append(f"[INFO:swift] {d | {'elapsed_time': '1m 2s', 'remaining_time': '9m 8s'}}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 5.0, 200.0, 0.0, 0.0025)
+    assert not any("global_step" in n or n == "_step" for n in run.series)
+
+
+def test_a_config_dict_behind_a_frame_is_never_a_run(tmp_path):
+    """A dict printed behind a logging frame that is a configuration, not a log of training: no loss is read."""
+    lines = ["2025-03-01 10:00:00 - INFO - args: {'learning_rate': 0.001, 'loss': 'cross_entropy', 'epochs': 3}"]
+    lines += [f"2025-03-01 10:00:0{i} - INFO - loading shard {i}" for i in range(5)]
+    with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
+        _read(tmp_path, lines)

@@ -30,8 +30,8 @@ from ...roles import role_of
 from .text import NUM, Capture, Line, distinct_segments, lazy_regex
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
-MAX_NAMES = 40  # a line with more pairs than this is a dump, not a progress line
-MAX_LINE = 2000  # characters of a line looked at
+MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
+MAX_LINE = 4000  # characters of a line looked at
 _LEVEL = r"(?:INFO|INFORMATION|WARNING|WARN|DEBUG|ERROR|CRITICAL|TRACE|NOTICE|FATAL)"
 # What frames a line at its start; stripped again and again until nothing more goes.
 _FRAME = lazy_regex(
@@ -73,6 +73,8 @@ _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})
 _EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+# A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
+_NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
@@ -180,6 +182,8 @@ def _lead(body: str, rec: Record) -> str:
     values unwrapped (``tensor(3.41, device='cuda:0')``, a ``| loss | 11.6 |`` table row)."""
     if "tensor(" in body:
         body = _TENSOR.sub(r"\1", body)
+    if "np." in body or "numpy." in body:
+        body = _NUMPY_SCALAR.sub(r"\1", body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
     lead = _LEAD_SPLIT.match(body)

@@ -184,7 +184,8 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
 
 _HF_DICT = lazy_regex(r"^\s*\{'(?:loss|eval_[\w/]+|train_runtime|learning_rate|grad_norm|train_loss)'.*\}\s*$")
 _HF_PAIR = lazy_regex(r"'([^']+)':\s*'?(%s)'?(?=\s*[,}])" % NUM)
-_HF_BAR = lazy_regex(r"^\s*(\d+)%\|[^|]*\|\s*(\d+)/(\d+) \[")
+# A bar, or tqdm's render without one (ncols=0, as notebooks save it: "  2% 3/200 [01:40<1:50:05, 33.53s/it]")
+_HF_BAR = lazy_regex(r"^\s*(\d+)%(?:\|[^|]*\||(?= \d))\s*(\d+)/(\d+) \[")
 _HF_PLAN = lazy_regex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$")  # printed at INFO level
 
 
@@ -216,11 +217,13 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
                     continue
                 seg = after  # the dict printed right after the bar, without a line break: at its step
                 if step is not None and bar[3] == main_total:
-                    pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+                    pending.append((line.no, _hf_record(seg)))
                     _flush(cap, pending, step)
                     continue
+            if "{'" in seg and not _HF_DICT.match(seg):  # behind a logging frame: "... - INFO - {'loss': ..}"
+                seg = seg[seg.find("{'") :]
             if _HF_DICT.match(seg):
-                pending.append((line.no, {k: float(v) for k, v in _HF_PAIR.findall(seg)}))
+                pending.append((line.no, _hf_record(seg)))
             elif "=" in seg and (plan := _HF_PLAN.match(seg)):
                 key = "planned_epochs" if plan[1] == "Num Epochs" else "max_steps"
                 cap.meta[key] = int(plan[2].replace(",", ""))
@@ -232,18 +235,45 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     return cap
 
 
+# ms-swift's own step counter in the dict (swift/trainers/callback.py ProgressCallbackNew.on_log): '5/200'.
+_SWIFT_STEP = lazy_regex(r"'global_step/max_steps':\s*'(\d+)/\d+'")
+
+
+def _hf_record(seg: str) -> dict[str, float]:
+    """A printed dict's numbers; ms-swift's ``'global_step/max_steps': '5/200'`` as ``_step``."""
+    rec = {k: float(v) for k, v in _HF_PAIR.findall(seg)}
+    m = _SWIFT_STEP.search(seg) if "global_step/" in seg else None
+    if m is not None:
+        rec["_step"] = float(m[1])
+    return rec
+
+
+def _epochs_tell_apart(pending: list[tuple[int, dict[str, float]]]) -> bool:
+    """Whether the training dicts' epochs rise from one to the next (a long run's ``'epoch': 0.01``,
+    printed with two decimals, repeats over many logging steps)."""
+    epochs = [rec["epoch"] for _, rec in pending if "loss" in rec and "epoch" in rec and not is_summary_entry(rec)]
+    return all(b > a for a, b in zip(epochs, epochs[1:]))
+
+
 def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: float | None) -> None:
     if step is not None:  # training dicts placed at one bar step: the most seen
         stacked = sum(1 for _, rec in pending if "loss" in rec)
         cap.meta["stacked"] = max(cap.meta.get("stacked", 0), stacked)
+    by_order = step is None and not _epochs_tell_apart(pending)
+    count = 0
     for line_no, rec in pending:
+        own = rec.pop("_step", None)
         if is_summary_entry(rec):
             cap.meta["completed"] = True
             cap.meta["summary"] = rec
             cap.lines.append(line_no)
             continue
-        at = step
-        if at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
+        count += "loss" in rec
+        at = step if step is not None else own
+        if at is None and by_order:  # no bar and epochs that repeat: the dicts' order is the logging step
+            at = float(max(count, 1))
+            cap.meta["steps_are"] = "rows"
+        elif at is None:  # no progress bar (disable_tqdm): the epoch is the only position printed
             at = rec.get("epoch")
             cap.meta["steps_are"] = "epochs"
         if at is None:
@@ -335,22 +365,41 @@ def _postfix(text: str) -> dict[str, float]:
     return {m[1]: float(m[2]) for m in pairs if m is not None}
 
 
+def _description(text: str) -> dict[str, float]:
+    """The pairs of a bar's description (``pbar.set_description(f"Loss: {x:.4f} | Acc: ..")``,
+    printed in front of the bar): ``name: value`` parts between ``|`` or ``,``; parts with a unit
+    (``Speed: 0.2 steps/s``, ``GPU: 6.4/8.8GB``) are not values."""
+    pairs = (_POSTFIX_PAIR.match(part.rstrip().rstrip(":")) for part in re.split(r"[|,]", text))
+    return {m[1]: float(m[2]) for m in pairs if m is not None}
+
+
+def _has_loss(vals: dict[str, float]) -> bool:
+    return any("loss" in k.lower() for k in vals)
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
-    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position.
+    """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position; or a
+    loss in the bar's description (``set_description``), one point each time the description
+    changes (a bar redrawn ten times under one description holds one value, not ten).
 
     The step counts on across bars: when the count falls back (a new epoch's bar), the
     previous bar's total is added. A generic shape: any framework recogniser wins over it.
     """
     cap = Capture("tqdm-postfix", tier=1)
-    offset, last_n, last_total = 0.0, -1.0, 0.0
+    offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
             if m is None:
                 continue
             vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
-            if not any("loss" in k.lower() for k in vals):
-                continue
+            if not _has_loss(vals):
+                if m[1] == last_desc:  # the same description redrawn: no new value
+                    continue
+                vals = _description(m[1])
+                if not _has_loss(vals):
+                    continue
+                last_desc = m[1]
             n = float(m[3])
             if n < last_n:
                 offset += last_total or last_n
@@ -362,5 +411,64 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     return cap if cap.lines else None
 
 
+# ---------------------------------------------------------------- a per-step table under a header row
+
+# transformers' NotebookProgressCallback (the notebooks of TRL and unsloth) draws a table, 'Step | Training
+# Loss | Validation Loss | ...' (GRPO: '| reward | reward_std | completion_length | kl |'), a row per logging
+# step; saved as text it comes back tab-separated, as a Markdown table, or aligned on spaces.
+_TABLE_HEAD = lazy_regex(r"^\s*\|?\s*(Step|Epoch)(?:\t|\s*\||\s{2,})(?=.*loss)", re.I)
+_HEAD_SPLIT = lazy_regex(r"\t|\s*\|\s*|\s{2,}")
+_ROW_SPLIT = lazy_regex(r"\t|\s*\|\s*|\s+")
+_TABLE_RULE = lazy_regex(r"^[\s|:+\-=]+$")
+_CELL_NUM = lazy_regex(NUM)
+
+
+def _cells(text: str, split: re.Pattern[str]) -> list[str]:
+    return [c for c in split.split(text.strip().strip("|").strip()) if c != ""]
+
+
+def _cell_ok(cell: str) -> bool:
+    return cell == "No_log" or _CELL_NUM.fullmatch(cell) is not None
+
+
+def step_table(lines: list[Line]) -> Capture | None:
+    """Rows of numbers under a header row whose first column is ``Step`` (or ``Epoch``) and that names
+    a loss, its names of several words (``Training Loss``; the one-word tables of a hand-written loop
+    are :func:`.handwritten.column_tables`'). A table drawn again as it grows (each update of a
+    notebook's output) gives each step once: its last row. ``No log`` (the Trainer's cell before a
+    loss is logged) is no value; a row that does not fit the header ends the table."""
+    cap = Capture("step-table")
+    head: list[str] = []
+    epochs = False
+    rows: dict[float, dict[str, float]] = {}
+    for line in lines:
+        text = line.final
+        if _TABLE_HEAD.match(text):
+            cells = _cells(text, _HEAD_SPLIT)
+            head = cells if all(any(ch.isalpha() for ch in c) for c in cells) else []
+            epochs = bool(head) and head[0].lower() == "epoch"
+            continue
+        if not head or _TABLE_RULE.match(text):
+            continue
+        cells = _cells(text.replace("No log", "No_log"), _ROW_SPLIT)
+        if len(cells) != len(head) or not cells[0].isdigit() or not all(map(_cell_ok, cells)):
+            head = [] if text.strip() else head  # the table ends at a line that does not fit it
+            continue
+        rows[float(cells[0])] = {n: float(c) for n, c in zip(head[1:], cells[1:]) if c != "No_log"}
+        cap.lines.append(line.no)
+    for step in sorted(rows):
+        cap.add_all(step, rows[step])
+    if epochs:
+        cap.meta["steps_are"] = "epochs"
+    return cap if any(_has_loss(vals) for vals in rows.values()) else None
+
+
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
-RECOGNISERS = ((keras, "Epoch "), (lightning, "Epoch "), (hf_trainer, "{'"), (yolo, "_mem"), (tqdm_postfix, "%|"))
+RECOGNISERS = (
+    (keras, "Epoch "),
+    (lightning, "Epoch "),
+    (hf_trainer, "{'"),
+    (yolo, "_mem"),
+    (tqdm_postfix, "%|"),
+    (step_table, "Loss"),
+)
