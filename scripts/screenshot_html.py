@@ -19,11 +19,14 @@ a PNG of the page.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -49,7 +52,10 @@ def render_examples() -> str:
     return _render([Path("examples")])
 
 
-def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
+@contextlib.contextmanager
+def opened(page_file: Path, width: int) -> Iterator[Any]:
+    """The page in headless Chromium at ``width``; afterwards, a page that logged an error or
+    made a request besides itself stops the script."""
     from _browser import PageWatch, launch
     from playwright.sync_api import sync_playwright
 
@@ -58,6 +64,14 @@ def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
         w = PageWatch(browser, device_scale_factor=1)
         page = w.open(page_file)
         page.set_viewport_size({"width": width, "height": 900})
+        yield page
+        if w.errors or len(w.requests) != 1:
+            raise SystemExit(f"page problems: errors={w.errors} requests={w.requests}")
+        browser.close()
+
+
+def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
+    with opened(page_file, width) as page:
         rid = page.evaluate(f"trainlintReport.data.reports.find(r => r.source.includes({example!r})).id")
         page.evaluate(
             f"""document.querySelectorAll('section.tl-report').forEach(s => {{
@@ -67,9 +81,6 @@ def shoot(page_file: Path, example: str, out: Path, width: int) -> None:
         marker = page.locator(f"#{rid}-panels .tl-mark[data-finding='{rid}:0']").first
         marker.hover()
         page.screenshot(path=str(out), full_page=True)
-        if w.errors or len(w.requests) != 1:
-            raise SystemExit(f"page problems: errors={w.errors} requests={w.requests}")
-        browser.close()
 
 
 def render_evidence() -> str:
@@ -80,14 +91,7 @@ def render_evidence() -> str:
 
 
 def shoot_overlay(page_file: Path, out: Path, width: int, run: str) -> None:
-    from _browser import PageWatch, launch
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = launch(p)
-        w = PageWatch(browser, device_scale_factor=1)
-        page = w.open(page_file)
-        page.set_viewport_size({"width": width, "height": 900})
+    with opened(page_file, width) as page:
         page.evaluate("trainlintReport.overlay.resize()")
         for role in ("loss", "eval_loss", "grad_norm"):
             page.locator(f"[data-role='{role}'] .tl-ov-log").click()
@@ -97,9 +101,6 @@ def shoot_overlay(page_file: Path, out: Path, width: int, run: str) -> None:
         page.evaluate(f"trainlintReport.overlay.highlight('{rid}')")  # as hovering its row in the table does
         page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         page.locator("[data-panel='overlay']").screenshot(path=str(out))
-        if w.errors or len(w.requests) != 1:
-            raise SystemExit(f"page problems: errors={w.errors} requests={w.requests}")
-        browser.close()
 
 
 def main() -> None:
