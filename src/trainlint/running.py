@@ -121,13 +121,20 @@ _MAX = sys.float_info.max  # [-_MAX, _MAX] holds every finite float and no infin
 
 
 class Grow:
-    """A float64 array that grows by doubling (appends amortised O(1)); ``view`` is its filled part."""
+    """A growable float64 array (of rows of shape ``row``, or of numbers); ``view`` is its
+    filled part, one contiguous array. It never copies its whole history at once (a long live
+    run's columns would hold the training loop for that copy): once the buffer is half full, a
+    buffer of twice its size is taken, and each extend after that copies two of the rows so far
+    into it per row it appends, so that it holds them all when the first fills and takes over
+    then. An extend costs O(its rows), not O(the history)."""
 
-    __slots__ = ("data", "n")
+    __slots__ = ("data", "n", "spare", "moved")
 
-    def __init__(self, values: Iterable[float] = ()) -> None:
-        self.data = np.empty(64)
+    def __init__(self, values: Iterable[float] = (), row: tuple[int, ...] = (), capacity: int = 64) -> None:
+        self.data = np.empty((capacity, *row))
         self.n = 0
+        self.spare: np.ndarray | None = None  # the larger buffer that takes over when data is full
+        self.moved = 0  # the rows of data copied into spare so far
         self.extend(list(values))
 
     def extend(self, items: list[float] | np.ndarray) -> None:
@@ -136,11 +143,25 @@ class Grow:
             return
         end = self.n + k
         if end > len(self.data):
-            new = np.empty(max(2 * len(self.data), end))
-            new[: self.n] = self.data[: self.n]
-            self.data = new
+            self._take_over(end)
         self.data[self.n : end] = items
         self.n = end
+        if 2 * end > len(self.data):  # over half full: copy ahead into the spare buffer
+            if self.spare is None:
+                self.spare, self.moved = np.empty((2 * len(self.data), *self.data.shape[1:])), 0
+            upto = min(end, self.moved + 2 * k)
+            self.spare[self.moved : upto] = self.data[self.moved : upto]
+            self.moved = upto
+
+    def _take_over(self, end: int) -> None:
+        """Make room for ``end`` rows: the spare buffer, with the few rows not yet copied into
+        it (fewer than the extend appends); a larger one for a larger extend, with the rows so
+        far (fewer than it appends, too)."""
+        spare = self.spare
+        if spare is None or len(spare) < end:
+            spare, self.moved = np.empty((max(2 * len(self.data), end), *self.data.shape[1:])), 0
+        spare[self.moved : self.n] = self.data[self.moved : self.n]
+        self.data, self.spare, self.moved = spare, None, 0
 
     def view(self) -> np.ndarray:
         return self.data[: self.n]
@@ -164,8 +185,8 @@ class Ordered:
     __slots__ = ("rows", "samples", "m", "source")
 
     def __init__(self, source: Source | None = None) -> None:
-        self.rows = np.empty((0, BLOCK))  # the sorted blocks (capacity grows by doubling)
-        self.samples = np.empty((0, BLOCK // SAMPLE))  # rows[:, SAMPLE - 1 :: SAMPLE]
+        self.rows = Grow(row=(BLOCK,), capacity=4)  # the sorted blocks
+        self.samples = Grow(row=(BLOCK // SAMPLE,), capacity=4)  # rows[:, SAMPLE - 1 :: SAMPLE]
         self.m = 0  # completed blocks sorted so far
         self.source = source  # where feed() reads the series from a run
 
@@ -182,13 +203,9 @@ class Ordered:
             self.__init__(self.source)  # type: ignore[misc]
         if m == self.m:
             return
-        if m > len(self.rows):
-            cap = max(m, 2 * len(self.rows), 4)
-            self.rows = np.concatenate((self.rows[: self.m], np.empty((cap - self.m, BLOCK))))
-            self.samples = np.concatenate((self.samples[: self.m], np.empty((cap - self.m, BLOCK // SAMPLE))))
         new = np.sort(np.asarray(values[self.m * BLOCK : m * BLOCK], np.float64).reshape(-1, BLOCK), axis=1)
-        self.rows[self.m : m] = new
-        self.samples[self.m : m] = new[:, SAMPLE - 1 :: SAMPLE]
+        self.rows.extend(new)
+        self.samples.extend(new[:, SAMPLE - 1 :: SAMPLE])
         self.m = m
 
     def select(self, values: np.ndarray, ranks: list[int], lo: int = 0, hi: int | None = None) -> dict[int, float]:
@@ -201,7 +218,8 @@ class Ordered:
             part = np.partition(values[lo:hi], ranks)
             return {k: part[k] for k in ranks}
         extra = np.concatenate((values[lo : b0 * BLOCK], values[b1 * BLOCK : hi]))
-        return {k: self._kth(k, self.rows[b0:b1], self.samples[b0:b1], extra) for k in ranks}
+        rows, samples = self.rows.view()[b0:b1], self.samples.view()[b0:b1]
+        return {k: self._kth(k, rows, samples, extra) for k in ranks}
 
     def count(self, values: np.ndarray, x: float, lo: int = 0, hi: int | None = None) -> int:
         """How many of ``values[lo:hi]`` are at most ``x`` (``np.sum(values[lo:hi] <= x)``),
@@ -210,7 +228,7 @@ class Ordered:
         b0, b1 = -(-lo // BLOCK), min(hi // BLOCK, self.m)
         if b1 - b0 < 2:
             return int(np.sum(values[lo:hi] <= x))
-        inside = _counts(self.rows[b0:b1], self.samples[b0:b1], x, np.less_equal)
+        inside = _counts(self.rows.view()[b0:b1], self.samples.view()[b0:b1], x, np.less_equal)
         edges = int(np.sum(values[lo : b0 * BLOCK] <= x)) + int(np.sum(values[b1 * BLOCK : hi] <= x))
         return int(inside.sum()) + edges
 

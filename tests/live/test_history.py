@@ -6,9 +6,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from trainlint import running
 from trainlint.live.history import LiveRun
-from trainlint.running import Running
+from trainlint.running import Grow, Running
 
 
 class _Tensor:
@@ -177,3 +181,45 @@ def test_an_int_too_large_for_a_float_is_an_infinity_not_an_error():
     g.observe(6, loss=10**400)
     rep = g.close()
     assert "TL001" in {f.code for f in rep.findings}
+
+
+class _Counted(np.ndarray):
+    """A buffer that counts the points written into it (``WRITES``)."""
+
+    WRITES = [0]
+
+    def __setitem__(self, key, value) -> None:
+        _Counted.WRITES[0] += np.asarray(self[key]).size
+        super().__setitem__(key, value)
+
+
+class _CountingNumpy:
+    """numpy, whose ``empty`` makes counted buffers."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def empty(self, *args, **kwargs):
+        return np.empty(*args, **kwargs).view(_Counted)
+
+
+@given(st.lists(st.one_of(st.integers(0, 3), st.integers(0, 300)), max_size=60), st.sampled_from([(), (3,)]))
+@settings(max_examples=100, deadline=None)
+def test_a_growing_array_never_copies_its_whole_history_at_once(chunks, row):
+    """Grow (of numbers, or of rows as Ordered keeps) extended chunk by chunk holds the chunks
+    in order (earlier views unchanged), and no extend writes more than four times the values
+    it appends (its own, and a share of the copy into the next buffer): no extend copies the
+    whole history (a doubling copy of a long live column held the training loop, issue 31)."""
+    size = int(np.prod(row))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(running, "np", _CountingNumpy())
+        g, want, views = Grow(row=row), np.empty((0, *row)), []
+        for i, k in enumerate(chunks):
+            chunk = np.arange(len(want) * size, (len(want) + k) * size, dtype=np.float64).reshape(k, *row)
+            _Counted.WRITES[0] = 0
+            g.extend(chunk.tolist() if i % 2 else chunk)
+            assert _Counted.WRITES[0] <= 4 * k * size, (len(want), k, _Counted.WRITES[0])
+            want = np.concatenate((want, chunk))
+            views.append(g.view())
+            assert np.array_equal(g.view(), want)
+        assert all(np.array_equal(v, want[: len(v)]) for v in views)

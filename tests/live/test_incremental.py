@@ -15,7 +15,8 @@ from trainlint import running
 from trainlint.engine import judge_run
 from trainlint.live import history
 from trainlint.live.history import LiveRun
-from trainlint.rules.stats import CoarseBlocks, Stamps, coarse, coarse_size
+from trainlint.rules.kept import CoarseBlocks, Stamps
+from trainlint.rules.stats import coarse, coarse_size
 from trainlint.running import Ordered
 
 
@@ -173,7 +174,7 @@ def test_the_kept_state_serves_long_runs_at_full_block_size():
 @given(st.integers(0, 2**16), st.integers(1, 3000), st.lists(st.integers(1, 3000), max_size=6))
 @settings(max_examples=100, deadline=None)
 def test_kept_coarse_blocks_equal_the_whole_series_block_medians(seed, n, cuts):
-    """stats.CoarseBlocks extended cut by cut, across doublings of the block size (at most 50
+    """kept.CoarseBlocks extended cut by cut, across doublings of the block size (at most 50
     blocks here): the block medians and steps stats.coarse takes from the whole series."""
     rng = np.random.default_rng(seed)
     values = np.round(rng.normal(size=n), 1)  # ties
@@ -209,7 +210,7 @@ def test_a_run_whose_series_are_rewritten_drops_its_state():
 @given(st.integers(0, 2**16), st.integers(2, 400), st.lists(st.integers(0, 400), max_size=5))
 @settings(max_examples=100, deadline=None)
 def test_kept_stamps_equal_the_whole_run_clock(seed, n, cuts):
-    """stats.Stamps extended cut by cut: the clock, the seconds per step and the gaps that
+    """kept.Stamps extended cut by cut: the clock, the seconds per step and the gaps that
     stats.wall_clock, stats.step_seconds and TL090 take from the whole series."""
     rng = np.random.default_rng(seed)
     steps = np.cumsum(rng.choice([1.0, 1.0, 2.0, 0.0, -5.0], n))  # repeats and steps going back

@@ -67,70 +67,129 @@ def _format_help() -> str:
     return "Output format: " + ", ".join(f.help for f in OUTPUT_FORMATS) + "."
 
 
-def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """-v/-q, --fail-on, --exit-zero, --output: kept in the click context, read by :func:`finish`."""
-    opts = [
-        click.option(
-            "-v",
-            "--verbose",
-            count=True,
-            expose_value=False,
-            callback=_store("verbose"),
-            help="Also show NOTEs, notes and which rules ran, stood down or could not run.",
+class Later:
+    """An option-table value made when the option is (``--format``'s choices and help, the
+    ``--output`` suffixes): it reads the report package, which ``import trainlint.cli`` does not load."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+
+# An option table row: click.option's parameter declarations and keywords (a Later made then).
+Row = tuple[tuple[str, ...], dict[str, Any]]
+
+
+def with_options(rows: Iterable[Row]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding the click option of each row, listed in the rows' order in --help."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for decls, kw in reversed(list(rows)):
+            made = {k: v.make() if isinstance(v, Later) else v for k, v in kw.items()}
+            fn = click.option(*decls, **made)(fn)
+        return fn
+
+    return deco
+
+
+def _in_context(key: str, **kw: Any) -> dict[str, Any]:
+    """An output option's keywords: its value kept in the click context (``_store``), not passed."""
+    return dict(expose_value=False, callback=_store(key), **kw)
+
+
+# -v/-q, --fail-on, --exit-zero, --statistics, --output: kept in the click context, read by finish.
+OUTPUT_OPTIONS: list[Row] = [
+    (
+        ("-v", "--verbose"),
+        _in_context(
+            "verbose", count=True, help="Also show NOTEs, notes and which rules ran, stood down or could not run."
         ),
-        click.option(
-            "-q",
-            "--quiet",
-            is_flag=True,
-            expose_value=False,
-            callback=_store("quiet"),
-            help="Show only FAIL and NOT-CHECKED inputs, each once, and the counts.",
-        ),
-        click.option(
-            "--fail-on",
+    ),
+    (
+        ("-q", "--quiet"),
+        _in_context("quiet", is_flag=True, help="Show only FAIL and NOT-CHECKED inputs, each once, and the counts."),
+    ),
+    (
+        ("--fail-on",),
+        _in_context(
+            "fail_on",
             type=click.Choice(["fail", "warn"]),
             default="fail",
             show_default=True,
-            expose_value=False,
-            callback=_store("fail_on"),
             help="Exit 1 on FAIL only, or on WARN too (for CI gates).",
         ),
-        click.option(
-            "--exit-zero",
+    ),
+    (
+        ("--exit-zero",),
+        _in_context("exit_zero", is_flag=True, help="Always exit 0 (report-only jobs); usage errors still exit 2."),
+    ),
+    (
+        ("--statistics",),
+        _in_context(
+            "statistics",
             is_flag=True,
-            expose_value=False,
-            callback=_store("exit_zero"),
-            help="Always exit 0 (report-only jobs); usage errors still exit 2.",
-        ),
-        click.option(
-            "--statistics",
-            is_flag=True,
-            expose_value=False,
-            callback=_store("statistics"),
             help="Print how often each rule fired, most frequent first, instead of the --format view.",
         ),
-        click.option(
-            "--output",
-            "-o",
+    ),
+    (
+        ("--output", "-o"),
+        dict(
             multiple=True,
             metavar="FILE",
             expose_value=False,
             callback=_check_outputs,
-            help=f"Also write the result to FILE, in the format its suffix names ({_suffix_help()}); "
-            "repeatable. The terminal keeps the --format view.",
+            help=Later(
+                lambda: (
+                    f"Also write the result to FILE, in the format its suffix names ({_suffix_help()}); "
+                    "repeatable. The terminal keeps the --format view."
+                )
+            ),
         ),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+    ),
+]
+
+
+def _format_choice() -> click.Choice[str]:
+    from ..report import format_names
+
+    return click.Choice(format_names())
+
+
+_RULES_HELP = "rule codes, prefixes, categories or names (comma list; repeatable)."
+# --format, --config, --select, --ignore, --threshold; then MAP_OPTION (logs only).
+JUDGING_OPTIONS: list[Row] = [
+    (
+        ("--format", "fmt"),
+        dict(type=Later(_format_choice), default="text", show_default=True, help=Later(_format_help)),
+    ),
+    (
+        ("--config",),
+        dict(
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Config file (default: nearest trainlint.toml or pyproject.toml).",
+        ),
+    ),
+    (("--select",), dict(multiple=True, metavar="RULES", help="Only these " + _RULES_HELP)),
+    (("--ignore",), dict(multiple=True, metavar="RULES", help="Skip these " + _RULES_HELP)),
+    (
+        ("--threshold", "thresholds"),
+        dict(multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold."),
+    ),
+]
+MAP_OPTION: Row = (
+    ("--map", "role_map"),
+    dict(multiple=True, metavar="ROLE=NAME", help="Use metric NAME for ROLE (e.g. loss=train/total)."),
+)
+
+
+def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """-v/-q, --fail-on, --exit-zero, --output: kept in the click context, read by :func:`finish`."""
+    return with_options(OUTPUT_OPTIONS)(fn)
 
 
 def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = True) -> Any:
     """--format, --config, --select, --ignore, --threshold, --map (logs only) and the output options."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        from ..report import format_names
-
         if not role_map:
             inner = fn
 
@@ -138,54 +197,8 @@ def judging_options(fn: Callable[..., Any] | None = None, *, role_map: bool = Tr
             def fn(*args: Any, **kwargs: Any) -> Any:
                 return inner(*args, role_map=(), **kwargs)
 
-        opts = [
-            click.option(
-                "--format",
-                "fmt",
-                type=click.Choice(format_names()),
-                default="text",
-                show_default=True,
-                help=_format_help(),
-            ),
-            click.option(
-                "--config",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="Config file (default: nearest trainlint.toml or pyproject.toml).",
-            ),
-            click.option(
-                "--select",
-                multiple=True,
-                metavar="RULES",
-                help="Only these rule codes, prefixes, categories or names (comma list; repeatable).",
-            ),
-            click.option(
-                "--ignore",
-                multiple=True,
-                metavar="RULES",
-                help="Skip these rule codes, prefixes, categories or names (comma list; repeatable).",
-            ),
-            click.option(
-                "--threshold",
-                "thresholds",
-                multiple=True,
-                metavar="CODE.NAME=VALUE",
-                help="Override a rule threshold.",
-            ),
-        ]
-        if role_map:
-            opts.append(
-                click.option(
-                    "--map",
-                    "role_map",
-                    multiple=True,
-                    metavar="ROLE=NAME",
-                    help="Use metric NAME for ROLE (e.g. loss=train/total).",
-                )
-            )
         fn = output_options(fn)  # listed after the judging options in --help
-        for opt in reversed(opts):
-            fn = opt(fn)
-        return fn
+        return with_options(JUDGING_OPTIONS + ([MAP_OPTION] if role_map else []))(fn)
 
     return deco(fn) if fn is not None else deco
 

@@ -4,8 +4,8 @@ Appending is O(1) and cheap. A record's step and wall time go to one list per ru
 goes to its metric's list, and nothing else while a metric is logged at every record since
 its first (dense: its steps are the run's record steps from there, shared, not copied). A
 metric missing from a record becomes sparse and keeps its own steps. :meth:`LiveRun.view`
-moves what came since the last view into growable numpy arrays (capacity doubles, so the
-moves are amortised O(1) per point) and returns a :class:`~trainlint.model.Run` whose series
+moves what came since the last view into growable numpy arrays (:class:`~trainlint.running.Grow`:
+a move costs O(its points), never a copy of the whole history) and returns a :class:`~trainlint.model.Run` whose series
 are views of them, so judging reads the same arrays doctor would read from a finished log.
 
 The tracked roles (loss, eval loss, grad norm, learning rate) also update a :class:`Running`

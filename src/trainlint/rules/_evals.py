@@ -9,7 +9,8 @@ import numpy as np
 from ..arrays import unique
 from ..model import Run, RunMeta
 from ..registry import Context
-from .stats import centred_median, coarse, coarse_of, median
+from .kept import coarse_of
+from .stats import centred_median, coarse, median
 
 
 def train_at(ctx: Context, steps: np.ndarray, frac: float = 0.05) -> np.ndarray | None:

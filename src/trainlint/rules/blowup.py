@@ -9,7 +9,8 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import blowup_candidates, centred_median, coarse_of, fmt, fstep, longest_run, window_for
+from .kept import coarse_of
+from .stats import blowup_candidates, centred_median, fmt, fstep, longest_run, window_for
 
 # TL011's defaults: a blow-up it judges (long enough to hold its rolling median up) is left to it.
 TL011_FACTOR, TL011_STRETCH, TL011_POINTS = 3.0, 0.1, 20

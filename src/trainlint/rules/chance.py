@@ -11,7 +11,8 @@ from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .entropy import REL_TOL, accuracy_series, count_of, inferred_tolerance
-from .stats import coarse_of, fmt, fstep, median, robust_level
+from .kept import coarse_of
+from .stats import fmt, fstep, median, robust_level
 
 MAX_CLASSES = 1000  # a first loss above ln 1000 is not read as a class count
 

@@ -7,10 +7,10 @@ import numpy as np
 from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
+from .kept import coarse_of
 from .stats import (
     blowup_candidates,
     centred_median,
-    coarse_of,
     fmt,
     fstep,
     head_level,

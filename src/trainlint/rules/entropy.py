@@ -10,7 +10,8 @@ import numpy as np
 from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse_of, fmt, fstep, median
+from .kept import coarse_of
+from .stats import fmt, fstep, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 

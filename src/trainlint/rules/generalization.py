@@ -6,7 +6,8 @@ import numpy as np
 
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import coarse_of, fmt, head_level, robust_level
+from .kept import coarse_of
+from .stats import fmt, head_level, robust_level
 
 
 @rule(

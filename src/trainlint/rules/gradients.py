@@ -6,19 +6,8 @@ import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
-from .stats import (
-    abs_kept,
-    coarse_of,
-    fmt,
-    fstep,
-    head_level,
-    longest_run,
-    median_kept,
-    ordered,
-    robust_level,
-    rolling_median,
-    window_for,
-)
+from .kept import abs_kept, coarse_of, median_kept, ordered
+from .stats import fmt, fstep, head_level, longest_run, robust_level, rolling_median, window_for
 
 
 def loss_improved(ctx: Context, rel: float = 0.05) -> float | None:
@@ -140,7 +129,7 @@ def grad_vanishing(ctx: Context) -> Finding | None:
 
 def _vanishing_levels(ctx: Context, name: str, values: np.ndarray) -> tuple[float, float, float]:
     """(the share of grad norms at or below ``zero``, the early and the late level of |grad
-    norm|): on a live run from the sorted blocks it keeps of them (stats.abs_kept, ordered)."""
+    norm|): on a live run from the sorted blocks it keeps of them (kept.abs_kept, ordered)."""
     a, source = abs_kept(ctx, name, values)
     state = ordered(ctx, f"abs finite {name}", a, source)
     if state is None:

@@ -11,7 +11,8 @@ from ..model import RunMeta
 from ..registry import Context, Threshold, rule
 from ..running import Source
 from ..verdict import Finding, Severity
-from .stats import finite_values, fmt, fstep
+from .kept import finite_values
+from .stats import fmt, fstep
 
 
 def _judged_lr(values: np.ndarray, eps: float) -> np.ndarray:

@@ -10,19 +10,8 @@ import numpy as np
 from ..model import Run, Series
 from ..registry import Context, Threshold, rule
 from ..verdict import Finding
-from .stats import (
-    above_level,
-    block_spread_at,
-    blockwise,
-    finite_values,
-    fmt,
-    local_stats,
-    median,
-    median_kept,
-    printed_quantum_kept,
-    steps_list,
-    window_spread_at,
-)
+from .kept import above_level, finite_values, median_kept, printed_quantum_kept
+from .stats import block_spread_at, blockwise, fmt, local_stats, median, steps_list, window_spread_at
 
 MAX_LISTED = 50  # spike steps kept in the evidence
 
@@ -40,7 +29,7 @@ class Spikes(msgspec.Struct):
         return len(self.start)
 
 
-# (values, window, ratio) -> what stats.above_level gives (a live run's kept block levels), or None
+# (values, window, ratio) -> what kept.above_level gives (a live run's kept block levels), or None
 Above = Callable[[np.ndarray, int, float], "tuple[np.ndarray, np.ndarray] | None"]
 
 
@@ -99,7 +88,7 @@ def _floor(sigma: np.ndarray, med: np.ndarray) -> np.ndarray:
 
 def _kept(ctx: Context, name: str) -> Above:
     """The spike search's points above their level, from the block levels of the finite series
-    ``name`` that a live run keeps (stats.above_level; none in doctor)."""
+    ``name`` that a live run keeps (kept.above_level; none in doctor)."""
     return lambda values, window, ratio: above_level(ctx, f"finite {name}", values, window, ratio, finite_values(name))
 
 

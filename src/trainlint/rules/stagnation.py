@@ -7,7 +7,8 @@ import numpy as np
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from .entropy import preference_series
-from .stats import coarse_of, finite_values, fmt, fstep, improvement_margin, median, noise, quantiles_kept
+from .kept import coarse_of, finite_values, quantiles_kept
+from .stats import fmt, fstep, improvement_margin, median, noise
 
 
 @rule(

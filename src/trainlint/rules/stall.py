@@ -11,7 +11,8 @@ from ..registry import Context, NotChecked, Threshold, rule
 from ..running import Source
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import fmt, fstep, median, median_kept, no_clock_reason, stamps_kept, wall_clock
+from .kept import median_kept, stamps_kept
+from .stats import fmt, fstep, median, no_clock_reason, wall_clock
 
 
 @rule(

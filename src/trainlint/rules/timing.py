@@ -9,19 +9,8 @@ import numpy as np
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import scheduled_steps, spans_scheduled
-from .stats import (
-    above_kept,
-    coarse_kept,
-    events,
-    fmt,
-    fstep,
-    median,
-    median_kept,
-    no_clock_reason,
-    step_seconds_kept,
-    step_seconds_source,
-    steps_list,
-)
+from .kept import above_kept, coarse_kept, median_kept, step_seconds_kept, step_seconds_source
+from .stats import events, fmt, fstep, median, no_clock_reason, steps_list
 
 
 def _step_seconds(ctx: Context) -> tuple[np.ndarray, np.ndarray, str] | None:
