@@ -121,7 +121,9 @@ PINNED = {
         # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
         # noise got a TL020 WARN (adjudicated: true but benign); it left when TL020 said NOTE for
         # one-batch outliers of a per-batch log.
-        "healthy_flagged": set(),
+        # NLP fine-tune wave (ids 990-1019), as first measured: the OpenNMT console's xent rose 0.02 to
+        # 0.05 before its early stop (TL010 FAIL; adjudicated in tests/realworld/adjudication.toml).
+        "healthy_flagged": {"opennmt-morph-inflection-train-990"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -143,7 +145,15 @@ PINNED = {
         # The zoo's formats (issue 29, second pass) read wind-power-diffusion-train-606 and take the
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
         # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
-        "wrong_loss": {"peptide-autoencoder-train-608", "medical-entity-recognize-train-919"},
+        # damsl-experiments-train-991, damsl-maml-train-992, ner-slot-filling-train-998: NLP fine-tune
+        # wave (ids 990-1019), as first measured (before any reader change).
+        "wrong_loss": {
+            "peptide-autoencoder-train-608",
+            "medical-entity-recognize-train-919",
+            "damsl-experiments-train-991",
+            "damsl-maml-train-992",
+            "ner-slot-filling-train-998",
+        },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
@@ -254,7 +264,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 174, "right_loss": 205}, "test": {"read": 141, "right_loss": 173}}
+FLOORS = {"calibration": {"read": 180, "right_loss": 211}, "test": {"read": 153, "right_loss": 182}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
