@@ -137,6 +137,7 @@ PINNED = {
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
+            "qg-question-generation-train-1009",  # NLP fine-tune wave, as first measured (likewise)
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -264,7 +265,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 180, "right_loss": 211}, "test": {"read": 153, "right_loss": 182}}
+FLOORS = {"calibration": {"read": 181, "right_loss": 212}, "test": {"read": 156, "right_loss": 185}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
