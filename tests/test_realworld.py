@@ -107,7 +107,9 @@ def test_committed_part_of_the_corpus_is_present(judged):
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        "unread": {"catvsdog-resnet-pretrained-35"},
+        # t2icount-train-1014 (NLP fine-tune wave, as first measured): its per-epoch lines name the
+        # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
+        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
@@ -123,7 +125,9 @@ PINNED = {
         # one-batch outliers of a per-batch log.
         # NLP fine-tune wave (ids 990-1019), as first measured: the OpenNMT console's xent rose 0.02 to
         # 0.05 before its early stop (TL010 FAIL; adjudicated in tests/realworld/adjudication.toml).
-        "healthy_flagged": {"opennmt-morph-inflection-train-990"},
+        # safety-binary-classifier-train-log-1013: TL060 WARN on evaluations that swing 0.11-0.27
+        # between neighbours (adjudicated likewise).
+        "healthy_flagged": {"opennmt-morph-inflection-train-990", "safety-binary-classifier-train-log-1013"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -265,7 +269,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 181, "right_loss": 212}, "test": {"read": 156, "right_loss": 185}}
+FLOORS = {"calibration": {"read": 182, "right_loss": 213}, "test": {"read": 156, "right_loss": 185}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
