@@ -269,7 +269,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 182, "right_loss": 213}, "test": {"read": 156, "right_loss": 185}}
+FLOORS = {"calibration": {"read": 183, "right_loss": 214}, "test": {"read": 159, "right_loss": 188}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
