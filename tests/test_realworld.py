@@ -107,7 +107,9 @@ def test_committed_part_of_the_corpus_is_present(judged):
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        "unread": {"catvsdog-resnet-pretrained-35"},
+        # t2icount-train-1014 (NLP fine-tune wave, as first measured): its per-epoch lines name the
+        # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
+        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
@@ -121,7 +123,11 @@ PINNED = {
         # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
         # noise got a TL020 WARN (adjudicated: true but benign); it left when TL020 said NOTE for
         # one-batch outliers of a per-batch log.
-        "healthy_flagged": set(),
+        # NLP fine-tune wave (ids 990-1019), as first measured: the OpenNMT console's xent rose 0.02 to
+        # 0.05 before its early stop (TL010 FAIL; adjudicated in tests/realworld/adjudication.toml).
+        # safety-binary-classifier-train-log-1013: TL060 WARN on evaluations that swing 0.11-0.27
+        # between neighbours (adjudicated likewise).
+        "healthy_flagged": {"opennmt-morph-inflection-train-990", "safety-binary-classifier-train-log-1013"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -135,6 +141,7 @@ PINNED = {
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
+            "qg-question-generation-train-1009",  # NLP fine-tune wave, as first measured (likewise)
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -143,7 +150,15 @@ PINNED = {
         # The zoo's formats (issue 29, second pass) read wind-power-diffusion-train-606 and take the
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
         # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
-        "wrong_loss": {"peptide-autoencoder-train-608", "medical-entity-recognize-train-919"},
+        # damsl-experiments-train-991, damsl-maml-train-992, ner-slot-filling-train-998: NLP fine-tune
+        # wave (ids 990-1019), as first measured (before any reader change).
+        "wrong_loss": {
+            "peptide-autoencoder-train-608",
+            "medical-entity-recognize-train-919",
+            "damsl-experiments-train-991",
+            "damsl-maml-train-992",
+            "ner-slot-filling-train-998",
+        },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
@@ -254,7 +269,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 174, "right_loss": 205}, "test": {"read": 141, "right_loss": 173}}
+FLOORS = {"calibration": {"read": 183, "right_loss": 214}, "test": {"read": 159, "right_loss": 188}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

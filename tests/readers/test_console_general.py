@@ -445,3 +445,17 @@ def test_a_tqdm_postfix_string_of_name_and_value(tmp_path):
     run = _read(tmp_path, lines)
     assert run.format == "console/tqdm-postfix" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (375, 1.0, 375.0, 6.05, pytest.approx(0.0161))
+
+
+def test_a_colon_closing_the_value(tmp_path):
+    # image-caption-generator's root-logger lines (realworld image-caption-generator-train-1010):
+    # logging.info("count: %d, loss:%f: " % ...), every 50 batches under a "train epoch: N" line
+    lines = []
+    for e in range(2):
+        lines.append(f"INFO:root:train epoch: {e}")
+        lines += [f"INFO:root:count: {i * 50}, loss:{1082.527588 / (1 + e * 20 + i):f}: " for i in range(20)]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/general"
+    assert _series(run, "loss") == (40, 1.0, 40.0, 1082.527588, pytest.approx(1082.527588 / 40))
+    r = read_line("eta 0:01:23 loss 0.5 time 10:23:45")  # a time's fields are not closing colons
+    assert r is not None and r.values == {"loss": 0.5}

@@ -62,10 +62,12 @@ _COUNTER = lazy_regex(
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
+# A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
+# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not.
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
-    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w.:/])(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
