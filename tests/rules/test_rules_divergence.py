@@ -22,6 +22,19 @@ def test_tl010_warn_when_eval_kept_improving():
     assert f.severity.value == "WARN" and f.evidence["eval_last"] == 1.5
 
 
+def test_tl010_note_when_the_rise_is_immaterial_to_the_fall():
+    # the shape of an OpenNMT fine-tune (calibration log opennmt-morph-inflection-train-990):
+    # 3.3 down to 0.02, then up to 0.05 at the end, 2.5x its best but 0.9 % of its fall
+    loss = np.r_[np.geomspace(3.3, 0.02, 40), np.full(30, 0.02), np.full(30, 0.05)]
+    f = one("TL010", make_run(loss))
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] >= 2.0
+    assert f.evidence["share_of_fall"] < 0.01 and "immaterial" in f.message
+    # the same rise after a fall of a fifth of that: 4.5 % of the fall, a real divergence
+    loss = np.r_[np.geomspace(0.68, 0.02, 40), np.full(30, 0.02), np.full(30, 0.05)]
+    f = one("TL010", make_run(loss))
+    assert f.severity.value == "FAIL" and f.evidence["ratio"] >= 2.0
+
+
 def test_tl010_last_point_blip_does_not_fire():
     loss = decay(100)
     loss[-1] = 10.0

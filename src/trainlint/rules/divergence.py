@@ -7,6 +7,7 @@ import numpy as np
 from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
+from ._evals import share_of_fall
 from .kept import coarse_of
 from .stats import (
     blowup_candidates,
@@ -39,12 +40,15 @@ minimum (the lowest rolling median). A sustained rise to a multiple of the best 
 means training diverged: the optimizer left the good region and did not come back.
 A last-point blip does not count: the rise must persist over a stretch of the run.
 If an eval loss exists and kept improving to the end, the train-loss rise alone is only
-a WARN. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+a WARN. A rise under `immaterial` of the loss's fall from its first point to its lowest is a
+NOTE: 0.02 to 0.05 after a fall from 3.3 is a ratio of two numbers near 0 (a fit at its noise
+floor), not an optimizer that left the good region. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
         Threshold("min_points", 10, "finite loss points needed to judge"),
         Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over"),
+        Threshold("immaterial", 0.01, "rise (end - best) under this share of the fall from the first point: a NOTE"),
     ],
 )
 def loss_diverged(ctx: Context) -> Finding | None:
@@ -71,6 +75,18 @@ def loss_diverged(ctx: Context) -> Finding | None:
         steps_past_best=steps[-1] - steps[best_i],
         stretch_fraction=above,
     )
+    small = _immaterial_rise(ctx, v, best, end)
+    if small is not None:
+        return ctx.fire(
+            f"loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step {fstep(steps[best_i])}), "
+            f"but the rise is {fmt(small * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
+            f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)",
+            step=steps[best_i],
+            severity="NOTE",
+            share_of_fall=small,
+            immaterial=ctx.t("immaterial"),
+            **evidence,
+        )
     ev = ctx.subject.get("eval_loss")
     if ev is not None and len(ev.finite()) >= 3:
         e = ev.finite().values
@@ -91,6 +107,14 @@ def loss_diverged(ctx: Context) -> Finding | None:
         step=steps[best_i],
         **evidence,
     )
+
+
+def _immaterial_rise(ctx: Context, v: np.ndarray, best: float, end: float) -> float | None:
+    """The rise (end - best) as a share of the loss's fall from its first point to its lowest
+    (as TL060 weighs an eval loss's rise), where that share is under ``immaterial``; None
+    otherwise (or where the loss did not fall)."""
+    share = share_of_fall(v, end - best)
+    return share if share is not None and share < ctx.t("immaterial") else None
 
 
 @rule(
