@@ -121,7 +121,11 @@ PINNED = {
         # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
         # noise got a TL020 WARN (adjudicated: true but benign); it left when TL020 said NOTE for
         # one-batch outliers of a per-batch log.
-        "healthy_flagged": set(),
+        # The mixed wave (ids 1020-1037), after its reader changes: protac-diffusion-train-1036's first
+        # segment gets a TL060 WARN on a val loss that bounces around its plateau (adjudicated: false;
+        # TL060 does not weigh the rise against the eval loss's own noise). It was a TL010 FAIL before
+        # '[epoch 001]' was read as a counter (the two appended trainings were one series).
+        "healthy_flagged": {"protac-diffusion-train-1036"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -135,6 +139,10 @@ PINNED = {
             "posttraining-llm-small-train-grpo-gemma2-4-133",
             "posttraining-llm-small-train-optimization-6-139",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
+            # the mixed wave (ids 1020-1037), as first measured (the pix2pix-family reader, made for the
+            # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
+            "mandarin-wav2vec2-hydra-train-1026",
+            "mcnet-pytorch-loss-log-1024",
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -143,7 +151,12 @@ PINNED = {
         # The zoo's formats (issue 29, second pass) read wind-power-diffusion-train-606 and take the
         # right loss for it and bertsimilarity-train-21, whose TL020 WARN left with it.
         # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
-        "wrong_loss": {"peptide-autoencoder-train-608", "medical-entity-recognize-train-919"},
+        # robotwin-manibox-train-diffusion-1037 (the mixed wave, as first measured).
+        "wrong_loss": {
+            "peptide-autoencoder-train-608",
+            "medical-entity-recognize-train-919",
+            "robotwin-manibox-train-diffusion-1037",
+        },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
@@ -254,7 +267,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 174, "right_loss": 205}, "test": {"read": 141, "right_loss": 173}}
+FLOORS = {"calibration": {"read": 181, "right_loss": 212}, "test": {"read": 149, "right_loss": 180}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

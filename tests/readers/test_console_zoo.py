@@ -1427,3 +1427,46 @@ def test_a_config_dict_behind_a_frame_is_never_a_run(tmp_path):
     lines += [f"2025-03-01 10:00:0{i} - INFO - loading shard {i}" for i in range(5)]
     with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
         _read(tmp_path, lines)
+
+
+def pix2pix_loss_log():
+    """junyanz/pytorch-CycleGAN-and-pix2pix@003efc4c8819de47ff11b5a0af7ba09aee7f5fc1 util/visualizer.py:
+    Visualizer.__init__ appends '================ Training Loss (%s) ================\\n' % time.strftime("%c")
+    at every launch; print_current_losses writes '(epoch: %d, iters: %d, time: %.3f, data: %.3f) ' then
+    '%s: %.3f ' per loss (iters: the images seen in this epoch); CycleGAN's loss_names (models/cycle_gan_model.py)
+    are D_A G_A cycle_A idt_A D_B G_B cycle_B idt_B, and backward_G's loss_G adds the G_, cycle_ and idt_ terms.
+    Two epochs of 400 images, then a second launch into the same file, back at epoch 1."""
+    out = ["================ Training Loss (Thu Jun 10 10:27:46 2021) ================"]
+    k = 0
+    for launch in range(2):
+        if launch:
+            out.append("================ Training Loss (Fri Jun 11 21:04:24 2021) ================")
+        for e in (1, 2) if not launch else (1,):
+            for i in (100, 200, 300, 400):
+                g = 1.0 - 0.01 * k
+                k += 1
+                terms = {
+                    "D_A": 0.25,
+                    "G_A": g,
+                    "cycle_A": 2 * g,
+                    "idt_A": g / 2,
+                    "D_B": 0.2,
+                    "G_B": g,
+                    "cycle_B": 2 * g,
+                    "idt_B": g / 2,
+                }
+                out.append(
+                    f"(epoch: {e}, iters: {i}, time: 0.857, data: 2.929) "
+                    + "".join(f"{n}: {v:.3f} " for n, v in terms.items())
+                )
+    return out
+
+
+def test_pix2pix_family_loss_log(tmp_path):
+    run = _read(tmp_path, pix2pix_loss_log(), "loss_log.txt")  # a .txt: read by what it holds
+    assert run.format == "console/pix2pix-loss-log" and run.meta["launches"] == 2
+    assert run.roles["loss"] == "loss_G" and "discriminator" not in run.roles["loss"]
+    assert _series(run, "loss_G") == (12, 100.0, 400.0, pytest.approx(7.0), pytest.approx(7.0 * 0.89))
+    assert run.series["loss_G"].steps.tolist()[:9] == [100, 200, 300, 400, 500, 600, 700, 800, 100]
+    assert run.series["loss_D"].values[0] == pytest.approx(0.45) and run.series["G_A"].values[-1] == pytest.approx(0.89)
+    assert run.meta["step_resets"] == [{"from": 800.0, "to": 100.0}]
