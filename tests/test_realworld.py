@@ -125,7 +125,9 @@ PINNED = {
         # segment gets a TL060 WARN on a val loss that bounces around its plateau (adjudicated: false;
         # TL060 does not weigh the rise against the eval loss's own noise). It was a TL010 FAIL before
         # '[epoch 001]' was read as a counter (the two appended trainings were one series).
-        "healthy_flagged": {"protac-diffusion-train-1036"},
+        # fishv4-darknet-log-train-1043 (second pass), read once darknet's lines were: a TL032 plateau at
+        # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
+        "healthy_flagged": {"protac-diffusion-train-1036", "fishv4-darknet-log-train-1043"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -267,7 +269,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 181, "right_loss": 212}, "test": {"read": 149, "right_loss": 180}}
+FLOORS = {"calibration": {"read": 185, "right_loss": 216}, "test": {"read": 152, "right_loss": 183}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

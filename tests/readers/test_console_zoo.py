@@ -1470,3 +1470,39 @@ def test_pix2pix_family_loss_log(tmp_path):
     assert run.series["loss_G"].steps.tolist()[:9] == [100, 200, 300, 400, 500, 600, 700, 800, 100]
     assert run.series["loss_D"].values[0] == pytest.approx(0.45) and run.series["G_A"].values[-1] == pytest.approx(0.89)
     assert run.meta["step_resets"] == [{"from": 800.0, "to": 100.0}]
+
+
+def darknet_lines():
+    """AlexeyAB/darknet@518780b3c3e14362818b156fb736f16340cd8312 src/detector.c (train_detector):
+    printf("\\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left\\n", iteration, loss,
+    avg_loss, get_current_rate(net), ..., iteration*imgs, avg_time) with avg_loss = avg_loss*.9 + loss*.1, and
+    "\\n (next mAP calculation at %d iterations) " / " Last accuracy mAP@0.5 = %2.2f %%, best = %2.2f %% " between;
+    pjreddie/darknet's examples/detector.c printed "%ld: %f, %f avg, %f rate, %lf seconds, %d images"."""
+    out = [
+        "custom-yolov4-tiny-detector",
+        " seen 64, trained: 0 K-images (0 Kilo-batches_64) ",
+        "Learning Rate: 0.00261, Momentum: 0.9, Decay: 0.0005",
+    ]
+    avg = -1.0
+    for it in range(1, 41):
+        loss = 364.0 / it
+        avg = loss if avg < 0 else avg * 0.9 + loss * 0.1
+        out += [
+            "",
+            f" {it}: {loss:f}, {avg:f} avg loss, {0.00261 * min(1, it / 20):f} rate, 0.590258 seconds, {it * 48} images, 0.161013 hours left",
+        ]
+        if it % 10 == 0:
+            out += [
+                "",
+                " (next mAP calculation at 50 iterations) ",
+                " Last accuracy mAP@0.5 = 40.34 %, best = 40.34 % ",
+            ]
+    out += ["41: 8.000000, 9.500000 avg, 0.002610 rate, 0.600000 seconds, 1968 images"]  # the older print
+    return out
+
+
+def test_darknet_detector_training(tmp_path):
+    run = _read(tmp_path, darknet_lines(), "log_train.txt")  # a .txt: read by what it holds
+    assert run.format == "console/darknet" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (41, 1.0, 41.0, 364.0, 8.0)
+    assert run.series["avg_loss"].values[-1] == 9.5 and run.roles["learning_rate"] == "learning_rate"
