@@ -168,6 +168,7 @@ PINNED = {
             # when TL021 judged loss reactions above the loss's own noise, one when TL060 said NOTE
             # for a rise that is a sliver of the eval loss's fall
             "adaption-autoscientist-challenge-50000-p-trainer-state-820",
+            "kospeech-text-recognition-log-train-1049",  # the mixed wave, as first measured
         },
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
@@ -269,7 +270,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 185, "right_loss": 216}, "test": {"read": 152, "right_loss": 183}}
+FLOORS = {"calibration": {"read": 187, "right_loss": 218}, "test": {"read": 153, "right_loss": 184}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

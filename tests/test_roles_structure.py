@@ -100,6 +100,11 @@ def test_gan_discriminator_terms_are_not_added_to_the_generators_loss():
     # pytorch/examples dcgan/main.py prints Loss_D and Loss_G; CycleGAN's loss_names (D_A, G_A, ...)
     assert choose(["Loss_D", "Loss_G", "D(x)"])["loss"].names == ("Loss_G",)
     assert choose(["d_loss", "g_loss"])["loss"].names == ("g_loss",)
+    # the generator's own total beats a third network's loss beside it (stargan-pitch-log-train-1046, StarGAN-VC's
+    # train.py: 'Generator Loss : {:.3f}, Discriminator Loss : {:.3f}, domain_classifier_loss: {:.3f}')
+    assert choose(["Generator_Loss", "Discriminator_Loss", "domain_classifier_loss"])["loss"].names == (
+        "Generator_Loss",
+    )
     cyc = choose([f"loss_{n}_{x}" for x in "AB" for n in ("D", "G", "cycle", "idt")])["loss"]
     assert cyc.names == ("loss_G_A", "loss_G_B", "loss_cycle_A", "loss_cycle_B", "loss_idt_A", "loss_idt_B")
     assert "the discriminator's left out" in cyc.reason

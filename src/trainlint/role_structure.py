@@ -241,13 +241,16 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
     """The components to add up: per-optimizer totals (loss_0, loss_1) when logged, else the
     components of the best-represented split (train over unmarked, val over test). A GAN's
     discriminator terms (``loss_D_A``, ``Loss_D``, ``d_loss``, ``img_d``) are another network's
-    objective: the model's loss is the sum of the others (the generator's)."""
+    objective: the model's loss is the generator's total where it is logged (``Loss_G``,
+    ``Generator Loss``; an auxiliary classifier's loss beside it is a third network's), else the
+    sum of the terms that are not the discriminator's."""
     numbered = [p for p in parts if p.part.isdigit()]
     if len(numbered) >= 2:
         return sorted(numbered, key=lambda p: p.name)
     model = [p for p in parts if not _discriminator(p)]
     if model and len(model) < len(parts):
-        parts = model
+        whole = [p for p in model if p.part in _GENERATOR]  # the generator's own total (Loss_G, Generator Loss)
+        parts = whole[:1] or model
     by_split: dict[str | None, list[Parsed]] = {}
     for p in parts:
         by_split.setdefault(p.split, []).append(p)
@@ -258,6 +261,7 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
 
 
 _DISCRIMINATOR = frozenset({"d", "disc", "discriminator", "critic"})
+_GENERATOR = frozenset({"g", "gen", "generator"})
 
 
 def _discriminator(p: Parsed) -> bool:
