@@ -124,10 +124,20 @@ PINNED = {
         # noise got a TL020 WARN (adjudicated: true but benign); it left when TL020 said NOTE for
         # one-batch outliers of a per-batch log.
         # NLP fine-tune wave (ids 990-1019), as first measured: the OpenNMT console's xent rose 0.02 to
-        # 0.05 before its early stop (TL010 FAIL; adjudicated in tests/realworld/adjudication.toml).
-        # safety-binary-classifier-train-log-1013: TL060 WARN on evaluations that swing 0.11-0.27
-        # between neighbours (adjudicated likewise).
-        "healthy_flagged": {"opennmt-morph-inflection-train-990", "safety-binary-classifier-train-log-1013"},
+        # 0.05 before its early stop (TL010 FAIL; it left when TL010 said NOTE for a rise under 1% of the
+        # loss's fall). safety-binary-classifier-train-log-1013: TL060 WARN on evaluations that swing
+        # 0.11-0.27 between neighbours (adjudicated in tests/realworld/adjudication.toml).
+        # The mixed wave (ids 1020-1037), after its reader changes: protac-diffusion-train-1036's first
+        # segment gets a TL060 WARN on a val loss that bounces around its plateau (adjudicated: false;
+        # TL060 does not weigh the rise against the eval loss's own noise). It was a TL010 FAIL before
+        # '[epoch 001]' was read as a counter (the two appended trainings were one series).
+        # fishv4-darknet-log-train-1043 (second pass), read once darknet's lines were: a TL032 plateau at
+        # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
+        "healthy_flagged": {
+            "safety-binary-classifier-train-log-1013",
+            "protac-diffusion-train-1036",
+            "fishv4-darknet-log-train-1043",
+        },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -142,6 +152,10 @@ PINNED = {
             "posttraining-llm-small-train-optimization-6-139",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "qg-question-generation-train-1009",  # NLP fine-tune wave, as first measured (likewise)
+            # the mixed wave (ids 1020-1037), as first measured (the pix2pix-family reader, made for the
+            # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
+            "mandarin-wav2vec2-hydra-train-1026",
+            "mcnet-pytorch-loss-log-1024",
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -152,12 +166,14 @@ PINNED = {
         # medical-entity-recognize-train-919 (console wave, as first measured: before any reader change).
         # damsl-experiments-train-991, damsl-maml-train-992, ner-slot-filling-train-998: NLP fine-tune
         # wave (ids 990-1019), as first measured (before any reader change).
+        # robotwin-manibox-train-diffusion-1037 (the mixed wave, as first measured).
         "wrong_loss": {
             "peptide-autoencoder-train-608",
             "medical-entity-recognize-train-919",
             "damsl-experiments-train-991",
             "damsl-maml-train-992",
             "ner-slot-filling-train-998",
+            "robotwin-manibox-train-diffusion-1037",
         },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
@@ -168,6 +184,7 @@ PINNED = {
             # when TL021 judged loss reactions above the loss's own noise, one when TL060 said NOTE
             # for a rise that is a sliver of the eval loss's fall
             "adaption-autoscientist-challenge-50000-p-trainer-state-820",
+            "kospeech-text-recognition-log-train-1049",  # the mixed wave, as first measured
         },
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
@@ -269,7 +286,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 183, "right_loss": 214}, "test": {"read": 159, "right_loss": 188}}
+FLOORS = {"calibration": {"read": 196, "right_loss": 227}, "test": {"read": 171, "right_loss": 199}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -92,9 +92,26 @@ def test_gan_per_optimizer_losses_are_summed():
     assert "per-optimizer" in run.meta["role_reasons"]["loss"]
 
 
-def test_gan_disc_and_gen_without_numbered_totals():
+def test_gan_discriminator_terms_are_not_added_to_the_generators_loss():
+    # a GAN trains two networks against each other: the discriminator's loss is the other
+    # network's objective, never a part of the model's loss (their sum measures nothing)
     c = choose(["loss_disc", "loss_gen"])["loss"]
-    assert c.names == ("loss_disc", "loss_gen") and c.rank == 2
+    assert c.names == ("loss_gen",) and c.reason == "the generator's loss"
+    # pytorch/examples dcgan/main.py prints Loss_D and Loss_G; CycleGAN's loss_names (D_A, G_A, ...)
+    assert choose(["Loss_D", "Loss_G", "D(x)"])["loss"].names == ("Loss_G",)
+    assert choose(["d_loss", "g_loss"])["loss"].names == ("g_loss",)
+    # the generator's own total beats a third network's loss beside it (stargan-pitch-log-train-1046, StarGAN-VC's
+    # train.py: 'Generator Loss : {:.3f}, Discriminator Loss : {:.3f}, domain_classifier_loss: {:.3f}')
+    assert choose(["Generator_Loss", "Discriminator_Loss", "domain_classifier_loss"])["loss"].names == (
+        "Generator_Loss",
+    )
+    cyc = choose([f"loss_{n}_{x}" for x in "AB" for n in ("D", "G", "cycle", "idt")])["loss"]
+    assert cyc.names == ("loss_G_A", "loss_G_B", "loss_cycle_A", "loss_cycle_B", "loss_idt_A", "loss_idt_B")
+    assert "the discriminator's left out" in cyc.reason
+    # only a discriminator's loss logged: it is the loss there is (nothing else to judge)
+    assert choose(["loss_D"])["loss"].names == ("loss_D",)
+    # components that are not a discriminator's are summed as before
+    assert choose(["loss_box", "loss_cls"])["loss"].names == ("loss_box", "loss_cls")
 
 
 def test_exact_alias_beats_structure_and_train_beats_eval():

@@ -222,11 +222,13 @@ def loss_choice(role: str, names: Iterable[str], lengths: Mapping[str, int] | No
     if not parts:
         return None
     group = _component_group(parts)
+    left = any(map(_discriminator, parts)) and not any(map(_discriminator, group))
     if len(group) == 1:
-        return Choice(role, (group[0].name,), "the only loss-like metric", 2)
+        return Choice(role, (group[0].name,), "the generator's loss" if left else "the only loss-like metric", 2)
     names_ = tuple(sorted(p.name for p in group))
     what = "per-optimizer losses" if all(p.part.isdigit() for p in group) else "loss components"
-    return Choice(role, names_, f"sum of {len(group)} {what} (no total logged)", 2)
+    left_out = "; the discriminator's left out" if left else ""
+    return Choice(role, names_, f"sum of {len(group)} {what} (no total logged{left_out})", 2)
 
 
 def _structural_why(role: str, p: Parsed) -> str:
@@ -237,10 +239,18 @@ def _structural_why(role: str, p: Parsed) -> str:
 
 def _component_group(parts: list[Parsed]) -> list[Parsed]:
     """The components to add up: per-optimizer totals (loss_0, loss_1) when logged, else the
-    components of the best-represented split (train over unmarked, val over test)."""
+    components of the best-represented split (train over unmarked, val over test). A GAN's
+    discriminator terms (``loss_D_A``, ``Loss_D``, ``d_loss``, ``img_d``) are another network's
+    objective: the model's loss is the generator's total where it is logged (``Loss_G``,
+    ``Generator Loss``; an auxiliary classifier's loss beside it is a third network's), else the
+    sum of the terms that are not the discriminator's."""
     numbered = [p for p in parts if p.part.isdigit()]
     if len(numbered) >= 2:
         return sorted(numbered, key=lambda p: p.name)
+    model = [p for p in parts if not _discriminator(p)]
+    if model and len(model) < len(parts):
+        whole = [p for p in model if p.part in _GENERATOR]  # the generator's own total (Loss_G, Generator Loss)
+        parts = whole[:1] or model
     by_split: dict[str | None, list[Parsed]] = {}
     for p in parts:
         by_split.setdefault(p.split, []).append(p)
@@ -248,6 +258,21 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
         if key in by_split:
             return sorted(by_split[key], key=lambda p: p.name)
     return []
+
+
+_DISCRIMINATOR = frozenset({"d", "disc", "discriminator", "critic"})
+_GENERATOR = frozenset({"g", "gen", "generator"})
+
+
+def _discriminator(p: Parsed) -> bool:
+    return discriminator_part(p.part)
+
+
+def discriminator_part(part: str) -> bool:
+    """Whether a loss component names a GAN's discriminator: ``D`` (or ``disc``, ``critic``) as its
+    first or last word (``D_A``, ``d_real+fake``, ``img_d``)."""
+    words = part.lower().split("_")
+    return words[0] in _DISCRIMINATOR or words[-1] in _DISCRIMINATOR
 
 
 def other_choice(role: str, names: Iterable[str], taken: set[str]) -> Choice | None:

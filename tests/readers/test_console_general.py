@@ -459,3 +459,23 @@ def test_a_colon_closing_the_value(tmp_path):
     assert _series(run, "loss") == (40, 1.0, 40.0, 1082.527588, pytest.approx(1082.527588 / 40))
     r = read_line("eta 0:01:23 loss 0.5 time 10:23:45")  # a time's fields are not closing colons
     assert r is not None and r.values == {"loss": 0.5}
+
+
+def test_a_bracketed_epoch_counter_is_a_counter_and_an_appended_run_restarts_it(tmp_path):
+    # protac-diffusion-train-1036 (calibration): a nohup file of two trainings, each "[epoch 001] .. [epoch 100]";
+    # "[epoch 001]" is the counter, not a frame like "[INFO]": the second training restarts the steps at 1
+    lines = ["nohup: ignoring input", "[run] training node diffusion"]
+    lines += [
+        f"[epoch {e:03d}] train_loss={0.59 - 0.004 * e:.4f} val_loss={0.42 - 0.003 * e:.4f}" for e in range(1, 11)
+    ]
+    lines += ["[run] training edge diffusion", "[train] device=cuda batch_size=8 hidden_dim=128"]
+    lines += [
+        f"[epoch {e:03d}] train_loss={0.69 - 0.002 * e:.4f} val_loss={0.60 - 0.001 * e:.4f}" for e in range(1, 11)
+    ]
+    run = _read(tmp_path, lines)
+    loss = run.series["train_loss"]
+    assert loss.steps.tolist() == [*range(1, 11), *range(1, 11)]
+    assert (loss.values[0], loss.values[-1]) == (pytest.approx(0.586), pytest.approx(0.67))
+    assert run.meta["step_resets"] == [{"from": 10.0, "to": 1.0}]
+    assert read_line("[Epoch 3] loss: 0.2").epoch == 3.0 and read_line("[step 12] loss=0.1").step == 12.0
+    assert strip_frame("[INFO] [epoch 2] loss 0.3") == "[epoch 2] loss 0.3"

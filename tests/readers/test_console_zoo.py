@@ -1427,3 +1427,82 @@ def test_a_config_dict_behind_a_frame_is_never_a_run(tmp_path):
     lines += [f"2025-03-01 10:00:0{i} - INFO - loading shard {i}" for i in range(5)]
     with pytest.raises(Exception, match="no known training-progress lines|not a training log"):
         _read(tmp_path, lines)
+
+
+def pix2pix_loss_log():
+    """junyanz/pytorch-CycleGAN-and-pix2pix@003efc4c8819de47ff11b5a0af7ba09aee7f5fc1 util/visualizer.py:
+    Visualizer.__init__ appends '================ Training Loss (%s) ================\\n' % time.strftime("%c")
+    at every launch; print_current_losses writes '(epoch: %d, iters: %d, time: %.3f, data: %.3f) ' then
+    '%s: %.3f ' per loss (iters: the images seen in this epoch); CycleGAN's loss_names (models/cycle_gan_model.py)
+    are D_A G_A cycle_A idt_A D_B G_B cycle_B idt_B, and backward_G's loss_G adds the G_, cycle_ and idt_ terms.
+    Two epochs of 400 images, then a second launch into the same file, back at epoch 1."""
+    out = ["================ Training Loss (Thu Jun 10 10:27:46 2021) ================"]
+    k = 0
+    for launch in range(2):
+        if launch:
+            out.append("================ Training Loss (Fri Jun 11 21:04:24 2021) ================")
+        for e in (1, 2) if not launch else (1,):
+            for i in (100, 200, 300, 400):
+                g = 1.0 - 0.01 * k
+                k += 1
+                terms = {
+                    "D_A": 0.25,
+                    "G_A": g,
+                    "cycle_A": 2 * g,
+                    "idt_A": g / 2,
+                    "D_B": 0.2,
+                    "G_B": g,
+                    "cycle_B": 2 * g,
+                    "idt_B": g / 2,
+                }
+                out.append(
+                    f"(epoch: {e}, iters: {i}, time: 0.857, data: 2.929) "
+                    + "".join(f"{n}: {v:.3f} " for n, v in terms.items())
+                )
+    return out
+
+
+def test_pix2pix_family_loss_log(tmp_path):
+    run = _read(tmp_path, pix2pix_loss_log(), "loss_log.txt")  # a .txt: read by what it holds
+    assert run.format == "console/pix2pix-loss-log" and run.meta["launches"] == 2
+    assert run.roles["loss"] == "loss_G" and "discriminator" not in run.roles["loss"]
+    assert _series(run, "loss_G") == (12, 100.0, 400.0, pytest.approx(7.0), pytest.approx(7.0 * 0.89))
+    assert run.series["loss_G"].steps.tolist()[:9] == [100, 200, 300, 400, 500, 600, 700, 800, 100]
+    assert run.series["loss_D"].values[0] == pytest.approx(0.45) and run.series["G_A"].values[-1] == pytest.approx(0.89)
+    assert run.meta["step_resets"] == [{"from": 800.0, "to": 100.0}]
+
+
+def darknet_lines():
+    """AlexeyAB/darknet@518780b3c3e14362818b156fb736f16340cd8312 src/detector.c (train_detector):
+    printf("\\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left\\n", iteration, loss,
+    avg_loss, get_current_rate(net), ..., iteration*imgs, avg_time) with avg_loss = avg_loss*.9 + loss*.1, and
+    "\\n (next mAP calculation at %d iterations) " / " Last accuracy mAP@0.5 = %2.2f %%, best = %2.2f %% " between;
+    pjreddie/darknet's examples/detector.c printed "%ld: %f, %f avg, %f rate, %lf seconds, %d images"."""
+    out = [
+        "custom-yolov4-tiny-detector",
+        " seen 64, trained: 0 K-images (0 Kilo-batches_64) ",
+        "Learning Rate: 0.00261, Momentum: 0.9, Decay: 0.0005",
+    ]
+    avg = -1.0
+    for it in range(1, 41):
+        loss = 364.0 / it
+        avg = loss if avg < 0 else avg * 0.9 + loss * 0.1
+        out += [
+            "",
+            f" {it}: {loss:f}, {avg:f} avg loss, {0.00261 * min(1, it / 20):f} rate, 0.590258 seconds, {it * 48} images, 0.161013 hours left",
+        ]
+        if it % 10 == 0:
+            out += [
+                "",
+                " (next mAP calculation at 50 iterations) ",
+                " Last accuracy mAP@0.5 = 40.34 %, best = 40.34 % ",
+            ]
+    out += ["41: 8.000000, 9.500000 avg, 0.002610 rate, 0.600000 seconds, 1968 images"]  # the older print
+    return out
+
+
+def test_darknet_detector_training(tmp_path):
+    run = _read(tmp_path, darknet_lines(), "log_train.txt")  # a .txt: read by what it holds
+    assert run.format == "console/darknet" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (41, 1.0, 41.0, 364.0, 8.0)
+    assert run.series["avg_loss"].values[-1] == 9.5 and run.roles["learning_rate"] == "learning_rate"

@@ -353,6 +353,18 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="validation loss at",
         derive=_megatron,
     ),
+    # darknet (AlexeyAB's src/detector.c train_detector: "\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images,
+    # %f hours left"; pjreddie's examples/detector.c: "%ld: %f, %f avg, %f rate, %lf seconds, %d images"): the
+    # iteration's loss, then avg_loss = 0.9 avg_loss + 0.1 loss
+    LinePattern(
+        "darknet-train",
+        "darknet",
+        _c(
+            r"^\s*(?P<step>\d+): (?P<loss>NUM), (?P<avg_loss>NUM) avg(?: loss)?, (?P<learning_rate>NUM) rate, "
+            r"(?P<step_time>NUM) seconds, \d+ images"
+        ),
+        needle=" rate, ",
+    ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
     LinePattern(

@@ -6,7 +6,7 @@ crash signatures for the crash rule.
 Recognisers: the declarative one-line table in ``_console_patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``_console_stateful`` (Keras, Lightning, Hugging Face Trainer,
-YOLO), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+YOLO), the pix2pix family's ``loss_log.txt`` (``pix2pix``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .general import general
 from .handwritten import MORE_PATTERNS, loss_name, number_lines
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
+from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .stateful import RECOGNISERS
 from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 
@@ -104,7 +105,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS):
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS):
         found = fn(lines) if needle in text else None
         if found is not None:
             caps.append(found)

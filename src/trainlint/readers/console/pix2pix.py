@@ -1,0 +1,72 @@
+"""The ``loss_log.txt`` of pytorch-CycleGAN-and-pix2pix and the many models built on it
+(CycleGAN, pix2pix, CUT, DeblurGAN, inpainting and 3D variants).
+
+``util/visualizer.py`` (``Visualizer.print_current_losses``) appends a banner
+``================ Training Loss (<date>) ================`` at every launch, then one line
+per print: ``(epoch: 3, iters: 400, time: 0.129, data: 0.002) D_A: 0.212 G_A: 0.593 ...``
+(before 2018 without ``data``). Each name is one of the model's ``loss_names``, the value of
+its attribute ``loss_<name>`` (``BaseModel.get_current_losses``). The models optimise two
+networks: the discriminator's terms (``D_A``, ``D_real``, ``D_real+fake``, ``img_d``: a ``D``
+word) and the generator's (the rest), whose sum is the model's ``loss_G`` (``backward_G`` in
+``models/cycle_gan_model.py`` and ``pix2pix_model.py``). Each line gives ``loss_G``, the loss
+judged, and ``loss_D`` beside the terms as printed. ``iters`` counts the images of the current
+epoch: the step is the count over the epochs seen, and a launch that starts again at epoch 1
+starts the steps again (a new run appended to the file).
+"""
+
+from __future__ import annotations
+
+from ...role_structure import discriminator_part, parse
+from .text import NUM, Capture, Line, lazy_regex
+
+_LINE = lazy_regex(r"^\s*\(epoch: (\d+), iters: (\d+), time: %s(?:, data: %s)?\)\s+(.*)$" % (NUM, NUM))
+_PAIR = lazy_regex(r"(?:^|\s)([A-Za-z][\w+\-]*): (%s)(?=\s|$)" % NUM)
+_BANNER = "Training Loss ("
+
+
+def loss_log(lines: list[Line]) -> Capture | None:
+    """The per-print losses of a pix2pix-family ``loss_log.txt`` (or its console copy)."""
+    cap = Capture("pix2pix-loss-log")
+    epoch, per_epoch, most = 0, 0, 0  # the current epoch, the images of an epoch, the most in this one
+    launches = 0
+    for line in lines:
+        text = line.final
+        if _BANNER in text and text.lstrip().startswith("="):
+            launches += 1
+            continue
+        m = _LINE.match(text)
+        if m is None:
+            continue
+        e, i = int(m[1]), int(m[2])
+        if e != epoch:
+            per_epoch, most, epoch = max(per_epoch, most), 0, e
+        most = max(most, i)
+        pairs = _PAIR.findall(m[3])
+        if not pairs:
+            continue
+        step = float((e - 1) * per_epoch + i)
+        cap.add_all(step, _with_totals({name: float(v) for name, v in pairs}))
+        cap.add("epoch", step, float(e))
+        cap.lines.append(line.no)
+    if len(cap.lines) < 2:
+        return None
+    cap.meta["launches"] = launches or None
+    return cap
+
+
+def _with_totals(terms: dict[str, float]) -> dict[str, float]:
+    """The terms as printed, with the generator's sum (``loss_G``) and the discriminator's (``loss_D``)."""
+    disc = {n for n in terms if _is_discriminator(n)}
+    out = dict(terms)
+    if len(disc) < len(terms):
+        out["loss_G"] = sum(v for n, v in terms.items() if n not in disc)
+    if disc:
+        out["loss_D"] = sum(terms[n] for n in disc)
+    return out
+
+
+def _is_discriminator(name: str) -> bool:
+    return discriminator_part(parse("loss_" + name).part)
+
+
+RECOGNISERS = ((loss_log, "(epoch: "),)
