@@ -7,7 +7,8 @@ cost more than the training):
 
 and without torchrun (``--devices 1`` for Lightning) for the single-process reference run.
 A scenario: ``healthy``; ``nan`` (the loss of one rank, the last, turns NaN from step NAN_STEP on;
-guard with stop_on="FAIL"); ``off`` (the same NaN, guard with no stop policy). Every rank writes
+guard with stop_on="FAIL"); ``off`` (the same NaN, guard with no stop policy); ``recover`` (a NaN
+at step NAN_STEP alone, callback with recover=True). Every rank writes
 OUT/<scenario>/rank<r>.json: the world size, the last global step, whether the callback stopped
 the run, and its report's findings; the guard's log goes where the callback puts it
 (OUT/<scenario>/trainlint-guard.jsonl)."""
@@ -49,8 +50,10 @@ def data() -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def poisoned(loss: torch.Tensor, step: int, scenario: str, rank: int, world: int) -> torch.Tensor:
-    """The loss, NaN on the last rank from NAN_STEP on in the ``nan`` and ``off`` scenarios."""
-    if scenario != "healthy" and rank == world - 1 and step >= NAN_STEP:
+    """The loss, NaN on the last rank from NAN_STEP on (at NAN_STEP alone for ``recover``)."""
+    if scenario == "healthy" or rank != world - 1 or step < NAN_STEP:
+        return loss
+    if step == NAN_STEP or scenario != "recover":
         return loss * float("nan")
     return loss
 
@@ -97,7 +100,7 @@ def hf(out: Path, scenario: str) -> None:
         learning_rate=LR,
         train_sampling_strategy="sequential",
     )
-    callback = GuardCallback(stop_on=None if scenario == "off" else "FAIL")
+    callback = GuardCallback(stop_on=None if scenario == "off" else "FAIL", recover=scenario == "recover")
     trainer = transformers.Trainer(model=Tiny(), args=args, train_dataset=rows, callbacks=[callback])
     trainer.train()
     write_result(out, trainer.args.process_index, world, trainer.state.global_step, callback)
@@ -125,7 +128,7 @@ def lightning(out: Path, scenario: str, devices: int) -> None:
     x, y = data()
     rows = torch.utils.data.TensorDataset(x, y)
     loader = torch.utils.data.DataLoader(rows, batch_size=GLOBAL_BATCH // devices, sampler=BatchShard())
-    callback = GuardCallback(stop_on=None if scenario == "off" else "FAIL")
+    callback = GuardCallback(stop_on=None if scenario == "off" else "FAIL", recover=scenario == "recover")
     trainer = L.Trainer(
         max_steps=STEPS,
         callbacks=[callback],

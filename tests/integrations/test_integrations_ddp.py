@@ -2,7 +2,8 @@
 written by rank 0; the same verdict on every rank, and the same as the single-process run of the
 same global batches; a stop on FAIL taken by every rank at the same step (a rank that goes on
 alone hangs the job at the next all-reduce, which the launch timeout turns into a failure);
-no traceback with the guard disabled, on a stop, or at a normal end.
+no traceback with the guard disabled, on a stop, or at a normal end; a rollback (recover=True)
+of a NaN on one rank taken by every rank alike.
 
 One launch per framework runs every scenario (tests/_ddp_runs.py); the single-process reference
 runs in this process."""
@@ -28,7 +29,7 @@ import _ddp_runs  # noqa: E402  (needs torch)
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
-SCENARIOS = ("nan", "healthy", "off")
+SCENARIOS = ("nan", "healthy", "off", "recover")
 LAUNCH_TIMEOUT = 50  # s: one launch takes ~20 s on 2 busy cores; a hung rank fails the test here
 FRAMEWORK_MODULE = {"hf": "transformers", "lightning": "lightning"}
 
@@ -107,9 +108,10 @@ def test_ddp_nan_stops_every_rank_at_the_single_process_step(runs):
     assert [(r["stopped"], r["step"]) for r in ranks.values()] == [(True, single["step"])] * 2
 
 
-@pytest.mark.parametrize("scenario", ["healthy", "off"])
+@pytest.mark.parametrize("scenario", ["healthy", "off", "recover"])
 def test_ddp_runs_to_the_end_when_nothing_stops_it(runs, scenario):
-    """Healthy, or NaN with the guard disabled (no stop policy): every rank trains every step."""
+    """Healthy, NaN with the guard disabled (no stop policy), or one NaN step rolled back
+    (recover=True): every rank trains every step."""
     ranks = results(runs["ddp_out"])[scenario]
     assert [(r["stopped"], r["step"]) for r in ranks.values()] == [(False, _ddp_runs.STEPS)] * 2
 
@@ -118,8 +120,9 @@ def test_ddp_runs_to_the_end_when_nothing_stops_it(runs, scenario):
 def test_ddp_report_is_the_single_process_report_on_every_rank(runs, scenario):
     ranks = results(runs["ddp_out"])[scenario]
     single = results(runs["single_out"])[scenario][0]
-    expected = {"healthy": "PASS", "nan": "FAIL", "off": "FAIL"}[scenario]
+    expected = {"healthy": "PASS", "nan": "FAIL", "off": "FAIL", "recover": "PASS"}[scenario]
     assert single["verdict"] == expected
+    assert (["TL089", "NOTE"] in single["findings"]) == (scenario == "recover")  # the rollback
     for r in ranks.values():
         assert (r["verdict"], r["findings"]) == (single["verdict"], single["findings"])
 
