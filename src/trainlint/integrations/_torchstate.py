@@ -192,6 +192,19 @@ def agree(flags: list[int]) -> list[int]:
     return [int(v) for v in t.tolist()]
 
 
+def from_rank0(obj: Any) -> Any:
+    """Rank 0's ``obj`` on every rank of an initialised process group (``obj`` itself in a
+    single process); every rank must call it."""
+    import torch
+
+    dist = torch.distributed
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return obj
+    box = [obj]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
 def rank() -> int:
     import torch
 

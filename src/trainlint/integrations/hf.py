@@ -1,6 +1,10 @@
 """Hugging Face Trainer: ``trainer.add_callback(GuardCallback(stop_on="FAIL"))``; with
 ``recover=True`` (or a :class:`~trainlint.integrations.recover.Recovery`) a recoverable fault
-rolls the run back to its last good in-memory snapshot instead of stopping it."""
+rolls the run back to its last good in-memory snapshot instead of stopping it.
+
+Under DDP (``torchrun``) the Trainer logs a loss already averaged over the ranks, so every
+rank's guard sees the same records; the main process writes the log and takes the stop
+decision, which every rank applies at the same step; every rank ends with its report."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from transformers import Trainer, TrainerCallback
 
 from ..readers.hf_trainer_state import is_summary_entry
 from . import _torchstate as ts
-from ._common import make_guard, scalars
+from ._common import can_stop, log_path, make_guard, scalars
 from .recover import Recoverer, Recovery
 
 
@@ -54,11 +58,12 @@ class GuardCallback(TrainerCallback):
         options = {**self.options, "warmup_steps": warmup}
         if self.recovery is not None:
             options["stop_on"] = None  # the recoverer decides what stops the run
-        self.guard = make_guard(options, args.output_dir, meta)
+        self.guard = make_guard(options, args.output_dir, meta, main=state.is_world_process_zero)
         if self.recovery is not None:
             self._start_recovery(args, kwargs)
 
     def _start_recovery(self, args, kwargs) -> None:
+        log = log_path(self.options, args.output_dir)
         self._trainer = _calling_trainer()
         self._take_parts(kwargs)
         self.recoverer = Recoverer(
@@ -67,6 +72,7 @@ class GuardCallback(TrainerCallback):
             lambda: self._parts,
             stop_on=self.options.get("stop_on"),
             unsupported=unsupported(args),
+            snapshot_dir=log.parent if log is not None else None,
         )
 
     def _take_parts(self, kwargs) -> None:
@@ -86,7 +92,8 @@ class GuardCallback(TrainerCallback):
             self._recover_on_log(state, control, logs)
             return
         self.guard.observe(state.global_step, **scalars(logs))
-        if self.guard.should_stop:
+        if can_stop(self.options) and ts.agree([int(self.guard.should_stop)])[0]:  # the main rank's
+            self.guard.should_stop = True
             self._stop(control)
 
     def _recover_on_log(self, state, control, logs) -> None:
@@ -113,9 +120,9 @@ class GuardCallback(TrainerCallback):
 
     def on_train_end(self, args, state, control, **kwargs):
         if self.recoverer is not None:
-            self.report = self.recoverer.close()
+            self.report = ts.from_rank0(self.recoverer.close())
         elif self.guard is not None:
-            self.report = self.guard.close()
+            self.report = ts.from_rank0(self.guard.close() if state.is_world_process_zero else None)
 
 
 def unsupported(args: Any) -> str | None:
