@@ -121,7 +121,9 @@ PINNED = {
         # Logs added in the console wave (ids 900-999), as first measured: netllm-loss-912's per-batch
         # noise got a TL020 WARN (adjudicated: true but benign); it left when TL020 said NOTE for
         # one-batch outliers of a per-batch log.
-        "healthy_flagged": set(),
+        # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
+        # curves whose process crashed (TL081), after its last step or in the job's next stage.
+        "healthy_flagged": {"twenty-four-point-sft-960", "tlab-alignment-reward-964"},
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
     },
@@ -254,7 +256,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 174, "right_loss": 205}, "test": {"read": 141, "right_loss": 173}}
+FLOORS = {"calibration": {"read": 188, "right_loss": 219}, "test": {"read": 147, "right_loss": 179}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
