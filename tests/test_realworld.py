@@ -256,7 +256,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 189, "right_loss": 220}, "test": {"read": 150, "right_loss": 182}}
+FLOORS = {"calibration": {"read": 190, "right_loss": 221}, "test": {"read": 150, "right_loss": 182}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
