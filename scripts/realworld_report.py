@@ -189,13 +189,16 @@ def judge(e: dict) -> Judged:
 def _values_match(pattern: str, path: Path, taken: str) -> bool | None:
     """Whether every finite value of the series taken as the loss is one the pattern captures in
     the file (a console log can name its train and validation losses alike: ``Loss``)."""
-    from trainlint.readers import ReadError, read_run
+    from trainlint.readers import ReadError, read_any, read_run
     from trainlint.roles import apply_roles
 
     try:
         run = read_run(path)
-    except ReadError:
-        return None  # doctor read it by another way in (a table, a folder): the names decide
+    except ReadError:  # no sniffer claims it (a log pasted into Markdown): read as doctor reads a named file
+        try:
+            run = read_any(path)
+        except ReadError:
+            return None  # doctor read it by another way in (a table, a folder): the names decide
     apply_roles(run)
     series = run.get("loss")
     if series is None or run.roles.get("loss") != taken:

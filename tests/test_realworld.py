@@ -133,10 +133,14 @@ PINNED = {
         # '[epoch 001]' was read as a counter (the two appended trainings were one series).
         # fishv4-darknet-log-train-1043 (second pass), read once darknet's lines were: a TL032 plateau at
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
+        # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
+        # curves whose process crashed (TL081), after its last step or in the job's next stage.
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "protac-diffusion-train-1036",
             "fishv4-darknet-log-train-1043",
+            "twenty-four-point-sft-960",
+            "tlab-alignment-reward-964",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -286,7 +290,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 196, "right_loss": 227}, "test": {"read": 171, "right_loss": 199}}
+FLOORS = {"calibration": {"read": 212, "right_loss": 243}, "test": {"read": 180, "right_loss": 208}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

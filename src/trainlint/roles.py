@@ -38,6 +38,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
         # OpenNMT-py's cross-entropy per target token (onmt/utils/statistics.py)
         "xent",
         "train/xent",
+        # verl's PPO/GRPO policy loss (verl/workers/actor/dp_actor.py): the actor's objective, not
+        # summed with its entropy and KL terms nor with the critic's vf_loss (another model's loss)
+        "actor/pg_loss",
     ),
     "eval_loss": (
         "eval_loss",

@@ -169,6 +169,41 @@ def test_a_traceback_raised_while_saving_is_marked_so(tmp_path):
     assert "phase" not in crash(read_run(DATA / "cuda_oom.out"))
 
 
+# Ray's report of a remote failure (ray/exceptions.py RayTaskError: the exception class named with its
+# cause, 'RayTaskError(Cause): ray::fn()', then the worker's frames without a "Traceback" header), nested once
+# per remote call, as a TinyZero (verl) job printed it when its checkpoint did not fit on the disk
+# (Westwood-Lin/TinyZero-Reproduction@9244ccb0686f03cec058a757704861a90c59f278 part-of-logs.md).
+RAY_CRASH = """step:399 - actor/pg_loss:-0.014 - critic/score/mean:0.610
+(WorkerDict pid=20172) Saving actor checkpoint to checkpoints/actor/global_step_400
+Traceback (most recent call last):
+  File "/root/TinyZero/verl/trainer/main_ppo.py", line 103, in main
+    ray.get(main_task.remote(config))
+  File "/root/miniconda3/lib/python3.12/site-packages/ray/_private/worker.py", line 919, in get_objects
+    raise value.as_instanceof_cause()
+ray.exceptions.RayTaskError(SafetensorError): ray::main_task() (pid=19799, ip=172.17.0.5)
+  File "/root/TinyZero/verl/trainer/ppo/ray_trainer.py", line 521, in _save_checkpoint
+    self.actor_rollout_wg.save_checkpoint(actor_local_path, actor_remote_path)
+ray.exceptions.RayTaskError(SafetensorError): ray::WorkerDict.actor_rollout_save_checkpoint() (pid=20172)
+  File "/root/TinyZero/verl/workers/fsdp_workers.py", line 495, in save_checkpoint
+    self.actor_module.save_pretrained(local_path, state_dict=state_dict)
+safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull })
+
+Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.
+"""
+
+
+def test_a_ray_remote_failure_is_named_by_its_root_cause(tmp_path):
+    ev = crash(_read_text(tmp_path, RAY_CRASH))
+    assert ev["signature"] == "python-traceback" and ev["line"] == 3 and ev["phase"] == "saving"
+    assert ev["text"].startswith("safetensors_rust.SafetensorError: Error while serializing")
+
+
+def _read_text(tmp_path, text):
+    path = tmp_path / "train.log"
+    path.write_text(text)
+    return read_run(path)
+
+
 def test_an_oom_before_the_first_loss_line_is_a_crash_event(tmp_path):
     """Issue 30 §3.5: the model ran out of memory while loading, before any loss was logged."""
     path = tmp_path / "train.log"

@@ -1330,6 +1330,63 @@ def test_verl_numpy_reprs_and_many_metrics(tmp_path):
     assert not any("float64" in name or "pid" in name for name in run.series)
 
 
+def test_hf_dicts_in_a_wandb_output_log_sit_at_their_epochs(tmp_path):
+    """W&B's files/output.log keeps a tqdm bar's last render only (wandb/sdk/lib/redirect.py emulates the
+    terminal: each '\\r' redraw replaces the line), so the Trainer's dicts (transformers' ProgressCallback.on_log,
+    str(logs)) follow a bar that tells no step: they sit at their own 'epoch', and the bar's 1954 steps are
+    no plan on that axis (tsebaka/T-Lab-2024-LLM-Alignment@2db9cd05f03eda9e6727a2877cf64854ba97f622,
+    a run stopped at 42%: 'run stopped at 0.41 of 1954 planned steps' mixed the two)."""
+    lines = ["  0%|          | 0/1954 [00:00<?, ?it/s]", "Could not estimate the number of tokens of the input"]
+    lines += [" 42%|████▏     | 821/1954 [20:51<28:46,  1.52s/it]"]
+    for k in range(1, 28):
+        lines.append(
+            str({"loss": round(0.69 - 0.025 * k, 4), "grad_norm": 0.5, "learning_rate": 1e-6, "epoch": k * 0.015})
+        )
+    run = _read(tmp_path, lines, "output.log")
+    assert run.format == "console/hf-trainer" and run.meta["steps_are"] == "epochs"
+    assert _series(run, "loss") == (27, 0.015, pytest.approx(0.405), 0.665, pytest.approx(0.015))
+    assert "max_steps" not in run.meta
+
+
+def verl_ppo_lines(n=30):
+    """verl's PPO console (actor and critic), the shape of verl's quickstart log as a user ran it
+    (Bihan/dstack-configs@136d6ade6f904d3096ed5b393128e8c25b2b39b2 verl_demo.log: '(TaskRunner pid=N) step:N - ...');
+    the names from verl's workers (verl/workers/actor/dp_actor.py: actor/entropy_loss, actor/pg_loss,
+    actor/pg_clipfrac, actor/ppo_kl; verl/workers/critic/dp_critic.py: critic/vf_loss, critic/vf_clipfrac;
+    verl/workers/fsdp_workers.py: actor/lr, critic/lr), each value written '{v:.3f}' by
+    verl/utils/logger/aggregate_logger.py concat_dict_to_str, so an LR of 1e-6 prints as 0.000."""
+    return [
+        f"\x1b[36m(TaskRunner pid=14640)\x1b[0m step:{s} - actor/entropy_loss:{0.5 - 0.01 * s:.3f} - "
+        f"critic/vf_loss:{0.05 + 0.001 * (s % 4):.3f} - critic/vf_clipfrac:0.000 - critic/grad_norm:19.522 - "
+        f"critic/lr:{1e-5:.3f} - actor/pg_loss:{0.02 * (-1) ** s:.3f} - actor/pg_clipfrac:0.002 - "
+        f"actor/ppo_kl:0.002 - actor/grad_norm:2.037 - actor/lr:{1e-6:.3f} - critic/score/mean:{0.9 + 0.001 * s:.3f}"
+        for s in range(101, 101 + n)
+    ]
+
+
+def test_verl_ppo_takes_the_policy_loss(tmp_path):
+    """The policy loss is the run's loss: not summed with the entropy term nor with the critic's
+    vf_loss (another model's loss); an LR printed as 0.000 at every step is no LR reading."""
+    run = _read(tmp_path, verl_ppo_lines())
+    assert run.roles["loss"] == "actor/pg_loss"
+    assert _series(run, "actor/pg_loss") == (30, 101.0, 130.0, -0.02, 0.02)
+    assert _series(run, "critic/vf_loss")[3:] == (0.051, 0.052)
+    assert "actor/lr" not in run.series and "critic/lr" not in run.series
+    assert "learning_rate" not in run.roles
+
+
+def test_fixed_decimal_zero_lr_only(tmp_path):
+    """A true zero (Python writes 0.0) and a non-zero LR stay read; only a fixed-decimal zero goes."""
+    lines = [
+        f"step {s} | loss: {2.0 - 0.01 * s:.4f} | lr: {0.0 if s < 3 else 1e-3} | head/lr: 0.0000" for s in range(20)
+    ]
+    run = _read(tmp_path, lines)
+    assert _series(run, "lr")[3:] == (0.0, 1e-3)
+    assert "head/lr" not in run.series and run.roles["loss"] == "loss"
+    plain = _read(tmp_path, [f"step={s} loss={2.0 - 0.01 * s:.4f} lr=0.000 lr_head=0.000" for s in range(20)], "p.log")
+    assert "lr" not in plain.series and _series(plain, "lr_head")[3:] == (0.0, 0.0)
+
+
 def test_tqdm_description_carries_the_loss(tmp_path):
     """tqdm/tqdm@f6a30fab726ab8e794a9db88b4392ce207760937 tqdm/std.py:585 (l_bar: the description, then ': '),
     :589 (r_bar '| {n_fmt}/{total_fmt} [{elapsed_str}<{remaining_str}, {rate_fmt}{postfix}]'), :615 (l_bar

@@ -24,6 +24,16 @@ def test_tl031_silent_when_learning_and_stands_down_on_rise():
     assert "needs at least 20" in not_checked("TL031", make_run(decay(10)))
 
 
+def test_tl031_stands_down_on_a_loss_swinging_around_zero():
+    """The shape of verl's PPO actor/pg_loss (Bihan/dstack-configs verl_demo.log, the calibration part's
+    dstack-verl-demo-968): 335 steps between -0.5 and 0.3 around 0, a start -0.069 and an end -0.0075."""
+    i = np.arange(335)
+    pg = 0.2 * (-1.0) ** i * (i % 5) / 4 + np.linspace(-0.07, -0.0075, 335)
+    why = stood_down("TL031", make_run(pg))
+    assert "swings around 0" in why and "negative" in why
+    one("TL031", make_run(np.abs(pg) + 0.05))  # the same noise on one side of 0: still no learning
+
+
 def test_tl032_plateau_with_high_lr():
     loss = decay(200, start=3, end=1, tau=15, noise=0.02)
     f = one("TL032", make_run(loss, lr=np.full(200, 1e-3)))

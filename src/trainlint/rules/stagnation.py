@@ -81,7 +81,10 @@ first evaluation to its best at the end (the train loss of a long TTS or speech 
 its level while the held-out loss keeps falling). A segment appended to a log (the step counter
 back to the start) that begins where the segment before it ended held the level it continued
 from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) whose reward
-accuracy or margin rose is learning however little its loss moved from ln 2. Usual causes: zero or tiny learning rate, frozen
+accuracy or margin rose is learning however little its loss moved from ln 2. A loss that swings around
+zero (`min_sign_share` of its points negative and as many positive: a policy-gradient surrogate,
+PPO's or GRPO's pg_loss, centred by normalised advantages) has no level that measures learning:
+not judged (the reward is the measure there). Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
     thresholds=[
@@ -89,6 +92,7 @@ Try: check the LR actually applied and which parameters have requires_grad.""",
         Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
         Threshold("window", 0.1, "fraction of the run in each level estimate"),
         Threshold("min_points", 20, "finite loss points needed to judge"),
+        Threshold("min_sign_share", 0.2, "share of negative and of positive points of a loss swinging around 0"),
     ],
 )
 def dead_run(ctx: Context) -> Finding | None:
@@ -103,6 +107,7 @@ def dead_run(ctx: Context) -> Finding | None:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
+    _around_zero(v, ctx.t("min_sign_share"))
     msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
         f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
@@ -150,6 +155,21 @@ def _preference_still_learning(ctx: Context) -> None:
                 "moved little"
             )
         return
+
+
+def _around_zero(v: np.ndarray, share: float) -> None:
+    """Stand down on a loss whose points take both signs, each on ``share`` of them or more: a
+    policy-gradient surrogate (verl's actor/pg_loss, TRL's GRPO loss) swings around 0 at every
+    stage of a run, and whether its level fell says nothing of whether the policy learned."""
+    fin = v[np.isfinite(v)]
+    if not len(fin):
+        return
+    neg, pos = float(np.mean(fin < 0)), float(np.mean(fin > 0))
+    if min(neg, pos) >= share:
+        raise StandDown(
+            f"the loss swings around 0 ({fmt(100 * neg)}% of its points negative, {fmt(100 * pos)}% positive): "
+            "a surrogate objective (a policy-gradient loss) whose level is no measure of learning"
+        )
 
 
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:

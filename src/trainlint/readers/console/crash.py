@@ -74,10 +74,14 @@ _TRACEBACK = lazy_regex(_PREFIX + r"Traceback \(most recent call last\):")
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
 _CONTINUE = lazy_regex(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
 _CHAINED = lazy_regex(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
+# Ray names a remote failure by its cause: "ray.exceptions.RayTaskError(SafetensorError): ray::task()".
 _EXCEPTION = lazy_regex(
-    _PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?)"
+    _PREFIX + r"([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Warning)?(?:\([\w.]+\))?)"
     r"(?::\s?(.*))?$"
 )
+# A remote task's traceback printed right under the exception that carried it (Ray's RayTaskError
+# prints the worker's frames with no "Traceback" header): the traceback goes on to the real cause.
+_REMOTE_FRAME = lazy_regex(_PREFIX + r'\s+File "[^"]*", line \d+')
 
 
 # Every signature holds one of these words: a log holding none has no crash (a fast first test).
@@ -213,7 +217,7 @@ def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
             exc_text, last = body.strip()[:300], i
             raised.append(exc_text)
             nxt = lines[i + 1].final if i + 1 < len(lines) else ""
-            if not _CHAINED.match(nxt):
+            if not (_CHAINED.match(nxt) or _REMOTE_FRAME.match(nxt)):
                 break
         else:
             break

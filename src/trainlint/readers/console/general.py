@@ -27,7 +27,7 @@ import msgspec
 
 from ...role_structure import parse
 from ...roles import role_of
-from .text import NUM, Capture, Line, distinct_segments, lazy_regex
+from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -149,6 +149,8 @@ def read_line(text: str) -> Record | None:
         split, _, last = key.rpartition("_")
         if split in _SPLIT_WORDS and last in _EPOCH_NAMES | _STEP_NAMES:  # "validate step: 50"
             key = last
+        if unread_lr(name, value):
+            continue
         v = float(value.replace(",", "")) if "," in value else float(value)
         if key in _EPOCH_NAMES | _STEP_NAMES | _INNER_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex
+from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
@@ -477,6 +477,8 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
         return plain
     out: dict[str, float] = {}
     for name, val, unit in _KV[mode].findall(text):
+        if unread_lr(name, val):
+            continue
         try:
             v = float(val.replace(",", "")) if "," in val else float(val)
         except ValueError:
@@ -500,6 +502,8 @@ def _plain_pairs(text: str, mode: str) -> dict[str, float] | None:
         name, eq, val = word.partition("=")
         if not (eq and val and name.isascii() and name.isidentifier() and _PLAIN_NUMBER.issuperset(val)):
             return None
+        if unread_lr(name, val):
+            continue
         try:
             v = float(val)
         except ValueError:

@@ -230,7 +230,9 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     _flush(cap, pending, step)
     if not cap.lines:
         return None
-    if main_total is not None:
+    if cap.meta.get("steps_are") == "epochs":  # the bars' and the plan's steps are not the dicts' epochs
+        cap.meta.pop("max_steps", None)
+    elif main_total is not None:
         cap.meta.setdefault("max_steps", int(main_total))
     return cap
 

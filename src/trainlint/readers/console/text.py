@@ -41,6 +41,19 @@ ANSI = lazy_regex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
 
 
+# A zero printed with two or more fixed decimals ("0.000"): a value below the printed precision
+# (Python's repr writes a true zero "0.0" or "0"; only a fixed format writes "0.000").
+_FIXED_ZERO = lazy_regex(r"^[+-]?0\.00+$")
+_LR_LAST = frozenset({"lr", "learning_rate", "learningrate", "learning-rate", "current_lr"})
+
+
+def unread_lr(name: str, value: str) -> bool:
+    """Whether the pair ``name: value`` is a learning rate printed as a fixed-decimal zero, which
+    says only that the LR is below the last printed digit: verl writes every value '{v:.3f}', so
+    ``actor/lr:0.000`` is an LR of 1e-6, not a zero one. Such a pair is left unread."""
+    return _FIXED_ZERO.match(value) is not None and re.split(r"[/.:|]+", name.strip().lower())[-1] in _LR_LAST
+
+
 class Line(msgspec.Struct):
     """One physical line: its 1-based number and its redraw segments (ANSI removed)."""
 
