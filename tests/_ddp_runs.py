@@ -108,6 +108,7 @@ def hf(out: Path, scenario: str) -> None:
 
 def lightning(out: Path, scenario: str, devices: int) -> None:
     import lightning as L
+    from _recovery_runs import lightning_cpu_trainer
 
     from trainlint.integrations.lightning import GuardCallback
 
@@ -129,15 +130,10 @@ def lightning(out: Path, scenario: str, devices: int) -> None:
     rows = torch.utils.data.TensorDataset(x, y)
     loader = torch.utils.data.DataLoader(rows, batch_size=GLOBAL_BATCH // devices, sampler=BatchShard())
     callback = GuardCallback(stop_on=None if scenario == "off" else "FAIL", recover=scenario == "recover")
-    trainer = L.Trainer(
-        max_steps=STEPS,
-        callbacks=[callback],
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        default_root_dir=str(out),
-        accelerator="cpu",
+    trainer = lightning_cpu_trainer(
+        out,
+        STEPS,
+        callback,
         devices=devices,
         strategy="ddp" if devices > 1 else "auto",
         num_sanity_val_steps=0,

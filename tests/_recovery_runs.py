@@ -108,9 +108,9 @@ def sgd_cpu_args(output_dir, **over):
     return transformers.TrainingArguments(**{**base, **over})
 
 
-def lightning_cpu_trainer(tmp_path, steps: int, callback):
+def lightning_cpu_trainer(tmp_path, steps: int, callback, **extra):
     """A Lightning Trainer for a tiny CPU run the tests replay: ``steps`` steps with ``callback``,
-    no logger, checkpoints, progress bar or model summary."""
+    no logger, checkpoints, progress bar or model summary (``extra``: more Trainer arguments)."""
     import lightning as L
 
     return L.Trainer(
@@ -122,4 +122,5 @@ def lightning_cpu_trainer(tmp_path, steps: int, callback):
         enable_model_summary=False,
         default_root_dir=str(tmp_path),
         accelerator="cpu",
+        **extra,
     )
