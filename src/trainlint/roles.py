@@ -166,6 +166,10 @@ def choose(
             if c is not None:
                 out[role] = c
                 taken.update(c.names)
+    for role, name in _BARE_SPLITS.items():  # after every loss-like name: a split's bare name
+        if role not in out and name in names:
+            out[role] = Choice(role, (name,), f"'{name}': a split's name alone, the only loss-like metric", 2)
+            taken.add(name)
     if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
         # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
         # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
@@ -178,6 +182,11 @@ def choose(
                 out[role] = c
                 taken.update(c.names)
     return out
+
+
+# Logs that name a stream by its split alone (build-nanogpt's "N train X" / "N val Y" lines): the
+# loss, taken only when no name says loss at all.
+_BARE_SPLITS = {"loss": "train", "eval_loss": "val"}
 
 
 def _sum_parts(name: str, names: list[str]) -> tuple[str, ...]:

@@ -150,6 +150,24 @@ def test_llmc(tmp_path):
     assert run.series["grad_norm"].values[0] == 1.2
 
 
+def test_build_nanogpt_log_file(tmp_path):
+    """build-nanogpt's log file, as AGNDM/build-nanogpt@76892e505c26317c5f3ad8961c7d9a07127c0f84
+    train_gpt2.py writes it (a fork of karpathy/build-nanogpt): line 399 f"{step} val {val:.4f}",
+    line 444 f"{step} hella {acc_norm:.4f}", line 518 f"{step} train {loss:.6f}". The stream's name
+    is the metric: "train" is the loss, "val" the eval loss (no name says loss)."""
+    lines = []
+    for s in range(60):
+        if s % 25 == 0:
+            lines += [f"{s} val {10.9 - 0.05 * s:.4f}", f"{s} hella {0.24 + 0.001 * s:.4f}"]
+        lines.append(f"{s} train {10.95 - 0.05 * s:.6f}")
+    run = _read(tmp_path, lines)
+    assert run.format == "console/build-nanogpt"
+    assert _series(run, "train") == (60, 0.0, 59.0, 10.95, pytest.approx(8.0))
+    assert _series(run, "val") == (3, 0.0, 50.0, 10.9, pytest.approx(8.4))
+    assert run.series["hella"].values[-1] == pytest.approx(0.29)
+    assert (run.roles["loss"], run.roles["eval_loss"]) == ("train", "val")
+
+
 def test_detectron2(tmp_path):
     """facebookresearch/detectron2@02b5c4e295e990042a714712c21dc79b731e8833 detectron2/utils/events.py:277-316
     (CommonMetricPrinter: ' {eta}iter: {iter}  {losses}  {non_losses}  {avg_time}{last_time}{avg_data_time}

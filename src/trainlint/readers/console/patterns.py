@@ -334,6 +334,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="took",
     ),
     LinePattern("llmc-val", "llm.c", _c(r"^val loss (?P<val_loss>NUM)\s*$"), needle="val loss", step_from="previous"),
+    # build-nanogpt's log file (train_gpt2.py writes f"{step} train {loss:.6f}", f"{step} val {val:.4f}",
+    # f"{step} hella {acc_norm:.4f}"): the stream's name is the metric's, one value a line
+    LinePattern(
+        "build-nanogpt",
+        "build-nanogpt",
+        _c(r"^(?P<step>\d+) (?P<kv>(?:train|val|hella) NUM)\s*$"),
+        needle=(" train ", " val ", " hella "),
+        kv=" ",
+    ),
     # Megatron-LM (and Megatron-DeepSpeed): " iteration      100/  500000 | ... | lm loss: 7.1E+00 | ..."
     LinePattern(
         "megatron-train",
