@@ -126,18 +126,19 @@ PINNED = {
         # NLP fine-tune wave (ids 990-1019), as first measured: the OpenNMT console's xent rose 0.02 to
         # 0.05 before its early stop (TL010 FAIL; it left when TL010 said NOTE for a rise under 1% of the
         # loss's fall). safety-binary-classifier-train-log-1013: TL060 WARN on evaluations that swing
-        # 0.11-0.27 between neighbours (adjudicated in tests/realworld/adjudication.toml).
+        # 0.11-0.27 between neighbours (adjudicated in tests/realworld/adjudication.toml); TL060 now weighs
+        # the rise against that noise (2.4x it) but the curve never comes back to its best: it stays.
         # The mixed wave (ids 1020-1037), after its reader changes: protac-diffusion-train-1036's first
-        # segment gets a TL060 WARN on a val loss that bounces around its plateau (adjudicated: false;
-        # TL060 does not weigh the rise against the eval loss's own noise). It was a TL010 FAIL before
-        # '[epoch 001]' was read as a counter (the two appended trainings were one series).
+        # segment gets a TL060 WARN on a val loss that bounces around its plateau (adjudicated: false).
+        # It was a TL010 FAIL before '[epoch 001]' was read as a counter (the two appended trainings
+        # were one series); it left when TL060 said NOTE for a rise within the eval loss's own noise
+        # on a curve back at its best late.
         # fishv4-darknet-log-train-1043 (second pass), read once darknet's lines were: a TL032 plateau at
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
         # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
         # curves whose process crashed (TL081), after its last step or in the job's next stage.
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
-            "protac-diffusion-train-1036",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",

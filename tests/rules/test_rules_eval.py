@@ -159,3 +159,76 @@ def test_tl065_stands_down_when_train_and_eval_sit_at_chance():
     # the same agreement at a level that is no chance level is still the leak it looks like
     f = one("TL065", _at_chance(0.55))
     assert f.evidence["median_relative_gap"] < 0.002
+
+
+# ---------------------------------------------------------------- TL060: a rise within the eval loss's own noise
+
+# The calibration part's protac-diffusion-train-1036, first segment: 100 epochs of a val loss that
+# bounces 0.10-0.17 around its plateau; back at its best at epoch 96, it ends at 0.1085.
+PROTAC_VAL = [0.4164, 0.3301, 0.3046, 0.2841, 0.2019, 0.2611, 0.2941, 0.2285, 0.1914, 0.2263]
+PROTAC_VAL += [0.2063, 0.234, 0.2393, 0.2539, 0.2373, 0.1725, 0.1926, 0.1636, 0.2295, 0.1852]
+PROTAC_VAL += [0.1898, 0.2151, 0.1594, 0.1663, 0.1661, 0.1594, 0.1579, 0.1357, 0.1387, 0.1435]
+PROTAC_VAL += [0.1945, 0.1558, 0.1584, 0.1565, 0.1643, 0.1972, 0.119, 0.1579, 0.1644, 0.1609]
+PROTAC_VAL += [0.1285, 0.1393, 0.1364, 0.1523, 0.1664, 0.1884, 0.1756, 0.1683, 0.1584, 0.1418]
+PROTAC_VAL += [0.15, 0.1761, 0.1548, 0.1405, 0.1421, 0.1203, 0.154, 0.1535, 0.1638, 0.128]
+PROTAC_VAL += [0.1628, 0.1647, 0.1206, 0.1301, 0.1564, 0.1522, 0.1077, 0.1425, 0.1581, 0.1015]
+PROTAC_VAL += [0.1458, 0.1307, 0.1494, 0.1211, 0.2132, 0.1286, 0.1383, 0.1392, 0.1471, 0.109]
+PROTAC_VAL += [0.1616, 0.1103, 0.1551, 0.1665, 0.1013, 0.1344, 0.1252, 0.1071, 0.1423, 0.1735]
+PROTAC_VAL += [0.1037, 0.1066, 0.1139, 0.1128, 0.1062, 0.1014, 0.1248, 0.113, 0.1237, 0.1085]
+
+# The calibration part's safety-binary-classifier-train-log-1013: 22 evaluations every 200 steps
+# that swing 0.11-0.27 between neighbours; the best (0.1131) is one low evaluation.
+SAFETY_VAL = [0.3097, 0.1506, 0.1806, 0.1201, 0.1495, 0.1469, 0.1344, 0.1468, 0.1369, 0.2691, 0.233]
+SAFETY_VAL += [0.1131, 0.1899, 0.1305, 0.1763, 0.1387, 0.173, 0.1267, 0.1434, 0.1661, 0.2589, 0.2325]
+
+
+def test_tl060_a_rise_within_a_plateau_s_bounce_is_a_note():
+    steps = np.arange(1, 101, dtype=float)
+    run = make_run(decay(100, start=0.6, end=0.15, noise=0.005), eval_loss=PROTAC_VAL, eval_steps=steps)
+    f = one("TL060", run)
+    assert f.severity.value == "NOTE" and f.evidence["best_eval"] == 0.1013 and f.evidence["best_step"] == 85
+    assert abs(f.evidence["ratio"] - 0.113 / 0.1013) < 1e-9
+    assert 0.018 < f.evidence["eval_noise"] < 0.021 and f.evidence["rise_over_noise"] < 1
+    assert "noise around a plateau" in f.message and "0.598" in f.message and "came back to 0.1014" in f.message
+
+
+def test_tl060_one_low_evaluation_the_curve_never_comes_back_to_still_warns():
+    # safety-binary-classifier-train-log-1013 (adjudicated: true but benign) is 2.4x its noise
+    # above its best, but never back within 5% of it: the shape of a real rise (the calibration
+    # part's 4cast2-training-log-441, broken, is the same), so it stays a WARN that gives its noise
+    steps = np.arange(200, 4401, 200, dtype=float)
+    run = make_run(decay(22, start=0.36, end=0.08, noise=0.003), steps=steps, eval_loss=SAFETY_VAL, eval_steps=steps)
+    f = one("TL060", run)
+    assert f.severity.value == "WARN" and f.evidence["best_step"] == 2400 and f.evidence["ratio"] > 2
+    assert 2 < f.evidence["rise_over_noise"] < 3 and abs(f.evidence["eval_noise"] - 0.0494) < 0.001
+
+
+def _noisy_climb(climb: float):
+    """30 evaluations: a fall to 0.5 by the 10th, then a steady climb of ``climb`` per evaluation,
+    with a swing of +-0.02 between neighbours; the train loss keeps falling."""
+    i = np.arange(30, dtype=float)
+    ev = np.where(i < 10, 0.5 + 0.5 * (1 - i / 10) ** 2, 0.5 + climb * (i - 10))
+    ev += 0.02 * np.where(i % 2 == 0, 1.0, -1.0)
+    steps = (i + 1) * 20
+    return make_run(decay(600, start=2, end=0.1, noise=0.01), eval_loss=ev, eval_steps=steps)
+
+
+def test_tl060_a_sustained_climb_through_the_same_swing_still_warns():
+    f = one("TL060", _noisy_climb(0.02))  # 0.485 at its best, 0.86 at the end: 20 evaluations of climb
+    assert f.severity.value == "WARN" and abs(f.evidence["best_eval"] - 0.485) < 1e-9 and f.evidence["best_step"] == 200
+    assert abs(f.evidence["end_eval"] - 0.86) < 1e-9 and 7 < f.evidence["rise_over_noise"] < 8.5
+    assert "noise" not in f.message
+
+
+def test_tl060_a_slow_climb_within_the_swing_still_warns():
+    # 0.004 per evaluation: the end is under 3x the noise above the best (0.484) and the curve is
+    # within 5% of its best just after it, but only in the first third of the stretch that follows
+    f = one("TL060", _noisy_climb(0.004))
+    assert f.severity.value == "WARN" and 1 < f.evidence["rise_over_noise"] < 2 and f.evidence["best_eval"] == 0.484
+
+
+def test_tl060_a_plateau_whose_later_evaluations_climb_is_no_bounce():
+    steps = np.arange(1, 101, dtype=float)
+    run = make_run(decay(100, start=0.6, end=0.15, noise=0.005), eval_loss=PROTAC_VAL, eval_steps=steps)
+    assert one("TL060", run).severity.value == "NOTE"  # its climb after the best: -0.95 standard errors
+    assert one("TL060", run, climb_z=-1.0).severity.value == "WARN"

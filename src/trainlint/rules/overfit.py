@@ -10,7 +10,7 @@ from ..model import RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import checkpoint_steps, share_of_fall, train_at
-from .stats import fmt, fstep, median
+from .stats import fmt, fstep, level_se, median, neighbour_noise
 
 
 @rule(
@@ -30,14 +30,25 @@ second-to-last evaluation, one higher last point is noise unless it rose by `sin
 A run that early stopping ended (the log says so) caught the rise itself: a NOTE. So is a rise
 that is immaterial on the scale the run moved on: under `immaterial` of the eval loss's fall
 from its first evaluation to its best (1e-6 to 3e-6 after a fall from 0.1 is a ratio of 3 of
-two numbers near 0, not a model getting worse). Try: keep that
-checkpoint (load_best_model_at_end), stop earlier, more data, more regularisation.""",
+two numbers near 0, not a model getting worse). So is a rise within the eval loss's own
+noise around a plateau: with `noise_points` evaluations or more, the noise is the robust spread
+of each evaluation's departure from the line through its neighbours (a steady fall or climb
+departs by nothing); a rise (end level - best) under `noise_rise` times it, on a curve that was
+back at its best (within half of `min_rise`) in the later half of the evaluations between the
+best and the end, with no climb across them (`climb_z` standard errors), is the lowest bounce of
+a plateau, not a sustained climb. Try: keep that checkpoint (load_best_model_at_end), stop
+earlier, more data, more regularisation.""",
     thresholds=[
         Threshold("min_rise", 1.1, "end eval level / best eval loss that counts as overfit"),
         Threshold("min_points", 4, "finite eval points needed to judge"),
         Threshold("tail", 3, "last evaluations whose median is the end level"),
         Threshold("single_rise", 1.5, "when only the last evaluation lies after the best, the rise it needs to count"),
         Threshold("immaterial", 0.01, "rise (end - best) under this share of the eval loss's fall: a NOTE"),
+        Threshold("noise_rise", 3.0, "rise (end - best) under this many times the eval loss's own noise: a NOTE"),
+        Threshold("noise_points", 8, "finite eval points needed to weigh the rise against their noise"),
+        Threshold(
+            "climb_z", 2.0, "climb across the evaluations after the best (standard errors) that is a sustained rise"
+        ),
     ],
 )
 def overfit(ctx: Context) -> Finding | None:
@@ -66,21 +77,18 @@ def overfit(ctx: Context) -> Finding | None:
             f"eval loss rose {fmt(ratio)}x but train loss did not fall "
             f"({fmt(tr[0])} to {fmt(tr[1])}): not overfitting (see divergence)"
         )
-    meta = RunMeta.of(ctx.subject)
-    ckpts = checkpoint_steps(meta)
-    near = min(ckpts, key=lambda c: abs(c - e.steps[best_i])) if ckpts else None
-    extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
-    stopped = meta.early_stopped_epoch
-    if stopped is not None:  # the loop saw the rise and stopped: handled, a record
-        extra += f"; early stopping ended the run (epoch {stopped}): the rise was caught"
+    near, stopped, extra = _checkpoint_words(RunMeta.of(ctx.subject), float(e.steps[best_i]))
     cost, why = _immaterial(ctx, e.values, end - best)
+    sigma, in_noise, noisy, bounce = _within_noise(ctx, e.values, end, best_i)
     return ctx.fire(
         f"overfitting: best eval loss {fmt(best)} at step {fstep(e.steps[best_i])}, ended at {fmt(end)} "
         f"({fmt(ratio)}x, threshold {fmt(ctx.t('min_rise'))}x) while train loss fell "
-        f"{fmt(tr[0])} to {fmt(tr[1])}{extra}{why}",
+        f"{fmt(tr[0])} to {fmt(tr[1])}{extra}{why}{noisy}",
         step=e.steps[best_i],
-        severity="NOTE" if stopped is not None or why else None,
+        severity="NOTE" if stopped is not None or why or bounce else None,
         rise_share_of_fall=cost,
+        eval_noise=sigma,
+        rise_over_noise=in_noise,
         best_step=e.steps[best_i],
         best_eval=best,
         end_eval=end,
@@ -93,6 +101,17 @@ def overfit(ctx: Context) -> Finding | None:
     )
 
 
+def _checkpoint_words(meta: RunMeta, best_step: float) -> tuple[float | None, int | float | None, str]:
+    """(the checkpoint nearest the best step, the early-stopped epoch, the words for both)."""
+    ckpts = checkpoint_steps(meta)
+    near = min(ckpts, key=lambda c: abs(c - best_step)) if ckpts else None
+    extra = f"; nearest checkpoint: step {fstep(near)}" if near is not None else ""
+    stopped = meta.early_stopped_epoch
+    if stopped is not None:  # the loop saw the rise and stopped: handled, a record
+        extra += f"; early stopping ended the run (epoch {stopped}): the rise was caught"
+    return near, stopped, extra
+
+
 def _immaterial(ctx: Context, evals: np.ndarray, rise: float) -> tuple[float | None, str]:
     """(the rise as a share of the eval loss's fall, the words that make it a NOTE where that
     share is under ``immaterial``: a ratio of two numbers near 0, not a model getting worse)."""
@@ -103,6 +122,46 @@ def _immaterial(ctx: Context, evals: np.ndarray, rise: float) -> tuple[float | N
         f"; the rise is {fmt(cost * 100)}% of the eval loss's fall from {fmt(float(evals[0]))} "
         f"(threshold {fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
     )
+
+
+def _within_noise(
+    ctx: Context, evals: np.ndarray, end: float, best_i: int
+) -> tuple[float | None, float | None, str, bool]:
+    """(the eval loss's evaluation-to-evaluation noise, the rise in units of it, the words, whether
+    the rise is a bounce around a plateau: under ``noise_rise`` of them, the curve back at its best
+    late (in the later half of the evaluations between the best and the last ``tail``), and no
+    climb across the evaluations after the best (``climb_z``); a NOTE). Nones under
+    ``noise_points`` evaluations."""
+    if len(evals) < ctx.t("noise_points"):
+        return None, None, "", False
+    best = float(evals[best_i])
+    sigma, rise = neighbour_noise(evals), end - best
+    times = rise / sigma if sigma > 0 else None
+    if times is None or times >= ctx.t("noise_rise"):
+        return sigma, times, "", False
+    band = best * (1 + (ctx.t("min_rise") - 1) / 2)
+    between = evals[best_i + 1 : len(evals) - int(ctx.t("tail"))]
+    back = np.flatnonzero(between <= band)
+    climb = _climb(evals[best_i + 1 :], sigma)
+    if len(back) == 0 or 2 * back[-1] < len(between) or climb is None or climb >= ctx.t("climb_z"):
+        return sigma, times, "", False
+    words = (
+        f"; the rise ({fmt(rise)}) is {fmt(times)}x the eval loss's own evaluation-to-evaluation "
+        f"noise ({fmt(sigma)}; threshold {fmt(ctx.t('noise_rise'))}x) and the curve came back to "
+        f"{fmt(float(between[back[-1]]))} after its best: noise around a plateau, not a sustained "
+        "climb (a NOTE)"
+    )
+    return sigma, times, words, True
+
+
+def _climb(after: np.ndarray, sigma: float) -> float | None:
+    """How far the later half of the evaluations after the best lies above the earlier half, in
+    standard errors of the difference of their medians; None under 4 evaluations."""
+    m = len(after) // 2
+    if m < 2:
+        return None
+    se = level_se(sigma, m) * np.sqrt(2.0)
+    return float((median(after[-m:]) - median(after[:m])) / se)
 
 
 def best_step_of(meta: RunMeta) -> tuple[float, str] | None:

@@ -175,6 +175,18 @@ def noise(values: np.ndarray) -> float:
     return float(1.4826 * median(np.abs(np.diff(values))) / np.sqrt(2.0))
 
 
+def neighbour_noise(values: np.ndarray) -> float:
+    """Robust evaluation-to-evaluation noise (sigma) of a short curve: the scaled MAD of each
+    interior point's departure from the line through its two neighbours. A straight or steadily
+    bending stretch departs by nothing (or by the same amount, which the MAD removes), so a
+    curve that falls and then climbs has no noise but at its turn; independent noise of sigma
+    departs by sigma * sqrt(1.5). 0.0 under 3 points."""
+    if len(values) < 3:
+        return 0.0
+    off = values[1:-1] - (values[:-2] + values[2:]) / 2.0
+    return float(mad(off) / np.sqrt(1.5))
+
+
 def level_se(sigma: float, k: int) -> float:
     """Standard error of the median of ``k`` points with noise ``sigma``."""
     se: float = 1.2533 * sigma / np.sqrt(max(k, 1))  # a numpy float, a float subclass
