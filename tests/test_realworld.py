@@ -161,6 +161,9 @@ PINNED = {
             # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
             "mandarin-wav2vec2-hydra-train-1026",
             "mcnet-pytorch-loss-log-1024",
+            # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
+            # build-nanogpt's log file was read (found from calibration logs of that format, after its
+            # shape was seen in this list's failure message: disclosed in the session note)
         },
         # Two logs joined when the general console reader (issue 29) first read them (unread or
         # read at 1 of 55 points before): peptide-autoencoder-train-608 takes the sum of its loss
@@ -291,7 +294,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 212, "right_loss": 243}, "test": {"read": 180, "right_loss": 208}}
+FLOORS = {"calibration": {"read": 222, "right_loss": 253}, "test": {"read": 186, "right_loss": 214}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -479,3 +479,23 @@ def test_a_bracketed_epoch_counter_is_a_counter_and_an_appended_run_restarts_it(
     assert run.meta["step_resets"] == [{"from": 10.0, "to": 1.0}]
     assert read_line("[Epoch 3] loss: 0.2").epoch == 3.0 and read_line("[step 12] loss=0.1").step == 12.0
     assert strip_frame("[INFO] [epoch 2] loss 0.3") == "[epoch 2] loss 0.3"
+
+
+def test_a_split_word_alone_after_the_counter_names_the_lines_split(tmp_path):
+    # issue 29 (found by the nlpft helper): "Epoch 3 Train, loss: 0.7" then "Epoch 3 Val, loss: 0.5" is a
+    # training stream and an evaluation stream, not one "loss" that takes the validation value of each epoch
+    lines = []
+    for e in range(1, 13):
+        lines.append(f"Epoch {e} Train, loss: {1.9 - 0.1 * e:.4f}, acc: {0.50 + 0.02 * e:.3f}")
+        lines.append(f"Epoch {e} Val, loss: {2.1 - 0.05 * e:.4f}, acc: {0.45 + 0.02 * e:.3f}")
+    run = _read(tmp_path, lines)
+    assert run.format == "console/general" and "loss" not in run.series
+    assert _series(run, "Train_loss") == (12, 1.0, 12.0, pytest.approx(1.8), pytest.approx(0.7))
+    assert _series(run, "Val_loss") == (12, 1.0, 12.0, pytest.approx(2.05), pytest.approx(1.5))
+    assert run.roles["loss"] == "Train_loss" and run.roles["eval_loss"] == "Val_loss"
+    assert read_line("Step 100 Validation - loss: 0.3, acc: 0.9").values == {
+        "Validation_loss": 0.3,
+        "Validation_acc": 0.9,
+    }
+    # a value right after the word is that split's own number; no word, no split
+    assert read_line("Epoch 3 train: 0.7, val: 0.8").split == "" and read_line("Epoch 3, loss: 0.5").split == ""

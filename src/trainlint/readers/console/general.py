@@ -81,6 +81,13 @@ _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
+# "Epoch 3 Val, loss: 0.5", "Step 100 Train - loss: 0.7": a split word alone after the leading counter
+# names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
+_COUNTED_SPLIT = lazy_regex(
+    r"^(?:epoch|ep|step|iter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*[,:|\-]?\s*"
+    r"([A-Za-z]+)\s*[,;:|\-]\s*(?=[A-Za-z])",
+    re.IGNORECASE,
+)
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
 _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
@@ -194,6 +201,8 @@ def _lead(body: str, rec: Record) -> str:
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
+    elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in _SPLIT_WORDS:
+        rec.split = "val" if counted[1].lower() == "validate" else counted[1]
     if " is " in body or " was " in body:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
     if "(" in body:
