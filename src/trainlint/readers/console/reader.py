@@ -3,10 +3,11 @@ output, CI logs): one reader that runs a set of recognisers over the text as a
 terminal would have shown it, keeps the one that read the most, and records
 crash signatures for the crash rule.
 
-Recognisers: the declarative one-line table in ``_console_patterns`` (PyTorch
+Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
-multi-line ones in ``_console_stateful`` (Keras, Lightning, Hugging Face Trainer,
-YOLO), the pix2pix family's ``loss_log.txt`` (``pix2pix``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
+pix2pix family's ``loss_log.txt`` (``pix2pix``), the general line reader as the fallback
+(``general``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
 """
 
 from __future__ import annotations
