@@ -154,6 +154,10 @@ def main(argv: list[str]) -> None:
             hf(folder, scenario)
         else:
             lightning(folder, scenario, devices)
+    dist = torch.distributed
+    if dist.is_initialized():  # left to interpreter exit, gloo's threads can abort rank 0 (SIGABRT)
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
