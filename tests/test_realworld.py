@@ -137,11 +137,16 @@ PINNED = {
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
         # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
         # curves whose process crashed (TL081), after its last step or in the job's next stage.
+        # Speech and audio wave (ids 1140-1154), once their losses were read: two GAN voice models'
+        # TL032 plateaus at a near-constant LR (so-vits-svc's and a Coqui VITS fine-tune's:
+        # adjudicated true but benign) and the Coqui log's TL080 (it stops at epoch 171 of 1000: keep).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
+            "catgpt-so-vits-svc-32k-train-1140",
+            "tts-vits-finetuned-coqui-trainer-log-1143",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -294,7 +299,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 222, "right_loss": 253}, "test": {"read": 186, "right_loss": 214}}
+FLOORS = {"calibration": {"read": 232, "right_loss": 263}, "test": {"read": 191, "right_loss": 219}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -184,3 +184,44 @@ def test_map_may_name_a_sum(tmp_path):
     assert run.roles["loss"] == "a+b" and run.get("loss").values[0] == pytest.approx(1.5)
     rep = doctor([path], Options(role_map={"loss": "a+b"})).reports[0]
     assert rep.unjudged is None
+
+
+def test_a_per_optimizer_total_equal_to_a_discriminator_term_is_left_out():
+    # Coqui TTS's VITS (tts-vits-finetuned-coqui-trainer-log-1143): the trainer names each
+    # optimizer's total loss_<idx>; loss_0 is the discriminator's (printed equal to loss_disc),
+    # loss_1 the generator's; grad_norm_<idx> and current_lr_<idx> follow the same index
+    run = Run("mem", "test")
+    disc = [3.0 - 0.01 * i for i in range(30)]
+    for name, values in (
+        ("loss_disc", disc),
+        ("loss_0", disc),
+        ("grad_norm_0", [0.5] * 30),
+        ("current_lr_0", [2e-4] * 30),
+        ("loss_mel", [19 - 0.1 * i for i in range(30)]),
+        ("loss_1", [27 - 0.1 * i for i in range(30)]),
+        ("grad_norm_1", [50.0] * 30),
+        ("current_lr_1", [2e-4] * 30),
+    ):
+        run.add(name, range(30), values)
+    apply_roles(run)
+    assert run.roles["loss"] == "loss_1" and "loss_0 left out" in run.meta["role_reasons"]["loss"]
+    assert run.roles["grad_norm"] == "grad_norm_1" and run.roles["learning_rate"] == "current_lr_1"
+    # whichever index the discriminator has (Coqui's GAN vocoders put the generator first)
+    first = Run("mem", "test")
+    for name, values in (("loss_disc", disc), ("loss_0", [v + 1 for v in disc]), ("loss_1", disc)):
+        first.add(name, range(30), values)
+    apply_roles(first)
+    assert first.roles["loss"] == "loss_0"
+    # per-optimizer totals that no discriminator term equals are summed as before
+    both = Run("mem", "test")
+    for name, values in (("loss_disc", disc), ("loss_0", [v + 1 for v in disc]), ("loss_1", [v + 2 for v in disc])):
+        both.add(name, range(30), values)
+    apply_roles(both)
+    assert both.roles["loss"] == "loss_0+loss_1"
+
+
+def test_the_generators_explicit_total_beats_its_adversarial_term():
+    # VITS train.py: loss_gen is the generator's adversarial term, loss_gen_all its objective
+    names = ["loss_disc", "loss_gen", "loss_fm", "loss_mel", "loss_kl", "loss_gen_all"]
+    assert choose(names)["loss"].names == ("loss_gen_all",)
+    assert choose(names[:-1])["loss"].names == ("loss_gen",)  # without the total: as before

@@ -250,6 +250,7 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
     model = [p for p in parts if not _discriminator(p)]
     if model and len(model) < len(parts):
         whole = [p for p in model if p.part in _GENERATOR]  # the generator's own total (Loss_G, Generator Loss)
+        whole.sort(key=lambda p: not p.explicit_total)  # loss_gen_all over VITS's adversarial term loss_gen
         parts = whole[:1] or model
     by_split: dict[str | None, list[Parsed]] = {}
     for p in parts:

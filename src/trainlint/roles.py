@@ -227,6 +227,8 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
     roles: dict[str, str] = {}
     reasons: dict[str, str] = {}
     for role, c in chosen.items():
+        if len(c.names) > 1 and c.rank > 0:
+            c = _without_discriminator(run, c)
         if len(c.names) > 1:
             made = _summed(run, c.names)
             if made is None:
@@ -236,6 +238,7 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
             roles[role] = c.names[0]
         if c.rank > 0 or len(c.names) > 1:
             reasons[role] = f"{roles[role]} ({c.reason})"
+    _same_optimizer(run, roles, reasons)
     run.roles = roles
     if reasons:
         run.meta["role_reasons"] = reasons
@@ -243,6 +246,56 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
             note = f"{role} = {reasons[role]}" if role in reasons else None
             if note and note not in run.notes:
                 run.notes.append(note)
+
+
+def _without_discriminator(run: Any, c: Choice) -> Choice:
+    """Per-optimizer totals (``loss_0``, ``loss_1``) less the one that is a GAN discriminator's:
+    its values are those of a discriminator term logged beside it (Coqui's VITS logs ``loss_0``
+    equal to ``loss_disc``, then ``loss_1`` the generator's total). Another network's objective
+    is never added into the model's loss."""
+    import numpy as np
+
+    from .role_structure import discriminator_part, parse
+
+    if not all(parse(n).part.isdigit() for n in c.names):
+        return c
+    discs = []
+    for n, s in run.series.items():
+        p = parse(n)
+        if n not in c.names and p.kind == "part" and discriminator_part(p.part):
+            discs.append(s)
+
+    def is_disc(s: Any) -> bool:
+        return any(
+            len(d) == len(s)
+            and np.array_equal(d.steps, s.steps)
+            and np.allclose(d.values, s.values, rtol=1e-9, atol=0.0, equal_nan=True)
+            for d in discs
+        )
+
+    keep = tuple(n for n in c.names if not is_disc(run.series[n]))
+    if not keep or len(keep) == len(c.names):
+        return c
+    dropped = ", ".join(n for n in c.names if n not in keep)
+    why = f"{dropped} left out: the discriminator's (its values are a discriminator term's)"
+    return Choice(c.role, keep, why if len(keep) == 1 else f"{c.reason}; {why}", c.rank)
+
+
+_OPTIMIZER = re.compile(r"_(\d+)$")
+
+
+def _same_optimizer(run: Any, roles: dict[str, str], reasons: dict[str, str]) -> None:
+    """When the loss is one optimizer's total (``loss_1``), its grad norm and LR are that
+    optimizer's too (``grad_norm_1``, ``current_lr_1``), not the first optimizer's."""
+    m = _OPTIMIZER.search(roles.get("loss", ""))
+    if m is None:
+        return
+    for role in ("grad_norm", "learning_rate"):
+        name = roles.get(role, "")
+        other = _OPTIMIZER.sub(f"_{m[1]}", name) if _OPTIMIZER.search(name) else name
+        if other != name and other in run.series:
+            roles[role] = other
+            reasons[role] = f"{other} (the optimizer of the loss {roles['loss']})"
 
 
 def _summed(run: Any, parts: tuple[str, ...]) -> str | None:

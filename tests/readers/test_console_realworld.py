@@ -201,9 +201,11 @@ def test_epoch_headers_without_values_stay_unrecognised(tmp_path):
         read_run(path)
 
 
-def test_coqui_gan_per_optimizer_losses_are_judged_as_their_sum(tmp_path):
+def test_coqui_gan_per_optimizer_losses_judge_the_generators(tmp_path):
     # the Coqui trainer's text log of a GAN recipe (VITS / HiFi-GAN): two optimizers, loss_0 the
-    # discriminator's and loss_1 the generator's, with their parts (loss_disc, loss_gen, loss_mel)
+    # discriminator's and loss_1 the generator's, with their parts (loss_disc, loss_gen, loss_mel);
+    # loss_0 is printed equal to loss_disc: another network's objective, not added into the loss
+    # (tts-vits-finetuned-coqui-trainer-log-1143 was judged on loss_0+loss_1)
     lines = [" > EPOCH: 0/10"]
     for g in range(1, 41):
         lines += [
@@ -217,9 +219,9 @@ def test_coqui_gan_per_optimizer_losses_are_judged_as_their_sum(tmp_path):
     path = tmp_path / "trainer_0_log.txt"
     path.write_text("\n".join(lines) + "\n")
     run = read_run(path)
-    assert run.roles["loss"] == "loss_0+loss_1"
-    assert run.get("loss").values[0] == pytest.approx(2.6 - 0.001 + 2.2 + 0.002 + 45 * _dec(1), abs=1e-4)
-    assert "per-optimizer" in run.meta["role_reasons"]["loss"]
+    assert run.roles["loss"] == "loss_1"
+    assert run.get("loss").values[0] == pytest.approx(2.2 + 0.002 + 45 * _dec(1), abs=1e-4)
+    assert "loss_0 left out: the discriminator's" in run.meta["role_reasons"]["loss"]
 
 
 def test_keras_2_0_published_log_is_read_per_fit():

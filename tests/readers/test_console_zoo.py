@@ -10,6 +10,7 @@ from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
+from trainlint.readers import ReadError
 
 
 def _loss(e, i):
@@ -1581,3 +1582,52 @@ def test_darknet_detector_training(tmp_path):
     assert run.format == "console/darknet" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (41, 1.0, 41.0, 364.0, 8.0)
     assert run.series["avg_loss"].values[-1] == 9.5 and run.roles["learning_rate"] == "learning_rate"
+
+
+def vits_train_log(sovits4: bool = False):
+    """jaywalnut310/vits@1f75b3b6d1375718b91142168459d6e1641a0b88 train.py (train_and_evaluate):
+    every log_interval steps logger.info('Train Epoch: {} [{:.0f}%]'.format(epoch, ...)) and then
+    logger.info([x.item() for x in losses] + [global_step, lr]) with losses = [loss_disc, loss_gen,
+    loss_fm, loss_mel, loss_dur, loss_kl] (loss_gen_all = the last five summed), '====> Epoch: {}' per
+    epoch; utils.get_logger's format '%(asctime)s\\t%(name)s\\t%(levelname)s\\t%(message)s' into
+    <model_dir>/train.log. so-vits-svc 4.x's train.py logs f"Losses: {[x.item() for x in losses]},
+    step: {global_step}, lr: {lr}, reference_loss: {reference_loss}" with five losses (no loss_dur)."""
+    out = ["2022-06-07 13:16:08,943\tljs_base\tINFO\t{'train': {'log_interval': 200, 'epochs': 20000}}"]
+    for k in range(12):
+        epoch, step = 1 + k // 4, 200 * k
+        out.append(f"2022-06-07 13:16:35,612\tljs_base\tINFO\tTrain Epoch: {epoch} [{25 * (k % 4)}%]")
+        mel = 40.0 - 2 * k
+        if sovits4:
+            terms = [2.5, 2.0, 10.0, mel, 1.0]
+            out.append(
+                f"2022-06-07 13:16:35,613\t44k\tINFO\tLosses: {terms}, step: {step}, lr: 0.0002, reference_loss: {sum(terms)}"
+            )
+        else:
+            out.append(f"2022-06-07 13:16:35,613\tljs_base\tINFO\t{[2.5, 2.0, 10.0, mel, 1.5, 1.0, step, 0.0002]}")
+        if k % 4 == 3:
+            out.append(f"2022-06-07 13:18:22,025\tljs_base\tINFO\t====> Epoch: {epoch}")
+    return out
+
+
+def test_vits_train_log(tmp_path):
+    run = _read(tmp_path, vits_train_log())
+    assert run.format == "console/vits-train-log" and run.roles["loss"] == "loss_gen_all"
+    assert _series(run, "loss_mel") == (12, 0.0, 2200.0, 40.0, 18.0)
+    assert _series(run, "loss_gen_all") == (12, 0.0, 2200.0, 54.5, 32.5)  # all but the discriminator's
+    assert _series(run, "loss_dur")[3:] == (1.5, 1.5) and _series(run, "epoch")[3:] == (1.0, 3.0)
+    assert run.roles["learning_rate"] == "learning_rate" and run.series["loss_disc"].values[-1] == 2.5
+
+
+def test_so_vits_svc_4_losses_line(tmp_path):
+    run = _read(tmp_path, vits_train_log(sovits4=True))
+    assert run.format == "console/vits-train-log" and run.roles["loss"] == "loss_gen_all"
+    assert _series(run, "loss_gen_all") == (12, 0.0, 2200.0, 53.0, 31.0) and "loss_dur" not in run.series
+
+
+def test_vits_lists_of_another_length_or_without_a_header_are_not_guessed(tmp_path):
+    lines = [ln for ln in vits_train_log() if "Train Epoch" not in ln]  # bare number lists
+    with pytest.raises(ReadError):
+        _read(tmp_path, lines)
+    odd = [ln.replace("[2.5, 2.0, ", "[") for ln in vits_train_log()]  # four losses: no known train.py
+    with pytest.raises(ReadError):
+        _read(tmp_path, odd)

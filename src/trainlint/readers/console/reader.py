@@ -6,8 +6,8 @@ crash signatures for the crash rule.
 Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
-pix2pix family's ``loss_log.txt`` (``pix2pix``), the general line reader as the fallback
-(``general``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists
+(``vits``), the general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .stateful import RECOGNISERS
 from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
+from .vits import RECOGNISERS as VITS_RECOGNISERS
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
@@ -106,7 +107,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS):
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS):
         found = fn(lines) if needle in text else None
         if found is not None:
             caps.append(found)
