@@ -202,8 +202,12 @@ def _table_like(text: str) -> bool:
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if first.startswith("{") or first == "[" or first.startswith(("[{", "[[", '["')):
         return True  # (a "[2024-01-01 10:00:00 INFO] ..." frame is a console line)
-    fields = re.split(r"[,\t;]", first)
-    return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
+    fields = [f.strip().strip('"') for f in re.split(r"[,\t;]", first)]
+    # a header names columns: an argparse ``Namespace(lr=0.1, ...)`` dump is no header
+    return len(fields) >= 2 and all(f and _HEADER_FIELD.fullmatch(f) for f in fields)
+
+
+_HEADER_FIELD = lazy_regex(r"[^\s=()\[\]{}']+")
 
 
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
