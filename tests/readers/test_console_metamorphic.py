@@ -22,6 +22,8 @@ import pytest
 import test_console_general
 import test_console_zoo
 
+from trainlint.readers.console.frames import unframe_text
+
 FULL = os.environ.get("TRAINLINT_METAMORPHIC_FULL") == "1"
 EVERY = 1 if FULL else 4  # a console framing takes every 4th zoo source (a file framing every 3rd)
 CAL_SAMPLE = 1 if FULL else 3  # every 3rd calibration console log (sorted ids) is a source
@@ -32,17 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("logging_basic", "zoo.lightning_rich_progress_bar"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_basic", "zoo.notebook_table_of_a_grpo_run_saved_as_text"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_named", "zoo.swin_train_and_test_lines"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_named", "zoo.yolov5"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_named", "calibration.nice-train-gaussian-uncstrnd-903"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_hf_explicit", "zoo.build_nanogpt_log_file"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("logging_hf_explicit", "zoo.yolov8"): "a logging record prefix hides the line from the recogniser that anchors at its start",
-    ("loguru", "zoo.megatron_lm"): "a loguru record prefix hides the line from the recogniser that anchors at its start",
-    ("loguru", "zoo.fastai_console_table"): "a loguru record prefix hides the line from the recogniser that anchors at its start",
-    ("loguru", "calibration.csta-train-907"): "a loguru record prefix hides the line from the recogniser that anchors at its start",
-    ("loguru", "calibration.nice-train-gaussian-uncstrnd-903"): "a loguru record prefix hides the line from the recogniser that anchors at its start",
     ("tqdm_before", "zoo.grpo_dicts_without_a_bar_whose_epoch_repeats"): "reads differently: not yet looked into",
     ("tqdm_before", "calibration.eso-llava-sft-940"): "reads differently: not yet looked into",
     ("tqdm_same_line", "zoo.yolov5"): "reads differently: not yet looked into",
@@ -159,3 +150,27 @@ def test_a_log_that_opens_with_an_argparse_namespace_is_read(tmp_path):
     read = M.read_loss(path)
     assert read is not None and read.loss == "train_loss"
     assert (len(read.values), read.values[0], read.values[-1]) == (20, 2.0, 1.05)
+
+
+@pytest.mark.parametrize(
+    ("line", "bare"),
+    [
+        ("2024-05-01 12:00:01,234 - INFO - Epoch 3: loss 0.5", "Epoch 3: loss 0.5"),
+        ("2024-05-01 12:00:01,234 - INFO - __main__ - step 1 loss=2", "step 1 loss=2"),
+        ("[INFO|trainer.py:2046] 2024-05-01 12:00:01,234 >> {'loss': 0.5}", "{'loss': 0.5}"),
+        ("2024-05-01 12:00:01.234 | INFO     | __main__:train:88 - step 1 loss=2", "step 1 loss=2"),
+        ("[rank0]: 2024-05-01 12:00:01,234 - INFO - step 1", "step 1"),
+        ("INFO:root:Epoch 1 loss 0.3", "Epoch 1 loss 0.3"),
+        ("2024/01/01 10:00:00 - mmengine - INFO - Epoch(train) [1][10/100]", "Epoch(train) [1][10/100]"),
+        ("[titan] 2025-01-01 10:00:00,000 - root - INFO - step: 1 loss: 2", "step: 1 loss: 2"),
+        ("[2023-03-01 10:00:00 swin_tiny](main.py 222): INFO Train: [0/300][0/500]", "Train: [0/300][0/500]"),
+        # a line's own words are never a logger name; a prefix without a level is left to the readers
+        ("INFO - train_loss: 0.5", "train_loss: 0.5"),
+        ("INFO - train - loss: 1", "train - loss: 1"),
+        ("Epoch 1 - loss 0.3", "Epoch 1 - loss 0.3"),
+        ("12:00:01 loss 0.5", "12:00:01 loss 0.5"),
+        ("2021-03-01 10:01:40 | INFO | train_inner | {'epoch': 1}", "train_inner | {'epoch': 1}"),
+    ],
+)
+def test_record_prefixes_are_removed_in_one_place(line, bare):
+    assert unframe_text(line) == bare

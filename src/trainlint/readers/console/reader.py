@@ -8,6 +8,8 @@ examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
 pix2pix family's ``loss_log.txt`` (``pix2pix``), the general line reader as the fallback
 (``general``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+Every recogniser reads the lines as the script printed them: ``frames`` removes torchrun's rank
+prefixes and logging record prefixes first.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ...options import ReadOptions
 from ...safeio import UTF16_BOMS, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
+from .frames import unframe
 from .general import general
 from .handwritten import MORE_PATTERNS, loss_name, number_lines
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
@@ -163,24 +166,6 @@ def _loss_points(cap: Capture) -> int:
     return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
-_RANK = lazy_regex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
-
-
-def _rank_zero(lines: list[Line]) -> list[Line]:
-    """Progress as rank 0 printed it: torchrun's ``[rankN]:`` / ``[default N]:`` prefixes are
-    removed and other ranks' lines (the same steps again) left out. Crashes use every line."""
-    if not any(_RANK.match(line.segments[0]) for line in lines[:2000]):
-        return lines
-    out = []
-    for line in lines:
-        m = _RANK.match(line.segments[0])
-        if m is None:
-            out.append(line)
-        elif m[1] == "0":
-            out.append(Line(line.no, [_RANK.sub("", seg, count=1) for seg in line.segments]))
-    return out
-
-
 def _utf16_to_utf8(data: bytes) -> bytes:
     """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
     if data.startswith(UTF16_BOMS):
@@ -194,7 +179,7 @@ def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) 
         return True
     if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
         return True
-    return bool(recognise(split_lines(text), text, patterns))
+    return bool(recognise(unframe(split_lines(text)), text, patterns))
 
 
 def _table_like(text: str) -> bool:
@@ -250,7 +235,7 @@ class ConsoleReader:
         holds = Needles(text)
         name = loss_name(path.stem)
         bare = number_lines(lines, name) if name else None
-        caps = [bare] if bare else recognise(_rank_zero(lines), holds, options.patterns if options else ())
+        caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
         events = find_crashes(lines, last_progress, holds)
