@@ -260,8 +260,13 @@ def _bar(k: int, total: int) -> str:
 
 
 def _progress_lines(text: str) -> set[int]:
-    """The lines that carry a number after a letter: where a script prints its progress."""
-    return {i for i, ln in enumerate(text.split("\n")) if re.search(r"[A-Za-z].*\d", ln) and "\r" not in ln}
+    """The lines that carry a number after a letter: where a script prints its progress (a line
+    that is itself a bar's render is drawn by the bar, never printed after another)."""
+    return {
+        i
+        for i, ln in enumerate(text.split("\n"))
+        if re.search(r"[A-Za-z].*\d", ln) and "\r" not in ln and "%|" not in ln and "━" not in ln
+    }
 
 
 def tqdm_before(text: str, name: str) -> tuple[bytes, str]:

@@ -34,9 +34,7 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("tqdm_same_line", "zoo.yolov5"): "reads differently: not yet looked into",
     ("tqdm_same_line", "zoo.trainer_dicts_behind_a_logging_frame"): "reads differently: not yet looked into",
-    ("tqdm_same_line", "general.a_tqdm_postfix_string_of_name_and_value"): "reads differently: not yet looked into",
     ("gzip", "calibration.llama-sft-train-log-928"): "reads differently: not yet looked into",
     ("appended", "calibration.safety-binary-classifier-train-log-1013"): "reads differently: not yet looked into",
 }
