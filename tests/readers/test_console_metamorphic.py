@@ -34,7 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("tqdm_same_line", "zoo.trainer_dicts_behind_a_logging_frame"): "reads differently: not yet looked into",
     ("gzip", "calibration.llama-sft-train-log-928"): "reads differently: not yet looked into",
     ("appended", "calibration.safety-binary-classifier-train-log-1013"): "reads differently: not yet looked into",
 }
@@ -160,6 +159,11 @@ def test_a_log_that_opens_with_an_argparse_namespace_is_read(tmp_path):
         ("2024/01/01 10:00:00 - mmengine - INFO - Epoch(train) [1][10/100]", "Epoch(train) [1][10/100]"),
         ("[titan] 2025-01-01 10:00:00,000 - root - INFO - step: 1 loss: 2", "step: 1 loss: 2"),
         ("[2023-03-01 10:00:00 swin_tiny](main.py 222): INFO Train: [0/300][0/500]", "Train: [0/300][0/500]"),
+        # a record printed right after a tqdm render, no newline between: the render stays
+        (
+            " 37%|███▋      | 37/100 [00:37<01:03,  3.21it/s]2024-05-01 12:00:01,234 - INFO - {'loss': 0.5}",
+            " 37%|███▋      | 37/100 [00:37<01:03,  3.21it/s]{'loss': 0.5}",
+        ),
         # a line's own words are never a logger name; a prefix without a level is left to the readers
         ("INFO - train_loss: 0.5", "train_loss: 0.5"),
         ("INFO - train - loss: 1", "train - loss: 1"),

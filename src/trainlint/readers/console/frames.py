@@ -47,6 +47,10 @@ _TOKEN = lazy_regex(
 _SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s+")
 
 
+# A tqdm render left on the line without a newline, something printed right after it.
+_BAR_THEN_TEXT = lazy_regex(r"^[^|\r\n]{0,80}?\d{1,3}%\|[^|]{0,200}\|\s*\d+/\d+\s*\[[^\]]{0,200}\](?=\s*\S)")
+
+
 def record_prefix(text: str) -> int:
     """How many leading characters of ``text`` are a logging record's prefix (0: none): tokens
     up to the last separator, where one of them is a level."""
@@ -66,7 +70,10 @@ def record_prefix(text: str) -> int:
 
 
 def unframe_text(seg: str) -> str:
-    """One redraw segment without its rank and record prefixes."""
+    """One redraw segment without its rank and record prefixes; a logging record printed right
+    after a tqdm render (no newline between them) loses its prefix and stays after the render."""
+    if "%|" in seg and (bar := _BAR_THEN_TEXT.match(seg)) is not None:
+        return seg[: bar.end()] + unframe_text(seg[bar.end() :])
     for _ in range(3):
         before = seg
         rank = _RANK.match(seg)
