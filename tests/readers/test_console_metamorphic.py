@@ -34,7 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("gzip", "calibration.llama-sft-train-log-928"): "reads differently: not yet looked into",
     ("appended", "calibration.safety-binary-classifier-train-log-1013"): "reads differently: not yet looked into",
 }
 # fmt: on

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...model import Run
 from ...options import ReadOptions
-from ...safeio import UTF16_BOMS, open_regular
+from ...safeio import GZIP_MAGIC, UTF16_BOMS, gunzip, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
@@ -195,6 +195,15 @@ def _table_like(text: str) -> bool:
 _HEADER_FIELD = lazy_regex(r"[^\s=()\[\]{}']+")
 
 
+def _read_more(path: Path) -> bytes:
+    """The first _SNIFF_MORE bytes of the log, inflated where it is gzip-compressed (a ``.gz`` log
+    is sniffed under its name without ``.gz``)."""
+    real = path if path.is_file() else path.with_name(path.name + ".gz")
+    with open_regular(real) as fh:
+        data = fh.read(_SNIFF_MORE)
+    return gunzip(real, head=_SNIFF_MORE)[0] if data.startswith(GZIP_MAGIC) else data
+
+
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
 @reader("console", priority=44)
 class ConsoleReader:
@@ -215,9 +224,8 @@ class ConsoleReader:
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
-                with open_regular(path) as fh:
-                    more = _utf16_to_utf8(fh.read(_SNIFF_MORE))
-            except OSError:
+                more = _utf16_to_utf8(_read_more(path))
+            except (OSError, ValueError):
                 return False
             return not looks_binary(more) and _progress_or_crash(more, patterns)
         return False
