@@ -34,7 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("appended", "calibration.safety-binary-classifier-train-log-1013"): "reads differently: not yet looked into",
 }
 # fmt: on
 
@@ -187,3 +186,28 @@ def test_trainer_dicts_after_another_loops_bar_keep_their_order(tmp_path):
     read = M.read_loss(path)
     assert read is not None and read.loss == "loss"
     assert (len(read.values), read.values[0], read.values[-1]) == (40, 1.98, 1.2)
+
+
+def _step_run() -> list[str]:
+    # python logging whose messages start with a newline (a calibration log's shape): a step line
+    # every 200 steps, an epoch_end summary per epoch, a best value at the end
+    out = ["2026-03-03 02:10:46,423 | Starting training"]
+    for e in range(1, 4):
+        for k in range(1, 8):
+            s = (e - 1) * 1400 + 200 * k
+            out += [
+                "2026-03-03 02:13:09,433 | ",
+                f"epoch={e} step={s} train_loss={0.4 - s / 20000:.4f} val_loss=0.1500",
+            ]
+        out += ["2026-03-03 02:30:00,000 | ", f"epoch_end={e} train_loss={0.3 - e / 100:.4f} val_loss=0.1544"]
+    return out + ["2026-03-03 03:00:00,000 | ", "done. best_val_loss=0.1131"]
+
+
+def test_a_run_appended_after_a_restart_keeps_the_reader_that_read_one_run(tmp_path):
+    one, two = tmp_path / "one" / "train.log", tmp_path / "two" / "train.log"
+    for path, lines in ((one, _step_run()), (two, _step_run() + M.RESTART + _step_run())):
+        path.parent.mkdir()
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first, both = M.read_loss(one), M.read_loss(two)
+    assert first is not None and both is not None and first.loss == both.loss == "train_loss"
+    assert len(first.values) == 21 and both.values == first.values + first.values

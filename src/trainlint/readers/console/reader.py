@@ -137,14 +137,17 @@ def _better(general: Capture, generic: Capture) -> bool:
     if mine < theirs:
         return False
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
-    if _falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic):
+    # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
+    if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
 
 
 def _loss_names(cap: Capture) -> int:
-    return sum(1 for name in cap.cols if "loss" in name.lower())
+    """The loss series a capture read (a value printed once or twice, ``best_val_loss=0.11`` at
+    the end, is a summary, not a series)."""
+    return sum(1 for name, (steps, _) in cap.cols.items() if "loss" in name.lower() and len(steps) >= 3)
 
 
 def _names(cap: Capture) -> int:
