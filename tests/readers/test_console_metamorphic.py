@@ -34,6 +34,26 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
+    ("tqdm_same_line", "zoo.build_nanogpt_log_file"):
+        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
+    ("tqdm_same_line", "zoo.megatron_lm"):
+        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
+    ("tqdm_same_line", "zoo.ms_swift_dicts_carry_their_step"):
+        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
+    ("tqdm_same_line", "general.500_lines_of_preamble_before_the_first_progress_line"):
+        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
+    ("interleaved", "general.500_lines_of_preamble_before_the_first_progress_line"):
+        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
+    ("appended", "general.500_lines_of_preamble_before_the_first_progress_line"):
+        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
+    ("interleaved", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
+        "unrelated lines inside a notebook's step table end it: the rows after them are not read",
+    ("appended", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
+        "the step table reader keeps the first run's rows only: the second run repeats the steps",
+    ("appended", "zoo.notebook_table_with_evaluation_as_markdown"):
+        "the step table reader keeps the first run's rows only: the second run repeats the steps",
+    ("appended", "calibration.assignment5-alignment-rl-974"):
+        "the restart banner's 'run 2 of 2' is read as a counter header: 17 records after it merge with the next line's values and are taken as evaluations",
 }
 # fmt: on
 
