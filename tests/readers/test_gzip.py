@@ -74,3 +74,19 @@ def test_gunzip_head_stops_early(tmp_path, n):
     p = tmp_path / "x.gz"
     p.write_bytes(gzip.compress(b"a" * (3 << 20)))
     assert safeio.gunzip(p, head=100 + n) == (b"a" * (100 + n), "")
+
+
+def test_a_gzipped_console_txt_with_a_long_banner_is_sniffed_past_its_head(tmp_path):
+    # the console sniffer reads past the head of a long .txt banner: inflated, for a .gz
+    banner = [f"2024-05-01 12:00:00,000 - INFO - loading shard {i:05d} of the training set" for i in range(1200)]
+    steps = [f"epoch=1 step={s} train_loss={2.0 - 0.01 * s:.4f}" for s in range(1, 31)]
+    text = ("\n".join(banner + steps) + "\n").encode()
+    assert len(text) > 65536
+    (tmp_path / "train_log.txt").write_bytes(text)
+    (tmp_path / "gz").mkdir()
+    gz = tmp_path / "gz" / "train_log.txt.gz"
+    gz.write_bytes(gzip.compress(text))
+    for path in (tmp_path / "train_log.txt", gz):
+        run = read_run(path)
+        s = run.series["train_loss"]
+        assert (len(s), s.values[0], s.values[-1]) == (30, 1.99, 1.7)

@@ -99,7 +99,9 @@ def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> R
     log is sniffed by its inflated head and its name without ``.gz``."""
     if head.startswith(GZIP_MAGIC):
         try:
-            head, _ = gunzip(path, head=len(head) or HEAD_BYTES)  # a damaged stream: what came before
+            head, _ = gunzip(
+                path, head=max(len(head), HEAD_BYTES)
+            )  # as long as a plain head; a damaged stream: what came before
         except (OSError, ValueError):
             return None
         path = path.with_suffix("") if path.suffix.lower() == ".gz" else path

@@ -281,7 +281,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         "fairseq-json",
         "fairseq",
-        _c(r"\| (?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),
+        _c(r"(?:^|\| )(?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),  # its logger name, framed or not
         needle="| {",
         derive=_fairseq_json,
         step_from="kv:num_updates",

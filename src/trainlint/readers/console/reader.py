@@ -6,8 +6,10 @@ crash signatures for the crash rule.
 Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
-pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists
-(``vits``), the general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives (``ReadOptions.patterns``).
+pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
+general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
+(``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
+``frames`` removes torchrun's rank prefixes and logging record prefixes first.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 
 from ...model import Run
 from ...options import ReadOptions
-from ...safeio import UTF16_BOMS, open_regular
+from ...safeio import GZIP_MAGIC, UTF16_BOMS, gunzip, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
+from .frames import unframe
 from .general import general
 from .handwritten import MORE_PATTERNS, loss_name, number_lines
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
@@ -135,14 +138,17 @@ def _better(general: Capture, generic: Capture) -> bool:
     if mine < theirs:
         return False
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
-    if _falls(general) < _falls(generic) or _loss_names(general) > _loss_names(generic):
+    # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
+    if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
 
 
 def _loss_names(cap: Capture) -> int:
-    return sum(1 for name in cap.cols if "loss" in name.lower())
+    """The loss series a capture read (a value printed once or twice, ``best_val_loss=0.11`` at
+    the end, is a summary, not a series)."""
+    return sum(1 for name, (steps, _) in cap.cols.items() if "loss" in name.lower() and len(steps) >= 3)
 
 
 def _names(cap: Capture) -> int:
@@ -164,24 +170,6 @@ def _loss_points(cap: Capture) -> int:
     return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
-_RANK = lazy_regex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
-
-
-def _rank_zero(lines: list[Line]) -> list[Line]:
-    """Progress as rank 0 printed it: torchrun's ``[rankN]:`` / ``[default N]:`` prefixes are
-    removed and other ranks' lines (the same steps again) left out. Crashes use every line."""
-    if not any(_RANK.match(line.segments[0]) for line in lines[:2000]):
-        return lines
-    out = []
-    for line in lines:
-        m = _RANK.match(line.segments[0])
-        if m is None:
-            out.append(line)
-        elif m[1] == "0":
-            out.append(Line(line.no, [_RANK.sub("", seg, count=1) for seg in line.segments]))
-    return out
-
-
 def _utf16_to_utf8(data: bytes) -> bytes:
     """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
     if data.startswith(UTF16_BOMS):
@@ -195,7 +183,7 @@ def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) 
         return True
     if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
         return True
-    return bool(recognise(split_lines(text), text, patterns))
+    return bool(recognise(unframe(split_lines(text)), text, patterns))
 
 
 def _table_like(text: str) -> bool:
@@ -203,8 +191,21 @@ def _table_like(text: str) -> bool:
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if first.startswith("{") or first == "[" or first.startswith(("[{", "[[", '["')):
         return True  # (a "[2024-01-01 10:00:00 INFO] ..." frame is a console line)
-    fields = re.split(r"[,\t;]", first)
-    return len(fields) >= 2 and all(f.strip() and " " not in f.strip() for f in fields)
+    fields = [f.strip().strip('"') for f in re.split(r"[,\t;]", first)]
+    # a header names columns: an argparse ``Namespace(lr=0.1, ...)`` dump is no header
+    return len(fields) >= 2 and all(f and _HEADER_FIELD.fullmatch(f) for f in fields)
+
+
+_HEADER_FIELD = lazy_regex(r"[^\s=()\[\]{}']+")
+
+
+def _read_more(path: Path) -> bytes:
+    """The first _SNIFF_MORE bytes of the log, inflated where it is gzip-compressed (a ``.gz`` log
+    is sniffed under its name without ``.gz``)."""
+    real = path if path.is_file() else path.with_name(path.name + ".gz")
+    with open_regular(real) as fh:
+        data = fh.read(_SNIFF_MORE)
+    return gunzip(real, head=_SNIFF_MORE)[0] if data.startswith(GZIP_MAGIC) else data
 
 
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
@@ -227,9 +228,8 @@ class ConsoleReader:
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
-                with open_regular(path) as fh:
-                    more = _utf16_to_utf8(fh.read(_SNIFF_MORE))
-            except OSError:
+                more = _utf16_to_utf8(_read_more(path))
+            except (OSError, ValueError):
                 return False
             return not looks_binary(more) and _progress_or_crash(more, patterns)
         return False
@@ -247,7 +247,7 @@ class ConsoleReader:
         holds = Needles(text)
         name = loss_name(path.stem)
         bare = number_lines(lines, name) if name else None
-        caps = [bare] if bare else recognise(_rank_zero(lines), holds, options.patterns if options else ())
+        caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0
         events = find_crashes(lines, last_progress, holds)

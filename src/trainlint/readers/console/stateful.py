@@ -194,7 +194,13 @@ def hf_trainer(lines: list[Line]) -> Capture | None:
     the bars tell no step apart (stdout buffered while the bars went to stderr: a block of dicts
     printed after all the bars), the dicts' own ``epoch`` places them, as without a bar."""
     cap = _hf_pass(lines, bars=True)
-    if cap is not None and cap.meta.pop("stacked", 0) > 2:
+    if cap is None:
+        return None
+    stacked, repeats = cap.meta.pop("stacked", 0), cap.meta.pop("repeats", 0)
+    cap.meta.pop("last_at", None)
+    # dicts stacked at one bar step, or most of them at a step no later than the dict before (a bar
+    # that counts another loop: a data loader's, an evaluation's): the bars do not place them
+    if stacked > 2 or (repeats > 2 and repeats >= len(cap.cols.get("loss", ((), ()))[0])):
         return _hf_pass(lines, bars=False)
     return cap
 
@@ -261,6 +267,9 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
     if step is not None:  # training dicts placed at one bar step: the most seen
         stacked = sum(1 for _, rec in pending if "loss" in rec)
         cap.meta["stacked"] = max(cap.meta.get("stacked", 0), stacked)
+        if stacked and step <= cap.meta.get("last_at", -1.0):  # at a step no later than the last dict's
+            cap.meta["repeats"] = cap.meta.get("repeats", 0) + 1
+        cap.meta["last_at"] = step if stacked else cap.meta.get("last_at", -1.0)
     by_order = step is None and not _epochs_tell_apart(pending)
     count = 0
     for line_no, rec in pending:

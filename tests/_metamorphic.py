@@ -1,0 +1,414 @@
+"""The console readers' metamorphic harness (issue 29): the same training lines, framed the way
+real consoles frame them, must read the same. Sources (the zoo's inputs, calibration logs of the
+real-log corpus), the framings, and what a read must keep."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import math
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+CONSOLE_SUFFIXES = ("", ".log", ".out", ".err", ".stdout", ".stderr")
+
+
+@dataclass
+class Source:
+    """A console log as the readers get it: a name for the test id, its text and its file name."""
+
+    name: str
+    text: str
+    filename: str
+    entry: dict | None = None  # the corpus manifest's entry, for a corpus log
+
+    @property
+    def console(self) -> bool:
+        """Whether the file is a console capture (``train.log``, ``nohup.out``): what a console
+        frames. A file a framework writes itself (``train_log.txt``, ``loss_log.txt``) gets only
+        the framings of a file (line ends, gzip, an appended run)."""
+        return Path(self.filename).suffix.lower() in CONSOLE_SUFFIXES
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a framing must keep of a read: the loss series' name and its values."""
+
+    loss: str
+    values: tuple[float, ...]
+    fmt: str = ""  # the format it was read as (not compared)
+
+    def brief(self) -> str:
+        v = self.values
+        return f"{self.loss!r}: {len(v)} points, {v[0]!r} .. {v[-1]!r}" if v else f"{self.loss!r}: no points"
+
+
+def read_loss(path: Path) -> Read | None:
+    """The loss a log reads as (None: not read, or no loss)."""
+    from trainlint.api import read_run
+    from trainlint.readers import ReadError
+
+    try:
+        run = read_run(path)
+    except ReadError:
+        return None
+    name = run.roles.get("loss")
+    if name is None or name not in run.series:
+        return None
+    return Read(name, tuple(float(v) for v in run.series[name].values), run.format)
+
+
+def same(a: Read | None, b: Read | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    if a.loss != b.loss or len(a.values) != len(b.values):
+        return False
+    return all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a.values, b.values))
+
+
+# -- sources -------------------------------------------------------------------------------------
+
+
+class _Recorded(Exception):
+    pass
+
+
+@contextmanager
+def _recording(modules: list[Any], seen: list[tuple[str, bytes]]) -> Iterator[None]:
+    """Every file the zoo's tests hand to ``read_run`` is recorded (name, bytes) before it is read."""
+    import _consolekit
+
+    import trainlint.api
+
+    real = trainlint.api.read_run
+
+    def record(path: Any, *args: Any, **kw: Any) -> Any:
+        p = Path(path)
+        if not p.is_file():
+            return real(path, *args, **kw)
+        seen.append((p.name, p.read_bytes()))
+        raise _Recorded  # the test's input is all the harness needs: the rest of it is not run
+
+    holders = [trainlint.api, _consolekit, *modules]
+    saved = [(h, h.__dict__.get("read_run")) for h in holders]
+    for h in holders:
+        if "read_run" in h.__dict__:
+            h.read_run = record
+    try:
+        yield
+    finally:
+        for h, fn in saved:
+            if fn is not None:
+                h.read_run = fn
+
+
+def zoo_sources(modules: list[Any], tmp: Path) -> list[Source]:
+    """The console inputs of the zoo's tests: each test is run up to the first file it reads,
+    and that file is recorded."""
+    out: list[Source] = []
+    for mod in modules:
+        tests = [(n, f) for n, f in vars(mod).items() if n.startswith("test_") and callable(f)]
+        for name, fn in tests:
+            seen: list[tuple[str, bytes]] = []
+            where = tmp / f"{mod.__name__}.{name}"
+            where.mkdir(parents=True)
+            with _recording([mod], seen):
+                try:
+                    fn(where)
+                except Exception:  # _Recorded, or a zoo test's own failure (the zoo's to report)
+                    pass
+            for filename, data in seen:
+                if filename.endswith(".gz") or b"\x00" in data:
+                    continue
+                label = f"{mod.__name__.removeprefix('test_console_')}.{name.removeprefix('test_')}"
+                out.append(Source(label, data.decode("utf-8", "replace"), filename))
+    return out
+
+
+def _report_script() -> Any:
+    spec = importlib.util.spec_from_file_location("_realworld_report", ROOT / "scripts" / "realworld_report.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_realworld_report", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_TABLES = (".json", ".jsonl", ".csv", ".tsv", ".gz", ".zip", ".parquet", ".arrow", ".md", ".html", ".ipynb", ".yaml")
+
+
+def calibration_sources(every: int, max_bytes: int) -> list[Source]:
+    """Logs of the corpus's CALIBRATION part that may be console logs (not a table or a JSON
+    file by name), sorted by id, every ``every``-th of those present and small enough. The part
+    is decided from the repository name before any file is located: a test-part log is never
+    opened."""
+    rep = _report_script()
+    entries = sorted((e for e in rep.entries() if rep.part_of(e["repo"]) == "calibration"), key=lambda e: e["id"])
+    found = []
+    for e in entries:
+        if e.get("evidence") or e.get("label") == "no-loss" or (e.get("loss_points") or 0) < 10:
+            continue
+        path = rep.locate(e)
+        if path is None or not path.is_file() or path.suffix.lower() in _TABLES or path.stat().st_size > max_bytes:
+            continue
+        found.append((e, path))
+    return [
+        Source(f"calibration.{e['id']}", path.read_bytes().decode("utf-8", "replace"), path.name, e)
+        for e, path in found[::every]
+    ]
+
+
+# -- framings ------------------------------------------------------------------------------------
+
+# A framing: the log's text and file name -> the framed file's bytes and name.
+Framing = Callable[[str, str], tuple[bytes, str]]
+
+
+def _per_line(text: str, frame: Callable[[int, str], str]) -> str:
+    """``frame`` applied to every written line that holds no redraw (a tqdm bar is drawn on stderr
+    by tqdm itself, never through a logging handler)."""
+    lines = text.split("\n")
+    return "\n".join(
+        frame(i, ln) if ln.strip() and "\r" not in ln and "\b" not in ln else ln for i, ln in enumerate(lines)
+    )
+
+
+def _stamp(i: int, sep: str = ",") -> str:
+    return f"2024-05-01 12:{i // 3600 % 60:02d}:{i // 60 % 60:02d}{sep}{i % 1000:03d}"
+
+
+def logging_basic(text: str, name: str) -> tuple[bytes, str]:
+    # Python logging, format "%(asctime)s - %(levelname)s - %(message)s" (the logging HOWTO's
+    # example, used by most training scripts' logging.basicConfig)
+    return _per_line(text, lambda i, ln: f"{_stamp(i)} - INFO - {ln}").encode(), name
+
+
+def logging_named(text: str, name: str) -> tuple[bytes, str]:
+    # "%(asctime)s - %(levelname)s - %(name)s - %(message)s": the Hugging Face example scripts
+    # (run_clm.py, run_glue.py) configure logging so
+    return _per_line(text, lambda i, ln: f"{_stamp(i)} - INFO - __main__ - {ln}").encode(), name
+
+
+def logging_hf_explicit(text: str, name: str) -> tuple[bytes, str]:
+    # transformers.utils.logging.enable_explicit_format():
+    # "[%(levelname)s|%(filename)s:%(lineno)s] %(asctime)s >> %(message)s"
+    return _per_line(text, lambda i, ln: f"[INFO|trainer.py:2046] {_stamp(i)} >> {ln}").encode(), name
+
+
+def loguru(text: str, name: str) -> tuple[bytes, str]:
+    # loguru's default sink format: "{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} - {message}"
+    return _per_line(text, lambda i, ln: f"{_stamp(i, '.')} | INFO     | __main__:train:88 - {ln}").encode(), name
+
+
+def rank0(text: str, name: str) -> tuple[bytes, str]:
+    # torchrun (PyTorch >= 2.2, --local-ranks-filter / LOGS_SPECS) prefixes each rank's line "[rank0]: "
+    return "\n".join(f"[rank0]: {ln}" if ln.strip() else ln for ln in text.split("\n")).encode(), name
+
+
+def _two_ranks(text: str, tag: str) -> str:
+    out = []
+    for ln in text.split("\n"):
+        if ln.strip():
+            out += [f"[{tag}0]:{ln}", f"[{tag}1]:{ln}"]
+        else:
+            out.append(ln)
+    return "\n".join(out)
+
+
+def ranks_two(text: str, name: str) -> tuple[bytes, str]:
+    # torchrun, two ranks writing the same lines into one console: "[rank0]:" / "[rank1]:"
+    return _two_ranks(text, "rank").encode(), name
+
+
+def ranks_default(text: str, name: str) -> tuple[bytes, str]:
+    # torchrun --tee 3 (torch.distributed.elastic): each worker's line prefixed "[default0]:"
+    return _two_ranks(text, "default").encode(), name
+
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+_WORD = re.compile(r"\b([A-Za-z][A-Za-z_]*)(?=\s*[:=])")
+
+
+def ansi(text: str, name: str) -> tuple[bytes, str]:
+    # colour codes around names and values: rich's console and colorlog/termcolor-styled loggers
+    # (Swin/timm's logger colours its frame, LLaMA-Factory and loguru their levels and values)
+    def paint(i: int, ln: str) -> str:
+        ln = _WORD.sub(lambda m: f"\x1b[1m{m[1]}\x1b[0m", ln)
+        return _NUMBER.sub(lambda m: f"\x1b[36m{m[0]}\x1b[0m", ln)
+
+    return _per_line(text, paint).encode(), name
+
+
+def crlf(text: str, name: str) -> tuple[bytes, str]:
+    # a console saved on Windows (PowerShell, cmd's ">"): every line ends "\r\n"
+    return text.replace("\n", "\r\n").encode(), name
+
+
+def _bar(k: int, total: int) -> str:
+    # tqdm's default render: "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
+    pct = k * 100 // total
+    fill = "█" * (pct // 10) + " " * (10 - pct // 10)
+    return f"{pct:3d}%|{fill}| {k}/{total} [00:{k % 60:02d}<01:{(total - k) % 60:02d},  3.21it/s]"
+
+
+def _progress_lines(text: str) -> set[int]:
+    """The lines that carry a number after a letter: where a script prints its progress (a line
+    that is itself a bar's render is drawn by the bar, never printed after another)."""
+    return {
+        i
+        for i, ln in enumerate(text.split("\n"))
+        if re.search(r"[A-Za-z].*\d", ln) and "\r" not in ln and "%|" not in ln and "━" not in ln
+    }
+
+
+def tqdm_before(text: str, name: str) -> tuple[bytes, str]:
+    # tqdm(leave=True) redraws its bar with "\r" and ends it with a newline; the script's print follows
+    # (a bar of its own: a data loader's, whose count says nothing of the script's step)
+    marks = _progress_lines(text)
+    out = []
+    for i, ln in enumerate(text.split("\n")):
+        if i in marks:
+            out.append("\r" + "\r".join(_bar(k, 100) for k in (1, 50, 100)))
+        out.append(ln)
+    return "\n".join(out).encode(), name
+
+
+def tqdm_same_line(text: str, name: str) -> tuple[bytes, str]:
+    # tqdm's "\r" renders with no newline after the last one: the script's print() lands on the same
+    # physical line, right after the bar (issue 29: "Epoch 1, Training loss: 3.96" after a bar)
+    # (the bar counts the script's steps: it has advanced at each printed line)
+    marks = sorted(_progress_lines(text))
+    at = {i: n + 1 for n, i in enumerate(marks)}
+    total = 10 * (len(marks) + 1)
+    out = []
+    for i, ln in enumerate(text.split("\n")):
+        out.append("\r" + "\r".join(_bar(10 * at[i] - d, total) for d in (9, 0)) + ln if i in at else ln)
+    return "\n".join(out).encode(), name
+
+
+_NOISE = [
+    # a Python warning (warnings.showwarning's two lines)
+    "/usr/local/lib/python3.10/site-packages/torch/optim/lr_scheduler.py:139: UserWarning: Detected call of "
+    "`lr_scheduler.step()` before `optimizer.step()`.",
+    "  warnings.warn(",
+    "",
+    # a caught exception printed by logging.exception / traceback.print_exc()
+    "Traceback (most recent call last):",
+    '  File "/work/data.py", line 41, in __getitem__',
+    "    img = Image.open(path)",
+    "PIL.UnidentifiedImageError: cannot identify image file '/data/broken_0193.jpg'",
+    "skipping a broken image",
+    # nvidia-smi's table (as a script's os.system("nvidia-smi") prints it)
+    "+-----------------------------------------------------------------------------+",
+    "| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |",
+    "|-------------------------------+----------------------+----------------------+",
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+    "|   0  Tesla V100-SXM2...  On   | 00000000:00:04.0 Off |                    0 |",
+    "| N/A   41C    P0    56W / 300W |  10423MiB / 16384MiB |     87%      Default |",
+    "+-------------------------------+----------------------+----------------------+",
+    "",
+]
+
+
+def interleaved(text: str, name: str) -> tuple[bytes, str]:
+    # unrelated lines between the progress lines: warnings, a caught traceback, nvidia-smi, blanks
+    lines = text.split("\n")
+    every = max(1, len(lines) // 6)
+    out = []
+    for i, ln in enumerate(lines):
+        if i and i % every == 0:
+            out += _NOISE
+        out.append(ln)
+    return "\n".join(out).encode(), name
+
+
+def preamble_lines() -> list[str]:
+    """500 lines a script prints before training: its argparse Namespace, its config as ``name:
+    number`` pairs, its model (``print(model)``) and a parameter summary."""
+    names = [f"{a}_{b}" for a in ("enc", "dec", "head", "opt", "data") for b in ("dim", "layers", "drop", "lr", "size")]
+    out = [
+        "Namespace(arch='resnet50', batch_size=256, epochs=90, lr=0.1, momentum=0.9, weight_decay=0.0001, "
+        "print_freq=10, seed=None, gpu=None, workers=4, resume='', evaluate=False)",
+        "config:",
+    ]
+    out += [f"  {names[i % len(names)]}_{i // len(names)}: {(i * 37) % 101 / 10}" for i in range(200)]
+    out.append("ResNet(")
+    for i in range(240):  # print(model)
+        out.append(
+            f"  (layer{i // 20}.{i % 20}): Conv2d({64 * (1 + i % 4)}, {64 * (1 + i % 4)}, kernel_size=(3, 3), stride=(1, 1), bias=False)"
+        )
+    out.append(")")
+    out += [
+        "================================================================",
+        "Total params: 25,557,032",
+        "Trainable params: 25,557,032",
+        "Non-trainable params: 0",
+        "Input size (MB): 0.57",
+        "Forward/backward pass size (MB): 286.56",
+        "Params size (MB): 97.49",
+        "Estimated Total Size (MB): 384.62",
+        "================================================================",
+    ]
+    while len(out) < 500:
+        out.append(f"loading shard {len(out)}")
+    return out
+
+
+def preamble(text: str, name: str) -> tuple[bytes, str]:
+    return ("\n".join(preamble_lines()) + "\n" + text).encode(), name
+
+
+def gzipped(text: str, name: str) -> tuple[bytes, str]:
+    # logrotate's compress, or a log shared as train.log.gz
+    return gzip.compress(text.encode(), mtime=0), name + ".gz"
+
+
+RESTART = [
+    "*** SIGTERM received: job preempted, saving checkpoint ***",
+    "",
+    "==> Restarting training from scratch (run 2 of 2)",
+]
+
+
+def appended(text: str, name: str) -> tuple[bytes, str]:
+    # a second run appended after a restart banner (nohup python train.py >> train.log, twice)
+    return (text.rstrip("\n") + "\n" + "\n".join(RESTART) + "\n" + text).encode(), name
+
+
+# Framings of a file itself, realistic for any log; the others frame a console's output.
+FILE_FRAMINGS = frozenset({"crlf", "gzip", "appended"})
+
+FRAMINGS: dict[str, Framing] = {
+    "logging_basic": logging_basic,
+    "logging_named": logging_named,
+    "logging_hf_explicit": logging_hf_explicit,
+    "loguru": loguru,
+    "rank0": rank0,
+    "ranks_two": ranks_two,
+    "ranks_default": ranks_default,
+    "ansi": ansi,
+    "crlf": crlf,
+    "tqdm_before": tqdm_before,
+    "tqdm_same_line": tqdm_same_line,
+    "interleaved": interleaved,
+    "preamble": preamble,
+    "gzip": gzipped,
+    "appended": appended,
+}
+
+
+def expected(framing: str, base: Read) -> Read:
+    """What the framed log must read as: the same series; for an appended run, both runs' points
+    in the order written (the console reader keeps them and notes the fall of the step)."""
+    if framing == "appended":
+        return Read(base.loss, base.values + base.values)
+    return base
