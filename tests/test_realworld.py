@@ -111,7 +111,9 @@ PINNED = {
         # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
         "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
-        "wrong_loss": set(),
+        # The second post-training wave (ids 1100-1139), as first measured: mlx-lm's LoRA console, whose
+        # 'Iter N: Val loss X' lines the generic step shape read into the training loss.
+        "wrong_loss": {"medical-qa-slm-mlx-lora-output-1117"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -137,11 +139,18 @@ PINNED = {
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
         # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
         # curves whose process crashed (TL081), after its last step or in the job's next stage.
+        # Second post-training wave (ids 1100-1139), as first measured and adjudicated: a Megatron
+        # GPT-2 fine-tune cut at 1.2 % of its planned iterations (TL080, TL041 keep; TL087 note: the
+        # pauses are its LAMBADA evaluations), a resumed LoRA epoch that moves the loss 1 % (TL031 keep)
+        # and an SFT log copied at 43 % of its planned steps (TL080 keep).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
+            "megatron-gpt2-finetune-log-1100",
+            "tinyllama-alpaca-lora-finetune-log-1101",
+            "open-r1-safety-sft-training-output-1119",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -161,6 +170,9 @@ PINNED = {
             # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
             "mandarin-wav2vec2-hydra-train-1026",
             "mcnet-pytorch-loss-log-1024",
+            # the second post-training wave (ids 1100-1139), as first measured (before any reader change)
+            "trl-ft-halos-sft-log-1110",
+            "trl-ft-halos-dpo-log-1111",
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -197,6 +209,7 @@ PINNED = {
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
             "wind-power-diffusion-train-606",
+            "trl-ft-halos-dpo-log-1111",  # the second post-training wave, as first measured (unread)
         },
     },
 }
@@ -294,7 +307,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 222, "right_loss": 253}, "test": {"read": 186, "right_loss": 214}}
+FLOORS = {"calibration": {"read": 237, "right_loss": 267}, "test": {"read": 189, "right_loss": 217}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
