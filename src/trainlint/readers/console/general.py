@@ -48,6 +48,8 @@ _FRAME = lazy_regex(
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
+    # loguru's location before " - ": module:function:line, or a dotted module (or __main__) and its line
+    r"|(?:[A-Za-z_<][\w.<>\-]*:[A-Za-z_<][\w.<>\-]*|[A-Za-z_<][\w<>\-]*\.[\w.<>\-]+|__main__):\d+(?=\s+-\s)"
     r"|[-|:>#*=~]+(?=\s|$)"
     r")\s*"
 )
