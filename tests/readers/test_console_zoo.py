@@ -1366,6 +1366,39 @@ def test_hf_dicts_in_a_wandb_output_log_sit_at_their_epochs(tmp_path):
     assert "max_steps" not in run.meta
 
 
+def test_verl_step_lines_with_their_validation_metrics_merged_in(tmp_path):
+    """verl's trainer (verl/trainer/ppo/ray_trainer.py fit: at each test_freq step the validation
+    metrics, val-core/<data source>/<var>/<metric>, join that step's training metrics in one logger.log
+    call) prints one longer 'step:N - ...' line every 10 steps; W&B's files/output.log keeps the first
+    4096 characters of a line, so that line lost its last training names (as in
+    jianghoucheng/Agent_On_Policy_Distillation@5ce4586b3da5e20c82e0fa2c80f3db11f28fb7d9
+    wandb/run-20251129_221801-i80f2v90/files/output.log). It is still the step's training record."""
+    train = [
+        "actor/entropy",
+        "actor/pg_loss",
+        "actor/grad_norm",
+        "critic/score/mean",
+        "response_length/mean",
+        "timing_s/gen",
+        "timing_s/update_actor",
+        "perf/throughput",
+    ]
+    val = ["val-core/aime_2024/acc/mean@30"] + [
+        f"val-aux/aime_2024/score/{m}@{k}/mean" for m in ("best", "worst") for k in (2, 4, 8)
+    ]
+    lines = []
+    for s in range(1, 41):
+        values = {n: round(0.5 + 0.001 * s + 0.01 * k, 6) for k, n in enumerate(train)}
+        values["actor/pg_loss"] = round(0.03 - 0.0005 * s, 6)
+        names = train if s % 10 else train[:4] + val  # the merged line, cut after the validation names
+        lines.append(f"step:{s} - " + " - ".join(f"{n}:np.float64({values.get(n, 0.2)!r})" for n in names))
+    run = _read(tmp_path, lines, "output.log")
+    assert run.roles["loss"] == "actor/pg_loss"
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, 0.0295, pytest.approx(0.01))
+    assert _series(run, "val-core/aime_2024/acc/mean@30") == (4, 10.0, 40.0, 0.2, 0.2)
+    assert not any(name.startswith("eval_") for name in run.series)
+
+
 def verl_ppo_lines(n=30):
     """verl's PPO console (actor and critic), the shape of verl's quickstart log as a user ran it
     (Bihan/dstack-configs@136d6ade6f904d3096ed5b393128e8c25b2b39b2 verl_demo.log: '(TaskRunner pid=N) step:N - ...');
