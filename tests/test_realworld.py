@@ -111,9 +111,9 @@ PINNED = {
         # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
         "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
-        # The second post-training wave (ids 1100-1139), as first measured: mlx-lm's LoRA console, whose
-        # 'Iter N: Val loss X' lines the generic step shape read into the training loss.
-        "wrong_loss": {"medical-qa-slm-mlx-lora-output-1117"},
+        # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
+        # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
+        "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -307,7 +307,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 237, "right_loss": 267}, "test": {"read": 189, "right_loss": 217}}
+FLOORS = {"calibration": {"read": 237, "right_loss": 268}, "test": {"read": 189, "right_loss": 218}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

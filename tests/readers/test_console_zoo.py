@@ -1366,6 +1366,28 @@ def test_hf_dicts_in_a_wandb_output_log_sit_at_their_epochs(tmp_path):
     assert "max_steps" not in run.meta
 
 
+def test_mlx_lm_lora_train_and_val_lines(tmp_path):
+    """mlx-lm's LoRA trainer (mlx_lm/tuner/trainer.py) as a user's run printed it
+    (Arjun-254/Medical_Question_Answering_SLM@3ea854e5c9343a289b24d8297fc9aa4ca7b1b791 training_output.txt):
+    'Iter N: Train loss X, Learning Rate .., It/sec .., Tokens/sec .., Trained Tokens .., Peak mem .. GB' and,
+    every 200 iterations, 'Iter N: Val loss Y, Val took ..s'. The validation loss is not a training point."""
+    lines = []
+    for it in range(10, 610, 10):
+        if it % 200 == 0 or it == 10:
+            lines.append(
+                f"Iter {max(it - 9, 1) if it == 10 else it}: Val loss {2.247 - 0.001 * it:.3f}, Val took 4.935s"
+            )
+        lines.append(
+            f"Iter {it}: Train loss {2.416 - 0.001 * it:.3f}, Learning Rate 1.000e-05, It/sec 3.374, "
+            f"Tokens/sec 875.431, Trained Tokens {260 * it}, Peak mem 5.258 GB"
+        )
+    run = _read(tmp_path, lines, "training_output.txt")
+    assert run.roles["loss"] == "Train_loss"
+    assert _series(run, "Train_loss") == (60, 10.0, 600.0, pytest.approx(2.406), pytest.approx(1.816))
+    assert _series(run, "Val_loss") == (4, 1.0, 600.0, pytest.approx(2.237), pytest.approx(1.647))
+    assert run.roles["eval_loss"] == "Val_loss"
+
+
 def test_verl_step_lines_with_their_validation_metrics_merged_in(tmp_path):
     """verl's trainer (verl/trainer/ppo/ray_trainer.py fit: at each test_freq step the validation
     metrics, val-core/<data source>/<var>/<metric>, join that step's training metrics in one logger.log
