@@ -111,6 +111,8 @@ PINNED = {
         # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
         "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
+        # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
+        # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
         "wrong_loss": set(),
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
@@ -140,6 +142,10 @@ PINNED = {
         # Speech and audio wave (ids 1140-1154), once their losses were read: two GAN voice models'
         # TL032 plateaus at a near-constant LR (so-vits-svc's and a Coqui VITS fine-tune's:
         # adjudicated true but benign) and the Coqui log's TL080 (it stops at epoch 171 of 1000: keep).
+        # Second post-training wave (ids 1100-1139), as first measured and adjudicated: a Megatron
+        # GPT-2 fine-tune cut at 1.2 % of its planned iterations (TL080, TL041 keep; TL087 note: the
+        # pauses are its LAMBADA evaluations), a resumed LoRA epoch that moves the loss 1 % (TL031 keep)
+        # and an SFT log copied at 43 % of its planned steps (TL080 keep).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
@@ -147,6 +153,9 @@ PINNED = {
             "tlab-alignment-reward-964",
             "catgpt-so-vits-svc-32k-train-1140",
             "tts-vits-finetuned-coqui-trainer-log-1143",
+            "megatron-gpt2-finetune-log-1100",
+            "tinyllama-alpaca-lora-finetune-log-1101",
+            "open-r1-safety-sft-training-output-1119",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -166,6 +175,9 @@ PINNED = {
             # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
             "mandarin-wav2vec2-hydra-train-1026",
             "mcnet-pytorch-loss-log-1024",
+            # the second post-training wave (ids 1100-1139), as first measured (before any reader change)
+            "trl-ft-halos-sft-log-1110",
+            "trl-ft-halos-dpo-log-1111",
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -202,6 +214,7 @@ PINNED = {
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
             "wind-power-diffusion-train-606",
+            "trl-ft-halos-dpo-log-1111",  # the second post-training wave, as first measured (unread)
         },
     },
 }

@@ -120,8 +120,8 @@ def test_step_dash_dash_train_and_test_accuracy(tmp_path):
         f"Step {s} -- Train loss: {2.63 - 0.001 * s:.3f}, Train Acc: 0.128 Test Acc: 0.119" for s in range(8, 240, 8)
     ]
     run = _read(tmp_path, lines)
-    # the generic step shape read "Train Acc" and "Test Acc" as one "Acc": the general reader keeps them apart
-    assert run.format == "console/general" and run.roles["loss"] == "Train_loss"
+    # the generic step shape once read "Train Acc" and "Test Acc" as one "Acc": both readers keep them apart
+    assert run.format in ("console/general", "console/generic-step") and run.roles["loss"] == "Train_loss"
     assert _series(run, "Train_loss") == (29, 8.0, 232.0, 2.622, pytest.approx(2.398))
     assert _series(run, "Train_Acc")[3:] == (0.128, 0.128) and _series(run, "Test_Acc")[3:] == (0.119, 0.119)
 
@@ -254,6 +254,23 @@ def test_a_one_line_dump_of_many_pairs_never_becomes_a_run(tmp_path):
     pairs = " - ".join(f"cfg/param_{k}:{k * 0.5}" for k in range(MAX_NAMES - 5))
     with pytest.raises(ReadError):
         _read(tmp_path, ["starting", f"config: train_loss:0.5 - {pairs}", "done"], "config.log")
+
+
+def test_loguru_location_is_a_frame_not_a_series(tmp_path):
+    """loguru's default format '{time} | {level: <8} | {name}:{function}:{line} - {message}' (as a
+    hand-written GPT pre-training log printed it): the source line number after the function name
+    is not a value of a metric called 'train'; nor is '{name}:{line}' one of 'yolox.core.trainer'."""
+    lines = [
+        f"2026-02-03 13:24:{s % 60:02d}.939 | INFO     | __main__:train:172 - Step {s * 100}, Loss: {6.2713 - 0.05 * s:.4f}"
+        for s in range(1, 16)
+    ]
+    lines.insert(5, "2026-02-03 13:25:24.716 | INFO     | __main__:train:176 - Epoch 1 completed. Average loss: 4.4899")
+    run = _read(tmp_path, lines)
+    assert _series(run, "Loss") == (15, 100.0, 1500.0, pytest.approx(6.2213), pytest.approx(5.5213))
+    assert "train" not in run.series and run.roles["loss"] == "Loss"
+    assert strip_frame("2024-01-01 10:00:00 | INFO     | yolox.core.trainer:261 - epoch: 1/300") == "epoch: 1/300"
+    assert strip_frame("12:00:01 | DEBUG | __main__:<module>:12 - loss 0.5") == "loss 0.5"
+    assert strip_frame("epoch:3 - loss: 0.5") == "epoch:3 - loss: 0.5"  # a counter, not a location
 
 
 def test_frames_are_stripped_and_long_lines_bounded():

@@ -1367,6 +1367,61 @@ def test_hf_dicts_in_a_wandb_output_log_sit_at_their_epochs(tmp_path):
     assert "max_steps" not in run.meta
 
 
+def test_mlx_lm_lora_train_and_val_lines(tmp_path):
+    """mlx-lm's LoRA trainer (mlx_lm/tuner/trainer.py) as a user's run printed it
+    (Arjun-254/Medical_Question_Answering_SLM@3ea854e5c9343a289b24d8297fc9aa4ca7b1b791 training_output.txt):
+    'Iter N: Train loss X, Learning Rate .., It/sec .., Tokens/sec .., Trained Tokens .., Peak mem .. GB' and,
+    every 200 iterations, 'Iter N: Val loss Y, Val took ..s'. The validation loss is not a training point."""
+    lines = []
+    for it in range(10, 610, 10):
+        if it % 200 == 0 or it == 10:
+            lines.append(
+                f"Iter {max(it - 9, 1) if it == 10 else it}: Val loss {2.247 - 0.001 * it:.3f}, Val took 4.935s"
+            )
+        lines.append(
+            f"Iter {it}: Train loss {2.416 - 0.001 * it:.3f}, Learning Rate 1.000e-05, It/sec 3.374, "
+            f"Tokens/sec 875.431, Trained Tokens {260 * it}, Peak mem 5.258 GB"
+        )
+    run = _read(tmp_path, lines, "training_output.txt")
+    assert run.roles["loss"] == "Train_loss"
+    assert _series(run, "Train_loss") == (60, 10.0, 600.0, pytest.approx(2.406), pytest.approx(1.816))
+    assert _series(run, "Val_loss") == (4, 1.0, 600.0, pytest.approx(2.237), pytest.approx(1.647))
+    assert run.roles["eval_loss"] == "Val_loss"
+
+
+def test_verl_step_lines_with_their_validation_metrics_merged_in(tmp_path):
+    """verl's trainer (verl/trainer/ppo/ray_trainer.py fit: at each test_freq step the validation
+    metrics, val-core/<data source>/<var>/<metric>, join that step's training metrics in one logger.log
+    call) prints one longer 'step:N - ...' line every 10 steps; W&B's files/output.log keeps the first
+    4096 characters of a line, so that line lost its last training names (as in
+    jianghoucheng/Agent_On_Policy_Distillation@5ce4586b3da5e20c82e0fa2c80f3db11f28fb7d9
+    wandb/run-20251129_221801-i80f2v90/files/output.log). It is still the step's training record."""
+    train = [
+        "actor/entropy",
+        "actor/pg_loss",
+        "actor/grad_norm",
+        "critic/score/mean",
+        "response_length/mean",
+        "timing_s/gen",
+        "timing_s/update_actor",
+        "perf/throughput",
+    ]
+    val = ["val-core/aime_2024/acc/mean@30"] + [
+        f"val-aux/aime_2024/score/{m}@{k}/mean" for m in ("best", "worst") for k in (2, 4, 8)
+    ]
+    lines = []
+    for s in range(1, 41):
+        values = {n: round(0.5 + 0.001 * s + 0.01 * k, 6) for k, n in enumerate(train)}
+        values["actor/pg_loss"] = round(0.03 - 0.0005 * s, 6)
+        names = train if s % 10 else train[:4] + val  # the merged line, cut after the validation names
+        lines.append(f"step:{s} - " + " - ".join(f"{n}:np.float64({values.get(n, 0.2)!r})" for n in names))
+    run = _read(tmp_path, lines, "output.log")
+    assert run.roles["loss"] == "actor/pg_loss"
+    assert _series(run, "actor/pg_loss") == (40, 1.0, 40.0, 0.0295, pytest.approx(0.01))
+    assert _series(run, "val-core/aime_2024/acc/mean@30") == (4, 10.0, 40.0, 0.2, 0.2)
+    assert not any(name.startswith("eval_") for name in run.series)
+
+
 def verl_ppo_lines(n=30):
     """verl's PPO console (actor and critic), the shape of verl's quickstart log as a user ran it
     (Bihan/dstack-configs@136d6ade6f904d3096ed5b393128e8c25b2b39b2 verl_demo.log: '(TaskRunner pid=N) step:N - ...');

@@ -48,6 +48,8 @@ _FRAME = lazy_regex(
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
     r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
+    # loguru's location before " - ": module:function:line, or a dotted module (or __main__) and its line
+    r"|(?:[A-Za-z_<][\w.<>\-]*:[A-Za-z_<][\w.<>\-]*|[A-Za-z_<][\w<>\-]*\.[\w.<>\-]+|__main__):\d+(?=\s+-\s)"
     r"|[-|:>#*=~]+(?=\s|$)"
     r")\s*"
 )
@@ -325,7 +327,9 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
     ``Loss: 0.98, MeanIU: 0.49`` summary after an epoch of ``Loss: 1.59, Acc: 0.64`` lines) is an
     evaluation: its names get an ``eval_`` prefix (the number of such records is returned); one
     that says it closes an epoch (PaddleRec's ``epoch: 3 done, AUC: .., loss: ..``) sums up the
-    training: its names get a ``summary_`` prefix."""
+    training: its names get a ``summary_`` prefix. One whose names beyond the main shape are all
+    evaluation names (verl's step line with the ``val-core/...`` metrics of that step merged in,
+    maybe cut short by a capture's line limit) is a training record that carries an evaluation."""
     counts: dict[frozenset[str], int] = {}
     for rec in recs:
         if loss in rec.values:
@@ -337,14 +341,20 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
             continue
         names = rec.values.keys()
         less = counts[frozenset(names)] < counts[main]
+        beyond = names - main
         if less and _EPOCH_DONE.search(rec.text) and not any(parse(n).split in ("eval", "test") for n in names):
             rec.values = {f"summary_{n}": v for n, v in rec.values.items()}
-        elif not less or len(names & main) * 2 >= max(len(names), len(main)):
+        elif not less or len(names & main) * 2 >= max(len(names), len(main)) or _evaluations(beyond):
             train.append(rec)
         else:
             rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
             moved += 1
     return train, moved
+
+
+def _evaluations(names: set[str]) -> bool:
+    """Whether ``names`` are some, and all evaluation or test names."""
+    return bool(names) and all(parse(n).split in ("eval", "test") for n in names)
 
 
 def _counted(inner: list[tuple[float, float]]) -> list[float]:

@@ -24,11 +24,13 @@ from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, un
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
-# A value may use thousands separators ("tps: 1,234"), removed before it is read.
+# A value may use thousands separators ("tps: 1,234"), removed before it is read. A split word
+# before a name, a space apart, is part of it ("Val loss 1.637" is Val_loss, not the loss; "train
+# loss" train_loss, as the general line reader names it).
 _KV = {
     mode: lazy_regex(
-        r"(?<![\w/.\-@])([A-Za-z_][\w/.\-@]*)(?:%s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?"
-        r"(?=$|[\s,|;)\]}])" % (sep, NUM)
+        r"(?<![\w/.\-@])(?:((?i:train|training|val|valid|validation|test|eval|evaluation|dev))\s+)?([A-Za-z_][\w/.\-@]*)(?:%s)"
+        r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?(?=$|[\s,|;)\]}])" % (sep, NUM)
     )
     for mode, sep in _KV_SEP.items()
 }
@@ -485,9 +487,11 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
     if plain is not None:
         return plain
     out: dict[str, float] = {}
-    for name, val, unit in _KV[mode].findall(text):
+    for split, name, val, unit in _KV[mode].findall(text):
         if unread_lr(name, val):
             continue
+        if split:
+            name = f"{split}_{name}"
         try:
             v = float(val.replace(",", "")) if "," in val else float(val)
         except ValueError:
