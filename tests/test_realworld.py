@@ -137,11 +137,15 @@ PINNED = {
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
         # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
         # curves whose process crashed (TL081), after its last step or in the job's next stage.
+        # The classic-NLP wave (ids 1180-1195), after its reader change: simcse-multilang-ch-bert-unsup-1193,
+        # an InfoNCE loss that sits at 1.10 = ln 3 by chance, gets TL033 FAIL (3 classes inferred from the
+        # value, adjudicated false) and TL031 WARN (its fall precedes the first log, adjudicated note).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
+            "simcse-multilang-ch-bert-unsup-1193",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -197,6 +201,7 @@ PINNED = {
         "broken_missed": {
             "image-classification-irrigation-systems-trainer-state-422",
             "wind-power-diffusion-train-606",
+            "attention-bilstm-re-train-1187",  # the classic-NLP wave (ids 1180-1196), as first measured
         },
     },
 }
@@ -294,7 +299,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 222, "right_loss": 253}, "test": {"read": 186, "right_loss": 214}}
+FLOORS = {"calibration": {"read": 235, "right_loss": 265}, "test": {"read": 190, "right_loss": 217}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
