@@ -146,6 +146,9 @@ PINNED = {
         # GPT-2 fine-tune cut at 1.2 % of its planned iterations (TL080, TL041 keep; TL087 note: the
         # pauses are its LAMBADA evaluations), a resumed LoRA epoch that moves the loss 1 % (TL031 keep)
         # and an SFT log copied at 43 % of its planned steps (TL080 keep).
+        # The classic-NLP wave (ids 1180-1195), after its reader change: simcse-multilang-ch-bert-unsup-1193,
+        # an InfoNCE loss that sits at 1.10 = ln 3 by chance, gets TL033 FAIL (3 classes inferred from the
+        # value, adjudicated false) and TL031 WARN (its fall precedes the first log, adjudicated note).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
@@ -156,6 +159,7 @@ PINNED = {
             "megatron-gpt2-finetune-log-1100",
             "tinyllama-alpaca-lora-finetune-log-1101",
             "open-r1-safety-sft-training-output-1119",
+            "simcse-multilang-ch-bert-unsup-1193",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -215,6 +219,7 @@ PINNED = {
             "image-classification-irrigation-systems-trainer-state-422",
             "wind-power-diffusion-train-606",
             "trl-ft-halos-dpo-log-1111",  # the second post-training wave, as first measured (unread)
+            "attention-bilstm-re-train-1187",  # the classic-NLP wave (ids 1180-1196), as first measured
         },
     },
 }

@@ -516,3 +516,36 @@ def test_a_split_word_alone_after_the_counter_names_the_lines_split(tmp_path):
     }
     # a value right after the word is that split's own number; no word, no split
     assert read_line("Epoch 3 train: 0.7, val: 0.8").split == "" and read_line("Epoch 3, loss: 0.5").split == ""
+
+
+def _chinese_ner_log(loss_line: str, duplicate: bool = False) -> list[str]:
+    # ner-heatice-train-1183 and ner-bilstm-idcnn-crf-train-1184 (calibration): the ChineseNER trainer's
+    # logger, 'iteration:E stepS/174,NER loss:X' about twice an iteration (S runs on across iterations),
+    # each iteration closed by a conlleval block
+    lines, step = [], 0
+    for it in range(1, 16):
+        for _ in range(2 if it % 4 else 1):
+            step += 100
+            at = f"{2020}-05-17 12:{it:02d}:{step % 60:02d},394 - log\\train.log - INFO - "
+            lines += [at + loss_line.format(it=it, s=step % 174, t=step, v=30.0 / step)] * (2 if duplicate else 1)
+        lines += [
+            f"2020-05-17 12:{it:02d}:59,000 - log\\train.log - INFO - evaluate:dev",
+            f"2020-05-17 12:{it:02d}:59,001 - log\\train.log - INFO - processed 219197 tokens with 7707 phrases; "
+            f"found: 7808 phrases; correct: {2267 + 300 * it}.",
+            f"2020-05-17 12:{it:02d}:59,002 - log\\train.log - INFO - accuracy:  {92.94 + 0.1 * it:.2f}%; "
+            f"precision:  {21.03 + it:.2f}%; recall:  {14.48 + it:.2f}%; FB1:  {17.15 + it:.2f}",
+        ]
+    return lines
+
+
+def test_an_outer_iteration_counter_does_not_keep_one_loss_an_iteration(tmp_path):
+    # the generic step shape took 'iteration:E' for the step and kept the last loss of each iteration
+    # (101 of 174 points); the general reader keeps every loss line, in order
+    run = _read(tmp_path, _chinese_ner_log("iteration:{it} step{s}/174,NER loss:{v:9.6f}"))
+    assert run.format == "console/general"
+    assert _series(run, "NER_loss") == (27, 1.0, 27.0, pytest.approx(0.3), pytest.approx(30.0 / 2700, abs=1e-6))
+    assert run.roles["loss"] == "NER_loss"
+    # a step counter whose every line is written twice (two logging handlers) repeats its value: the
+    # generic shape's one point a step stays
+    twice = _read(tmp_path, _chinese_ner_log("step:{t} NER loss:{v:9.6f}", duplicate=True))
+    assert twice.format == "console/generic-step" and len(twice.series["loss"].values) == 27

@@ -133,7 +133,7 @@ def _better(general: Capture, generic: Capture) -> bool:
     or with more loss series (a generic shape that merged a training and a validation loss), or
     at the same steps with more series (a generic shape that merged ``Train Acc`` and ``Test Acc``)."""
     mine, theirs = _loss_points(general), _loss_points(generic)
-    if mine > 2 * theirs:
+    if mine > 2 * theirs or _overwrote(general, generic):
         return True
     if mine < theirs:
         return False
@@ -143,6 +143,20 @@ def _better(general: Capture, generic: Capture) -> bool:
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
+
+
+def _overwrote(general: Capture, generic: Capture) -> bool:
+    """Whether a generic shape took an outer counter for the step and kept the last loss of each
+    (``iteration:1 step100/174,NER loss:..`` twice an iteration: one point where there were two)
+    while the general reader kept each of those lines: more lines matched than points kept, and
+    the general reader's loss holds them all with few repeated values (a line printed twice, by
+    two logging handlers, repeats its value: that is not a lost point)."""
+    taken, kept = len(set(generic.lines)), _loss_points(generic)
+    values = max((vals for name, (_, vals) in general.cols.items() if "loss" in name.lower()), key=len, default=[])
+    if taken <= kept or len(values) < taken:
+        return False
+    repeats = sum(1 for a, b in zip(values, values[1:]) if a == b)
+    return 2 * repeats < taken - kept
 
 
 def _loss_names(cap: Capture) -> int:
