@@ -160,7 +160,8 @@ def judge(e: dict) -> Judged:
     out = Judged(e, path)
     if path is None:
         return out
-    result = doctor([path], Options(settings=Settings()))
+    # no per-input time limit: a figure must not depend on how loaded the machine is
+    result = doctor([path], Options(settings=Settings(), timeout_per_input=None))
     logs = [r for r in result.reports if r.kind == "log"]
     if not logs:
         out.verdict, out.reason = (
