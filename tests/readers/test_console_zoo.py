@@ -1547,6 +1547,33 @@ def test_pix2pix_family_loss_log(tmp_path):
     assert run.meta["step_resets"] == [{"from": 800.0, "to": 100.0}]
 
 
+def m3d_vton_mtm_loss_log():
+    """fyviezhao/M3D-VTON@1ecc3cf46b6c4ee89055aa8c96a8cc0c71c7ce66 models/MTM_model.py: loss_names 'mtm', 'fdepth',
+    'bdepth', 'segmt', 'warp'; backward() adds loss_warp, loss_fdepth + loss_bdepth and loss_segmt into loss_mtm,
+    the loss it calls backward() on; printed by the pix2pix visualizer ('%s: %.3f ' per name). 30 prints of 100."""
+    out = []
+    for k in range(30):
+        parts = {
+            "fdepth": 0.009 - 0.0002 * k,
+            "bdepth": 0.010 - 0.0002 * k,
+            "segmt": 0.042 - 0.001 * k,
+            "warp": 0.084 - 0.002 * k,
+        }
+        shown = {n: round(v, 3) for n, v in parts.items()}
+        line = f"(epoch: {1 + k // 10}, iters: {100 * (1 + k % 10)}, time: 0.106, data: 0.001) mtm: {sum(parts.values()):.3f} "
+        out.append(line + "".join(f"{n}: {v:.3f} " for n, v in shown.items()))
+    return out
+
+
+def test_pix2pix_family_objective_printed_beside_its_parts(tmp_path):
+    run = _read(tmp_path, m3d_vton_mtm_loss_log(), "loss_log.txt")
+    assert run.format == "console/pix2pix-loss-log" and run.roles["loss"] == "loss_G"
+    assert _series(run, "loss_G") == (30, 100.0, 3000.0, pytest.approx(0.145), pytest.approx(0.046))
+    assert run.series["loss_G"].values.tolist() == run.series["mtm"].values.tolist()  # not mtm + its parts again
+    other = [line.replace("mtm: ", "total: ").replace("warp: 0.0", "warp: 0.1") for line in m3d_vton_mtm_loss_log()]
+    assert _read(tmp_path, other, "loss_log.txt").series["loss_G"].values[0] > 0.245  # no term sums the rest: all add
+
+
 def darknet_lines():
     """AlexeyAB/darknet@518780b3c3e14362818b156fb736f16340cd8312 src/detector.c (train_detector):
     printf("\\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left\\n", iteration, loss,

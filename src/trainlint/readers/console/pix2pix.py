@@ -11,7 +11,10 @@ word) and the generator's (the rest), whose sum is the model's ``loss_G`` (``bac
 ``models/cycle_gan_model.py`` and ``pix2pix_model.py``). Each line gives ``loss_G``, the loss
 judged, and ``loss_D`` beside the terms as printed. ``iters`` counts the images of the current
 epoch: the step is the count over the epochs seen, and a launch that starts again at epoch 1
-starts the steps again (a new run appended to the file).
+starts the steps again (a new run appended to the file). A model may print its objective as a
+term of its own beside the parts it adds up (M3D-VTON's ``models/MTM_model.py``: ``loss_mtm``
+is ``loss_warp + loss_fdepth + loss_bdepth + loss_segmt``, printed as ``mtm: 0.145 fdepth:
+0.009 ...``): where one generator term is the sum of the others on every line, it is ``loss_G``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def loss_log(lines: list[Line]) -> Capture | None:
     cap = Capture("pix2pix-loss-log")
     epoch, per_epoch, most = 0, 0, 0  # the current epoch, the images of an epoch, the most in this one
     launches = 0
+    rows: list[tuple[float, dict[str, float], float, int]] = []
     for line in lines:
         text = line.final
         if _BANNER in text and text.lstrip().startswith("="):
@@ -44,21 +48,43 @@ def loss_log(lines: list[Line]) -> Capture | None:
         pairs = _PAIR.findall(m[3])
         if not pairs:
             continue
-        step = float((e - 1) * per_epoch + i)
-        cap.add_all(step, _with_totals({name: float(v) for name, v in pairs}))
-        cap.add("epoch", step, float(e))
-        cap.lines.append(line.no)
-    if len(cap.lines) < 2:
+        rows.append((float((e - 1) * per_epoch + i), {name: float(v) for name, v in pairs}, float(e), line.no))
+    if len(rows) < 2:
         return None
+    total = _total_term([terms for _, terms, _, _ in rows])
+    for step, terms, in_epoch, no in rows:
+        cap.add_all(step, _with_totals(terms, total))
+        cap.add("epoch", step, in_epoch)
+        cap.lines.append(no)
     cap.meta["launches"] = launches or None
     return cap
 
 
-def _with_totals(terms: dict[str, float]) -> dict[str, float]:
-    """The terms as printed, with the generator's sum (``loss_G``) and the discriminator's (``loss_D``)."""
+def _total_term(rows: list[dict[str, float]]) -> str | None:
+    """The generator term that is the sum of the other generator terms on every line (to the
+    printed 3 decimals, each rounded by up to 0.0005), where there are two others or more."""
+    first = [n for n in rows[0] if not _is_discriminator(n)]
+    if len(first) < 3:
+        return None
+    for name in first:
+        if all(name in r and _sums_the_rest(r, name) for r in rows):
+            return name
+    return None
+
+
+def _sums_the_rest(terms: dict[str, float], name: str) -> bool:
+    rest = [v for n, v in terms.items() if n != name and not _is_discriminator(n)]
+    return abs(terms[name] - sum(rest)) <= 0.0005 * (len(rest) + 1) + 1e-9
+
+
+def _with_totals(terms: dict[str, float], total: str | None = None) -> dict[str, float]:
+    """The terms as printed, with the generator's sum (``loss_G``: the ``total`` term where the
+    model prints one) and the discriminator's (``loss_D``)."""
     disc = {n for n in terms if _is_discriminator(n)}
     out = dict(terms)
-    if len(disc) < len(terms):
+    if total is not None and total in terms:
+        out["loss_G"] = terms[total]
+    elif len(disc) < len(terms):
         out["loss_G"] = sum(v for n, v in terms.items() if n not in disc)
     if disc:
         out["loss_D"] = sum(terms[n] for n in disc)
