@@ -499,3 +499,17 @@ def test_a_split_word_alone_after_the_counter_names_the_lines_split(tmp_path):
     }
     # a value right after the word is that split's own number; no word, no split
     assert read_line("Epoch 3 train: 0.7, val: 0.8").split == "" and read_line("Epoch 3, loss: 0.5").split == ""
+
+
+def test_an_epoch_cut_short_to_e_in_brackets_numbers_the_steps_counted_inside_it(tmp_path):
+    # skeleton-hw-lora-train-log-1237 (calibration): a LoRA loop printing f"[E{epoch}] step {step} loss {loss:.4f}"
+    # every 10 steps, the step counted inside the epoch; "[E1]" is the epoch, not a frame like "[INFO]", so
+    # the step falling back to 0 at "[E2]" is the next epoch, not a relaunch of the run
+    lines = ["총 학습 스텝 수: 300"]
+    for e in (1, 2, 3):
+        lines += [f"[E{e}] step {s} loss {1.0 / (e * 100 + s + 1):.4f}" for s in range(0, 100, 10)]
+        lines.append(f"Epoch {e} avg-loss {0.5 / e:.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and not run.meta.get("step_resets")
+    assert _series(run, "loss") == (30, 0.0, 290.0, 0.0099, pytest.approx(0.0026))
+    assert read_line("[Ep 3] step 10 loss 0.5").epoch == 3.0 and read_line("[Errno 2] loss 0.5").epoch is None
