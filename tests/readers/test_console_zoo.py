@@ -1574,6 +1574,31 @@ def test_pix2pix_family_objective_printed_beside_its_parts(tmp_path):
     assert _read(tmp_path, other, "loss_log.txt").series["loss_G"].values[0] > 0.245  # no term sums the rest: all add
 
 
+def keras_gan_tutorial_lines():
+    """The Keras GAN tutorials' per-step prints, as a real log wrote them (keras-cyclegan-loss-txt-1239, calibration):
+    CycleGAN '>%d, dA[%.3f,%.3f] dB[%.3f,%.3f] g[%.3f,%.3f]' % (i+1, dA_loss1, dA_loss2, dB_loss1, dB_loss2, g_loss1,
+    g_loss2); pix2pix '>%d, d1[%.3f] d2[%.3f] g[%.3f]'; DCGAN '>%d, %d/%d, d1=%.3f, d2=%.3f g=%.3f' (epoch, batch of
+    bat_per_epo)."""
+    cycle = [
+        f">{i}, dA[0.250,0.300] dB[0.200,0.150] g[{20.0 - 0.5 * i:.3f},{21.0 - 0.5 * i:.3f}]" for i in range(1, 21)
+    ]
+    pix = [f">{i}, d1[0.410] d2[0.380] g[{12.7 - 0.1 * i:.3f}]" for i in range(1, 13)]
+    dcgan = [
+        f">{e}, {b}/4, d1=0.690, d2=0.700 g={0.9 - 0.01 * (4 * e + b):.3f}" for e in (1, 2, 3) for b in (1, 2, 3, 4)
+    ]
+    return cycle, pix, dcgan
+
+
+def test_keras_gan_tutorial_prints(tmp_path):
+    cycle, pix, dcgan = keras_gan_tutorial_lines()
+    run = _read(tmp_path, cycle, "loss.txt")
+    assert run.format == "console/keras-gan" and run.roles["loss"] == "loss_G"
+    assert _series(run, "loss_G") == (20, 1.0, 20.0, pytest.approx(40.0), pytest.approx(21.0))
+    assert run.series["loss_D"].values[0] == pytest.approx(0.9) and run.series["g_2"].values[-1] == pytest.approx(11.0)
+    assert _series(_read(tmp_path, pix), "loss_G") == (12, 1.0, 12.0, pytest.approx(12.6), pytest.approx(11.5))
+    assert _series(_read(tmp_path, dcgan), "loss_G") == (12, 1.0, 12.0, pytest.approx(0.85), pytest.approx(0.74))
+
+
 def darknet_lines():
     """AlexeyAB/darknet@518780b3c3e14362818b156fb736f16340cd8312 src/detector.c (train_detector):
     printf("\\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left\\n", iteration, loss,

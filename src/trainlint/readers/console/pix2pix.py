@@ -15,6 +15,12 @@ starts the steps again (a new run appended to the file). A model may print its o
 term of its own beside the parts it adds up (M3D-VTON's ``models/MTM_model.py``: ``loss_mtm``
 is ``loss_warp + loss_fdepth + loss_bdepth + loss_segmt``, printed as ``mtm: 0.145 fdepth:
 0.009 ...``): where one generator term is the sum of the others on every line, it is ``loss_G``.
+
+The Keras GAN tutorials (CycleGAN, pix2pix, DCGAN) and their many copies print one line per
+step: ``>N, dA[0.52,0.77] dB[0.94,0.86] g[18.52,19.39]`` (each network's losses in brackets),
+``>N, d1[0.41] d2[0.38] g[12.7]``, or ``>E, B/NB, d1=0.69, d2=0.70 g=0.68``. A name starting
+with ``d`` is a discriminator's, with ``g`` a generator's (``g[a,b]``: the two generators'
+composite losses); ``loss_G`` sums the generator values, ``loss_D`` the discriminator's.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ from .text import NUM, Capture, Line, lazy_regex
 _LINE = lazy_regex(r"^\s*\(epoch: (\d+), iters: (\d+), time: %s(?:, data: %s)?\)\s+(.*)$" % (NUM, NUM))
 _PAIR = lazy_regex(r"(?:^|\s)([A-Za-z][\w+\-]*): (%s)(?=\s|$)" % NUM)
 _BANNER = "Training Loss ("
+_KERAS_GAN = lazy_regex(
+    r"^\s*\w*>\s*(\d+)\s*,\s*(?:(\d+)\s*/\s*(\d+)\s*,\s*)?((?:[dDgG]\w{0,3}(?:\[[^\]]*\]|=%s)[\s,]*){2,})$" % NUM
+)
+_KERAS_TERM = lazy_regex(r"([dDgG]\w{0,3})(?:\[([^\]]*)\]|=(%s))" % NUM)
 
 
 def loss_log(lines: list[Line]) -> Capture | None:
@@ -95,4 +105,25 @@ def _is_discriminator(name: str) -> bool:
     return discriminator_part(parse("loss_" + name).part)
 
 
-RECOGNISERS = ((loss_log, "(epoch: "),)
+def keras_gan(lines: list[Line]) -> Capture | None:
+    """The per-step losses of a Keras GAN tutorial's print (``>N, dA[..] dB[..] g[..]``)."""
+    cap = Capture("keras-gan")
+    for line in lines:
+        m = _KERAS_GAN.match(line.final)
+        if m is None:
+            continue
+        values: dict[str, float] = {}
+        for name, listed, one in _KERAS_TERM.findall(m[4]):
+            nums = [float(v) for v in listed.split(",")] if listed else [float(one)]
+            values.update({name if len(nums) == 1 else f"{name}_{k + 1}": v for k, v in enumerate(nums)})
+        gen = [v for n, v in values.items() if n[0] in "gG"]
+        if not gen or len(gen) == len(values):
+            continue
+        values["loss_G"], values["loss_D"] = sum(gen), sum(v for n, v in values.items() if n[0] in "dD")
+        step = float(m[1]) if m[2] is None else (float(m[1]) - 1) * float(m[3]) + float(m[2])
+        cap.add_all(step, values)
+        cap.lines.append(line.no)
+    return cap if len(cap.lines) >= 2 else None
+
+
+RECOGNISERS = ((loss_log, "(epoch: "), (keras_gan, ">"))
