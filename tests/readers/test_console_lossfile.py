@@ -87,3 +87,16 @@ def test_a_table_of_losses_under_a_header_is_left_to_the_table_readers(tmp_path)
     rows = ["Epoch\tLoss_train\tLoss_test"] + [f"{e}\t{30.0 / e:.4f}\t{24.0 / e:.4f}" for e in range(1, 41)]
     run = _read(tmp_path, rows, "loss_log.txt")
     assert run.format != "console/loss-file" and run.roles["loss"] == "Loss_train"
+
+
+def test_one_printed_list_of_the_losses_is_the_loss_in_its_order(tmp_path):
+    # torchic-mnist-loss-txt-1243 (calibration): std::fs::write("./loss.txt", format!("{:?}", losses)), one line;
+    # Python's f.write(str(losses)) is the same shape, and NumPy's print wraps "[0.33 0.13 ...]" over lines
+    losses = [0.33006555, 0.13408972, 0.08825967, 0.06295489, 0.047282077, 0.036671806, 0.028341116, 0.022399697]
+    losses += [0.019161189, 0.015187284]
+    run = _read(tmp_path, ["[" + ", ".join(str(v) for v in losses) + "]"], "loss.txt")
+    assert run.format == "console/loss-file" and _series(run, "loss") == (10, 1.0, 10.0, 0.33006555, 0.015187284)
+    wrapped = ["[" + " ".join(f"{v:.4f}" for v in losses[:6]), " " + " ".join(f"{v:.4f}" for v in losses[6:]) + "]"]
+    assert _series(_read(tmp_path, wrapped, "loss.txt"), "loss") == (10, 1.0, 10.0, 0.3301, 0.0152)
+    with pytest.raises(ReadError):
+        _read(tmp_path, ["[" + ", ".join(str(v) for v in losses) + ", 'done']"], "loss.txt")

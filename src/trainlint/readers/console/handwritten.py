@@ -170,6 +170,10 @@ _NUMBER_LINE = lazy_regex(
 )
 _MORE_VALUES = lazy_regex(r"[\s,;]+")
 MIN_NUMBER_LINES = 10
+# The whole file one printed list of the values (``f.write(str(losses))``, Rust's ``{:?}``, NumPy's
+# ``[0.33 0.13 ...]`` wrapped over lines): the values in order. Only a short file is looked at so.
+_VALUE = lazy_regex(NUM)
+MAX_LIST_CHARS = 1_000_000
 
 
 def loss_name(stem: str) -> str | None:
@@ -184,6 +188,9 @@ def loss_name(stem: str) -> str | None:
 def number_lines(lines: list[Line], name: str) -> Capture | None:
     """A file of bare values (or ``step value`` pairs), nine in ten of its lines: the series
     ``name``, at the steps written or, where there are none, at the values' order."""
+    listed = _listed(lines, name)
+    if listed is not None:
+        return listed
     cap = Capture("loss-file")
     other, headed, wide = 0, False, False
     for line in lines:
@@ -203,4 +210,22 @@ def number_lines(lines: list[Line], name: str) -> Capture | None:
     if len(cap.lines) < MIN_NUMBER_LINES or other * 9 > len(cap.lines) or (wide and headed):
         return None
     cap.notes.append(f"a file of bare values: {len(cap.lines)} line(s) read as {name!r}, named by the file's name")
+    return cap
+
+
+def _listed(lines: list[Line], name: str) -> Capture | None:
+    """The file's values where the whole file is one printed list of numbers."""
+    if not lines or not lines[0].final.lstrip().startswith("[") or sum(len(ln.final) for ln in lines) > MAX_LIST_CHARS:
+        return None
+    text = " ".join(ln.final for ln in lines).strip()
+    if not text.endswith("]"):
+        return None
+    cells = [c for c in _MORE_VALUES.split(text[1:-1]) if c]
+    if len(cells) < MIN_NUMBER_LINES or not all(_VALUE.fullmatch(c) for c in cells):
+        return None
+    values = [float(c) for c in cells]
+    cap = Capture("loss-file")
+    cap.cols[name] = ([float(i + 1) for i in range(len(values))], values)
+    cap.lines.extend(ln.no for ln in lines)
+    cap.notes.append(f"a file of one printed list: {len(values)} value(s) read as {name!r}, named by the file's name")
     return cap
