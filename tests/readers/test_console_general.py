@@ -513,3 +513,15 @@ def test_an_epoch_cut_short_to_e_in_brackets_numbers_the_steps_counted_inside_it
     assert run.roles["loss"] == "loss" and not run.meta.get("step_resets")
     assert _series(run, "loss") == (30, 0.0, 290.0, 0.0099, pytest.approx(0.0026))
     assert read_line("[Ep 3] step 10 loss 0.5").epoch == 3.0 and read_line("[Errno 2] loss 0.5").epoch is None
+
+
+def test_a_printed_step_and_value_tuple_after_its_name(tmp_path):
+    # audio-velocity-loss-txt-1244 (calibration): losses.append((epoch, loss.item())), then f.write(f'loss: {loss}\n')
+    lines = [f"loss: ({e}, {2.3e7 - 1e6 * e})" for e in range(20)]
+    run = _read(tmp_path, lines, "loss.txt")
+    assert run.format == "console/general" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 0.0, 19.0, 2.3e7, 4.0e6)
+    rec = read_line("val acc = (3, 0.91)")
+    assert rec is not None and rec.step == 3.0 and rec.values == {"val_acc": 0.91}
+    odd = read_line("loss: (0.5, 0.7)")  # not a step: the pair is left as written
+    assert odd is None or odd.step is None

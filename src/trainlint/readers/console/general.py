@@ -80,6 +80,8 @@ _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
+# "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
+_STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
 # "[E1] step 10 loss 0.53", "[Ep 3] ...": an epoch in brackets, its name cut short to E or Ep.
 _LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep?)\s*(\d+)\s*\]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
@@ -209,7 +211,9 @@ def _lead(body: str, rec: Record) -> str:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
     if "(" in body:
         body = _ASIDE.sub("", body)
-    if (epoch := _LEAD_EPOCH.match(body)) is not None:
+    if (pair := _STEP_TUPLE.match(body)) is not None:
+        rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
+    elif (epoch := _LEAD_EPOCH.match(body)) is not None:
         rec.epoch, body = float(epoch[1]), body[epoch.end() :]
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
