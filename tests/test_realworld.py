@@ -109,9 +109,13 @@ PINNED = {
     "calibration": {
         # t2icount-train-1014 (NLP fine-tune wave, as first measured): its per-epoch lines name the
         # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
-        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
+        # aisl-ubev-train-out-1251 (plain logs wave, ids 1220-1259): its training lines print no names
+        # (train.py: f"[{epoch}] {step} {loss.item()} {time()-t_0}"); only 'Validation loss: X' is named,
+        # and it is read and taken as the loss (a wrong loss too). Which bare column is the loss only the
+        # code says: left unread rather than guessed.
+        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014", "aisl-ubev-train-out-1251"},
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
-        "wrong_loss": set(),
+        "wrong_loss": {"aisl-ubev-train-out-1251"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -137,11 +141,17 @@ PINNED = {
         # full LR (adjudicated: true but benign, the 'steps' policy drops the LR after the log ends).
         # Post-training wave (ids 960-989), as first measured and adjudicated (keep): two healthy
         # curves whose process crashed (TL081), after its last step or in the job's next stage.
+        # Plain loss files wave (ids 1220-1259): reco-sys-mse-loss-txt-1240 lists its epochs newest first
+        # (its plot.py reverses them; nothing in the file says so): read top to bottom the MSE rises (TL010
+        # FAIL, adjudicated: false; no reader can know the order); chatmd-hf-train-out-1250: TL021 WARN on
+        # grad-norm spikes the loss did not react to (adjudicated: note).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
+            "reco-sys-mse-loss-txt-1240",
+            "chatmd-hf-train-out-1250",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -161,6 +171,7 @@ PINNED = {
             # calibration part's DeblurGAN logs, also reads three of the test part's GAN logs)
             "mandarin-wav2vec2-hydra-train-1026",
             "mcnet-pytorch-loss-log-1024",
+            "fer-ssl-train-out-1248",  # plain logs wave (ids 1220-1259), as first measured (added after its reader changes)
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -294,7 +305,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 222, "right_loss": 253}, "test": {"read": 186, "right_loss": 214}}
+FLOORS = {"calibration": {"read": 246, "right_loss": 275}, "test": {"read": 196, "right_loss": 222}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
