@@ -113,7 +113,15 @@ PINNED = {
         # (train.py: f"[{epoch}] {step} {loss.item()} {time()-t_0}"); only 'Validation loss: X' is named,
         # and it is read and taken as the loss (a wrong loss too). Which bare column is the loss only the
         # code says: left unread rather than guessed.
-        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014", "aisl-ubev-train-out-1251"},
+        # ropadet-fairseq-train-out-1254: fairseq's JSON progress lines through Hydra's job logging
+        # ("[<time>][train_inner][INFO] - {...}"); reading them was measured and not taken (the test
+        # part's healthy WARN went 4 to 5 with the log it newly read).
+        "unread": {
+            "catvsdog-resnet-pretrained-35",
+            "t2icount-train-1014",
+            "aisl-ubev-train-out-1251",
+            "ropadet-fairseq-train-out-1254",
+        },
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         "wrong_loss": {"aisl-ubev-train-out-1251"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
@@ -193,6 +201,7 @@ PINNED = {
             "damsl-maml-train-992",
             "ner-slot-filling-train-998",
             "robotwin-manibox-train-diffusion-1037",
+            "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
         },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
@@ -305,7 +314,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 246, "right_loss": 275}, "test": {"read": 196, "right_loss": 222}}
+FLOORS = {"calibration": {"read": 247, "right_loss": 276}, "test": {"read": 197, "right_loss": 222}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
