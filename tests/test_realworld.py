@@ -109,11 +109,23 @@ PINNED = {
     "calibration": {
         # t2icount-train-1014 (NLP fine-tune wave, as first measured): its per-epoch lines name the
         # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
-        "unread": {"catvsdog-resnet-pretrained-35", "t2icount-train-1014"},
+        # aisl-ubev-train-out-1251 (plain logs wave, ids 1220-1259): its training lines print no names
+        # (train.py: f"[{epoch}] {step} {loss.item()} {time()-t_0}"); only 'Validation loss: X' is named,
+        # and it is read and taken as the loss (a wrong loss too). Which bare column is the loss only the
+        # code says: left unread rather than guessed.
+        # ropadet-fairseq-train-out-1254: fairseq's JSON progress lines through Hydra's job logging
+        # ("[<time>][train_inner][INFO] - {...}"); reading them was measured and not taken (the test
+        # part's healthy WARN went 4 to 5 with the log it newly read).
+        "unread": {
+            "catvsdog-resnet-pretrained-35",
+            "t2icount-train-1014",
+            "aisl-ubev-train-out-1251",
+            "ropadet-fairseq-train-out-1254",
+        },
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
         # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
-        "wrong_loss": set(),
+        "wrong_loss": {"aisl-ubev-train-out-1251"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -149,6 +161,10 @@ PINNED = {
         # The classic-NLP wave (ids 1180-1195), after its reader change: simcse-multilang-ch-bert-unsup-1193,
         # an InfoNCE loss that sits at 1.10 = ln 3 by chance, gets TL033 FAIL (3 classes inferred from the
         # value, adjudicated false) and TL031 WARN (its fall precedes the first log, adjudicated note).
+        # Plain loss files wave (ids 1220-1259): reco-sys-mse-loss-txt-1240 lists its epochs newest first
+        # (its plot.py reverses them; nothing in the file says so): read top to bottom the MSE rises (TL010
+        # FAIL, adjudicated: false; no reader can know the order); chatmd-hf-train-out-1250: TL021 WARN on
+        # grad-norm spikes the loss did not react to (adjudicated: note).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
@@ -160,6 +176,8 @@ PINNED = {
             "tinyllama-alpaca-lora-finetune-log-1101",
             "open-r1-safety-sft-training-output-1119",
             "simcse-multilang-ch-bert-unsup-1193",
+            "reco-sys-mse-loss-txt-1240",
+            "chatmd-hf-train-out-1250",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -182,6 +200,7 @@ PINNED = {
             # the second post-training wave (ids 1100-1139), as first measured (before any reader change)
             "trl-ft-halos-sft-log-1110",
             "trl-ft-halos-dpo-log-1111",
+            "fer-ssl-train-out-1248",  # plain logs wave (ids 1220-1259), as first measured (added after its reader changes)
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -203,6 +222,7 @@ PINNED = {
             "damsl-maml-train-992",
             "ner-slot-filling-train-998",
             "robotwin-manibox-train-diffusion-1037",
+            "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
         },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",

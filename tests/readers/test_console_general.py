@@ -549,3 +549,29 @@ def test_an_outer_iteration_counter_does_not_keep_one_loss_an_iteration(tmp_path
     # generic shape's one point a step stays
     twice = _read(tmp_path, _chinese_ner_log("step:{t} NER loss:{v:9.6f}", duplicate=True))
     assert twice.format == "console/generic-step" and len(twice.series["loss"].values) == 27
+
+
+def test_an_epoch_cut_short_to_e_in_brackets_numbers_the_steps_counted_inside_it(tmp_path):
+    # skeleton-hw-lora-train-log-1237 (calibration): a LoRA loop printing f"[E{epoch}] step {step} loss {loss:.4f}"
+    # every 10 steps, the step counted inside the epoch; "[E1]" is the epoch, not a frame like "[INFO]", so
+    # the step falling back to 0 at "[E2]" is the next epoch, not a relaunch of the run
+    lines = ["총 학습 스텝 수: 300"]
+    for e in (1, 2, 3):
+        lines += [f"[E{e}] step {s} loss {1.0 / (e * 100 + s + 1):.4f}" for s in range(0, 100, 10)]
+        lines.append(f"Epoch {e} avg-loss {0.5 / e:.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and not run.meta.get("step_resets")
+    assert _series(run, "loss") == (30, 0.0, 290.0, 0.0099, pytest.approx(0.0026))
+    assert read_line("[Ep 3] step 10 loss 0.5").epoch == 3.0 and read_line("[Errno 2] loss 0.5").epoch is None
+
+
+def test_a_printed_step_and_value_tuple_after_its_name(tmp_path):
+    # audio-velocity-loss-txt-1244 (calibration): losses.append((epoch, loss.item())), then f.write(f'loss: {loss}\n')
+    lines = [f"loss: ({e}, {2.3e7 - 1e6 * e})" for e in range(20)]
+    run = _read(tmp_path, lines, "loss.txt")
+    assert run.format == "console/general" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 0.0, 19.0, 2.3e7, 4.0e6)
+    rec = read_line("val acc = (3, 0.91)")
+    assert rec is not None and rec.step == 3.0 and rec.values == {"val_acc": 0.91}
+    odd = read_line("loss: (0.5, 0.7)")  # not a step: the pair is left as written
+    assert odd is None or odd.step is None

@@ -69,3 +69,34 @@ def test_junk_named_loss_is_never_a_run(tmp_path):
     assert time.perf_counter() - start < 10.0
     with pytest.raises(ReadError):
         _read(tmp_path, [f"lr_{i}: {0.1 * i}" for i in range(50)], "loss_config.log")
+
+
+def test_two_values_a_row_without_a_header_are_the_loss_and_a_second_column(tmp_path):
+    # altfast-sft-loss-txt-1241 (calibration): df.to_csv('loss.txt', sep='\t', index=False, header=False) of
+    # Loss_Train and Loss_Val; reco-sys-mse-loss-txt-1240: "train,test" MSE rows. The first row is data, not a header.
+    rows = [f"{2.6 - 0.03 * i}\t{2.61 - 0.02 * i}" for i in range(41)]
+    run = _read(tmp_path, rows, "loss.txt")
+    assert run.format == "console/loss-file" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (41, 1.0, 41.0, 2.6, pytest.approx(1.4))
+    assert _series(run, "loss_2") == (41, 1.0, 41.0, 2.61, pytest.approx(1.81))
+    comma = _read(tmp_path, [f"{s},{1.3 + 0.01 * s},{1.5 + 0.01 * s}" for s in range(12)], "loss_log.txt")
+    assert _series(comma, "loss") == (12, 0.0, 11.0, 1.3, pytest.approx(1.41))
+
+
+def test_a_table_of_losses_under_a_header_is_left_to_the_table_readers(tmp_path):
+    rows = ["Epoch\tLoss_train\tLoss_test"] + [f"{e}\t{30.0 / e:.4f}\t{24.0 / e:.4f}" for e in range(1, 41)]
+    run = _read(tmp_path, rows, "loss_log.txt")
+    assert run.format != "console/loss-file" and run.roles["loss"] == "Loss_train"
+
+
+def test_one_printed_list_of_the_losses_is_the_loss_in_its_order(tmp_path):
+    # torchic-mnist-loss-txt-1243 (calibration): std::fs::write("./loss.txt", format!("{:?}", losses)), one line;
+    # Python's f.write(str(losses)) is the same shape, and NumPy's print wraps "[0.33 0.13 ...]" over lines
+    losses = [0.33006555, 0.13408972, 0.08825967, 0.06295489, 0.047282077, 0.036671806, 0.028341116, 0.022399697]
+    losses += [0.019161189, 0.015187284]
+    run = _read(tmp_path, ["[" + ", ".join(str(v) for v in losses) + "]"], "loss.txt")
+    assert run.format == "console/loss-file" and _series(run, "loss") == (10, 1.0, 10.0, 0.33006555, 0.015187284)
+    wrapped = ["[" + " ".join(f"{v:.4f}" for v in losses[:6]), " " + " ".join(f"{v:.4f}" for v in losses[6:]) + "]"]
+    assert _series(_read(tmp_path, wrapped, "loss.txt"), "loss") == (10, 1.0, 10.0, 0.3301, 0.0152)
+    with pytest.raises(ReadError):
+        _read(tmp_path, ["[" + ", ".join(str(v) for v in losses) + ", 'done']"], "loss.txt")

@@ -1603,6 +1603,58 @@ def test_pix2pix_family_loss_log(tmp_path):
     assert run.meta["step_resets"] == [{"from": 800.0, "to": 100.0}]
 
 
+def m3d_vton_mtm_loss_log():
+    """fyviezhao/M3D-VTON@1ecc3cf46b6c4ee89055aa8c96a8cc0c71c7ce66 models/MTM_model.py: loss_names 'mtm', 'fdepth',
+    'bdepth', 'segmt', 'warp'; backward() adds loss_warp, loss_fdepth + loss_bdepth and loss_segmt into loss_mtm,
+    the loss it calls backward() on; printed by the pix2pix visualizer ('%s: %.3f ' per name). 30 prints of 100."""
+    out = []
+    for k in range(30):
+        parts = {
+            "fdepth": 0.009 - 0.0002 * k,
+            "bdepth": 0.010 - 0.0002 * k,
+            "segmt": 0.042 - 0.001 * k,
+            "warp": 0.084 - 0.002 * k,
+        }
+        shown = {n: round(v, 3) for n, v in parts.items()}
+        line = f"(epoch: {1 + k // 10}, iters: {100 * (1 + k % 10)}, time: 0.106, data: 0.001) mtm: {sum(parts.values()):.3f} "
+        out.append(line + "".join(f"{n}: {v:.3f} " for n, v in shown.items()))
+    return out
+
+
+def test_pix2pix_family_objective_printed_beside_its_parts(tmp_path):
+    run = _read(tmp_path, m3d_vton_mtm_loss_log(), "loss_log.txt")
+    assert run.format == "console/pix2pix-loss-log" and run.roles["loss"] == "loss_G"
+    assert _series(run, "loss_G") == (30, 100.0, 3000.0, pytest.approx(0.145), pytest.approx(0.046))
+    assert run.series["loss_G"].values.tolist() == run.series["mtm"].values.tolist()  # not mtm + its parts again
+    other = [line.replace("mtm: ", "total: ").replace("warp: 0.0", "warp: 0.1") for line in m3d_vton_mtm_loss_log()]
+    assert _read(tmp_path, other, "loss_log.txt").series["loss_G"].values[0] > 0.245  # no term sums the rest: all add
+
+
+def keras_gan_tutorial_lines():
+    """The Keras GAN tutorials' per-step prints, as a real log wrote them (keras-cyclegan-loss-txt-1239, calibration):
+    CycleGAN '>%d, dA[%.3f,%.3f] dB[%.3f,%.3f] g[%.3f,%.3f]' % (i+1, dA_loss1, dA_loss2, dB_loss1, dB_loss2, g_loss1,
+    g_loss2); pix2pix '>%d, d1[%.3f] d2[%.3f] g[%.3f]'; DCGAN '>%d, %d/%d, d1=%.3f, d2=%.3f g=%.3f' (epoch, batch of
+    bat_per_epo)."""
+    cycle = [
+        f">{i}, dA[0.250,0.300] dB[0.200,0.150] g[{20.0 - 0.5 * i:.3f},{21.0 - 0.5 * i:.3f}]" for i in range(1, 21)
+    ]
+    pix = [f">{i}, d1[0.410] d2[0.380] g[{12.7 - 0.1 * i:.3f}]" for i in range(1, 13)]
+    dcgan = [
+        f">{e}, {b}/4, d1=0.690, d2=0.700 g={0.9 - 0.01 * (4 * e + b):.3f}" for e in (1, 2, 3) for b in (1, 2, 3, 4)
+    ]
+    return cycle, pix, dcgan
+
+
+def test_keras_gan_tutorial_prints(tmp_path):
+    cycle, pix, dcgan = keras_gan_tutorial_lines()
+    run = _read(tmp_path, cycle, "loss.txt")
+    assert run.format == "console/keras-gan" and run.roles["loss"] == "loss_G"
+    assert _series(run, "loss_G") == (20, 1.0, 20.0, pytest.approx(40.0), pytest.approx(21.0))
+    assert run.series["loss_D"].values[0] == pytest.approx(0.9) and run.series["g_2"].values[-1] == pytest.approx(11.0)
+    assert _series(_read(tmp_path, pix), "loss_G") == (12, 1.0, 12.0, pytest.approx(12.6), pytest.approx(11.5))
+    assert _series(_read(tmp_path, dcgan), "loss_G") == (12, 1.0, 12.0, pytest.approx(0.85), pytest.approx(0.74))
+
+
 def darknet_lines():
     """AlexeyAB/darknet@518780b3c3e14362818b156fb736f16340cd8312 src/detector.c (train_detector):
     printf("\\n %d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left\\n", iteration, loss,

@@ -43,7 +43,7 @@ _FRAME = lazy_regex(
     r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
     r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"  # not a counter:
-    r"(?!\s*(?i:epoch|ep|step|iter|iteration|global_step)s?\s*[=:#]?\s*\d+\s*\])[^\]\[]{0,100}\]"  # nor [epoch 001]
+    r"(?!\s*(?i:epoch|ep|e|step|iter|iteration|global_step)s?\s*[=:#]?\s*\d+\s*\])[^\]\[]{0,100}\]"  # nor [epoch 001], [E1]
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
@@ -82,6 +82,10 @@ _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
+# "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
+_STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
+# "[E1] step 10 loss 0.53", "[Ep 3] ...": an epoch in brackets, its name cut short to E or Ep.
+_LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep?)\s*(\d+)\s*\]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 # "Epoch 3 Val, loss: 0.5", "Step 100 Train - loss: 0.7": a split word alone after the leading counter
 # names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
@@ -209,6 +213,10 @@ def _lead(body: str, rec: Record) -> str:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
     if "(" in body:
         body = _ASIDE.sub("", body)
+    if (pair := _STEP_TUPLE.match(body)) is not None:
+        rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
+    elif (epoch := _LEAD_EPOCH.match(body)) is not None:
+        rec.epoch, body = float(epoch[1]), body[epoch.end() :]
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]

@@ -161,9 +161,19 @@ RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"))
 
 # A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or
 # a step and a value (``100 2.31``, ``100,2.31``). Named by the file: only a file whose name says
-# loss is taken (a file of bare numbers named otherwise could be anything).
-_NUMBER_LINE = lazy_regex(r"^\s*(?:(\d+)\s*[\s,;:]\s*)?(NUM)\s*$".replace("NUM", NUM))
+# loss is taken (a file of bare numbers named otherwise could be anything). A row may hold more
+# values (``1.3178,1.5005``: a training and a test loss, ``np.savetxt`` or ``to_csv(header=False)``
+# of two columns): the first is the file's loss, the next ``<name>_2``, ``<name>_3``; only in a file
+# with no header line (a table with one is the table readers').
+_NUMBER_LINE = lazy_regex(
+    r"^\s*(?:(\d+)(?:\s*[,;:]\s*|\s+))?(NUM)((?:(?:\s*[,;]\s*|\s+)NUM){0,7})\s*$".replace("NUM", NUM)
+)
+_MORE_VALUES = lazy_regex(r"[\s,;]+")
 MIN_NUMBER_LINES = 10
+# The whole file one printed list of the values (``f.write(str(losses))``, Rust's ``{:?}``, NumPy's
+# ``[0.33 0.13 ...]`` wrapped over lines): the values in order. Only a short file is looked at so.
+_VALUE = lazy_regex(NUM)
+MAX_LIST_CHARS = 1_000_000
 
 
 def loss_name(stem: str) -> str | None:
@@ -178,19 +188,44 @@ def loss_name(stem: str) -> str | None:
 def number_lines(lines: list[Line], name: str) -> Capture | None:
     """A file of bare values (or ``step value`` pairs), nine in ten of its lines: the series
     ``name``, at the steps written or, where there are none, at the values' order."""
+    listed = _listed(lines, name)
+    if listed is not None:
+        return listed
     cap = Capture("loss-file")
-    other = 0
+    other, headed, wide = 0, False, False
     for line in lines:
         m = _NUMBER_LINE.match(line.final)
         if m is None:
             other += 1
+            headed = headed or (not cap.lines and bool(line.final.strip()))
             continue
         step = float(m[1]) if m[1] is not None else float(len(cap.lines) + 1)
-        cap.cols.setdefault(name, ([], []))
-        cap.cols[name][0].append(step)
-        cap.cols[name][1].append(float(m[2]))
+        more = [v for v in _MORE_VALUES.split(m[3].strip()) if v] if m[3] else []
+        wide = wide or bool(more)
+        for k, value in enumerate([m[2], *more]):
+            col = cap.cols.setdefault(name if k == 0 else f"{name}_{k + 1}", ([], []))
+            col[0].append(step)
+            col[1].append(float(value))
         cap.lines.append(line.no)
-    if len(cap.lines) < MIN_NUMBER_LINES or other * 9 > len(cap.lines):
+    if len(cap.lines) < MIN_NUMBER_LINES or other * 9 > len(cap.lines) or (wide and headed):
         return None
     cap.notes.append(f"a file of bare values: {len(cap.lines)} line(s) read as {name!r}, named by the file's name")
+    return cap
+
+
+def _listed(lines: list[Line], name: str) -> Capture | None:
+    """The file's values where the whole file is one printed list of numbers."""
+    if not lines or not lines[0].final.lstrip().startswith("[") or sum(len(ln.final) for ln in lines) > MAX_LIST_CHARS:
+        return None
+    text = " ".join(ln.final for ln in lines).strip()
+    if not text.endswith("]"):
+        return None
+    cells = [c for c in _MORE_VALUES.split(text[1:-1]) if c]
+    if len(cells) < MIN_NUMBER_LINES or not all(_VALUE.fullmatch(c) for c in cells):
+        return None
+    values = [float(c) for c in cells]
+    cap = Capture("loss-file")
+    cap.cols[name] = ([float(i + 1) for i in range(len(values))], values)
+    cap.lines.extend(ln.no for ln in lines)
+    cap.notes.append(f"a file of one printed list: {len(values)} value(s) read as {name!r}, named by the file's name")
     return cap

@@ -11,7 +11,16 @@ word) and the generator's (the rest), whose sum is the model's ``loss_G`` (``bac
 ``models/cycle_gan_model.py`` and ``pix2pix_model.py``). Each line gives ``loss_G``, the loss
 judged, and ``loss_D`` beside the terms as printed. ``iters`` counts the images of the current
 epoch: the step is the count over the epochs seen, and a launch that starts again at epoch 1
-starts the steps again (a new run appended to the file).
+starts the steps again (a new run appended to the file). A model may print its objective as a
+term of its own beside the parts it adds up (M3D-VTON's ``models/MTM_model.py``: ``loss_mtm``
+is ``loss_warp + loss_fdepth + loss_bdepth + loss_segmt``, printed as ``mtm: 0.145 fdepth:
+0.009 ...``): where one generator term is the sum of the others on every line, it is ``loss_G``.
+
+The Keras GAN tutorials (CycleGAN, pix2pix, DCGAN) and their many copies print one line per
+step: ``>N, dA[0.52,0.77] dB[0.94,0.86] g[18.52,19.39]`` (each network's losses in brackets),
+``>N, d1[0.41] d2[0.38] g[12.7]``, or ``>E, B/NB, d1=0.69, d2=0.70 g=0.68``. A name starting
+with ``d`` is a discriminator's, with ``g`` a generator's (``g[a,b]``: the two generators'
+composite losses); ``loss_G`` sums the generator values, ``loss_D`` the discriminator's.
 """
 
 from __future__ import annotations
@@ -22,6 +31,10 @@ from .text import NUM, Capture, Line, lazy_regex
 _LINE = lazy_regex(r"^\s*\(epoch: (\d+), iters: (\d+), time: %s(?:, data: %s)?\)\s+(.*)$" % (NUM, NUM))
 _PAIR = lazy_regex(r"(?:^|\s)([A-Za-z][\w+\-]*): (%s)(?=\s|$)" % NUM)
 _BANNER = "Training Loss ("
+_KERAS_GAN = lazy_regex(
+    r"^\s*\w*>\s*(\d+)\s*,\s*(?:(\d+)\s*/\s*(\d+)\s*,\s*)?((?:[dDgG]\w{0,3}(?:\[[^\]]*\]|=%s)[\s,]*){2,})$" % NUM
+)
+_KERAS_TERM = lazy_regex(r"([dDgG]\w{0,3})(?:\[([^\]]*)\]|=(%s))" % NUM)
 
 
 def loss_log(lines: list[Line]) -> Capture | None:
@@ -29,6 +42,7 @@ def loss_log(lines: list[Line]) -> Capture | None:
     cap = Capture("pix2pix-loss-log")
     epoch, per_epoch, most = 0, 0, 0  # the current epoch, the images of an epoch, the most in this one
     launches = 0
+    rows: list[tuple[float, dict[str, float], float, int]] = []
     for line in lines:
         text = line.final
         if _BANNER in text and text.lstrip().startswith("="):
@@ -44,21 +58,43 @@ def loss_log(lines: list[Line]) -> Capture | None:
         pairs = _PAIR.findall(m[3])
         if not pairs:
             continue
-        step = float((e - 1) * per_epoch + i)
-        cap.add_all(step, _with_totals({name: float(v) for name, v in pairs}))
-        cap.add("epoch", step, float(e))
-        cap.lines.append(line.no)
-    if len(cap.lines) < 2:
+        rows.append((float((e - 1) * per_epoch + i), {name: float(v) for name, v in pairs}, float(e), line.no))
+    if len(rows) < 2:
         return None
+    total = _total_term([terms for _, terms, _, _ in rows])
+    for step, terms, in_epoch, no in rows:
+        cap.add_all(step, _with_totals(terms, total))
+        cap.add("epoch", step, in_epoch)
+        cap.lines.append(no)
     cap.meta["launches"] = launches or None
     return cap
 
 
-def _with_totals(terms: dict[str, float]) -> dict[str, float]:
-    """The terms as printed, with the generator's sum (``loss_G``) and the discriminator's (``loss_D``)."""
+def _total_term(rows: list[dict[str, float]]) -> str | None:
+    """The generator term that is the sum of the other generator terms on every line (to the
+    printed 3 decimals, each rounded by up to 0.0005), where there are two others or more."""
+    first = [n for n in rows[0] if not _is_discriminator(n)]
+    if len(first) < 3:
+        return None
+    for name in first:
+        if all(name in r and _sums_the_rest(r, name) for r in rows):
+            return name
+    return None
+
+
+def _sums_the_rest(terms: dict[str, float], name: str) -> bool:
+    rest = [v for n, v in terms.items() if n != name and not _is_discriminator(n)]
+    return abs(terms[name] - sum(rest)) <= 0.0005 * (len(rest) + 1) + 1e-9
+
+
+def _with_totals(terms: dict[str, float], total: str | None = None) -> dict[str, float]:
+    """The terms as printed, with the generator's sum (``loss_G``: the ``total`` term where the
+    model prints one) and the discriminator's (``loss_D``)."""
     disc = {n for n in terms if _is_discriminator(n)}
     out = dict(terms)
-    if len(disc) < len(terms):
+    if total is not None and total in terms:
+        out["loss_G"] = terms[total]
+    elif len(disc) < len(terms):
         out["loss_G"] = sum(v for n, v in terms.items() if n not in disc)
     if disc:
         out["loss_D"] = sum(terms[n] for n in disc)
@@ -69,4 +105,25 @@ def _is_discriminator(name: str) -> bool:
     return discriminator_part(parse("loss_" + name).part)
 
 
-RECOGNISERS = ((loss_log, "(epoch: "),)
+def keras_gan(lines: list[Line]) -> Capture | None:
+    """The per-step losses of a Keras GAN tutorial's print (``>N, dA[..] dB[..] g[..]``)."""
+    cap = Capture("keras-gan")
+    for line in lines:
+        m = _KERAS_GAN.match(line.final)
+        if m is None:
+            continue
+        values: dict[str, float] = {}
+        for name, listed, one in _KERAS_TERM.findall(m[4]):
+            nums = [float(v) for v in listed.split(",")] if listed else [float(one)]
+            values.update({name if len(nums) == 1 else f"{name}_{k + 1}": v for k, v in enumerate(nums)})
+        gen = [v for n, v in values.items() if n[0] in "gG"]
+        if not gen or len(gen) == len(values):
+            continue
+        values["loss_G"], values["loss_D"] = sum(gen), sum(v for n, v in values.items() if n[0] in "dD")
+        step = float(m[1]) if m[2] is None else (float(m[1]) - 1) * float(m[3]) + float(m[2])
+        cap.add_all(step, values)
+        cap.lines.append(line.no)
+    return cap if len(cap.lines) >= 2 else None
+
+
+RECOGNISERS = ((loss_log, "(epoch: "), (keras_gan, ">"))
