@@ -140,12 +140,13 @@ PINNED = {
         # Speech and audio wave (ids 1140-1154), once their losses were read: two GAN voice models'
         # TL032 plateaus at a near-constant LR (so-vits-svc's and a Coqui VITS fine-tune's:
         # adjudicated true but benign) and the Coqui log's TL080 (it stops at epoch 171 of 1000: keep).
+        # catgpt-so-vits-svc-32k-train-1140 left when TL032 said NOTE for a GAN generator's objective
+        # with a discriminator term logged beside it (the Coqui log's TL032 too; its TL080 stays).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
-            "catgpt-so-vits-svc-32k-train-1140",
             "tts-vits-finetuned-coqui-trainer-log-1143",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
