@@ -165,12 +165,13 @@ PINNED = {
         # (its plot.py reverses them; nothing in the file says so): read top to bottom the MSE rises (TL010
         # FAIL, adjudicated: false; no reader can know the order); chatmd-hf-train-out-1250: TL021 WARN on
         # grad-norm spikes the loss did not react to (adjudicated: note).
+        # catgpt-so-vits-svc-32k-train-1140 left when TL032 said NOTE for a GAN generator's objective
+        # with a discriminator term logged beside it (the Coqui log's TL032 too; its TL080 stays).
         "healthy_flagged": {
             "safety-binary-classifier-train-log-1013",
             "fishv4-darknet-log-train-1043",
             "twenty-four-point-sft-960",
             "tlab-alignment-reward-964",
-            "catgpt-so-vits-svc-32k-train-1140",
             "tts-vits-finetuned-coqui-trainer-log-1143",
             "megatron-gpt2-finetune-log-1100",
             "tinyllama-alpaca-lora-finetune-log-1101",

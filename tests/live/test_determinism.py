@@ -102,6 +102,28 @@ def test_final_findings_are_doctors(runs):
         assert [f.to_dict() for f in report.findings] == [f.to_dict() for f in judge_run(run).findings], path
 
 
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "catgpt-so-vits-svc-32k-train-1140/train.log",
+        "tts-vits-finetuned-coqui-trainer-log-1143/trainer_0_log.txt",
+    ],
+)
+def test_a_gan_generators_plateau_is_the_same_note_live(rel):
+    """TL032 says NOTE on a GAN generator's objective with a discriminator term beside it (two
+    calibration voice models of the real-log corpus): the guard's final finding is doctor's."""
+    path = ROOT / "tests" / "realworld" / "cache" / rel
+    if not path.is_file():
+        pytest.skip("the real-log cache is not on this machine (scripts/realworld_fetch.py)")
+    run = read_run(path)
+    _, report = replay(run)
+    live = [f.to_dict() for f in report.findings]
+    assert live == [f.to_dict() for f in judge_run(run).findings]
+    assert [(f["severity"], f["evidence"]["discriminator"]) for f in live if f["code"] == "TL032"] == [
+        ("NOTE", "loss_disc")
+    ]
+
+
 def test_gallery_healthy_runs_never_fail_live_and_broken_ones_fail_early(runs):
     gallery = [(p, r) for p, r in runs if GALLERY in p.parents]
     assert len(gallery) >= 30

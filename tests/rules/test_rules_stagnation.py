@@ -3,6 +3,8 @@ import math
 import numpy as np
 from _rulekit import decay, make_run, not_checked, one, silent, stood_down
 
+from trainlint.api import read_run
+
 
 def test_tl030_flat_loss():
     f = one("TL030", make_run(np.full(50, 2.5)))
@@ -114,6 +116,46 @@ def test_tl032_plateau_fires_when_the_eval_loss_stopped_too():
 def test_tl032_eval_that_ended_long_before_the_run_does_not_stand_it_down():
     # the last evaluation at step 80k of 125k: whether the eval loss still improved is unknown
     assert one("TL032", _tts_run(eval_tail=0.9, eval_until=80000)).severity.value == "WARN"
+
+
+def _vits_train_log(tmp_path, with_disc: bool = True):
+    """A so-vits-svc 3.x train.log (jaywalnut310/vits train.py's shape: 'Train Epoch: N [P%]' then the
+    unnamed list [loss_disc, loss_gen, loss_fm, loss_mel, loss_kl, global_step, lr], the shape of the
+    calibration part's catgpt-so-vits-svc-32k-train-1140): the mel term falls from 38 to 17 in the
+    first third and holds it, the discriminator steady near 2.5, the LR at 98 % of its peak at the
+    end. ``with_disc`` False: the same curve logged as plain per-term losses, no discriminator."""
+    rng = np.random.default_rng(3)
+    lines = ["2023-03-01 10:00:00,000\t32k\tINFO\t{'train': {'log_interval': 20, 'epochs': 10000}}"]
+    for k in range(120):
+        step, lr = 20 * k, 1e-4 * 0.999875 ** (k // 2)
+        mel = 17.0 + 21.0 * math.exp(-k / 12) + rng.normal(0, 0.6)
+        gen, fm, kl = 2.4 + rng.normal(0, 0.3), 10.0 + rng.normal(0, 1.5), 0.8 + rng.normal(0, 0.1)
+        stamp = "2023-03-01 10:00:00,000\t32k\tINFO\t"
+        if with_disc:
+            lines.append(f"{stamp}Train Epoch: {1 + k // 2} [{50 * (k % 2)}%]")
+            lines.append(f"{stamp}{[2.5 + rng.normal(0, 0.1), gen, fm, mel, kl, step, lr]}")
+        else:
+            lines.append(f"step {step} | loss {gen + fm + mel + kl:.4f} | loss_mel {mel:.4f} | lr {lr:.6g}")
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    return read_run(path)
+
+
+def test_tl032_plateau_of_a_gan_generator_objective_is_a_note(tmp_path):
+    run = _vits_train_log(tmp_path)
+    assert run.roles["loss"] == "loss_gen_all" and "loss_disc" in run.series
+    f = one("TL032", run)
+    assert f.severity.value == "NOTE" and f.evidence["discriminator"] == "loss_disc"
+    assert "generator's objective" in f.message and f.evidence["improvement"] < f.evidence["threshold"]
+    # the discriminator logged too briefly to say the run is a GAN: a WARN as for any loss
+    assert one("TL032", run, min_discriminator_points=1000).severity.value == "WARN"
+
+
+def test_tl032_plateau_of_the_same_curve_without_a_discriminator_stays_a_warn(tmp_path):
+    run = _vits_train_log(tmp_path, with_disc=False)
+    assert not any("disc" in n for n in run.series)
+    f = one("TL032", run)
+    assert f.severity.value == "WARN" and f.evidence.get("discriminator") is None
 
 
 # ---------------------------------------------------------------- TL034: accuracy at chance

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Context, StandDown, Threshold, rule
+from ..role_structure import discriminator_part, parse
 from ..verdict import Finding
 from .entropy import preference_series
 from .kept import coarse_of, finite_values, quantiles_kept
@@ -199,13 +200,23 @@ or when the schedule had decayed (a converged cosine/linear schedule is expected
 flatten), nor when the whole drop happened in the first few logged points and the loss held
 its level from then on (fine-tuning a converged model, SFT at constant LR), nor while the eval
 loss is still improving (it ends at its best, more than `min_improvement` below its mid-run
-level: a long TTS run whose train loss flattened while its eval loss kept falling). Try: stop earlier, a higher or re-warmed LR, more or better data, a larger model.""",
+level: a long TTS run whose train loss flattened while its eval loss kept falling). A NOTE, not a
+WARN, when the loss judged is a GAN generator's objective: a discriminator term (loss_disc, loss_D,
+d_loss) with `min_discriminator_points` finite points is logged beside it. A generator's loss holds
+its level while generator and discriminator trade, so its plateau is no evidence of stagnation (the
+reconstruction term and the samples say more). Try: stop earlier, a higher or re-warmed LR, more or
+better data, a larger model.""",
     thresholds=[
         Threshold("lr_fraction", 0.3, "LR at the end / peak LR above which the LR is 'still high'"),
         Threshold("min_improvement", 0.01, "relative drop over the last half that counts"),
         Threshold("max_drop", 0.1, "a relative drop above this always counts, however noisy the loss"),
         Threshold("window", 0.1, "fraction of the run in each level estimate"),
         Threshold("min_points", 20, "finite loss points needed to judge"),
+        Threshold(
+            "min_discriminator_points",
+            10,
+            "finite points of a discriminator term logged beside the loss that make a plateau a NOTE",
+        ),
     ],
 )
 def plateau(ctx: Context) -> Finding | None:
@@ -235,11 +246,23 @@ def plateau(ctx: Context) -> Finding | None:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
-    return ctx.fire(
+    disc = _discriminator_beside(ctx, s.name, int(ctx.t("min_discriminator_points")))
+    msg = (
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
-        f"{fmt(lr_end / peak * 100)}% of its peak",
+        f"{fmt(lr_end / peak * 100)}% of its peak"
+    )
+    if disc is not None:
+        msg += (
+            f"; the loss is a GAN generator's objective ({disc}, a discriminator's, is logged beside it): "
+            "it holds its level while generator and discriminator trade, so its plateau is no evidence "
+            "of stagnation (a NOTE)"
+        )
+    return ctx.fire(
+        msg,
         step=steps[mid],
+        severity="NOTE" if disc is not None else None,
+        discriminator=disc,
         mid_level=mid_level,
         end_level=end,
         improvement=mid_level - end,
@@ -248,6 +271,24 @@ def plateau(ctx: Context) -> Finding | None:
         lr_peak=peak,
         lr_fraction=lr_end / peak,
     )
+
+
+def _discriminator_beside(ctx: Context, loss: str, min_points: int) -> str | None:
+    """The first discriminator term (loss_disc, loss_D_A, d_loss) logged beside the loss with
+    ``min_points`` finite points (of the loss's split first), when the loss is not a discriminator's
+    itself: the loss is then a GAN generator's objective (so-vits-svc's loss_gen_all, Coqui VITS's
+    loss_1 beside loss_disc, pix2pix's G terms beside D_real and D_fake); else None."""
+    own = parse(loss)
+    if discriminator_part(own.part):
+        return None
+    found = []
+    for name in ctx.subject.series:
+        p = parse(name)
+        if name == loss or p.kind != "part" or not discriminator_part(p.part):
+            continue
+        if len(ctx.subject.series[name].finite()) >= max(1, min_points):
+            found.append((p.split != own.split, name))  # the loss's own split first
+    return min(found)[1] if found else None
 
 
 def _eval_still_improving(ctx: Context, mid_step: float | None, first: float, last_step: float) -> None:
