@@ -338,7 +338,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 232, "right_loss": 263}, "test": {"read": 191, "right_loss": 219}}
+FLOORS = {"calibration": {"read": 285, "right_loss": 313}, "test": {"read": 209, "right_loss": 234}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

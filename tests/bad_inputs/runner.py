@@ -2,7 +2,9 @@
 
 stdin: JSON {"cases": [{"name", "path", "args"}], "memory_bytes": N}. The process limits its own
 address space (RLIMIT_AS) first. stdout: one JSON line per case {"name", "exit", "verdict",
-"codes", "reasons", "skipped", "seconds", "error"}, then {"max_rss_bytes": N}."""
+"codes", "reasons", "skipped", "seconds", "cpu_seconds", "error"}, then {"max_rss_bytes": N}.
+``seconds`` is wall time; ``cpu_seconds`` the CPU time of this process and the processes it
+waited for (doctor's isolated inputs): the work a case costs, whatever else the machine runs."""
 
 from __future__ import annotations
 
@@ -19,11 +21,16 @@ def _limit(memory: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
 
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _one(case: dict) -> dict:
     from trainlint.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     code: object = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -40,6 +47,7 @@ def _one(case: dict) -> dict:
         "name": case["name"],
         "exit": code,
         "seconds": round(time.perf_counter() - start, 3),
+        "cpu_seconds": round(_cpu() - cpu, 3),
     }
     try:
         doc = json.loads(out.getvalue())

@@ -72,7 +72,8 @@ def test_arbitrary_console_text_never_raises_anything_but_read_error(tmp_path_fa
 
 
 def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
-    """Regexes are written so no input makes them backtrack quadratically (300k-char lines here)."""
+    """Regexes are written so no input makes them backtrack quadratically (300k-char lines here).
+    The bound is on CPU time, the work done: wall time varies with what else the machine runs."""
     import time
 
     bodies = [
@@ -86,14 +87,14 @@ def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
     for i, body in enumerate(bodies):
         path = tmp_path / f"long{i}.log"
         path.write_text(body + "\n")
-        start = time.perf_counter()
+        start = time.process_time()
         for reader in (ConsoleReader(), CoquiReader()):
             reader.sniff(path, path.read_bytes()[:8192])
             try:
                 reader.read(path)
             except ReadError:
                 pass
-        assert time.perf_counter() - start < 3.0, body[:20]
+        assert time.process_time() - start < 3.0, body[:20]
 
 
 @settings(max_examples=400, deadline=None)
