@@ -110,6 +110,7 @@ _KEYWORDS = (
     "Fatal Python",
     "exitcode",
 )
+_KEYWORD = lazy_regex("|".join(re.escape(k) for k in _KEYWORDS))  # any(k in line for k in _KEYWORDS), in one scan
 _ANY = lazy_regex("|".join(f"(?:{p.pattern})" for _, p in SIGNATURES) + r"|Traceback \(most recent call last\)", re.M)
 
 
@@ -132,7 +133,7 @@ def find_crashes(
     i = 0
     while i < len(lines):
         cur = lines[i].final
-        if not any(k in cur for k in _KEYWORDS) or _ANY.search(cur) is None:
+        if _KEYWORD.search(cur) is None or _ANY.search(cur) is None:
             i += 1
             continue
         if _TRACEBACK.match(cur):

@@ -72,9 +72,17 @@ _PAIR = lazy_regex(
     r"(\s*[:=]\s*|\s+)"
     r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
+# What every _PAIR match holds (a name's last character, its separator, a value's start): a line
+# without it has no pair.
+_PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*[:=]\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})
+_COUNTER_NAMES = _EPOCH_NAMES | _STEP_NAMES
+_PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
+# What every _COUNTER match holds (a digit before "/" or "of", a "[", a digit before ":"): a line
+# without it has no counter, and the expression is not tried at each of its positions.
+_COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
 _EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
@@ -154,18 +162,19 @@ def read_line(text: str) -> Record | None:
         return None
     rec = Record(0, text, {})
     body = _counters(_lead(strip_frame(text), rec), rec)
-    for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in _PAIR.finditer(body)):
+    pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
+    for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in pairs):
         name = _name(raw, sep)
         key = name.lower()
         if not name or key in _NOT_METRICS:
             continue
         split, _, last = key.rpartition("_")
-        if split in _SPLIT_WORDS and last in _EPOCH_NAMES | _STEP_NAMES:  # "validate step: 50"
+        if split in _SPLIT_WORDS and last in _COUNTER_NAMES:  # "validate step: 50"
             key = last
         if unread_lr(name, value):
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)
-        if key in _EPOCH_NAMES | _STEP_NAMES | _INNER_NAMES and v == int(v) and not unit:
+        if key in _PLACED_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)
             continue
         if rec.split and parse(name).split is None:
@@ -254,7 +263,7 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
 
 def _counters(text: str, rec: Record) -> str:
     """Read the counters into ``rec`` and return the text without them."""
-    if not any(c.isdigit() for c in text):
+    if _COUNTER_HINT.search(text) is None:  # no match could start: the text as it is
         return text
     out, last = [], 0
     for m in _COUNTER.finditer(text):
@@ -266,9 +275,9 @@ def _counters(text: str, rec: Record) -> str:
                 _place(rec, "", float(m[3]), float(m[4]))
             else:
                 _place(rec, key, float(m[3]), float(m[4]))
-        elif (m[5] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
+        elif (m[5] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
-        elif (m[7] or "").lower() in _EPOCH_NAMES | _STEP_NAMES:
+        elif (m[7] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[7].lower(), float(m[8]), None)
         else:
             continue
