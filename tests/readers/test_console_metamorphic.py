@@ -40,12 +40,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
     ("tqdm_same_line", "zoo.ms_swift_dicts_carry_their_step"):
         "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
-    ("interleaved", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
-    ("appended", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
     ("interleaved", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
         "unrelated lines inside a notebook's step table end it: the rows after them are not read",
     ("appended", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
