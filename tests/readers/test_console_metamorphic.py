@@ -22,7 +22,7 @@ import pytest
 import test_console_general
 import test_console_zoo
 
-from trainlint.readers.console.frames import unframe_text
+from trainlint.readers.console.frames import renders, unframe_text
 
 FULL = os.environ.get("TRAINLINT_METAMORPHIC_FULL") == "1"
 EVERY = 1 if FULL else 4  # a console framing takes every 4th zoo source (a file framing every 3rd)
@@ -34,12 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("tqdm_same_line", "zoo.build_nanogpt_log_file"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "zoo.megatron_lm"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "zoo.ms_swift_dicts_carry_their_step"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
     ("interleaved", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
         "unrelated lines inside a notebook's step table end it: the rows after them are not read",
     ("appended", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
@@ -188,6 +182,14 @@ def test_record_prefixes_are_removed_in_one_place(line, bare):
     assert unframe_text(line) == bare
 
 
+def test_a_line_printed_right_after_a_tqdm_render_is_a_render_of_its_own():
+    # no newline after the bar's last render: the script's line starts where the bar ends
+    bar = " 37%|███▋      | 37/100 [00:37<01:03,  3.21it/s]"
+    assert renders(bar + "iter 370: loss 2.5") == [bar, "iter 370: loss 2.5"]
+    assert renders(bar + bar + " step 2") == [bar, bar, " step 2"]
+    assert renders(bar) == [bar] and renders("loss 37%|x") == ["loss 37%|x"]
+
+
 def test_trainer_dicts_after_another_loops_bar_keep_their_order(tmp_path):
     # a bar of another loop (a data loader's, 100/100 each time) drawn before every printed
     # Trainer dict (transformers' PrinterCallback): its count places no dict
@@ -225,3 +227,4 @@ def test_a_run_appended_after_a_restart_keeps_the_reader_that_read_one_run(tmp_p
     first, both = M.read_loss(one), M.read_loss(two)
     assert first is not None and both is not None and first.loss == both.loss == "train_loss"
     assert len(first.values) == 21 and both.values == first.values + first.values
+
