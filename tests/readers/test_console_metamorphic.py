@@ -228,3 +228,16 @@ def test_a_run_appended_after_a_restart_keeps_the_reader_that_read_one_run(tmp_p
     assert first is not None and both is not None and first.loss == both.loss == "train_loss"
     assert len(first.values) == 21 and both.values == first.values + first.values
 
+
+def test_a_warning_between_a_vits_header_and_its_list_parts_nothing(tmp_path):
+    # a Python warning (two lines) and a blank logged between 'Train Epoch' and its loss list
+    lines = []
+    for ln in test_console_zoo.vits_train_log():
+        if "Train Epoch" in ln:
+            ln += "\n" + "\n".join(M._NOISE[:3])
+        lines.append(ln)
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = M.read_loss(path)
+    assert read is not None and read.loss == "loss_gen_all" and len(read.values) == 12
+
