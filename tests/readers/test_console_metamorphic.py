@@ -34,8 +34,6 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("interleaved", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
-        "unrelated lines inside a notebook's step table end it: the rows after them are not read",
     ("appended", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
     ("appended", "zoo.notebook_table_with_evaluation_as_markdown"):
@@ -241,3 +239,15 @@ def test_a_warning_between_a_vits_header_and_its_list_parts_nothing(tmp_path):
     read = M.read_loss(path)
     assert read is not None and read.loss == "loss_gen_all" and len(read.values) == 12
 
+
+def test_a_warning_inside_a_step_table_ends_nothing(tmp_path):
+    # a warning printed into a notebook's output between two rows of its step table; a row after
+    # it that does not continue the table (a step already read) is not taken
+    rows = [f"{s}\t{1.0 - 0.02 * s:.4f}\t{0.5 + 0.01 * s:.4f}" for s in range(1, 31)]
+    warn = M._NOISE[:2]
+    lines = ["Step\tTraining Loss\treward", *rows[:10], *warn, *rows[10:], *warn, "3\t9.0\t9.0"]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = M.read_loss(path)
+    assert read is not None and read.loss == "Training Loss"
+    assert (len(read.values), read.values[0], read.values[-1]) == (30, 0.98, 0.4)
