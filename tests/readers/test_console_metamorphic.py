@@ -38,6 +38,8 @@ KNOWN: dict[tuple[str, str], str] = {
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
     ("appended", "zoo.notebook_table_with_evaluation_as_markdown"):
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
+    ("appended", "calibration.torchic-mnist-loss-txt-1243"):
+        "a loss file of bare numbers (loss.txt) with a restart banner's words appended is no longer a loss file: nothing is read",
     ("appended", "calibration.assignment5-alignment-rl-974"):
         "the restart banner's 'run 2 of 2' is read as a counter header: 17 records after it merge with the next line's values and are taken as evaluations",
 }
