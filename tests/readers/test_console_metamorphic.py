@@ -22,7 +22,7 @@ import pytest
 import test_console_general
 import test_console_zoo
 
-from trainlint.readers.console.frames import unframe_text
+from trainlint.readers.console.frames import renders, unframe_text
 
 FULL = os.environ.get("TRAINLINT_METAMORPHIC_FULL") == "1"
 EVERY = 1 if FULL else 4  # a console framing takes every 4th zoo source (a file framing every 3rd)
@@ -34,24 +34,12 @@ NAMES = list(M.FRAMINGS)
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
-    ("tqdm_same_line", "zoo.build_nanogpt_log_file"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "zoo.megatron_lm"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "zoo.ms_swift_dicts_carry_their_step"):
-        "a recogniser anchored at the line's start misses a line printed right after a tqdm render (the general and HF readers look past it)",
-    ("tqdm_same_line", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
-    ("interleaved", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
-    ("appended", "general.500_lines_of_preamble_before_the_first_progress_line"):
-        "a generic shape reads it as 'loss'; with the framing the general reader takes over and names it 'train_loss' (the same values)",
-    ("interleaved", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
-        "unrelated lines inside a notebook's step table end it: the rows after them are not read",
     ("appended", "zoo.notebook_table_of_a_grpo_run_saved_as_text"):
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
     ("appended", "zoo.notebook_table_with_evaluation_as_markdown"):
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
+    ("appended", "calibration.torchic-mnist-loss-txt-1243"):
+        "a loss file of bare numbers (loss.txt) with a restart banner's words appended is no longer a loss file: nothing is read",
     ("appended", "calibration.assignment5-alignment-rl-974"):
         "the restart banner's 'run 2 of 2' is read as a counter header: 17 records after it merge with the next line's values and are taken as evaluations",
 }
@@ -194,6 +182,14 @@ def test_record_prefixes_are_removed_in_one_place(line, bare):
     assert unframe_text(line) == bare
 
 
+def test_a_line_printed_right_after_a_tqdm_render_is_a_render_of_its_own():
+    # no newline after the bar's last render: the script's line starts where the bar ends
+    bar = " 37%|███▋      | 37/100 [00:37<01:03,  3.21it/s]"
+    assert renders(bar + "iter 370: loss 2.5") == [bar, "iter 370: loss 2.5"]
+    assert renders(bar + bar + " step 2") == [bar, bar, " step 2"]
+    assert renders(bar) == [bar] and renders("loss 37%|x") == ["loss 37%|x"]
+
+
 def test_trainer_dicts_after_another_loops_bar_keep_their_order(tmp_path):
     # a bar of another loop (a data loader's, 100/100 each time) drawn before every printed
     # Trainer dict (transformers' PrinterCallback): its count places no dict
@@ -231,3 +227,29 @@ def test_a_run_appended_after_a_restart_keeps_the_reader_that_read_one_run(tmp_p
     first, both = M.read_loss(one), M.read_loss(two)
     assert first is not None and both is not None and first.loss == both.loss == "train_loss"
     assert len(first.values) == 21 and both.values == first.values + first.values
+
+
+def test_a_warning_between_a_vits_header_and_its_list_parts_nothing(tmp_path):
+    # a Python warning (two lines) and a blank logged between 'Train Epoch' and its loss list
+    lines = []
+    for ln in test_console_zoo.vits_train_log():
+        if "Train Epoch" in ln:
+            ln += "\n" + "\n".join(M._NOISE[:3])
+        lines.append(ln)
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = M.read_loss(path)
+    assert read is not None and read.loss == "loss_gen_all" and len(read.values) == 12
+
+
+def test_a_warning_inside_a_step_table_ends_nothing(tmp_path):
+    # a warning printed into a notebook's output between two rows of its step table; a row after
+    # it that does not continue the table (a step already read) is not taken
+    rows = [f"{s}\t{1.0 - 0.02 * s:.4f}\t{0.5 + 0.01 * s:.4f}" for s in range(1, 31)]
+    warn = M._NOISE[:2]
+    lines = ["Step\tTraining Loss\treward", *rows[:10], *warn, *rows[10:], *warn, "3\t9.0\t9.0"]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = M.read_loss(path)
+    assert read is not None and read.loss == "Training Loss"
+    assert (len(read.values), read.values[0], read.values[-1]) == (30, 0.98, 0.4)

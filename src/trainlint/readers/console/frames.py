@@ -87,6 +87,17 @@ def unframe_text(seg: str) -> str:
     return seg
 
 
+def renders(seg: str) -> list[str]:
+    """One redraw segment as what was drawn on it: a line printed right after a tqdm render (no
+    newline between them) is a render of its own after the bar's, so a recogniser anchored at the
+    start of a line reads it as printed. A Trainer's dict stays with the render: the Trainer
+    reader places a dict printed onto a bar at that bar's step, one printed after the bar was
+    cleared at the step of the bar drawn next."""
+    if "%|" not in seg or (bar := _BAR_THEN_TEXT.match(seg)) is None or seg[bar.end() :].lstrip().startswith("{'"):
+        return [seg]
+    return [seg[: bar.end()], *renders(seg[bar.end() :])]
+
+
 def unframe(lines: list[Line]) -> list[Line]:
     """The lines as the script printed them: rank 0's (rank prefixes dropped; other ranks' lines
     left out), without logging record prefixes."""
@@ -99,9 +110,9 @@ def unframe(lines: list[Line]) -> list[Line]:
                 continue
         segs = []
         for seg in line.segments:
-            seg = unframe_text(seg)
-            if seg.strip():
-                segs.append(seg)
+            for part in renders(unframe_text(seg)):
+                if part.strip():
+                    segs.append(part)
         if segs:
             out.append(Line(line.no, segs))
     return out

@@ -447,25 +447,30 @@ def step_table(lines: list[Line]) -> Capture | None:
     a loss, its names of several words (``Training Loss``; the one-word tables of a hand-written loop
     are :func:`.handwritten.column_tables`'). A table drawn again as it grows (each update of a
     notebook's output) gives each step once: its last row. ``No log`` (the Trainer's cell before a
-    loss is logged) is no value; a row that does not fit the header ends the table."""
+    loss is logged) is no value. Lines that do not fit the header (a warning printed into the
+    output) do not end the table: a row after them is read where it continues the table (a step
+    above the last row's)."""
     cap = Capture("step-table")
     head: list[str] = []
-    epochs = False
+    epochs, gap, last = False, False, -1.0
     rows: dict[float, dict[str, float]] = {}
     for line in lines:
         text = line.final
         if _TABLE_HEAD.match(text):
             cells = _cells(text, _HEAD_SPLIT)
             head = cells if all(any(ch.isalpha() for ch in c) for c in cells) else []
-            epochs = bool(head) and head[0].lower() == "epoch"
+            epochs, gap, last = bool(head) and head[0].lower() == "epoch", False, -1.0
             continue
         if not head or _TABLE_RULE.match(text):
             continue
         cells = _cells(text.replace("No log", "No_log"), _ROW_SPLIT)
         if len(cells) != len(head) or not cells[0].isdigit() or not all(map(_cell_ok, cells)):
-            head = [] if text.strip() else head  # the table ends at a line that does not fit it
+            gap = gap or bool(text.strip())
             continue
-        rows[float(cells[0])] = {n: float(c) for n, c in zip(head[1:], cells[1:]) if c != "No_log"}
+        if gap and float(cells[0]) <= last:
+            continue
+        gap, last = False, float(cells[0])
+        rows[last] = {n: float(c) for n, c in zip(head[1:], cells[1:]) if c != "No_log"}
         cap.lines.append(line.no)
     for step in sorted(rows):
         cap.add_all(step, rows[step])

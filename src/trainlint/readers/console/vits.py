@@ -30,15 +30,14 @@ _TERMS = {
 def vits_log(lines: list[Line]) -> Capture | None:
     """The loss lists logged after ``Train Epoch: N [P%]`` lines, named as ``train.py`` names them."""
     cap = Capture("vits-train-log")
-    epoch, since = 0, 99  # the epoch of the last header, lines since it
+    epoch, waiting = 0, False  # the epoch of the last header, whether its list is still to come
     for line in lines:
         text = line.final
-        since += 1
         m = _EPOCH.search(text)
         if m is not None:
-            epoch, since = int(m[1]), 0
+            epoch, waiting = int(m[1]), True
             continue
-        if since > 2:
+        if not waiting:  # lines between a header and its list (a warning, a blank) do not part them
             continue
         point = _point(text)
         if point is None:
@@ -50,7 +49,7 @@ def vits_log(lines: list[Line]) -> Capture | None:
         values["epoch"] = float(epoch)
         cap.add_all(step, values)
         cap.lines.append(line.no)
-        since = 99  # one list per header
+        waiting = False  # one list per header
     return cap if len(cap.lines) >= 2 else None
 
 
