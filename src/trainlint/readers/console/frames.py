@@ -45,7 +45,6 @@ _TOKEN = lazy_regex(
     + r"[A-Za-z_][\w.\-]*(?=\s+-\s)"
 )
 _SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s+")
-_ANY_LEVEL = lazy_regex(_LEVEL)  # every record prefix holds one (the hf, basic and level tokens)
 
 
 # A tqdm render left on the line without a newline, something printed right after it.
@@ -55,8 +54,6 @@ _BAR_THEN_TEXT = lazy_regex(r"^[^|\r\n]{0,80}?\d{1,3}%\|[^|]{0,200}\|\s*\d+/\d+\
 def record_prefix(text: str) -> int:
     """How many leading characters of ``text`` are a logging record's prefix (0: none): tokens
     up to the last separator, where one of them is a level."""
-    if _ANY_LEVEL.search(text) is None:  # most lines: no level word, so no record prefix
-        return 0
     pos, level, end = 0, False, 0
     for _ in range(8):
         m = _TOKEN.match(text, pos)
