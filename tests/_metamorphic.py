@@ -384,6 +384,147 @@ def appended(text: str, name: str) -> tuple[bytes, str]:
     return (text.rstrip("\n") + "\n" + "\n".join(RESTART) + "\n" + text).encode(), name
 
 
+# -- framings real tools print (issue 29): each names the tool and its format string ----------
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _clock(i: int) -> tuple[int, int, int]:
+    """A time of day that advances with the line (hour, minute, second)."""
+    return 10 + i // 3600 % 12, i // 60 % 60, i % 60
+
+
+def _prefixed(text: str, prefix: Callable[[int], str]) -> str:
+    return _per_line(text, lambda i, ln: prefix(i) + ln)
+
+
+def mdhm_comma(text: str, name: str) -> tuple[bytes, str]:
+    # Python logging, datefmt "%m-%d %H:%M:%S" and format "%(asctime)s, %(message)s": a month-day
+    # stamp with no year and a comma after it (the shape of a calibration log no reader took)
+    return _prefixed(text, lambda i: "12-04 %02d:%02d:%02d, " % _clock(i)).encode(), name
+
+
+def detectron2_stdout(text: str, name: str) -> tuple[bytes, str]:
+    # detectron2.utils.logger.setup_logger, stdout with color: termcolor green around
+    # "[%(asctime)s %(name)s]: " with datefmt "%m/%d %H:%M:%S", then "%(message)s"
+    return _prefixed(
+        text, lambda i: "\x1b[32m[12/04 %02d:%02d:%02d d2.utils.events]: \x1b[0m" % _clock(i)
+    ).encode(), name
+
+
+def mmengine_terminal(text: str, name: str) -> tuple[bytes, str]:
+    # mmengine's MMFormatter on a terminal: "%(asctime)s - %(name)s - %(levelname)s - %(message)s",
+    # datefmt "%m/%d %H:%M:%S", the level coloured (termcolor, attrs blink and underline)
+    return _prefixed(
+        text, lambda i: "12/04 %02d:%02d:%02d - mmengine - \x1b[5m\x1b[4m\x1b[37mINFO\x1b[0m - " % _clock(i)
+    ).encode(), name
+
+
+def accelerate_example(text: str, name: str) -> tuple[bytes, str]:
+    # the accelerate / transformers no_trainer example scripts: logging.basicConfig(format=
+    # "%(asctime)s - %(levelname)s - %(name)s - %(message)s", datefmt="%m/%d/%Y %H:%M:%S")
+    return _prefixed(text, lambda i: "12/04/2024 %02d:%02d:%02d - INFO - __main__ - " % _clock(i)).encode(), name
+
+
+def absl(text: str, name: str) -> tuple[bytes, str]:
+    # absl.logging's (and glog's) prefix: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg"
+    return _prefixed(
+        text, lambda i: "I1204 %02d:%02d:%02d.%06d 140245 train.py:48] " % (*_clock(i), i * 7919 % 10**6)
+    ).encode(), name
+
+
+def nemo(text: str, name: str) -> tuple[bytes, str]:
+    # NeMo's BaseNeMoFormatter: "[NeMo %(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] %(message)s",
+    # datefmt "%Y-%m-%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[NeMo I 2024-12-04 %02d:%02d:%02d train:48] " % _clock(i)).encode(), name
+
+
+def logging_level_brackets(text: str, name: str) -> tuple[bytes, str]:
+    # Python logging, "%(asctime)s [%(levelname)s] %(message)s" (the asctime's milliseconds after ",")
+    return _prefixed(text, lambda i: "2024-12-04 %02d:%02d:%02d,%03d [INFO] " % (*_clock(i), i % 1000)).encode(), name
+
+
+def ray_worker(text: str, name: str) -> tuple[bytes, str]:
+    # Ray forwards a worker's stdout to the driver's console as "(RayTrainWorker pid=7, ip=10.0.0.2) "
+    return _prefixed(text, lambda i: "(RayTrainWorker pid=83127, ip=10.0.0.2) ").encode(), name
+
+
+def srun_label(text: str, name: str) -> tuple[bytes, str]:
+    # SLURM's srun --label: each line of task 0 prefixed "0: "
+    return _prefixed(text, lambda i: "0: ").encode(), name
+
+
+def mpirun_tag(text: str, name: str) -> tuple[bytes, str]:
+    # Open MPI's mpirun --tag-output: "[jobid,rank]<stdout>:" before each line
+    return _prefixed(text, lambda i: "[1,0]<stdout>:").encode(), name
+
+
+def kubectl_prefix(text: str, name: str) -> tuple[bytes, str]:
+    # kubectl logs --prefix: "[pod/NAME/CONTAINER] " before each line
+    return _prefixed(text, lambda i: "[pod/trainer-0/pytorch] ").encode(), name
+
+
+def compose(text: str, name: str) -> tuple[bytes, str]:
+    # docker compose up (v2): the container's name, padded, then " | "
+    return _prefixed(text, lambda i: "trainer-1  | ").encode(), name
+
+
+def docker_timestamps(text: str, name: str) -> tuple[bytes, str]:
+    # docker logs --timestamps: RFC 3339 with nanoseconds and "Z", then a space
+    return _prefixed(
+        text, lambda i: "2024-12-04T%02d:%02d:%02d.%09dZ " % (*_clock(i), i * 104729 % 10**9)
+    ).encode(), name
+
+
+def cri_log(text: str, name: str) -> tuple[bytes, str]:
+    # a Kubernetes container log file (CRI format, /var/log/containers): "TIME STREAM TAG message",
+    # the tag "F" for a full line
+    return _prefixed(
+        text, lambda i: "2024-12-04T%02d:%02d:%02d.%09dZ stdout F " % (*_clock(i), i * 104729 % 10**9)
+    ).encode(), name
+
+
+def journalctl(text: str, name: str) -> tuple[bytes, str]:
+    # journalctl's short output (a training run as a systemd service): "%b %d %H:%M:%S host ident[pid]: "
+    return _prefixed(text, lambda i: "Dec 04 %02d:%02d:%02d gpu-node-3 python3[41277]: " % _clock(i)).encode(), name
+
+
+def ts_default(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts with its default format "%b %d %H:%M:%S" (python train.py | ts > train.log); the
+    # day of month space-padded as syslog writes it
+    return _prefixed(text, lambda i: "%s %2d %02d:%02d:%02d " % (_MONTHS[i % 12], 1 + i % 9, *_clock(i))).encode(), name
+
+
+def ts_epoch(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%.s': seconds since the epoch with microseconds
+    return _prefixed(text, lambda i: "%d.%06d " % (1733307072 + i, i * 7919 % 10**6)).encode(), name
+
+
+def ts_clock(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '[%H:%M:%S]'
+    return _prefixed(text, lambda i: "[%02d:%02d:%02d] " % _clock(i)).encode(), name
+
+
+def ts_compact(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%Y%m%d-%H%M%S'
+    return _prefixed(text, lambda i: "20241204-%02d%02d%02d " % _clock(i)).encode(), name
+
+
+def ts_iso_offset(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%Y-%m-%dT%H:%M:%S%z'
+    return _prefixed(text, lambda i: "2024-12-04T%02d:%02d:%02d+0100 " % _clock(i)).encode(), name
+
+
+# The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
+REAL_TOOLS = frozenset(
+    {
+        "mdhm_comma", "detectron2_stdout", "mmengine_terminal", "accelerate_example",
+        "absl", "nemo", "logging_level_brackets", "ray_worker", "srun_label",
+        "mpirun_tag", "kubectl_prefix", "compose", "docker_timestamps", "cri_log", "journalctl", "ts_default",
+        "ts_epoch", "ts_clock", "ts_compact", "ts_iso_offset",
+    }
+)  # fmt: skip
+
 # Framings of a file itself, realistic for any log; the others frame a console's output.
 FILE_FRAMINGS = frozenset({"crlf", "gzip", "appended"})
 
@@ -403,6 +544,26 @@ FRAMINGS: dict[str, Framing] = {
     "preamble": preamble,
     "gzip": gzipped,
     "appended": appended,
+    "mdhm_comma": mdhm_comma,
+    "detectron2_stdout": detectron2_stdout,
+    "mmengine_terminal": mmengine_terminal,
+    "accelerate_example": accelerate_example,
+    "absl": absl,
+    "nemo": nemo,
+    "logging_level_brackets": logging_level_brackets,
+    "ray_worker": ray_worker,
+    "srun_label": srun_label,
+    "mpirun_tag": mpirun_tag,
+    "kubectl_prefix": kubectl_prefix,
+    "compose": compose,
+    "docker_timestamps": docker_timestamps,
+    "cri_log": cri_log,
+    "journalctl": journalctl,
+    "ts_default": ts_default,
+    "ts_epoch": ts_epoch,
+    "ts_clock": ts_clock,
+    "ts_compact": ts_compact,
+    "ts_iso_offset": ts_iso_offset,
 }
 
 
