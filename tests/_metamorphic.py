@@ -412,6 +412,18 @@ def detectron2_stdout(text: str, name: str) -> tuple[bytes, str]:
     ).encode(), name
 
 
+def detectron2_file(text: str, name: str) -> tuple[bytes, str]:
+    # detectron2.utils.logger.setup_logger, its log.txt (the plain formatter):
+    # "[%(asctime)s] %(name)s %(levelname)s: %(message)s" with datefmt "%m/%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[12/04 %02d:%02d:%02d] d2.engine.hooks INFO: " % _clock(i)).encode(), name
+
+
+def paddle(text: str, name: str) -> tuple[bytes, str]:
+    # PaddleOCR's ppocr/utils/logging.py: "[%(asctime)s] %(name)s %(levelname)s: %(message)s" with
+    # datefmt "%Y/%m/%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[2024/12/04 %02d:%02d:%02d] ppocr INFO: " % _clock(i)).encode(), name
+
+
 def mmengine_terminal(text: str, name: str) -> tuple[bytes, str]:
     # mmengine's MMFormatter on a terminal: "%(asctime)s - %(name)s - %(levelname)s - %(message)s",
     # datefmt "%m/%d %H:%M:%S", the level coloured (termcolor, attrs blink and underline)
@@ -433,10 +445,31 @@ def absl(text: str, name: str) -> tuple[bytes, str]:
     ).encode(), name
 
 
+def deepspeed(text: str, name: str) -> tuple[bytes, str]:
+    # deepspeed.utils.logging: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] %(message)s"
+    return _prefixed(
+        text,
+        lambda i: "[2024-12-04 %02d:%02d:%02d,%03d] [INFO] [engine.py:2084:_take_model_step] " % (*_clock(i), i % 1000),
+    ).encode(), name
+
+
 def nemo(text: str, name: str) -> tuple[bytes, str]:
     # NeMo's BaseNeMoFormatter: "[NeMo %(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] %(message)s",
     # datefmt "%Y-%m-%d %H:%M:%S"
     return _prefixed(text, lambda i: "[NeMo I 2024-12-04 %02d:%02d:%02d train:48] " % _clock(i)).encode(), name
+
+
+def hydra(text: str, name: str) -> tuple[bytes, str]:
+    # Hydra's default job logging: "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
+    return _prefixed(
+        text, lambda i: "[2024-12-04 %02d:%02d:%02d,%03d][__main__][INFO] - " % (*_clock(i), i % 1000)
+    ).encode(), name
+
+
+def structlog(text: str, name: str) -> tuple[bytes, str]:
+    # structlog's default ConsoleRenderer after TimeStamper(fmt="%Y-%m-%d %H:%M:%S"): the stamp,
+    # then the level padded in brackets "[info     ]"
+    return _prefixed(text, lambda i: "2024-12-04 %02d:%02d:%02d [info     ] " % _clock(i)).encode(), name
 
 
 def logging_level_brackets(text: str, name: str) -> tuple[bytes, str]:
@@ -518,8 +551,8 @@ def ts_iso_offset(text: str, name: str) -> tuple[bytes, str]:
 # The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
 REAL_TOOLS = frozenset(
     {
-        "mdhm_comma", "detectron2_stdout", "mmengine_terminal", "accelerate_example",
-        "absl", "nemo", "logging_level_brackets", "ray_worker", "srun_label",
+        "mdhm_comma", "detectron2_stdout", "detectron2_file", "paddle", "mmengine_terminal", "accelerate_example",
+        "absl", "deepspeed", "nemo", "hydra", "structlog", "logging_level_brackets", "ray_worker", "srun_label",
         "mpirun_tag", "kubectl_prefix", "compose", "docker_timestamps", "cri_log", "journalctl", "ts_default",
         "ts_epoch", "ts_clock", "ts_compact", "ts_iso_offset",
     }
@@ -546,10 +579,15 @@ FRAMINGS: dict[str, Framing] = {
     "appended": appended,
     "mdhm_comma": mdhm_comma,
     "detectron2_stdout": detectron2_stdout,
+    "detectron2_file": detectron2_file,
+    "paddle": paddle,
     "mmengine_terminal": mmengine_terminal,
     "accelerate_example": accelerate_example,
     "absl": absl,
+    "deepspeed": deepspeed,
     "nemo": nemo,
+    "hydra": hydra,
+    "structlog": structlog,
     "logging_level_brackets": logging_level_brackets,
     "ray_worker": ray_worker,
     "srun_label": srun_label,

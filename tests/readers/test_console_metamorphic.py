@@ -60,6 +60,11 @@ PINNED = [
     ("ray_worker", "zoo.lightning_rich_progress_bar"),
     ("mpirun_tag", "zoo.yolov8"),  # "[1,0]<stdout>:": a rank prefix
     ("accelerate_example", "general.split_words_alone_name_the_splits_losses"),
+    ("detectron2_file", "zoo.swin_train_and_test_lines"),  # a logger name before the level
+    ("paddle", "general.a_name_placed_by_its_counters_before_is"),
+    ("deepspeed", "zoo.yolov8"),  # "[engine.py:2084:_take_model_step]"
+    ("hydra", "zoo.megatron_lm"),  # "[__main__][INFO] - "
+    ("structlog", "zoo.fastai_console_table"),  # "[info     ] "
 ]
 # fmt: on
 
@@ -204,6 +209,12 @@ def test_a_log_that_opens_with_an_argparse_namespace_is_read(tmp_path):
         ("Epoch 1 - loss 0.3", "Epoch 1 - loss 0.3"),
         ("12:00:01 loss 0.5", "12:00:01 loss 0.5"),
         ("2021-03-01 10:01:40 | INFO | train_inner | {'epoch': 1}", "train_inner | {'epoch': 1}"),
+        # the rest of a record after a stamp: DeepSpeed, detectron2's log.txt, Hydra, structlog
+        ("[INFO] [engine.py:2084:_take_model_step] step=10, loss=2", "step=10, loss=2"),
+        ("d2.engine.hooks INFO: Epoch 1 loss 2", "Epoch 1 loss 2"),
+        ("[__main__][INFO] - step 1 loss 2", "step 1 loss 2"),
+        ("[info     ] step 1 loss=2", "step 1 loss=2"),
+        ("train INFO: loss 2", "train INFO: loss 2"),
     ],
 )
 def test_record_prefixes_are_removed_in_one_place(line, bare):

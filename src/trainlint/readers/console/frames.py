@@ -37,7 +37,7 @@ _TS = (
 # One token of a record prefix: a timestamp, a level, logging's BASIC_FORMAT "INFO:root:",
 # transformers' "[INFO|trainer.py:2046]", LLaMA-Factory's "[INFO|2024-.. ..]", loguru's
 # "name:function:line", a "file.py:N", a logger name (``__main__``, ``root``, dotted), each maybe
-# bracketed. Names and places count only before one of logging's separators.
+# bracketed. Names and places count only before one of logging's separators or a level.
 _THEN_SEP = r"(?=\s*(?:-|\||>>)\s|\]|:\s)"
 _NOT_NAME = r"(?!(?i:train|training|val|valid|validation|test|eval|epoch|step|iter)\b)"
 _TOKEN = lazy_regex(
@@ -46,11 +46,14 @@ _TOKEN = lazy_regex(
     r"|\([\w.\-]+\.py[:\s]\d+\)"  # "(main.py 222)"
     r"|(?P<basic>" + _LEVEL + r":[\w.<>\-]+:)"
     r"|\[?(?P<level>" + _LEVEL + r")\]?(?=[\s|:\]\-])"
+    r"|\[(?P<lower>debug|info|warning|error|critical)\s*\]"  # structlog's ConsoleRenderer: "[info     ]"
+    r"|\[(?:[\w.\-]+\.py|[\w.<>\-]+):\d+(?::[\w.<>]+)?\]"  # DeepSpeed's "[engine.py:2084:_take_model_step]"
+    r"|" + _NOT_NAME + r"[A-Za-z_][\w.\-]*(?= +" + _LEVEL + r"\b)"  # detectron2's "d2.engine.hooks INFO:"
     r"|(?P<where>[\w.<>\-]+:[\w<>]+:\d+|[\w\-]+\.py:\d+|[\w.<>\-]+:\d+)"
     + _THEN_SEP
     + r"|\["
     + _NOT_NAME
-    + r"[A-Za-z][\w.\-]*\]"
+    + r"[A-Za-z_][\w.\-]*\]"
     + r"|"
     + _NOT_NAME
     + r"[A-Za-z_][\w.\-]*(?=\s+-\s)"
@@ -97,7 +100,7 @@ def record_prefix(text: str) -> int:
         m = _TOKEN.match(text, pos)
         if m is None:
             break
-        level = level or bool(m["level"] or m["basic"] or m["hf"])
+        level = level or bool(m["level"] or m["basic"] or m["hf"] or m["lower"])
         pos = m.end()
         sep = _SEP.match(text, pos)
         if sep is not None:
