@@ -548,13 +548,38 @@ def ts_iso_offset(text: str, name: str) -> tuple[bytes, str]:
     return _prefixed(text, lambda i: "2024-12-04T%02d:%02d:%02d+0100 " % _clock(i)).encode(), name
 
 
+_TF_NOISE = [
+    # TensorFlow's C++ logging at start-up and on the first step: "%Y-%m-%d %H:%M:%S.%f: L file:line] msg"
+    "2024-12-04 10:11:12.123456: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary "
+    "is optimized to use available CPU instructions in performance-critical operations.",
+    "2024-12-04 10:11:14.551203: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created device "
+    "/job:localhost/replica:0/task:0/device:GPU:0 with 14626 MB memory:  -> device: 0, name: Tesla T4, "
+    "pci bus id: 0000:00:04.0, compute capability: 7.5",
+    "2024-12-04 10:11:20.009911: I tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:442] Loaded cuDNN version 8900",
+    "2024-12-04 10:11:21.771034: W tensorflow/tsl/framework/bfc_allocator.cc:296] Allocator (GPU_0_bfc) ran "
+    "out of memory trying to allocate 2.26GiB with freed_by_count=0.",
+]
+
+
+def tensorflow_noise(text: str, name: str) -> tuple[bytes, str]:
+    # TensorFlow's C++ log lines between a script's own lines
+    lines = text.split("\n")
+    every = max(1, len(lines) // 4)
+    out = []
+    for i, ln in enumerate(lines):
+        if i % every == 0:
+            out += _TF_NOISE[(i // every) % 2 * 2 : (i // every) % 2 * 2 + 2]
+        out.append(ln)
+    return "\n".join(out).encode(), name
+
+
 # The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
 REAL_TOOLS = frozenset(
     {
         "mdhm_comma", "detectron2_stdout", "detectron2_file", "paddle", "mmengine_terminal", "accelerate_example",
         "absl", "deepspeed", "nemo", "hydra", "structlog", "logging_level_brackets", "ray_worker", "srun_label",
         "mpirun_tag", "kubectl_prefix", "compose", "docker_timestamps", "cri_log", "journalctl", "ts_default",
-        "ts_epoch", "ts_clock", "ts_compact", "ts_iso_offset",
+        "ts_epoch", "ts_clock", "ts_compact", "ts_iso_offset", "tensorflow_noise",
     }
 )  # fmt: skip
 
@@ -602,6 +627,7 @@ FRAMINGS: dict[str, Framing] = {
     "ts_clock": ts_clock,
     "ts_compact": ts_compact,
     "ts_iso_offset": ts_iso_offset,
+    "tensorflow_noise": tensorflow_noise,
 }
 
 

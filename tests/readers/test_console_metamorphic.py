@@ -44,8 +44,8 @@ KNOWN: dict[tuple[str, str], str] = {
         "the step table reader keeps the first run's rows only: the second run repeats the steps",
     ("appended", "calibration.torchic-mnist-loss-txt-1243"):
         "a loss file of bare numbers (loss.txt) with a restart banner's words appended is no longer a loss file: nothing is read",
-    ("appended", "calibration.assignment5-alignment-rl-974"):
-        "the restart banner's 'run 2 of 2' is read as a counter header: 17 records after it merge with the next line's values and are taken as evaluations",
+    ("tensorflow_noise", "general.epoch_n_of_m_header_then_epoch_loss"):
+        "a TensorFlow line right after an 'EPOCH n of 30' header starts a block under it: the epoch's loss line joins that block's record, a shape of its own (3 epochs lost)",
 }
 
 # (framing, zoo source) pairs that read differently before a reader was fixed for them: always run.
@@ -65,6 +65,8 @@ PINNED = [
     ("deepspeed", "zoo.yolov8"),  # "[engine.py:2084:_take_model_step]"
     ("hydra", "zoo.megatron_lm"),  # "[__main__][INFO] - "
     ("structlog", "zoo.fastai_console_table"),  # "[info     ] "
+    ("tensorflow_noise", "general.a_colon_closing_the_value"),  # a stray line is no part of a record
+    ("tensorflow_noise", "zoo.ray_train_result_tables"),
 ]
 # fmt: on
 
@@ -224,7 +226,7 @@ def test_record_prefixes_are_removed_in_one_place(line, bare):
 _PRINTED = ["Epoch 1 loss 0.5", "      1/4      3.55G       0.09", "step 2: loss=0.4", "[3/50] Loss 2.1 (2.3)"]
 
 
-@pytest.mark.parametrize("framing", sorted(M.REAL_TOOLS))
+@pytest.mark.parametrize("framing", sorted(M.REAL_TOOLS - {"tensorflow_noise"}))
 def test_a_prefix_every_line_carries_is_removed(framing):
     # (a logging record's prefix takes the spaces after it: the recognisers allow for them)
     framed = M.FRAMINGS[framing]("\n".join(_PRINTED), "train.log")[0].decode()
