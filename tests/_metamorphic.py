@@ -573,6 +573,36 @@ def tensorflow_noise(text: str, name: str) -> tuple[bytes, str]:
     return "\n".join(out).encode(), name
 
 
+# Between one pair's value and the next pair ("name: 1.5", "name=2", "Train Acc 0.9"): ", ", or two
+# spaces or more.
+_BETWEEN = re.compile(r"(?<=\d)(?:,[ \t]+|[ \t]{2,})(?=[A-Za-z][\w/.@\- ]{0,40}?\s*[:=]?\s*[-+]?\.?\d)")
+
+
+def _separated(text: str, sep: str) -> str:
+    return _per_line(text, lambda i, ln: _BETWEEN.sub(sep, ln))
+
+
+def pipes(text: str, name: str) -> tuple[bytes, str]:
+    # fairseq's simple progress bar joins its "name value" pairs with " | " (and many scripts print
+    # " | ".join(f"{k}: {v:.4f}" ...)): the same pairs, another separator
+    return _separated(text, " | ").encode(), name
+
+
+def tabs(text: str, name: str) -> tuple[bytes, str]:
+    # "\t".join(...) of the pairs (a print meant to be pasted into a spreadsheet)
+    return _separated(text, "\t").encode(), name
+
+
+def semicolons(text: str, name: str) -> tuple[bytes, str]:
+    # "; ".join(...) of the pairs (issue 29's "train accuracy = 0.0996; train loss = 3.3223")
+    return _separated(text, "; ").encode(), name
+
+
+# Framings that change how a script joins its pairs: tried only on logs the general line reader
+# reads (a framework's own line has one separator, and its recogniser reads that one).
+SEPARATORS = frozenset({"pipes", "tabs", "semicolons"})
+
+
 # The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
 REAL_TOOLS = frozenset(
     {
@@ -628,6 +658,9 @@ FRAMINGS: dict[str, Framing] = {
     "ts_compact": ts_compact,
     "ts_iso_offset": ts_iso_offset,
     "tensorflow_noise": tensorflow_noise,
+    "pipes": pipes,
+    "tabs": tabs,
+    "semicolons": semicolons,
 }
 
 

@@ -1,7 +1,9 @@
 """The console readers' metamorphic harness (issue 29): the same training lines, framed the way
 real consoles frame them (logging and loguru prefixes, torchrun's rank prefixes and duplicated
 ranks, ANSI colour, CRLF, tqdm redraws, unrelated lines, a long preamble, gzip, a run appended
-after a restart), must read as the same loss series under the same name.
+after a restart; the prefixes framework loggers, launchers, container runtimes and time-stamping
+pipes put before each line; another separator between the pairs), must read as the same loss
+series under the same name.
 
 Sources: the format zoo's inputs (test_console_zoo, test_console_general: always present) and,
 where the corpus cache is on this machine, the calibration part's console logs that read right
@@ -10,7 +12,8 @@ never read). The framings are in tests/_metamorphic.py, each with the tool that 
 
 Fast by default: each framing takes every EVERY-th source from an offset of its own (so every
 source meets some framings; a framing of M.REAL_TOOLS, the many prefixes of launchers, loggers and
-time stamps, every RARE-th); TRAINLINT_METAMORPHIC_FULL=1 runs every source under every framing.
+time stamps, every RARE-th; another separator between the pairs, M.SEPARATORS, only on logs the
+general line reader reads); TRAINLINT_METAMORPHIC_FULL=1 runs every source under every framing.
 PINNED pairs are run whatever the sample: each once read differently, and a reader was fixed.
 """
 
@@ -107,7 +110,7 @@ def calibration(tmp_path_factory):
 def _chosen(pairs: list, framing: str, every: int) -> list:
     """The sources a framing is tried on: of those it fits, every ``every``-th (every 3rd for a
     framing of a file; RARE times as far apart for one of M.REAL_TOOLS) from an offset of the
-    framing's own."""
+    framing's own; a framing of M.SEPARATORS only on logs the general line reader reads)."""
     if framing in M.REAL_TOOLS:
         every *= RARE
     if framing in M.FILE_FRAMINGS:
@@ -115,6 +118,8 @@ def _chosen(pairs: list, framing: str, every: int) -> list:
         every = min(every, 3)
     else:
         fits, kind = [p for p in pairs if p[0].console], [n for n in NAMES if n not in M.FILE_FRAMINGS]
+    if framing in M.SEPARATORS:  # another separator between the pairs: for the general line reader
+        fits = [p for p in fits if p[1].fmt == "console/general"]
     k = kind.index(framing) % every
     return [p for i, p in enumerate(fits) if i % every == k]
 
