@@ -384,6 +384,235 @@ def appended(text: str, name: str) -> tuple[bytes, str]:
     return (text.rstrip("\n") + "\n" + "\n".join(RESTART) + "\n" + text).encode(), name
 
 
+# -- framings real tools print (issue 29): each names the tool and its format string ----------
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _clock(i: int) -> tuple[int, int, int]:
+    """A time of day that advances with the line (hour, minute, second)."""
+    return 10 + i // 3600 % 12, i // 60 % 60, i % 60
+
+
+def _prefixed(text: str, prefix: Callable[[int], str]) -> str:
+    return _per_line(text, lambda i, ln: prefix(i) + ln)
+
+
+def mdhm_comma(text: str, name: str) -> tuple[bytes, str]:
+    # Python logging, datefmt "%m-%d %H:%M:%S" and format "%(asctime)s, %(message)s": a month-day
+    # stamp with no year and a comma after it (the shape of a calibration log no reader took)
+    return _prefixed(text, lambda i: "12-04 %02d:%02d:%02d, " % _clock(i)).encode(), name
+
+
+def detectron2_stdout(text: str, name: str) -> tuple[bytes, str]:
+    # detectron2.utils.logger.setup_logger, stdout with color: termcolor green around
+    # "[%(asctime)s %(name)s]: " with datefmt "%m/%d %H:%M:%S", then "%(message)s"
+    return _prefixed(
+        text, lambda i: "\x1b[32m[12/04 %02d:%02d:%02d d2.utils.events]: \x1b[0m" % _clock(i)
+    ).encode(), name
+
+
+def detectron2_file(text: str, name: str) -> tuple[bytes, str]:
+    # detectron2.utils.logger.setup_logger, its log.txt (the plain formatter):
+    # "[%(asctime)s] %(name)s %(levelname)s: %(message)s" with datefmt "%m/%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[12/04 %02d:%02d:%02d] d2.engine.hooks INFO: " % _clock(i)).encode(), name
+
+
+def paddle(text: str, name: str) -> tuple[bytes, str]:
+    # PaddleOCR's ppocr/utils/logging.py: "[%(asctime)s] %(name)s %(levelname)s: %(message)s" with
+    # datefmt "%Y/%m/%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[2024/12/04 %02d:%02d:%02d] ppocr INFO: " % _clock(i)).encode(), name
+
+
+def mmengine_terminal(text: str, name: str) -> tuple[bytes, str]:
+    # mmengine's MMFormatter on a terminal: "%(asctime)s - %(name)s - %(levelname)s - %(message)s",
+    # datefmt "%m/%d %H:%M:%S", the level coloured (termcolor, attrs blink and underline)
+    return _prefixed(
+        text, lambda i: "12/04 %02d:%02d:%02d - mmengine - \x1b[5m\x1b[4m\x1b[37mINFO\x1b[0m - " % _clock(i)
+    ).encode(), name
+
+
+def accelerate_example(text: str, name: str) -> tuple[bytes, str]:
+    # the accelerate / transformers no_trainer example scripts: logging.basicConfig(format=
+    # "%(asctime)s - %(levelname)s - %(name)s - %(message)s", datefmt="%m/%d/%Y %H:%M:%S")
+    return _prefixed(text, lambda i: "12/04/2024 %02d:%02d:%02d - INFO - __main__ - " % _clock(i)).encode(), name
+
+
+def absl(text: str, name: str) -> tuple[bytes, str]:
+    # absl.logging's (and glog's) prefix: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg"
+    return _prefixed(
+        text, lambda i: "I1204 %02d:%02d:%02d.%06d 140245 train.py:48] " % (*_clock(i), i * 7919 % 10**6)
+    ).encode(), name
+
+
+def deepspeed(text: str, name: str) -> tuple[bytes, str]:
+    # deepspeed.utils.logging: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] %(message)s"
+    return _prefixed(
+        text,
+        lambda i: "[2024-12-04 %02d:%02d:%02d,%03d] [INFO] [engine.py:2084:_take_model_step] " % (*_clock(i), i % 1000),
+    ).encode(), name
+
+
+def nemo(text: str, name: str) -> tuple[bytes, str]:
+    # NeMo's BaseNeMoFormatter: "[NeMo %(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] %(message)s",
+    # datefmt "%Y-%m-%d %H:%M:%S"
+    return _prefixed(text, lambda i: "[NeMo I 2024-12-04 %02d:%02d:%02d train:48] " % _clock(i)).encode(), name
+
+
+def hydra(text: str, name: str) -> tuple[bytes, str]:
+    # Hydra's default job logging: "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
+    return _prefixed(
+        text, lambda i: "[2024-12-04 %02d:%02d:%02d,%03d][__main__][INFO] - " % (*_clock(i), i % 1000)
+    ).encode(), name
+
+
+def structlog(text: str, name: str) -> tuple[bytes, str]:
+    # structlog's default ConsoleRenderer after TimeStamper(fmt="%Y-%m-%d %H:%M:%S"): the stamp,
+    # then the level padded in brackets "[info     ]"
+    return _prefixed(text, lambda i: "2024-12-04 %02d:%02d:%02d [info     ] " % _clock(i)).encode(), name
+
+
+def logging_level_brackets(text: str, name: str) -> tuple[bytes, str]:
+    # Python logging, "%(asctime)s [%(levelname)s] %(message)s" (the asctime's milliseconds after ",")
+    return _prefixed(text, lambda i: "2024-12-04 %02d:%02d:%02d,%03d [INFO] " % (*_clock(i), i % 1000)).encode(), name
+
+
+def ray_worker(text: str, name: str) -> tuple[bytes, str]:
+    # Ray forwards a worker's stdout to the driver's console as "(RayTrainWorker pid=7, ip=10.0.0.2) "
+    return _prefixed(text, lambda i: "(RayTrainWorker pid=83127, ip=10.0.0.2) ").encode(), name
+
+
+def srun_label(text: str, name: str) -> tuple[bytes, str]:
+    # SLURM's srun --label: each line of task 0 prefixed "0: "
+    return _prefixed(text, lambda i: "0: ").encode(), name
+
+
+def mpirun_tag(text: str, name: str) -> tuple[bytes, str]:
+    # Open MPI's mpirun --tag-output: "[jobid,rank]<stdout>:" before each line
+    return _prefixed(text, lambda i: "[1,0]<stdout>:").encode(), name
+
+
+def kubectl_prefix(text: str, name: str) -> tuple[bytes, str]:
+    # kubectl logs --prefix: "[pod/NAME/CONTAINER] " before each line
+    return _prefixed(text, lambda i: "[pod/trainer-0/pytorch] ").encode(), name
+
+
+def compose(text: str, name: str) -> tuple[bytes, str]:
+    # docker compose up (v2): the container's name, padded, then " | "
+    return _prefixed(text, lambda i: "trainer-1  | ").encode(), name
+
+
+def docker_timestamps(text: str, name: str) -> tuple[bytes, str]:
+    # docker logs --timestamps: RFC 3339 with nanoseconds and "Z", then a space
+    return _prefixed(
+        text, lambda i: "2024-12-04T%02d:%02d:%02d.%09dZ " % (*_clock(i), i * 104729 % 10**9)
+    ).encode(), name
+
+
+def cri_log(text: str, name: str) -> tuple[bytes, str]:
+    # a Kubernetes container log file (CRI format, /var/log/containers): "TIME STREAM TAG message",
+    # the tag "F" for a full line
+    return _prefixed(
+        text, lambda i: "2024-12-04T%02d:%02d:%02d.%09dZ stdout F " % (*_clock(i), i * 104729 % 10**9)
+    ).encode(), name
+
+
+def journalctl(text: str, name: str) -> tuple[bytes, str]:
+    # journalctl's short output (a training run as a systemd service): "%b %d %H:%M:%S host ident[pid]: "
+    return _prefixed(text, lambda i: "Dec 04 %02d:%02d:%02d gpu-node-3 python3[41277]: " % _clock(i)).encode(), name
+
+
+def ts_default(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts with its default format "%b %d %H:%M:%S" (python train.py | ts > train.log); the
+    # day of month space-padded as syslog writes it
+    return _prefixed(text, lambda i: "%s %2d %02d:%02d:%02d " % (_MONTHS[i % 12], 1 + i % 9, *_clock(i))).encode(), name
+
+
+def ts_epoch(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%.s': seconds since the epoch with microseconds
+    return _prefixed(text, lambda i: "%d.%06d " % (1733307072 + i, i * 7919 % 10**6)).encode(), name
+
+
+def ts_clock(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '[%H:%M:%S]'
+    return _prefixed(text, lambda i: "[%02d:%02d:%02d] " % _clock(i)).encode(), name
+
+
+def ts_compact(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%Y%m%d-%H%M%S'
+    return _prefixed(text, lambda i: "20241204-%02d%02d%02d " % _clock(i)).encode(), name
+
+
+def ts_iso_offset(text: str, name: str) -> tuple[bytes, str]:
+    # moreutils ts '%Y-%m-%dT%H:%M:%S%z'
+    return _prefixed(text, lambda i: "2024-12-04T%02d:%02d:%02d+0100 " % _clock(i)).encode(), name
+
+
+_TF_NOISE = [
+    # TensorFlow's C++ logging at start-up and on the first step: "%Y-%m-%d %H:%M:%S.%f: L file:line] msg"
+    "2024-12-04 10:11:12.123456: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary "
+    "is optimized to use available CPU instructions in performance-critical operations.",
+    "2024-12-04 10:11:14.551203: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created device "
+    "/job:localhost/replica:0/task:0/device:GPU:0 with 14626 MB memory:  -> device: 0, name: Tesla T4, "
+    "pci bus id: 0000:00:04.0, compute capability: 7.5",
+    "2024-12-04 10:11:20.009911: I tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:442] Loaded cuDNN version 8900",
+    "2024-12-04 10:11:21.771034: W tensorflow/tsl/framework/bfc_allocator.cc:296] Allocator (GPU_0_bfc) ran "
+    "out of memory trying to allocate 2.26GiB with freed_by_count=0.",
+]
+
+
+def tensorflow_noise(text: str, name: str) -> tuple[bytes, str]:
+    # TensorFlow's C++ log lines between a script's own lines
+    lines = text.split("\n")
+    every = max(1, len(lines) // 4)
+    out = []
+    for i, ln in enumerate(lines):
+        if i % every == 0:
+            out += _TF_NOISE[(i // every) % 2 * 2 : (i // every) % 2 * 2 + 2]
+        out.append(ln)
+    return "\n".join(out).encode(), name
+
+
+# Between one pair's value and the next pair ("name: 1.5", "name=2", "Train Acc 0.9"): ", ", or two
+# spaces or more.
+_BETWEEN = re.compile(r"(?<=\d)(?:,[ \t]+|[ \t]{2,})(?=[A-Za-z][\w/.@\- ]{0,40}?\s*[:=]?\s*[-+]?\.?\d)")
+
+
+def _separated(text: str, sep: str) -> str:
+    return _per_line(text, lambda i, ln: _BETWEEN.sub(sep, ln))
+
+
+def pipes(text: str, name: str) -> tuple[bytes, str]:
+    # fairseq's simple progress bar joins its "name value" pairs with " | " (and many scripts print
+    # " | ".join(f"{k}: {v:.4f}" ...)): the same pairs, another separator
+    return _separated(text, " | ").encode(), name
+
+
+def tabs(text: str, name: str) -> tuple[bytes, str]:
+    # "\t".join(...) of the pairs (a print meant to be pasted into a spreadsheet)
+    return _separated(text, "\t").encode(), name
+
+
+def semicolons(text: str, name: str) -> tuple[bytes, str]:
+    # "; ".join(...) of the pairs (issue 29's "train accuracy = 0.0996; train loss = 3.3223")
+    return _separated(text, "; ").encode(), name
+
+
+# Framings that change how a script joins its pairs: tried only on logs the general line reader
+# reads (a framework's own line has one separator, and its recogniser reads that one).
+SEPARATORS = frozenset({"pipes", "tabs", "semicolons"})
+
+
+# The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
+REAL_TOOLS = frozenset(
+    {
+        "mdhm_comma", "detectron2_stdout", "detectron2_file", "paddle", "mmengine_terminal", "accelerate_example",
+        "absl", "deepspeed", "nemo", "hydra", "structlog", "logging_level_brackets", "ray_worker", "srun_label",
+        "mpirun_tag", "kubectl_prefix", "compose", "docker_timestamps", "cri_log", "journalctl", "ts_default",
+        "ts_epoch", "ts_clock", "ts_compact", "ts_iso_offset", "tensorflow_noise",
+    }
+)  # fmt: skip
+
 # Framings of a file itself, realistic for any log; the others frame a console's output.
 FILE_FRAMINGS = frozenset({"crlf", "gzip", "appended"})
 
@@ -403,6 +632,35 @@ FRAMINGS: dict[str, Framing] = {
     "preamble": preamble,
     "gzip": gzipped,
     "appended": appended,
+    "mdhm_comma": mdhm_comma,
+    "detectron2_stdout": detectron2_stdout,
+    "detectron2_file": detectron2_file,
+    "paddle": paddle,
+    "mmengine_terminal": mmengine_terminal,
+    "accelerate_example": accelerate_example,
+    "absl": absl,
+    "deepspeed": deepspeed,
+    "nemo": nemo,
+    "hydra": hydra,
+    "structlog": structlog,
+    "logging_level_brackets": logging_level_brackets,
+    "ray_worker": ray_worker,
+    "srun_label": srun_label,
+    "mpirun_tag": mpirun_tag,
+    "kubectl_prefix": kubectl_prefix,
+    "compose": compose,
+    "docker_timestamps": docker_timestamps,
+    "cri_log": cri_log,
+    "journalctl": journalctl,
+    "ts_default": ts_default,
+    "ts_epoch": ts_epoch,
+    "ts_clock": ts_clock,
+    "ts_compact": ts_compact,
+    "ts_iso_offset": ts_iso_offset,
+    "tensorflow_noise": tensorflow_noise,
+    "pipes": pipes,
+    "tabs": tabs,
+    "semicolons": semicolons,
 }
 
 

@@ -9,15 +9,26 @@ line as the script printed it. Only a prefix that holds a logging level is a rec
 a logger name counts only before logging's separators: a line's own words (``train``,
 ``Epoch``) are never taken for one.
 
+Outside the record, a launcher, a container runtime or a time-stamping pipe may put its own
+prefix before every line (Ray's ``(RayTrainWorker pid=7) ``, ``docker logs --timestamps``,
+moreutils ``ts``, journald's ``Dec 04 10:11:12 host python3[41]: ``). Such a prefix, with no
+level in it, is removed only where most lines of the log start with one: a time at the start of
+one line may be the line's own.
+
 Rank prefixes also choose the rank: where lines carry them, only rank 0's (and unprefixed)
 lines are kept, since every rank prints the same steps. Crash signatures use the raw lines.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from .text import Line, lazy_regex
 
-_RANK = lazy_regex(r"^\[(?:rank|default|Rank )(\d+)\]:?\s?")
+# torchrun's "[rank0]: ", "[default0]:"; Open MPI's mpirun --tag-output "[1,0]<stdout>:" (job, rank)
+# and horovodrun's "[0]<stdout>:"
+_RANK = lazy_regex(r"^(?:\[(?:rank|default|Rank )(\d+)\]:?\s?|\[(?:\d+,)?(\d+)\]<std(?:out|err)>:)")
 _LEVEL = r"(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL|NOTICE|TRACE|SUCCESS)"
 _TS = (
     r"\d{4}[-/.]\d{2}[-/.]\d{2}[ T_]\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})?(?:Z|[+-]\d{2}:?\d{2})?"
@@ -26,7 +37,7 @@ _TS = (
 # One token of a record prefix: a timestamp, a level, logging's BASIC_FORMAT "INFO:root:",
 # transformers' "[INFO|trainer.py:2046]", LLaMA-Factory's "[INFO|2024-.. ..]", loguru's
 # "name:function:line", a "file.py:N", a logger name (``__main__``, ``root``, dotted), each maybe
-# bracketed. Names and places count only before one of logging's separators.
+# bracketed. Names and places count only before one of logging's separators or a level.
 _THEN_SEP = r"(?=\s*(?:-|\||>>)\s|\]|:\s)"
 _NOT_NAME = r"(?!(?i:train|training|val|valid|validation|test|eval|epoch|step|iter)\b)"
 _TOKEN = lazy_regex(
@@ -35,16 +46,46 @@ _TOKEN = lazy_regex(
     r"|\([\w.\-]+\.py[:\s]\d+\)"  # "(main.py 222)"
     r"|(?P<basic>" + _LEVEL + r":[\w.<>\-]+:)"
     r"|\[?(?P<level>" + _LEVEL + r")\]?(?=[\s|:\]\-])"
+    r"|\[(?P<lower>debug|info|warning|error|critical)\s*\]"  # structlog's ConsoleRenderer: "[info     ]"
+    r"|\[(?:[\w.\-]+\.py|[\w.<>\-]+):\d+(?::[\w.<>]+)?\]"  # DeepSpeed's "[engine.py:2084:_take_model_step]"
+    r"|" + _NOT_NAME + r"[A-Za-z_][\w.\-]*(?= +" + _LEVEL + r"\b)"  # detectron2's "d2.engine.hooks INFO:"
     r"|(?P<where>[\w.<>\-]+:[\w<>]+:\d+|[\w\-]+\.py:\d+|[\w.<>\-]+:\d+)"
     + _THEN_SEP
     + r"|\["
     + _NOT_NAME
-    + r"[A-Za-z][\w.\-]*\]"
+    + r"[A-Za-z_][\w.\-]*\]"
     + r"|"
     + _NOT_NAME
     + r"[A-Za-z_][\w.\-]*(?=\s+-\s)"
 )
 _SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s+")
+
+# A time stamp as the tools that stamp lines write it: ISO 8601 (a "T", "Z", an offset, up to
+# nanoseconds), "%Y%m%d-%H%M%S", a month and day without the year ("12-04", "12/04"; "12/04/2024"),
+# syslog's "Dec  4 10:11:12", seconds since the epoch, a time of day alone.
+_STAMP = (
+    r"(?:\d{4}[-/.]?\d{2}[-/.]?\d{2}[ T_-]?\d{2}:?\d{2}:?\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\d{1,2}[-/]\d{1,2}(?:[-/]\d{4})? \d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?"
+    r"|1\d{9}\.\d{1,9}|\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?)"
+)
+# One token of a prefix that frames every line from outside a logging record: Ray's worker prefix,
+# kubectl logs --prefix, absl/glog's "I1204 10:11:12.123 140 f.py:48]",
+# a stamp in brackets (ts '[%H:%M:%S]', detectron2's "[12/04 10:11:12 d2.utils.events]:", NeMo's
+# "[NeMo I 2024-12-04 10:11:12 train:48]"), or a bare stamp (docker logs -t; a CRI log's "stdout F";
+# journald's "host ident[pid]:"); then a logging separator.
+_OUTER = lazy_regex(
+    r"(?:\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"
+    r"|\[pod/[^\]\s]+\]"
+    r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ [\w.\-]+:\d+\]"
+    r"|\[[^\]\[\n]{0,40}?" + _STAMP + r"(?: [^\]\[\n]{1,60})?\]:?"
+    r"|\(" + _STAMP + r"\)"
+    r"|" + _STAMP + r"(?![.,]?\d)(?=[\s,:])(?: (?:stdout|stderr) [FP]| [\w.\-]+ [\w.\-/]+\[\d+\]:)?"
+    r")(?:\s*(?:-|\||>>|,|:)(?=\s))? ?(?=\s*\S)"
+)
+# A label that is the same on each line it frames: SLURM's srun --label (the task's number, "0: "),
+# docker compose's container name ("trainer-1  | ").
+_LABEL = lazy_regex(r"(\d{1,4}: |[\w.\-]+[-_]\d+ +\| )(?=\s*\S)")
 
 
 # A tqdm render left on the line without a newline, something printed right after it.
@@ -59,7 +100,7 @@ def record_prefix(text: str) -> int:
         m = _TOKEN.match(text, pos)
         if m is None:
             break
-        level = level or bool(m["level"] or m["basic"] or m["hf"])
+        level = level or bool(m["level"] or m["basic"] or m["hf"] or m["lower"])
         pos = m.end()
         sep = _SEP.match(text, pos)
         if sep is not None:
@@ -98,16 +139,33 @@ def renders(seg: str) -> list[str]:
     return [seg[: bar.end()], *renders(seg[bar.end() :])]
 
 
+def outer_prefix(lines: list[Line]) -> re.Pattern[str] | None:
+    """What frames the lines from outside a logging record, where at least half of the first
+    400 lines start with it (None: nothing does): one of :data:`_OUTER`'s tokens, or the same
+    :data:`_LABEL` on each."""
+    firsts = [line.segments[0] for line in lines[:400]]
+    if sum(1 for seg in firsts if _OUTER.match(seg)) * 2 >= len(firsts) > 0:
+        return _OUTER
+    labels = Counter(m[1] for seg in firsts if (m := _LABEL.match(seg)) is not None)
+    if labels and labels.most_common(1)[0][1] * 2 >= len(firsts):
+        return re.compile(re.escape(labels.most_common(1)[0][0]) + r"(?=\s*\S)")
+    return None
+
+
 def unframe(lines: list[Line]) -> list[Line]:
     """The lines as the script printed them: rank 0's (rank prefixes dropped; other ranks' lines
-    left out), without logging record prefixes."""
+    left out), without the prefix every line carries (:func:`outer_prefix`) and without logging
+    record prefixes."""
     ranked = any(_RANK.match(line.segments[0]) for line in lines[:2000])
+    outer = outer_prefix(lines)
     out = []
     for line in lines:
         if ranked:
             m = _RANK.match(line.segments[0])
-            if m is not None and m[1] != "0":
+            if m is not None and (m[1] or m[2]) != "0":
                 continue
+        if outer is not None and (m := outer.match(line.segments[0])) is not None:
+            line = Line(line.no, [line.segments[0][m.end() :], *line.segments[1:]])
         segs = []
         for seg in line.segments:
             for part in renders(unframe_text(seg)):

@@ -42,6 +42,7 @@ _FRAME = lazy_regex(
     rf"|{_LEVEL}\b(?::[\w.<>\-]+:(?!\s*\d))?"
     r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
+    r"|[IWEF] [\w./\-]+\.\w+:\d+\]"  # TensorFlow's C++ logging after its time: I tensorflow/core/x.cc:182]
     r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"  # not a counter:
     r"(?!\s*(?i:epoch|ep|e|step|iter|iteration|global_step)s?\s*[=:#]?\s*\d+\s*\])[^\]\[]{0,100}\]"  # nor [epoch 001], [E1]
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
@@ -290,10 +291,13 @@ def _counters(text: str, rec: Record) -> str:
 def records(lines: list[Line]) -> list[Record]:
     """Every line's record; a line of counters only (``Epoch: 01``) is a header whose counters
     the lines after it take, and the lines after one header that name different values
-    (``train/loss=...`` then ``train/ppl=...``) are one record."""
+    (``train/loss=...`` then ``train/ppl=...``) are one record, unless the lines after the header
+    repeat one shape (a record a line: a stray line among them, a warning with a number, is no
+    part of the record before it)."""
     out: list[Record] = []
     header: Record | None = None
     block: Record | None = None
+    whole = False  # the lines after the header so far repeat one shape
     for line in lines:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
@@ -301,7 +305,7 @@ def records(lines: list[Line]) -> list[Record]:
                 continue
             rec.line = line.no
             if not rec.values:
-                header, block = rec, None
+                header, block, whole = rec, None, False
                 continue
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
             if not own and block is not None and not rec.values.keys() & block.values.keys():
@@ -310,7 +314,8 @@ def records(lines: list[Line]) -> list[Record]:
             if not own and header is not None:
                 rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
             out.append(rec)
-            block = rec if header is not None and not own else None
+            whole = whole or (len(out) > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
+            block = rec if header is not None and not own and not whole else None
     return out
 
 
