@@ -116,7 +116,14 @@ PINNED = {
         # ropadet-fairseq-train-out-1254: fairseq's JSON progress lines through Hydra's job logging
         # ("[<time>][train_inner][INFO] - {...}"); reading them was measured and not taken (the test
         # part's healthy WARN went 4 to 5 with the log it newly read).
+        # The CV research wave (ids 1260-1299), as first measured: cityscapes-road-car-seg-log-train-1260 is
+        # 'epoch value' pairs and nothing else in a file named log_train.txt: a file of bare numbers is read
+        # as a loss only where its name says loss (the value could be an accuracy; only the code says);
+        # jde-tracking-log-train-1263: JDE's print table ('Epoch Batch box conf id total nTargets time',
+        # rows '3/29  40/165 ...') names no loss.
         "unread": {
+            "cityscapes-road-car-seg-log-train-1260",
+            "jde-tracking-log-train-1263",
             "catvsdog-resnet-pretrained-35",
             "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
@@ -185,6 +192,8 @@ PINNED = {
     },
     "test": {
         "unread": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "pytorch-yolov3-log-train-1270",
             "bertsimilarity-loss-20",
             "posttraining-llm-small-train-20251223-1-127",
             "posttraining-llm-small-train-grpo-gemma2-1-130",
@@ -217,6 +226,8 @@ PINNED = {
         # wave (ids 990-1019), as first measured (before any reader change).
         # robotwin-manibox-train-diffusion-1037 (the mixed wave, as first measured).
         "wrong_loss": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "fcn-camvid-log-train-1269",
             "peptide-autoencoder-train-608",
             "medical-entity-recognize-train-919",
             "damsl-experiments-train-991",
@@ -226,6 +237,8 @@ PINNED = {
             "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
         },
         "healthy_flagged": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "exjobb-pointnet-log-train-1274",
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "star-trainer-state-411",
