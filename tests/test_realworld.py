@@ -119,11 +119,10 @@ PINNED = {
         # The CV research wave (ids 1260-1299), as first measured: cityscapes-road-car-seg-log-train-1260 is
         # 'epoch value' pairs and nothing else in a file named log_train.txt: a file of bare numbers is read
         # as a loss only where its name says loss (the value could be an accuracy; only the code says);
-        # jde-tracking-log-train-1263: JDE's print table ('Epoch Batch box conf id total nTargets time',
-        # rows '3/29  40/165 ...') names no loss.
+        # jde-tracking-log-train-1263 (JDE's print table 'Epoch Batch box conf id total nTargets time', rows
+        # '3/29  40/165 ...', names no loss) left when a counter table's 'total' was read as its loss.
         "unread": {
             "cityscapes-road-car-seg-log-train-1260",
-            "jde-tracking-log-train-1263",
             "catvsdog-resnet-pretrained-35",
             "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
@@ -351,7 +350,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 285, "right_loss": 313}, "test": {"read": 209, "right_loss": 234}}
+FLOORS = {"calibration": {"read": 293, "right_loss": 321}, "test": {"read": 216, "right_loss": 240}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

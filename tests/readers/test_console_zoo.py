@@ -1738,3 +1738,39 @@ def test_vits_lists_of_another_length_or_without_a_header_are_not_guessed(tmp_pa
     odd = [ln.replace("[2.5, 2.0, ", "[") for ln in vits_train_log()]  # four losses: no known train.py
     with pytest.raises(ReadError):
         _read(tmp_path, odd)
+
+
+def jde_table(header_every_epoch: bool = True) -> list[str]:
+    """Zhongdao/Towards-Realtime-MOT@06db3a221c939eebb77dde58e3c1b75b99b8f8a9 train.py:96-97 and 136-141 (the
+    print format of ultralytics/yolov3's 2018-19 train.py, which JDE and its forks keep): the header
+    ('%8s%12s' + '%10s' * 6) % ('Epoch', 'Batch', 'box', 'conf', 'id', 'total', 'nTargets', 'time') through the
+    logger each epoch, then every print_interval batches ('%8s%12s' + '%10.3g' * 6) with '%g/%g' counters
+    (epoch of epochs - 1, batch of len(dataloader) - 1); 'total' is the loss (the running mean of rloss['loss']).
+    Between epochs the test prints its own table ('%11s' * 5: Image Total P R mAP) with a time cell."""
+    out = []
+    for e in range(3):
+        if header_every_epoch or e == 0:
+            out.append(("%8s%12s" + "%10s" * 6) % ("Epoch", "Batch", "box", "conf", "id", "total", "nTargets", "time"))
+        for i in range(0, 165, 40):
+            total = 9.0 - 0.5 * e - 0.01 * i
+            out.append(("%8s%12s" + "%10.3g" * 6) % (f"{e}/2", f"{i}/164", 0.02, 0.01, 4.6, total, 66.8, 0.51))
+        out.append(("%11s" * 5) % ("Image", "Total", "P", "R", "mAP"))
+        out.append(("%11s" * 3 + "%11.3g" * 2 + "%10.3gs") % ("32", "30353", "0.1", 0.1, 0.1, 2.14))
+    return out
+
+
+def test_jde_yolov3_counter_table(tmp_path):
+    run = _read(tmp_path, [f"2021-01-25 05:58:00 [INFO]: {line}" for line in jde_table()], name="log_train.txt")
+    assert run.roles["loss"] == "total_loss"  # the table's 'total', named as the loss it is
+    # 5 rows an epoch, the step counting batches (165 an epoch): 0 .. 2 * 165 + 160
+    assert _series(run, "total_loss") == (15, 0.0, 490.0, 9.0, pytest.approx(6.4))
+    assert run.series["conf"].values[0] == pytest.approx(0.01)
+    assert "Total" not in run.series and "mAP" not in run.series  # the test's table is not the training's
+    assert run.meta.get("steps_are") != "epochs"
+
+
+def test_a_table_whose_total_is_a_count_is_not_a_loss(tmp_path):
+    """'total' without counter cells (a sample count beside the accuracy) is no loss."""
+    lines = ["Epoch  correct  total  accuracy"] + [f"{e}  {9000 + e}  10000  {0.9 + e / 1000:.4f}" for e in range(12)]
+    with pytest.raises(ReadError):
+        _read(tmp_path, lines, name="train.log")
