@@ -131,7 +131,10 @@ PINNED = {
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
         # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
-        "wrong_loss": {"aisl-ubev-train-out-1251"},
+        # ssh-keypoint-mxnet-train-log-1279 (CV research wave, as first measured): MXNet's Speedometer lines
+        # ('Epoch[5] Batch [0-20]\tSpeed: .. samples/sec\tM0_RPNL1BboxLoss=..') are read by the general reader
+        # with the per-epoch 'Epoch[5] Train-<metric>=' summaries beside them, and the summaries' sum is taken.
+        "wrong_loss": {"aisl-ubev-train-out-1251", "ssh-keypoint-mxnet-train-log-1279"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -238,6 +241,7 @@ PINNED = {
         "healthy_flagged": {
             # the CV research wave (ids 1260-1299), as first measured (before any reader change)
             "exjobb-pointnet-log-train-1274",
+            "gaussian-splatting-train-log-1280",
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "star-trainer-state-411",
