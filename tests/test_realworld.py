@@ -131,10 +131,10 @@ PINNED = {
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
         # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
-        # ssh-keypoint-mxnet-train-log-1279 (CV research wave, as first measured): MXNet's Speedometer lines
-        # ('Epoch[5] Batch [0-20]\tSpeed: .. samples/sec\tM0_RPNL1BboxLoss=..') are read by the general reader
-        # with the per-epoch 'Epoch[5] Train-<metric>=' summaries beside them, and the summaries' sum is taken.
-        "wrong_loss": {"aisl-ubev-train-out-1251", "ssh-keypoint-mxnet-train-log-1279"},
+        # ssh-keypoint-mxnet-train-log-1279 (CV research wave, as first measured: the general reader read MXNet's
+        # Speedometer lines with the per-epoch 'Epoch[5] Train-<metric>=' summaries beside them and took the
+        # summaries' sum) left when the Speedometer's line became a row of the pattern table.
+        "wrong_loss": {"aisl-ubev-train-out-1251"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
         # Joined with the logs added on 5 December (ids 800-832), each adjudicated;
@@ -354,7 +354,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 293, "right_loss": 321}, "test": {"read": 216, "right_loss": 240}}
+FLOORS = {"calibration": {"read": 296, "right_loss": 324}, "test": {"read": 218, "right_loss": 242}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -1774,3 +1774,41 @@ def test_a_table_whose_total_is_a_count_is_not_a_loss(tmp_path):
     lines = ["Epoch  correct  total  accuracy"] + [f"{e}  {9000 + e}  10000  {0.9 + e / 1000:.4f}" for e in range(12)]
     with pytest.raises(ReadError):
         _read(tmp_path, lines, name="train.log")
+
+
+def mxnet_speedometer() -> list[str]:
+    """apache/mxnet@ae654ba4c7e2d7890772bdf449b7b00482396b68 python/mxnet/callback.py Speedometer.__call__
+    ('Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' per metric, every `frequent` batches),
+    Module.fit's epoch summaries 'Epoch[%d] Train-%s=%f' and 'Epoch[%d] Time cost=%.3f', through logging's
+    '%(asctime)s INFO - %(message)s'; the metrics those of an SSH face detector's log (ZhouKai90/SSH-keypoint
+    log/train.log, calibration id ssh-keypoint-mxnet-train-log-1279: per branch an accuracy and two L1 losses)."""
+    out = []
+    for e in range(5, 8):
+        for k, count in enumerate(range(20, 121, 20)):
+            vals = []
+            for b in range(2):
+                vals += [(f"M{b}_RPNAcc", 0.99), (f"M{b}_RPNL1BboxLoss", 0.08 - 0.01 * (e - 5) - 0.001 * k)]
+                vals += [(f"M{b}_RPNL1KpointLoss", 0.2 - 0.02 * (e - 5))]
+            msg = ("Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec" + "\t%s=%f" * len(vals)) % (
+                e,
+                count - 20,
+                count,
+                25.77,
+                *sum(vals, ()),
+            )
+            out.append(f"2018-10-11 09:16:49,200 INFO - {msg}")
+        for name, v in vals:
+            out.append("2018-10-11 09:20:00,000 INFO - Epoch[%d] Train-%s=%f" % (e, name, v))
+        out.append("2018-10-11 09:20:00,000 INFO - Epoch[%d] Time cost=%.3f" % (e, 190.5))
+    return out
+
+
+def test_mxnet_speedometer(tmp_path):
+    run = _read(tmp_path, mxnet_speedometer())
+    parts = ["M0_RPNL1BboxLoss", "M0_RPNL1KpointLoss", "M1_RPNL1BboxLoss", "M1_RPNL1KpointLoss"]
+    assert set(run.roles["loss"].split("+")) == set(parts)  # no total printed: the sum of the loss terms
+    # six lines an epoch, the step their order (no batch count per epoch is printed)
+    assert _series(run, "M0_RPNL1BboxLoss") == (18, 0.0, 17.0, 0.08, pytest.approx(0.055))
+    assert _series(run, "samples_per_sec")[3:] == (25.77, 25.77)
+    assert run.series["epoch"].values[0] == 5.0 and run.series["epoch"].values[-1] == 7.0
+    assert not any(n.startswith("Train-") for n in run.series)  # the epoch summaries repeat the batch lines
