@@ -116,7 +116,13 @@ PINNED = {
         # ropadet-fairseq-train-out-1254: fairseq's JSON progress lines through Hydra's job logging
         # ("[<time>][train_inner][INFO] - {...}"); reading them was measured and not taken (the test
         # part's healthy WARN went 4 to 5 with the log it newly read).
+        # The CV research wave (ids 1260-1299), as first measured: cityscapes-road-car-seg-log-train-1260 is
+        # 'epoch value' pairs and nothing else in a file named log_train.txt: a file of bare numbers is read
+        # as a loss only where its name says loss (the value could be an accuracy; only the code says);
+        # jde-tracking-log-train-1263 (JDE's print table 'Epoch Batch box conf id total nTargets time', rows
+        # '3/29  40/165 ...', names no loss) left when a counter table's 'total' was read as its loss.
         "unread": {
+            "cityscapes-road-car-seg-log-train-1260",
             "catvsdog-resnet-pretrained-35",
             "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
@@ -125,6 +131,9 @@ PINNED = {
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
         # console) left when a split word before a name ('Val loss') stayed part of it in the generic shapes.
+        # ssh-keypoint-mxnet-train-log-1279 (CV research wave, as first measured: the general reader read MXNet's
+        # Speedometer lines with the per-epoch 'Epoch[5] Train-<metric>=' summaries beside them and took the
+        # summaries' sum) left when the Speedometer's line became a row of the pattern table.
         "wrong_loss": {"aisl-ubev-train-out-1251"},
         # issue 30 §2 (tests/realworld/adjudication.toml): the seven left, each fixed in its rule;
         # ti-sv-train-607 (TL020 on per-batch spikes the loss kept falling through) left too.
@@ -185,6 +194,8 @@ PINNED = {
     },
     "test": {
         "unread": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "pytorch-yolov3-log-train-1270",
             "bertsimilarity-loss-20",
             "posttraining-llm-small-train-20251223-1-127",
             "posttraining-llm-small-train-grpo-gemma2-1-130",
@@ -217,6 +228,8 @@ PINNED = {
         # wave (ids 990-1019), as first measured (before any reader change).
         # robotwin-manibox-train-diffusion-1037 (the mixed wave, as first measured).
         "wrong_loss": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "fcn-camvid-log-train-1269",
             "peptide-autoencoder-train-608",
             "medical-entity-recognize-train-919",
             "damsl-experiments-train-991",
@@ -226,6 +239,9 @@ PINNED = {
             "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
         },
         "healthy_flagged": {
+            # the CV research wave (ids 1260-1299), as first measured (before any reader change)
+            "exjobb-pointnet-log-train-1274",
+            "gaussian-splatting-train-log-1280",
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "star-trainer-state-411",
@@ -338,7 +354,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 285, "right_loss": 313}, "test": {"read": 209, "right_loss": 234}}
+FLOORS = {"calibration": {"read": 296, "right_loss": 324}, "test": {"read": 218, "right_loss": 242}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -1738,3 +1738,77 @@ def test_vits_lists_of_another_length_or_without_a_header_are_not_guessed(tmp_pa
     odd = [ln.replace("[2.5, 2.0, ", "[") for ln in vits_train_log()]  # four losses: no known train.py
     with pytest.raises(ReadError):
         _read(tmp_path, odd)
+
+
+def jde_table(header_every_epoch: bool = True) -> list[str]:
+    """Zhongdao/Towards-Realtime-MOT@06db3a221c939eebb77dde58e3c1b75b99b8f8a9 train.py:96-97 and 136-141 (the
+    print format of ultralytics/yolov3's 2018-19 train.py, which JDE and its forks keep): the header
+    ('%8s%12s' + '%10s' * 6) % ('Epoch', 'Batch', 'box', 'conf', 'id', 'total', 'nTargets', 'time') through the
+    logger each epoch, then every print_interval batches ('%8s%12s' + '%10.3g' * 6) with '%g/%g' counters
+    (epoch of epochs - 1, batch of len(dataloader) - 1); 'total' is the loss (the running mean of rloss['loss']).
+    Between epochs the test prints its own table ('%11s' * 5: Image Total P R mAP) with a time cell."""
+    out = []
+    for e in range(3):
+        if header_every_epoch or e == 0:
+            out.append(("%8s%12s" + "%10s" * 6) % ("Epoch", "Batch", "box", "conf", "id", "total", "nTargets", "time"))
+        for i in range(0, 165, 40):
+            total = 9.0 - 0.5 * e - 0.01 * i
+            out.append(("%8s%12s" + "%10.3g" * 6) % (f"{e}/2", f"{i}/164", 0.02, 0.01, 4.6, total, 66.8, 0.51))
+        out.append(("%11s" * 5) % ("Image", "Total", "P", "R", "mAP"))
+        out.append(("%11s" * 3 + "%11.3g" * 2 + "%10.3gs") % ("32", "30353", "0.1", 0.1, 0.1, 2.14))
+    return out
+
+
+def test_jde_yolov3_counter_table(tmp_path):
+    run = _read(tmp_path, [f"2021-01-25 05:58:00 [INFO]: {line}" for line in jde_table()], name="log_train.txt")
+    assert run.roles["loss"] == "total_loss"  # the table's 'total', named as the loss it is
+    # 5 rows an epoch, the step counting batches (165 an epoch): 0 .. 2 * 165 + 160
+    assert _series(run, "total_loss") == (15, 0.0, 490.0, 9.0, pytest.approx(6.4))
+    assert run.series["conf"].values[0] == pytest.approx(0.01)
+    assert "Total" not in run.series and "mAP" not in run.series  # the test's table is not the training's
+    assert run.meta.get("steps_are") != "epochs"
+
+
+def test_a_table_whose_total_is_a_count_is_not_a_loss(tmp_path):
+    """'total' without counter cells (a sample count beside the accuracy) is no loss."""
+    lines = ["Epoch  correct  total  accuracy"] + [f"{e}  {9000 + e}  10000  {0.9 + e / 1000:.4f}" for e in range(12)]
+    with pytest.raises(ReadError):
+        _read(tmp_path, lines, name="train.log")
+
+
+def mxnet_speedometer() -> list[str]:
+    """apache/mxnet@ae654ba4c7e2d7890772bdf449b7b00482396b68 python/mxnet/callback.py Speedometer.__call__
+    ('Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' per metric, every `frequent` batches),
+    Module.fit's epoch summaries 'Epoch[%d] Train-%s=%f' and 'Epoch[%d] Time cost=%.3f', through logging's
+    '%(asctime)s INFO - %(message)s'; the metrics those of an SSH face detector's log (ZhouKai90/SSH-keypoint
+    log/train.log, calibration id ssh-keypoint-mxnet-train-log-1279: per branch an accuracy and two L1 losses)."""
+    out = []
+    for e in range(5, 8):
+        for k, count in enumerate(range(20, 121, 20)):
+            vals = []
+            for b in range(2):
+                vals += [(f"M{b}_RPNAcc", 0.99), (f"M{b}_RPNL1BboxLoss", 0.08 - 0.01 * (e - 5) - 0.001 * k)]
+                vals += [(f"M{b}_RPNL1KpointLoss", 0.2 - 0.02 * (e - 5))]
+            msg = ("Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec" + "\t%s=%f" * len(vals)) % (
+                e,
+                count - 20,
+                count,
+                25.77,
+                *sum(vals, ()),
+            )
+            out.append(f"2018-10-11 09:16:49,200 INFO - {msg}")
+        for name, v in vals:
+            out.append("2018-10-11 09:20:00,000 INFO - Epoch[%d] Train-%s=%f" % (e, name, v))
+        out.append("2018-10-11 09:20:00,000 INFO - Epoch[%d] Time cost=%.3f" % (e, 190.5))
+    return out
+
+
+def test_mxnet_speedometer(tmp_path):
+    run = _read(tmp_path, mxnet_speedometer())
+    parts = ["M0_RPNL1BboxLoss", "M0_RPNL1KpointLoss", "M1_RPNL1BboxLoss", "M1_RPNL1KpointLoss"]
+    assert set(run.roles["loss"].split("+")) == set(parts)  # no total printed: the sum of the loss terms
+    # six lines an epoch, the step their order (no batch count per epoch is printed)
+    assert _series(run, "M0_RPNL1BboxLoss") == (18, 0.0, 17.0, 0.08, pytest.approx(0.055))
+    assert _series(run, "samples_per_sec")[3:] == (25.77, 25.77)
+    assert run.series["epoch"].values[0] == 5.0 and run.series["epoch"].values[-1] == 7.0
+    assert not any(n.startswith("Train-") for n in run.series)  # the epoch summaries repeat the batch lines

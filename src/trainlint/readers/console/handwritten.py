@@ -8,7 +8,10 @@
   ``train Loss: 0.21 Acc: 0.93`` / ``val Loss: ...``. One point per epoch and split.
 - Column tables (fastai's console table, hand-written ``print`` tables): a header line of names,
   one of them a loss (``epoch  train_loss  valid_loss  accuracy  time``), then one row of values
-  per epoch under it. A second table (``fine_tune``'s two fits) continues the steps.
+  per epoch under it. A second table (``fine_tune``'s two fits) continues the steps. The print
+  table of ultralytics/yolov3 (2018-19) and its descendants (JDE: ``Epoch  Batch  box  conf  id
+  total  nTargets  time``, rows ``3/29  40/165  ...``) names no loss: its ``total`` is, in rows led
+  by ``epoch/last`` and ``batch/last`` counters.
 """
 
 from __future__ import annotations
@@ -118,45 +121,76 @@ def _split_values(text: str) -> dict[str, float]:
 
 _NAME_TOKEN = lazy_regex(r"^[A-Za-z][\w/@.()\-]*$")
 _NUMBER = lazy_regex(rf"^(?:{NUM})$")
+_COUNTER = lazy_regex(r"^(\d+)/(\d+)$")
 _TABLE_STEP = frozenset({"epoch", "step", "iter", "iteration", "steps", "epochs"})
+_TOTAL_LOSS = "total_loss"  # the name a table's ``total`` is read under where the table names no loss
 
 
-def _table_header(text: str) -> list[str] | None:
+def _table_header(text: str, total: bool = False) -> list[str] | None:
+    """A header's names: one naming a loss; or, for ``total``, one naming none as ``Epoch .. total
+    ..`` (its rows must lead with counters; its ``total`` is the loss)."""
     cols = text.split()
     if len(cols) < 3 or len(cols) > 30 or not all(_NAME_TOKEN.match(c) for c in cols):
         return None
-    return cols if any("loss" in c.lower() for c in cols) else None
+    if any("loss" in c.lower() for c in cols):
+        return None if total else cols
+    if total and cols[0].lower() in _TABLE_STEP and "total" in cols:
+        return [_TOTAL_LOSS if c == "total" else c for c in cols]
+    return None
 
 
-def column_tables(lines: list[Line]) -> Capture | None:
-    """Rows of values under a header line of names (one of them a loss), one row per line."""
+def _row_step(cells: list[str], cols: list[str], order: float) -> tuple[float, int, bool]:
+    """Where a table row is: its step, how many leading cells said it, and whether they were
+    counters. ``3/29  40/165``: epoch 3 of 0-29, batch 40 of 0-165, the step counting batches
+    (3 * 166 + 40); a step column's number; else the row's ``order``."""
+    first = _COUNTER.match(cells[0])
+    if first is None:
+        return (float(cells[0]), 1, False) if cols[0].lower() in _TABLE_STEP else (order, 0, False)
+    inner = _COUNTER.match(cells[1])
+    if inner is None:
+        return float(first[1]), 1, True
+    return float(first[1]) * (int(inner[2]) + 1) + float(inner[1]), 2, True
+
+
+def column_tables(lines: list[Line], total: bool = False) -> Capture | None:
+    """Rows of values under a header line of names (one of them a loss), one row per line; with
+    ``total``, the counter tables whose ``total`` is the loss."""
     cap = Capture("column-table", tier=1)
     cols: list[str] | None = None
+    batched = False
     offset, last = 0.0, None
     for line in lines:
         text = line.final
-        head = _table_header(text)
+        head = _table_header(text, total)
         if head is not None:
             cols, offset = head, (last + 1.0 if last is not None else 0.0)
             continue
         cells = text.split()
-        if cols is None or len(cells) != len(cols) or not _NUMBER.match(cells[0]):
+        if cols is None or len(cells) != len(cols) or not (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
             continue
-        vals = {n: float(c) for n, c in zip(cols, cells) if _NUMBER.match(c)}
-        if 2 * len(vals) < len(cols):
+        step, lead, counters = _row_step(cells, cols, float(len(cap.lines)))
+        vals = {n: float(c) for n, c in zip(cols[lead:], cells[lead:]) if _NUMBER.match(c)}
+        if 2 * (len(vals) + lead) < len(cols) or total and not counters:
             continue
-        step = vals.pop(cols[0]) if cols[0].lower() in _TABLE_STEP else float(len(cap.lines))
-        last = step + offset
+        batched = batched or lead == 2 and counters
+        # counters say where a row is whatever table it is under; a plain number or the order continue the last table
+        last = step if counters else step + offset
         cap.add_all(last, vals)
         cap.lines.append(line.no)
     if len(cap.lines) < 2 or not cap.has_loss():
         return None
-    if cols is not None and cols[0].lower().startswith("epoch"):
+    if total:
+        cap.notes.append("the table names no loss: its 'total' column is read as the loss (total_loss)")
+    if cols is not None and cols[0].lower().startswith("epoch") and not batched:
         cap.meta["steps_are"] = "epochs"
     return cap
 
 
-RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"))
+def total_tables(lines: list[Line]) -> Capture | None:
+    return column_tables(lines, total=True)
+
+
+RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"), (total_tables, "total"))
 
 
 # A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or

@@ -244,6 +244,18 @@ PATTERNS: tuple[LinePattern, ...] = (
         step_from="epoch1-seen",
         rename={"time": "step_time"},
     ),
+    # MXNet's Speedometer (mx.callback.Speedometer; gluon-cv, insightface and many detectors of 2017-19):
+    # "Epoch[5] Batch [20-40]\tSpeed: 25.69 samples/sec\tM0_RPNAcc=0.997\tRPNL1Loss=0.06" ("Batch [0-40]"
+    # without auto_reset, "Batch [40]" before 1.0). No batch count per epoch is printed: the step is the
+    # line's order. (The per-epoch "Epoch[5] Train-<metric>=" summaries repeat these: not read.)
+    LinePattern(
+        "mxnet-speedometer",
+        "mxnet",
+        _c(r"Epoch\[(?P<epoch>\d+)\] Batch \[(?:\d+-)?\d+\]\s+Speed: (?P<samples_per_sec>NUM) samples/sec(?P<kv>.*)$"),
+        needle="samples/sec",
+        kv="=",
+        step_from="index",
+    ),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern(
         "detectron2",
