@@ -575,3 +575,22 @@ def test_a_printed_step_and_value_tuple_after_its_name(tmp_path):
     assert rec is not None and rec.step == 3.0 and rec.values == {"val_acc": 0.91}
     odd = read_line("loss: (0.5, 0.7)")  # not a step: the pair is left as written
     assert odd is None or odd.step is None
+
+
+def test_a_value_that_ends_its_sentence_with_a_full_stop(tmp_path):
+    # te-gcn-chinese-named-log-1342 (calibration): the ST-GCN family's processor prints
+    # self.print_log('\tMean training loss: {:.4f}.'.format(...)); the full stop ends the sentence
+    lines = []
+    for e in range(1, 21):
+        lines += [
+            f"[ Fri Oct 18 02:05:31 2024 ] Training epoch: {e}",
+            f"[ Fri Oct 18 02:09:12 2024 ] \tMean training loss: {4.0 / e:.4f}.",
+        ]
+        lines += [
+            f"[ Fri Oct 18 02:28:52 2024 ] \tMean test loss of 63 batches: {3.0 / e}.",
+            "[ Fri Oct 18 02:28:52 2024 ] \tTop1: 70.35%",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Mean_training_loss"
+    assert _series(run, "Mean_training_loss") == (20, 1.0, 20.0, 4.0, 0.2)
+    assert read_line("version 1.2.3 loaded") is None or "version" not in read_line("version 1.2.3 loaded").values

@@ -66,11 +66,13 @@ _COUNTER = lazy_regex(
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
-# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not.
+# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not, nor a full stop
+# that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log).
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
-    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
+    % (NUM, NUM)
 )
 # What every _PAIR match holds (a name's last character, its separator, a value's start): a line
 # without it has no pair.
