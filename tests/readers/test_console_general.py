@@ -594,3 +594,17 @@ def test_a_value_that_ends_its_sentence_with_a_full_stop(tmp_path):
     assert run.roles["loss"] == "Mean_training_loss"
     assert _series(run, "Mean_training_loss") == (20, 1.0, 20.0, 4.0, 0.2)
     assert read_line("version 1.2.3 loaded") is None or "version" not in read_line("version 1.2.3 loaded").values
+
+
+def test_cost_is_the_loss_and_a_cost_in_seconds_is_a_duration(tmp_path):
+    # scae-theano-sda-slurm-out-1345 (calibration): Theano's deep-learning tutorial SdA prints
+    # 'Pre-training layer %i, epoch %d, cost ' then the mean cost; no name says loss
+    lines = [f"Pre-training layer 0, epoch {e}, cost  {0.2 - 0.001 * e:.6f}" for e in range(30)]
+    run = _read(tmp_path, lines, "slurm.out")
+    assert run.format == "console/general" and run.roles["loss"] == "cost"
+    assert _series(run, "cost") == (30, 0.0, 29.0, 0.2, pytest.approx(0.171))
+    rec = read_line("iter 100 acc 0.91 cost 0.45s")  # the timing habit of many loops: never a loss
+    assert rec is not None and "cost" not in rec.values and rec.values["cost_time"] == 0.45
+    jieba = read_line("Loading model cost 0.884 seconds.")  # jieba's word splitter, in every Chinese NLP log
+    assert jieba is not None and jieba.values == {"cost_time": 0.884}
+    assert read_line("epoch 3 loss 0.5 min 0.3").values == {"loss": 0.5, "min": 0.3}  # a name after a value is no unit
