@@ -608,3 +608,22 @@ def test_cost_is_the_loss_and_a_cost_in_seconds_is_a_duration(tmp_path):
     jieba = read_line("Loading model cost 0.884 seconds.")  # jieba's word splitter, in every Chinese NLP log
     assert jieba is not None and jieba.values == {"cost_time": 0.884}
     assert read_line("epoch 3 loss 0.5 min 0.3").values == {"loss": 0.5, "min": 0.3}  # a name after a value is no unit
+
+
+def test_a_name_glued_to_the_dash_before_it(tmp_path):
+    # fgdcc-plantnet-nohup-out-1348 (calibration): logger.info('[%d, %5d/%5d] - train_losses - Parent Class:
+    # %.4f -' 'Autoencoder Loss (total): %.4f ...'): the name after the lone dash is "Autoencoder Loss", a
+    # component, not the loss; the per-epoch 'Loss %.4f' (the objective) is
+    rec = read_line(
+        "[1,   250/ 2562] - train_losses - Parent Class: 6.444 - Children class: 0.692 -Autoencoder Loss (total): 386.299"
+    )
+    assert rec is not None and rec.values == {
+        "Parent_Class": 6.444,
+        "Children_class": 0.692,
+        "Autoencoder_Loss": 386.299,
+    }
+    assert "Adam" not in read_line("lr-Adam 0.001 step 3").values  # a hyphenated name stays whole
+    assert (
+        read_line("python train.py --lr 0.1 --epochs 10") is None
+        or "lr" not in read_line("python train.py --lr 0.1").values
+    )

@@ -69,7 +69,9 @@ _COUNTER = lazy_regex(
 # closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not, nor a full stop
 # that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log).
 _PAIR = lazy_regex(
-    r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
+    # a name starts after a space or a lone dash ("- Parent: 6.4 -Autoencoder Loss: 386"), not inside
+    # a hyphenated name (lr-Adam) nor after an option's dashes (--lr)
+    r"(?<![\w@/.])(?<![\w@/.\-]-)((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
     r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
     % (NUM, NUM)
