@@ -718,3 +718,20 @@ def test_progress_after_a_printed_torch_model_in_a_plain_txt_is_found(tmp_path):
     prose = tmp_path / "notes.txt"  # prose that mentions a model is no dump: still not read past 8 KB
     prose.write_text("The model (a small one): Conv2d layers, as the paper says.\n" * 200 + "step 10 loss=2.5\n" * 3)
     assert sniff(prose) is None
+
+
+def test_a_printed_keras_history_dict(tmp_path):
+    # posematch-keras-history-dict-1359 (calibration): print(history.history) of a Keras fit, one line in a
+    # 训练记录.txt; 80 epochs of 'acc', 'loss', 'val_acc', 'val_loss' (here 12)
+    hist = {"acc": [0.08 + 0.07 * e for e in range(12)], "loss": [4.86 / (e + 1) for e in range(12)]}
+    hist["val_acc"], hist["val_loss"] = hist["acc"][::-1], [3.87 / (e + 1) for e in range(12)]
+    log = tmp_path / "训练记录.txt"
+    log.write_text(str(hist) + "\n", encoding="utf-8")
+    run = read_run(log)
+    assert run.format == "console/history-dict" and run.roles == {**run.roles, "loss": "loss", "eval_loss": "val_loss"}
+    assert series(run, "loss") == ([float(e) for e in range(1, 13)], hist["loss"])
+    assert series(run, "val_acc")[1][-1] == hist["acc"][0]
+    conf = tmp_path / "config.txt"  # a printed config: lists, but of settings, and no loss among them
+    conf.write_text(str({"milestones": [30, 60, 90], "betas": [0.9, 0.999, 0.1], "lr": 0.1}) + "\n" * 3)
+    with pytest.raises(ReadError):
+        read_run(conf)
