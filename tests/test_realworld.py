@@ -121,6 +121,15 @@ PINNED = {
             "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
             "ropadet-fairseq-train-out-1254",
+            # dcgan-theano-py2-nohup-out-1364 (odd files wave, ids 1340-1379): Python 2 prints of tuples holding
+            # lists of numpy arrays, "('dcgan Loss: ', [array(0.95, dtype=float32), array(0.117, ...)], '\t
+            # discriminator loss', [...])": a loss and an accuracy per model, named only by the quoted label
+            # before the list; left unread rather than read by a pattern for one file.
+            "dcgan-theano-py2-nohup-out-1364",
+            # duovae-nohup-txt-1365 (same wave): 'epoch:E/1000 x_recon:.. y_recon:.. kl_div_z:..': the terms of two
+            # objectives (the code sums four of the six for one optimizer, two for the other) and no name
+            # saying loss; which terms make the loss only the code says.
+            "duovae-nohup-txt-1365",
         },
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
@@ -179,6 +188,15 @@ PINNED = {
             "simcse-multilang-ch-bert-unsup-1193",
             "reco-sys-mse-loss-txt-1240",
             "chatmd-hf-train-out-1250",
+            # Odd files wave (ids 1340-1379), as first measured: the U2-Net reproduction's TL087 (the first
+            # iteration of each epoch waits for respawned Windows DataLoader workers; the rule overstates
+            # the share lost: adjudicated note), and the U-Net on CCPD's TL060 on a one-epoch val bounce at
+            # the end of the second of three appended trainings (adjudicated false: the third is back at its best).
+            "u2net-repro-chinese-named-log-1343",
+            "unet-ccpd-chinese-named-log-1355",
+            # and the Caffe tail's TL010 on one mini-batch's loss every 100 iterations (0.028 to 0.177 throughout;
+            # adjudicated false).
+            "traffic-signs-caffe-chinese-named-log-1360",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -217,6 +235,8 @@ PINNED = {
         # wave (ids 990-1019), as first measured (before any reader change).
         # robotwin-manibox-train-diffusion-1037 (the mixed wave, as first measured).
         "wrong_loss": {
+            # odd files wave (ids 1340-1379), held back: entered as first measured, not looked at
+            "vae-continual-nohup-txt-1366",
             "peptide-autoencoder-train-608",
             "medical-entity-recognize-train-919",
             "damsl-experiments-train-991",
@@ -226,6 +246,10 @@ PINNED = {
             "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
         },
         "healthy_flagged": {
+            # odd files wave (ids 1340-1379), held back: entered as first measured, not looked at
+            "ceshi-textcnn-chinese-named-log-1352",
+            "crnn-ocr-chinese-named-log-1358",
+            "faceswap-ab-nohup-txt-1371",
             "elderly-fall-detection-results-526",
             "lmsys-train-924",  # console wave, as first measured (before any reader change)
             "star-trainer-state-411",
@@ -338,7 +362,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 285, "right_loss": 313}, "test": {"read": 209, "right_loss": 234}}
+FLOORS = {"calibration": {"read": 306, "right_loss": 334}, "test": {"read": 220, "right_loss": 244}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
