@@ -38,6 +38,12 @@ ALIASES: dict[str, tuple[str, ...]] = {
         # OpenNMT-py's cross-entropy per target token (onmt/utils/statistics.py)
         "xent",
         "train/xent",
+        # the objective's classic name (Theano's deep-learning tutorials, TF1 scripts: ``cost``)
+        "cost",
+        "train_cost",
+        "training_cost",
+        "avg_cost",
+        "total_cost",
         # verl's PPO/GRPO policy loss (verl/workers/actor/dp_actor.py): the actor's objective, not
         # summed with its entropy and KL terms nor with the critic's vf_loss (another model's loss)
         "actor/pg_loss",
@@ -59,6 +65,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "eval/avg_loss",
         "avg_loss_eval",
         "test_loss",
+        "val_cost",
+        "valid_cost",
+        "validation_cost",
+        "test_cost",
         "validation/epoch_loss",
         "validation/evaluation_loss_vs_iterations",
         "evaluation_loss_vs_iterations",

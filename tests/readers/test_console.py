@@ -697,3 +697,41 @@ def test_plain_pairs_take_the_common_line_and_leave_the_rest():
     }
     for odd in ("loss=3.2 time=5ms", "loss=1,234", "train/loss=2", "loss=nan", "step 3 loss=2", "loss = 2"):
         assert patterns._plain_pairs(odd, "=") is None, odd
+
+
+def test_progress_after_a_printed_torch_model_in_a_plain_txt_is_found(tmp_path):
+    # te-gcn-chinese-named-log-1342 (calibration): a 训练日志.txt ("training log") opening with the model's
+    # module dump (print(model): 400 lines, no warning or level word in its first 8 KB), then the
+    # ST-GCN-family processor's "[ <date> ] Training epoch: N" / "\tMean training loss: X." records
+    dump = "Model(\n" + "".join(
+        f"  (l{i}): TCN_GCN_unit(\n    (conv): Conv2d(64, 64, kernel_size=(9, 1))\n  )\n" for i in range(200)
+    )
+    epochs = "".join(
+        f"[ Fri Oct 18 02:05:31 2024 ] Training epoch: {e}\n[ Fri Oct 18 02:09:12 2024 ] \tMean training loss: {4.6 / e:.4f}.\n"
+        for e in range(1, 11)
+    )
+    log = tmp_path / "训练日志.txt"
+    log.write_text(dump + epochs, encoding="utf-8")
+    assert len(dump) > 8192 and sniff(log).name == "console"
+    steps, values = series(read_run(log), "Mean_training_loss")
+    assert (steps[0], steps[-1], values[0], values[-1]) == (1.0, 10.0, 4.6, 0.46)
+    prose = tmp_path / "notes.txt"  # prose that mentions a model is no dump: still not read past 8 KB
+    prose.write_text("The model (a small one): Conv2d layers, as the paper says.\n" * 200 + "step 10 loss=2.5\n" * 3)
+    assert sniff(prose) is None
+
+
+def test_a_printed_keras_history_dict(tmp_path):
+    # posematch-keras-history-dict-1359 (calibration): print(history.history) of a Keras fit, one line in a
+    # 训练记录.txt; 80 epochs of 'acc', 'loss', 'val_acc', 'val_loss' (here 12)
+    hist = {"acc": [0.08 + 0.07 * e for e in range(12)], "loss": [4.86 / (e + 1) for e in range(12)]}
+    hist["val_acc"], hist["val_loss"] = hist["acc"][::-1], [3.87 / (e + 1) for e in range(12)]
+    log = tmp_path / "训练记录.txt"
+    log.write_text(str(hist) + "\n", encoding="utf-8")
+    run = read_run(log)
+    assert run.format == "console/history-dict" and run.roles == {**run.roles, "loss": "loss", "eval_loss": "val_loss"}
+    assert series(run, "loss") == ([float(e) for e in range(1, 13)], hist["loss"])
+    assert series(run, "val_acc")[1][-1] == hist["acc"][0]
+    conf = tmp_path / "config.txt"  # a printed config: lists, but of settings, and no loss among them
+    conf.write_text(str({"milestones": [30, 60, 90], "betas": [0.9, 0.999, 0.1], "lr": 0.1}) + "\n" * 3)
+    with pytest.raises(ReadError):
+        read_run(conf)

@@ -575,3 +575,55 @@ def test_a_printed_step_and_value_tuple_after_its_name(tmp_path):
     assert rec is not None and rec.step == 3.0 and rec.values == {"val_acc": 0.91}
     odd = read_line("loss: (0.5, 0.7)")  # not a step: the pair is left as written
     assert odd is None or odd.step is None
+
+
+def test_a_value_that_ends_its_sentence_with_a_full_stop(tmp_path):
+    # te-gcn-chinese-named-log-1342 (calibration): the ST-GCN family's processor prints
+    # self.print_log('\tMean training loss: {:.4f}.'.format(...)); the full stop ends the sentence
+    lines = []
+    for e in range(1, 21):
+        lines += [
+            f"[ Fri Oct 18 02:05:31 2024 ] Training epoch: {e}",
+            f"[ Fri Oct 18 02:09:12 2024 ] \tMean training loss: {4.0 / e:.4f}.",
+        ]
+        lines += [
+            f"[ Fri Oct 18 02:28:52 2024 ] \tMean test loss of 63 batches: {3.0 / e}.",
+            "[ Fri Oct 18 02:28:52 2024 ] \tTop1: 70.35%",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Mean_training_loss"
+    assert _series(run, "Mean_training_loss") == (20, 1.0, 20.0, 4.0, 0.2)
+    assert read_line("version 1.2.3 loaded") is None or "version" not in read_line("version 1.2.3 loaded").values
+
+
+def test_cost_is_the_loss_and_a_cost_in_seconds_is_a_duration(tmp_path):
+    # scae-theano-sda-slurm-out-1345 (calibration): Theano's deep-learning tutorial SdA prints
+    # 'Pre-training layer %i, epoch %d, cost ' then the mean cost; no name says loss
+    lines = [f"Pre-training layer 0, epoch {e}, cost  {0.2 - 0.001 * e:.6f}" for e in range(30)]
+    run = _read(tmp_path, lines, "slurm.out")
+    assert run.format == "console/general" and run.roles["loss"] == "cost"
+    assert _series(run, "cost") == (30, 0.0, 29.0, 0.2, pytest.approx(0.171))
+    rec = read_line("iter 100 acc 0.91 cost 0.45s")  # the timing habit of many loops: never a loss
+    assert rec is not None and "cost" not in rec.values and rec.values["cost_time"] == 0.45
+    jieba = read_line("Loading model cost 0.884 seconds.")  # jieba's word splitter, in every Chinese NLP log
+    assert jieba is not None and jieba.values == {"cost_time": 0.884}
+    assert read_line("epoch 3 loss 0.5 min 0.3").values == {"loss": 0.5, "min": 0.3}  # a name after a value is no unit
+
+
+def test_a_name_glued_to_the_dash_before_it(tmp_path):
+    # fgdcc-plantnet-nohup-out-1348 (calibration): logger.info('[%d, %5d/%5d] - train_losses - Parent Class:
+    # %.4f -' 'Autoencoder Loss (total): %.4f ...'): the name after the lone dash is "Autoencoder Loss", a
+    # component, not the loss; the per-epoch 'Loss %.4f' (the objective) is
+    rec = read_line(
+        "[1,   250/ 2562] - train_losses - Parent Class: 6.444 - Children class: 0.692 -Autoencoder Loss (total): 386.299"
+    )
+    assert rec is not None and rec.values == {
+        "Parent_Class": 6.444,
+        "Children_class": 0.692,
+        "Autoencoder_Loss": 386.299,
+    }
+    assert "Adam" not in read_line("lr-Adam 0.001 step 3").values  # a hyphenated name stays whole
+    assert (
+        read_line("python train.py --lr 0.1 --epochs 10") is None
+        or "lr" not in read_line("python train.py --lr 0.1").values
+    )

@@ -1812,3 +1812,36 @@ def test_mxnet_speedometer(tmp_path):
     assert _series(run, "samples_per_sec")[3:] == (25.77, 25.77)
     assert run.series["epoch"].values[0] == 5.0 and run.series["epoch"].values[-1] == 7.0
     assert not any(n.startswith("Train-") for n in run.series)  # the epoch summaries repeat the batch lines
+
+
+def caffe_solver():
+    """BVLC/caffe@9b891540183ddc834a02b2bd81b31afae71b2153 src/caffe/solver.cpp:239-241 ('Iteration ' << iter_
+    << ' (' << per_s << ' iter/s, ' << lapse << 's/' << display << ' iters), loss = ' << smoothed_loss_),
+    :257-259 ('    Train net output #' << i << ': ' << name << ' = ' << v << ' (* w = x loss)'), :345-346
+    ('Iteration ' << iter_ << ', Testing net (#' << id << ')'), :414-415 ('    Test net output #' << i << ': '
+    << name << ' = ' << mean_score), :327 (Solve's closing 'Iteration N, loss = X'); src/caffe/solvers/
+    sgd_solver.cpp:112-113 ('Iteration N, lr = X'); every line behind glog's 'I0224 11:51:38.922637 25595
+    solver.cpp:219] ' frame."""
+    out = []
+    for k, it in enumerate(range(0, 1100, 100)):
+        out += [
+            f"I0224 11:51:36.653954 25595 solver.cpp:330] Iteration {it}, Testing net (#0)",
+            f"I0224 11:51:38.858273 25595 solver.cpp:397]     Test net output #0: accuracy = {0.5 + 0.04 * k:.6g}",
+            f"I0224 11:51:38.858311 25595 solver.cpp:397]     Test net output #1: loss = {1.0 - 0.05 * k:.6g} (* 1 = {1.0 - 0.05 * k:.6g} loss)",
+            f"I0224 11:51:38.922637 25595 solver.cpp:218] Iteration {it} (11.6727 iter/s, 8.567s/100 iters), loss = {2.0 - 0.1 * k:.6g}",
+            f"I0224 11:51:38.922677 25595 solver.cpp:237]     Train net output #0: loss = {2.0 - 0.1 * k:.6g} (* 1 = {2.0 - 0.1 * k:.6g} loss)",
+            f"I0224 11:51:38.922686 25595 sgd_solver.cpp:105] Iteration {it}, lr = {0.01 * 0.9**k:.6g}",
+        ]
+    out.append("I0224 11:58:14.982 25595 solver.cpp:310] Iteration 1100, loss = 0.9")
+    return out
+
+
+def test_caffe_solver(tmp_path):
+    # traffic-signs-caffe-chinese-named-log-1360 (calibration): read as one "loss" of twice the points before
+    # (the smoothed loss and the Train net output blob printed for each iteration, steps from their order)
+    run = _read(tmp_path, caffe_solver(), "训练记录.txt")
+    assert run.format == "console/caffe" and run.roles["loss"] == "loss" and run.roles["eval_loss"] == "test_loss"
+    assert _series(run, "loss") == (12, 0.0, 1100.0, 2.0, 0.9)
+    assert run.series["learning_rate"].values[0] == 0.01 and run.series["test_accuracy"].values[-1] == pytest.approx(
+        0.9
+    )

@@ -67,11 +67,15 @@ _COUNTER = lazy_regex(
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
-# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not.
+# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not, nor a full stop
+# that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log).
 _PAIR = lazy_regex(
-    r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
+    # a name starts after a space or a lone dash ("- Parent: 6.4 -Autoencoder Loss: 386"), not inside
+    # a hyphenated name (lr-Adam) nor after an option's dashes (--lr)
+    r"(?<![\w@/.])(?<![\w@/.\-]-)((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*[:=]\s*|\s+)"
-    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
+    % (NUM, NUM)
 )
 # What every _PAIR match holds (a name's last character, its separator, a value's start): a line
 # without it has no pair.
@@ -109,6 +113,8 @@ _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
 # "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator.
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=])")
+# A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
+_DURATION = lazy_regex(r"\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
 
 
@@ -164,7 +170,7 @@ def read_line(text: str) -> Record | None:
     rec = Record(0, text, {})
     body = _counters(_lead(strip_frame(text), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
-    for raw, sep, value, unit in ((m[1], m[2], m[3], m[4]) for m in pairs):
+    for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
         name = _name(raw, sep)
         key = name.lower()
         if not name or key in _NOT_METRICS:
@@ -178,6 +184,8 @@ def read_line(text: str) -> Record | None:
         if key in _PLACED_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)
             continue
+        if (unit in ("s", "ms") or _DURATION.match(body, end)) and _loss_like(name):
+            name = f"{name}_time"  # "cost 0.45s", jieba's "Loading model cost 0.884 seconds.": a duration
         if rec.split and parse(name).split is None:
             name = f"{rec.split}_{name}"
         if name not in rec.values:
@@ -190,6 +198,10 @@ def read_line(text: str) -> Record | None:
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
     return rec
+
+
+def _loss_like(name: str) -> bool:
+    return role_of(name) in ("loss", "eval_loss") or parse(name).kind is not None
 
 
 def _bare_splits(rec: Record, body: str) -> None:

@@ -190,7 +190,40 @@ def total_tables(lines: list[Line]) -> Capture | None:
     return column_tables(lines, total=True)
 
 
-RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"), (total_tables, "total"))
+# Keras' ``print(history.history)`` (and a hand-kept dict of per-epoch lists printed the same way):
+# ``{'loss': [4.85, 2.31, ...], 'val_loss': [...], 'acc': [...]}`` on one line, one value per epoch.
+_DICT_LIST = lazy_regex(r"""['"]([A-Za-z][\w@/.\- ]{0,60})['"]\s*:\s*\[([^\[\]]*)\]""")
+MIN_DICT_EPOCHS = 3
+
+
+def history_dicts(lines: list[Line]) -> Capture | None:
+    """Per-epoch lists of a printed dict, one of them a loss; a line of the dict's own (a config
+    dump of scalars, a list of strings) gives nothing. The longest such line in the log is read."""
+    best: dict[str, list[float]] = {}
+    at = 0
+    for line in lines:
+        text = line.final.lstrip()
+        if not text.startswith("{") or len(text) > MAX_LIST_CHARS or "loss" not in text:
+            continue
+        cols = {}
+        for m in _DICT_LIST.finditer(text):
+            cells = [c for c in _MORE_VALUES.split(m[2].strip()) if c]
+            if len(cells) >= MIN_DICT_EPOCHS and all(_VALUE.fullmatch(c) for c in cells):
+                cols[m[1]] = [float(c) for c in cells]
+        if any("loss" in name.lower() for name in cols) and sum(map(len, cols.values())) > sum(map(len, best.values())):
+            best, at = cols, line.no
+    if not best:
+        return None
+    cap = Capture("history-dict", tier=1)
+    for name, values in best.items():
+        cap.cols[name] = ([float(i + 1) for i in range(len(values))], values)
+    cap.lines.append(at)
+    cap.meta["steps_are"] = "epochs"
+    cap.notes.append(f"a printed dict of per-epoch lists (line {at}): {', '.join(best)}")
+    return cap
+
+
+RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"), (total_tables, "total"), (history_dicts, "loss"))
 
 
 # A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or

@@ -388,6 +388,30 @@ PATTERNS: tuple[LinePattern, ...] = (
         ),
         needle=" rate, ",
     ),
+    # Caffe (BVLC src/caffe/solver.cpp, behind glog's "I0224 11:51:38.92 25595 solver.cpp:219] " frame):
+    # Solver::Step's "Iteration " << iter_ << " (" << per_s << " iter/s, " ... << " iters), loss = " <<
+    # smoothed_loss_ (before 2016: "Iteration N, loss = X"); Solver::Test's "    Test net output #i: " <<
+    # name << " = " << mean_score (" (* w = x loss)" after a loss), printed at the iteration's start,
+    # before its training line; SGDSolver's "Iteration N, lr = X". "Train net output #i: ..." repeats the
+    # loss blobs the smoothed loss is made of.
+    LinePattern(
+        "caffe-train",
+        "caffe",
+        _c(r"\bIteration (?P<step>\d+)(?: \([^()]*\))?, loss = (?P<loss>NUM)\s*$"),
+        needle="loss = ",
+    ),
+    LinePattern(
+        "caffe-lr", "caffe", _c(r"\bIteration (?P<step>\d+), lr = (?P<learning_rate>NUM)\s*$"), needle=", lr = "
+    ),
+    LinePattern(
+        "caffe-test",
+        "caffe",
+        _c(r"\bTest net output #\d+: (?P<kv>[\w/.\-]+ = NUM)"),
+        needle="Test net output",
+        kv="=",
+        prefix="test_",
+        step_from="previous",
+    ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
     LinePattern(

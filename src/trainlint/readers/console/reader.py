@@ -36,9 +36,10 @@ from .vits import RECOGNISERS as VITS_RECOGNISERS
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
 _SNIFF_MORE = 128 * 1024
 # What a console banner holds and a text corpus does not: only then is a long .txt read further.
+# A printed PyTorch model (``  (conv1): Conv2d(3, 64, ...)``) is such a banner: a run's first lines.
 _CONSOLE_NOISE = lazy_regex(
     rb"\r|\x1b\[|\bINFO\b|\bWARN(?:ING)?\b|\bDEBUG\b|\d it/s|\d s/it|UserWarning|FutureWarning"
-    rb"|DeprecationWarning"
+    rb"|DeprecationWarning|(?m:^[ \t]+\([\w.]+\): [A-Z]\w*\()"
 )
 # Lines that announce a console log even before a full record has been printed.
 _HINTS = lazy_regex(
