@@ -54,6 +54,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "loss/eval",
         "valid_loss",
         "valid/loss",
+        # the thuml forecasting repositories (Informer, Autoformer, Time-Series-Library): "Vali Loss"
+        # beside a "Test Loss" that is the held-out test split, not the one early stopping watches
+        "vali_loss",
         "val_loss_epoch",
         "val/loss_epoch",
         "eval/avg_loss",

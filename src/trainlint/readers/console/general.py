@@ -84,7 +84,9 @@ _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 # without it has no counter, and the expression is not tried at each of its positions.
 _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
 _EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
-_EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
+_EVAL_WORDS = frozenset(
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
+)
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 # A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
