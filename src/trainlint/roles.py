@@ -227,6 +227,9 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
     check_map(run.series, overrides)
     lengths = {n: len(s) for n, s in run.series.items()}
     chosen = choose(run.series, overrides, lengths)
+    objective = run.meta.get("objective")  # a writer whose own layout says which column it optimises
+    if objective in run.series and "loss" not in (overrides or {}):
+        chosen["loss"] = Choice("loss", (objective,), "the objective, by the layout of the file that wrote it", 1)
     roles: dict[str, str] = {}
     reasons: dict[str, str] = {}
     for role, c in chosen.items():
