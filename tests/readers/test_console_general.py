@@ -575,3 +575,16 @@ def test_a_printed_step_and_value_tuple_after_its_name(tmp_path):
     assert rec is not None and rec.step == 3.0 and rec.values == {"val_acc": 0.91}
     odd = read_line("loss: (0.5, 0.7)")  # not a step: the pair is left as written
     assert odd is None or odd.step is None
+
+
+def test_a_name_placed_by_the_counter_after_it(tmp_path):
+    # a knowledge-graph recommender's train.py: logging.info("using time %.4f, training loss at epoch %d: %.4f")
+    lines = [
+        f"2021-09-03 14:45:29,779 - train.py[line:152] - INFO: using time 304.2764, training loss at epoch {e}: {112.6 - 0.5 * e:.4f}"
+        for e in range(40)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "training_loss"
+    assert _series(run, "training_loss") == (40, 0.0, 39.0, 112.6, pytest.approx(93.1))
+    rec = read_line("Loss after step 100: 2.31, lr 0.001")
+    assert rec.step == 100.0 and rec.values == {"Loss": 2.31, "lr": 0.001}

@@ -108,6 +108,8 @@ _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
 _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
+# "loss at epoch 3: 0.41", "Loss after step 100: 2.3": a name placed by the counter after it.
+_PLACED_BY = lazy_regex(r"(?<=[A-Za-z])\s+(?:at|after|for|in)\s+$")
 # "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator.
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=])")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
@@ -281,6 +283,11 @@ def _counters(text: str, rec: Record) -> str:
             _place(rec, m[5].lower(), float(m[6]), None)
         elif (m[7] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[7].lower(), float(m[8]), None)
+            before = _PLACED_BY.search(text, last, m.start())
+            if before is not None:  # "training loss at epoch 3: 79.03": the name, then its value
+                out.append(text[last : before.start()] + ":")
+                last = m.end()
+                continue
         else:
             continue
         out.append(text[last : m.start()])
