@@ -588,3 +588,20 @@ def test_a_name_placed_by_the_counter_after_it(tmp_path):
     assert _series(run, "training_loss") == (40, 0.0, 39.0, 112.6, pytest.approx(93.1))
     rec = read_line("Loss after step 100: 2.31, lr 0.001")
     assert rec.step == 100.0 and rec.values == {"Loss": 2.31, "lr": 0.001}
+
+
+def test_a_total_printed_with_its_terms_ngcf_kgat(tmp_path):
+    # NGCF/KGAT and their forks: 'Epoch %d [%.1fs]: train==[%.5f=%.5f + %.5f + %.5f]' and, every 10
+    # epochs, 'Epoch %d [%.1fs + %.1fs]: train==[..], recall=[%s], precision=[%s], hit=[%s], ndcg=[%s]'
+    lines = ["KGAT: dataset=last-fm, lr=0.0001, regs=[1e-5,1e-5], node_dropout=[0.1], mess_dropout=[0.1]"]
+    for e in range(30):
+        total = 60.0 / (e + 1)
+        train = f"train==[{total:.5f}={total * 0.1:.5f} + {total * 0.85:.5f} + {total * 0.05:.5f}]"
+        if e % 10 == 9:
+            lines.append(f"Epoch {e} [166.8s + 69.8s]: {train}, recall=[0.07654, 0.15581], ndcg=[0.12241, 0.20278]")
+        else:
+            lines.append(f"Epoch {e} [188.2s]: {train}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (30, 0.0, 29.0, 60.0, pytest.approx(2.0))
+    assert read_line("Epoch 3 [1.0s]: loss==[0.5=0.4 + 0.1]").values == {"loss": 0.5}

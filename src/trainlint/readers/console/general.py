@@ -91,6 +91,7 @@ _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 # A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
+_SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
@@ -217,6 +218,8 @@ def _lead(body: str, rec: Record) -> str:
         body = _NUMPY_SCALAR.sub(r"\1", body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
+    if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
+        body = _SUMMED.sub(_summed_loss, body)
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
@@ -236,6 +239,13 @@ def _lead(body: str, rec: Record) -> str:
     elif first:
         rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
     return body
+
+
+def _summed_loss(m: re.Match[str]) -> str:
+    """``NAME==[TOTAL=a + b + c]``: a total of loss terms, read as NAME's loss (``train`` is the
+    training loss) and its total."""
+    name = m[1] if parse(m[1]).kind is not None else f"{m[1]}_loss"
+    return f"{name}: {m[2]}"
 
 
 def _said(clause: str) -> str:
