@@ -179,6 +179,11 @@ PINNED = {
             "simcse-multilang-ch-bert-unsup-1193",
             "reco-sys-mse-loss-txt-1240",
             "chatmd-hf-train-out-1250",
+            # Science-and-series wave (ids 1300-1320), as first measured and adjudicated (note): a CGCNN
+            # run's noisy valid loss (TL060; the script keeps the best-valid model) and the last 42 epochs
+            # of a contrastive pretraining whose fall precedes the file (TL031).
+            "cgcnn-aws-readme-output-1303",
+            "lunwen-cora-log-1312",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -202,6 +207,10 @@ PINNED = {
             "trl-ft-halos-sft-log-1110",
             "trl-ft-halos-dpo-log-1111",
             "fer-ssl-train-out-1248",  # plain logs wave (ids 1220-1259), as first measured (added after its reader changes)
+            # science-and-series wave (ids 1300-1320), as first measured after its reader changes (the
+            # wave's test part read 211 of 228 before them, 215 of 228 after: nothing got worse)
+            "tbp-pinn-log-1317",
+            "neutherm-pinn-log-1318",
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -224,6 +233,7 @@ PINNED = {
             "ner-slot-filling-train-998",
             "robotwin-manibox-train-diffusion-1037",
             "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
+            "tbp-pinn-log-1317",  # science-and-series wave (ids 1300-1320), as first measured (likewise)
         },
         "healthy_flagged": {
             "elderly-fall-detection-results-526",
@@ -338,7 +348,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 285, "right_loss": 313}, "test": {"read": 209, "right_loss": 234}}
+FLOORS = {"calibration": {"read": 296, "right_loss": 324}, "test": {"read": 216, "right_loss": 241}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
