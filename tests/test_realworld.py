@@ -348,7 +348,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 296, "right_loss": 324}, "test": {"read": 216, "right_loss": 241}}
+FLOORS = {"calibration": {"read": 297, "right_loss": 325}, "test": {"read": 217, "right_loss": 242}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

@@ -605,3 +605,19 @@ def test_a_total_printed_with_its_terms_ngcf_kgat(tmp_path):
     assert run.roles["loss"] == "train_loss"
     assert _series(run, "train_loss") == (30, 0.0, 29.0, 60.0, pytest.approx(2.0))
     assert read_line("Epoch 3 [1.0s]: loss==[0.5=0.4 + 0.1]").values == {"loss": 0.5}
+
+
+def test_bare_splits_after_an_epoch_counter_and_sizes_that_are_not_losses(tmp_path):
+    # a cross-validated LSTM's print: "  Epoch %3d | train=%.6f | val=%.6f | lr=%.2e" under fold headers
+    # that give the split sizes with thousands separators ("  Train: 543,368 | Valid: 544,539")
+    lines = []
+    for fold in (1, 2):
+        lines += [f"=== Fold {fold}/5 ===", f"  Train: {543368 * fold:,} | Valid: 544,539"]
+        lines += [
+            f"  Epoch {e:3d} | train={0.0007 - 0.00001 * e:.6f} | val=0.000453 | lr=5.00e-04" for e in range(1, 13)
+        ]
+        lines.append("  Early stop at epoch 12")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "train_loss")[0] == 24 and run.series["train_loss"].values[0] == pytest.approx(0.00069)
+    assert "Train_loss" not in run.series and "Valid_loss" not in run.series

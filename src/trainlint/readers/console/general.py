@@ -106,6 +106,12 @@ _COUNTED_SPLIT = lazy_regex(
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
+# What may come before a bare split's pair: no word, or an epoch or step counter's
+# ("Epoch   1 | train=0.000693 | val=0.000453").
+_ONLY_COUNTER = lazy_regex(
+    r"(?i)^[^A-Za-z]*(?:(?:epoch|ep|step|iter(?:ation)?)\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?)?[^A-Za-z]*$"
+)
+_THOUSANDS = lazy_regex(r"\s*\d{1,3}(?:,\d{3})+(?![\d.])")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
 _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
@@ -204,7 +210,9 @@ def _bare_splits(rec: Record, body: str) -> None:
         return
     first = next(iter(rec.values))
     lead = re.search(r"(?<![\w@/.\-])%s\s*[:=]" % re.escape(first), body)
-    if first.lower() not in _SPLIT_WORDS or lead is None or re.search(r"[A-Za-z]", body[: lead.start()]):
+    if first.lower() not in _SPLIT_WORDS or lead is None or not _ONLY_COUNTER.match(body[: lead.start()]):
+        return
+    if _THOUSANDS.match(body, lead.end()):  # "Train: 543,368 | Valid: 544,539": sizes, not losses
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
 
