@@ -206,6 +206,11 @@ PINNED = {
             # and the Caffe tail's TL010 on one mini-batch's loss every 100 iterations (0.028 to 0.177 throughout;
             # adjudicated false).
             "traffic-signs-caffe-chinese-named-log-1360",
+            # Science-and-series wave (ids 1300-1320), as first measured and adjudicated (note): a CGCNN
+            # run's noisy valid loss (TL060; the script keeps the best-valid model) and the last 42 epochs
+            # of a contrastive pretraining whose fall precedes the file (TL031).
+            "cgcnn-aws-readme-output-1303",
+            "lunwen-cora-log-1312",
         },
         # multimodal-action-emotion-detection-training-log-435 left: TL034 (accuracy at chance).
         "broken_missed": set(),
@@ -231,6 +236,10 @@ PINNED = {
             "trl-ft-halos-sft-log-1110",
             "trl-ft-halos-dpo-log-1111",
             "fer-ssl-train-out-1248",  # plain logs wave (ids 1220-1259), as first measured (added after its reader changes)
+            # science-and-series wave (ids 1300-1320), as first measured after its reader changes (the
+            # wave's test part read 211 of 228 before them, 215 of 228 after: nothing got worse)
+            "tbp-pinn-log-1317",
+            "neutherm-pinn-log-1318",
             # nanogpt2-fineweb-train-log-1058 (the step-counter wave, as first measured) left when
             # build-nanogpt's log file was read (found from calibration logs of that format, after its
             # shape was seen in this list's failure message: disclosed in the session note)
@@ -257,6 +266,7 @@ PINNED = {
             "ner-slot-filling-train-998",
             "robotwin-manibox-train-diffusion-1037",
             "yolov3-invoice-train-out-1256",  # plain logs wave (ids 1220-1259), as first measured (after its reader changes)
+            "tbp-pinn-log-1317",  # science-and-series wave (ids 1300-1320), as first measured (likewise)
         },
         "healthy_flagged": {
             # the CV research wave (ids 1260-1299), as first measured (before any reader change)

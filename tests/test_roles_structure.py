@@ -124,6 +124,13 @@ def test_exact_alias_beats_structure_and_train_beats_eval():
     assert "only loss logged is an eval loss" in alone["loss"].reason
 
 
+def test_vali_is_the_validation_split_and_beats_the_test_loss():
+    # the thuml forecasting repositories (Informer, Autoformer, Time-Series-Library) spell it "vali"
+    roles = assign_roles(["train_loss", "vali_loss", "test_loss"])
+    assert roles["loss"] == "train_loss" and roles["eval_loss"] == "vali_loss"
+    assert parse("Vali_Loss").split == "eval" and assign_roles(["Vali_Loss", "Test_Loss"])["loss"] == "Vali_Loss"
+
+
 @pytest.mark.parametrize(
     "name,split,kind",
     [

@@ -60,6 +60,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "loss/eval",
         "valid_loss",
         "valid/loss",
+        # the thuml forecasting repositories (Informer, Autoformer, Time-Series-Library): "Vali Loss"
+        # beside a "Test Loss" that is the held-out test split, not the one early stopping watches
+        "vali_loss",
         "val_loss_epoch",
         "val/loss_epoch",
         "eval/avg_loss",
@@ -234,6 +237,9 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
     check_map(run.series, overrides)
     lengths = {n: len(s) for n, s in run.series.items()}
     chosen = choose(run.series, overrides, lengths)
+    objective = run.meta.get("objective")  # a writer whose own layout says which column it optimises
+    if objective in run.series and "loss" not in (overrides or {}):
+        chosen["loss"] = Choice("loss", (objective,), "the objective, by the layout of the file that wrote it", 1)
     roles: dict[str, str] = {}
     reasons: dict[str, str] = {}
     for role, c in chosen.items():

@@ -627,3 +627,49 @@ def test_a_name_glued_to_the_dash_before_it(tmp_path):
         read_line("python train.py --lr 0.1 --epochs 10") is None
         or "lr" not in read_line("python train.py --lr 0.1").values
     )
+
+
+def test_a_name_placed_by_the_counter_after_it(tmp_path):
+    # a knowledge-graph recommender's train.py: logging.info("using time %.4f, training loss at epoch %d: %.4f")
+    lines = [
+        f"2021-09-03 14:45:29,779 - train.py[line:152] - INFO: using time 304.2764, training loss at epoch {e}: {112.6 - 0.5 * e:.4f}"
+        for e in range(40)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "training_loss"
+    assert _series(run, "training_loss") == (40, 0.0, 39.0, 112.6, pytest.approx(93.1))
+    rec = read_line("Loss after step 100: 2.31, lr 0.001")
+    assert rec.step == 100.0 and rec.values == {"Loss": 2.31, "lr": 0.001}
+
+
+def test_a_total_printed_with_its_terms_ngcf_kgat(tmp_path):
+    # NGCF/KGAT and their forks: 'Epoch %d [%.1fs]: train==[%.5f=%.5f + %.5f + %.5f]' and, every 10
+    # epochs, 'Epoch %d [%.1fs + %.1fs]: train==[..], recall=[%s], precision=[%s], hit=[%s], ndcg=[%s]'
+    lines = ["KGAT: dataset=last-fm, lr=0.0001, regs=[1e-5,1e-5], node_dropout=[0.1], mess_dropout=[0.1]"]
+    for e in range(30):
+        total = 60.0 / (e + 1)
+        train = f"train==[{total:.5f}={total * 0.1:.5f} + {total * 0.85:.5f} + {total * 0.05:.5f}]"
+        if e % 10 == 9:
+            lines.append(f"Epoch {e} [166.8s + 69.8s]: {train}, recall=[0.07654, 0.15581], ndcg=[0.12241, 0.20278]")
+        else:
+            lines.append(f"Epoch {e} [188.2s]: {train}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (30, 0.0, 29.0, 60.0, pytest.approx(2.0))
+    assert read_line("Epoch 3 [1.0s]: loss==[0.5=0.4 + 0.1]").values == {"loss": 0.5}
+
+
+def test_bare_splits_after_an_epoch_counter_and_sizes_that_are_not_losses(tmp_path):
+    # a cross-validated LSTM's print: "  Epoch %3d | train=%.6f | val=%.6f | lr=%.2e" under fold headers
+    # that give the split sizes with thousands separators ("  Train: 543,368 | Valid: 544,539")
+    lines = []
+    for fold in (1, 2):
+        lines += [f"=== Fold {fold}/5 ===", f"  Train: {543368 * fold:,} | Valid: 544,539"]
+        lines += [
+            f"  Epoch {e:3d} | train={0.0007 - 0.00001 * e:.6f} | val=0.000453 | lr=5.00e-04" for e in range(1, 13)
+        ]
+        lines.append("  Early stop at epoch 12")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "train_loss")[0] == 24 and run.series["train_loss"].values[0] == pytest.approx(0.00069)
+    assert "Train_loss" not in run.series and "Valid_loss" not in run.series

@@ -1845,3 +1845,35 @@ def test_caffe_solver(tmp_path):
     assert run.series["learning_rate"].values[0] == 0.01 and run.series["test_accuracy"].values[-1] == pytest.approx(
         0.9
     )
+
+
+def time_series_library_lines(epochs=12):
+    """thuml/Time-Series-Library@08cf8d7d57155bb38d2525439c80be103b69cef9 exp/exp_long_term_forecasting.py,
+    Exp_Long_Term_Forecast.train: '\\titers: {0}, epoch: {1} | loss: {2:.7f}' and '\\tspeed: {:.4f}s/iter;
+    left time: {:.4f}s' every 100 iterations, 'Epoch: {} cost time: {}', then 'Epoch: {0}, Steps: {1} |
+    Train Loss: {2:.7f} Vali Loss: {3:.7f} Test Loss: {4:.7f}' (the shape Informer, Autoformer, PatchTST
+    and DLinear print too) and utils/tools.py's early-stopping and learning-rate notes. Early stopping
+    watches the Vali Loss; the Test Loss is the held-out test split."""
+    out = [">>>>>>>start training : long_term_forecast_ETTh1_96_96_DLinear_ETTh1_ftM>>>>>>>>>>", "train 8449"]
+    for e in range(1, epochs + 1):
+        for i in (100, 200):
+            out.append(f"\titers: {i}, epoch: {e} | loss: {0.6 - 0.02 * e - 0.001 * i / 100:.7f}")
+            out.append(f"\tspeed: 0.0230s/iter; left time: {58.5988 - e:.4f}s")
+        out.append(f"Epoch: {e} cost time: 3.6494240760803223")
+        out.append(
+            f"Epoch: {e}, Steps: 265 | Train Loss: {0.5 - 0.02 * e:.7f} Vali Loss: {0.9 - 0.01 * e:.7f} "
+            f"Test Loss: {0.45 - 0.005 * e:.7f}"
+        )
+        out.append("Validation loss decreased (0.746559 --> 0.711169).  Saving model ...")
+        out.append(f"Updating learning rate to {1e-4 / 2 ** (e - 1)}")
+    return out
+
+
+def test_time_series_library_vali_loss_is_the_eval_loss(tmp_path):
+    run = _read(tmp_path, time_series_library_lines())
+    assert run.roles["eval_loss"] == "Vali_Loss"  # not the Test Loss, and never the training loss
+    assert _series(run, "Vali_Loss") == (12, 1.0, 12.0, 0.89, pytest.approx(0.78))
+    assert _series(run, "Test_Loss")[3:] == (0.445, pytest.approx(0.39))
+    assert _series(run, "Train_Loss")[3:] == (0.48, pytest.approx(0.26))
+    loss = run.roles["loss"]  # the per-iteration loss or the epoch's mean: both are the training loss
+    assert loss in ("loss", "Train_Loss") and run.series[loss].values[-1] < 0.4

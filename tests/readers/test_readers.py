@@ -171,6 +171,24 @@ def test_keras_csvlogger_steps_are_epochs(tmp_path):
     assert run.meta["steps_are"] == "epochs"
 
 
+def test_catboost_learn_error_tsv_judges_its_objective(tmp_path):
+    # catboost_info/learn_error.tsv, as every CatBoost fit writes it: "iter", the objective
+    # (loss_function), then custom metrics; the objective's name need not say "loss"
+    info = tmp_path / "catboost_info"
+    info.mkdir()
+    p = info / "learn_error.tsv"
+    p.write_text("iter\tRMSE\tMAE\n" + "".join(f"{i}\t{1.0 / (i + 1):.6g}\t{0.8 / (i + 1):.6g}\n" for i in range(50)))
+    run = read_run(p)
+    assert run.meta["written_by"] == "catboost" and run.roles["loss"] == "RMSE"
+    assert run.get("loss").steps.tolist()[:2] == [0, 1] and run.get("loss").values[-1] == pytest.approx(0.02)
+    assert "objective" in run.meta["role_reasons"]["loss"]
+    p.write_text("iter\tMultiClass\n0\t2.5\n1\t2.1\n")
+    assert read_run(p).roles["loss"] == "MultiClass"
+    other = tmp_path / "rmse.tsv"  # the same table under another name: nothing says RMSE is a loss
+    other.write_text("iter\tRMSE\n0\t1.0\n1\t0.5\n")
+    assert sniff(other) is None
+
+
 def test_tsv_with_bom_and_semicolons(tmp_path):
     p = tmp_path / "a.tsv"
     p.write_bytes(b"\xef\xbb\xbfstep\tloss\n1\t2.0\n2\t1.0\n")

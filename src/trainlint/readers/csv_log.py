@@ -33,6 +33,16 @@ def _is_metric_header(cols: list[str]) -> bool:
     return any("loss" in c.lower() or role_of(c) is not None for c in cols) and not any(c.startswith("{") for c in cols)
 
 
+# CatBoost's own training log (catboost_info/learn_error.tsv, written by every fit): "iter" then the
+# objective (loss_function: Logloss, RMSE, MultiClass, ..) and any custom metrics after it, one row
+# per iteration on the learning set. Its objective's name need not say "loss".
+_CATBOOST_LEARN = "learn_error.tsv"
+
+
+def _catboost_learn(path: Path, header: list[str]) -> bool:
+    return path.name == _CATBOOST_LEARN and len(header) >= 2 and header[0] == "iter"
+
+
 @reader("csv", priority=45)
 class CsvReader:
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -40,7 +50,7 @@ class CsvReader:
             return False
         text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
         found = delimited.header(text, DELIMITERS)
-        if found is None or not _is_metric_header(found[0]):
+        if found is None or not (_is_metric_header(found[0]) or _catboost_learn(path, found[0])):
             return False
         skip = delimited.header_lines(found[0])
         rows = [r for r in text.splitlines()[skip : skip + 3] if r.strip()]
@@ -243,7 +253,10 @@ _YOLO_LR = re.compile(r"^x/lr(\d+)$")
 def _flavour(run: Run, header: list[str], path: Path) -> None:
     """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
     lower = [c.lower() for c in header]
-    if "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
+    if _catboost_learn(path, header) and header[1] in run.series:
+        run.meta["written_by"] = "catboost"
+        run.meta["objective"] = header[1]  # the column CatBoost optimises: the loss (roles.apply_roles)
+    elif "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
         _yolo(run, header)
     elif "step" in lower and "epoch" in lower and any(c.endswith(("_step", "_epoch")) for c in lower):
         run.meta["written_by"] = "lightning"

@@ -89,11 +89,14 @@ _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 # without it has no counter, and the expression is not tried at each of its positions.
 _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
 _EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
-_EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
+_EVAL_WORDS = frozenset(
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
+)
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 # A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
+_SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
@@ -108,9 +111,17 @@ _COUNTED_SPLIT = lazy_regex(
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
+# What may come before a bare split's pair: no word, or an epoch or step counter's
+# ("Epoch   1 | train=0.000693 | val=0.000453").
+_ONLY_COUNTER = lazy_regex(
+    r"(?i)^[^A-Za-z]*(?:(?:epoch|ep|step|iter(?:ation)?)\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?)?[^A-Za-z]*$"
+)
+_THOUSANDS = lazy_regex(r"\s*\d{1,3}(?:,\d{3})+(?![\d.])")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
 _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
+# "loss at epoch 3: 0.41", "Loss after step 100: 2.3": a name placed by the counter after it.
+_PLACED_BY = lazy_regex(r"(?<=[A-Za-z])\s+(?:at|after|for|in)\s+$")
 # "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator.
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=])")
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
@@ -212,7 +223,9 @@ def _bare_splits(rec: Record, body: str) -> None:
         return
     first = next(iter(rec.values))
     lead = re.search(r"(?<![\w@/.\-])%s\s*[:=]" % re.escape(first), body)
-    if first.lower() not in _SPLIT_WORDS or lead is None or re.search(r"[A-Za-z]", body[: lead.start()]):
+    if first.lower() not in _SPLIT_WORDS or lead is None or not _ONLY_COUNTER.match(body[: lead.start()]):
+        return
+    if _THOUSANDS.match(body, lead.end()):  # "Train: 543,368 | Valid: 544,539": sizes, not losses
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
 
@@ -226,6 +239,8 @@ def _lead(body: str, rec: Record) -> str:
         body = _NUMPY_SCALAR.sub(r"\1", body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
+    if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
+        body = _SUMMED.sub(_summed_loss, body)
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
@@ -245,6 +260,13 @@ def _lead(body: str, rec: Record) -> str:
     elif first:
         rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
     return body
+
+
+def _summed_loss(m: re.Match[str]) -> str:
+    """``NAME==[TOTAL=a + b + c]``: a total of loss terms, read as NAME's loss (``train`` is the
+    training loss) and its total."""
+    name = m[1] if parse(m[1]).kind is not None else f"{m[1]}_loss"
+    return f"{name}: {m[2]}"
 
 
 def _said(clause: str) -> str:
@@ -292,6 +314,11 @@ def _counters(text: str, rec: Record) -> str:
             _place(rec, m[5].lower(), float(m[6]), None)
         elif (m[7] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[7].lower(), float(m[8]), None)
+            before = _PLACED_BY.search(text, last, m.start())
+            if before is not None:  # "training loss at epoch 3: 79.03": the name, then its value
+                out.append(text[last : before.start()] + ":")
+                last = m.end()
+                continue
         else:
             continue
         out.append(text[last : m.start()])

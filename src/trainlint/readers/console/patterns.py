@@ -26,10 +26,11 @@ _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs",
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read. A split word
 # before a name, a space apart, is part of it ("Val loss 1.637" is Val_loss, not the loss; "train
-# loss" train_loss, as the general line reader names it).
+# loss" train_loss, as the general line reader names it; "Vali Loss" is the Informer/Autoformer and
+# Time-Series-Library spelling of the validation loss).
 _KV = {
     mode: lazy_regex(
-        r"(?<![\w/.\-@])(?:((?i:train|training|val|valid|validation|test|eval|evaluation|dev))\s+)?([A-Za-z_][\w/.\-@]*)(?:%s)"
+        r"(?<![\w/.\-@])(?:((?i:train|training|val|vali|valid|validation|test|eval|evaluation|dev))\s+)?([A-Za-z_][\w/.\-@]*)(?:%s)"
         r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|%s)(ms|s|%%)?(?=$|[\s,|;)\]}])" % (sep, NUM)
     )
     for mode, sep in _KV_SEP.items()
