@@ -182,6 +182,12 @@ def _finite(v: str) -> bool:
     return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) is not None
 
 
+def _float(v: str, point: str = ".0") -> str:
+    """A value as a float's repr prints it: ``2`` (a ``%g`` of 2.0) is ``2.0`` in a list or a NumPy
+    scalar, ``2.`` in a tensor."""
+    return v + point if re.fullmatch(r"[-+]?\d+", v) else v
+
+
 def scientific(v: str, e: str = "e") -> str | None:
     """``0.3456`` as ``3.456e-01``: the same number, every printed digit kept."""
     if not _finite(v):
@@ -347,12 +353,12 @@ VARIANTS: list[Variant] = [
     # -- how the value is printed --
     Variant("sci_e", 'print(f"loss {loss:.3e}")', _value_variant(scientific)),
     Variant("sci_E", 'print(f"loss {loss:.3E}") (or "%E")', _value_variant(lambda v: scientific(v, "E"))),
-    Variant("tensor", 'print(f"loss {loss}") of a CPU torch tensor: tensor(0.3456)', _value_variant(lambda v: f"tensor({v})")),
+    Variant("tensor", 'print(f"loss {loss}") of a CPU torch tensor: tensor(0.3456)', _value_variant(lambda v: f"tensor({_float(v, '.')})")),
     Variant("tensor_cuda", "print(f\"loss {loss}\") of a CUDA tensor with its graph: tensor(0.3456, device='cuda:0', grad_fn=<AddBackward0>)",
-            _value_variant(lambda v: f"tensor({v}, device='cuda:0', grad_fn=<AddBackward0>)")),
+            _value_variant(lambda v: f"tensor({_float(v, '.')}, device='cuda:0', grad_fn=<AddBackward0>)")),
     Variant("numpy2", 'print(f"loss {np.mean(losses)!r}") or a dict of NumPy 2 scalars: np.float32(0.3456)',
-            _value_variant(lambda v: f"np.float32({v})")),
-    Variant("list_of_one", 'print(f"loss {loss.tolist()}") of a one-element tensor: [0.3456]', _value_variant(lambda v: f"[{v}]")),
+            _value_variant(lambda v: f"np.float32({_float(v)})")),
+    Variant("list_of_one", 'print(f"loss {loss.tolist()}") of a one-element tensor: [0.3456]', _value_variant(lambda v: f"[{_float(v)}]")),
     Variant("fixed6", 'print(f"loss {loss:.6f}")', _value_variant(fixed6)),
     Variant("padded", 'print(f"loss {loss:>10}"): a right-aligned column', _value_variant(padded)),
     # -- how the name is spelled --

@@ -38,6 +38,8 @@ import pytest
 import test_console_general
 import test_console_zoo
 
+from trainlint.readers.console.general import read_line
+
 FULL = os.environ.get("TRAINLINT_VARIANTS_FULL") == "1"
 EVERY = 1 if FULL else 4
 CAL_SAMPLE = 3  # every 3rd calibration console log (sorted ids) is a source
@@ -70,130 +72,12 @@ KNOWN: dict[tuple[str, str], str] = {
         "'Epoch 3/4 done' is not read as an epoch's closing summary (the summary's loss is taken as training points)",
     ('epoch_of', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
-    ('list_of_one', 'calibration.assignment5-alignment-rl-974'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.bilstm-cn-language-model-train-log-931'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.csta-task0-908'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
     ('list_of_one', 'calibration.emcad-tom500-train-out-1255'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.grpo-zero-es-zo-grpo-972'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.idcyclegan-train-out-1249'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.java-nn-loss-txt-1242'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.opennmt-morph-inflection-train-990'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.paddle-sign-train-904'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.resnet50-mnist-loss-914'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
+        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
     ('list_of_one', 'calibration.s12-gpt2-124m-train-log-1057'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.shortllm-rl-training-984'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.skeleton-hw-lora-train-log-1237'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.transformer-pytorch-training-log-1055'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'calibration.vocal-anomaly-mlp-train-log-1154'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.500_lines_of_preamble_before_the_first_progress_line'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.a_bracketed_epoch_counter_is_a_counter_and_an_appended_run_restarts_it'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.a_colon_closing_the_value'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.an_epoch_cut_short_to_e_in_brackets_numbers_the_steps_counted_inside_it'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.an_epoch_done_summary_is_not_an_evaluation'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.an_outer_iteration_counter_does_not_keep_one_loss_an_iteration'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.appended_runs_fall_back_and_are_noted'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.average_meter_progress_meter_shape'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.epoch_n_of_m_header_then_epoch_loss'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.line_shapes_are_listed_with_samples_and_roles'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.loguru_location_is_a_frame_not_a_series'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.mixed_separators_and_nan'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.multiword_names_and_an_inner_counter'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.name_equals_value_with_semicolons'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.olmo_blocks_under_a_step_header'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.phase_summaries_sharing_a_metric_name'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.python_logging_with_the_epoch_on_its_own_line'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.step_dash_dash_train_and_test_accuracy'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.swin_logger_epoch_counter_only'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'general.swin_logger_with_ansi_colours'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.clu_logging_writer'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.composer_console_logger'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.deepspeed_pipeline_engine'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.fixed_decimal_zero_lr_only'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.litgpt_finetune'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.mlx_lm_lora_train_and_val_lines'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.monai_stats_handler'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.nnunet_v2'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.olmo_console_blocks'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.opennmt_py_xent'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.paddleocr'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.paddlerec_trainer'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.python_logging_asctime_name_level_loop'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.python_logging_basic_config_loop'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.pytorch_cifar10_tutorial'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.pytorch_examples_word_language_model'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.ray_train_result_tables'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.sklearn_mlp_verbose'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
+        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
     ('list_of_one', 'zoo.speechbrain_train_logger'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.swin_train_and_test_lines'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.timm_train_lines'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.torchtune_disk_and_stdout_logger'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.verl_local_logger_under_ray'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.verl_ppo_takes_the_policy_loss'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.yolox_trainer'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
-    ('list_of_one', 'zoo.yunjey_pytorch_tutorial_loop'):
-        'a value printed as a list of one ([0.3456]) after its name is not read: the pair needs a bare number',
+        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
     ('numpy2', 'calibration.emcad-tom500-train-out-1255'):
         'the generic shapes read no np.float32(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
     ('numpy2', 'calibration.s12-gpt2-124m-train-log-1057'):
@@ -476,3 +360,23 @@ def test_a_site_is_only_a_loss_printed_exactly_as_read(tmp_path):
     assert V.locate("t", text, "train.log", V.Series("train_loss", (1, 2), (0.9, 0.7))) is not None  # some skipped
     assert V.locate("t", text, "train.log", V.Series("train_loss", (1, 2), (0.7, 0.9))) is None  # not in order
     assert V.locate("t", text, "train.log", V.Series("train_loss", (1, 2), (0.9, 0.85))) is None  # not printed
+
+
+# -- the reader fixes the variants called for, each on the shape a real print makes --------------
+
+
+def _read(tmp_path: Path, lines: list[str], name: str = "train.log") -> V.Series | None:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return V.read_series(path)
+
+
+def test_a_value_printed_as_an_array_of_one(tmp_path):
+    # print(f"loss: {loss.detach().cpu().numpy()}") of a loss of shape (1,) (or its .tolist()): "[0.3456]"
+    lines = [f"Epoch {e}: loss: [{2.0 - 0.05 * e:.4f}], acc: [{0.5 + 0.01 * e:.3f}]" for e in range(1, 21)]
+    got = _read(tmp_path, lines)
+    assert got is not None and got.loss == "loss" and got.fmt == "console/general"
+    assert (len(got.values), got.steps[0], got.steps[-1], got.values[0], got.values[-1]) == (20, 1, 20, 1.95, 1.0)
+    # a count in brackets stays a count, and a list of several values is no value
+    assert read_line("Epoch [3] loss [0.5]").epoch == 3.0
+    assert read_line("Test: [3] lr: [0.1, 0.2] loss: [0.5]").values == {"Test_loss": 0.5}

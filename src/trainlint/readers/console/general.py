@@ -27,7 +27,7 @@ import msgspec
 
 from ...role_structure import parse
 from ...roles import role_of
-from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr
+from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -85,9 +85,6 @@ _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
 _EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
-_TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
-# A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
-_NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
@@ -206,11 +203,8 @@ def _bare_splits(rec: Record, body: str) -> None:
 
 def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
-    values unwrapped (``tensor(3.41, device='cuda:0')``, a ``| loss | 11.6 |`` table row)."""
-    if "tensor(" in body:
-        body = _TENSOR.sub(r"\1", body)
-    if "np." in body or "numpy." in body:
-        body = _NUMPY_SCALAR.sub(r"\1", body)
+    values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
+    body = unwrap_values(body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
     lead = _LEAD_SPLIT.match(body)
