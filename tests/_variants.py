@@ -318,6 +318,26 @@ def _between_pairs(old: str, new: str) -> Callable[[Site], tuple[list[str], str]
     return rewrite
 
 
+_TIME_NAME = re.compile(r"(?i)(?:^|[_/])(?:time|data|dt|elapsed|batch_time|data_time|iter_time)$")
+_RATE_NAME = re.compile(r"(?i)(?:^|[_/@])(?:acc|accuracy|top1|top5|acc@1|acc@5|prec@1|miou|map)$")
+
+
+def _units(site: Site) -> tuple[list[str], str] | None:
+    """The other values of a progress line with their units: a time in seconds (``time 0.15s``), an
+    accuracy in percent (``acc 95.1%``); the loss itself has none."""
+    lines = list(site.lines)
+    changed = False
+    for i in site.hit_lines:
+        spans = []
+        for m in _PAIR.finditer(lines[i]):
+            unit = "s" if _TIME_NAME.search(m[1]) else "%" if _RATE_NAME.search(m[1]) else ""
+            if unit and _finite(m[3]):
+                spans.append(((m.start(3), m.end(3)), m[3] + unit))
+        if spans:
+            lines[i], changed = _edit(lines[i], spans), True
+    return (lines, site.base.loss) if changed else None
+
+
 # A counter: ``Epoch 3``, ``Epoch: 3``, ``epoch=3``, ``Epoch [3/50]``, ``Epoch 3/50`` (not ``Epoch: [0][10/250]``).
 _EPOCH = re.compile(
     r"(?<![\w/.\-@\[])(?:epoch|Epoch|EPOCH)(?:\s*[:=#]?\s*)\[?\s*(\d+)(?:\s*/\s*(\d+))?\s*\]?(?![\w.\[/])"
@@ -361,6 +381,7 @@ VARIANTS: list[Variant] = [
     Variant("list_of_one", 'print(f"loss {loss.tolist()}") of a one-element tensor: [0.3456]', _value_variant(lambda v: f"[{_float(v)}]")),
     Variant("fixed6", 'print(f"loss {loss:.6f}")', _value_variant(fixed6)),
     Variant("padded", 'print(f"loss {loss:>10}"): a right-aligned column', _value_variant(padded)),
+    Variant("units", 'print(f"loss {loss:.4f} time {dt:.3f}s acc {100 * acc:.2f}%")', _units),
     # -- how the name is spelled --
     Variant("name_Loss", 'print(f"Loss: {loss}")', _rename(_Rename("Loss"))),
     Variant("name_LOSS", 'print(f"LOSS: {loss}")', _rename(_Rename("LOSS"))),
