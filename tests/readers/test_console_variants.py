@@ -3,7 +3,8 @@ another script prints the same information must read as the same loss series. Th
 harness (test_console_metamorphic) varies what FRAMES a line; this one varies its CONTENT:
 
 - how the value is printed (``3.456e-01``, ``3.456E-01``, ``tensor(0.3456)``, a CUDA tensor with
-  its graph, ``np.float32(0.3456)``, ``[0.3456]``, ``0.345600``, a right-aligned column);
+  its graph, ``np.float32(0.3456)``, ``[0.3456]``, ``0.345600``, a right-aligned column; the other
+  values of the line with their units, ``time 0.15s``, ``acc 95.1%``);
 - how the loss is named (``Loss``, ``LOSS``, ``train_loss``, ``Train Loss``, ``train/loss``,
   ``training loss``, ``loss_total`` / ``total_loss`` where the line prints no other training loss);
 - the separators (``loss: x``, ``loss=x``, ``loss x``, ``loss -> x``; ``,`` or ``|`` between pairs);
@@ -52,6 +53,12 @@ NAMES = [v.name for v in V.VARIANTS]
 # the same again fails the test until it is taken out.
 # fmt: off
 KNOWN: dict[tuple[str, str], str] = {
+    ('numpy2', 'calibration.emcad-tom500-train-out-1255'):
+        "the generic shapes leave NumPy scalar reprs (np.float32(...)) to the general line reader, which keeps verl's line shapes and merged validation metrics: the log goes to the general reader, which takes other steps or points",
+    ('numpy2', 'calibration.s12-gpt2-124m-train-log-1057'):
+        "the generic shapes leave NumPy scalar reprs (np.float32(...)) to the general line reader, which keeps verl's line shapes and merged validation metrics: the log goes to the general reader, which takes other steps or points",
+    ('numpy2', 'zoo.speechbrain_train_logger'):
+        "the generic shapes leave NumPy scalar reprs (np.float32(...)) to the general line reader, which keeps verl's line shapes and merged validation metrics: the log goes to the general reader, which takes other steps or points",
     ('epoch_bracket', 'calibration.csta-task0-908'):
         "a bare [N/M] is read as a count inside an epoch: in a file of several runs the count's fall at a restart is taken for a new epoch and the steps go on",
     ('epoch_bracket', 'general.an_epoch_done_summary_is_not_an_evaluation'):
@@ -72,18 +79,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "'Epoch 3/4 done' is not read as an epoch's closing summary (the summary's loss is taken as training points)",
     ('epoch_of', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
-    ('list_of_one', 'calibration.emcad-tom500-train-out-1255'):
-        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('list_of_one', 'calibration.s12-gpt2-124m-train-log-1057'):
-        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('list_of_one', 'zoo.speechbrain_train_logger'):
-        'the generic shapes read no value printed as a list of one ([0.3456]; the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('numpy2', 'calibration.emcad-tom500-train-out-1255'):
-        'the generic shapes read no np.float32(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('numpy2', 'calibration.s12-gpt2-124m-train-log-1057'):
-        'the generic shapes read no np.float32(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('numpy2', 'zoo.speechbrain_train_logger'):
-        'the generic shapes read no np.float32(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
     ('sep_arrow', 'calibration.assignment5-alignment-rl-974'):
         "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
     ('sep_arrow', 'calibration.bilstm-cn-language-model-train-log-931'):
@@ -224,18 +219,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
     ('step_space', 'general.appended_runs_fall_back_and_are_noted'):
         "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
-    ('tensor', 'calibration.emcad-tom500-train-out-1255'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('tensor', 'calibration.s12-gpt2-124m-train-log-1057'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('tensor', 'zoo.speechbrain_train_logger'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('tensor_cuda', 'calibration.emcad-tom500-train-out-1255'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('tensor_cuda', 'calibration.s12-gpt2-124m-train-log-1057'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
-    ('tensor_cuda', 'zoo.speechbrain_train_logger'):
-        'the generic shapes read no tensor(...) repr (the general line reader does): the log goes to the general reader, which takes other steps or points',
 }
 # fmt: on
 
@@ -375,8 +358,29 @@ def test_a_value_printed_as_an_array_of_one(tmp_path):
     # print(f"loss: {loss.detach().cpu().numpy()}") of a loss of shape (1,) (or its .tolist()): "[0.3456]"
     lines = [f"Epoch {e}: loss: [{2.0 - 0.05 * e:.4f}], acc: [{0.5 + 0.01 * e:.3f}]" for e in range(1, 21)]
     got = _read(tmp_path, lines)
-    assert got is not None and got.loss == "loss" and got.fmt == "console/general"
+    assert got is not None and got.loss == "loss"
     assert (len(got.values), got.steps[0], got.steps[-1], got.values[0], got.values[-1]) == (20, 1, 20, 1.95, 1.0)
     # a count in brackets stays a count, and a list of several values is no value
     assert read_line("Epoch [3] loss [0.5]").epoch == 3.0
     assert read_line("Test: [3] lr: [0.1, 0.2] loss: [0.5]").values == {"Test_loss": 0.5}
+
+
+def test_a_generic_shape_reads_a_value_printed_as_a_tensor_or_a_list_of_one(tmp_path):
+    # print(f"Step {step:5d}, Loss: {loss}, LR: {lr:.6f}") of the loss tensor itself (s12-gpt2-124m-train-log-1057's
+    # shape, calibration, with the tensor printed whole): read by the shape that reads the plain line, at its steps
+    plain = [f"Step {s:5d}, Loss: {3.0 - s / 1000:.6f}, LR: 0.000300" for s in range(50, 1050, 50)]
+    wrapped = [
+        ln.replace("Loss: ", "Loss: tensor(").replace(", LR", ", device='cuda:0', grad_fn=<NllLossBackward0>), LR")
+        for ln in plain
+    ]
+    listed = [ln.replace("Loss: ", "Loss: [").replace(", LR", "], LR") for ln in plain]
+    want = _read(tmp_path, plain, "plain.log")
+    assert want is not None and want.fmt == "console/generic-step" and len(want.values) == 20
+    for name, lines in (("tensor.log", wrapped), ("list.log", listed)):
+        got = _read(tmp_path, lines, name)
+        assert got is not None and (got.fmt, got.loss, got.steps, got.values) == (
+            want.fmt,
+            want.loss,
+            want.steps,
+            want.values,
+        )

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr
+from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 _KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
@@ -486,6 +486,9 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
     plain = _plain_pairs(text, mode) if mode in ("=", "any") else None
     if plain is not None:
         return plain
+    # tensor(0.34) and [0.34]: the number. NumPy scalars (verl's step lines) are left to the general
+    # line reader, which keeps their line shapes and the validation metrics merged into them.
+    text = unwrap_values(text, scalars=False)
     out: dict[str, float] = {}
     for split, name, val, unit in _KV[mode].findall(text):
         if unread_lr(name, val):

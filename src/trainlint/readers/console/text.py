@@ -52,12 +52,12 @@ _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?
 _ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(%s)\](?!\s*\[)" % _FLOAT)
 
 
-def unwrap_values(text: str) -> str:
-    """``text`` with every value printed inside a tensor's, a NumPy scalar's or a one-item list's
-    repr written as the number alone."""
+def unwrap_values(text: str, scalars: bool = True) -> str:
+    """``text`` with every value printed inside a tensor's, a one-item list's or (``scalars``) a
+    NumPy scalar's repr written as the number alone."""
     if "tensor(" in text:
         text = _TENSOR.sub(r"\1", text)
-    if "np." in text or "numpy." in text:
+    if scalars and ("np." in text or "numpy." in text):
         text = _NUMPY_SCALAR.sub(r"\1", text)
     if "[" in text and "]" in text:
         text = _ONE_ITEM.sub(r"\1", text)
