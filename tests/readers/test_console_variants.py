@@ -79,130 +79,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "'Epoch 3/4 done' is not read as an epoch's closing summary (the summary's loss is taken as training points)",
     ('epoch_of', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
-    ('sep_arrow', 'calibration.assignment5-alignment-rl-974'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.bilstm-cn-language-model-train-log-931'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.csta-task0-908'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.emcad-tom500-train-out-1255'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.grpo-zero-es-zo-grpo-972'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.idcyclegan-train-out-1249'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.java-nn-loss-txt-1242'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.opennmt-morph-inflection-train-990'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.paddle-sign-train-904'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.resnet50-mnist-loss-914'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.s12-gpt2-124m-train-log-1057'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.shortllm-rl-training-984'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.skeleton-hw-lora-train-log-1237'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.transformer-pytorch-training-log-1055'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'calibration.vocal-anomaly-mlp-train-log-1154'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.500_lines_of_preamble_before_the_first_progress_line'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.a_bracketed_epoch_counter_is_a_counter_and_an_appended_run_restarts_it'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.a_colon_closing_the_value'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.an_epoch_cut_short_to_e_in_brackets_numbers_the_steps_counted_inside_it'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.an_epoch_done_summary_is_not_an_evaluation'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.an_outer_iteration_counter_does_not_keep_one_loss_an_iteration'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.appended_runs_fall_back_and_are_noted'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.average_meter_progress_meter_shape'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.epoch_n_of_m_header_then_epoch_loss'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.line_shapes_are_listed_with_samples_and_roles'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.loguru_location_is_a_frame_not_a_series'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.mixed_separators_and_nan'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.multiword_names_and_an_inner_counter'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.name_equals_value_with_semicolons'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.olmo_blocks_under_a_step_header'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.phase_summaries_sharing_a_metric_name'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.python_logging_with_the_epoch_on_its_own_line'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.step_dash_dash_train_and_test_accuracy'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.swin_logger_epoch_counter_only'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'general.swin_logger_with_ansi_colours'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.clu_logging_writer'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.composer_console_logger'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.deepspeed_pipeline_engine'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.fixed_decimal_zero_lr_only'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.litgpt_finetune'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.mlx_lm_lora_train_and_val_lines'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.monai_stats_handler'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.nnunet_v2'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.olmo_console_blocks'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.opennmt_py_xent'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.paddleocr'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.paddlerec_trainer'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.python_logging_asctime_name_level_loop'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.python_logging_basic_config_loop'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.pytorch_cifar10_tutorial'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.pytorch_examples_word_language_model'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.ray_train_result_tables'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.sklearn_mlp_verbose'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.speechbrain_train_logger'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.swin_train_and_test_lines'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.timm_train_lines'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.torchtune_disk_and_stdout_logger'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.verl_local_logger_under_ray'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.verl_ppo_takes_the_policy_loss'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.yolox_trainer'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
-    ('sep_arrow', 'zoo.yunjey_pytorch_tutorial_loop'):
-        "'loss -> 0.3456': an arrow between a name and its value is no separator the readers know",
     ('sep_space', 'general.mixed_separators_and_nan'):
         "'train_Loss nan val_Accuracy 0.0995': the nan is read as a word of the next pair's name, and the loss's nan points are lost",
     ('sep_space', 'zoo.litgpt_finetune'):
@@ -384,3 +260,15 @@ def test_a_generic_shape_reads_a_value_printed_as_a_tensor_or_a_list_of_one(tmp_
             want.steps,
             want.values,
         )
+
+
+def test_an_arrow_between_a_name_and_its_value(tmp_path):
+    # print(f"epoch {epoch} | loss -> {loss:.4f} | acc -> {acc:.3f}")
+    lines = [f"epoch {e} | loss -> {2.0 - 0.05 * e:.4f} | acc -> {0.5 + 0.01 * e:.3f}" for e in range(1, 21)]
+    got = _read(tmp_path, lines)
+    assert got is not None and got.loss == "loss"
+    assert (len(got.values), got.steps[0], got.steps[-1], got.values[0], got.values[-1]) == (20, 1, 20, 1.95, 1.0)
+    assert read_line("Step 8 -- Train loss -> 2.63, Train Acc -> 0.128").values == {
+        "Train_loss": 2.63,
+        "Train_Acc": 0.128,
+    }

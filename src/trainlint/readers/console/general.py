@@ -66,15 +66,16 @@ _COUNTER = lazy_regex(
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
-# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not.
+# closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not. Between a name and
+# its value: a colon, an equals sign, an arrow (``loss -> 0.35``) or a space.
 _PAIR = lazy_regex(
     r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
-    r"(\s*[:=]\s*|\s+)"
+    r"(\s*(?:[:=]|->)\s*|\s+)"
     r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
 # What every _PAIR match holds (a name's last character, its separator, a value's start): a line
 # without it has no pair.
-_PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*[:=]\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
+_PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*(?:[:=]|->)\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})

@@ -23,7 +23,8 @@ import msgspec
 from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
-_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
+# ("any" also takes an arrow: ``print(f"loss -> {loss}")``)
+_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*(?:[:=]|->)\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read. A split word
 # before a name, a space apart, is part of it ("Val loss 1.637" is Val_loss, not the loss; "train
 # loss" train_loss, as the general line reader names it).
