@@ -79,8 +79,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "'Epoch 3/4 done' is not read as an epoch's closing summary (the summary's loss is taken as training points)",
     ('epoch_of', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
-    ('sep_space', 'general.mixed_separators_and_nan'):
-        "'train_Loss nan val_Accuracy 0.0995': the nan is read as a word of the next pair's name, and the loss's nan points are lost",
     ('sep_space', 'zoo.litgpt_finetune'):
         "litgpt's 'loss train: x, val: y' names the loss once for two splits: printed 'loss train x, val y' the splits' words alone are read as names and the val loss taken",
     ('step_colon', 'general.appended_runs_fall_back_and_are_noted'):
@@ -272,3 +270,16 @@ def test_an_arrow_between_a_name_and_its_value(tmp_path):
         "Train_loss": 2.63,
         "Train_Acc": 0.128,
     }
+
+
+def test_a_nan_before_the_next_name_is_a_value(tmp_path):
+    # issue 29's "train_Accuracy =  0.1000 train_Loss :  nan val_Accuracy: 0.0995 val_loss: nan", printed
+    # with spaces between names and values (print(name, value, ...)): the nan is the loss's, not a word of a name
+    lines = [
+        f"train_Accuracy {0.1 + 0.01 * i:.4f} train_Loss {'nan' if i > 5 else f'{2.3 - 0.1 * i:.4f}'} "
+        f"val_Accuracy 0.0995 val_loss {'nan' if i > 5 else '2.4'}"
+        for i in range(15)
+    ]
+    got = _read(tmp_path, lines)
+    assert got is not None and got.loss == "train_Loss" and len(got.values) == 15
+    assert got.values[0] == 2.3 and all(v != v for v in got.values[6:])

@@ -67,9 +67,10 @@ _COUNTER = lazy_regex(
 )
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
 # closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not. Between a name and
-# its value: a colon, an equals sign, an arrow (``loss -> 0.35``) or a space.
+# its value: a colon, an equals sign, an arrow (``loss -> 0.35``) or a space. A name's words are
+# never a value before them (``train_Loss nan val_acc 0.1``: the nan is train_Loss's).
 _PAIR = lazy_regex(
-    r"(?<![\w@/.\-])((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
+    r"(?<![\w@/.\-])((?:(?!(?:nan|NaN|NAN|inf|Inf|INF)\s)[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*(?:[:=]|->)\s*|\s+)"
     r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?" % (NUM, NUM)
 )
