@@ -62,15 +62,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ('epoch_bracket', 'calibration.csta-task0-908'):
         "a bare [N/M] is read as a count inside an epoch: in a file of several runs the count's fall at a restart is taken for a new epoch and the steps go on",
     ('epoch_bracket', 'general.an_epoch_done_summary_is_not_an_evaluation'):
-        "a bare [2/4] before 'batch_id: 1000' is read as the count inside the epoch, not as the epoch; and '[3/4] done' no longer says an epoch closed",
-    ('epoch_bracket', 'general.appended_runs_fall_back_and_are_noted'):
-        "a bare [1/3] before 'iter 50/100' is read as the count inside the epoch, and 'iter 50/100' then as a step: two runs' steps are numbered by order",
-    ('epoch_bracket', 'zoo.monai_stats_handler'):
-        "a bare [3/5] before 'Iter: 6/10' is read as the count inside the epoch, not as the epoch: the steps fall back at each epoch",
-    ('epoch_bracket', 'zoo.python_logging_basic_config_loop'):
-        "a bare [2/3] before 'Step 300/500' is read as the count inside the epoch, not as the epoch: the steps fall back at each epoch",
-    ('epoch_bracket', 'zoo.yolox_trainer'):
-        "a bare [2/300] before 'iter: 600/1000' is read as the count inside the epoch, not as the epoch: the steps fall back at each epoch",
+        "'[3/4] done, AUC: .., loss: ..' (the epoch printed bare) no longer says an epoch closed: the summary's loss is taken as training points",
     ('epoch_of', 'calibration.java-nn-loss-txt-1242'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
     ('epoch_of', 'calibration.resnet50-mnist-loss-914'):
@@ -283,3 +275,26 @@ def test_a_nan_before_the_next_name_is_a_value(tmp_path):
     got = _read(tmp_path, lines)
     assert got is not None and got.loss == "train_Loss" and len(got.values) == 15
     assert got.values[0] == 2.3 and all(v != v for v in got.values[6:])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[{e}/3], Step {i}/500, Loss: {v}",  # print(f"[{epoch}/{epochs}], Step {i}/{n}, Loss: {loss}")
+        "[{e}/3] Iter: {i}/500 -- Loss: {v}",  # an ignite/MONAI-style line with the epoch printed bare
+        "[{e}/3], batch_id: {i}, loss: {v}",  # a PaddleRec-style line with the epoch printed bare
+    ],
+)
+def test_a_bare_count_before_a_count_inside_the_epoch_is_the_epoch(tmp_path, line):
+    # "[1/5] Step [100/600]": an unnamed N/M followed by a step with its total (or a batch index) is the
+    # epoch; alone it stays a count (read_line("[10/500] step 1200") keeps 1200 the step)
+    lines = [
+        line.format(e=e, i=i, v=f"{2.0 - 0.01 * (e * 5 + i // 100):.3f}")
+        for e in (1, 2, 3)
+        for i in range(100, 600, 100)
+    ]
+    got = _read(tmp_path, lines)
+    assert got is not None and got.loss in ("Loss", "loss") and len(got.values) == 15
+    assert got.steps == tuple(float((e - 1) * 500 + i) for e in (1, 2, 3) for i in range(100, 600, 100))
+    rec = read_line("[10/500] step 1200 loss 0.5")
+    assert rec is not None and (rec.step, rec.epoch, rec.inner) == (1200.0, None, (10.0, 500.0))

@@ -121,6 +121,7 @@ class Record(msgspec.Struct):
     inner: tuple[float, float] | None = None  # (i, n): the count inside the epoch
     step_total: float = 0.0  # the M of a step counter printed as N/M
     split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
+    bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
 
 
 def strip_frame(text: str) -> str:
@@ -247,6 +248,8 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
     if key in _EPOCH_NAMES:
         rec.epoch = n if rec.epoch is None else rec.epoch
     elif key in _STEP_NAMES:
+        if rec.bare and total and rec.epoch is None and rec.inner:  # "[1/5] Step [100/600]": the epoch
+            rec.epoch, rec.inner = rec.inner[0], None
         if rec.step is None:
             rec.step, rec.step_total = n, total or 0.0
     elif total is not None and rec.inner is None:
@@ -255,6 +258,8 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
         rec.epoch, rec.inner = rec.inner[0] if rec.inner else None, (n, total)
     elif key in _INNER_NAMES and rec.inner is None:
         rec.inner = (n, 0.0)
+    elif key in _INNER_NAMES and rec.bare and rec.epoch is None and rec.inner:  # "[2/4], batch_id: 1000"
+        rec.epoch, rec.inner = rec.inner[0], (n, 0.0)
 
 
 def _counters(text: str, rec: Record) -> str:
@@ -270,7 +275,9 @@ def _counters(text: str, rec: Record) -> str:
                 rec.epoch = float(outer[0]) if rec.epoch is None else rec.epoch
                 _place(rec, "", float(m[3]), float(m[4]))
             else:
+                bare = not key and rec.inner is None
                 _place(rec, key, float(m[3]), float(m[4]))
+                rec.bare = rec.bare or (bare and rec.inner is not None)
         elif (m[5] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
         elif (m[7] or "").lower() in _COUNTER_NAMES:
