@@ -67,8 +67,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
     ('epoch_of', 'calibration.resnet50-mnist-loss-914'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
-    ('epoch_of', 'general.an_epoch_done_summary_is_not_an_evaluation'):
-        "'Epoch 3/4 done' is not read as an epoch's closing summary (the summary's loss is taken as training points)",
     ('epoch_of', 'general.epoch_line_printed_after_a_tqdm_bar_without_a_newline'):
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
     ('sep_space', 'zoo.litgpt_finetune'):
@@ -298,3 +296,17 @@ def test_a_bare_count_before_a_count_inside_the_epoch_is_the_epoch(tmp_path, lin
     assert got.steps == tuple(float((e - 1) * 500 + i) for e in (1, 2, 3) for i in range(100, 600, 100))
     rec = read_line("[10/500] step 1200 loss 0.5")
     assert rec is not None and (rec.step, rec.epoch, rec.inner) == (1200.0, None, (10.0, 500.0))
+
+
+def test_an_epoch_done_summary_with_the_plan_is_a_summary(tmp_path):
+    # PaddleRec's batch lines and "epoch: N done, ..." summary (paddle-sign-train-904, calibration), the epoch
+    # printed with the plan: "Epoch 3/5 done, ..."
+    lines = []
+    for e in range(1, 6):
+        lines += [
+            f"Epoch {e}/5, batch_id: {b}, AUC: 0.9, loss: {0.5 - 0.01 * (e * 4 + b // 500):.6f}"
+            for b in range(0, 2000, 500)
+        ]
+        lines.append(f"Epoch {e}/5 done, AUC: 0.9, loss: {0.3 - 0.01 * e:.6f}, epoch time: 1105.58 s")
+    got = _read(tmp_path, lines)
+    assert got is not None and got.loss == "loss" and len(got.values) == 20 and max(got.steps) == 9500.0

@@ -85,7 +85,9 @@ _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 # What every _COUNTER match holds (a digit before "/" or "of", a "[", a digit before ":"): a line
 # without it has no counter, and the expression is not tried at each of its positions.
 _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
-_EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
+_EPOCH_DONE = lazy_regex(
+    r"(?i)\bepoch\W{0,3}\d+(?:\s*/\s*\d+)?\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b"
+)
 _EVAL_WORDS = frozenset({"test", "val", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"})
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
