@@ -71,18 +71,10 @@ KNOWN: dict[tuple[str, str], str] = {
         "an 'Epoch N/M' header on the line hands the log to the epoch-blocks recogniser, which names the loss by its split (train_loss)",
     ('sep_space', 'zoo.litgpt_finetune'):
         "litgpt's 'loss train: x, val: y' names the loss once for two splits: printed 'loss train x, val y' the splits' words alone are read as names and the val loss taken",
-    ('step_colon', 'general.appended_runs_fall_back_and_are_noted'):
-        "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
-    ('step_global', 'general.appended_runs_fall_back_and_are_noted'):
-        "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
     ('step_it', 'calibration.emcad-tom500-train-out-1255'):
         "the generic step shape knows step/iter/iteration, not 'it': the general line reader reads the log and keeps another set of points",
     ('step_it', 'calibration.s12-gpt2-124m-train-log-1057'):
         "the generic step shape knows step/iter/iteration, not 'it': the general line reader reads the log and keeps another set of points",
-    ('step_it', 'general.appended_runs_fall_back_and_are_noted'):
-        "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
-    ('step_space', 'general.appended_runs_fall_back_and_are_noted'):
-        "a step counted inside the epoch printed without its total ('epoch 1 Step 50'), in a file of two runs: the epoch falls back at the restart, so the step is not taken as a count inside the epoch and the points are numbered by order",
 }
 # fmt: on
 
@@ -310,3 +302,18 @@ def test_an_epoch_done_summary_with_the_plan_is_a_summary(tmp_path):
         lines.append(f"Epoch {e}/5 done, AUC: 0.9, loss: {0.3 - 0.01 * e:.6f}, epoch time: 1105.58 s")
     got = _read(tmp_path, lines)
     assert got is not None and got.loss == "loss" and len(got.values) == 20 and max(got.steps) == 9500.0
+
+
+def test_a_step_counted_inside_the_epoch_in_a_file_of_two_runs(tmp_path):
+    # print(f"epoch {epoch} Step {i} loss: {loss:.3f}") with the step counted inside the epoch, run twice into
+    # one file (nohup ... >> train.log after a restart): the epoch falls back once, where the step does
+    one = [f"epoch {e} Step {i} loss: {2.0 - 0.1 * e - 0.01 * i:.3f}" for e in range(1, 4) for i in (50, 100)]
+    got = _read(tmp_path, one + ["==> Restarting training"] + one)
+    assert got is not None and got.loss == "loss" and len(got.values) == 12
+    assert got.steps == (50.0, 100.0, 150.0, 200.0, 250.0, 300.0) * 2
+    # a global step (3d-vae-training-log-1054's "Epoch 3, Step 17730: ..." shape, calibration) falls back only
+    # at the restart: it keeps its numbers
+    steps = [(e, s) for e in (1, 2, 3) for s in range((e - 1) * 60, e * 60, 30)]
+    glob = [f"Epoch {e}, Step {s}: Reconstruction Loss=0.5, Total Loss={9.0 - s / 100:.2f}" for e, s in steps]
+    got = _read(tmp_path, glob + glob, "global.log")
+    assert got is not None and got.steps == tuple(float(s) for _, s in steps) * 2

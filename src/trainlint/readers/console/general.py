@@ -403,12 +403,19 @@ def _per_epoch(inner: list[tuple[float, float]]) -> float:
 
 
 def _step_is_inner(train: list[Record]) -> bool:
-    """Whether the step counter starts again at each new epoch (and only there)."""
+    """Whether the step counter starts again at each new epoch (and only there). The epoch may fall
+    back where the step does too (a run appended after a restart), less than half as often as it
+    goes on (lines of two processes interleaved fall back as often); a global step that falls
+    only at such a restart is no count inside the epoch."""
     if not train or any(r.step is None or r.epoch is None or r.inner is not None for r in train):
         return False
     pairs = list(zip(train, train[1:]))
     falls = [b.epoch != a.epoch for a, b in pairs if (b.step or 0.0) < (a.step or 0.0)]
-    return bool(falls) and all(falls) and all(b.epoch >= a.epoch for a, b in pairs)  # type: ignore[operator]
+    back = [(a, b) for a, b in pairs if b.epoch < a.epoch]  # type: ignore[operator]
+    on = [(a, b) for a, b in pairs if b.epoch > a.epoch]  # type: ignore[operator]
+    restarts = all((b.step or 0.0) < (a.step or 0.0) for a, b in back) and 2 * len(back) <= len(on)
+    new_epoch = any((b.step or 0.0) < (a.step or 0.0) for a, b in on)  # not only at a restart
+    return bool(falls) and all(falls) and restarts and new_epoch
 
 
 def _steps(train: list[Record]) -> tuple[list[float], str]:
