@@ -27,7 +27,7 @@ import msgspec
 
 from ...role_structure import parse
 from ...roles import role_of
-from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr
+from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -68,18 +68,21 @@ _COUNTER = lazy_regex(
 )
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
 # closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not, nor a full stop
-# that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log).
+# that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log). Between
+# a name and its value: a colon, an equals sign, an arrow (``loss -> 0.35``) or a space. A name's
+# words are never a value before them (``train_Loss nan val_acc 0.1``: the nan is train_Loss's).
 _PAIR = lazy_regex(
     # a name starts after a space or a lone dash ("- Parent: 6.4 -Autoencoder Loss: 386"), not inside
     # a hyphenated name (lr-Adam) nor after an option's dashes (--lr)
-    r"(?<![\w@/.])(?<![\w@/.\-]-)((?:[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
-    r"(\s*[:=]\s*|\s+)"
+    r"(?<![\w@/.])(?<![\w@/.\-]-)"
+    r"((?:(?!(?:nan|NaN|NAN|inf|Inf|INF)\s)[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
+    r"(\s*(?:[:=]|->)\s*|\s+)"
     r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
     % (NUM, NUM)
 )
 # What every _PAIR match holds (a name's last character, its separator, a value's start): a line
 # without it has no pair.
-_PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*[:=]\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
+_PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*(?:[:=]|->)\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})
@@ -88,13 +91,12 @@ _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 # What every _COUNTER match holds (a digit before "/" or "of", a "[", a digit before ":"): a line
 # without it has no counter, and the expression is not tried at each of its positions.
 _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
-_EPOCH_DONE = lazy_regex(r"(?i)\bepoch\W{0,3}\d+\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b")
+_EPOCH_DONE = lazy_regex(
+    r"(?i)\bepoch\W{0,3}\d+(?:\s*/\s*\d+)?\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b"
+)
 _EVAL_WORDS = frozenset(
     {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
 )
-_TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
-# A NumPy 2 scalar's repr (verl's ``actor/pg_loss:np.float64(-0.0001)``): the number inside.
-_NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
@@ -140,6 +142,7 @@ class Record(msgspec.Struct):
     inner: tuple[float, float] | None = None  # (i, n): the count inside the epoch
     step_total: float = 0.0  # the M of a step counter printed as N/M
     split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
+    bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
 
 
 def strip_frame(text: str) -> str:
@@ -232,11 +235,8 @@ def _bare_splits(rec: Record, body: str) -> None:
 
 def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
-    values unwrapped (``tensor(3.41, device='cuda:0')``, a ``| loss | 11.6 |`` table row)."""
-    if "tensor(" in body:
-        body = _TENSOR.sub(r"\1", body)
-    if "np." in body or "numpy." in body:
-        body = _NUMPY_SCALAR.sub(r"\1", body)
+    values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
+    body = unwrap_values(body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
     if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
@@ -286,6 +286,8 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
     if key in _EPOCH_NAMES:
         rec.epoch = n if rec.epoch is None else rec.epoch
     elif key in _STEP_NAMES:
+        if rec.bare and total and rec.epoch is None and rec.inner:  # "[1/5] Step [100/600]": the epoch
+            rec.epoch, rec.inner = rec.inner[0], None
         if rec.step is None:
             rec.step, rec.step_total = n, total or 0.0
     elif total is not None and rec.inner is None:
@@ -294,6 +296,8 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
         rec.epoch, rec.inner = rec.inner[0] if rec.inner else None, (n, total)
     elif key in _INNER_NAMES and rec.inner is None:
         rec.inner = (n, 0.0)
+    elif key in _INNER_NAMES and rec.bare and rec.epoch is None and rec.inner:  # "[2/4], batch_id: 1000"
+        rec.epoch, rec.inner = rec.inner[0], (n, 0.0)
 
 
 def _counters(text: str, rec: Record) -> str:
@@ -309,7 +313,9 @@ def _counters(text: str, rec: Record) -> str:
                 rec.epoch = float(outer[0]) if rec.epoch is None else rec.epoch
                 _place(rec, "", float(m[3]), float(m[4]))
             else:
+                bare = not key and rec.inner is None
                 _place(rec, key, float(m[3]), float(m[4]))
+                rec.bare = rec.bare or (bare and rec.inner is not None)
         elif (m[5] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
         elif (m[7] or "").lower() in _COUNTER_NAMES:
@@ -442,12 +448,19 @@ def _per_epoch(inner: list[tuple[float, float]]) -> float:
 
 
 def _step_is_inner(train: list[Record]) -> bool:
-    """Whether the step counter starts again at each new epoch (and only there)."""
+    """Whether the step counter starts again at each new epoch (and only there). The epoch may fall
+    back where the step does too (a run appended after a restart), less than half as often as it
+    goes on (lines of two processes interleaved fall back as often); a global step that falls
+    only at such a restart is no count inside the epoch."""
     if not train or any(r.step is None or r.epoch is None or r.inner is not None for r in train):
         return False
     pairs = list(zip(train, train[1:]))
     falls = [b.epoch != a.epoch for a, b in pairs if (b.step or 0.0) < (a.step or 0.0)]
-    return bool(falls) and all(falls) and all(b.epoch >= a.epoch for a, b in pairs)  # type: ignore[operator]
+    back = [(a, b) for a, b in pairs if b.epoch < a.epoch]  # type: ignore[operator]
+    on = [(a, b) for a, b in pairs if b.epoch > a.epoch]  # type: ignore[operator]
+    restarts = all((b.step or 0.0) < (a.step or 0.0) for a, b in back) and 2 * len(back) <= len(on)
+    new_epoch = any((b.step or 0.0) < (a.step or 0.0) for a, b in on)  # not only at a restart
+    return bool(falls) and all(falls) and restarts and new_epoch
 
 
 def _steps(train: list[Record]) -> tuple[list[float], str]:

@@ -20,10 +20,11 @@ from typing import Any
 
 import msgspec
 
-from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr
+from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
-_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*[:=]\s*|\s+"}
+# ("any" also takes an arrow: ``print(f"loss -> {loss}")``)
+_KV_SEP = {":": r"\s*:\s*", "=": r"\s*=\s*", " ": r"\s+", "any": r"\s*(?:[:=]|->)\s*|\s+"}
 # A value may use thousands separators ("tps: 1,234"), removed before it is read. A split word
 # before a name, a space apart, is part of it ("Val loss 1.637" is Val_loss, not the loss; "train
 # loss" train_loss, as the general line reader names it; "Vali Loss" is the Informer/Autoformer and
@@ -523,6 +524,9 @@ def parse_kv(text: str, mode: str) -> dict[str, float]:
     plain = _plain_pairs(text, mode) if mode in ("=", "any") else None
     if plain is not None:
         return plain
+    # tensor(0.34) and [0.34]: the number. NumPy scalars (verl's step lines) are left to the general
+    # line reader, which keeps their line shapes and the validation metrics merged into them.
+    text = unwrap_values(text, scalars=False)
     out: dict[str, float] = {}
     for split, name, val, unit in _KV[mode].findall(text):
         if unread_lr(name, val):

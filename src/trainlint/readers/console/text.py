@@ -39,6 +39,29 @@ def lazy_regex(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
 ANSI = lazy_regex(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|NAN|inf|Inf|INF|infinity|Infinity)"
+# A number that is no count: a decimal point or an exponent, or nan/inf.
+_FLOAT = r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|nan|NaN|NAN|inf|Inf|INF)"
+
+# A value printed inside what holds it: a torch tensor's repr (``print(f"loss {loss}")``:
+# ``tensor(0.34)``, ``tensor(0.34, device='cuda:0', grad_fn=<AddBackward0>)``), a NumPy 2 scalar's
+# (verl's ``actor/pg_loss:np.float64(-0.0001)``), a list of one after a name as Python prints it
+# (``loss: [0.34]``: ``loss.tolist()`` of a one-element tensor; a count in brackets, ``Epoch [3]``,
+# and an array column padded for its sign, ``loss:[ 0.60]``, stay).
+_TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+_NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
+_ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(%s)\](?!\s*\[)" % _FLOAT)
+
+
+def unwrap_values(text: str, scalars: bool = True) -> str:
+    """``text`` with every value printed inside a tensor's, a one-item list's or (``scalars``) a
+    NumPy scalar's repr written as the number alone."""
+    if "tensor(" in text:
+        text = _TENSOR.sub(r"\1", text)
+    if scalars and ("np." in text or "numpy." in text):
+        text = _NUMPY_SCALAR.sub(r"\1", text)
+    if "[" in text and "]" in text:
+        text = _ONE_ITEM.sub(r"\1", text)
+    return text
 
 
 # A zero printed with two or more fixed decimals ("0.000"): a value below the printed precision
