@@ -51,8 +51,9 @@ class Read:
         return f"{self.loss!r}: {len(v)} points, {v[0]!r} .. {v[-1]!r}" if v else f"{self.loss!r}: no points"
 
 
-def read_loss(path: Path) -> Read | None:
-    """The loss a log reads as (None: not read, or no loss)."""
+def loss_series(path: Path) -> tuple[str, Any, str] | None:
+    """The loss a log reads as: its name, its series and the format read (None: not read, or no
+    loss). Both console harnesses (framings here, content variants in ``_variants``) read through it."""
     from trainlint.api import read_run
     from trainlint.readers import ReadError
 
@@ -63,7 +64,23 @@ def read_loss(path: Path) -> Read | None:
     name = run.roles.get("loss")
     if name is None or name not in run.series:
         return None
-    return Read(name, tuple(float(v) for v in run.series[name].values), run.format)
+    return name, run.series[name], run.format
+
+
+def read_loss(path: Path) -> Read | None:
+    """The loss a log reads as (None: not read, or no loss)."""
+    found = loss_series(path)
+    if found is None:
+        return None
+    name, series, fmt = found
+    return Read(name, tuple(float(v) for v in series.values), fmt)
+
+
+def reads_manifest_loss(entry: dict | None, loss: str) -> bool:
+    """Whether ``loss`` (a name, or parts joined by ``+``) is the corpus manifest's ``loss_metric``."""
+    named = entry.get("loss_metric") if entry else None
+    names = [named] if isinstance(named, str) else named or []
+    return any(set(n.split("+")) == set(loss.split("+")) for n in names)
 
 
 def same(a: Read | None, b: Read | None) -> bool:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import _metamorphic as M
+
 NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf)"
 
 
@@ -39,18 +41,11 @@ class Series:
 
 def read_series(path: Path) -> Series | None:
     """The loss series a log reads as (None: not read, or no loss)."""
-    from trainlint.api import read_run
-    from trainlint.readers import ReadError
-
-    try:
-        run = read_run(path)
-    except ReadError:
+    found = M.loss_series(path)
+    if found is None:
         return None
-    name = run.roles.get("loss")
-    if name is None or name not in run.series:
-        return None
-    s = run.series[name]
-    return Series(name, tuple(float(x) for x in s.steps), tuple(float(v) for v in s.values), run.format)
+    name, s, fmt = found
+    return Series(name, tuple(float(x) for x in s.steps), tuple(float(v) for v in s.values), fmt)
 
 
 def _same_values(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

@@ -100,9 +100,7 @@ def calibration(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("calibration")
     out = []
     for src, read in _baselines(M.calibration_sources(CAL_SAMPLE, CAL_MAX_BYTES), tmp, rep.MIN_STEPS):
-        named = src.entry.get("loss_metric") if src.entry else None
-        names = [named] if isinstance(named, str) else named or []
-        if read.fmt.startswith("console") and any(set(n.split("+")) == set(read.loss.split("+")) for n in names):
+        if read.fmt.startswith("console") and M.reads_manifest_loss(src.entry, read.loss):
             out.append((src, read))  # a console log that reads right today
     return out
 

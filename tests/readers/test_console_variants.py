@@ -94,11 +94,8 @@ def _sites(sources: list[M.Source], tmp: Path, min_points: int) -> list[V.Site]:
         read = V.read_series(path)
         if read is None or not read.fmt.startswith(GENERAL) or len(read.values) < min_points:
             continue
-        if src.entry is not None:  # a corpus log: only one that reads the manifest's loss
-            named = src.entry.get("loss_metric")
-            names = [named] if isinstance(named, str) else named or []
-            if not any(set(n.split("+")) == set(read.loss.split("+")) for n in names):
-                continue
+        if src.entry is not None and not M.reads_manifest_loss(src.entry, read.loss):
+            continue  # a corpus log: only one that reads the manifest's loss
         site = V.locate(src.name, src.text, src.filename, read)
         if site is not None:
             out.append(site)
