@@ -183,6 +183,26 @@ def calibration_sources(every: int, max_bytes: int) -> list[Source]:
     ]
 
 
+def written(sources: list[Source], tmp: Path) -> Iterator[tuple[Source, Path]]:
+    """Each source written to a folder of its own under ``tmp``, under its own file name (readers
+    look at a file's name)."""
+    for k, src in enumerate(sources):
+        path = tmp / f"base{k}" / src.filename
+        path.parent.mkdir(parents=True)
+        path.write_text(src.text, encoding="utf-8")
+        yield src, path
+
+
+def calibration_or_skip(every: int, max_bytes: int) -> tuple[list[Source], int]:
+    """:func:`calibration_sources` and the corpus report's least number of loss points; the test
+    skips where the corpus cache is not on the machine (a fresh clone)."""
+    import pytest
+
+    if not (ROOT / "tests" / "realworld" / "cache").is_dir():
+        pytest.skip("the corpus cache (tests/realworld/cache) is not on this machine")
+    return calibration_sources(every, max_bytes), _report_script().MIN_STEPS
+
+
 # -- framings ------------------------------------------------------------------------------------
 
 # A framing: the log's text and file name -> the framed file's bytes and name.

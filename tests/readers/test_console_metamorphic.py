@@ -76,10 +76,7 @@ PINNED = [
 
 def _baselines(sources: list[M.Source], tmp: Path, min_points: int) -> list[tuple[M.Source, M.Read]]:
     out = []
-    for k, src in enumerate(sources):
-        path = tmp / f"base{k}" / src.filename
-        path.parent.mkdir(parents=True)
-        path.write_text(src.text, encoding="utf-8")
+    for src, path in M.written(sources, tmp):
         read = M.read_loss(path)
         if read is not None and len(read.values) >= min_points:
             out.append((src, read))
@@ -94,12 +91,9 @@ def zoo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def calibration(tmp_path_factory):
-    if not (M.ROOT / "tests" / "realworld" / "cache").is_dir():
-        pytest.skip("the corpus cache (tests/realworld/cache) is not on this machine")
-    rep = M._report_script()
-    tmp = tmp_path_factory.mktemp("calibration")
+    sources, min_steps = M.calibration_or_skip(CAL_SAMPLE, CAL_MAX_BYTES)
     out = []
-    for src, read in _baselines(M.calibration_sources(CAL_SAMPLE, CAL_MAX_BYTES), tmp, rep.MIN_STEPS):
+    for src, read in _baselines(sources, tmp_path_factory.mktemp("calibration"), min_steps):
         if read.fmt.startswith("console") and M.reads_manifest_loss(src.entry, read.loss):
             out.append((src, read))  # a console log that reads right today
     return out

@@ -87,10 +87,7 @@ KNOWN: dict[tuple[str, str], str] = {
 
 def _sites(sources: list[M.Source], tmp: Path, min_points: int) -> list[V.Site]:
     out = []
-    for k, src in enumerate(sources):
-        path = tmp / f"base{k}" / src.filename
-        path.parent.mkdir(parents=True)
-        path.write_text(src.text, encoding="utf-8")
+    for src, path in M.written(sources, tmp):
         read = V.read_series(path)
         if read is None or not read.fmt.startswith(GENERAL) or len(read.values) < min_points:
             continue
@@ -110,11 +107,8 @@ def zoo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def calibration(tmp_path_factory):
-    if not (M.ROOT / "tests" / "realworld" / "cache").is_dir():
-        pytest.skip("the corpus cache (tests/realworld/cache) is not on this machine")
-    rep = M._report_script()
-    tmp = tmp_path_factory.mktemp("calibration")
-    return _sites(M.calibration_sources(CAL_SAMPLE, CAL_MAX_BYTES), tmp, rep.MIN_STEPS)
+    sources, min_steps = M.calibration_or_skip(CAL_SAMPLE, CAL_MAX_BYTES)
+    return _sites(sources, tmp_path_factory.mktemp("calibration"), min_steps)
 
 
 def _chosen(sites: list[V.Site], variant: str, every: int) -> list[tuple[V.Site, tuple[list[str], str]]]:
