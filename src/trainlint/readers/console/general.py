@@ -27,6 +27,7 @@ import msgspec
 
 from ...role_structure import parse
 from ...roles import role_of
+from .glossary import english
 from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -182,7 +183,7 @@ def read_line(text: str) -> Record | None:
     if _FRAME_LINE.match(text):
         return None
     rec = Record(0, text, {})
-    body = _counters(_lead(strip_frame(text), rec), rec)
+    body = _counters(_lead(strip_frame(english(text)), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
     for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
         name = _name(raw, sep)
@@ -394,7 +395,8 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
     ``Loss: 0.98, MeanIU: 0.49`` summary after an epoch of ``Loss: 1.59, Acc: 0.64`` lines) is an
     evaluation: its names get an ``eval_`` prefix (the number of such records is returned); one
     that says it closes an epoch (PaddleRec's ``epoch: 3 done, AUC: .., loss: ..``) sums up the
-    training: its names get a ``summary_`` prefix. One whose names beyond the main shape are all
+    training: its names get a ``summary_`` prefix, but for the evaluation values it carries
+    (``Epoch 3 done | train_loss: .. | val_loss: ..``). One whose names beyond the main shape are all
     evaluation names (verl's step line with the ``val-core/...`` metrics of that step merged in,
     maybe cut short by a capture's line limit) is a training record that carries an evaluation."""
     counts: dict[frozenset[str], int] = {}
@@ -409,8 +411,8 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
         names = rec.values.keys()
         less = counts[frozenset(names)] < counts[main]
         beyond = names - main
-        if less and _EPOCH_DONE.search(rec.text) and not any(parse(n).split in ("eval", "test") for n in names):
-            rec.values = {f"summary_{n}": v for n, v in rec.values.items()}
+        if less and _EPOCH_DONE.search(english(rec.text)):  # its evaluation values stay what they are
+            rec.values = {n if parse(n).split in ("eval", "test") else f"summary_{n}": v for n, v in rec.values.items()}
         elif not less or len(names & main) * 2 >= max(len(names), len(main)) or _evaluations(beyond):
             train.append(rec)
         else:
@@ -542,7 +544,7 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
             counts[names] >= 2 or any(parse(n).kind for n in names)
         ):
             role[id(rec)] = "evaluation"  # "Validation Phase Loss: .. Accuracy: ..": an eval_Accuracy
-            rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
+            rec.values = {_evaluated(n): v for n, v in rec.values.items()}
         elif counts[names] >= MIN_REPEAT:
             role[id(rec)] = "other"
         else:
@@ -550,6 +552,14 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
         cap.add_all(step, rec.values)
         cap.lines.append(rec.line)
     cap.lines.sort()
+
+
+def _evaluated(name: str) -> str:
+    """A value's name in an evaluation record: an unmarked one is the evaluation's (``eval_acc``);
+    a training one sums up the epoch's training (``Epoch 3 | train loss .. | val loss ..`` after
+    the epoch's step lines): ``summary_train_loss``, never a second series of the training loss."""
+    split = parse(name).split
+    return f"eval_{name}" if split is None else f"summary_{name}" if split == "train" else name
 
 
 class Shape(msgspec.Struct):

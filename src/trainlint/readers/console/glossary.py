@@ -1,0 +1,120 @@
+"""The words of a training loop's print in other languages, read as the English words they mean.
+
+Many training scripts print their progress in the author's language: ``Epoch 3 | 训练损失: 4.61 |
+验证损失: 6.00``, ``エポック 3 損失: 0.52``, ``에폭 3 손실: 0.41``, ``Эпоха 3, потери: 0.38``,
+``perte: 0.52``. The general line reader knows its names and counters in English, so such a line
+is first rewritten with the English word for each known term (``train loss: 4.61 | val loss:
+6.00``): the names it reads are then those any English log would give. Only words that name a
+loss, a split, a counter, a learning rate or an accuracy are rewritten; every other word stays.
+Full-width punctuation (``：``, ``，``) becomes its ASCII form, as a colon or comma in a CJK
+line is usually typed full-width.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each term and the English it means, by language. A term inside a longer word of the same script
+# is rewritten too (Chinese, Japanese and Korean write a name's words without spaces: 训练损失).
+_TERMS: dict[str, str] = {
+    # Chinese, simplified and traditional
+    "学习率": "lr",
+    "學習率": "lr",
+    "损失值": "loss",
+    "损失": "loss",
+    "損失": "loss",
+    "训练": "train",
+    "訓練": "train",
+    "验证": "val",
+    "驗證": "val",
+    "测试": "test",
+    "測試": "test",
+    "准确率": "acc",
+    "準確率": "acc",
+    "正确率": "acc",
+    "精度": "acc",
+    "轮次": "epoch",
+    "迭代": "iter",
+    "步数": "step",
+    "平均": "avg",
+    "完成": "done",  # "Epoch 16 完成": the epoch's summary line
+    "训练集": "train set",
+    "验证集": "val set",
+    "测试集": "test set",
+    "数据集": "set",
+    # Japanese (学習率 above; 損失 shared with traditional Chinese)
+    "学習": "train",
+    "検証": "val",
+    "評価": "eval",
+    "テスト": "test",
+    "エポック": "epoch",
+    "ステップ": "step",
+    "正解率": "acc",
+    # Korean
+    "학습률": "lr",
+    "손실": "loss",
+    "학습": "train",
+    "훈련": "train",
+    "검증": "val",
+    "테스트": "test",
+    "정확도": "acc",
+    "에포크": "epoch",
+    "에폭": "epoch",
+    "스텝": "step",
+    # Russian
+    "потери": "loss",
+    "потеря": "loss",
+    "эпоха": "epoch",
+    "Эпоха": "Epoch",
+    "шаг": "step",
+    "Шаг": "Step",
+}
+# Words of Latin-script languages: rewritten only as whole words.
+_WORDS: dict[str, str] = {
+    # a split said after the loss ("perda de treino": loss of training)
+    "perda de treino": "train loss",
+    "perda de treinamento": "train loss",
+    "perda de validação": "val loss",
+    "perda de teste": "test loss",
+    "perte d'entraînement": "train loss",
+    "perte de validation": "val loss",
+    "pérdida de entrenamiento": "train loss",
+    "pérdida de validación": "val loss",
+    "Trainingsverlust": "train loss",
+    "Validierungsverlust": "val loss",
+    "perte": "loss",  # French
+    "Perte": "Loss",
+    "Verlust": "Loss",  # German
+    "verlust": "loss",
+    "pérdida": "loss",  # Spanish
+    "Pérdida": "Loss",
+    "perdida": "loss",
+    "perda": "loss",  # Portuguese
+    "Perda": "Loss",
+    "perdita": "loss",  # Italian
+    "Perdita": "Loss",
+    "Époque": "Epoch",
+    "époque": "epoch",
+    "Época": "Epoch",
+    "época": "epoch",
+    "Epoche": "Epoch",
+}
+_PUNCT = str.maketrans({"：": ":", "，": ",", "；": ";", "（": "(", "）": ")", "　": " ", "＝": "="})
+_TERM = re.compile("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True)))
+_WORD = re.compile(r"(?<![^\W\d_])(?:%s)(?![^\W\d_])" % "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
+_SPACES = re.compile(r"\s{2,}")
+_ORDINAL = re.compile(r"第\s*(\d+)\s*(?:轮|個?epoch|个?epoch|回|次)")  # 第3轮: the third epoch
+
+
+def english(text: str) -> str:
+    """``text`` with the known terms of other languages in English (an ASCII line unchanged)."""
+    if text.isascii():  # only the Latin-script words can be there
+        if "erd" in text or "ert" in text or "erlust" in text or "poche" in text:  # in every ASCII word of _WORDS
+            return _WORD.sub(lambda m: _WORDS[m[0]], text)
+        return text
+    text = text.translate(_PUNCT)
+    text = _ORDINAL.sub(r" epoch \1 ", text)
+    text, n = _TERM.subn(lambda m: f" {_TERMS[m[0]]} ", text)
+    if n:  # "训练损失: 4.6" -> " train  loss : 4.6" -> "train loss : 4.6": one name of two words
+        text = _SPACES.sub(" ", text).strip()
+    return _WORD.sub(lambda m: _WORDS[m[0]], text)
