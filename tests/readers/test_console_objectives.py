@@ -29,6 +29,8 @@ from trainlint.readers.console.objectives import founds, objective, term_kind
         ("cross_entropy", "term"),
         ("CrossEntropy", "term"),
         ("bpd", "term"),
+        ("train bits_per_dim", "term"),
+        ("neg_elbo", "whole"),
         ("recon_mse", "term"),  # an error measure saying how a term is computed
         ("kl_div_z", "kl"),
         ("KLD", "kl"),

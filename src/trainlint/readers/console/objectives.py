@@ -36,8 +36,9 @@ TERM_WORDS = frozenset(
     {
         # negative log-likelihood: torch.nn.NLLLoss / F.nll_loss; fairseq's criterions log "nll_loss"
         "nll",
-        # cross-entropy: torch.nn.CrossEntropyLoss / BCELoss ("ce", "bce"); TensorFlow's
-        # softmax_cross_entropy_with_logits and its tutorials ("xent", also OpenNMT-py's statistics)
+        # cross-entropy: torch.nn.CrossEntropyLoss / BCELoss / BCEWithLogitsLoss ("ce", "bce"),
+        # F.cross_entropy and Keras' categorical_crossentropy ("cross_entropy", "crossentropy"),
+        # OpenNMT-py's onmt/utils/statistics.py ("xent", also an alias of loss in roles.py)
         "ce",
         "bce",
         "xent",
@@ -49,17 +50,20 @@ TERM_WORDS = frozenset(
         # a regression head's term or a regulariser: T2ICount's density-map regression
         # (utils/regression_trainer.py, get_reg_loss), detectors' cls/reg pairs
         "reg",
-        # bits per dimension: the negative log-likelihood of density models in bits (PixelCNN++, Glow)
+        # bits per dimension, the negative log-likelihood of density models in bits: openai/pixel-cnn's
+        # train.py prints "bits_per_dim", flow and diffusion repositories "bpd"
         "bpd",
     }
 )
-# Words that name the whole objective: optimisation loops' "objective"; "nelbo", the negative
-# evidence lower bound a VAE minimises. (Not "obj": YOLO and Darknet print "obj" for objectness.)
+# Words that name the whole objective: optimisation loops' "objective"; "nelbo" (also "neg_elbo",
+# "negative_elbo"), the negative evidence lower bound a VAE minimises. (Not "obj": YOLO and Darknet
+# print "obj" for objectness.)
 WHOLE_WORDS = frozenset({"objective", "nelbo"})
 # A KL divergence term (pytorch/examples vae's KLD; torch.nn.KLDivLoss; DuoVAE's kl_div_z): a
 # VAE's regulariser beside its reconstruction term. Alone it founds nothing: PPO and RLHF loops
-# print a policy's "kl" / "approx_kl" as a measure of drift, not as what they minimise.
-KL_WORDS = frozenset({"kl", "kld", "kldiv", "kl_div", "kl_divergence"})
+# print a policy's "kl" / "approx_kl" (Stable-Baselines3's train/approx_kl, CleanRL's
+# losses/approx_kl) as a measure of drift, not as what they minimise.
+KL_WORDS = frozenset({"kl", "kld", "kldiv"})
 # Words naming a sum beside terms ("total: 3.2 recon: 2.0 kl: 1.2"): the objective those terms add up to.
 TOTAL_WORDS = frozenset({"total", "sum"})
 # Scores and error measures: metrics, never the objective by their name alone (module docstring).
@@ -70,6 +74,13 @@ SCORE_WORDS = frozenset(
 )
 # A maximised objective: no loss (rules judge a loss that falls).
 MAXIMISED = frozenset({"elbo"})
+# Words written apart that name one vocabulary word.
+_COMPOUNDS = (
+    ("cross_entropy", "crossentropy"),
+    ("bits_per_dim", "bpd"),
+    ("neg_elbo", "nelbo"),
+    ("negative_elbo", "nelbo"),
+)
 _SPLIT_WORDS = EVAL_WORDS | TEST_WORDS | {"train", "training", "trn"}
 _PATH = re.compile(r"[/.:|]+")
 _DIGITS = re.compile(r"\d+$")
@@ -86,9 +97,9 @@ def term_kind(name: str) -> str | None:
     the objective only beside terms), or None (a metric, a setting, anything else)."""
     words = _words(name)
     joined = "_".join(words)
-    kinds = set(words) | {k for k in ("kl_div", "kl_divergence") if k in joined}
-    if "cross_entropy" in joined:
-        kinds.add("crossentropy")
+    kinds = set(words) | {kind for words_, kind in _COMPOUNDS if words_ in joined}
+    if "nelbo" in kinds:
+        kinds.discard("elbo")
     if kinds & (NOT_A_LOSS | SCORE_WORDS | MAXIMISED):
         return None
     if kinds & WHOLE_WORDS:
