@@ -217,3 +217,9 @@ def test_tables_do_not_use_the_tier(tmp_path):
     for path, hint in ((csv, "--map loss=mae"), (jsonl, "--map loss=nll")):
         rep = doctor([path]).reports[0]
         assert rep.verdict.value == "NOT-CHECKED" and hint in rep.unjudged
+
+
+def test_a_relaunch_into_the_same_log_is_noted_on_the_objective_terms(tmp_path):
+    run = _read(tmp_path, _duovae_lines(31) + _duovae_lines(12)[-12:], "nohup.txt")
+    assert run.roles["loss"] == "kl_div_w+kl_div_z+x_recon+y_recon"
+    assert any("falls back 1 time(s) (first from 300 to 0)" in n for n in run.notes)
