@@ -31,6 +31,8 @@ from trainlint.readers.console.objectives import founds, objective, term_kind
         ("bpd", "term"),
         ("train bits_per_dim", "term"),
         ("neg_elbo", "whole"),
+        ("Negative Log Likelihood", "term"),
+        ("log_likelihood", None),  # maximised
         ("recon_mse", "term"),  # an error measure saying how a term is computed
         ("kl_div_z", "kl"),
         ("KLD", "kl"),

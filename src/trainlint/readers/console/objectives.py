@@ -34,7 +34,8 @@ from ...role_structure import EVAL_WORDS, NOT_A_LOSS, TEST_WORDS, words_of
 # Words that name a term of the objective. Where each comes from:
 TERM_WORDS = frozenset(
     {
-        # negative log-likelihood: torch.nn.NLLLoss / F.nll_loss; fairseq's criterions log "nll_loss"
+        # negative log-likelihood: torch.nn.NLLLoss / F.nll_loss; fairseq's criterions log "nll_loss";
+        # also written out ("neg_log_likelihood", "negative_log_likelihood": _COMPOUNDS)
         "nll",
         # cross-entropy: torch.nn.CrossEntropyLoss / BCELoss / BCEWithLogitsLoss ("ce", "bce"),
         # F.cross_entropy and Keras' categorical_crossentropy ("cross_entropy", "crossentropy"),
@@ -77,6 +78,8 @@ MAXIMISED = frozenset({"elbo"})
 # Words written apart that name one vocabulary word.
 _COMPOUNDS = (
     ("cross_entropy", "crossentropy"),
+    ("neg_log_likelihood", "nll"),
+    ("negative_log_likelihood", "nll"),
     ("bits_per_dim", "bpd"),
     ("neg_elbo", "nelbo"),
     ("negative_elbo", "nelbo"),
