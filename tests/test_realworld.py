@@ -107,8 +107,9 @@ def test_committed_part_of_the_corpus_is_present(judged):
 # gets worse is not taken.
 PINNED = {
     "calibration": {
-        # t2icount-train-1014 (NLP fine-tune wave, as first measured): its per-epoch lines name the
-        # code's loss terms only as reg, RRC_stage1 and RRC_stage2; no name says loss.
+        # t2icount-train-1014 (NLP fine-tune wave, as first measured: its per-epoch lines name the code's loss
+        # terms only as reg, RRC_stage1 and RRC_stage2; no name says loss) left when the general reader's
+        # last tier read objective terms (readers/console/objectives.py: reg, its regression term).
         # aisl-ubev-train-out-1251 (plain logs wave, ids 1220-1259): its training lines print no names
         # (train.py: f"[{epoch}] {step} {loss.item()} {time()-t_0}"); only 'Validation loss: X' is named,
         # and it is read and taken as the loss (a wrong loss too). Which bare column is the loss only the
@@ -124,7 +125,6 @@ PINNED = {
         "unread": {
             "cityscapes-road-car-seg-log-train-1260",
             "catvsdog-resnet-pretrained-35",
-            "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
             "ropadet-fairseq-train-out-1254",
             # dcgan-theano-py2-nohup-out-1364 (odd files wave, ids 1340-1379): Python 2 prints of tuples holding
@@ -132,10 +132,10 @@ PINNED = {
             # discriminator loss', [...])": a loss and an accuracy per model, named only by the quoted label
             # before the list; left unread rather than read by a pattern for one file.
             "dcgan-theano-py2-nohup-out-1364",
-            # duovae-nohup-txt-1365 (same wave): 'epoch:E/1000 x_recon:.. y_recon:.. kl_div_z:..': the terms of two
-            # objectives (the code sums four of the six for one optimizer, two for the other) and no name
-            # saying loss; which terms make the loss only the code says.
-            "duovae-nohup-txt-1365",
+            # duovae-nohup-txt-1365 (same wave: 'epoch:E/1000 x_recon:.. y_recon:.. kl_div_z:..', the terms of two
+            # objectives, four of the six for one optimizer, two for the other, and no name saying loss) left
+            # when the general reader's last tier summed the objective terms, a second model's copies
+            # (y_recon2, kl_div_w2) left out.
         },
         # issue 29 §4: the catvsdog logs' validation summary was taken for the training loss (fixed)
         # The second post-training wave (ids 1100-1139): medical-qa-slm-mlx-lora-output-1117 (mlx-lm's LoRA
@@ -388,7 +388,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 329, "right_loss": 357}, "test": {"read": 237, "right_loss": 261}}
+FLOORS = {"calibration": {"read": 331, "right_loss": 359}, "test": {"read": 237, "right_loss": 261}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])

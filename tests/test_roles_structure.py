@@ -232,3 +232,20 @@ def test_the_generators_explicit_total_beats_its_adversarial_term():
     names = ["loss_disc", "loss_gen", "loss_fm", "loss_mel", "loss_kl", "loss_gen_all"]
     assert choose(names)["loss"].names == ("loss_gen_all",)
     assert choose(names[:-1])["loss"].names == ("loss_gen",)  # without the total: as before
+
+
+def test_a_readers_objective_may_be_a_sum_of_terms_with_its_reason():
+    # the console reader's last tier (readers/console/objectives.py) names the terms it sums
+    run = Run("mem", "test")
+    for name, base in (("x_recon", 5.0), ("kl_div_z", 1.0), ("mae", 80.0)):
+        run.add(name, list(range(10)), [base - 0.1 * i for i in range(10)])
+    run.meta.update(objective="kl_div_z+x_recon", objective_why="the sum of 2 objective terms: why")
+    apply_roles(run)
+    assert run.roles["loss"] == "kl_div_z+x_recon"
+    assert list(run.series["kl_div_z+x_recon"].values[:2]) == pytest.approx([6.0, 5.8])
+    assert run.meta["role_reasons"]["loss"] == "kl_div_z+x_recon (the sum of 2 objective terms: why)"
+    other = Run("mem", "test")
+    other.add("mae", [0, 1, 2], [3.0, 2.0, 1.0])
+    other.meta["objective"] = "kl_div_z+x_recon"  # a term the run lacks: no loss from it
+    apply_roles(other)
+    assert "loss" not in other.roles

@@ -237,9 +237,9 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
     check_map(run.series, overrides)
     lengths = {n: len(s) for n, s in run.series.items()}
     chosen = choose(run.series, overrides, lengths)
-    objective = run.meta.get("objective")  # a writer whose own layout says which column it optimises
-    if objective in run.series and "loss" not in (overrides or {}):
-        chosen["loss"] = Choice("loss", (objective,), "the objective, by the layout of the file that wrote it", 1)
+    objective = _objective(run)
+    if objective is not None and "loss" not in (overrides or {}):
+        chosen["loss"] = objective
     roles: dict[str, str] = {}
     reasons: dict[str, str] = {}
     for role, c in chosen.items():
@@ -262,6 +262,21 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
             note = f"{role} = {reasons[role]}" if role in reasons else None
             if note and note not in run.notes:
                 run.notes.append(note)
+
+
+def _objective(run: Any) -> Choice | None:
+    """The loss a reader found named in ``run.meta['objective']``: a column a writer's own layout
+    says it optimises (CatBoost's learn_error.tsv), or the objective terms the console reader
+    took when no printed name says loss (one name or ``a+b``, the terms to sum; its reason in
+    ``objective_why``)."""
+    name = run.meta.get("objective")
+    parts = _sum_parts(name, list(run.series)) if isinstance(name, str) else ()
+    if not parts:
+        return None
+    why = run.meta.get("objective_why")
+    return Choice(
+        "loss", parts, why if isinstance(why, str) else "the objective, by the layout of the file that wrote it", 1
+    )
 
 
 def _without_discriminator(run: Any, c: Choice) -> Choice:

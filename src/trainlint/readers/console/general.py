@@ -28,6 +28,7 @@ import msgspec
 from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
+from .objectives import Objective, founds, objective
 from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -490,13 +491,44 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     return steps, how
 
 
+def objective_terms(recs: list[Record]) -> tuple[str, Objective] | None:
+    """The last tier, for records that hold no loss-like name: the objective term the training
+    stream is built on (the most repeated term of the training split whose value changes: a
+    setting printed again and again does not) and the objective read from the shape of the
+    records that print it, a shape printed :data:`MIN_REPEAT` times (see :mod:`.objectives`)."""
+    seen: dict[str, list[float]] = {}
+    for rec in recs:
+        for name, v in rec.values.items():
+            if founds(name):
+                seen.setdefault(name, []).append(v)
+    counts = {n: len(vs) for n, vs in seen.items() if len(vs) >= MIN_REPEAT and len(set(vs)) > 1}
+    if not counts:
+        return None
+    order = list(counts)
+    term = max(counts, key=lambda n: (counts[n], -order.index(n)))
+    shapes: dict[frozenset[str], list[Record]] = {}
+    for rec in recs:
+        if term in rec.values:
+            shapes.setdefault(frozenset(rec.values), []).append(rec)
+    main = max(shapes.values(), key=len)
+    if len(main) < MIN_REPEAT:
+        return None
+    found = objective(main[0].values)
+    return (term, found) if found is not None else None
+
+
 def general(lines: list[Line]) -> Capture | None:
     """The training stream and evaluation streams of a log no specific recogniser read."""
     recs = records(lines)
     loss = training_loss(recs)
+    found = objective_terms(recs) if loss is None else None
+    if found is not None:
+        loss = found[0]
     if loss is None:
         return None
     cap = Capture("general", tier=0)
+    if found is not None:
+        _objective_meta(cap, found[1])
     train, moved = _training(recs, loss)
     steps, how = _steps(train)
     role = {id(r): "training" for r in train}
@@ -521,6 +553,19 @@ def general(lines: list[Line]) -> Capture | None:
         )
     cap.notes.extend(_shape_notes(learned))
     return cap
+
+
+def _objective_meta(cap: Capture, found: Objective) -> None:
+    """Say that the loss is taken from a name that does not say loss (roles.apply_roles takes
+    ``objective`` as the loss and notes ``objective_why``)."""
+    copies = (
+        f"; {', '.join(found.left_out)} left out (a term printed again for a second model)" if found.left_out else ""
+    )
+    cap.meta["objective"] = found.name
+    cap.meta["objective_why"] = (
+        f"{found.reason}: no printed name says loss, so the loss is taken from the names loops give their "
+        f"objective{copies}; use --map loss=NAME to choose another"
+    )
 
 
 def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: dict[int, float]) -> None:

@@ -308,8 +308,10 @@ def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
 
 
 def _step_resets(run: Run, best: Capture) -> None:
-    """Where the step count falls back (a relaunch or resume writing into the same log)."""
-    name = next((n for n in best.cols if "loss" in n.lower()), None)
+    """Where the step count falls back (a relaunch or resume writing into the same log), read on
+    the loss or, where no name says loss, on the first objective term the loss is made of."""
+    objective = str(best.meta.get("objective") or "").split("+")[0]
+    name = next((n for n in best.cols if "loss" in n.lower()), objective if objective in best.cols else None)
     if name is None:
         return
     steps = best.cols[name][0]
