@@ -635,9 +635,43 @@ def semicolons(text: str, name: str) -> tuple[bytes, str]:
     return _separated(text, "; ").encode(), name
 
 
-# Framings that change how a script joins its pairs: tried only on logs the general line reader
-# reads (a framework's own line has one separator, and its recogniser reads that one).
-SEPARATORS = frozenset({"pipes", "tabs", "semicolons"})
+# A value standing alone between spaces: what a script passes to print as a value of its own.
+_RECORD = re.compile(r"\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\b|^\[(?:rank|default)\d")
+_ALONE = re.compile(r"(?<!\S)[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)(?!\S)")
+
+
+def _tuple_print(line: str) -> str:
+    """The line a Python 2 ``print(text, value, text, value, ...)`` prints where Python 3 printed
+    ``line``: the tuple of its parts, the text between two values a string (less the space print
+    puts between its arguments), each value as written. A line with no value alone is one string
+    (printed as it is), as is one that starts with a value or holds non-ASCII text (Python 2 would
+    escape its bytes), and a logging record (logging formats its message: no tuple is printed)."""
+    found = list(_ALONE.finditer(line))
+    if not found or found[0].start() == 0 or not line.isascii() or _RECORD.search(line):
+        return line
+    parts, last = [], 0
+    for m in found:
+        between = line[last : m.start()]
+        between = between[:-1] if last == 0 else between[1:-1]  # the spaces print adds
+        if last == 0 or between or line[last : m.start()] != " ":
+            parts.append(repr(between))
+        parts.append(m[0])
+        last = m.end()
+    if line[last:]:
+        parts.append(repr(line[last + 1 :]))
+    return "(" + ", ".join(parts) + ")"
+
+
+def py2_tuple(text: str, name: str) -> tuple[bytes, str]:
+    # a hand-written loop run under Python 2: print('Epoch: ', e, 'loss', v) prints the tuple
+    # "('Epoch: ', 3, 'loss', 0.5)" (dcgan-theano-py2-nohup-out-1364)
+    return _per_line(text, lambda i, ln: _tuple_print(ln)).encode(), name
+
+
+# Framings that change how a script joins its pairs or prints its values: tried only on logs the
+# general line reader reads (a framework's own line has one separator and is no print of a tuple,
+# and its recogniser reads that one).
+SEPARATORS = frozenset({"pipes", "tabs", "semicolons", "py2_tuple"})
 
 
 # The prefixes real tools put before each line (issue 29): many, so each is tried on fewer sources.
@@ -698,6 +732,7 @@ FRAMINGS: dict[str, Framing] = {
     "pipes": pipes,
     "tabs": tabs,
     "semicolons": semicolons,
+    "py2_tuple": py2_tuple,
 }
 
 

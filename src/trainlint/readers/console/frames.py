@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .text import Line, lazy_regex
+from .text import Line, lazy_regex, strip_ansi
 
 # torchrun's "[rank0]: ", "[default0]:"; Open MPI's mpirun --tag-output "[1,0]<stdout>:" (job, rank)
 # and horovodrun's "[0]<stdout>:"
@@ -112,7 +112,8 @@ def record_prefix(text: str) -> int:
 
 def unframe_text(seg: str) -> str:
     """One redraw segment without its rank and record prefixes; a logging record printed right
-    after a tqdm render (no newline between them) loses its prefix and stays after the render."""
+    after a tqdm render (no newline between them) loses its prefix and stays after the render;
+    a Python 2 print of several values is the line Python 3 prints of them (:func:`py2_print`)."""
     if "%|" in seg and (bar := _BAR_THEN_TEXT.match(seg)) is not None:
         return seg[: bar.end()] + unframe_text(seg[bar.end() :])
     for _ in range(3):
@@ -125,7 +126,74 @@ def unframe_text(seg: str) -> str:
             seg = seg[n:]
         if seg == before:
             break
-    return seg
+    return py2_print(seg) if seg.lstrip().startswith("(") else seg
+
+
+# Python 2's ``print('Epoch: ', 6)`` prints the tuple: ``('Epoch: ', 6)``. A line that is such a
+# tuple, a quoted string first, is a frame around what the author meant: its parts as Python 3's
+# print writes them (a string's text, any other value's repr, joined by a space).
+_PY2_TUPLE = lazy_regex(r"""^\(\s*[uUbB]?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*,.*\)\s*$""")
+_PY2_STRING = lazy_regex(r"""[uUbB]?(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_ESCAPE = lazy_regex(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+_ESCAPED = {"t": "\t", "n": " ", "r": " ", "\\": "\\", "'": "'", '"': '"'}
+MAX_TUPLE = 4000  # characters of a printed tuple looked at
+
+
+def py2_print(seg: str) -> str:
+    """``('Iter', 100, 'loss', 0.25)`` as ``Iter 100 loss 0.25``; ``(u'train loss:', 0.3)`` as
+    ``train loss: 0.3``; any other text as it is (a tuple of one, or a line that does not close
+    what it opens)."""
+    text = seg.strip()
+    if len(text) > MAX_TUPLE or _PY2_TUPLE.match(text) is None:
+        return seg
+    parts = _elements(text[1:-1])
+    if parts is None or len(parts) < 2:
+        return seg
+    return " ".join(parts)
+
+
+def _elements(body: str) -> list[str] | None:
+    """The printed text of each element of a tuple's body (None: quotes or brackets unbalanced)."""
+    out, depth, start, quote, i = [], 0, 0, "", 0
+    while i < len(body):
+        ch = body[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+        i += 1
+    if quote or depth:
+        return None
+    if body[start:].strip():  # (a one-element tuple ends with a comma)
+        out.append(body[start:])
+    return [_element(part.strip()) for part in out]
+
+
+def _element(raw: str) -> str:
+    m = _PY2_STRING.fullmatch(raw)
+    if m is None:
+        return raw
+    text = m[1] if m[1] is not None else m[2]
+    return strip_ansi(_ESCAPE.sub(_unescape, text)) if "\\" in text else text  # ('\x1b[31mloss', ..): a colour
+
+
+def _unescape(m: re.Match[str]) -> str:
+    esc = m[0][1:]
+    if esc[0] in "xu" and len(esc) > 1:
+        return chr(int(esc[1:], 16))
+    return _ESCAPED.get(esc, m[0])
 
 
 def renders(seg: str) -> list[str]:

@@ -107,6 +107,8 @@ _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s
 # "[E1] step 10 loss 0.53", "[Ep 3] ...": an epoch in brackets, its name cut short to E or Ep.
 _LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep?)\s*(\d+)\s*\]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
+# Words that say where a counter is ("after epoch: 5", "current step: 100"): the counter still.
+_AT_WORDS = frozenset({"after", "current", "cur"})
 # "Epoch 3 Val, loss: 0.5", "Step 100 Train - loss: 0.7": a split word alone after the leading counter
 # names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
 _COUNTED_SPLIT = lazy_regex(
@@ -145,6 +147,7 @@ class Record(msgspec.Struct):
     step_total: float = 0.0  # the M of a step counter printed as N/M
     split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
     bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
+    listed: bool = False  # a loss was the first of a list of values after its name (``d_loss [0.69, 0.5]``)
 
 
 def strip_frame(text: str) -> str:
@@ -192,7 +195,7 @@ def read_line(text: str) -> Record | None:
         if not name or key in _NOT_METRICS:
             continue
         split, _, last = key.rpartition("_")
-        if split in _SPLIT_WORDS and last in _COUNTER_NAMES:  # "validate step: 50"
+        if (split in _SPLIT_WORDS or split in _AT_WORDS) and last in _COUNTER_NAMES:  # "validate step: 50"
             key = last
         if unread_lr(name, value):
             continue
@@ -239,6 +242,8 @@ def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
     body = unwrap_values(body)
+    if "[" in body and "," in body:
+        body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
     if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
@@ -262,6 +267,24 @@ def _lead(body: str, rec: Record) -> str:
     elif first:
         rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
     return body
+
+
+# A list of values after a loss's name: Keras' ``train_on_batch``, ``test_on_batch`` and ``evaluate``
+# return ``[loss, metric, ...]`` for a model compiled with metrics, and a loop prints that list
+# (``print('d_loss', d_loss)``: ``d_loss [0.69, 0.5]``).
+_LOSS_LIST = lazy_regex(
+    r"(?<![\w@/.\-])([A-Za-z][\w@/.\-]*(?:[ \t][A-Za-z][\w@/.\-]*){0,2})\s*[:=]?\s*"
+    r"\[\s*(%s)(?:\s*,\s*(?:%s)){1,7}\s*\]" % (NUM, NUM)
+)
+
+
+def _first_listed(m: re.Match[str], rec: Record) -> str:
+    """``NAME [loss, metric, ...]`` as ``NAME: loss`` where NAME says loss (Keras' order: the loss
+    first); any other list as it is."""
+    if not _loss_like(_name(m[1], ":")):
+        return m[0]
+    rec.listed = True
+    return f"{m[1]}: {m[2]}"
 
 
 def _summed_loss(m: re.Match[str]) -> str:
@@ -357,6 +380,7 @@ def records(lines: list[Line]) -> list[Record]:
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
             if not own and block is not None and not rec.values.keys() & block.values.keys():
                 block.values.update(rec.values)
+                block.listed = block.listed or rec.listed
                 continue
             if not own and header is not None:
                 rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
@@ -547,6 +571,11 @@ def general(lines: list[Line]) -> Capture | None:
             how, "the count on the line" if how == "count" else "the order of the records"
         )
     )
+    if any(r.listed for r in train):
+        cap.notes.append(
+            f"{loss!r} is the first of a list of values printed after its name (Keras' train_on_batch returns"
+            " [loss, metrics...]): the list's other values are not read"
+        )
     if moved:
         cap.notes.append(
             f"{moved} record(s) of a less printed shape also holding {loss!r} taken as evaluations (names eval_...)"

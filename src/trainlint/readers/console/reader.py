@@ -25,8 +25,9 @@ from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
-from .handwritten import MORE_PATTERNS, loss_name, number_lines
+from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
+from .numbers import bare_numbers
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .stateful import RECOGNISERS
@@ -234,9 +235,8 @@ class ConsoleReader:
         if looks_binary(head):
             return False
         suffix = path.suffix.lower()
-        name = loss_name(path.stem)
-        if name and number_lines(split_lines(head.decode("utf-8", errors="replace")), name):
-            return True  # loss.txt: one value a line
+        if bare_numbers(path, split_lines(head.decode("utf-8", errors="replace"))):
+            return True  # loss.txt: one value a line; numbers under a header naming a loss
         if _progress_or_crash(head, patterns):
             return True
         if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
@@ -260,8 +260,7 @@ class ConsoleReader:
         text = strip_ansi(text)
         lines = split_lines(text)
         holds = Needles(text)
-        name = loss_name(path.stem)
-        bare = number_lines(lines, name) if name else None
+        bare = bare_numbers(path, lines)
         caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
         best = caps[0] if caps else None
         last_progress = max(best.lines) if best else 0

@@ -50,13 +50,18 @@ _FLOAT = r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(%s)\](?!\s*\[)" % _FLOAT)
+# A NumPy 0-d array's repr (Keras' ``train_on_batch`` under Theano returns them): ``array(0.95,
+# dtype=float32)``, ``array(0.95)``.
+_ARRAY0 = lazy_regex(r"\barray\((%s)(?:,\s*dtype=[\w.]+)?\)" % NUM)
 
 
 def unwrap_values(text: str, scalars: bool = True) -> str:
-    """``text`` with every value printed inside a tensor's, a one-item list's or (``scalars``) a
-    NumPy scalar's repr written as the number alone."""
+    """``text`` with every value printed inside a tensor's, a 0-d array's, a one-item list's or
+    (``scalars``) a NumPy scalar's repr written as the number alone."""
     if "tensor(" in text:
         text = _TENSOR.sub(r"\1", text)
+    if "array(" in text:
+        text = _ARRAY0.sub(r"\1", text)
     if scalars and ("np." in text or "numpy." in text):
         text = _NUMPY_SCALAR.sub(r"\1", text)
     if "[" in text and "]" in text:
