@@ -39,6 +39,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("detectron2", "detectron2"),
     ("llamafactory", "llamafactory"),
     ("jsonl", "jsonl"),
+    ("json-records", "json_records"),
     ("arrow-table", "arrow_table"),
     ("console", "console.reader"),
     ("csv", "csv_log"),
