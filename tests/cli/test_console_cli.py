@@ -85,10 +85,11 @@ def test_fish_speech_crashed_launch_is_not_pass(cli, evidence):
 
 def test_pattern_option_reads_a_custom_format(cli, tmp_path):
     log = tmp_path / "custom.log"
-    log.write_text("".join(f"it={i * 10} | objective {3.0 - i * 0.1:.2f}\n" for i in range(12)))
+    # "energy": no name a loop gives its loss or objective (an "objective" is read without a pattern)
+    log.write_text("".join(f"it={i * 10} | energy {3.0 - i * 0.1:.2f}\n" for i in range(12)))
     plain = cli("doctor", log, "--format", "json")
     assert plain.json()["reports"][0]["reason"] == "no known training-progress lines found"
-    res = cli("doctor", log, "--format", "json", "--pattern", r"it=(?P<step>\d+) \| objective (?P<loss>[0-9.]+)")
+    res = cli("doctor", log, "--format", "json", "--pattern", r"it=(?P<step>\d+) \| energy (?P<loss>[0-9.]+)")
     (report,) = res.json()["reports"]
     assert report["format"] == "console/user-pattern" and report["reason"] is None
     assert report["summary"]["loss_points"] == 12 and report["summary"]["last_step"] == 110
