@@ -60,6 +60,20 @@ def test_keras_history_lists_are_one_point_an_epoch(tmp_path):
     assert run.roles["eval_loss"] == "val_loss"
 
 
+def test_sacred_metrics_series_with_their_steps(tmp_path):
+    # Sacred's FileStorageObserver metrics.json: one series per metric, its steps, values and timestamps
+    doc = {
+        name: {"steps": list(range(0, 300, 20)), "timestamps": ["2024-01-01T00:00:00"] * 15, "values": vals}
+        for name, vals in (
+            ("train.loss", [2.0 - i / 10 for i in range(15)]),
+            ("val.loss", [2.1 - i / 10 for i in range(15)]),
+        )
+    }
+    run = read_run(_write(tmp_path, doc, "metrics.json"))
+    assert run.roles["loss"] == "train.loss" and run.roles["eval_loss"] == "val.loss"
+    assert _ends(run, "train.loss") == (15, 0.0, 280.0, 2.0, pytest.approx(0.6))
+
+
 def test_records_without_a_step_are_placed_by_their_order_with_a_note(tmp_path):
     run = read_run(_write(tmp_path, [{"loss": 1.0 / (i + 1)} for i in range(10)]))
     assert _ends(run, "loss")[:3] == (10, 0.0, 9.0)

@@ -9,7 +9,9 @@ dump a dict of such lists, one per split. The shapes read here:
   ``val/loss``);
 - records keyed by their step or epoch: ``{"1": {"loss": ..}, "2": {...}}``;
 - lists of values per metric (Keras' ``json.dump(history.history, f)``): ``{"loss": [...],
-  "val_loss": [...]}``, one point per epoch.
+  "val_loss": [...]}``, one point per epoch;
+- a series per metric with its steps (Sacred's ``metrics.json``: ``{"train.loss": {"steps": [..],
+  "values": [..], "timestamps": [..]}}``).
 
 A record's step is its ``step``-like field (as for JSON lines), else its ``epoch``, else its
 place in the list (said in a note). Only a document whose head names a loss is claimed; a
@@ -33,6 +35,8 @@ from .jsonl import STEP_KEYS
 
 # A loss's key and the start of its value: a number (a record's), or a list of numbers (Keras').
 _LOSS_KEY = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*(\[\s*)?[-+.\d]', re.I)
+# A series of a metric named by its key, a loss among them: {"train.loss": {"steps": [..], "values": [..]}}
+_SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
 MAX_DEPTH = 3  # keys followed down to a list of records
 
@@ -57,6 +61,9 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
         return []
     if len(doc) >= 2 and all(_INT.match(k) and isinstance(v, dict) for k, v in doc.items()):
         return [(prefix, [{"step": int(k), **v} for k, v in doc.items()])]  # {"1": {...}, "2": {...}}
+    if prefix and _numbers(doc.get("values")) and isinstance(doc.get("steps"), list):  # Sacred's metrics.json
+        name, steps = prefix.rstrip("/"), doc["steps"]
+        return [("", [{"step": s, name: v} for s, v in zip(steps, doc["values"])])]
     lists = {k: v for k, v in doc.items() if _numbers(v)}
     out = [(prefix, _per_epoch(lists))] if lists and any("loss" in k.lower() for k in lists) else []
     for key, value in doc.items():
@@ -81,7 +88,7 @@ class JsonRecordsReader:
             return False
         # a table repeats its loss's key; a list holds its values: a config's "loss_weight": 0.5 does neither
         keys = _LOSS_KEY.finditer(head)
-        if not any(k[1] is not None or n > 0 for n, k in enumerate(keys)):
+        if not any(k[1] is not None or n > 0 for n, k in enumerate(keys)) and not _SERIES.search(head):
             return False
         # JSON lines (an object a line, its first one naming no loss) are not one document
         return not (len(lines) > 1 and lines[0].endswith(b"}") and lines[1].startswith(b"{"))
