@@ -152,3 +152,11 @@ def test_tl010_note_when_the_rise_is_within_the_losses_own_noise():
     # the same noise around a level that doubles and stays: a divergence
     doubled = np.r_[loss[:24], np.array(loss[24:]) * 4.0]
     assert one("TL010", make_run(doubled)).severity.value == "FAIL"
+
+
+def test_tl010_a_loss_blown_up_by_orders_of_magnitude_is_no_noise():
+    # a real HF Trainer run at lr=3.0 (tests/readers/test_grouping_agreement.py's "diverged"): 1.2e6 at step 5,
+    # then 1e18-6e18 swinging by as much as its level; weighed on the log scale the rise is far beyond that noise
+    loss = [1.2e6, 5.3e12, 2.4e18, 4.3e18, 2.5e18, 4.0e18, 4.2e18, 1.9e18, 3.5e18, 6.3e18, 3.8e18, 2.9e18]
+    f = one("TL010", make_run(loss, steps=list(range(5, 65, 5))))
+    assert f.severity.value == "FAIL" and f.evidence["best_step"] == 5

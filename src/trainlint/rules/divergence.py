@@ -136,10 +136,14 @@ def _lesser_rise(ctx: Context, v: np.ndarray, evidence: dict[str, float]) -> Fin
 
 
 def _rise_in_noise(v: np.ndarray, end: float, best: float) -> float:
-    """The rise (end - best) in standard errors of the difference of the two levels, each the
-    median of its points (the end: the last tenth; the best: a rolling window) under the loss's
-    point-to-point noise. A loss printed as one mini-batch's value every N steps swings by more
-    than its trend: the lowest of its rolling medians is a lucky stretch, not a level."""
+    """The rise from the best level to the end level in standard errors of the difference of the
+    two levels, each the median of its points (the end: the last tenth; the best: a rolling window)
+    under the loss's point-to-point noise. On a positive loss both are taken on the log scale (the
+    rule judges a ratio; a loss that blew up by orders of magnitude is no noise around its best).
+    A loss printed as one mini-batch's value every N steps swings by more than its trend: the
+    lowest of its rolling medians is a lucky stretch, not a level."""
+    if float(np.min(v)) > 0 and end > 0:
+        v, end, best = np.log(v), float(np.log(end)), float(np.log(best))
     sigma = noise(v)
     if sigma <= 0:
         return float("inf")
