@@ -1872,7 +1872,9 @@ def time_series_library_lines(epochs=12):
 def test_time_series_library_vali_loss_is_the_eval_loss(tmp_path):
     run = _read(tmp_path, time_series_library_lines())
     assert run.roles["eval_loss"] == "Vali_Loss"  # not the Test Loss, and never the training loss
-    assert _series(run, "Vali_Loss") == (12, 1.0, 12.0, 0.89, pytest.approx(0.78))
+    # each iteration line read (twice an epoch): the epoch's summary at the step of its last iteration line
+    assert _series(run, "loss") == (24, 100.0, 2400.0, pytest.approx(0.579), pytest.approx(0.358))
+    assert _series(run, "Vali_Loss") == (12, 200.0, 2400.0, 0.89, pytest.approx(0.78))
     assert _series(run, "Test_Loss")[3:] == (0.445, pytest.approx(0.39))
     assert _series(run, "Train_Loss")[3:] == (0.48, pytest.approx(0.26))
     loss = run.roles["loss"]  # the per-iteration loss or the epoch's mean: both are the training loss
