@@ -1814,6 +1814,24 @@ def test_mxnet_speedometer(tmp_path):
     assert not any(n.startswith("Train-") for n in run.series)  # the epoch summaries repeat the batch lines
 
 
+def test_mxnet_validation_after_each_epoch(tmp_path):
+    # Module.fit's evaluation of eval_data after each epoch (python/mxnet/module/base_module.py, same commit):
+    # 'Epoch[%d] Validation-%s=%f' per metric, after the epoch's 'Time cost' line; at the epoch's last batch line
+    lines = []
+    for line in mxnet_speedometer():
+        lines.append(line)
+        if "Time cost" in line:
+            e = int(line.split("Epoch[")[1].split("]")[0])
+            lines.append("2018-10-11 09:20:05,000 INFO - Epoch[%d] Validation-%s=%f" % (e, "M0_RPNAcc", 0.9 + e / 100))
+            lines.append(
+                "2018-10-11 09:20:05,000 INFO - Epoch[%d] Validation-%s=%f" % (e, "cross-entropy", 1.0 - e / 10)
+            )
+    run = _read(tmp_path, lines)
+    assert _series(run, "M0_RPNL1BboxLoss") == (18, 0.0, 17.0, 0.08, pytest.approx(0.055))  # as without them
+    assert _series(run, "val_M0_RPNAcc") == (3, 5.0, 17.0, pytest.approx(0.95), pytest.approx(0.97))
+    assert _series(run, "val_cross-entropy") == (3, 5.0, 17.0, pytest.approx(0.5), pytest.approx(0.3))
+
+
 def caffe_solver():
     """BVLC/caffe@9b891540183ddc834a02b2bd81b31afae71b2153 src/caffe/solver.cpp:239-241 ('Iteration ' << iter_
     << ' (' << per_s << ' iter/s, ' << lapse << 's/' << display << ' iters), loss = ' << smoothed_loss_),
