@@ -123,7 +123,6 @@ PINNED = {
         # '3/29  40/165 ...', names no loss) left when a counter table's 'total' was read as its loss.
         "unread": {
             "cityscapes-road-car-seg-log-train-1260",
-            "catvsdog-resnet-pretrained-35",
             "t2icount-train-1014",
             "aisl-ubev-train-out-1251",
             "ropadet-fairseq-train-out-1254",
@@ -203,9 +202,9 @@ PINNED = {
             # the end of the second of three appended trainings (adjudicated false: the third is back at its best).
             "u2net-repro-chinese-named-log-1343",
             "unet-ccpd-chinese-named-log-1355",
-            # and the Caffe tail's TL010 on one mini-batch's loss every 100 iterations (0.028 to 0.177 throughout;
-            # adjudicated false).
-            "traffic-signs-caffe-chinese-named-log-1360",
+            # (traffic-signs-caffe-chinese-named-log-1360, the Caffe tail's TL010 on one mini-batch's loss every 100
+            # iterations, 0.028 to 0.177 throughout, adjudicated false, left when TL010 said NOTE for a rise within
+            # the loss's own noise; catvsdog-resnet-pretrained-35 left the unread list then, its batch lines read.)
             # Science-and-series wave (ids 1300-1320), as first measured and adjudicated (note): a CGCNN
             # run's noisy valid loss (TL060; the script keeps the best-valid model) and the last 42 epochs
             # of a contrastive pretraining whose fall precedes the file (TL031).
@@ -388,7 +387,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 329, "right_loss": 357}, "test": {"read": 237, "right_loss": 261}}
+FLOORS = {"calibration": {"read": 330, "right_loss": 357}, "test": {"read": 237, "right_loss": 261}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
