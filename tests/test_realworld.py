@@ -123,7 +123,6 @@ PINNED = {
         # jde-tracking-log-train-1263 (JDE's print table 'Epoch Batch box conf id total nTargets time', rows
         # '3/29  40/165 ...', names no loss) left when a counter table's 'total' was read as its loss.
         "unread": {
-            "catvsdog-resnet-pretrained-35",
             "aisl-ubev-train-out-1251",
             "ropadet-fairseq-train-out-1254",
             # dcgan-theano-py2-nohup-out-1364 (odd files wave, ids 1340-1379; Python 2 tuple prints of Keras'
@@ -200,9 +199,9 @@ PINNED = {
             # the end of the second of three appended trainings (adjudicated false: the third is back at its best).
             "u2net-repro-chinese-named-log-1343",
             "unet-ccpd-chinese-named-log-1355",
-            # and the Caffe tail's TL010 on one mini-batch's loss every 100 iterations (0.028 to 0.177 throughout;
-            # adjudicated false).
-            "traffic-signs-caffe-chinese-named-log-1360",
+            # (traffic-signs-caffe-chinese-named-log-1360, the Caffe tail's TL010 on one mini-batch's loss every 100
+            # iterations, 0.028 to 0.177 throughout, adjudicated false, left when TL010 said NOTE for a rise within
+            # the loss's own noise; catvsdog-resnet-pretrained-35 left the unread list then, its batch lines read.)
             # Science-and-series wave (ids 1300-1320), as first measured and adjudicated (note): a CGCNN
             # run's noisy valid loss (TL060; the script keeps the best-valid model) and the last 42 epochs
             # of a contrastive pretraining whose fall precedes the file (TL031).

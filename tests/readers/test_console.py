@@ -350,6 +350,27 @@ def test_tqdm_postfix_loss_in_a_hand_written_loop(tmp_path):
     assert series(run, "loss") == ([1.0, 2.0, 10.0, 10.0 + 5.0, 20.0], [2.5, 2.4, 2.0, 1.5, 1.2])
 
 
+def test_a_scripts_own_epoch_bar_is_no_lightning_bar(tmp_path):
+    # dtv-net-ct-train-log-1277 (calibration): tqdm(desc=f"Epoch {e}") with set_postfix_str(f"loss:{x},epoch mean:{m:.2f}"),
+    # redrawn with \r on one line an epoch, and a "validating..." bar after each epoch. Lightning's bar writes
+    # "loss=0.52, v_num=0": this one is read at every batch by the tqdm postfix recogniser, not once an epoch
+    def bar(desc, n, total, loss):
+        return f"{desc}: {n * 100 // total:>3}%|#         | {n}/{total} [00:10<01:18,  6.03s/it, loss:{loss},epoch mean:{loss:.2f}]"
+
+    lines = []
+    for e in range(3):
+        lines.append("\r".join(bar(f"Epoch {e}", n, 20, 100.0 - e * 20 - n) for n in range(1, 21)))
+        lines.append("\r".join(bar("validating...", n, 5, 90.0 - e) for n in range(1, 6)))
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    run = read_run(log)
+    assert run.format == "console/tqdm-postfix"
+    steps, values = series(run, "loss")
+    assert (len(steps), steps[0], steps[-1], values[0], values[-1]) == (60, 1.0, 60.0, 99.0, 40.0)
+    # the validation bar's loss is an evaluation, at the training step it followed, not a training point
+    assert series(run, "val_loss") == ([20.0, 40.0, 60.0], [90.0, 89.0, 88.0])
+
+
 def test_pytorch_imagenet_example_epochs_count_from_zero(tmp_path):
     log = tmp_path / "imagenet.log"
     log.write_text(

@@ -138,9 +138,11 @@ def test_phase_summaries_sharing_a_metric_name(tmp_path):
             f"2018-01-27 10:42:58,879 INFO    : Epoch [{e}]/[199] \t Validation Phase Loss: {0.06 - 0.001 * e:.4f} \t Accuracy: 0.{70 + e}",
         ]
     run = _read(tmp_path, lines)
-    assert run.roles["loss"] == "Training_Phase_Loss" and run.roles["eval_loss"] == "Validation_Phase_Loss"
-    assert _series(run, "Training_Phase_Loss") == (12, 0.0, 11.0, 0.07, pytest.approx(0.059))
-    assert _series(run, "Validation_Phase_Loss") == (12, 0.0, 11.0, 0.06, pytest.approx(0.049))
+    # the batch line's NumPy array of one ("loss:[ 0.60]") is the training loss; the summaries keep their names
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "Validation_Phase_Loss"
+    assert _series(run, "loss") == (12, 1.0, 12.0, 0.6, 0.611)
+    assert _series(run, "Training_Phase_Loss") == (12, 1.0, 12.0, 0.07, pytest.approx(0.059))
+    assert _series(run, "Validation_Phase_Loss") == (12, 1.0, 12.0, 0.06, pytest.approx(0.049))
     assert _series(run, "Accuracy")[3:] == (0.6, 0.71) and _series(run, "eval_Accuracy")[3:] == (0.7, 0.81)
 
 
@@ -673,3 +675,83 @@ def test_bare_splits_after_an_epoch_counter_and_sizes_that_are_not_losses(tmp_pa
     assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
     assert _series(run, "train_loss")[0] == 24 and run.series["train_loss"].values[0] == pytest.approx(0.00069)
     assert "Train_loss" not in run.series and "Valid_loss" not in run.series
+
+
+def test_a_numpy_array_of_one_printed_with_its_sign_padding(tmp_path):
+    # catvsdog-resnet-pretrained-35 (calibration): logging.info of "Current batch:%d/%d  loss:%s" % (.., loss.data.numpy())
+    # prints a NumPy array of one, padded for a sign it does not have; then a per-epoch summary line
+    lines = []
+    for e in range(3):
+        lines += [
+            f"2018-01-28 21:43:00,197 INFO    : train --- Current batch:{b}/1600  loss:[ {0.5 - 0.01 * (8 * e + b // 200):.8f}]"
+            for b in range(200, 1800, 200)
+        ]
+        lines.append(
+            f"2018-01-28 21:46:54,057 INFO    : Epoch [{e}]/[4] \t Training Phase Loss: 0.0226 \t Accuracy: 0.9048"
+        )
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (24, 200.0, 4800.0, 0.49, pytest.approx(0.26))
+    # NumPy's other prints of one value: no padding, two dimensions, exponent form, a negative value
+    for text, value in (("[0.026]", 0.026), ("[[ 0.026]]", 0.026), ("[ 2.3e-01]", 0.23), ("[-0.5]", -0.5)):
+        assert read_line(f"step 3 loss: {text}").values == {"loss": value}
+    # an array of several values, or a count in brackets, stays unread
+    assert read_line("step 3 loss: [ 0.1  0.2]").values == {}
+    assert read_line("Epoch [ 3] loss 0.5").epoch == 3.0
+
+
+def test_an_evaluation_loops_batch_lines_give_way_to_its_summary(tmp_path):
+    # catvsdog-resnet-pretrained-35 (calibration): the validation loop prints its batches' losses, then the
+    # evaluation's summary; each batch line is one batch's value, the summary is the evaluation's
+    def epoch(e: int, summary: bool) -> list[str]:
+        out = [
+            f"INFO    : train --- Current batch:{b}/800  loss:[ {0.5 - 0.01 * e:.4f}]" for b in range(200, 1000, 200)
+        ]
+        out += [f"INFO    : val --- Current batch:{b}/400  loss:[ {0.3 + 0.1 * (b // 200):.4f}]" for b in (200, 400)]
+        if summary:
+            out.append(f"INFO    : Epoch [{e}]/[9] \t Validation Phase Loss: {0.2 - 0.01 * e:.4f} \t Accuracy: 0.98")
+        return out
+
+    run = _read(tmp_path, [ln for e in range(6) for ln in epoch(e, True)])
+    assert run.roles["eval_loss"] == "Validation_Phase_Loss" and "val_loss" not in run.series
+    assert _series(run, "Validation_Phase_Loss") == (6, 800.0, 4800.0, 0.2, pytest.approx(0.15))
+    assert any("evaluation record(s) printed several times" in n for n in run.notes)
+    # without a summary line the batch lines are all the evaluation there is: kept
+    run = _read(tmp_path, [ln for e in range(6) for ln in epoch(e, False)], "nosummary.log")
+    assert run.roles["eval_loss"] == "val_loss" and len(run.series["val_loss"]) == 6
+
+
+def test_a_record_a_line_is_judged_after_the_header_only():
+    # OLMo-style blocks: a "[step=N/M]" header, then one line per metric, read as one record. The first block
+    # printed its perplexity alone: the next block's first line has that shape, but a header lies between them,
+    # so it says nothing of whether the lines after the header are a record a line
+    from trainlint.readers.console.general import records
+    from trainlint.readers.console.text import split_lines
+
+    text = ["[step=0/100]", "train/Perplexity=60000.5"]
+    for s in range(1, 6):
+        text += [f"[step={s}/100]", f"train/Perplexity={600.0 / s:.1f}", f"train/CrossEntropyLoss={11.33 - s:.2f}"]
+    recs = records(split_lines("\n".join(text) + "\n"))
+    assert [sorted(r.values) for r in recs[1:]] == [["train/CrossEntropyLoss", "train/Perplexity"]] * 5
+    assert [r.step for r in recs] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert recs[-1].values == {"train/Perplexity": 120.0, "train/CrossEntropyLoss": 6.33}
+
+
+def test_iteration_lines_a_shape_keyed_by_the_epoch_would_overwrite(tmp_path):
+    # dlinear-brain-etth2-336-96-1302 (calibration): Time-Series-Library's exp_main.py prints
+    # "\titers: {i+1}, epoch: {epoch+1} | loss: {loss:.7f}" every 100 iterations (twice an epoch of 256), then the
+    # epoch's summary; a shape keyed by the epoch keeps one iteration line an epoch, the general reader both
+    lines = []
+    for e in range(1, 11):
+        for i in (100, 200):
+            lines += [
+                f"\titers: {i}, epoch: {e} | loss: {0.9 - 0.04 * e - 0.0001 * i:.7f}",
+                "\tspeed: 0.0584s/iter; left time: 143.6299s",
+            ]
+        lines += [
+            f"Epoch: {e} cost time: 0.8947696685791016",
+            f"Epoch: {e}, Steps: 256 | Train Loss: {0.8 - 0.04 * e:.7f} Vali Loss: 0.3894133 Test Loss: 0.5159522",
+        ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/general" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 100.0, 2000.0, pytest.approx(0.85), pytest.approx(0.48))
+    assert len(run.series["summary_Train_Loss"]) == 10  # the epoch's summary beside its evaluation

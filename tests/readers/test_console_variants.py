@@ -61,10 +61,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "the generic shapes leave NumPy scalar reprs (np.float32(...)) to the general line reader, which keeps verl's line shapes and merged validation metrics: the log goes to the general reader, which takes other steps or points",
     ('numpy2', 'calibration.safety-binary-classifier-train-log-1013'):
         "the generic shapes leave NumPy scalar reprs (np.float32(...)) to the general line reader, which keeps verl's line shapes and merged validation metrics: the log goes to the general reader, which takes other steps or points",
-    ('name_train_loss', 'zoo.time_series_library_vali_loss_is_the_eval_loss'):
-        "Time-Series-Library prints the iteration loss as 'loss' and the epoch summary's 'Train Loss': renamed train_loss, the iteration lines name the summary's loss too and the generic epoch shape takes the summary's values",
-    ('name_training_loss', 'zoo.time_series_library_vali_loss_is_the_eval_loss'):
-        "Time-Series-Library prints the iteration loss as 'loss' and the epoch summary's 'Train Loss': renamed training loss, the iteration lines name the summary's loss too and the generic epoch shape takes the summary's values",
     ('epoch_bracket', 'calibration.csta-task0-908'):
         "a bare [N/M] is read as a count inside an epoch: in a file of several runs the count's fall at a restart is taken for a new epoch and the steps go on",
     ('epoch_bracket', 'general.an_epoch_done_summary_is_not_an_evaluation'):

@@ -1814,6 +1814,24 @@ def test_mxnet_speedometer(tmp_path):
     assert not any(n.startswith("Train-") for n in run.series)  # the epoch summaries repeat the batch lines
 
 
+def test_mxnet_validation_after_each_epoch(tmp_path):
+    # Module.fit's evaluation of eval_data after each epoch (python/mxnet/module/base_module.py, same commit):
+    # 'Epoch[%d] Validation-%s=%f' per metric, after the epoch's 'Time cost' line; at the epoch's last batch line
+    lines = []
+    for line in mxnet_speedometer():
+        lines.append(line)
+        if "Time cost" in line:
+            e = int(line.split("Epoch[")[1].split("]")[0])
+            lines.append("2018-10-11 09:20:05,000 INFO - Epoch[%d] Validation-%s=%f" % (e, "M0_RPNAcc", 0.9 + e / 100))
+            lines.append(
+                "2018-10-11 09:20:05,000 INFO - Epoch[%d] Validation-%s=%f" % (e, "cross-entropy", 1.0 - e / 10)
+            )
+    run = _read(tmp_path, lines)
+    assert _series(run, "M0_RPNL1BboxLoss") == (18, 0.0, 17.0, 0.08, pytest.approx(0.055))  # as without them
+    assert _series(run, "val_M0_RPNAcc") == (3, 5.0, 17.0, pytest.approx(0.95), pytest.approx(0.97))
+    assert _series(run, "val_cross-entropy") == (3, 5.0, 17.0, pytest.approx(0.5), pytest.approx(0.3))
+
+
 def caffe_solver():
     """BVLC/caffe@9b891540183ddc834a02b2bd81b31afae71b2153 src/caffe/solver.cpp:239-241 ('Iteration ' << iter_
     << ' (' << per_s << ' iter/s, ' << lapse << 's/' << display << ' iters), loss = ' << smoothed_loss_),
@@ -1872,8 +1890,10 @@ def time_series_library_lines(epochs=12):
 def test_time_series_library_vali_loss_is_the_eval_loss(tmp_path):
     run = _read(tmp_path, time_series_library_lines())
     assert run.roles["eval_loss"] == "Vali_Loss"  # not the Test Loss, and never the training loss
-    assert _series(run, "Vali_Loss") == (12, 1.0, 12.0, 0.89, pytest.approx(0.78))
+    # each iteration line read (twice an epoch): the epoch's summary at the step of its last iteration line
+    assert _series(run, "loss") == (24, 100.0, 2400.0, pytest.approx(0.579), pytest.approx(0.358))
+    assert _series(run, "Vali_Loss") == (12, 200.0, 2400.0, 0.89, pytest.approx(0.78))
     assert _series(run, "Test_Loss")[3:] == (0.445, pytest.approx(0.39))
-    assert _series(run, "Train_Loss")[3:] == (0.48, pytest.approx(0.26))
-    loss = run.roles["loss"]  # the per-iteration loss or the epoch's mean: both are the training loss
-    assert loss in ("loss", "Train_Loss") and run.series[loss].values[-1] < 0.4
+    # the epoch's mean, printed beside the evaluation: its summary, never the loss series itself
+    assert _series(run, "summary_Train_Loss")[3:] == (0.48, pytest.approx(0.26))
+    assert run.roles["loss"] == "loss" and run.series["loss"].values[-1] < 0.4

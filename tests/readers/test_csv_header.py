@@ -49,3 +49,22 @@ def test_a_header_with_a_comma_in_a_quoted_name_is_recognised_and_read(tmp_path)
     assert not run.damage and not run.notes
     assert run.get('acc "top,1"').values.tolist() == [0.5] * 10
     assert run.get("line\nbreak").values.tolist() == [7.0] * 10
+
+
+def test_a_cost_column_is_a_loss_only_beside_a_step_or_epoch_column(tmp_path):
+    # 'cost' is the objective's classic name (Theano's tutorials, TF1 scripts: iter,cost), and as often money or
+    # seconds in a table: a billing export's 'date,service,cost' is no training log
+    from trainlint.api import read_run
+
+    bill = tmp_path / "billing.csv"
+    _write(bill, ["date", "service", "cost"], [[f"2024-01-{d:02d}", "gpu", f"{12.5 * d:.2f}"] for d in range(1, 20)])
+    reader = sniff(bill)
+    assert reader is None or reader.name != "csv"
+    theano = tmp_path / "cost.csv"
+    _write(theano, ["iter", "cost"], [[i * 100, f"{2.3 - 0.1 * i:.2f}"] for i in range(15)])
+    assert sniff(theano).name == "csv"
+    run = read_run(theano)
+    assert run.roles["loss"] == "cost" and run.series["cost"].values[-1] == 0.9
+    assert csv_log._is_metric_header(["epoch", "cost", "accuracy"])
+    assert not csv_log._is_metric_header(["region", "total_cost"])
+    assert csv_log._is_metric_header(["region", "loss"])  # a name saying loss needs nothing more

@@ -134,3 +134,29 @@ def test_tl012_leaves_a_lasting_blowup_to_the_trend_rules():
     loss = decay(200, start=3, end=1, noise=0.02)
     loss[80:120] = 40.0
     assert "TL011" in stood_down("TL012", make_run(loss))
+
+
+def test_tl010_note_when_the_rise_is_within_the_losses_own_noise():
+    # catvsdog-resnet-pretrained-35 (calibration): a fine-tune of a pretrained ResNet logging one mini-batch's
+    # loss every 200 batches; flat near 0.1 and swinging 0.005 to 0.73 throughout, so the lowest rolling median
+    # (0.03) is a lucky stretch and the last tenth's median (0.10) the same noise: no divergence
+    loss = [
+        0.0264, 0.3968, 0.2010, 0.0052, 0.0368, 0.1900, 0.0783, 0.0314, 0.1727, 0.2765, 0.0363, 0.0941,
+        0.0290, 0.0812, 0.1521, 0.0286, 0.0254, 0.1612, 0.0150, 0.0490, 0.7286, 0.1566, 0.1384, 0.1216,
+        0.0149, 0.0675, 0.1121, 0.3084, 0.2809, 0.0719, 0.0537, 0.1126, 0.1838, 0.1925, 0.0928, 0.1290,
+        0.1613, 0.2712, 0.2525, 0.1089, 0.0054, 0.0762, 0.1182, 0.1778, 0.0513, 0.1346, 0.0988, 0.0349,
+    ]  # fmt: skip
+    f = one("TL010", make_run(loss))
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] >= 2.0
+    assert f.evidence["noise_z"] < 3.0 and "noise" in f.message
+    # the same noise around a level that doubles and stays: a divergence
+    doubled = np.r_[loss[:24], np.array(loss[24:]) * 4.0]
+    assert one("TL010", make_run(doubled)).severity.value == "FAIL"
+
+
+def test_tl010_a_loss_blown_up_by_orders_of_magnitude_is_no_noise():
+    # a real HF Trainer run at lr=3.0 (tests/readers/test_grouping_agreement.py's "diverged"): 1.2e6 at step 5,
+    # then 1e18-6e18 swinging by as much as its level; weighed on the log scale the rise is far beyond that noise
+    loss = [1.2e6, 5.3e12, 2.4e18, 4.3e18, 2.5e18, 4.0e18, 4.2e18, 1.9e18, 3.5e18, 6.3e18, 3.8e18, 2.9e18]
+    f = one("TL010", make_run(loss, steps=list(range(5, 65, 5))))
+    assert f.severity.value == "FAIL" and f.evidence["best_step"] == 5

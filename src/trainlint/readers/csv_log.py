@@ -30,7 +30,15 @@ STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSO
 
 
 def _is_metric_header(cols: list[str]) -> bool:
-    return any("loss" in c.lower() or role_of(c) is not None for c in cols) and not any(c.startswith("{") for c in cols)
+    """Whether a header names a training metric. A ``cost`` column alone is no evidence: the
+    objective's classic name (Theano, TF1: ``iter,cost``) is as often money or seconds in a table
+    (``date,service,cost``); it counts where a step or epoch column says the rows are training's."""
+    if any(c.startswith("{") for c in cols):
+        return False
+    named = [c for c in cols if "loss" in c.lower() or role_of(c) is not None]
+    if named and all("cost" in c.lower() for c in named):
+        return any(c.strip().lower() in (*STEP_COLUMNS, "epoch", "epochs") for c in cols)
+    return bool(named)
 
 
 # CatBoost's own training log (catboost_info/learn_error.tsv, written by every fit): "iter" then the

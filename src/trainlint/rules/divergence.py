@@ -15,7 +15,9 @@ from .stats import (
     fmt,
     fstep,
     head_level,
+    level_se,
     longest_run,
+    noise,
     robust_level,
     rolling_median,
     window_for,
@@ -42,12 +44,15 @@ A last-point blip does not count: the rise must persist over a stretch of the ru
 If an eval loss exists and kept improving to the end, the train-loss rise alone is only
 a WARN. A rise under `immaterial` of the loss's fall from its first point to its lowest is a
 NOTE: 0.02 to 0.05 after a fall from 3.3 is a ratio of two numbers near 0 (a fit at its noise
-floor), not an optimizer that left the good region. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+floor), not an optimizer that left the good region. A rise under `noise_z` standard errors of the
+loss's own point-to-point noise is a NOTE too: a loss printed as one mini-batch's value every N
+steps swings by more than its trend, and its lowest stretch is luck, not a level it left. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
         Threshold("min_points", 10, "finite loss points needed to judge"),
         Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over"),
+        Threshold("noise_z", 3.0, "rise under this many standard errors of the loss's own noise: a NOTE"),
         Threshold("immaterial", 0.01, "rise (end - best) under this share of the fall from the first point: a NOTE"),
     ],
 )
@@ -75,18 +80,9 @@ def loss_diverged(ctx: Context) -> Finding | None:
         steps_past_best=steps[-1] - steps[best_i],
         stretch_fraction=above,
     )
-    small = _immaterial_rise(ctx, v, best, end)
-    if small is not None:
-        return ctx.fire(
-            f"loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step {fstep(steps[best_i])}), "
-            f"but the rise is {fmt(small * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
-            f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)",
-            step=steps[best_i],
-            severity="NOTE",
-            share_of_fall=small,
-            immaterial=ctx.t("immaterial"),
-            **evidence,
-        )
+    lesser = _lesser_rise(ctx, v, evidence)
+    if lesser is not None:
+        return lesser
     ev = ctx.subject.get("eval_loss")
     if ev is not None and len(ev.finite()) >= 3:
         e = ev.finite().values
@@ -107,6 +103,53 @@ def loss_diverged(ctx: Context) -> Finding | None:
         step=steps[best_i],
         **evidence,
     )
+
+
+def _lesser_rise(ctx: Context, v: np.ndarray, evidence: dict[str, float]) -> Finding | None:
+    """A NOTE where the rise is no divergence: within the loss's own noise, or immaterial to its
+    fall (None where it is neither)."""
+    end, best, at, ratio = evidence["end_level"], evidence["best_level"], evidence["best_step"], evidence["ratio"]
+    head = f"loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step {fstep(at)}), "
+    z = _rise_in_noise(v, end, best)
+    if z < ctx.t("noise_z"):
+        return ctx.fire(
+            head + f"but the rise is {fmt(z)} standard errors of the loss's own point-to-point noise "
+            f"(threshold {fmt(ctx.t('noise_z'))}): the best level is a lucky stretch of a noisy curve, "
+            "not a level it left (a NOTE)",
+            step=at,
+            severity="NOTE",
+            noise_z=z,
+            **evidence,
+        )
+    small = _immaterial_rise(ctx, v, best, end)
+    if small is None:
+        return None
+    return ctx.fire(
+        head + f"but the rise is {fmt(small * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
+        f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)",
+        step=at,
+        severity="NOTE",
+        share_of_fall=small,
+        immaterial=ctx.t("immaterial"),
+        **evidence,
+    )
+
+
+def _rise_in_noise(v: np.ndarray, end: float, best: float) -> float:
+    """The rise from the best level to the end level in standard errors of the difference of the
+    two levels, each the median of its points (the end: the last tenth; the best: a rolling window)
+    under the loss's point-to-point noise. On a positive loss both are taken on the log scale (the
+    rule judges a ratio; a loss that blew up by orders of magnitude is no noise around its best).
+    A loss printed as one mini-batch's value every N steps swings by more than its trend: the
+    lowest of its rolling medians is a lucky stretch, not a level."""
+    if float(np.min(v)) > 0 and end > 0:
+        v, end, best = np.log(v), float(np.log(end)), float(np.log(best))
+    sigma = noise(v)
+    if sigma <= 0:
+        return float("inf")
+    k = max(3, int(round(len(v) * 0.1)))  # robust_level's points
+    se = float(np.hypot(level_se(sigma, k), level_se(sigma, window_for(len(v)))))
+    return (end - best) / se
 
 
 def _immaterial_rise(ctx: Context, v: np.ndarray, best: float, end: float) -> float | None:

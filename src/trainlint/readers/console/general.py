@@ -368,6 +368,7 @@ def records(lines: list[Line]) -> list[Record]:
     header: Record | None = None
     block: Record | None = None
     whole = False  # the lines after the header so far repeat one shape
+    since = 0  # the first record after the header: a record before it is no neighbour to compare with
     for line in lines:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
@@ -375,7 +376,7 @@ def records(lines: list[Line]) -> list[Record]:
                 continue
             rec.line = line.no
             if not rec.values:
-                header, block, whole = rec, None, False
+                header, block, whole, since = rec, None, False, len(out)
                 continue
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
             if not own and block is not None and not rec.values.keys() & block.values.keys():
@@ -385,7 +386,7 @@ def records(lines: list[Line]) -> list[Record]:
             if not own and header is not None:
                 rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
             out.append(rec)
-            whole = whole or (len(out) > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
+            whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
             block = rec if header is not None and not own and not whole else None
     return out
 
@@ -604,6 +605,7 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
         counts[frozenset(rec.values)] = counts.get(frozenset(rec.values), 0) + 1
     train_names = set(cap.cols)
     step = None
+    placed: list[tuple[Record, float]] = []
     for rec in recs:
         if id(rec) in role:
             step = at[rec.line]
@@ -623,8 +625,19 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
             role[id(rec)] = "other"
         else:
             continue
-        cap.add_all(step, rec.values)
+        placed.append((rec, step))
+    progress = _evaluation_progress(placed, role)
+    for rec, at_step in placed:
+        if id(rec) in progress:
+            role[id(rec)] = "evaluation progress"
+            continue
+        cap.add_all(at_step, rec.values)
         cap.lines.append(rec.line)
+    if progress:
+        cap.notes.append(
+            f"{len(progress)} evaluation record(s) printed several times an evaluation (its batches' progress) "
+            "not read: the evaluation's summary line gives its value"
+        )
     cap.lines.sort()
 
 
@@ -634,6 +647,22 @@ def _evaluated(name: str) -> str:
     the epoch's step lines): ``summary_train_loss``, never a second series of the training loss."""
     split = parse(name).split
     return f"eval_{name}" if split is None else f"summary_{name}" if split == "train" else name
+
+
+def _evaluation_progress(placed: list[tuple[Record, float]], role: dict[int, str]) -> set[int]:
+    """The evaluation records that are an evaluation loop's progress (``val --- batch:200/400
+    loss: ..``): a shape printed several times at one training step, where another evaluation
+    shape holding a loss is printed once at each of those steps (the evaluation's summary, ``Epoch
+    [0] Validation Phase Loss: ..``). Only the last of each step would be kept: one batch's value."""
+    per: dict[frozenset[str], dict[float, int]] = {}
+    for rec, step in placed:
+        if role[id(rec)] == "evaluation":
+            at = per.setdefault(frozenset(rec.values), {})
+            at[step] = at.get(step, 0) + 1
+    batches = {k: set(at) for k, at in per.items() if max(at.values()) > 1}
+    summaries = [set(at) for k, at in per.items() if max(at.values()) == 1 and any(parse(n).kind for n in k)]
+    drop = {k for k, steps in batches.items() if any(steps <= s for s in summaries)}
+    return {id(rec) for rec, _ in placed if frozenset(rec.values) in drop}
 
 
 class Shape(msgspec.Struct):

@@ -126,16 +126,16 @@ _TABLE_STEP = frozenset({"epoch", "step", "iter", "iteration", "steps", "epochs"
 _TOTAL_LOSS = "total_loss"  # the name a table's ``total`` is read under where the table names no loss
 
 
-def _table_header(text: str, total: bool = False) -> list[str] | None:
-    """A header's names: one naming a loss; or, for ``total``, one naming none as ``Epoch .. total
-    ..`` (its rows must lead with counters; its ``total`` is the loss)."""
+def _table_header(text: str) -> tuple[list[str], bool] | None:
+    """A header's names and whether it is a ``total`` table's: one naming a loss; or one naming
+    none as ``Epoch .. total ..`` (its rows must lead with counters; its ``total`` is the loss)."""
     cols = text.split()
     if len(cols) < 3 or len(cols) > 30 or not all(_NAME_TOKEN.match(c) for c in cols):
         return None
     if any("loss" in c.lower() for c in cols):
-        return None if total else cols
-    if total and cols[0].lower() in _TABLE_STEP and "total" in cols:
-        return [_TOTAL_LOSS if c == "total" else c for c in cols]
+        return cols, False
+    if cols[0].lower() in _TABLE_STEP and "total" in cols:
+        return [_TOTAL_LOSS if c == "total" else c for c in cols], True
     return None
 
 
@@ -152,42 +152,66 @@ def _row_step(cells: list[str], cols: list[str], order: float) -> tuple[float, i
     return float(first[1]) * (int(inner[2]) + 1) + float(inner[1]), 2, True
 
 
-def column_tables(lines: list[Line], total: bool = False) -> Capture | None:
-    """Rows of values under a header line of names (one of them a loss), one row per line; with
-    ``total``, the counter tables whose ``total`` is the loss."""
-    cap = Capture("column-table", tier=1)
-    cols: list[str] | None = None
-    batched = False
-    offset, last = 0.0, None
+class _Table:
+    """One kind of column table as it is read: the capture, the header in force, where rows are."""
+
+    def __init__(self, total: bool) -> None:
+        self.total, self.cap = total, Capture("column-table", tier=1)
+        self.cols: list[str] | None = None
+        self.batched, self.offset = False, 0.0
+        self.last: float | None = None
+
+    def row(self, cells: list[str], no: int) -> None:
+        cols = self.cols
+        if cols is None or len(cells) != len(cols):
+            return
+        step, lead, counters = _row_step(cells, cols, float(len(self.cap.lines)))
+        vals = {n: float(c) for n, c in zip(cols[lead:], cells[lead:]) if _NUMBER.match(c)}
+        if 2 * (len(vals) + lead) < len(cols) or self.total and not counters:
+            return
+        self.batched = self.batched or lead == 2 and counters
+        # counters say where a row is whatever table it is under; a plain number or the order continue the last table
+        self.last = last = step if counters else step + self.offset
+        self.cap.add_all(last, vals)
+        self.cap.lines.append(no)
+
+    def result(self) -> Capture | None:
+        cap = self.cap
+        if len(cap.lines) < 2 or not cap.has_loss():
+            return None
+        if self.total:
+            cap.notes.append("the table names no loss: its 'total' column is read as the loss (total_loss)")
+        if self.cols is not None and self.cols[0].lower().startswith("epoch") and not self.batched:
+            cap.meta["steps_are"] = "epochs"
+        return cap
+
+
+def _read_tables(lines: list[Line]) -> tuple[Capture | None, Capture | None]:
+    """Rows of values under a header line of names (one of them a loss), one row per line; and,
+    in the same pass over the lines, the counter tables whose ``total`` is the loss."""
+    kinds = (_Table(False), _Table(True))
     for line in lines:
         text = line.final
-        head = _table_header(text, total)
+        head = _table_header(text)
         if head is not None:
-            cols, offset = head, (last + 1.0 if last is not None else 0.0)
+            table = kinds[head[1]]
+            table.cols, table.offset = head[0], (table.last + 1.0 if table.last is not None else 0.0)
             continue
         cells = text.split()
-        if cols is None or len(cells) != len(cols) or not (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
-            continue
-        step, lead, counters = _row_step(cells, cols, float(len(cap.lines)))
-        vals = {n: float(c) for n, c in zip(cols[lead:], cells[lead:]) if _NUMBER.match(c)}
-        if 2 * (len(vals) + lead) < len(cols) or total and not counters:
-            continue
-        batched = batched or lead == 2 and counters
-        # counters say where a row is whatever table it is under; a plain number or the order continue the last table
-        last = step if counters else step + offset
-        cap.add_all(last, vals)
-        cap.lines.append(line.no)
-    if len(cap.lines) < 2 or not cap.has_loss():
-        return None
-    if total:
-        cap.notes.append("the table names no loss: its 'total' column is read as the loss (total_loss)")
-    if cols is not None and cols[0].lower().startswith("epoch") and not batched:
-        cap.meta["steps_are"] = "epochs"
-    return cap
+        if cells and (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
+            for table in kinds:
+                table.row(cells, line.no)
+    return kinds[0].result(), kinds[1].result()
 
 
-def total_tables(lines: list[Line]) -> Capture | None:
-    return column_tables(lines, total=True)
+def column_tables(lines: list[Line], total: bool = False) -> Capture | None:
+    """The column table read (``total``: the counter table whose ``total`` is the loss)."""
+    return _read_tables(lines)[total]
+
+
+def tables(lines: list[Line]) -> list[Capture]:
+    """Both kinds of column table, from one pass over the lines."""
+    return [cap for cap in _read_tables(lines) if cap is not None]
 
 
 # Keras' ``print(history.history)`` (and a hand-kept dict of per-epoch lists printed the same way):
@@ -223,7 +247,8 @@ def history_dicts(lines: list[Line]) -> Capture | None:
     return cap
 
 
-RECOGNISERS = ((epoch_blocks, "poch"), (column_tables, "loss"), (total_tables, "total"), (history_dicts, "loss"))
+# (column tables of both kinds from one pass: a table naming a loss, or a counter table's ``total``)
+RECOGNISERS = ((epoch_blocks, "poch"), (tables, ("loss", "total")), (history_dicts, "loss"))
 
 
 # A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or

@@ -258,6 +258,17 @@ PATTERNS: tuple[LinePattern, ...] = (
         kv="=",
         step_from="index",
     ),
+    # Module.fit's evaluation at each epoch's end, one metric a line ("Epoch[3] Validation-accuracy=0.910"):
+    # at the step of the epoch's last Speedometer line
+    LinePattern(
+        "mxnet-validation",
+        "mxnet",
+        _c(r"Epoch\[(?P<epoch>\d+)\] Validation-(?P<kv>[A-Za-z][\w@/.\-]*=NUM)\s*$"),
+        needle="] Validation-",
+        kv="=",
+        prefix="val_",
+        step_from="previous",
+    ),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern(
         "detectron2",
@@ -458,6 +469,7 @@ class _State(msgspec.Struct):
     last_epoch: float | None = None
     per_epoch: float | None = None
     epoch_base: int = 1
+    indexed: int = 0  # the lines placed by their order (a line placed at the previous one's step is not counted)
 
 
 def _needles(pat: LinePattern) -> tuple[str, ...]:
@@ -665,8 +677,9 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
         return (st.last_epoch + 1 - st.epoch_base) * st.per_epoch
     if how in ("previous", "epoch-end"):
         return st.last_step
-    if how == "index":  # no position printed: the record count
-        return float(len(st.capture.lines))
+    if how == "index":  # no position printed: the count of such records
+        st.indexed += 1
+        return float(st.indexed - 1)
     return epoch
 
 

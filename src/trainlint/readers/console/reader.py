@@ -113,8 +113,11 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
             cap.framework = "user-pattern"
             caps.append(cap)
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS):
-        found = fn(lines) if needle in text else None
-        if found is not None:
+        held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
+        found = fn(lines) if held else None  # a recogniser of several shapes gives a list
+        if isinstance(found, list):
+            caps.extend(found)
+        elif found is not None:
             caps.append(found)
     caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
@@ -135,7 +138,7 @@ def _better(general: Capture, generic: Capture) -> bool:
     or with more loss series (a generic shape that merged a training and a validation loss), or
     at the same steps with more series (a generic shape that merged ``Train Acc`` and ``Test Acc``)."""
     mine, theirs = _loss_points(general), _loss_points(generic)
-    if mine > 2 * theirs or _overwrote(general, generic):
+    if mine > 2 * theirs or _overwrote(general, generic) or _refines(general, generic):
         return True
     if mine < theirs:
         return False
@@ -159,6 +162,28 @@ def _overwrote(general: Capture, generic: Capture) -> bool:
         return False
     repeats = sum(1 for a, b in zip(values, values[1:]) if a == b)
     return 2 * repeats < taken - kept
+
+
+def _refines(general: Capture, generic: Capture) -> bool:
+    """Whether the general reader's loss holds every point of the generic shape's, in order, and
+    more, from no more lines than the generic shape matched (Time-Series-Library's ``iters: 100,
+    epoch: 1 | loss: ..`` printed twice an epoch, which a shape keyed by the epoch matches and
+    keeps once: the later overwrites the earlier; points from lines it never matched, an epoch's
+    summary, are not such points); a line printed twice (two logging handlers) repeats its value:
+    such repeats are no points gained."""
+    theirs = _longest_loss(generic)
+    mine = _longest_loss(general)
+    if not theirs or not len(theirs) < len(mine) <= len(set(generic.lines)):
+        return False
+    it = iter(mine)
+    if not all(any(v == w for w in it) for v in theirs):  # a subsequence, value for value
+        return False
+    repeats = sum(1 for a, b in zip(mine, mine[1:]) if a == b)
+    return 2 * repeats < len(mine) - len(theirs)
+
+
+def _longest_loss(cap: Capture) -> list[float]:
+    return max((vals for name, (_, vals) in cap.cols.items() if "loss" in name.lower()), key=len, default=[])
 
 
 def _loss_names(cap: Capture) -> int:

@@ -82,15 +82,22 @@ _LIT_STOP = lazy_regex(r"`Trainer\.fit` stopped: `(max_epochs|max_steps)=(\d+)` 
 _VAL_PREFIX = ("val", "valid", "eval", "test")
 
 
+# A pair a script wrote itself after the bar's rate (``set_postfix_str(f"loss:{x}")``): Lightning's
+# TQDM bar writes its metrics as tqdm writes a postfix dict, ``loss=0.52, v_num=0``, never so.
+_OWN_POSTFIX = lazy_regex(r"(?<![\w.])[A-Za-z_][\w ]*:\s*[-+]?\.?\d")
+
+
 def _tqdm_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]:
-    """(line, epoch, n, total, metrics text) per TQDM redraw; epoch "" for a validation bar."""
+    """(line, epoch, n, total, metrics text) per TQDM redraw; epoch "" for a validation bar. A bar
+    described ``Epoch N`` whose postfix the script wrote itself (``name:value`` pairs, no ``=``)
+    is a hand-written loop's, not Lightning's: left to the tqdm postfix recogniser."""
     for line in lines:
         for seg in line.segments:
             if seg.lstrip().startswith("Validation"):
                 yield line.no, "", "", "", ""
                 continue
             m = _LIT_BAR.match(seg)
-            if m:
+            if m and ("=" in (m[4] or "") or _OWN_POSTFIX.search(m[4] or "") is None):
                 yield line.no, m[1], m[2], m[3], m[4] or ""
 
 
@@ -364,6 +371,8 @@ def _yolo_total(cap: Capture) -> None:
 _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
 
 
+# A bar that evaluates (``validating...``, ``Val``, ``Eval 3``, ``Testing``): its values are evaluations.
+_EVAL_BAR = lazy_regex(r"^\s*(?:val\w*|eval\w*|test\w*|dev)\b", re.I)
 _POSTFIX_PAIR = lazy_regex(r"^\s*([A-Za-z_][\w/.\-]*)[\s:]+(%s)\s*$" % NUM)
 
 
@@ -411,6 +420,10 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
                 if not _has_loss(vals):
                     continue
                 last_desc = m[1]
+            if _EVAL_BAR.match(m[1]):  # "validating...: 45%|..": its own count, at the training step
+                for k, v in vals.items():
+                    cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
+                continue
             n = float(m[3])
             if n < last_n:
                 offset += last_total or last_n

@@ -45,11 +45,13 @@ _FLOAT = r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?
 # A value printed inside what holds it: a torch tensor's repr (``print(f"loss {loss}")``:
 # ``tensor(0.34)``, ``tensor(0.34, device='cuda:0', grad_fn=<AddBackward0>)``), a NumPy 2 scalar's
 # (verl's ``actor/pg_loss:np.float64(-0.0001)``), a list of one after a name as Python prints it
-# (``loss: [0.34]``: ``loss.tolist()`` of a one-element tensor; a count in brackets, ``Epoch [3]``,
-# and an array column padded for its sign, ``loss:[ 0.60]``, stay).
+# (``loss: [0.34]``: ``loss.tolist()`` of a one-element tensor), and a NumPy array of one as NumPy
+# prints it: padded for a sign it does not have (``loss:[ 0.0264]``, ``[-0.0264]``), in two
+# dimensions (``[[ 0.0264]]``), in exponent form (``[ 2.3e-01]``). A count in brackets
+# (``Epoch [3]``) stays, and so does an array of several values.
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
-_ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(%s)\](?!\s*\[)" % _FLOAT)
+_ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(?:\[\s*(%s)\s*\]|\s*(%s)\s*)\](?!\s*\[)" % (_FLOAT, _FLOAT))
 # A NumPy 0-d array's repr (Keras' ``train_on_batch`` under Theano returns them): ``array(0.95,
 # dtype=float32)``, ``array(0.95)``.
 _ARRAY0 = lazy_regex(r"\barray\((%s)(?:,\s*dtype=[\w.]+)?\)" % NUM)
@@ -65,7 +67,7 @@ def unwrap_values(text: str, scalars: bool = True) -> str:
     if scalars and ("np." in text or "numpy." in text):
         text = _NUMPY_SCALAR.sub(r"\1", text)
     if "[" in text and "]" in text:
-        text = _ONE_ITEM.sub(r"\1", text)
+        text = _ONE_ITEM.sub(lambda m: m[1] or m[2], text)
     return text
 
 
