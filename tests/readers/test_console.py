@@ -371,6 +371,21 @@ def test_a_scripts_own_epoch_bar_is_no_lightning_bar(tmp_path):
     assert series(run, "val_loss") == ([20.0, 40.0, 60.0], [90.0, 89.0, 88.0])
 
 
+def test_a_loss_in_a_bar_description_of_several_words(tmp_path):
+    # pbar.set_description(f"Epoch {epoch}/{epochs} loss: {loss:.4f}"), the loss set every other redraw and
+    # each redraw on its own line (a bar written to a file): a point each time the description changes
+    def bar(e, n, loss):
+        return f"Epoch {e}/3 loss: {loss:.4f}: {n:3d}%|{'#' * (n // 10):<10}| {n}/100 [00:10<00:00, 9.50it/s]"
+
+    lines = [bar(e, n, 3.0 - 0.1 * e - 0.001 * (n // 10 * 10)) for e in range(1, 4) for n in range(10, 101, 5)]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    run = read_run(log)
+    assert run.format == "console/tqdm-postfix" and run.roles["loss"] == "loss"
+    steps, values = series(run, "loss")
+    assert (len(steps), steps[0], steps[-1], values[0], values[-1]) == (30, 10.0, 300.0, 2.89, pytest.approx(2.6))
+
+
 def test_pytorch_imagenet_example_epochs_count_from_zero(tmp_path):
     log = tmp_path / "imagenet.log"
     log.write_text(

@@ -373,6 +373,10 @@ _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]
 
 # A bar that evaluates (``validating...``, ``Val``, ``Eval 3``, ``Testing``): its values are evaluations.
 _EVAL_BAR = lazy_regex(r"^\s*(?:val\w*|eval\w*|test\w*|dev)\b", re.I)
+# a value with a unit after it (``Speed: 0.2 steps/s``, ``ETA: 44.0h``, ``Mem: 6.4 GB``) is no metric's value
+_DESC_PAIR = lazy_regex(
+    r"(?<![\w/.\-])([A-Za-z_][\w/.\-]*)\s*[:=]\s*(%s)(?![\w/.%%])(?!\s*(?:\w+/\w+|[KMGT]i?B|ms|s|h|min)\b)" % NUM
+)
 _POSTFIX_PAIR = lazy_regex(r"^\s*([A-Za-z_][\w/.\-]*)[\s:]+(%s)\s*$" % NUM)
 
 
@@ -389,8 +393,14 @@ def _description(text: str) -> dict[str, float]:
     """The pairs of a bar's description (``pbar.set_description(f"Loss: {x:.4f} | Acc: ..")``,
     printed in front of the bar): ``name: value`` parts between ``|`` or ``,``; parts with a unit
     (``Speed: 0.2 steps/s``, ``GPU: 6.4/8.8GB``) are not values."""
-    pairs = (_POSTFIX_PAIR.match(part.rstrip().rstrip(":")) for part in re.split(r"[|,]", text))
-    return {m[1]: float(m[2]) for m in pairs if m is not None}
+    out: dict[str, float] = {}
+    for part in re.split(r"[|,]", text):
+        m = _POSTFIX_PAIR.match(part.rstrip().rstrip(":"))
+        if m is not None:
+            out[m[1]] = float(m[2])
+        else:  # "Epoch 3 loss: 0.5321" (set_description(f"Epoch {e} loss: {loss:.4f}")): its named values
+            out.update((p[1], float(p[2])) for p in _DESC_PAIR.finditer(part))
+    return out
 
 
 def _has_loss(vals: dict[str, float]) -> bool:
