@@ -384,7 +384,7 @@ def test_adjudication_check_catches_an_unadjudicated_warn_and_a_test_part_entry(
 
 # The figures of issue 29 as they stand (logs with 10+ loss points read; right loss taken), per part:
 # neither may fall (the PINNED lists above say which logs; these say how many).
-FLOORS = {"calibration": {"read": 333, "right_loss": 361}, "test": {"read": 237, "right_loss": 261}}
+FLOORS = {"calibration": {"read": 334, "right_loss": 361}, "test": {"read": 237, "right_loss": 261}}
 
 
 @pytest.mark.parametrize("part", ["calibration", "test"])
