@@ -29,7 +29,7 @@ from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, founds, objective
-from .text import NUM, Capture, Line, distinct_segments, lazy_regex, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -241,7 +241,7 @@ def _bare_splits(rec: Record, body: str) -> None:
 def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
-    body = unwrap_values(body)
+    body = dict_pairs(unwrap_values(body))
     if "[" in body and "," in body:
         body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
     if "|" in body:  # Stable-Baselines3's logger

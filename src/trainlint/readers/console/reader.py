@@ -14,6 +14,7 @@ general line reader as the fallback (``general``), and any ``--pattern REGEX`` t
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -227,6 +228,19 @@ def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) 
     return bool(recognise(unframe(split_lines(text)), text, patterns))
 
 
+def _json_lines(head: bytes) -> bool:
+    """Whether the file's first lines are JSON objects, one a line: a JSON-lines table, the JSON
+    readers' (a Python dict's print, ``{'loss': 0.5}``, is no JSON: a console line)."""
+    lines = head.splitlines()[:6] if head.endswith(b"\n") else head.splitlines()[:6][:-1]  # a cut last line
+    rows = [ln.strip() for ln in lines if ln.strip()][:5]
+    if not rows or not rows[0].startswith(b"{"):
+        return False
+    try:
+        return all(isinstance(json.loads(row), dict) for row in rows)
+    except ValueError:
+        return False
+
+
 def _table_like(text: str) -> bool:
     """The first line is a CSV/TSV header or a JSON record: leave the file to those readers."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
@@ -263,7 +277,7 @@ class ConsoleReader:
         if bare_numbers(path, split_lines(head.decode("utf-8", errors="replace"))):
             return True  # loss.txt: one value a line; numbers under a header naming a loss
         if _progress_or_crash(head, patterns):
-            return True
+            return not _json_lines(head)
         if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner

@@ -71,6 +71,43 @@ def unwrap_values(text: str, scalars: bool = True) -> str:
     return text
 
 
+# A dict printed as Python or JSON writes it (``print(stats)``, ``logger.info(metrics)``):
+# ``{'epoch': 3, 'loss': 0.52}``, ``{"train": {"loss": 0.5}}``. Its quoted keys are the names.
+_DICT_TOKEN = lazy_regex(r"""\{|\}|[uUbB]?(?:'([^'\\\n]{1,80})'|"([^"\\\n]{1,80})")\s*:\s*(\{)?""")
+MAX_DICT_DEPTH = 4
+
+
+def dict_pairs(text: str) -> str:
+    """``text`` with each printed dict written as ``name: value`` pairs: a key loses its quotes,
+    a nested dict's keys are joined to their parent's with ``/`` (``train/loss: 0.5``), braces
+    go; a value is left as printed (a quoted number, fairseq's ``"loss": "9.5"``, stays text).
+    Text without a quoted key is returned as it is."""
+    if "{" not in text or ("':" not in text and '":' not in text and "' :" not in text):
+        return text
+    out, stack, pos = [], [], 0
+    for m in _DICT_TOKEN.finditer(text):
+        out.append(text[pos : m.start()])
+        pos = m.end()
+        tok = m[0]
+        if tok == "{":
+            stack.append("")
+            out.append(" ")
+        elif tok == "}":
+            if stack:
+                stack.pop()
+            out.append(" ")
+        else:
+            key = (m[1] if m[1] is not None else m[2]).strip().replace(" ", "_")
+            parents = [k for k in stack if k]
+            if m[3] is not None and len(stack) < MAX_DICT_DEPTH:  # a nested dict: its keys carry this one
+                stack.append(key)
+                out.append(" ")
+            else:
+                out.append("/".join([*parents, key]) + ": ")
+    out.append(text[pos:])
+    return "".join(out)
+
+
 # A zero printed with two or more fixed decimals ("0.000"): a value below the printed precision
 # (Python's repr writes a true zero "0.0" or "0"; only a fixed format writes "0.000").
 _FIXED_ZERO = lazy_regex(r"^[+-]?0\.00+$")
