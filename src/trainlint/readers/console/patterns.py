@@ -269,6 +269,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         prefix="val_",
         step_from="previous",
     ),
+    # Deeplearning4j's ScoreIterationListener (org.deeplearning4j.optimize.listeners): the score is
+    # the network's loss on the minibatch, logged as "Score at iteration 10 is 0.523"
+    LinePattern(
+        "dl4j-score",
+        "dl4j",
+        _c(r"Score at iteration (?P<step>\d+) is (?P<loss>NUM)"),
+        needle="Score at iteration ",
+    ),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern(
         "detectron2",
