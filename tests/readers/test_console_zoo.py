@@ -1925,3 +1925,36 @@ def test_tqdm_bar_per_epoch_with_only_its_last_render_kept(tmp_path):
     run = _read(tmp_path, lines)
     assert run.format == "console/tqdm-postfix"
     assert _series(run, "loss") == (30, 50.0, 1500.0, 2.375, pytest.approx(2.5 * 0.95**30, abs=1e-4))
+
+
+def _minutes(s):
+    return "%dm %ds" % (s // 60, s % 60)
+
+
+@pytest.mark.parametrize("remaining", [False, True], ids=["char-rnn-generation", "seq2seq-translation"])
+def test_pytorch_tutorials_rnn_loss_without_a_name(tmp_path, remaining):
+    """pytorch/tutorials intermediate_source/char_rnn_generation_tutorial.py and
+    seq2seq_translation_tutorial.py: print('%s (%d %d%%) %.4f' % (timeSince(start[, percent]), iter,
+    iter / n_iters * 100, loss)); timeSince writes '%dm %ds', and with the share done also
+    ' (- %dm %ds)' of the time remaining."""
+    lines = []
+    for k in range(1, 21):
+        t = _minutes(7 * k) + (f" (- {_minutes(7 * (20 - k))})" if remaining else "")
+        lines.append("%s (%d %d%%) %.4f" % (t, 5000 * k, 5 * k, 3.2 - 0.1 * k))
+    run = _read(tmp_path, ["Reading lines...", "Read 135842 sentence pairs", *lines])
+    assert run.format == "console/pytorch-tutorial" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 5000.0, 100000.0, 3.1, pytest.approx(1.2))
+
+
+def test_pytorch_tutorial_name_classification(tmp_path):
+    """pytorch/tutorials intermediate_source/char_rnn_classification_tutorial.py: print('%d %d%% (%s) %.4f
+    %s / %s %s' % (iter, iter / n_iters * 100, timeSince(start), loss, line, guess, correct)), correct
+    being '✓' or '✗ (%s)' % category."""
+    names = [("Kostelecky", "Czech", "✓"), ("Nakamura", "Japanese", "✓"), ("Adam", "Irish", "✗ (French)")]
+    lines = [
+        "%d %d%% (%s) %.4f %s / %s %s" % (5000 * k, 5 * k, _minutes(4 * k), 2.9 - 0.1 * k, *names[k % 3])
+        for k in range(1, 21)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/pytorch-tutorial" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 5000.0, 100000.0, 2.8, pytest.approx(0.9))
