@@ -1897,3 +1897,64 @@ def test_time_series_library_vali_loss_is_the_eval_loss(tmp_path):
     # the epoch's mean, printed beside the evaluation: its summary, never the loss series itself
     assert _series(run, "summary_Train_Loss")[3:] == (0.48, pytest.approx(0.26))
     assert run.roles["loss"] == "loss" and run.series["loss"].values[-1] < 0.4
+
+
+def test_deeplearning4j_score_iteration_listener(tmp_path):
+    """deeplearning4j/deeplearning4j deeplearning4j-nn/src/main/java/org/deeplearning4j/optimize/listeners/
+    ScoreIterationListener.java iterationDone: log.info("Score at iteration {} is {}", iteration, score), the
+    score being the model's loss on the minibatch; under the default logback layout (time, thread, level,
+    abbreviated logger)."""
+    lines = [
+        f"12:00:{i % 60:02d}.123 [main] INFO  o.d.o.l.ScoreIterationListener - Score at iteration {10 * i} is "
+        f"{2.302585092994 * 0.97**i!r}"
+        for i in range(40)
+    ]
+    run = _read(tmp_path, ["o.n.l.f.Nd4jBackend - Loaded [CpuBackend] backend", *lines])
+    assert run.format == "console/dl4j" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (40, 0.0, 390.0, 2.302585092994, pytest.approx(2.302585092994 * 0.97**39))
+
+
+def test_tqdm_bar_per_epoch_with_only_its_last_render_kept(tmp_path):
+    """tqdm/tqdm tqdm/std.py format_meter ('{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, '
+    '{rate_fmt}{postfix}]'), desc=f"Epoch {e}/{n}" and set_postfix(loss=...): a log that kept only each
+    epoch's finished bar (copied from a terminal, or written with leave=True to a file by a callback). Each
+    is its own bar, one point at its end."""
+    lines = [
+        f"Epoch {e}/30: 100%|##########| 50/50 [00:04<00:00, 11.2it/s, loss={2.5 * 0.95**e:.4f}]" for e in range(1, 31)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/tqdm-postfix"
+    assert _series(run, "loss") == (30, 50.0, 1500.0, 2.375, pytest.approx(2.5 * 0.95**30, abs=1e-4))
+
+
+def _minutes(s):
+    return "%dm %ds" % (s // 60, s % 60)
+
+
+@pytest.mark.parametrize("remaining", [False, True], ids=["char-rnn-generation", "seq2seq-translation"])
+def test_pytorch_tutorials_rnn_loss_without_a_name(tmp_path, remaining):
+    """pytorch/tutorials intermediate_source/char_rnn_generation_tutorial.py and
+    seq2seq_translation_tutorial.py: print('%s (%d %d%%) %.4f' % (timeSince(start[, percent]), iter,
+    iter / n_iters * 100, loss)); timeSince writes '%dm %ds', and with the share done also
+    ' (- %dm %ds)' of the time remaining."""
+    lines = []
+    for k in range(1, 21):
+        t = _minutes(7 * k) + (f" (- {_minutes(7 * (20 - k))})" if remaining else "")
+        lines.append("%s (%d %d%%) %.4f" % (t, 5000 * k, 5 * k, 3.2 - 0.1 * k))
+    run = _read(tmp_path, ["Reading lines...", "Read 135842 sentence pairs", *lines])
+    assert run.format == "console/pytorch-tutorial" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 5000.0, 100000.0, 3.1, pytest.approx(1.2))
+
+
+def test_pytorch_tutorial_name_classification(tmp_path):
+    """pytorch/tutorials intermediate_source/char_rnn_classification_tutorial.py: print('%d %d%% (%s) %.4f
+    %s / %s %s' % (iter, iter / n_iters * 100, timeSince(start), loss, line, guess, correct)), correct
+    being '✓' or '✗ (%s)' % category."""
+    names = [("Kostelecky", "Czech", "✓"), ("Nakamura", "Japanese", "✓"), ("Adam", "Irish", "✗ (French)")]
+    lines = [
+        "%d %d%% (%s) %.4f %s / %s %s" % (5000 * k, 5 * k, _minutes(4 * k), 2.9 - 0.1 * k, *names[k % 3])
+        for k in range(1, 21)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.format == "console/pytorch-tutorial" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (20, 5000.0, 100000.0, 2.8, pytest.approx(0.9))

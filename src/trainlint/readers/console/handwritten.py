@@ -152,24 +152,53 @@ def _row_step(cells: list[str], cols: list[str], order: float) -> tuple[float, i
     return float(first[1]) * (int(inner[2]) + 1) + float(inner[1]), 2, True
 
 
+# A table drawn with borders (PrettyTable, tabulate's grid and pipe formats, rich, a Markdown
+# table): its cells lie between the borders, and a rule line (``+----+``, ``|---|``, ``┡━━╇``)
+# holds none. Only a line that starts and ends with a border is a bordered row.
+_BORDERS = "|│┃║"
+_BORDER = lazy_regex(r"\s*[|│┃║]\s*")
+_RULE = lazy_regex(r"^[\s+\-=:|│┃║─━═┏┓┗┛┡┩┣┫┳┻╇╋┌┐└┘├┤┬┴┼╭╮╰╯╞╡╪╒╕╘╛╤╧]*$")
+
+
+def unboxed(text: str) -> str:
+    """A bordered table's line as its cells apart by two spaces (a cell's own spaces as ``_``:
+    ``train loss`` is one name); a rule line as empty; any other line as it is."""
+    body = text.strip()
+    if len(body) < 3 or body[0] not in _BORDERS and body[0] != "+" or body[-1] not in _BORDERS and body[-1] != "+":
+        return text
+    if _RULE.match(body):
+        return ""
+    if body[0] not in _BORDERS or body[-1] not in _BORDERS:
+        return text
+    cells = _BORDER.split(body)[1:-1]
+    return "  ".join(c.replace(" ", "_") if c else "-" for c in cells) if len(cells) >= 2 else text
+
+
 class _Table:
-    """One kind of column table as it is read: the capture, the header in force, where rows are."""
+    """One kind of column table as it is read: the capture, the header in force, where rows are.
+    A header indented over a blank first column (pandas' ``print(df)``: the index has no name)
+    has rows of one cell more, the index first: the row's place where no column is a step."""
 
     def __init__(self, total: bool) -> None:
         self.total, self.cap = total, Capture("column-table", tier=1)
         self.cols: list[str] | None = None
-        self.batched, self.offset = False, 0.0
+        self.batched, self.offset, self.indexed = False, 0.0, False
         self.last: float | None = None
 
     def row(self, cells: list[str], no: int) -> None:
         cols = self.cols
+        order = float(len(self.cap.lines))
+        if cols is not None and self.indexed and len(cells) == len(cols) + 1 and cells[0].isdigit():
+            order, cells = float(cells[0]), cells[1:]
         if cols is None or len(cells) != len(cols):
             return
-        step, lead, counters = _row_step(cells, cols, float(len(self.cap.lines)))
+        step, lead, counters = _row_step(cells, cols, order)
         vals = {n: float(c) for n, c in zip(cols[lead:], cells[lead:]) if _NUMBER.match(c)}
         if 2 * (len(vals) + lead) < len(cols) or self.total and not counters:
             return
         self.batched = self.batched or lead == 2 and counters
+        if self.last is not None and step > self.last:  # the numbering goes on past the last table's (a header
+            self.offset = 0.0  # printed again each epoch): no new table to place after it
         # counters say where a row is whatever table it is under; a plain number or the order continue the last table
         self.last = last = step if counters else step + self.offset
         self.cap.add_all(last, vals)
@@ -191,11 +220,12 @@ def _read_tables(lines: list[Line]) -> tuple[Capture | None, Capture | None]:
     in the same pass over the lines, the counter tables whose ``total`` is the loss."""
     kinds = (_Table(False), _Table(True))
     for line in lines:
-        text = line.final
+        text = unboxed(line.final)
         head = _table_header(text)
         if head is not None:
             table = kinds[head[1]]
             table.cols, table.offset = head[0], (table.last + 1.0 if table.last is not None else 0.0)
+            table.indexed = text[:1].isspace()
             continue
         cells = text.split()
         if cells and (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):

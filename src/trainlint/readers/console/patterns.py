@@ -269,6 +269,30 @@ PATTERNS: tuple[LinePattern, ...] = (
         prefix="val_",
         step_from="previous",
     ),
+    # pytorch/tutorials' RNN tutorials, copied into many repositories, print the loss without a name:
+    # char_rnn_generation and seq2seq_translation '%s (%d %d%%) %.4f' % (timeSince(start[, p]), iter,
+    # percent, loss) ("0m 5s (- 1m 2s) (5000 5%) 2.8534"); char_rnn_classification '%d %d%% (%s) %.4f
+    # %s / %s %s' % (iter, percent, timeSince(start), loss, name, guess, correct)
+    LinePattern(
+        "pytorch-tutorial-rnn",
+        "pytorch-tutorial",
+        _c(r"^\s*\d+m -?\d+s(?: \(- -?\d+m -?\d+s\))? \((?P<step>\d+) \d+%\) (?P<loss>NUM)\s*$"),
+        needle="%) ",
+    ),
+    LinePattern(
+        "pytorch-tutorial-classify",
+        "pytorch-tutorial",
+        _c(r"^\s*(?P<step>\d+) \d+% \(\d+m -?\d+s(?: \(- -?\d+m -?\d+s\))?\) (?P<loss>NUM) \S.* / "),
+        needle="% (",
+    ),
+    # Deeplearning4j's ScoreIterationListener (org.deeplearning4j.optimize.listeners): the score is
+    # the network's loss on the minibatch, logged as "Score at iteration 10 is 0.523"
+    LinePattern(
+        "dl4j-score",
+        "dl4j",
+        _c(r"Score at iteration (?P<step>\d+) is (?P<loss>NUM)"),
+        needle="Score at iteration ",
+    ),
     # Detectron2 d2.utils.events CommonMetricPrinter
     LinePattern(
         "detectron2",

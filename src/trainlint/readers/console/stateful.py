@@ -372,6 +372,8 @@ _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]
 
 
 # A bar that evaluates (``validating...``, ``Val``, ``Eval 3``, ``Testing``): its values are evaluations.
+# An epoch's number in a bar's description (``Epoch 3/60: 100%|..| 10/10``): a bar of its own.
+_DESC_EPOCH = lazy_regex(r"\b(?:epoch|ep)\s*[:#]?\s*(\d+)", re.I)
 _EVAL_BAR = lazy_regex(r"^\s*(?:val\w*|eval\w*|test\w*|dev)\b", re.I)
 # a value with a unit after it (``Speed: 0.2 steps/s``, ``ETA: 44.0h``, ``Mem: 6.4 GB``) is no metric's value
 _DESC_PAIR = lazy_regex(
@@ -417,6 +419,7 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     """
     cap = Capture("tqdm-postfix", tier=1)
     offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
+    epoch: str | None = None
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
@@ -435,8 +438,10 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
                     cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
                 continue
             n = float(m[3])
-            if n < last_n:
-                offset += last_total or last_n
+            at = _DESC_EPOCH.search(m[1])
+            if n < last_n or n == last_n and at is not None and epoch is not None and at[1] != epoch:
+                offset += last_total or last_n  # a new epoch's bar (only its last render kept: the same count)
+            epoch = at[1] if at is not None else epoch
             last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
             for k, v in vals.items():
                 cap.add(k, offset + n, v)
