@@ -471,33 +471,98 @@ def inflate_bounded(
 
 
 GZIP_MAGIC = b"\x1f\x8b"
-MAX_GUNZIP = 2 << 30  # bytes a gzip-compressed log may inflate to (written to a temporary file)
+MAX_GUNZIP = 2 << 30  # bytes a compressed log may inflate to (written to a temporary file)
+# The compressed logs read: (name, magic, suffix). bzip2's magic is "BZh", the block size, then
+# the first block's magic (or the end-of-stream magic of an empty stream): a text starting
+# "BZh" is no bzip2 stream.
+COMPRESSIONS = (
+    ("gzip", re.compile(rb"\x1f\x8b"), ".gz"),
+    ("bzip2", re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), ".bz2"),
+    ("xz", re.compile(rb"\xfd7zXZ\x00"), ".xz"),
+)
+MAGIC_BYTES = 10  # enough of a file's start to tell its compression
 
 
 class GunzipLimit(ValueError):
-    """A gzip file inflating past the cap: a decompression bomb, or a log too large to read."""
+    """A compressed file inflating past the cap: a decompression bomb, or a log too large to read."""
+
+
+DecompressLimit = GunzipLimit
+
+
+def compression(head: bytes) -> tuple[str, str] | None:
+    """(name, suffix) of the compression whose magic ``head`` starts with; None for anything else."""
+    return next(((name, suffix) for name, magic, suffix in COMPRESSIONS if magic.match(head)), None)
+
+
+class _Zlib:
+    """zlib's decompressor with the interface of bz2's and lzma's (input it has not used yet is
+    kept inside; ``needs_input`` says whether the next call needs more)."""
+
+    def __init__(self) -> None:
+        self._d = zlib.decompressobj(31)
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._d.unconsumed_tail
+
+    @property
+    def eof(self) -> bool:
+        return self._d.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self._d.unused_data
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        return self._d.decompress(self._d.unconsumed_tail + data, max_length)
+
+
+def _decompressor(name: str) -> Any:
+    """A fresh decompressor for one stream (member) of compression ``name``."""
+    if name == "bzip2":
+        import bz2
+
+        return bz2.BZ2Decompressor()
+    if name == "xz":
+        import lzma
+
+        return lzma.LZMADecompressor(lzma.FORMAT_XZ)
+    return _Zlib()
+
+
+def _stream_errors() -> tuple[type[BaseException], ...]:
+    import lzma
+
+    return (zlib.error, lzma.LZMAError, OSError, EOFError)
 
 
 def gunzip(path: str | Path, out: Any = None, *, limit: int = MAX_GUNZIP, head: int | None = None) -> tuple[bytes, str]:
-    """Inflate the gzip file ``path`` (every member, as ``gzip -d`` does), reading the compressed
-    bytes 1 MiB at a time. With ``head``, returns the first ``head`` inflated bytes and stops;
-    otherwise writes every piece to ``out`` (a binary file) and returns b"". The second value
-    says where the stream broke ("" when intact): what came before is kept, as for any damaged
-    input. Raises GunzipLimit past ``limit`` inflated bytes."""
+    """Inflate the gzip, bzip2 or xz file ``path`` (every member or stream, as ``gzip -d`` does),
+    reading the compressed bytes 1 MiB (bzip2, xz: 64 KiB) at a time. With ``head``, returns the first ``head``
+    inflated bytes and stops; otherwise writes every piece to ``out`` (a binary file) and returns
+    b"". The second value says where the stream broke ("" when intact): what came before is kept,
+    as for any damaged input. Raises GunzipLimit past ``limit`` inflated bytes."""
     want = head if head is not None else limit
     got, parts, damage = 0, list[bytes](), ""
     with open_regular(path) as fh:
-        d = zlib.decompressobj(31)
+        kind = compression(fh.read(MAGIC_BYTES))
+        name = kind[0] if kind is not None else "gzip"
+        fh.seek(0)
+        d, errors = _decompressor(name), _stream_errors()
+        # bzip2 and xz decode all the input they are given before they report a damaged stream:
+        # fed 64 KiB at a time, a damaged stream loses at most that much before the break
+        piece_in = 1 << 20 if name == "gzip" else 1 << 16
         while got < want or head is None:
-            data = d.unconsumed_tail or fh.read(1 << 20)
-            if not data:
+            data = fh.read(piece_in) if d.needs_input else b""
+            if not data and d.needs_input:
                 if not d.eof and got:
-                    damage = f"the gzip stream ends early (cut short?) after {got:,} inflated bytes"
+                    damage = f"the {name} stream ends early (cut short?) after {got:,} inflated bytes"
                 break
             try:  # 64 KiB out at a time: a broken stream loses at most that much before the break
                 piece = d.decompress(data, min(1 << 16, want - got) if head is not None else 1 << 16)
-            except zlib.error as exc:
-                damage = f"the gzip stream is damaged after {got:,} inflated bytes ({exc}); read up to there"
+            except errors as exc:
+                damage = f"the {name} stream is damaged after {got:,} inflated bytes ({exc}); read up to there"
                 break
             got += len(piece)
             if head is not None:
@@ -506,12 +571,19 @@ def gunzip(path: str | Path, out: Any = None, *, limit: int = MAX_GUNZIP, head: 
                 raise GunzipLimit(f"inflates past {limit >> 20} MiB: not read (a decompression bomb, or too large)")
             else:
                 out.write(piece)
-            if d.eof:  # the next gzip member, if any
-                rest, d = d.unused_data, zlib.decompressobj(31)
-                if rest:
-                    fh.seek(fh.tell() - len(rest))
-                elif not fh.read(1):
-                    break
-                else:
-                    fh.seek(fh.tell() - 1)
+            if d.eof and not _next_stream(fh, d.unused_data):
+                break
+            if d.eof:
+                d = _decompressor(name)
     return (b"".join(parts)[:head] if head is not None else b""), damage
+
+
+def _next_stream(fh: Any, rest: bytes) -> bool:
+    """After a stream's end: put back what the decompressor read past it; whether more follows."""
+    if rest:
+        fh.seek(fh.tell() - len(rest))
+        return True
+    if not fh.read(1):
+        return False
+    fh.seek(fh.tell() - 1)
+    return True

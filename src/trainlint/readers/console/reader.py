@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...model import Run
 from ...options import ReadOptions
-from ...safeio import GZIP_MAGIC, UTF16_BOMS, gunzip, open_regular
+from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
@@ -241,12 +241,12 @@ _HEADER_FIELD = lazy_regex(r"[^\s=()\[\]{}']+")
 
 
 def _read_more(path: Path) -> bytes:
-    """The first _SNIFF_MORE bytes of the log, inflated where it is gzip-compressed (a ``.gz`` log
-    is sniffed under its name without ``.gz``)."""
-    real = path if path.is_file() else path.with_name(path.name + ".gz")
+    """The first _SNIFF_MORE bytes of the log, inflated where it is compressed (a ``.gz``,
+    ``.bz2`` or ``.xz`` log is sniffed under its name without the suffix)."""
+    real = next((p for p in (path, *(path.with_name(path.name + c[2]) for c in COMPRESSIONS)) if p.is_file()), path)
     with open_regular(real) as fh:
         data = fh.read(_SNIFF_MORE)
-    return gunzip(real, head=_SNIFF_MORE)[0] if data.startswith(GZIP_MAGIC) else data
+    return gunzip(real, head=_SNIFF_MORE)[0] if compression(data) is not None else data
 
 
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
