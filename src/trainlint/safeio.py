@@ -257,7 +257,9 @@ class _Line:
 
 
 def decode(data: bytes) -> tuple[str, list[str]]:
-    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bad bytes replaced."""
+    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bytes that are
+    not UTF-8 in a legacy encoding where one reads them all (:func:`legacy_text`, named in a
+    note); otherwise bad bytes replaced."""
     notes = []
     if data.startswith(UTF16_BOMS):
         notes.append("UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded")
@@ -268,9 +270,57 @@ def decode(data: bytes) -> tuple[str, list[str]]:
     try:
         return data.decode("utf-8"), notes
     except UnicodeDecodeError as exc:
+        legacy = legacy_text(data)
+        if legacy is not None:
+            notes.append(
+                f"not UTF-8: decoded as {legacy[1]} (the first of {', '.join(LEGACY)} that reads every byte as text)"
+            )
+            return legacy[0], notes
         bad = data.decode("utf-8", errors="replace").count("\ufffd")
         notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
         return data.decode("utf-8", errors="replace"), notes
+
+
+# Legacy encodings of text that is not UTF-8, tried in this order: a Chinese Windows console's
+# (GBK, within GB18030), a Japanese one's (Shift-JIS as Windows has it), then Western Windows'.
+LEGACY = ("GB18030", "cp932", "cp1252")
+_HIGH = bytes(range(128, 256))
+_CONTROL = re.compile(rb"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_JAPANESE = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff5e]")  # no half-width katakana
+_KANA = re.compile(r"[\u3041-\u30ff]")
+
+
+def legacy_text(data: bytes) -> tuple[str, str] | None:
+    """``data`` (not UTF-8) decoded in the first legacy encoding that reads every byte and whose
+    text is plausible, and its name; None for a binary file (a NUL or another control byte
+    in its first 4 KiB) and for text that is
+    UTF-8 but for a few bad bytes (fewer than one in ten of its non-ASCII bytes). Deterministic:
+    GB18030 when its non-ASCII characters are nearly all common Chinese (GB2312), cp932 when they
+    are nearly all Japanese with kana among them, cp1252 when it reads every byte."""
+    if _CONTROL.search(data[:4096]):  # a NUL or another control byte no console prints: binary
+        return None
+    high = len(data) - len(data.translate(None, _HIGH))
+    if data.decode("utf-8", errors="replace").count("\ufffd") * 10 < high:
+        return None
+    for name in LEGACY:
+        try:
+            text = data.decode(name)
+        except UnicodeDecodeError:
+            continue
+        if name == "cp1252" or _plausible(_NON_ASCII.findall(text), name):
+            return text, name
+    return None
+
+
+def _plausible(runs: list[str], name: str) -> bool:
+    """Whether the non-ASCII runs of a text decoded as ``name`` read as that encoding's language."""
+    chars = "".join(runs)
+    if name == "GB18030":
+        common = sum(1 for ch in chars if ch.encode("gb2312", errors="replace") != b"?")
+    else:
+        common = len(_JAPANESE.findall(chars)) if _KANA.search(chars) else 0
+    return len(chars) >= 2 and common >= 0.9 * len(chars)
 
 
 def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:

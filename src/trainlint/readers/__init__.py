@@ -10,7 +10,7 @@ from ..model import Damage, Run
 from ..options import ReadOptions
 from ..plugins import import_named, import_plugins
 from ..safeio import MAGIC_BYTES, GunzipLimit, JSONLimit, compression, file_kind, gunzip, not_regular_reason
-from .base import HEAD_BYTES, READERS, Reader, ReadError, head_as_utf8, read_head
+from .base import HEAD_BYTES, READERS, Reader, ReadError, head_as_text, read_head
 
 __all__ = [
     "READERS",
@@ -108,7 +108,7 @@ def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> R
         except (OSError, ValueError):
             return None
         path = path.with_suffix("") if path.suffix.lower() == packed[1] else path
-    head = head_as_utf8(head)
+    head = head_as_text(head)
     for r in _in_order(folder=False):
         try:
             if r.recognises(path, head, options):

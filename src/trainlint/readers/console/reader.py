@@ -21,7 +21,7 @@ from pathlib import Path
 from ...model import Run
 from ...options import ReadOptions
 from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
-from ..base import ReadError, decode_text, looks_binary, reader
+from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
@@ -211,13 +211,6 @@ def _loss_points(cap: Capture) -> int:
     return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
-def _utf16_to_utf8(data: bytes) -> bytes:
-    """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
-    if data.startswith(UTF16_BOMS):
-        return data.decode("utf-16", errors="replace").encode("utf-8")
-    return data
-
-
 def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) -> bool:
     text = strip_ansi(data.decode("utf-8", errors="replace"))
     if _HINTS.search(text) or _TRACEBACK.search(text):
@@ -256,7 +249,7 @@ class ConsoleReader:
         patterns = options.patterns if options is not None else ()
         if path.suffix.lower() in _NOT_CONSOLE:
             return False
-        head = _utf16_to_utf8(head)
+        head = head_as_text(head)
         if looks_binary(head):
             return False
         suffix = path.suffix.lower()
@@ -268,7 +261,7 @@ class ConsoleReader:
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
-                more = _utf16_to_utf8(_read_more(path))
+                more = head_as_text(_read_more(path))
             except (OSError, ValueError):
                 return False
             return not looks_binary(more) and _progress_or_crash(more, patterns)
