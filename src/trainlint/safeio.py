@@ -331,7 +331,19 @@ def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, li
         fh.seek(0)
         if utf16:
             return fh.read(), []
-        data, long = _bounded_bytes(fh, max_line)
+        return _long_damage(*_bounded_bytes(fh, max_line), max_line)
+
+
+def bounded_data(data: bytes, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
+    """:func:`bounded_bytes` of bytes already in memory (a notebook's outputs)."""
+    import io
+
+    return _long_damage(*_bounded_bytes(io.BytesIO(data), max_line), max_line)
+
+
+def _long_damage(
+    data: bytes, long: list[tuple[int, int, int]], max_line: int
+) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
     damage = []
     if long:
         shown = ", ".join(f"line {n} at byte {o} ({ln} bytes)" for n, o, ln in long[:5])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ...model import Run
 from ...options import ReadOptions
@@ -268,41 +269,55 @@ class ConsoleReader:
         return False
 
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
-        from ...safeio import TextRead, add_damage, bounded_bytes
+        from ...safeio import bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
         if not data.startswith(UTF16_BOMS) and looks_binary(data):  # as the sniffer decides
             raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
         text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
         del data
-        text = strip_ansi(text)
-        lines = split_lines(text)
-        holds = Needles(text)
-        bare = bare_numbers(path, lines)
-        caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
-        best = caps[0] if caps else None
-        last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress, holds)
-        del text, holds  # the log's text (holds keeps it too): not needed for the Run
-        if best is None and not events:
-            raise ReadError("no known training-progress lines found")
-        run = Run(
-            source=str(path),
-            format="console" + (f"/{best.framework}" if best else ""),
-            files=[str(path)],
-            notes=notes,
-            events=events,
+        return read_console_text(path, text, notes, long, options)
+
+
+def read_console_text(
+    path: Path,
+    text: str,
+    notes: list[str],
+    long: list[tuple[str, str, dict[str, Any]]],
+    options: ReadOptions | None = None,
+) -> Run:
+    """The Run of console text printed by a training script (a console log's, or a notebook's
+    outputs): ``notes`` and ``long`` (damage: over-long lines cut out) come from reading it."""
+    from ...safeio import TextRead, add_damage
+
+    text = strip_ansi(text)
+    lines = split_lines(text)
+    holds = Needles(text)
+    bare = bare_numbers(path, lines)
+    caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
+    best = caps[0] if caps else None
+    last_progress = max(best.lines) if best else 0
+    events = find_crashes(lines, last_progress, holds)
+    del text, holds  # the log's text (holds keeps it too): not needed for the Run
+    if best is None and not events:
+        raise ReadError("no known training-progress lines found")
+    run = Run(
+        source=str(path),
+        format="console" + (f"/{best.framework}" if best else ""),
+        files=[str(path)],
+        notes=notes,
+        events=events,
+    )
+    add_damage(run, TextRead("", [], long))
+    if best is not None:
+        _fill(run, best, caps[1:])
+    else:
+        run.notes.append(
+            "no training-progress lines found; the log records "
+            + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
         )
-        add_damage(run, TextRead("", [], long))
-        if best is not None:
-            _fill(run, best, caps[1:])
-        else:
-            run.notes.append(
-                "no training-progress lines found; the log records "
-                + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
-            )
-        _completion(run, lines, last_progress)
-        return run
+    _completion(run, lines, last_progress)
+    return run
 
 
 def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
