@@ -257,7 +257,9 @@ class _Line:
 
 
 def decode(data: bytes) -> tuple[str, list[str]]:
-    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bad bytes replaced."""
+    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bytes that are
+    not UTF-8 in a legacy encoding where one reads them all (:func:`legacy_text`, named in a
+    note); otherwise bad bytes replaced."""
     notes = []
     if data.startswith(UTF16_BOMS):
         notes.append("UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded")
@@ -268,9 +270,57 @@ def decode(data: bytes) -> tuple[str, list[str]]:
     try:
         return data.decode("utf-8"), notes
     except UnicodeDecodeError as exc:
+        legacy = legacy_text(data)
+        if legacy is not None:
+            notes.append(
+                f"not UTF-8: decoded as {legacy[1]} (the first of {', '.join(LEGACY)} that reads every byte as text)"
+            )
+            return legacy[0], notes
         bad = data.decode("utf-8", errors="replace").count("\ufffd")
         notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
         return data.decode("utf-8", errors="replace"), notes
+
+
+# Legacy encodings of text that is not UTF-8, tried in this order: a Chinese Windows console's
+# (GBK, within GB18030), a Japanese one's (Shift-JIS as Windows has it), then Western Windows'.
+LEGACY = ("GB18030", "cp932", "cp1252")
+_HIGH = bytes(range(128, 256))
+_CONTROL = re.compile(rb"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_JAPANESE = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff5e]")  # no half-width katakana
+_KANA = re.compile(r"[\u3041-\u30ff]")
+
+
+def legacy_text(data: bytes) -> tuple[str, str] | None:
+    """``data`` (not UTF-8) decoded in the first legacy encoding that reads every byte and whose
+    text is plausible, and its name; None for a binary file (a NUL or another control byte
+    in its first 4 KiB) and for text that is
+    UTF-8 but for a few bad bytes (fewer than one in ten of its non-ASCII bytes). Deterministic:
+    GB18030 when its non-ASCII characters are nearly all common Chinese (GB2312), cp932 when they
+    are nearly all Japanese with kana among them, cp1252 when it reads every byte."""
+    if _CONTROL.search(data[:4096]):  # a NUL or another control byte no console prints: binary
+        return None
+    high = len(data) - len(data.translate(None, _HIGH))
+    if data.decode("utf-8", errors="replace").count("\ufffd") * 10 < high:
+        return None
+    for name in LEGACY:
+        try:
+            text = data.decode(name)
+        except UnicodeDecodeError:
+            continue
+        if name == "cp1252" or _plausible(_NON_ASCII.findall(text), name):
+            return text, name
+    return None
+
+
+def _plausible(runs: list[str], name: str) -> bool:
+    """Whether the non-ASCII runs of a text decoded as ``name`` read as that encoding's language."""
+    chars = "".join(runs)
+    if name == "GB18030":
+        common = sum(1 for ch in chars if ch.encode("gb2312", errors="replace") != b"?")
+    else:
+        common = len(_JAPANESE.findall(chars)) if _KANA.search(chars) else 0
+    return len(chars) >= 2 and common >= 0.9 * len(chars)
 
 
 def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
@@ -281,7 +331,19 @@ def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, li
         fh.seek(0)
         if utf16:
             return fh.read(), []
-        data, long = _bounded_bytes(fh, max_line)
+        return _long_damage(*_bounded_bytes(fh, max_line), max_line)
+
+
+def bounded_data(data: bytes, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
+    """:func:`bounded_bytes` of bytes already in memory (a notebook's outputs)."""
+    import io
+
+    return _long_damage(*_bounded_bytes(io.BytesIO(data), max_line), max_line)
+
+
+def _long_damage(
+    data: bytes, long: list[tuple[int, int, int]], max_line: int
+) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
     damage = []
     if long:
         shown = ", ".join(f"line {n} at byte {o} ({ln} bytes)" for n, o, ln in long[:5])
@@ -471,33 +533,98 @@ def inflate_bounded(
 
 
 GZIP_MAGIC = b"\x1f\x8b"
-MAX_GUNZIP = 2 << 30  # bytes a gzip-compressed log may inflate to (written to a temporary file)
+MAX_GUNZIP = 2 << 30  # bytes a compressed log may inflate to (written to a temporary file)
+# The compressed logs read: (name, magic, suffix). bzip2's magic is "BZh", the block size, then
+# the first block's magic (or the end-of-stream magic of an empty stream): a text starting
+# "BZh" is no bzip2 stream.
+COMPRESSIONS = (
+    ("gzip", re.compile(rb"\x1f\x8b"), ".gz"),
+    ("bzip2", re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), ".bz2"),
+    ("xz", re.compile(rb"\xfd7zXZ\x00"), ".xz"),
+)
+MAGIC_BYTES = 10  # enough of a file's start to tell its compression
 
 
 class GunzipLimit(ValueError):
-    """A gzip file inflating past the cap: a decompression bomb, or a log too large to read."""
+    """A compressed file inflating past the cap: a decompression bomb, or a log too large to read."""
+
+
+DecompressLimit = GunzipLimit
+
+
+def compression(head: bytes) -> tuple[str, str] | None:
+    """(name, suffix) of the compression whose magic ``head`` starts with; None for anything else."""
+    return next(((name, suffix) for name, magic, suffix in COMPRESSIONS if magic.match(head)), None)
+
+
+class _Zlib:
+    """zlib's decompressor with the interface of bz2's and lzma's (input it has not used yet is
+    kept inside; ``needs_input`` says whether the next call needs more)."""
+
+    def __init__(self) -> None:
+        self._d = zlib.decompressobj(31)
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._d.unconsumed_tail
+
+    @property
+    def eof(self) -> bool:
+        return self._d.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self._d.unused_data
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        return self._d.decompress(self._d.unconsumed_tail + data, max_length)
+
+
+def _decompressor(name: str) -> Any:
+    """A fresh decompressor for one stream (member) of compression ``name``."""
+    if name == "bzip2":
+        import bz2
+
+        return bz2.BZ2Decompressor()
+    if name == "xz":
+        import lzma
+
+        return lzma.LZMADecompressor(lzma.FORMAT_XZ)
+    return _Zlib()
+
+
+def _stream_errors() -> tuple[type[BaseException], ...]:
+    import lzma
+
+    return (zlib.error, lzma.LZMAError, OSError, EOFError)
 
 
 def gunzip(path: str | Path, out: Any = None, *, limit: int = MAX_GUNZIP, head: int | None = None) -> tuple[bytes, str]:
-    """Inflate the gzip file ``path`` (every member, as ``gzip -d`` does), reading the compressed
-    bytes 1 MiB at a time. With ``head``, returns the first ``head`` inflated bytes and stops;
-    otherwise writes every piece to ``out`` (a binary file) and returns b"". The second value
-    says where the stream broke ("" when intact): what came before is kept, as for any damaged
-    input. Raises GunzipLimit past ``limit`` inflated bytes."""
+    """Inflate the gzip, bzip2 or xz file ``path`` (every member or stream, as ``gzip -d`` does),
+    reading the compressed bytes 1 MiB (bzip2, xz: 64 KiB) at a time. With ``head``, returns the first ``head``
+    inflated bytes and stops; otherwise writes every piece to ``out`` (a binary file) and returns
+    b"". The second value says where the stream broke ("" when intact): what came before is kept,
+    as for any damaged input. Raises GunzipLimit past ``limit`` inflated bytes."""
     want = head if head is not None else limit
     got, parts, damage = 0, list[bytes](), ""
     with open_regular(path) as fh:
-        d = zlib.decompressobj(31)
+        kind = compression(fh.read(MAGIC_BYTES))
+        name = kind[0] if kind is not None else "gzip"
+        fh.seek(0)
+        d, errors = _decompressor(name), _stream_errors()
+        # bzip2 and xz decode all the input they are given before they report a damaged stream:
+        # fed 64 KiB at a time, a damaged stream loses at most that much before the break
+        piece_in = 1 << 20 if name == "gzip" else 1 << 16
         while got < want or head is None:
-            data = d.unconsumed_tail or fh.read(1 << 20)
-            if not data:
+            data = fh.read(piece_in) if d.needs_input else b""
+            if not data and d.needs_input:
                 if not d.eof and got:
-                    damage = f"the gzip stream ends early (cut short?) after {got:,} inflated bytes"
+                    damage = f"the {name} stream ends early (cut short?) after {got:,} inflated bytes"
                 break
             try:  # 64 KiB out at a time: a broken stream loses at most that much before the break
                 piece = d.decompress(data, min(1 << 16, want - got) if head is not None else 1 << 16)
-            except zlib.error as exc:
-                damage = f"the gzip stream is damaged after {got:,} inflated bytes ({exc}); read up to there"
+            except errors as exc:
+                damage = f"the {name} stream is damaged after {got:,} inflated bytes ({exc}); read up to there"
                 break
             got += len(piece)
             if head is not None:
@@ -506,12 +633,19 @@ def gunzip(path: str | Path, out: Any = None, *, limit: int = MAX_GUNZIP, head: 
                 raise GunzipLimit(f"inflates past {limit >> 20} MiB: not read (a decompression bomb, or too large)")
             else:
                 out.write(piece)
-            if d.eof:  # the next gzip member, if any
-                rest, d = d.unused_data, zlib.decompressobj(31)
-                if rest:
-                    fh.seek(fh.tell() - len(rest))
-                elif not fh.read(1):
-                    break
-                else:
-                    fh.seek(fh.tell() - 1)
+            if d.eof and not _next_stream(fh, d.unused_data):
+                break
+            if d.eof:
+                d = _decompressor(name)
     return (b"".join(parts)[:head] if head is not None else b""), damage
+
+
+def _next_stream(fh: Any, rest: bytes) -> bool:
+    """After a stream's end: put back what the decompressor read past it; whether more follows."""
+    if rest:
+        fh.seek(fh.tell() - len(rest))
+        return True
+    if not fh.read(1):
+        return False
+    fh.seek(fh.tell() - 1)
+    return True

@@ -9,8 +9,8 @@ from pathlib import Path
 from ..model import Damage, Run
 from ..options import ReadOptions
 from ..plugins import import_named, import_plugins
-from ..safeio import GZIP_MAGIC, GunzipLimit, JSONLimit, file_kind, gunzip, not_regular_reason
-from .base import HEAD_BYTES, READERS, Reader, ReadError, head_as_utf8, read_head
+from ..safeio import MAGIC_BYTES, GunzipLimit, JSONLimit, compression, file_kind, gunzip, not_regular_reason
+from .base import HEAD_BYTES, READERS, Reader, ReadError, head_as_text, read_head
 
 __all__ = [
     "READERS",
@@ -31,6 +31,7 @@ __all__ = [
 SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("tfevents", "tensorboard.events"),
     ("tfevents-folder", "tensorboard.folder"),
+    ("notebook", "notebook"),
     ("hf-trainer-state", "hf_trainer_state"),
     ("mlflow-run", "mlflow_store"),
     ("mlflow-sqlite", "mlflow_store"),
@@ -97,16 +98,18 @@ def sniff(path: Path, options: ReadOptions | None = None) -> Reader | None:
 def sniff_head(path: Path, head: bytes, options: ReadOptions | None = None) -> Reader | None:
     """The first file reader that recognises ``path`` from its first bytes ``head`` (the one
     sniffing pass: discovery hands the Reader it returns on to the read). A gzip-compressed
-    log is sniffed by its inflated head and its name without ``.gz``."""
-    if head.startswith(GZIP_MAGIC):
+    log (gzip, bzip2 or xz) is sniffed by its inflated head and its name without ``.gz``
+    (``.bz2``, ``.xz``)."""
+    packed = compression(head)
+    if packed is not None:
         try:
             head, _ = gunzip(
                 path, head=max(len(head), HEAD_BYTES)
             )  # as long as a plain head; a damaged stream: what came before
         except (OSError, ValueError):
             return None
-        path = path.with_suffix("") if path.suffix.lower() == ".gz" else path
-    head = head_as_utf8(head)
+        path = path.with_suffix("") if path.suffix.lower() == packed[1] else path
+    head = head_as_text(head)
     for r in _in_order(folder=False):
         try:
             if r.recognises(path, head, options):
@@ -133,8 +136,9 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
     if chosen is None:
         raise ReadError("not a training log that trainlint recognises")
     try:
-        if kind == "file" and read_head(path, 2) == GZIP_MAGIC:
-            return _read_gzip(path, chosen, options or ReadOptions())
+        packed = compression(read_head(path, MAGIC_BYTES)) if kind == "file" else None
+        if packed is not None:
+            return _read_compressed(path, packed, chosen, options or ReadOptions())
         return chosen.load(path, options or ReadOptions())
     except ReadError:
         raise
@@ -148,20 +152,22 @@ def read_run(path: str | Path, fmt: str | None = None, options: ReadOptions | No
         raise ReadError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
 
 
-def _read_gzip(path: Path, chosen: Reader, options: ReadOptions) -> Run:
-    """A gzip-compressed log: inflated (bounded) into a private temporary folder under its own
-    name without ``.gz``, read there, and named after the compressed file."""
+def _read_compressed(path: Path, packed: tuple[str, str], chosen: Reader, options: ReadOptions) -> Run:
+    """A compressed log (``packed``: gzip, bzip2 or xz and its suffix): inflated (bounded) into a
+    private temporary folder under its own name without the suffix, read there, and named after
+    the compressed file."""
     import tempfile
 
-    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-    with tempfile.TemporaryDirectory(prefix="trainlint-gz-") as tmp:
-        plain = Path(tmp) / (name or "log")
+    name, suffix = packed
+    plain_name = path.name[: -len(suffix)] if path.name.lower().endswith(suffix) else path.name
+    with tempfile.TemporaryDirectory(prefix="trainlint-unpack-") as tmp:
+        plain = Path(tmp) / (plain_name or "log")
         with open(plain, "wb") as out:
             _, damage = gunzip(path, out)
         size = plain.stat().st_size
         run = chosen.load(plain, options)
     run.source, run.files = str(path), [str(path)]
-    run.notes.insert(0, f"read from gzip ({size:,} bytes inflated)")
+    run.notes.insert(0, f"read from {name} ({size:,} bytes inflated)")
     if damage:
         run.damage.insert(0, Damage("truncated", damage, {"inflated_bytes": size}))
     return run

@@ -98,6 +98,27 @@ def head_as_utf8(head: bytes) -> bytes:
     return head
 
 
+def head_as_text(head: bytes) -> bytes:
+    """:func:`head_as_utf8`, and a head in a legacy encoding (not UTF-8: see
+    ``safeio.legacy_text``) re-encoded as UTF-8: what the log readers' sniffers are handed (a
+    checkpoint's or another binary input's head is left as it is)."""
+    from ..safeio import legacy_text
+
+    head = head_as_utf8(head)
+    try:
+        head.decode("utf-8")
+        return head
+    except UnicodeDecodeError:
+        pass
+    whole = head[: head.rfind(b"\n") + 1] if len(head) >= HEAD_BYTES and b"\n" in head else head  # no cut character
+    try:
+        whole.decode("utf-8")
+        return head
+    except UnicodeDecodeError:
+        legacy = legacy_text(whole)
+    return legacy[0].encode("utf-8") if legacy is not None else head
+
+
 def first_json_object(head: bytes, max_lines: int = 50) -> dict[str, Any] | None:
     """The first complete one-line JSON value in a file's head, if it is an object, else None.
     (A value that is not an object, or no parseable line at all, gives None.)"""

@@ -18,11 +18,12 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ...model import Run
 from ...options import ReadOptions
-from ...safeio import GZIP_MAGIC, UTF16_BOMS, gunzip, open_regular
-from ..base import ReadError, decode_text, looks_binary, reader
+from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
+from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
@@ -212,13 +213,6 @@ def _loss_points(cap: Capture) -> int:
     return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
-def _utf16_to_utf8(data: bytes) -> bytes:
-    """Windows PowerShell's ``>`` writes UTF-16 with a byte-order mark; everything else passes."""
-    if data.startswith(UTF16_BOMS):
-        return data.decode("utf-16", errors="replace").encode("utf-8")
-    return data
-
-
 def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) -> bool:
     text = strip_ansi(data.decode("utf-8", errors="replace"))
     if _HINTS.search(text) or _TRACEBACK.search(text):
@@ -255,12 +249,12 @@ _HEADER_FIELD = lazy_regex(r"[^\s=()\[\]{}']+")
 
 
 def _read_more(path: Path) -> bytes:
-    """The first _SNIFF_MORE bytes of the log, inflated where it is gzip-compressed (a ``.gz`` log
-    is sniffed under its name without ``.gz``)."""
-    real = path if path.is_file() else path.with_name(path.name + ".gz")
+    """The first _SNIFF_MORE bytes of the log, inflated where it is compressed (a ``.gz``,
+    ``.bz2`` or ``.xz`` log is sniffed under its name without the suffix)."""
+    real = next((p for p in (path, *(path.with_name(path.name + c[2]) for c in COMPRESSIONS)) if p.is_file()), path)
     with open_regular(real) as fh:
         data = fh.read(_SNIFF_MORE)
-    return gunzip(real, head=_SNIFF_MORE)[0] if data.startswith(GZIP_MAGIC) else data
+    return gunzip(real, head=_SNIFF_MORE)[0] if compression(data) is not None else data
 
 
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
@@ -270,7 +264,7 @@ class ConsoleReader:
         patterns = options.patterns if options is not None else ()
         if path.suffix.lower() in _NOT_CONSOLE:
             return False
-        head = _utf16_to_utf8(head)
+        head = head_as_text(head)
         if looks_binary(head):
             return False
         suffix = path.suffix.lower()
@@ -282,48 +276,62 @@ class ConsoleReader:
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
-                more = _utf16_to_utf8(_read_more(path))
+                more = head_as_text(_read_more(path))
             except (OSError, ValueError):
                 return False
             return not looks_binary(more) and _progress_or_crash(more, patterns)
         return False
 
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
-        from ...safeio import TextRead, add_damage, bounded_bytes
+        from ...safeio import bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
         if not data.startswith(UTF16_BOMS) and looks_binary(data):  # as the sniffer decides
             raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
         text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
         del data
-        text = strip_ansi(text)
-        lines = split_lines(text)
-        holds = Needles(text)
-        bare = bare_numbers(path, lines)
-        caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
-        best = caps[0] if caps else None
-        last_progress = max(best.lines) if best else 0
-        events = find_crashes(lines, last_progress, holds)
-        del text, holds  # the log's text (holds keeps it too): not needed for the Run
-        if best is None and not events:
-            raise ReadError("no known training-progress lines found")
-        run = Run(
-            source=str(path),
-            format="console" + (f"/{best.framework}" if best else ""),
-            files=[str(path)],
-            notes=notes,
-            events=events,
+        return read_console_text(path, text, notes, long, options)
+
+
+def read_console_text(
+    path: Path,
+    text: str,
+    notes: list[str],
+    long: list[tuple[str, str, dict[str, Any]]],
+    options: ReadOptions | None = None,
+) -> Run:
+    """The Run of console text printed by a training script (a console log's, or a notebook's
+    outputs): ``notes`` and ``long`` (damage: over-long lines cut out) come from reading it."""
+    from ...safeio import TextRead, add_damage
+
+    text = strip_ansi(text)
+    lines = split_lines(text)
+    holds = Needles(text)
+    bare = bare_numbers(path, lines)
+    caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
+    best = caps[0] if caps else None
+    last_progress = max(best.lines) if best else 0
+    events = find_crashes(lines, last_progress, holds)
+    del text, holds  # the log's text (holds keeps it too): not needed for the Run
+    if best is None and not events:
+        raise ReadError("no known training-progress lines found")
+    run = Run(
+        source=str(path),
+        format="console" + (f"/{best.framework}" if best else ""),
+        files=[str(path)],
+        notes=notes,
+        events=events,
+    )
+    add_damage(run, TextRead("", [], long))
+    if best is not None:
+        _fill(run, best, caps[1:])
+    else:
+        run.notes.append(
+            "no training-progress lines found; the log records "
+            + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
         )
-        add_damage(run, TextRead("", [], long))
-        if best is not None:
-            _fill(run, best, caps[1:])
-        else:
-            run.notes.append(
-                "no training-progress lines found; the log records "
-                + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
-            )
-        _completion(run, lines, last_progress)
-        return run
+    _completion(run, lines, last_progress)
+    return run
 
 
 def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
