@@ -31,6 +31,7 @@ __all__ = [
 SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("tfevents", "tensorboard.events"),
     ("tfevents-folder", "tensorboard.folder"),
+    ("numpy", "numpy_file"),
     ("hf-trainer-state", "hf_trainer_state"),
     ("mlflow-run", "mlflow_store"),
     ("mlflow-sqlite", "mlflow_store"),
