@@ -32,6 +32,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("tfevents", "tensorboard.events"),
     ("tfevents-folder", "tensorboard.folder"),
     ("numpy", "numpy_file"),
+    ("pickle-history", "pickle_history"),
     ("hf-trainer-state", "hf_trainer_state"),
     ("mlflow-run", "mlflow_store"),
     ("mlflow-sqlite", "mlflow_store"),
