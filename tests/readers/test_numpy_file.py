@@ -75,6 +75,9 @@ def test_unnamed_columns_and_names_that_say_no_loss_are_not_read(tmp_path):
     np.save(tmp_path / "loss.npy", np.c_[np.arange(100), _curve(100), _curve(100)])
     with pytest.raises(ReadError, match=r"shape \(100, 3\) and nothing names its columns"):
         read_run(tmp_path / "loss.npy")
+    np.save(tmp_path / "loss.npy", np.c_[np.arange(100, 0, -1), _curve(100)].astype(np.uint16))  # falls: no step
+    with pytest.raises(ReadError, match=r"shape \(100, 2\) and nothing names its columns"):
+        read_run(tmp_path / "loss.npy")
     np.save(tmp_path / "x.npy", _curve())
     with pytest.raises(ReadError, match="'x' names no loss"):
         read_run(tmp_path / "x.npy")

@@ -127,11 +127,13 @@ def decode(header: NpyHeader, data: bytes) -> tuple[np.ndarray, str]:
 
 
 def _growing_counter(column: np.ndarray) -> bool:
-    finite = column[np.isfinite(column)] if column.dtype.kind == "f" else column
+    """Whole numbers that rise at every row (as floats: an unsigned column must not wrap round)."""
+    col = np.asarray(column, dtype=np.float64)
     return (
-        len(finite) == len(column) >= 2
-        and bool(np.all(np.diff(column) > 0))
-        and bool(np.all(np.asarray(column, dtype=np.float64) == np.round(np.asarray(column, dtype=np.float64))))
+        len(col) >= 2
+        and bool(np.isfinite(col).all())
+        and bool(np.all(np.diff(col) > 0))
+        and bool(np.all(col == np.round(col)))
     )
 
 
