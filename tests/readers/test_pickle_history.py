@@ -58,6 +58,16 @@ def test_own_history_dicts_arrays_and_one_level_of_nesting(tmp_path):
     assert run.series["train/loss"].values[-1] == 1 and run.series["val/loss"].values[0] == pytest.approx(3.2)
 
 
+def test_a_lone_pickled_list_of_losses_is_named_by_its_file(tmp_path):
+    p = tmp_path / "train_losses.pkl"
+    p.write_bytes(pickle.dumps([3.0, 2.5, np.float32(2.25), 2]))
+    s = read_run(p).series["train_losses"]
+    assert list(s.steps) == [0, 1, 2, 3] and list(s.values) == [3.0, 2.5, 2.25, 2.0]
+    unnamed = tmp_path / "weights.pkl"  # a list whose file names no loss: not a history
+    unnamed.write_bytes(pickle.dumps([0.1, 0.2]))
+    assert sniff(unnamed) is None and [r.kind for r in doctor(unnamed).reports] == ["checkpoint"]
+
+
 def test_what_is_not_a_history_stays_a_checkpoint(tmp_path):
     state = tmp_path / "model.pkl"
     state.write_bytes(pickle.dumps({"model": {"w": [0.1, 0.2]}, "epoch": 3}))  # no loss named

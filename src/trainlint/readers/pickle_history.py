@@ -8,7 +8,8 @@ imported or called. Only plain containers are rebuilt (dict, list, tuple, str, i
 that would import anything else is not a history (a checkpoint, or worse: it is left to the
 checkpoint inspector, which judges what it imports). A list's index is its step (0..n-1: the
 epoch, as Keras counts them). A dict one level deep (``{'train': {'loss': [...]}}``) gives
-``train/loss``.
+``train/loss``. A lone pickled list of losses (``pickle.dump(train_losses, f)``) is named by its
+file's name (``train_losses.pkl`` -> ``train_losses``), as a NumPy array file is.
 """
 
 from __future__ import annotations
@@ -99,9 +100,10 @@ def _values(node: Any) -> np.ndarray | None:
     return None
 
 
-def _series(root: Any) -> dict[str, np.ndarray]:
-    """Every metric list of a history dict (one level of nesting joined with '/')."""
-    top = mapping(root)
+def _series(root: Any, name: str = "") -> dict[str, np.ndarray]:
+    """Every metric list of a history dict (one level of nesting joined with '/'); a lone list of
+    numbers is named ``name`` (the file's name)."""
+    top = mapping(root) if not isinstance(root, (list, tuple)) else {name: root} if name else None
     if top is None:
         raise NotHistory(f"the pickle holds a {_what(root)}, not a dict of metric lists")
     found: dict[str, np.ndarray] = {}
@@ -120,7 +122,7 @@ def _series(root: Any) -> dict[str, np.ndarray]:
     return found
 
 
-def history_of(res: PickleResult) -> dict[str, np.ndarray]:
+def history_of(res: PickleResult, name: str = "") -> dict[str, np.ndarray]:
     """The metric series of a walked pickle; NotHistory with the reason when it is not a history."""
     foreign = next((g for g in res.globals if g.dotted not in ALLOWED), None)
     if foreign is not None:
@@ -128,7 +130,7 @@ def history_of(res: PickleResult) -> dict[str, np.ndarray]:
     if not res.complete:
         raise NotHistory(res.error or "the pickle ends before its STOP opcode")
     try:
-        return _series(res.root)
+        return _series(res.root, name)
     except (TypeError, ValueError, OverflowError) as exc:
         raise NotHistory(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
@@ -143,10 +145,15 @@ def is_history(path: Path, head: bytes) -> bool:
         return False
     try:
         res = first if first.complete else _walk_bounded(path)
-        history_of(res)
+        history_of(res, _stem(path))
     except (NotHistory, ReadError, OSError):
         return False
     return True
+
+
+def _stem(path: Path) -> str:
+    """The name a lone pickled list goes by: its file's name (``train_losses.pkl`` -> ``train_losses``)."""
+    return path.name[: -len(path.suffix)] if path.suffix.lower() in (".pkl", ".pickle", ".p") else ""
 
 
 def _walk_bounded(path: Path) -> PickleResult:
@@ -164,7 +171,7 @@ class PickleHistoryReader:
 
     def read(self, path: Path) -> Run:
         try:
-            series = history_of(_walk_bounded(path))
+            series = history_of(_walk_bounded(path), _stem(path))
         except NotHistory as exc:
             raise ReadError(f"not a pickled metrics history: {exc}") from None
         run = Run(source=str(path), format=NAME, files=[str(path)])
