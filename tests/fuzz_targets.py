@@ -337,6 +337,40 @@ def training_args(draw: st.DrawFn) -> dict[str, bytes]:
 
 
 @st.composite
+def numpy_arrays(draw: st.DrawFn) -> dict[str, bytes]:
+    """np.save's .npy or np.savez's .npz of a loss curve (any numeric dtype, 1-D or a step column)."""
+    import io
+
+    import numpy as np
+
+    n = draw(st.integers(0, 40))
+    values = np.arange(n, 0, -1).astype(draw(st.sampled_from(["<f4", ">f8", "<i4", ">u2", "<f2", "|u1"])))
+    if draw(st.booleans()):
+        values = np.c_[np.arange(n), values]
+    buf = io.BytesIO()
+    if draw(st.booleans()):
+        (np.savez_compressed if draw(st.booleans()) else np.savez)(buf, loss=values, val_loss=values[::2])
+        return {"history.npz": draw(mutated(buf.getvalue()))}
+    np.save(buf, np.asfortranarray(values) if draw(st.booleans()) else values)
+    return {draw(st.sampled_from(["train_loss.npy", "x.npy"])): draw(mutated(buf.getvalue()))}
+
+
+@st.composite
+def pickle_history(draw: st.DrawFn) -> dict[str, bytes]:
+    """pickle.dump(history.history): lists of floats and NumPy float32 scalars, any protocol."""
+    import pickle
+
+    import numpy as np
+
+    n = draw(st.integers(0, 20))
+    history = {"loss": [float(x) for x in range(n, 0, -1)], "val_loss": list(np.arange(n, dtype=np.float32))}
+    if draw(st.booleans()):
+        history["lr"] = np.full(n, 1e-3)  # type: ignore[assignment]
+    data = pickle.dumps(history, protocol=draw(st.integers(0, pickle.HIGHEST_PROTOCOL)))
+    return {"history.pkl": draw(mutated(data))}
+
+
+@st.composite
 def raw_bytes(draw: st.DrawFn) -> dict[str, bytes]:
     name = draw(
         st.sampled_from(
@@ -350,6 +384,9 @@ def raw_bytes(draw: st.DrawFn) -> dict[str, bytes]:
                 "events.out.tfevents.1.h",
                 "training_args.bin",
                 "hparams.yaml",
+                "train_loss.npy",
+                "history.npz",
+                "history.pkl",
             ]
         )
     )
@@ -380,6 +417,8 @@ TARGETS = {
         Target("tokenizer", tokenizer),
         Target("dataset", dataset),
         Target("training_args", training_args),
+        Target("numpy_arrays", numpy_arrays),
+        Target("pickle_history", pickle_history),
         Target("raw_bytes", raw_bytes),
     )
 }

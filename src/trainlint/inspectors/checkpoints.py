@@ -20,6 +20,12 @@ def _options(options: Options) -> tuple[Settings, bool | None, bool | None]:
     return options.settings, options.ckpt_values, options.ckpt_crc
 
 
+def _metrics_history(path: Path, head: bytes) -> bool:
+    from ..readers.pickle_history import is_history
+
+    return is_history(path, head)
+
+
 @inspector("checkpoint", priority=20)
 class CheckpointFileInspector:
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -34,6 +40,8 @@ class CheckpointFileInspector:
         named = suffix in CKPT_SUFFIXES
         if named and not head:
             return True  # an empty file under a checkpoint name
+        if named and kind == "pickle" and _metrics_history(path, head):
+            return False  # pickle.dump(history.history): a log (readers.pickle_history), no checkpoint
         return named and (kind in _NAMED_ONLY or suffix in _UNAMBIGUOUS)
 
     def judge(self, path: Path, options: Options) -> Report:

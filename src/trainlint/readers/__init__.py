@@ -31,6 +31,8 @@ __all__ = [
 SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("tfevents", "tensorboard.events"),
     ("tfevents-folder", "tensorboard.folder"),
+    ("numpy", "numpy_file"),
+    ("pickle-history", "pickle_history"),
     ("notebook", "notebook"),
     ("hf-trainer-state", "hf_trainer_state"),
     ("mlflow-run", "mlflow_store"),

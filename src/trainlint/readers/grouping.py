@@ -10,6 +10,8 @@ whichever reader recognises them, so grouping knows no file format:
 - a Lightning version folder: ``hparams.yaml`` or ``version_N`` with
   ``metrics.csv`` and/or event files;
 - a Coqui run folder: ``trainer_N_log.txt`` with event files beside it;
+- NumPy arrays of one run: ``train_loss.npy`` and ``val_loss.npy`` (two or more ``.npy`` files
+  named by a metric, one of them a loss);
 - a store's run folder that its folder reader recognises (an MLflow run, a W&B run).
 
 The run is read from every member, the best record becomes the primary one
@@ -28,7 +30,7 @@ import numpy as np
 from ..arrays import unique
 from ..model import Damage, Run
 from ..options import ReadOptions
-from ..roles import assign_roles
+from ..roles import assign_roles, role_of
 from ..yamlfile import flatten, load_yaml
 from . import Reader, ReadError, load_readers, read_run, sniff
 from .base import link_vocab
@@ -117,6 +119,22 @@ def _coqui_group(folder: Path) -> RunGroup | None:
     return RunGroup(folder, "coqui", texts + _events(folder))
 
 
+def _numpy_group(folder: Path) -> RunGroup | None:
+    """``np.save``'d metric arrays side by side, each file's name an alias of a distinct role
+    (``train_loss.npy``, ``val_loss.npy``, ``lr.npy``), one of them the loss. Two files of one
+    role (two runs' losses) make no group: each is judged on its own."""
+    try:
+        arrays = sorted(p for p in folder.iterdir() if p.name.lower().endswith(".npy") and p.is_file())
+    except OSError:
+        return None
+    roles = {p: role_of(p.name[:-4]) for p in arrays}
+    named = [p for p in arrays if roles[p] is not None]
+    taken = [roles[p] for p in named]
+    if len(named) < 2 or "loss" not in taken or len(set(taken)) < len(taken):
+        return None
+    return RunGroup(folder, "numpy-arrays", named)
+
+
 STORE_READERS = ("mlflow-run", "wandb-run")  # folder readers whose folder is one run of a store
 
 
@@ -140,7 +158,7 @@ def find_group(folder: Path, options: ReadOptions | None = None) -> RunGroup | N
     Only files some registered reader recognises count (an event file is no
     member while no reader for event files is installed).
     """
-    for finder in (_hf_group, _lightning_group, _coqui_group, _folder_reader_group):
+    for finder in (_hf_group, _lightning_group, _coqui_group, _numpy_group, _folder_reader_group):
         group = finder(folder)
         if group is None:
             continue
@@ -205,6 +223,10 @@ def read_group(group: RunGroup, options: ReadOptions | None = None) -> Run:
     """One Run from every file of the group: the best record, complemented by the others."""
     if group.folder_reader is not None:
         run = group.folder_reader.read(group.folder)
+    elif group.convention == "numpy-arrays":
+        from .numpy_file import read_arrays
+
+        run = read_arrays(group.folder, group.logs)
     else:
         run = _read_members(group, options)
     run.source = str(group.folder)
