@@ -1897,3 +1897,141 @@ def test_time_series_library_vali_loss_is_the_eval_loss(tmp_path):
     # the epoch's mean, printed beside the evaluation: its summary, never the loss series itself
     assert _series(run, "summary_Train_Loss")[3:] == (0.48, pytest.approx(0.26))
     assert run.roles["loss"] == "loss" and run.series["loss"].values[-1] < 0.4
+
+
+def _boost(i):
+    return 0.69 * 0.95**i + 0.05
+
+
+def xgboost_lines(sets=("train", "validation"), metrics=("logloss",), rounds=40):
+    """dmlc/xgboost@379b29f0836b9dbc313b993d8e5743bd452d4117 python-package/xgboost/callback.py:546-570
+    (EvaluationMonitor: f"[{epoch}]", then per set and metric f"\\t{data + '-' + metric}:{score:.5f}",
+    f"...:{score:.5f}+{std:.5f}" in xgb.cv); src/learner.cc:1100,1118 (the C++ core: '[' << iter << ']',
+    '\\t' << data_names[i] << '-' << ev->Name() << ':' << value); the scikit-learn wrapper names its
+    eval_set's sets f"validation_{i}" (python-package/xgboost/sklearn.py:840)."""
+    out = []
+    for r in range(rounds):
+        cells = "".join(
+            f"\t{s}-{k}:{_boost(r) + 0.02 * j + (0.3 if k in ('merror', 'error') else 0.0):.5f}"
+            for j, s in enumerate(sets)
+            for k in metrics
+        )
+        out.append(f"[{r}]{cells}")
+    return out
+
+
+def test_xgboost_train_and_validation_sets(tmp_path):
+    run = _read(tmp_path, xgboost_lines())
+    assert run.format == "console/xgboost"
+    assert run.roles["loss"] == "train-logloss" and run.roles["eval_loss"] == "validation-logloss"
+    assert _series(run, "train-logloss") == (40, 0.0, 39.0, 0.74, pytest.approx(_boost(39), abs=1e-5))
+    assert _series(run, "validation-logloss")[3] == 0.76
+    assert any("'logloss' on the training set 'train'" in n for n in run.notes)
+
+
+def test_xgboost_loss_is_the_loss_metric_not_the_error_rate(tmp_path):
+    lines = xgboost_lines(sets=("train", "eval"), metrics=("merror", "mlogloss"))
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train-mlogloss" and run.roles["eval_loss"] == "eval-mlogloss"
+    assert run.series["train-merror"].values[0] == pytest.approx(1.04)
+    rmse = _read(tmp_path, xgboost_lines(sets=("train", "test"), metrics=("rmse", "mae")), "rmse.log")
+    assert rmse.roles["loss"] == "train-rmse" and rmse.roles["eval_loss"] == "test-rmse"
+    assert any("first of its loss metrics (rmse, mae)" in n for n in rmse.notes)
+
+
+def test_xgboost_validation_set_alone_is_an_evaluation_loss(tmp_path):
+    """XGBClassifier.fit(eval_set=[(X_val, y_val)]): no training set is printed. Its logloss is an
+    evaluation loss; being the only loss, it is the one judged, and the note says so."""
+    run = _read(tmp_path, xgboost_lines(sets=("validation_0",)))
+    assert run.roles == {"loss": "validation_0-logloss"}
+    assert any("no training set is printed, so this is an evaluation loss" in n for n in run.notes)
+
+
+def test_xgboost_several_unnamed_sets_take_no_loss(tmp_path):
+    """eval_set=[(X_train, y_train), (X_test, y_test)] prints validation_0 and validation_1: which is
+    the training data is not said, and no loss is taken (precision over recall)."""
+    run = _read(tmp_path, xgboost_lines(sets=("validation_0", "validation_1")))
+    assert len(run.series["validation_1-logloss"]) == 40
+    assert "loss" not in run.roles and "eval_loss" not in run.roles
+    assert any(n.startswith("no loss taken: xgboost evaluates validation_0, validation_1") for n in run.notes)
+
+
+def lightgbm_lines(sets=("training", "valid_1"), metric="binary_logloss", rounds=40):
+    """microsoft/LightGBM@bae0b7ba953341a32b2a9c5c5c437a1b976f576f python-package/lightgbm/callback.py:85
+    (f"{dataset_name}'s {metric_name}: {metric_value:g}", f" + {stdv:g}" in cv) and :105-106 (the results
+    joined by '\\t' after f"[{env.iteration + 1}]"); engine.py:247 (the training set's name "training");
+    the C++ library's info lines ('[LightGBM] [Info] ...', include/LightGBM/utils/log.h:149)."""
+    out = ["[LightGBM] [Info] Number of positive: 3000, number of negative: 3000",
+           "[LightGBM] [Info] Total Bins 1530",
+           "[LightGBM] [Warning] No further splits with positive gain, best gain: -inf"]  # fmt: skip
+    for r in range(1, rounds + 1):
+        out.append(f"[{r}]\t" + "\t".join(f"{s}'s {metric}: {_boost(r) + 0.02 * j:g}" for j, s in enumerate(sets)))
+    return out
+
+
+def test_lightgbm_training_and_valid_sets(tmp_path):
+    run = _read(tmp_path, lightgbm_lines())
+    assert run.format == "console/lightgbm"
+    assert run.roles["loss"] == "training/binary_logloss" and run.roles["eval_loss"] == "valid_1/binary_logloss"
+    assert _series(run, "training/binary_logloss") == (
+        40,
+        1.0,
+        40.0,
+        pytest.approx(0.7055),
+        0.138673,
+    )
+    l2 = _read(tmp_path, lightgbm_lines(metric="l2"), "l2.log")
+    assert l2.roles["loss"] == "training/l2" and l2.roles["eval_loss"] == "valid_1/l2"
+
+
+def test_lightgbm_auc_alone_is_no_loss(tmp_path):
+    run = _read(tmp_path, lightgbm_lines(metric="auc"))
+    assert len(run.series["training/auc"]) == 40 and "loss" not in run.roles
+    assert any("no loss metric printed on the training set 'training' (auc)" in n for n in run.notes)
+
+
+def test_lightgbm_cli_iteration_lines(tmp_path):
+    """src/boosting/gbdt.cpp:573-575, 591-593 (GBDT::OutputMetric): "Iteration:" << iter << ", training "
+    << name << " : " << score, and ", valid_" << i + 1 << " " << name << " : " << score, through Log::Info."""
+    lines = []
+    for r in range(1, 31):
+        lines += [f"[LightGBM] [Info] Iteration:{r}, training l2 : {_boost(r):g}",
+                  f"[LightGBM] [Info] Iteration:{r}, valid_1 l2 : {_boost(r) + 0.02:g}"]  # fmt: skip
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "training/l2" and run.roles["eval_loss"] == "valid_1/l2"
+    assert _series(run, "valid_1/l2")[:3] == (30, 1.0, 30.0)
+
+
+def catboost_lines(test=True, auc=False, rounds=40):
+    """catboost/catboost@0ffde07caa6311e41d8482e326ad6c8f079ddb19 catboost/libs/loggers/logger.h
+    (TConsoleLoggingBackend: the main metric of each set, "\\t" << source << ": " << value with 7
+    significant digits, and for the test set "\\tbest: " << best << " (" << bestIteration << ")"; then
+    "\\ttotal: " and "\\tremaining: " in HumanReadable durations; Flush writes currentIteration << ":"
+    before them). A test metric that rises (AUC) keeps its highest as best."""
+    out = ["Learning rate set to 0.061"]
+    best = None
+    for r in range(rounds):
+        cells = f"{r}:\tlearn: {_boost(r):.7g}"
+        if test:
+            v = 0.6 + 0.008 * r if auc else _boost(r) + 0.02
+            best = v if best is None else (max(best, v) if auc else min(best, v))
+            cells += f"\ttest: {v:.7g}\tbest: {best:.7g} ({r})"
+        out.append(cells + f"\ttotal: {5 * r + 5}ms\tremaining: {1.5 - 0.03 * r:.2f}s")
+    return out + ["", "bestTest = 0.2", "bestIteration = 39"]
+
+
+def test_catboost_learn_and_test(tmp_path):
+    run = _read(tmp_path, catboost_lines())
+    assert run.format == "console/catboost"
+    assert run.roles["loss"] == "learn" and run.roles["eval_loss"] == "test"
+    assert _series(run, "learn") == (40, 0.0, 39.0, 0.74, pytest.approx(_boost(39), abs=1e-6))
+    assert _series(run, "test")[3] == 0.76
+    alone = _read(tmp_path, catboost_lines(test=False), "learn.log")
+    assert alone.roles == {"loss": "learn"} and list(alone.series) == ["learn"]
+
+
+def test_catboost_test_metric_that_rises_is_no_eval_loss(tmp_path):
+    """eval_metric='AUC': the test column is an AUC (its best is its highest), never the eval loss."""
+    run = _read(tmp_path, catboost_lines(auc=True))
+    assert run.roles["loss"] == "learn" and "eval_loss" not in run.roles
+    assert run.series["test"].values[-1] == pytest.approx(0.912)

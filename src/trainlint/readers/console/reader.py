@@ -7,6 +7,7 @@ Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
 pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
+evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -22,6 +23,7 @@ from ...model import Run
 from ...options import ReadOptions
 from ...safeio import GZIP_MAGIC, UTF16_BOMS, gunzip, open_regular
 from ..base import ReadError, decode_text, looks_binary, reader
+from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
@@ -112,7 +114,8 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS):
+    libraries = BOOSTER_RECOGNISERS
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
         if isinstance(found, list):
