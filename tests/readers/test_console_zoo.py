@@ -1105,8 +1105,8 @@ def test_stable_baselines3_table(tmp_path):
 
     lines = [line for it in range(2, 32) for line in table(it)]
     run = _read(tmp_path, lines)
-    assert run.roles["loss"] == "loss"
-    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (11.6, pytest.approx(5.8))
+    assert run.format == "console/stable-baselines3" and run.roles["loss"] == "train/loss"
+    assert _series(run, "train/loss") == (30, 4096.0, 63488.0, 11.6, pytest.approx(5.8))
 
 
 def test_kohya_sd_scripts_progress_bar(tmp_path):
@@ -2035,3 +2035,64 @@ def test_catboost_test_metric_that_rises_is_no_eval_loss(tmp_path):
     run = _read(tmp_path, catboost_lines(auc=True))
     assert run.roles["loss"] == "learn" and "eval_loss" not in run.roles
     assert run.series["test"].values[-1] == pytest.approx(0.912)
+
+
+def sb3_table(values: dict) -> list[str]:
+    """One table as Stable-Baselines3's HumanOutputFormat.write prints it (DLR-RM/stable-baselines3@
+    e05d2dbe6eda0acd0ef2e316e3e4065677add3eb stable_baselines3/common/logger.py:199 floats f"{value:<8.3g}",
+    :204 the tag row of each 'tag/', keys indented by 3 under it, :227 dashes of key_width + val_width + 7,
+    :232 f"| {key}{key_space} | {value}{val_space} |"), keys sorted."""
+    rows, tag = [], None
+    for key in sorted(values):
+        t, _, k = key.partition("/")
+        if t != tag:
+            rows.append((t + "/", ""))
+            tag = t
+        v = values[key]
+        rows.append(("   " + k, f"{v:<8.3g}" if isinstance(v, float) else str(v)))
+    kw, vw = max(len(k) for k, _ in rows), max(len(v) for _, v in rows)
+    dashes = "-" * (kw + vw + 7)
+    return [dashes, *(f"| {k}{' ' * (kw - len(k))} | {v}{' ' * (vw - len(v))} |" for k, v in rows), dashes]
+
+
+def sb3_lines(train: dict, tables=20, n_steps=2048) -> list[str]:
+    """PPO's first table has no train/ values (on_policy_algorithm.py:289-295 rollout/ and time/ values;
+    ppo.py:287-298 train/ after the first update); A2C logs train/policy_loss and train/value_loss apart
+    (a2c.py:184-188), SAC train/actor_loss and train/critic_loss (sac.py:297-302)."""
+    out = ["Using cpu device", "Wrapping the env with a `Monitor` wrapper"]
+    for i in range(1, tables + 1):
+        vals = {"rollout/ep_len_mean": 20.0 + i, "rollout/ep_rew_mean": 20.0 + i, "time/fps": 1234,
+                "time/iterations": i, "time/time_elapsed": i, "time/total_timesteps": i * n_steps}  # fmt: skip
+        if i > 1:
+            vals.update({k: f(i) for k, f in train.items()})
+        out += sb3_table(vals)
+    return out
+
+
+def test_stable_baselines3_ppo_tables(tmp_path):
+    ppo = {"train/loss": lambda i: 8.0 / i, "train/value_loss": lambda i: 30.0 / i,
+           "train/policy_gradient_loss": lambda i: -0.01, "train/entropy_loss": lambda i: -0.69,
+           "train/learning_rate": lambda i: 3e-4, "train/n_updates": lambda i: 10 * i}  # fmt: skip
+    run = _read(tmp_path, sb3_lines(ppo))
+    assert run.format == "console/stable-baselines3"
+    assert run.roles["loss"] == "train/loss"
+    assert _series(run, "train/loss") == (19, 4096.0, 40960.0, 4.0, 0.4)
+    assert _series(run, "rollout/ep_rew_mean") == (20, 2048.0, 40960.0, 21.0, 40.0)
+    assert run.series["train/learning_rate"].values[0] == 3e-4
+
+
+def test_stable_baselines3_parts_losses_are_no_loss(tmp_path):
+    """A2C and SAC log their parts' losses and no train/loss: the value (critic) loss is another
+    network's or another term's, never the model's loss (on main the general reader took it)."""
+    a2c = {"train/policy_loss": lambda i: -0.5 / i, "train/value_loss": lambda i: 30.0 / i,
+           "train/entropy_loss": lambda i: -0.69, "train/n_updates": lambda i: 5 * i}  # fmt: skip
+    run = _read(tmp_path, sb3_lines(a2c))
+    assert "loss" not in run.roles and len(run.series["train/value_loss"]) == 19
+    assert any("no loss taken: the algorithm logs the losses of its parts apart" in n for n in run.notes)
+    sac = {
+        "train/actor_loss": lambda i: -8.0 / i,
+        "train/critic_loss": lambda i: 1.0 / i,
+        "train/ent_coef": lambda i: 0.1,
+    }
+    run = _read(tmp_path, sb3_lines(sac), "sac.log")
+    assert "loss" not in run.roles and run.series["train/critic_loss"].values[-1] == 0.05

@@ -7,7 +7,8 @@ Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
 pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
-evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), the
+evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
+(``sb3``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -32,6 +33,7 @@ from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .numbers import bare_numbers
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
+from .sb3 import RECOGNISERS as SB3_RECOGNISERS
 from .stateful import RECOGNISERS
 from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 from .vits import RECOGNISERS as VITS_RECOGNISERS
@@ -114,7 +116,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    libraries = BOOSTER_RECOGNISERS
+    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS)
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
