@@ -2096,3 +2096,119 @@ def test_stable_baselines3_parts_losses_are_no_loss(tmp_path):
     }
     run = _read(tmp_path, sb3_lines(sac), "sac.log")
     assert "loss" not in run.roles and run.series["train/critic_loss"].values[-1] == 0.05
+
+
+def sklearn_gradient_boosting(oob=False, n=120):
+    """scikit-learn/scikit-learn@8bb123b032818e3a6f884bdf9544331e91ce741c sklearn/ensemble/_gb.py
+    (VerboseReporter.init: header_fields "Iter", "Train Loss", ["OOB Improve"], "Remaining Time" printed
+    with ("%10s " + "%16s " * (k - 1)); rows "{iter:>10d} {train_score:>16.4f} [{oob_impr:>16.4f}]
+    {remaining_time:>16s}", the time "{:.2f}s" or "{:.2f}m"; VerboseReporter.update: with verbose=1 every
+    iteration to 10, then every 10th to 100, every 100th after)."""
+    fields = ["Iter", "Train Loss"] + (["OOB Improve"] if oob else []) + ["Remaining Time"]
+    out = [("%10s " + "%16s " * (len(fields) - 1)) % tuple(fields)]
+    for it in [*range(1, 11), *range(20, 101, 10), *range(200, n * 10 + 1, 100)]:
+        cells = [f"{it:>10d}", f"{1.3 * 0.98**it + 0.1:>16.4f}"] + ([f"{0.0012:>16.4f}"] if oob else [])
+        rem = (n * 10 - it) * 0.05
+        out.append(" ".join([*cells, f"{f'{rem / 60:.2f}m' if rem > 60 else f'{rem:.2f}s':>16s}"]))
+    return out
+
+
+def test_sklearn_gradient_boosting_verbose_table(tmp_path):
+    run = _read(tmp_path, sklearn_gradient_boosting())
+    assert run.format == "console/sklearn-boosting" and run.roles["loss"] == "Train_Loss"
+    assert _series(run, "Train_Loss") == (30, 1.0, 1200.0, 1.374, 0.1)
+    oob = _read(tmp_path, sklearn_gradient_boosting(oob=True), "oob.log")
+    assert _series(oob, "Train_Loss")[:3] == (30, 1.0, 1200.0) and oob.series["OOB_Improve"].values[0] == 0.0012
+
+
+def spacy_lines(pipes=("tok2vec", "ner"), scores=("ents_f", "ents_p", "ents_r"), rows=30):
+    """explosion/spaCy@f69c32f7a033366ec0d49ec94e5a4feb885d5157 spacy/training/loggers.py:96-106 (the
+    columns "E", "#", f"Loss {pipe}" per trainable pipe, the score weights, "Score"; widths 3, 6, 8 per
+    loss, 6 per score; upper-cased, a name over 13 characters cut to 10 and "..." (:16-26); a header row
+    and a row of dashes per width, wasabi's msg.row with spacing 2) and :125-149 (losses and the score
+    '{0:.2f}', scores times 100)."""
+    cols = ["E", "#"] + [f"Loss {p}" for p in pipes] + list(scores) + ["Score"]
+    cols = [(c[:10] + "..." if len(c) > 13 else c).upper() for c in cols]
+    widths = [max(len(c), w) for c, w in zip(cols, [3, 6] + [8] * len(pipes) + [6] * len(scores) + [6])]
+    out = ["\u2139 Pipeline: " + str(list(pipes)), "\u2139 Initial learn rate: 0.001"]
+    out.append("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    out.append("  ".join("-" * w for w in widths))
+    for r in range(rows):
+        losses = [f"{(40.0 if p in ('tok2vec', 'transformer') else 900.0) / (r + 1):.2f}" for p in pipes]
+        vals = [str(r // 10), str(r * 200)] + losses + [f"{50 + r:.2f}" for _ in scores] + [f"{0.5 + r / 100:.2f}"]
+        out.append("  ".join(v.rjust(w) for v, w in zip(vals, widths)))
+    return out + ["\u2714 Saved pipeline to output directory"]
+
+
+def test_spacy_train_table(tmp_path):
+    run = _read(tmp_path, spacy_lines())
+    assert run.format == "console/spacy" and run.roles["loss"] == "loss_ner"
+    assert _series(run, "loss_ner") == (30, 0.0, 5800.0, 900.0, 30.0)
+    assert run.series["loss_tok2vec"].values[0] == 40.0 and run.series["score"].values[-1] == 0.79
+    assert run.series["epoch"].values[-1] == 2.0
+
+
+def test_spacy_several_pipes_sum_their_losses(tmp_path):
+    """A tagger and a parser, each trained on its own loss, beside the shared transformer (its name cut
+    to 'LOSS TRANS...'): the loss judged is the task pipes' sum; the embedding layer's is not added."""
+    run = _read(tmp_path, spacy_lines(pipes=("transformer", "tagger", "parser"), scores=("tag_acc", "dep_uas")))
+    assert "loss_trans..." in run.series
+    assert run.roles["loss"] == "loss_tagger+loss_parser"
+    assert _series(run, "loss_tagger+loss_parser")[3:] == (1800.0, 60.0)
+
+
+def matlab_train_network(validation_every=5, rows=30):
+    """MATLAB Deep Learning Toolbox trainNetwork's verbose table (closed source; the shape as MathWorks'
+    examples print it and as users paste it, e.g. a README's 'Training progress' block): rules of '=' in
+    '|...|', each name on two rows ('Mini-batch' over 'Loss'), cells right-aligned in '|'-bounded columns,
+    accuracies with '%', the validation cells blank on rows with no validation, the clock hh:mm:ss."""
+    rule = "|" + "=" * 118 + "|"
+    out = ["Training on single CPU.", "Initializing input data normalization.", rule,
+           "|  Epoch  |  Iteration  |  Time Elapsed  |  Mini-batch  |  Validation  |  Mini-batch  |  Validation  |  Base Learning  |",
+           "|         |             |   (hh:mm:ss)   |   Accuracy   |   Accuracy   |     Loss     |     Loss     |      Rate       |",
+           rule]  # fmt: skip
+    for r in range(rows):
+        val = r % validation_every == 0
+        cells = [f"{r // 10 + 1:>7d}", f"{r * 50 + 1:>11d}", f"{'00:%02d:%02d' % divmod(r * 7, 60):>14s}",
+                 f"{50 + r:>11.2f}%", f"{48 + r:>11.2f}%" if val else " " * 12, f"{2.0 / (r + 1):>12.4f}",
+                 f"{2.1 / (r + 1):>12.4f}" if val else " " * 12, f"{0.01:>15.4f}"]  # fmt: skip
+        out.append("|" + "|".join(f" {c} " for c in cells) + "|")
+    return out + [rule]
+
+
+def test_matlab_train_network_table(tmp_path):
+    run = _read(tmp_path, matlab_train_network())
+    assert run.format == "console/matlab"
+    assert run.roles["loss"] == "Mini-batch_Loss" and run.roles["eval_loss"] == "Validation_Loss"
+    assert _series(run, "Mini-batch_Loss") == (30, 1.0, 1451.0, 2.0, pytest.approx(0.0667))
+    assert _series(run, "Validation_Loss") == (6, 1.0, 1251.0, 2.1, 0.0808)
+    assert run.series["Mini-batch_Accuracy"].values[0] == 50.0
+
+
+def matlab_trainnet(detector=False, rows=40):
+    """MATLAB trainnet's verbose table (R2023b on; the shape as printed in MathWorks' live-script outputs
+    pasted in public READMEs): names over a rule of underscores, the values right-aligned under them, the
+    validation loss blank where not computed; the object detector trainers print the same columns
+    (Epoch first) with values left of their column's end."""
+    names = ["Epoch", "Iteration"] if detector else ["Iteration", "Epoch"]
+    names += ["TimeElapsed", "LearnRate", "TrainingLoss", "ValidationLoss"]
+    out = ["    " + "    ".join(names), "    " + "    ".join("_" * len(n) for n in names)]
+    for r in range(1, rows + 1):
+        vals = {"Iteration": str(r * 20), "Epoch": str(r // 10 + 1), "TimeElapsed": "00:%02d:%02d" % divmod(r * 9, 60),
+                "LearnRate": "0.001", "TrainingLoss": f"{50.0 / r:.5g}",
+                "ValidationLoss": f"{60.0 / r:.5g}" if r % 5 == 0 else ""}  # fmt: skip
+        if detector:  # left in the column, two spaces in
+            out.append("    " + "    ".join(("  " + vals[n]).ljust(len(n)) for n in names))
+        else:
+            out.append("    " + "    ".join(vals[n].rjust(len(n)) for n in names))
+    return out
+
+
+def test_matlab_trainnet_table(tmp_path):
+    for detector in (False, True):
+        run = _read(tmp_path, matlab_trainnet(detector), f"trainnet{detector}.log")
+        assert run.format == "console/matlab"
+        assert run.roles["loss"] == "TrainingLoss" and run.roles["eval_loss"] == "ValidationLoss"
+        assert _series(run, "TrainingLoss") == (40, 20.0, 800.0, 50.0, 1.25)
+        assert _series(run, "ValidationLoss") == (8, 100.0, 800.0, 12.0, 1.5)
+        assert run.series["LearnRate"].values[0] == 0.001
