@@ -2212,3 +2212,14 @@ def test_matlab_trainnet_table(tmp_path):
         assert _series(run, "TrainingLoss") == (40, 20.0, 800.0, 50.0, 1.25)
         assert _series(run, "ValidationLoss") == (8, 100.0, 800.0, 12.0, 1.5)
         assert run.series["LearnRate"].values[0] == 0.001
+
+
+def test_lightgbm_early_stopping_repeats_its_best_round(tmp_path):
+    """callback.py:351 ("Training until validation scores don't improve for N rounds") and :437 ("Early
+    stopping, best iteration is:\\n[{best}]\\t{results}"): the repeated best round is no new point and no
+    restart of the count."""
+    lines = ["Training until validation scores don't improve for 10 rounds", *lightgbm_lines(rounds=30)[3:]]
+    lines += ["Early stopping, best iteration is:", lightgbm_lines(rounds=20)[-1]]
+    run = _read(tmp_path, lines)
+    assert _series(run, "training/binary_logloss")[:3] == (30, 1.0, 30.0)
+    assert "step_resets" not in run.meta

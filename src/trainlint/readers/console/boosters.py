@@ -42,6 +42,7 @@ _CAT_PIECE = lazy_regex(
     % (NUM, NUM)
 )
 
+_BEST = lazy_regex(r"(?i)\bbest iteration(?: is)?:\s*$")
 _TRAIN_SETS = frozenset({"train", "training", "dtrain", "train_set", "trn", "learn"})
 # The metrics that are losses (lower is better, the objective's own measure); auc, error rates,
 # ndcg, map, precision are not.
@@ -84,21 +85,28 @@ def is_loss_metric(metric: str) -> bool:
 def xgboost(lines: list[Line]) -> Capture | None:
     """XGBoost's ``[round]\\t<data>-<metric>:<value>`` lines."""
     rows = []
-    for line in lines:
+    for i, line in enumerate(lines):
         m = _XGB.match(line.final)
-        if m is not None:
+        if m is not None and not _repeats_best(lines, i):
             rows.append((line.no, int(m[1]), [(d, k, float(v)) for d, k, v in _XGB_PAIR.findall(m[2])]))
     return _booster("xgboost", rows, "-")
+
+
+def _repeats_best(lines: list[Line], i: int) -> bool:
+    """Whether line ``i`` repeats the best round after an early stop: XGBoost's "Stopping. Best
+    iteration:", LightGBM's "Early stopping, best iteration is:" (a point already read, at an
+    earlier round than the last: no restart of the count)."""
+    return i > 0 and _BEST.search(lines[i - 1].final) is not None
 
 
 def lightgbm(lines: list[Line]) -> Capture | None:
     """LightGBM's ``[round]\\t<data>'s <metric>: <value>`` lines (and its CLI's ``Iteration:``)."""
     rows = []
     cli: dict[int, tuple[int, list[tuple[str, str, float]]]] = {}  # round: (its first line, its values)
-    for line in lines:
+    for i, line in enumerate(lines):
         text = line.final
         m = _LGB.match(text)
-        if m is not None:
+        if m is not None and not _repeats_best(lines, i):
             pairs = [_LGB_PAIR.fullmatch(p.strip()) for p in m[2].split("\t")]
             if all(pairs):
                 rows.append((line.no, int(m[1]), [(p[1], p[2], float(p[3])) for p in pairs if p]))
