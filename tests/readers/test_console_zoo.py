@@ -2223,3 +2223,36 @@ def test_lightgbm_early_stopping_repeats_its_best_round(tmp_path):
     run = _read(tmp_path, lines)
     assert _series(run, "training/binary_logloss")[:3] == (30, 1.0, 30.0)
     assert "step_resets" not in run.meta
+
+
+def marian_lines(label_counts=True, updates=40):
+    """marian-nmt/marian-dev@c9f287db75b4ed27979717ff0cf543000e2e5b2e src/training/scheduler.h:99-130
+    (formatLoss: "Cost " with 8 decimals; with --disp-label-counts "<avg> * <labels> @ <batch labels>
+    after <labels so far>"), :559-580 ("Ep. {} : Up. {} : Sen. {} : {} : Time {:.2f}s : {:.2f} words/s :
+    gNorm {:.4f}[ : L.r. {:.4e}]") and :360-375 (LOG_VALID: "Ep. {} : Up. {} : {validator} : {value} :
+    new best" or ": stalled {} times (last best: {})"), behind spdlog's "[%Y-%m-%d %T] " and "[valid] "."""
+    out = ["[2024-01-01 00:00:00] [marian] Marian v1.12.0 65bf82ff 2023-02-21 06:27:47 -0800",
+           "[2024-01-01 00:00:00] [data] Loading vocabulary from JSON/Yaml file vocab.spm"]  # fmt: skip
+    for i in range(1, updates + 1):
+        cost = f"{8.0 / i:.8f}" + (f" * {1234567:,} @ {4567:,} after {i * 1234567:,}" if label_counts else "")
+        out.append(
+            f"[2024-01-01 00:{i // 60:02d}:{i % 60:02d}] Ep. 1 : Up. {i * 500} : Sen. {i * 12345:,} : Cost {cost} : "
+            f"Time 45.67s : 2345.67 words/s : gNorm 1.2345 : L.r. {3e-4:.4e}"
+        )
+        if i % 10 == 0:
+            out.append(
+                f"[2024-01-01 00:00:00] [valid] Ep. 1 : Up. {i * 500} : ce-mean-words : {5.0 - i / 20:g} : new best"
+            )
+            out.append(f"[2024-01-01 00:00:00] [valid] Ep. 1 : Up. {i * 500} : bleu : {10 + i / 2:g} : new best")
+    return out
+
+
+def test_marian_train_log(tmp_path):
+    """On main the general reader read Cost at the lines' order and the validators as other metrics."""
+    for counts in (True, False):
+        run = _read(tmp_path, marian_lines(counts), f"train{counts}.log")
+        assert run.format == "console/marian"
+        assert run.roles["loss"] == "Cost" and run.roles["eval_loss"] == "valid_ce-mean-words"
+        assert _series(run, "Cost") == (40, 500.0, 20000.0, 8.0, 0.2)
+        assert _series(run, "valid_ce-mean-words") == (4, 5000.0, 20000.0, 4.5, 3.0)
+        assert run.series["valid_bleu"].values[-1] == 30.0 and run.series["learning_rate"].values[0] == 3e-4
