@@ -240,6 +240,7 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
     objective = _objective(run)
     if objective is not None and "loss" not in (overrides or {}):
         chosen["loss"] = objective
+    _declared(run, chosen, overrides or {})
     roles: dict[str, str] = {}
     reasons: dict[str, str] = {}
     for role, c in chosen.items():
@@ -277,6 +278,29 @@ def _objective(run: Any) -> Choice | None:
     return Choice(
         "loss", parts, why if isinstance(why, str) else "the objective, by the layout of the file that wrote it", 1
     )
+
+
+def _declared(run: Any, chosen: dict[str, Choice], overrides: Mapping[str, str]) -> None:
+    """What a reader says of a log whose layout names its losses, where no name says loss (a
+    gradient booster's ``train-logloss``): ``meta['eval_objective']`` is the evaluation loss
+    (judged as the loss where it is the only one), ``meta['no_loss']`` why no metric is the loss
+    (the names that look like one are another network's, or the training set is not told)."""
+    meta = run.meta
+    name = meta.get("eval_objective")
+    if isinstance(name, str) and name in run.series and "eval_loss" not in overrides:
+        why = meta.get("eval_objective_why")
+        chosen["eval_loss"] = Choice("eval_loss", (name,), why if isinstance(why, str) else "by the log's layout", 1)
+        if "loss" not in chosen and "loss" not in overrides:
+            ev = chosen.pop("eval_loss")
+            chosen["loss"] = Choice("loss", ev.names, f"{ev.reason}; the only loss logged: judged as the loss", 3)
+    why = meta.get("no_loss")
+    if isinstance(why, str) and "objective" not in meta and "loss" not in overrides:
+        chosen.pop("loss", None)
+        if "eval_loss" not in overrides and not isinstance(name, str):
+            chosen.pop("eval_loss", None)
+        note = f"no loss taken: {why}"
+        if note not in run.notes:
+            run.notes.append(note)
 
 
 def _without_discriminator(run: Any, c: Choice) -> Choice:
@@ -366,7 +390,9 @@ def unmapped_reason(run: Any) -> str:
     hint = f"did you mean --map loss={likely[0]}?" if likely else "use --map loss=NAME"
     more = f" (other candidates: {', '.join(likely[1:])})" if len(likely) > 1 else ""
     source = getattr(run, "source", "PATH") or "PATH"
-    return f"no loss series found; {hint}{more}; metrics read: {_listing(names, 40, source)}"
+    why = getattr(run, "meta", {}).get("no_loss")
+    found = f"no loss series found ({why})" if isinstance(why, str) else "no loss series found"
+    return f"{found}; {hint}{more}; metrics read: {_listing(names, 40, source)}"
 
 
 def parse_map(items: Iterable[str]) -> dict[str, str]:

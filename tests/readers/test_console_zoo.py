@@ -1105,8 +1105,8 @@ def test_stable_baselines3_table(tmp_path):
 
     lines = [line for it in range(2, 32) for line in table(it)]
     run = _read(tmp_path, lines)
-    assert run.roles["loss"] == "loss"
-    assert _series(run, "loss")[0] == 30 and _series(run, "loss")[3:] == (11.6, pytest.approx(5.8))
+    assert run.format == "console/stable-baselines3" and run.roles["loss"] == "train/loss"
+    assert _series(run, "train/loss") == (30, 4096.0, 63488.0, 11.6, pytest.approx(5.8))
 
 
 def test_kohya_sd_scripts_progress_bar(tmp_path):
@@ -1958,3 +1958,362 @@ def test_pytorch_tutorial_name_classification(tmp_path):
     run = _read(tmp_path, lines)
     assert run.format == "console/pytorch-tutorial" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (20, 5000.0, 100000.0, 2.8, pytest.approx(0.9))
+
+
+def _boost(i):
+    return 0.69 * 0.95**i + 0.05
+
+
+def xgboost_lines(sets=("train", "validation"), metrics=("logloss",), rounds=40):
+    """dmlc/xgboost@379b29f0836b9dbc313b993d8e5743bd452d4117 python-package/xgboost/callback.py:546-570
+    (EvaluationMonitor: f"[{epoch}]", then per set and metric f"\\t{data + '-' + metric}:{score:.5f}",
+    f"...:{score:.5f}+{std:.5f}" in xgb.cv); src/learner.cc:1100,1118 (the C++ core: '[' << iter << ']',
+    '\\t' << data_names[i] << '-' << ev->Name() << ':' << value); the scikit-learn wrapper names its
+    eval_set's sets f"validation_{i}" (python-package/xgboost/sklearn.py:840)."""
+    out = []
+    for r in range(rounds):
+        cells = "".join(
+            f"\t{s}-{k}:{_boost(r) + 0.02 * j + (0.3 if k in ('merror', 'error') else 0.0):.5f}"
+            for j, s in enumerate(sets)
+            for k in metrics
+        )
+        out.append(f"[{r}]{cells}")
+    return out
+
+
+def test_xgboost_train_and_validation_sets(tmp_path):
+    run = _read(tmp_path, xgboost_lines())
+    assert run.format == "console/xgboost"
+    assert run.roles["loss"] == "train-logloss" and run.roles["eval_loss"] == "validation-logloss"
+    assert _series(run, "train-logloss") == (40, 0.0, 39.0, 0.74, pytest.approx(_boost(39), abs=1e-5))
+    assert _series(run, "validation-logloss")[3] == 0.76
+    assert any("'logloss' on the training set 'train'" in n for n in run.notes)
+
+
+def test_xgboost_loss_is_the_loss_metric_not_the_error_rate(tmp_path):
+    lines = xgboost_lines(sets=("train", "eval"), metrics=("merror", "mlogloss"))
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "train-mlogloss" and run.roles["eval_loss"] == "eval-mlogloss"
+    assert run.series["train-merror"].values[0] == pytest.approx(1.04)
+    rmse = _read(tmp_path, xgboost_lines(sets=("train", "test"), metrics=("rmse", "mae")), "rmse.log")
+    assert rmse.roles["loss"] == "train-rmse" and rmse.roles["eval_loss"] == "test-rmse"
+    assert any("first of its loss metrics (rmse, mae)" in n for n in rmse.notes)
+
+
+def test_xgboost_validation_set_alone_is_an_evaluation_loss(tmp_path):
+    """XGBClassifier.fit(eval_set=[(X_val, y_val)]): no training set is printed. Its logloss is an
+    evaluation loss; being the only loss, it is the one judged, and the note says so."""
+    run = _read(tmp_path, xgboost_lines(sets=("validation_0",)))
+    assert run.roles == {"loss": "validation_0-logloss"}
+    assert any("no training set is printed, so this is an evaluation loss" in n for n in run.notes)
+
+
+def test_xgboost_several_unnamed_sets_take_no_loss(tmp_path):
+    """eval_set=[(X_train, y_train), (X_test, y_test)] prints validation_0 and validation_1: which is
+    the training data is not said, and no loss is taken (precision over recall)."""
+    run = _read(tmp_path, xgboost_lines(sets=("validation_0", "validation_1")))
+    assert len(run.series["validation_1-logloss"]) == 40
+    assert "loss" not in run.roles and "eval_loss" not in run.roles
+    assert any(n.startswith("no loss taken: xgboost evaluates validation_0, validation_1") for n in run.notes)
+
+
+def lightgbm_lines(sets=("training", "valid_1"), metric="binary_logloss", rounds=40):
+    """microsoft/LightGBM@bae0b7ba953341a32b2a9c5c5c437a1b976f576f python-package/lightgbm/callback.py:85
+    (f"{dataset_name}'s {metric_name}: {metric_value:g}", f" + {stdv:g}" in cv) and :105-106 (the results
+    joined by '\\t' after f"[{env.iteration + 1}]"); engine.py:247 (the training set's name "training");
+    the C++ library's info lines ('[LightGBM] [Info] ...', include/LightGBM/utils/log.h:149)."""
+    out = ["[LightGBM] [Info] Number of positive: 3000, number of negative: 3000",
+           "[LightGBM] [Info] Total Bins 1530",
+           "[LightGBM] [Warning] No further splits with positive gain, best gain: -inf"]  # fmt: skip
+    for r in range(1, rounds + 1):
+        out.append(f"[{r}]\t" + "\t".join(f"{s}'s {metric}: {_boost(r) + 0.02 * j:g}" for j, s in enumerate(sets)))
+    return out
+
+
+def test_lightgbm_training_and_valid_sets(tmp_path):
+    run = _read(tmp_path, lightgbm_lines())
+    assert run.format == "console/lightgbm"
+    assert run.roles["loss"] == "training/binary_logloss" and run.roles["eval_loss"] == "valid_1/binary_logloss"
+    assert _series(run, "training/binary_logloss") == (
+        40,
+        1.0,
+        40.0,
+        pytest.approx(0.7055),
+        0.138673,
+    )
+    l2 = _read(tmp_path, lightgbm_lines(metric="l2"), "l2.log")
+    assert l2.roles["loss"] == "training/l2" and l2.roles["eval_loss"] == "valid_1/l2"
+
+
+def test_lightgbm_auc_alone_is_no_loss(tmp_path):
+    run = _read(tmp_path, lightgbm_lines(metric="auc"))
+    assert len(run.series["training/auc"]) == 40 and "loss" not in run.roles
+    assert any("no loss metric printed on the training set 'training' (auc)" in n for n in run.notes)
+
+
+def test_lightgbm_cli_iteration_lines(tmp_path):
+    """src/boosting/gbdt.cpp:573-575, 591-593 (GBDT::OutputMetric): "Iteration:" << iter << ", training "
+    << name << " : " << score, and ", valid_" << i + 1 << " " << name << " : " << score, through Log::Info."""
+    lines = []
+    for r in range(1, 31):
+        lines += [f"[LightGBM] [Info] Iteration:{r}, training l2 : {_boost(r):g}",
+                  f"[LightGBM] [Info] Iteration:{r}, valid_1 l2 : {_boost(r) + 0.02:g}"]  # fmt: skip
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "training/l2" and run.roles["eval_loss"] == "valid_1/l2"
+    assert _series(run, "valid_1/l2")[:3] == (30, 1.0, 30.0)
+
+
+def catboost_lines(test=True, auc=False, rounds=40):
+    """catboost/catboost@0ffde07caa6311e41d8482e326ad6c8f079ddb19 catboost/libs/loggers/logger.h
+    (TConsoleLoggingBackend: the main metric of each set, "\\t" << source << ": " << value with 7
+    significant digits, and for the test set "\\tbest: " << best << " (" << bestIteration << ")"; then
+    "\\ttotal: " and "\\tremaining: " in HumanReadable durations; Flush writes currentIteration << ":"
+    before them). A test metric that rises (AUC) keeps its highest as best."""
+    out = ["Learning rate set to 0.061"]
+    best = None
+    for r in range(rounds):
+        cells = f"{r}:\tlearn: {_boost(r):.7g}"
+        if test:
+            v = 0.6 + 0.008 * r if auc else _boost(r) + 0.02
+            best = v if best is None else (max(best, v) if auc else min(best, v))
+            cells += f"\ttest: {v:.7g}\tbest: {best:.7g} ({r})"
+        out.append(cells + f"\ttotal: {5 * r + 5}ms\tremaining: {1.5 - 0.03 * r:.2f}s")
+    return out + ["", "bestTest = 0.2", "bestIteration = 39"]
+
+
+def test_catboost_learn_and_test(tmp_path):
+    run = _read(tmp_path, catboost_lines())
+    assert run.format == "console/catboost"
+    assert run.roles["loss"] == "learn" and run.roles["eval_loss"] == "test"
+    assert _series(run, "learn") == (40, 0.0, 39.0, 0.74, pytest.approx(_boost(39), abs=1e-6))
+    assert _series(run, "test")[3] == 0.76
+    alone = _read(tmp_path, catboost_lines(test=False), "learn.log")
+    assert alone.roles == {"loss": "learn"} and list(alone.series) == ["learn"]
+
+
+def test_catboost_test_metric_that_rises_is_no_eval_loss(tmp_path):
+    """eval_metric='AUC': the test column is an AUC (its best is its highest), never the eval loss."""
+    run = _read(tmp_path, catboost_lines(auc=True))
+    assert run.roles["loss"] == "learn" and "eval_loss" not in run.roles
+    assert run.series["test"].values[-1] == pytest.approx(0.912)
+
+
+def sb3_table(values: dict) -> list[str]:
+    """One table as Stable-Baselines3's HumanOutputFormat.write prints it (DLR-RM/stable-baselines3@
+    e05d2dbe6eda0acd0ef2e316e3e4065677add3eb stable_baselines3/common/logger.py:199 floats f"{value:<8.3g}",
+    :204 the tag row of each 'tag/', keys indented by 3 under it, :227 dashes of key_width + val_width + 7,
+    :232 f"| {key}{key_space} | {value}{val_space} |"), keys sorted."""
+    rows, tag = [], None
+    for key in sorted(values):
+        t, _, k = key.partition("/")
+        if t != tag:
+            rows.append((t + "/", ""))
+            tag = t
+        v = values[key]
+        rows.append(("   " + k, f"{v:<8.3g}" if isinstance(v, float) else str(v)))
+    kw, vw = max(len(k) for k, _ in rows), max(len(v) for _, v in rows)
+    dashes = "-" * (kw + vw + 7)
+    return [dashes, *(f"| {k}{' ' * (kw - len(k))} | {v}{' ' * (vw - len(v))} |" for k, v in rows), dashes]
+
+
+def sb3_lines(train: dict, tables=20, n_steps=2048) -> list[str]:
+    """PPO's first table has no train/ values (on_policy_algorithm.py:289-295 rollout/ and time/ values;
+    ppo.py:287-298 train/ after the first update); A2C logs train/policy_loss and train/value_loss apart
+    (a2c.py:184-188), SAC train/actor_loss and train/critic_loss (sac.py:297-302)."""
+    out = ["Using cpu device", "Wrapping the env with a `Monitor` wrapper"]
+    for i in range(1, tables + 1):
+        vals = {"rollout/ep_len_mean": 20.0 + i, "rollout/ep_rew_mean": 20.0 + i, "time/fps": 1234,
+                "time/iterations": i, "time/time_elapsed": i, "time/total_timesteps": i * n_steps}  # fmt: skip
+        if i > 1:
+            vals.update({k: f(i) for k, f in train.items()})
+        out += sb3_table(vals)
+    return out
+
+
+def test_stable_baselines3_ppo_tables(tmp_path):
+    ppo = {"train/loss": lambda i: 8.0 / i, "train/value_loss": lambda i: 30.0 / i,
+           "train/policy_gradient_loss": lambda i: -0.01, "train/entropy_loss": lambda i: -0.69,
+           "train/learning_rate": lambda i: 3e-4, "train/n_updates": lambda i: 10 * i}  # fmt: skip
+    run = _read(tmp_path, sb3_lines(ppo))
+    assert run.format == "console/stable-baselines3"
+    assert run.roles["loss"] == "train/loss"
+    assert _series(run, "train/loss") == (19, 4096.0, 40960.0, 4.0, 0.4)
+    assert _series(run, "rollout/ep_rew_mean") == (20, 2048.0, 40960.0, 21.0, 40.0)
+    assert run.series["train/learning_rate"].values[0] == 3e-4
+
+
+def test_stable_baselines3_parts_losses_are_no_loss(tmp_path):
+    """A2C and SAC log their parts' losses and no train/loss: the value (critic) loss is another
+    network's or another term's, never the model's loss (on main the general reader took it)."""
+    a2c = {"train/policy_loss": lambda i: -0.5 / i, "train/value_loss": lambda i: 30.0 / i,
+           "train/entropy_loss": lambda i: -0.69, "train/n_updates": lambda i: 5 * i}  # fmt: skip
+    run = _read(tmp_path, sb3_lines(a2c))
+    assert "loss" not in run.roles and len(run.series["train/value_loss"]) == 19
+    assert any("no loss taken: the algorithm logs the losses of its parts apart" in n for n in run.notes)
+    sac = {
+        "train/actor_loss": lambda i: -8.0 / i,
+        "train/critic_loss": lambda i: 1.0 / i,
+        "train/ent_coef": lambda i: 0.1,
+    }
+    run = _read(tmp_path, sb3_lines(sac), "sac.log")
+    assert "loss" not in run.roles and run.series["train/critic_loss"].values[-1] == 0.05
+
+
+def sklearn_gradient_boosting(oob=False, n=120):
+    """scikit-learn/scikit-learn@8bb123b032818e3a6f884bdf9544331e91ce741c sklearn/ensemble/_gb.py
+    (VerboseReporter.init: header_fields "Iter", "Train Loss", ["OOB Improve"], "Remaining Time" printed
+    with ("%10s " + "%16s " * (k - 1)); rows "{iter:>10d} {train_score:>16.4f} [{oob_impr:>16.4f}]
+    {remaining_time:>16s}", the time "{:.2f}s" or "{:.2f}m"; VerboseReporter.update: with verbose=1 every
+    iteration to 10, then every 10th to 100, every 100th after)."""
+    fields = ["Iter", "Train Loss"] + (["OOB Improve"] if oob else []) + ["Remaining Time"]
+    out = [("%10s " + "%16s " * (len(fields) - 1)) % tuple(fields)]
+    for it in [*range(1, 11), *range(20, 101, 10), *range(200, n * 10 + 1, 100)]:
+        cells = [f"{it:>10d}", f"{1.3 * 0.98**it + 0.1:>16.4f}"] + ([f"{0.0012:>16.4f}"] if oob else [])
+        rem = (n * 10 - it) * 0.05
+        out.append(" ".join([*cells, f"{f'{rem / 60:.2f}m' if rem > 60 else f'{rem:.2f}s':>16s}"]))
+    return out
+
+
+def test_sklearn_gradient_boosting_verbose_table(tmp_path):
+    run = _read(tmp_path, sklearn_gradient_boosting())
+    assert run.format == "console/sklearn-boosting" and run.roles["loss"] == "Train_Loss"
+    assert _series(run, "Train_Loss") == (30, 1.0, 1200.0, 1.374, 0.1)
+    oob = _read(tmp_path, sklearn_gradient_boosting(oob=True), "oob.log")
+    assert _series(oob, "Train_Loss")[:3] == (30, 1.0, 1200.0) and oob.series["OOB_Improve"].values[0] == 0.0012
+
+
+def spacy_lines(pipes=("tok2vec", "ner"), scores=("ents_f", "ents_p", "ents_r"), rows=30):
+    """explosion/spaCy@f69c32f7a033366ec0d49ec94e5a4feb885d5157 spacy/training/loggers.py:96-106 (the
+    columns "E", "#", f"Loss {pipe}" per trainable pipe, the score weights, "Score"; widths 3, 6, 8 per
+    loss, 6 per score; upper-cased, a name over 13 characters cut to 10 and "..." (:16-26); a header row
+    and a row of dashes per width, wasabi's msg.row with spacing 2) and :125-149 (losses and the score
+    '{0:.2f}', scores times 100)."""
+    cols = ["E", "#"] + [f"Loss {p}" for p in pipes] + list(scores) + ["Score"]
+    cols = [(c[:10] + "..." if len(c) > 13 else c).upper() for c in cols]
+    widths = [max(len(c), w) for c, w in zip(cols, [3, 6] + [8] * len(pipes) + [6] * len(scores) + [6])]
+    out = ["\u2139 Pipeline: " + str(list(pipes)), "\u2139 Initial learn rate: 0.001"]
+    out.append("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    out.append("  ".join("-" * w for w in widths))
+    for r in range(rows):
+        losses = [f"{(40.0 if p in ('tok2vec', 'transformer') else 900.0) / (r + 1):.2f}" for p in pipes]
+        vals = [str(r // 10), str(r * 200)] + losses + [f"{50 + r:.2f}" for _ in scores] + [f"{0.5 + r / 100:.2f}"]
+        out.append("  ".join(v.rjust(w) for v, w in zip(vals, widths)))
+    return out + ["\u2714 Saved pipeline to output directory"]
+
+
+def test_spacy_train_table(tmp_path):
+    run = _read(tmp_path, spacy_lines())
+    assert run.format == "console/spacy" and run.roles["loss"] == "loss_ner"
+    assert _series(run, "loss_ner") == (30, 0.0, 5800.0, 900.0, 30.0)
+    assert run.series["loss_tok2vec"].values[0] == 40.0 and run.series["score"].values[-1] == 0.79
+    assert run.series["epoch"].values[-1] == 2.0
+
+
+def test_spacy_several_pipes_sum_their_losses(tmp_path):
+    """A tagger and a parser, each trained on its own loss, beside the shared transformer (its name cut
+    to 'LOSS TRANS...'): the loss judged is the task pipes' sum; the embedding layer's is not added."""
+    run = _read(tmp_path, spacy_lines(pipes=("transformer", "tagger", "parser"), scores=("tag_acc", "dep_uas")))
+    assert "loss_trans..." in run.series
+    assert run.roles["loss"] == "loss_tagger+loss_parser"
+    assert _series(run, "loss_tagger+loss_parser")[3:] == (1800.0, 60.0)
+
+
+def matlab_train_network(validation_every=5, rows=30):
+    """MATLAB Deep Learning Toolbox trainNetwork's verbose table (closed source; the shape as MathWorks'
+    examples print it and as users paste it, e.g. a README's 'Training progress' block): rules of '=' in
+    '|...|', each name on two rows ('Mini-batch' over 'Loss'), cells right-aligned in '|'-bounded columns,
+    accuracies with '%', the validation cells blank on rows with no validation, the clock hh:mm:ss."""
+    rule = "|" + "=" * 118 + "|"
+    out = ["Training on single CPU.", "Initializing input data normalization.", rule,
+           "|  Epoch  |  Iteration  |  Time Elapsed  |  Mini-batch  |  Validation  |  Mini-batch  |  Validation  |  Base Learning  |",
+           "|         |             |   (hh:mm:ss)   |   Accuracy   |   Accuracy   |     Loss     |     Loss     |      Rate       |",
+           rule]  # fmt: skip
+    for r in range(rows):
+        val = r % validation_every == 0
+        cells = [f"{r // 10 + 1:>7d}", f"{r * 50 + 1:>11d}", f"{'00:%02d:%02d' % divmod(r * 7, 60):>14s}",
+                 f"{50 + r:>11.2f}%", f"{48 + r:>11.2f}%" if val else " " * 12, f"{2.0 / (r + 1):>12.4f}",
+                 f"{2.1 / (r + 1):>12.4f}" if val else " " * 12, f"{0.01:>15.4f}"]  # fmt: skip
+        out.append("|" + "|".join(f" {c} " for c in cells) + "|")
+    return out + [rule]
+
+
+def test_matlab_train_network_table(tmp_path):
+    run = _read(tmp_path, matlab_train_network())
+    assert run.format == "console/matlab"
+    assert run.roles["loss"] == "Mini-batch_Loss" and run.roles["eval_loss"] == "Validation_Loss"
+    assert _series(run, "Mini-batch_Loss") == (30, 1.0, 1451.0, 2.0, pytest.approx(0.0667))
+    assert _series(run, "Validation_Loss") == (6, 1.0, 1251.0, 2.1, 0.0808)
+    assert run.series["Mini-batch_Accuracy"].values[0] == 50.0
+
+
+def matlab_trainnet(detector=False, rows=40):
+    """MATLAB trainnet's verbose table (R2023b on; the shape as printed in MathWorks' live-script outputs
+    pasted in public READMEs): names over a rule of underscores, the values right-aligned under them, the
+    validation loss blank where not computed; the object detector trainers print the same columns
+    (Epoch first) with values left of their column's end."""
+    names = ["Epoch", "Iteration"] if detector else ["Iteration", "Epoch"]
+    names += ["TimeElapsed", "LearnRate", "TrainingLoss", "ValidationLoss"]
+    out = ["    " + "    ".join(names), "    " + "    ".join("_" * len(n) for n in names)]
+    for r in range(1, rows + 1):
+        vals = {"Iteration": str(r * 20), "Epoch": str(r // 10 + 1), "TimeElapsed": "00:%02d:%02d" % divmod(r * 9, 60),
+                "LearnRate": "0.001", "TrainingLoss": f"{50.0 / r:.5g}",
+                "ValidationLoss": f"{60.0 / r:.5g}" if r % 5 == 0 else ""}  # fmt: skip
+        if detector:  # left in the column, two spaces in
+            out.append("    " + "    ".join(("  " + vals[n]).ljust(len(n)) for n in names))
+        else:
+            out.append("    " + "    ".join(vals[n].rjust(len(n)) for n in names))
+    return out
+
+
+def test_matlab_trainnet_table(tmp_path):
+    for detector in (False, True):
+        run = _read(tmp_path, matlab_trainnet(detector), f"trainnet{detector}.log")
+        assert run.format == "console/matlab"
+        assert run.roles["loss"] == "TrainingLoss" and run.roles["eval_loss"] == "ValidationLoss"
+        assert _series(run, "TrainingLoss") == (40, 20.0, 800.0, 50.0, 1.25)
+        assert _series(run, "ValidationLoss") == (8, 100.0, 800.0, 12.0, 1.5)
+        assert run.series["LearnRate"].values[0] == 0.001
+
+
+def test_lightgbm_early_stopping_repeats_its_best_round(tmp_path):
+    """callback.py:351 ("Training until validation scores don't improve for N rounds") and :437 ("Early
+    stopping, best iteration is:\\n[{best}]\\t{results}"): the repeated best round is no new point and no
+    restart of the count."""
+    lines = ["Training until validation scores don't improve for 10 rounds", *lightgbm_lines(rounds=30)[3:]]
+    lines += ["Early stopping, best iteration is:", lightgbm_lines(rounds=20)[-1]]
+    run = _read(tmp_path, lines)
+    assert _series(run, "training/binary_logloss")[:3] == (30, 1.0, 30.0)
+    assert "step_resets" not in run.meta
+
+
+def marian_lines(label_counts=True, updates=40):
+    """marian-nmt/marian-dev@c9f287db75b4ed27979717ff0cf543000e2e5b2e src/training/scheduler.h:99-130
+    (formatLoss: "Cost " with 8 decimals; with --disp-label-counts "<avg> * <labels> @ <batch labels>
+    after <labels so far>"), :559-580 ("Ep. {} : Up. {} : Sen. {} : {} : Time {:.2f}s : {:.2f} words/s :
+    gNorm {:.4f}[ : L.r. {:.4e}]") and :360-375 (LOG_VALID: "Ep. {} : Up. {} : {validator} : {value} :
+    new best" or ": stalled {} times (last best: {})"), behind spdlog's "[%Y-%m-%d %T] " and "[valid] "."""
+    out = ["[2024-01-01 00:00:00] [marian] Marian v1.12.0 65bf82ff 2023-02-21 06:27:47 -0800",
+           "[2024-01-01 00:00:00] [data] Loading vocabulary from JSON/Yaml file vocab.spm"]  # fmt: skip
+    for i in range(1, updates + 1):
+        cost = f"{8.0 / i:.8f}" + (f" * {1234567:,} @ {4567:,} after {i * 1234567:,}" if label_counts else "")
+        out.append(
+            f"[2024-01-01 00:{i // 60:02d}:{i % 60:02d}] Ep. 1 : Up. {i * 500} : Sen. {i * 12345:,} : Cost {cost} : "
+            f"Time 45.67s : 2345.67 words/s : gNorm 1.2345 : L.r. {3e-4:.4e}"
+        )
+        if i % 10 == 0:
+            out.append(
+                f"[2024-01-01 00:00:00] [valid] Ep. 1 : Up. {i * 500} : ce-mean-words : {5.0 - i / 20:g} : new best"
+            )
+            out.append(f"[2024-01-01 00:00:00] [valid] Ep. 1 : Up. {i * 500} : bleu : {10 + i / 2:g} : new best")
+    return out
+
+
+def test_marian_train_log(tmp_path):
+    """On main the general reader read Cost at the lines' order and the validators as other metrics."""
+    for counts in (True, False):
+        run = _read(tmp_path, marian_lines(counts), f"train{counts}.log")
+        assert run.format == "console/marian"
+        assert run.roles["loss"] == "Cost" and run.roles["eval_loss"] == "valid_ce-mean-words"
+        assert _series(run, "Cost") == (40, 500.0, 20000.0, 8.0, 0.2)
+        assert _series(run, "valid_ce-mean-words") == (4, 5000.0, 20000.0, 4.5, 3.0)
+        assert run.series["valid_bleu"].values[-1] == 30.0 and run.series["learning_rate"].values[0] == 3e-4

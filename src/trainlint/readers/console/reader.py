@@ -7,6 +7,9 @@ Recognisers: the declarative one-line table in ``patterns`` (PyTorch
 examples, Detectron2, fairseq, nanoGPT, llm.c, generic epoch/step shapes), the
 multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), the
 pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
+evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
+(``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
+``train.log`` (``marian``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -24,14 +27,18 @@ from ...model import Run
 from ...options import ReadOptions
 from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
 from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
+from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
 from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
+from .libtables import RECOGNISERS as TABLE_RECOGNISERS
+from .marian import RECOGNISERS as MARIAN_RECOGNISERS
 from .numbers import bare_numbers
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
+from .sb3 import RECOGNISERS as SB3_RECOGNISERS
 from .stateful import RECOGNISERS
 from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 from .vits import RECOGNISERS as VITS_RECOGNISERS
@@ -114,7 +121,8 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS):
+    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS)
+    for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
         if isinstance(found, list):

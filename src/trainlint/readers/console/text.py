@@ -241,6 +241,10 @@ class Capture(msgspec.Struct):
                 col[1].append(value)
 
     def has_loss(self) -> bool:
+        """A name says loss, or the recogniser declares which series is the loss (a booster's
+        ``train-rmse``), or that none is (``meta['no_loss']``): its log's layout tells."""
+        if any(key in self.meta for key in ("objective", "eval_objective", "no_loss")):
+            return True
         return any("loss" in name.lower() for name in self.cols)
 
     @property
