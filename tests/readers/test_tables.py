@@ -64,3 +64,52 @@ def test_a_tensorboard_csv_download_whose_name_says_nothing_is_read_but_no_loss(
     run = read_run(_tb_csv(tmp_path / "export.csv"))
     assert list(run.series) == ["Value"] and "loss" not in run.roles
     assert any("not taken as the loss" in n for n in run.notes)
+
+
+def _md_rows(n, start=1):
+    return "".join(f"| {e} | {_loss(e)} | **{_loss(e) + 0.1:.4f}** |\n" for e in range(start, start + n))
+
+
+def test_a_readme_with_prose_and_a_per_epoch_table_is_read_for_the_table(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "# Fine-tuning\n\nWe trained for 12 epochs | batch 32.\n\n"
+        "| Epoch | Train Loss | Val Loss |\n|:-----:|-----------:|:---------|\n" + _md_rows(12) + "| 13 | 1.2 | - |\n"
+        "\nThe best checkpoint is epoch 12.\n"
+    )
+    assert sniff(readme).name == "markdown-table"
+    run = read_run(readme)
+    assert list(run.series) == ["Train_Loss", "Val_Loss"] and run.meta["steps_are"] == "epochs"
+    assert run.roles["loss"] == "Train_Loss" and run.roles["eval_loss"] == "Val_Loss"
+    assert _ends(run, "Train_Loss") == (13, 1.0, 13.0, 2.4, 1.2)
+    assert _ends(run, "Val_Loss") == (12, 1.0, 12.0, 2.5, pytest.approx(1.4))  # "-" is no value
+
+
+def test_a_plain_text_file_that_is_a_pasted_table_is_read(tmp_path):
+    txt = tmp_path / "results.txt"
+    txt.write_text("| step | loss |\n|---|---|\n" + "".join(f"| {100 * i} | {_loss(i)} |\n" for i in range(15)))
+    assert _ends(read_run(txt), "loss") == (15, 0.0, 1400.0, 2.5, pytest.approx(1.1))
+
+
+def test_markdown_without_a_training_table_stays_unrecognised(tmp_path):
+    docs = tmp_path / "results.md"  # a docs page's results: three models, no step
+    docs.write_text(
+        "## Results\n\n| model | loss | acc |\n|---|---|---|\n| a | 0.5 | 91 |\n| b | 0.4 | 92 |\n| c | 0.3 | 93 |\n"
+    )
+    assert sniff(docs) is None
+    howto = tmp_path / "howto.md"  # a step column that counts a few instructions
+    howto.write_text("| Step | Action |\n|---|---|\n" + "".join(f"| {i} | run cell {i} |\n" for i in range(1, 6)))
+    assert sniff(howto) is None
+    shuffled = tmp_path / "sweep.md"  # 12 rows whose "epoch" does not grow: a sweep's table, not a run
+    shuffled.write_text("| epoch | loss |\n|---|---|\n" + "".join(f"| {e % 3 + 1} | 0.{e} |\n" for e in range(12)))
+    assert sniff(shuffled) is None
+
+
+def test_a_console_log_with_a_small_table_in_it_keeps_its_reader(tmp_path):
+    log = tmp_path / "train.log"  # a table, but most of the head is the log's own lines
+    log.write_text(
+        "".join(f"Epoch {e} step {e * 10} loss {_loss(e)}\n" for e in range(1, 41))
+        + "| epoch | loss |\n|---|---|\n"
+        + "".join(f"| {e} | {_loss(e)} |\n" for e in range(1, 11))
+    )
+    assert getattr(sniff(log), "name", None) != "markdown-table"
