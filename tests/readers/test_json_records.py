@@ -185,3 +185,12 @@ def test_a_tensorboard_scalar_download_whose_name_says_nothing_is_no_loss(tmp_pa
     assert any("not taken as the loss" in n for n in run.notes)
     # pairs of numbers or triples without a wall time of this century are not claimed
     assert sniff(_compact(tmp_path, [[0.5, 1, 2.0]] * 20, "points.json")) is None
+
+
+def test_pandas_to_json_table_orient_names_its_columns_without_a_prefix(tmp_path):
+    # df.to_json(orient="table"): a JSON Table Schema, then the records with the index as a field
+    fields = [{"name": "index", "type": "integer"}, {"name": "loss", "type": "number"}]
+    schema = {"fields": fields, "primaryKey": ["index"], "pandas_version": "1.4.0"}
+    doc = {"schema": schema, "data": [{"index": i, "loss": 2.0 - i / 10} for i in range(12)]}
+    run = read_run(_compact(tmp_path, doc, "history.json"))
+    assert list(run.series) == ["loss"] and _ends(run, "loss") == (12, 0.0, 11.0, 2.0, pytest.approx(0.9))

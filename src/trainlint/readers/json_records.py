@@ -13,9 +13,10 @@ dump a dict of such lists, one per split. The shapes read here:
 - a series per metric with its steps (Sacred's ``metrics.json``: ``{"train.loss": {"steps": [..],
   "values": [..], "timestamps": [..]}}``);
 - pandas' ``DataFrame.to_json()``: its default orient, one ``{index: value}`` per column
-  (``{"loss": {"0": 2.5, "1": 2.4}}``), and ``orient="split"`` (``{"columns": [..], "index": [..],
-  "data": [[..], ..]}``); the index is the step when it is a growing integer and no column is
-  one. Its "index" and "table" orients are records keyed by their step and records under a key;
+  (``{"loss": {"0": 2.5, "1": 2.4}}``), ``orient="split"`` (``{"columns": [..], "index": [..],
+  "data": [[..], ..]}``) and ``orient="table"`` (``{"schema": {..}, "data": [records]}``), the
+  index the step when it is a growing integer and no column is one (its "index" orient is records
+  keyed by their step);
 - one scalar tag exported from TensorBoard's dashboard, ``[[wall_time, step, value], ..]``, the
   series named after the file (``_scalar_export``).
 
@@ -73,7 +74,7 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
         return [(prefix, [r for r in doc if isinstance(r, dict)])]
     if not isinstance(doc, dict) or depth >= MAX_DEPTH:
         return []
-    frame = _pandas_split(doc) or _pandas_columns(doc)
+    frame = _pandas_split(doc) or _pandas_columns(doc) or _pandas_table(doc)
     if frame:
         return [(prefix, frame)]
     if len(doc) >= 2 and all(_INT.match(k) and isinstance(v, dict) for k, v in doc.items()):
@@ -115,6 +116,20 @@ def _pandas_columns(doc: dict[str, Any]) -> list[dict[str, Any]]:
             return []
     rows = [{name: column[label] for name, column in doc.items()} for label in labels]
     return _indexed(rows, labels)
+
+
+def _pandas_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``DataFrame.to_json(orient="table")`` (a JSON Table Schema and its records),
+    the index (its ``primaryKey``) as their step as for the other orients; [] for any other dict."""
+    schema, data = doc.get("schema"), doc.get("data")
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list) or not isinstance(data, list):
+        return []
+    rows = [r for r in data if isinstance(r, dict)] if _records(data) else []
+    keys = schema.get("primaryKey")
+    key = keys[0] if isinstance(keys, list) and keys and rows else None
+    if not isinstance(key, str) or key in (*STEP_KEYS, "epoch"):
+        return rows
+    return _indexed([{k: v for k, v in r.items() if k != key} for r in rows], [r.get(key) for r in rows])
 
 
 def _indexed(rows: list[dict[str, Any]], index: list[Any]) -> list[dict[str, Any]]:
