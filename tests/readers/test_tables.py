@@ -113,3 +113,12 @@ def test_a_console_log_with_a_small_table_in_it_keeps_its_reader(tmp_path):
         + "".join(f"| {e} | {_loss(e)} |\n" for e in range(1, 11))
     )
     assert getattr(sniff(log), "name", None) != "markdown-table"
+
+
+def test_a_table_without_its_outer_pipes_is_read_too(tmp_path):
+    path = tmp_path / "results.md"  # GitHub's table without the outer pipes
+    path.write_text(
+        "epoch | loss | val_loss\n--- | --- | ---\n" + "".join(f"{e} | {_loss(e)} | -\n" for e in range(1, 13))
+    )
+    run = read_run(path)
+    assert list(run.series) == ["loss"] and _ends(run, "loss") == (12, 1.0, 12.0, 2.4, pytest.approx(1.3))
