@@ -79,10 +79,10 @@ def test_a_readme_with_prose_and_a_per_epoch_table_is_read_for_the_table(tmp_pat
     )
     assert sniff(readme).name == "markdown-table"
     run = read_run(readme)
-    assert list(run.series) == ["Train_Loss", "Val_Loss"] and run.meta["steps_are"] == "epochs"
-    assert run.roles["loss"] == "Train_Loss" and run.roles["eval_loss"] == "Val_Loss"
-    assert _ends(run, "Train_Loss") == (13, 1.0, 13.0, 2.4, 1.2)
-    assert _ends(run, "Val_Loss") == (12, 1.0, 12.0, 2.5, pytest.approx(1.4))  # "-" is no value
+    assert list(run.series) == ["Train Loss", "Val Loss"] and run.meta["steps_are"] == "epochs"
+    assert run.roles["loss"] == "Train Loss" and run.roles["eval_loss"] == "Val Loss"
+    assert _ends(run, "Train Loss") == (13, 1.0, 13.0, 2.4, 1.2)
+    assert _ends(run, "Val Loss") == (12, 1.0, 12.0, 2.5, pytest.approx(1.4))  # "-" is no value
 
 
 def test_a_plain_text_file_that_is_a_pasted_table_is_read(tmp_path):

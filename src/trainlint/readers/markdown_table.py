@@ -5,7 +5,7 @@ Only such a table is read, never the prose around it: a table with an epoch or s
 (``epoch``, ``step``, ``iter``..) that grows over 10 rows or more, found in the file's head. A
 docs page's small results table (three models, no step) is no training run and leaves the file
 unrecognised. Outside a Markdown file the table must be most of the head's lines. A column's name
-is its header cell with spaces written ``_`` (``train loss`` → ``train_loss``); a cell is a
+is its header cell (``Train Loss``, as the console reader names the notebook table's); a cell is a
 number (``**0.412**``, ``91.2%`` read as 0.412 and 91.2) or left out (``-``, ``n/a``).
 """
 
@@ -53,7 +53,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _name(cell: str) -> str:
-    return "_".join(cell.strip("*_`~ ").split())
+    return " ".join(cell.strip("*_`~ ").split())
 
 
 def _number(cell: str) -> float | None:
