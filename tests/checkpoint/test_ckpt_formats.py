@@ -62,6 +62,15 @@ def test_safetensors_header_problems(tmp_path):
     assert "unknown dtype 'F33'" in finding(judge_path(odd), "TL313").message
 
 
+def test_json_text_whose_ninth_byte_opens_an_object_is_no_safetensors_file():
+    from trainlint.checkpoint.kinds import content_kind
+
+    # pandas' DataFrame.to_json(): {"loss":{"0":2.5,..}}: its first 8 bytes read as an absurd length
+    assert content_kind(b'{"loss":{"0":2.5,"1":2.4,"2":2.3}}') is None
+    # a safetensors file with a corrupt (absurd) header length is still one
+    assert content_kind(b"\xff" * 8 + b'{"w": {"dtype": "F32"}}') == "safetensors"
+
+
 def test_safetensors_layout_and_trailing(tmp_path):
     overlap = raw_safetensors(
         tmp_path / "o.safetensors",

@@ -109,3 +109,88 @@ def test_a_list_cut_short_is_read_as_far_as_it_is_whole(tmp_path):
     run = read_run(cut)
     assert _ends(run, "loss") == (11, 1.0, 11.0, 1.0, pytest.approx(1 / 11))
     assert run.damage and run.damage[0].kind == "truncated" and run.damage[0].evidence["records"] == 11
+
+
+def _compact(tmp_path, doc, name):
+    path = tmp_path / name  # pandas writes compact JSON, index labels as strings
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    return path
+
+
+def test_pandas_to_json_default_orient_is_one_index_keyed_dict_per_column(tmp_path):
+    # pd.DataFrame(history.history).to_json("history.json"): {"loss": {"0": 2.5, "1": 2.4, ..}, ..}
+    loss = [2.5 - i / 10 for i in range(15)]
+    doc = {
+        "loss": {str(i): v for i, v in enumerate(loss)},
+        "val_loss": {str(i): v + 0.1 for i, v in enumerate(loss)},
+        "accuracy": {str(i): i / 15 for i in range(15)},
+    }
+    path = _compact(tmp_path, doc, "history.json")
+    assert sniff(path).name == "json-records"
+    run = read_run(path)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _ends(run, "loss") == (15, 0.0, 14.0, 2.5, pytest.approx(1.1))
+    # a frame indexed by dates: its rows are placed by their order, said in a note
+    dated = {k: {f"2024-01-{i + 1:02d}": v for i, v in enumerate(col.values())} for k, col in doc.items()}
+    run = read_run(_compact(tmp_path, dated, "dated.json"))
+    assert _ends(run, "loss")[:3] == (15, 0.0, 14.0) and any("no step field" in n for n in run.notes)
+
+
+def test_pandas_to_json_split_orient_steps_from_its_index_or_its_epoch_column(tmp_path):
+    # df.set_index("epoch").to_json(orient="split"): the index (1..n) is the step
+    rows = [[2.0 / e, 2.2 / e] for e in range(1, 13)]
+    doc = {"columns": ["train_loss", "val_loss"], "index": list(range(1, 13)), "data": rows}
+    run = read_run(_compact(tmp_path, doc, "log.json"))
+    assert run.roles["loss"] == "train_loss"
+    assert _ends(run, "train_loss") == (12, 1.0, 12.0, 2.0, pytest.approx(2 / 12))
+    # an "epoch" column beside the default index (0..n-1): the column gives the step
+    doc = {"columns": ["epoch", "loss"], "index": list(range(12)), "data": [[e * 2, 1.0 / e] for e in range(1, 13)]}
+    run = read_run(_compact(tmp_path, doc, "log2.json"))
+    assert _ends(run, "loss") == (12, 2.0, 24.0, 1.0, pytest.approx(1 / 12))
+
+
+def test_pandas_lookalikes_are_refused_or_not_claimed(tmp_path):
+    # a config whose "columns" names a loss but holds no table, class weights of a loss by index
+    cfg = _write(tmp_path, {"columns": ["loss", "acc"], "data": "data/train.csv", "lr": 0.1}, "cfg.json")
+    assert sniff(cfg) is None
+    ragged = _compact(tmp_path, {"columns": ["loss", "acc"], "index": [0, 1], "data": [[1.0], [2.0, 3.0]]}, "r.json")
+    with pytest.raises(ReadError, match="without a list of records"):
+        read_as(ragged, "json-records")
+    weights = _compact(tmp_path, {"loss_weights": {"0": 1.0, "1": 2.0}}, "weights.json")
+    with pytest.raises(ReadError, match="without a list of records"):
+        read_as(weights, "json-records")
+
+
+def _triples(n=20):
+    return [[1_700_000_000.5 + 3.2 * i, 100 * i, 2.5 - i / 10] for i in range(n)]
+
+
+def test_a_tensorboard_scalar_download_is_named_after_its_file(tmp_path):
+    # TensorBoard's "download data" (JSON) of Keras' validation run's tag epoch_loss
+    run = read_run(_compact(tmp_path, _triples(), "run-validation-tag-epoch_loss.json"))
+    assert list(run.series) == ["validation/epoch_loss"]  # an eval loss, judged as the loss with a note
+    assert run.roles["loss"] == "validation/epoch_loss" and any("only loss logged is an eval" in n for n in run.notes)
+    s = run.series["validation/epoch_loss"]
+    assert _ends(run, "validation/epoch_loss") == (20, 0.0, 1900.0, 2.5, pytest.approx(0.6))
+    assert s.wall is not None and float(s.wall[0]) == 1_700_000_000.5  # the wall time is no metric
+    run = read_run(_compact(tmp_path, _triples(), "run-exp_1-tag-train_loss.json"))
+    assert run.roles["loss"] == "train_loss" and any("file name's tag" in n for n in run.notes)
+    run = read_run(_compact(tmp_path, _triples(), "train_loss.json"))
+    assert run.roles["loss"] == "train_loss"
+
+
+def test_a_tensorboard_scalar_download_whose_name_says_nothing_is_no_loss(tmp_path):
+    run = read_run(_compact(tmp_path, _triples(), "export.json"))
+    assert list(run.series) == ["Value"] and "loss" not in run.roles
+    assert any("not taken as the loss" in n for n in run.notes)
+    # pairs of numbers or triples without a wall time of this century are not claimed
+    assert sniff(_compact(tmp_path, [[0.5, 1, 2.0]] * 20, "points.json")) is None
+
+
+def test_pandas_to_json_table_orient_names_its_columns_without_a_prefix(tmp_path):
+    # df.to_json(orient="table"): a JSON Table Schema, then the records with the index as a field
+    fields = [{"name": "index", "type": "integer"}, {"name": "loss", "type": "number"}]
+    schema = {"fields": fields, "primaryKey": ["index"], "pandas_version": "1.4.0"}
+    doc = {"schema": schema, "data": [{"index": i, "loss": 2.0 - i / 10} for i in range(12)]}
+    run = read_run(_compact(tmp_path, doc, "history.json"))
+    assert list(run.series) == ["loss"] and _ends(run, "loss") == (12, 0.0, 11.0, 2.0, pytest.approx(0.9))

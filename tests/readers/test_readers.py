@@ -194,9 +194,14 @@ def test_tsv_with_bom_and_semicolons(tmp_path):
     p.write_bytes(b"\xef\xbb\xbfstep\tloss\n1\t2.0\n2\t1.0\n")
     assert read_run(p).get("loss").values.tolist() == [2.0, 1.0]
     q = tmp_path / "b.csv"
-    q.write_text("step;loss\n1;2,0\n")  # decimal comma: text, reported, never coerced
+    q.write_text("step;loss\n1;2,0\n2;1,5\n3;1.234,5\n")  # decimal commas between semicolons are read
+    run = read_run(q)
+    assert run.get("loss").values.tolist() == [2.0, 1.5]  # 1.234,5 (thousands?) stays text, reported
+    assert any("loss: 1 value(s) not a real number (text)" in n for n in run.notes)
+    r = tmp_path / "c.csv"
+    r.write_text('step,loss\n1,"2,0"\n')  # a quoted comma in a comma table: text, never coerced
     with pytest.raises(ReadError, match=r"loss: 1 value\(s\) not a real number \(text\)"):
-        read_run(q)
+        read_run(r)
 
 
 @pytest.mark.parametrize(

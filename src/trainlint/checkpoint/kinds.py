@@ -66,5 +66,8 @@ def looks_like_safetensors(head: bytes) -> bool:
     if len(head) < 10:
         return False
     (n,) = struct.unpack_from("<Q", head)
-    # an absurd length before a JSON header is still a safetensors file (with a corrupt header)
+    # an absurd length before a JSON header is still a safetensors file (with a corrupt header),
+    # unless those 8 bytes are JSON text themselves: pandas' {"loss":{"0":2.5,..}} is no checkpoint
+    if n > MAX_SAFETENSORS_HEADER and head[:2] == b'{"' and head[:8].isascii():
+        return False
     return 2 <= n <= MAX_SAFETENSORS_HEADER and head[8:9] == b"{" or n > MAX_SAFETENSORS_HEADER and head[8:10] == b'{"'

@@ -44,6 +44,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("jsonl", "jsonl"),
     ("json-records", "json_records"),
     ("arrow-table", "arrow_table"),
+    ("markdown-table", "markdown_table"),
     ("console", "console.reader"),
     ("csv", "csv_log"),
     ("run-folder", "run_folder"),

@@ -1,7 +1,9 @@
 """CSV/TSV metric logs: Lightning CSVLogger ``metrics.csv`` (sparse rows, ``_step``/
 ``_epoch`` suffixes), Keras CSVLogger ``training.log`` (one row per epoch, ``val_``
 columns), ultralytics/YOLO ``results.csv`` (space-padded headers, per-part
-losses), and similar tables."""
+losses), TensorBoard's CSV download of one scalar tag (``Wall time,Step,Value``, named after the
+file: ``_scalar_export``), and similar tables, with ``;`` or tabs between cells and decimal commas
+(``1;2,5000``: pandas' ``to_csv(sep=";", decimal=",")``, Excel in much of Europe)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from ..model import Run
 from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
+from ._scalar_export import export_name
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .jsonl import STEP_KEYS
 from .stream import LineStream
@@ -27,6 +30,10 @@ from .stream import LineStream
 DELIMITERS = ",\t;"
 _DENSE_ROWS = 1 << 14  # rows converted at a time by the dense-table fast path
 STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSON lines
+TB_EXPORT = ["wall time", "step", "value"]  # TensorBoard's CSV download of one scalar tag
+# a decimal comma in a cell of a table delimited otherwise: 2,5000 between semicolons or tabs
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
+_COMMA_CELL = re.compile(r"(?:^|[;\t])\s*[-+]?\d+,\d+\s*(?=[;\t\r\n]|$)", re.M)
 
 
 def _is_metric_header(cols: list[str]) -> bool:
@@ -35,6 +42,8 @@ def _is_metric_header(cols: list[str]) -> bool:
     (``date,service,cost``); it counts where a step or epoch column says the rows are training's."""
     if any(c.startswith("{") for c in cols):
         return False
+    if [c.lower() for c in cols] == TB_EXPORT:
+        return True  # named by its file (or read as "Value", no loss)
     named = [c for c in cols if "loss" in c.lower() or role_of(c) is not None]
     if named and all("cost" in c.lower() for c in named):
         return any(c.strip().lower() in (*STEP_COLUMNS, "epoch", "epochs") for c in cols)
@@ -76,12 +85,14 @@ class CsvReader:
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
-        layout = _Layout.of(header)
+        layout = _Layout.of(header, _decimal_comma(text, delim))
+        if layout.comma:
+            run.notes.append("decimal commas (2,5) read as decimal points")
         if layout.step_col is None:
             epochs = layout.epoch_col is not None
             run.notes.append("no step column; steps are " + ("epochs" if epochs else "row numbers"))
             run.meta["steps_are"] = "epochs" if epochs else "rows"
-        table = _dense(text, header, delim)
+        table = None if layout.comma else _dense(text, header, delim)
         if table is not None:
             _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
             _flavour(run, header, path)
@@ -103,12 +114,18 @@ class _Layout(msgspec.Struct):
     header: list[str]
     step_col: int | None
     epoch_col: int | None
+    comma: bool = False  # its numbers are written with decimal commas
 
     @classmethod
-    def of(cls, header: list[str]) -> _Layout:
+    def of(cls, header: list[str], comma: bool = False) -> _Layout:
         step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
         epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
-        return cls(header, step_col, epoch_col)
+        return cls(header, step_col, epoch_col, comma)
+
+
+def _decimal_comma(text: str, delim: str) -> bool:
+    """Whether a table delimited by ``;`` or tabs writes its numbers with decimal commas."""
+    return delim != "," and _COMMA_CELL.search(text[: delimited.SNIFF]) is not None
 
 
 def _rows_into(
@@ -131,7 +148,7 @@ def _rows_into(
             if len(row) > len(header):
                 continue
         # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
-        records.append({header[i]: _number(c) for i, c in enumerate(row) if i != step_col and c.strip()})
+        records.append({header[i]: _number(c, layout.comma) for i, c in enumerate(row) if i != step_col and c.strip()})
         steps.append(_step(row, at, n))
         where.append(line_no)
     cols = Columns()
@@ -177,7 +194,7 @@ class CsvStream(LineStream):
         header, self.delim = found
         lead = next((i for i, ln in enumerate(self.waiting) if ln.strip()), 0)
         skip = lead + delimited.header_lines(header)
-        self.layout = _Layout.of(header)
+        self.layout = _Layout.of(header, _decimal_comma("\n".join(self.waiting), self.delim))
         if self.layout.step_col is None:
             frag.meta["steps_are"] = "epochs" if self.layout.epoch_col is not None else "rows"
         _flavour(frag, header, self.path)
@@ -236,11 +253,14 @@ def _tolerant(rows: Any, refused: list[int]) -> Iterator[list[str]]:
                 return
 
 
-def _number(cell: str) -> float | str | bool:
-    """A CSV cell as a float ("nan" and "inf" are how CSV writers spell those floats)."""
+def _number(cell: str, comma: bool = False) -> float | str | bool:
+    """A CSV cell as a float ("nan" and "inf" are how CSV writers spell those floats; 2,5 is 2.5
+    in a table of decimal ``comma``s)."""
     try:
         return float(cell)
     except ValueError:
+        if comma and _DECIMAL_COMMA.match(cell):
+            return float(cell.replace(",", "."))
         lowered = cell.strip().lower()
         return True if lowered == "true" else False if lowered == "false" else cell
 
@@ -261,7 +281,9 @@ _YOLO_LR = re.compile(r"^x/lr(\d+)$")
 def _flavour(run: Run, header: list[str], path: Path) -> None:
     """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
     lower = [c.lower() for c in header]
-    if _catboost_learn(path, header) and header[1] in run.series:
+    if lower == TB_EXPORT:
+        _tensorboard_export(run, header, path)
+    elif _catboost_learn(path, header) and header[1] in run.series:
         run.meta["written_by"] = "catboost"
         run.meta["objective"] = header[1]  # the column CatBoost optimises: the loss (roles.apply_roles)
     elif "epoch" in lower and any(_YOLO_LOSS.match(c) for c in header):
@@ -276,6 +298,18 @@ def _flavour(run: Run, header: list[str], path: Path) -> None:
         path.name == "training.log" or any(c.startswith("val_") for c in lower)
     ):
         run.meta["written_by"] = "keras"
+
+
+def _tensorboard_export(run: Run, header: list[str], path: Path) -> None:
+    """One scalar tag's values named after the file; its wall times are the points' clock, no metric."""
+    values, wall = run.series.pop(header[2], None), run.series.pop(header[0], None)
+    if values is None:
+        return
+    name, note = export_name(path)
+    clock = wall.values if wall is not None and np.array_equal(wall.steps, values.steps) else None
+    run.add(name, values.steps, values.values, clock)
+    run.notes.append(note)
+    run.meta["written_by"] = "tensorboard"
 
 
 def _yolo(run: Run, header: list[str]) -> None:

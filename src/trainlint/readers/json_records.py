@@ -11,7 +11,14 @@ dump a dict of such lists, one per split. The shapes read here:
 - lists of values per metric (Keras' ``json.dump(history.history, f)``): ``{"loss": [...],
   "val_loss": [...]}``, one point per epoch;
 - a series per metric with its steps (Sacred's ``metrics.json``: ``{"train.loss": {"steps": [..],
-  "values": [..], "timestamps": [..]}}``).
+  "values": [..], "timestamps": [..]}}``);
+- pandas' ``DataFrame.to_json()``: its default orient, one ``{index: value}`` per column
+  (``{"loss": {"0": 2.5, "1": 2.4}}``), ``orient="split"`` (``{"columns": [..], "index": [..],
+  "data": [[..], ..]}``) and ``orient="table"`` (``{"schema": {..}, "data": [records]}``), the
+  index the step when it is a growing integer and no column is one (its "index" orient is records
+  keyed by their step);
+- one scalar tag exported from TensorBoard's dashboard, ``[[wall_time, step, value], ..]``, the
+  series named after the file (``_scalar_export``).
 
 A record's step is its ``step``-like field (as for JSON lines), else its ``epoch``, else its
 place in the list (said in a note). Only a document whose head names a loss is claimed; a
@@ -30,11 +37,19 @@ import numpy as np
 from ..model import Damage, Run
 from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
 from ._rows import rows_into
+from ._scalar_export import export_name
 from .base import ReadError, decode_text, looks_binary, reader
 from .jsonl import STEP_KEYS
 
-# A loss's key and the start of its value: a number (a record's), or a list of numbers (Keras').
-_LOSS_KEY = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*(\[\s*)?[-+.\d]', re.I)
+# A loss's key and the start of its value: a number (a record's), a list of numbers (Keras'), or
+# a number under an index label (pandas' to_json: {"loss": {"0": 2.5, ..}}).
+_LOSS_KEY = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*(\[\s*|\{\s*"[^"\\\n]{1,40}"\s*:\s*)?[-+.\d]', re.I)
+# pandas' to_json(orient="split"): the column names first, a loss among them, then the index or data
+_SPLIT = re.compile(
+    rb'^\s*\{\s*"columns"\s*:\s*\[[^\]]{0,4000}loss[^\]]{0,4000}\]\s*,\s*"(?:index|data)"\s*:\s*\[', re.I
+)
+# TensorBoard's JSON download of one scalar tag: [[wall_time, step, value], ..], a wall time of this century
+_TRIPLES = re.compile(rb"^\s*\[\s*\[\s*1\d{9}(?:\.\d*)?\s*,\s*\d+(?:\.0)?\s*,")
 # A series of a metric named by its key, a loss among them: {"train.loss": {"steps": [..], "values": [..]}}
 _SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
@@ -59,6 +74,9 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
         return [(prefix, [r for r in doc if isinstance(r, dict)])]
     if not isinstance(doc, dict) or depth >= MAX_DEPTH:
         return []
+    frame = _pandas_split(doc) or _pandas_columns(doc) or _pandas_table(doc)
+    if frame:
+        return [(prefix, frame)]
     if len(doc) >= 2 and all(_INT.match(k) and isinstance(v, dict) for k, v in doc.items()):
         return [(prefix, [{"step": int(k), **v} for k, v in doc.items()])]  # {"1": {...}, "2": {...}}
     if prefix and _numbers(doc.get("values")) and isinstance(doc.get("steps"), list):  # Sacred's metrics.json
@@ -72,6 +90,84 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
     return out
 
 
+def _pandas_split(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``DataFrame.to_json(orient="split")``; [] for any other dict."""
+    names, data, index = doc.get("columns"), doc.get("data"), doc.get("index", [])
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return []
+    width = len(names)
+    if not isinstance(data, list) or not all(isinstance(r, list) and len(r) == width for r in data):
+        return []
+    rows = [dict(zip(names, r)) for r in data]
+    return _indexed(rows, index) if isinstance(index, list) and len(index) == len(rows) else []
+
+
+def _pandas_columns(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``DataFrame.to_json()`` (orient "columns": one ``{index label: value}`` per
+    column, every column on the same labels, a loss among them, three rows or more); [] else."""
+    first = next(iter(doc.values()), None)
+    if not isinstance(first, dict) or len(first) < 3 or not any("loss" in k.lower() for k in doc):
+        return []
+    labels = list(first)
+    for column in doc.values():
+        if not isinstance(column, dict) or list(column) != labels:
+            return []
+        if not all(v is None or type(v) in (int, float) for v in column.values()):
+            return []
+    rows = [{name: column[label] for name, column in doc.items()} for label in labels]
+    return _indexed(rows, labels)
+
+
+def _pandas_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``DataFrame.to_json(orient="table")`` (a JSON Table Schema and its records),
+    the index (its ``primaryKey``) as their step as for the other orients; [] for any other dict."""
+    schema, data = doc.get("schema"), doc.get("data")
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list) or not isinstance(data, list):
+        return []
+    rows = [r for r in data if isinstance(r, dict)] if _records(data) else []
+    keys = schema.get("primaryKey")
+    key = keys[0] if isinstance(keys, list) and keys and rows else None
+    if not isinstance(key, str) or key in (*STEP_KEYS, "epoch"):
+        return rows
+    return _indexed([{k: v for k, v in r.items() if k != key} for r in rows], [r.get(key) for r in rows])
+
+
+def _indexed(rows: list[dict[str, Any]], index: list[Any]) -> list[dict[str, Any]]:
+    """A frame's rows with its index as their step, when the index is a growing integer (pandas
+    writes it as strings in the "columns" orient) and no column is a step or an epoch."""
+    if any(k in rows[0] for k in (*STEP_KEYS, "epoch")) if rows else True:
+        return rows
+    steps = [int(i) if isinstance(i, str) and _INT.match(i) else i for i in index]
+    if not all(type(i) is int for i in steps) or any(b <= a for a, b in zip(steps, steps[1:])):
+        return rows  # a label index (dates, names): the rows' order places them, said in a note
+    return [{"step": s, **r} for s, r in zip(steps, rows)]
+
+
+def _triples(doc: Any) -> bool:
+    """TensorBoard's JSON download of a scalar: ``[[wall_time, step, value], ..]``."""
+    return (
+        isinstance(doc, list)
+        and len(doc) > 0
+        and all(isinstance(t, list) and len(t) == 3 for t in doc)
+        and all(type(w) in (int, float) and type(s) in (int, float) for w, s, _ in doc)
+    )
+
+
+def _export_run(path: Path, doc: list[list[Any]], notes: list[str]) -> Run:
+    """One scalar tag's export as one series named after the file, its wall times as walls."""
+    name, note = export_name(path)
+    kept = [(w, s, v) for w, s, v in doc if type(v) in (int, float)]  # NaN is exported as null
+    if not kept:
+        raise ReadError("a TensorBoard scalar export without a number")
+    wall, steps, values = (np.asarray(c, np.float64) for c in zip(*kept))
+    run = Run(source=str(path), format="json-records", files=[str(path)], notes=[*notes, note])
+    run.add(name, steps, values, wall)
+    run.meta["written_by"] = "tensorboard"
+    if len(kept) < len(doc):
+        run.notes.append(f"{len(doc) - len(kept)} point(s) without a number (null) left out")
+    return run
+
+
 def _per_epoch(lists: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """Lists of values per metric as records, one per epoch (counted from 1)."""
     n = max(len(v) for v in lists.values())
@@ -83,9 +179,12 @@ class JsonRecordsReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if looks_binary(head):
             return False
-        lines = [ln.strip() for ln in head.lstrip(b"\xef\xbb\xbf").splitlines()[:3] if ln.strip()]
+        head = head.lstrip(b"\xef\xbb\xbf")
+        lines = [ln.strip() for ln in head.splitlines()[:3] if ln.strip()]
         if not lines or lines[0][:1] not in (b"[", b"{"):
             return False
+        if _TRIPLES.match(head) or _SPLIT.match(head):
+            return True
         # a table repeats its loss's key; a list holds its values: a config's "loss_weight": 0.5 does neither
         keys = _LOSS_KEY.finditer(head)
         if not any(k[1] is not None or n > 0 for n, k in enumerate(keys)) and not _SERIES.search(head):
@@ -104,6 +203,8 @@ class JsonRecordsReader:
             raise ReadError(str(exc)) from None
         except json.JSONDecodeError as exc:
             doc, damage = _salvage(text, exc)
+        if _triples(doc):
+            return _export_run(path, doc, notes)
         tables = _tables(doc)
         if not tables:
             raise ReadError("a JSON document without a list of records or of values per metric")
