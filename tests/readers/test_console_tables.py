@@ -31,8 +31,10 @@ def _grid() -> list[str]:  # tabulate(tablefmt="grid"): a rule after every row, 
     return out
 
 
-def _markdown() -> list[str]:
+def _markdown() -> list[str]:  # printed at the end of a log (a file mostly the table is readers/markdown_table.py's)
+    preamble = [f"INFO building block {k}: Conv2d(64, 64, kernel_size=3) BatchNorm2d(64) ReLU" for k in range(40)]
     return [
+        *preamble,
         "Results:",
         "",
         "| epoch | train loss | val loss |",
