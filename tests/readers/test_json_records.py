@@ -194,3 +194,21 @@ def test_pandas_to_json_table_orient_names_its_columns_without_a_prefix(tmp_path
     doc = {"schema": schema, "data": [{"index": i, "loss": 2.0 - i / 10} for i in range(12)]}
     run = read_run(_compact(tmp_path, doc, "history.json"))
     assert list(run.series) == ["loss"] and _ends(run, "loss") == (12, 0.0, 11.0, 2.0, pytest.approx(0.9))
+
+
+def test_records_with_their_splits_nested_are_read_under_joined_names(tmp_path):
+    # history.append({"epoch": e, "train": {"loss": .., "acc": ..}, "val": {"loss": ..}}); json.dump(history, f)
+    doc = [{"epoch": e, "train": {"loss": 2.0 / e, "acc": e / 40}, "val": {"loss": 2.2 / e}} for e in range(1, 21)]
+    run = read_run(_write(tmp_path, doc))
+    assert run.roles["loss"] == "train/loss" and run.roles["eval_loss"] == "val/loss"
+    assert _ends(run, "train/loss") == (20, 1.0, 20.0, 2.0, 0.1)
+    assert _ends(run, "val/loss") == (20, 1.0, 20.0, 2.2, pytest.approx(0.11))
+
+
+@pytest.mark.parametrize(("key", "steps_are"), [("epoch_{e}", "epochs"), ("Epoch {e}", "epochs"), ("step-{e}", None)])
+def test_records_keyed_by_a_named_place(tmp_path, key, steps_are):
+    doc = {key.format(e=e): {"train_loss": 1.0 / e, "val_loss": 1.1 / e} for e in range(1, 16)}
+    run = read_run(_write(tmp_path, doc))
+    assert run.roles["loss"] == "train_loss"
+    assert _ends(run, "train_loss") == (15, 1.0, 15.0, 1.0, pytest.approx(1 / 15))
+    assert run.meta.get("steps_are") == steps_are

@@ -53,6 +53,9 @@ _TRIPLES = re.compile(rb"^\s*\[\s*\[\s*1\d{9}(?:\.\d*)?\s*,\s*\d+(?:\.0)?\s*,")
 # A series of a metric named by its key, a loss among them: {"train.loss": {"steps": [..], "values": [..]}}
 _SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
+# Records keyed by their place: "1", "epoch_1", "Epoch 1", "step-100", "iter_5".
+_PLACE_KEY = re.compile(r"^(?:(epoch|ep|step|iter|iteration)[_ \-]?)?(\d{1,9})$", re.I)
+FLAT_DEPTH = 2  # levels of a record's nested dicts read as names joined by "/"
 MAX_DEPTH = 3  # keys followed down to a list of records
 
 
@@ -64,21 +67,51 @@ def _records(value: Any) -> bool:
     return len(dicts) * 2 > min(len(value), 50) and any(type(x) in (int, float) for d in dicts for x in d.values())
 
 
+def _nested_records(value: Any) -> bool:
+    """A list of dicts whose numbers sit one level down (``{"epoch": 1, "train": {"loss": ..}}``)."""
+    if not isinstance(value, list) or len(value) < 2 or not isinstance(value[0], dict):
+        return False
+    dicts = [v for v in value[:50] if isinstance(v, dict)]
+    inner = [x for d in dicts for x in d.values() if isinstance(x, dict)]
+    return len(dicts) * 2 > min(len(value), 50) and any(type(y) in (int, float) for x in inner for y in x.values())
+
+
+def _flat(record: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """A record with its nested dicts' fields named ``outer/inner`` (``train/loss``)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(value, dict) and depth < FLAT_DEPTH:
+            out.update(_flat(value, f"{prefix}{key}/", depth + 1))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _keyed_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Records keyed by their place, the key's number as their epoch (``epoch_3``) or step."""
+    rows = []
+    for m, value in ((_PLACE_KEY.match(key), value) for key, value in doc.items()):
+        if m is not None:
+            word = "epoch" if (m[1] or "").lower() in ("epoch", "ep") else "step"
+            rows.append({word: int(m[2]), **_flat(value)})
+    return rows
+
+
 def _numbers(value: Any) -> bool:
     return isinstance(value, list) and len(value) > 0 and all(type(v) in (int, float) for v in value[:50])
 
 
 def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[dict[str, Any]]]]:
     """Every table of records in ``doc``, with the key path that names it."""
-    if _records(doc):
-        return [(prefix, [r for r in doc if isinstance(r, dict)])]
+    if _records(doc) or _nested_records(doc):
+        return [(prefix, [_flat(r) for r in doc if isinstance(r, dict)])]
     if not isinstance(doc, dict) or depth >= MAX_DEPTH:
         return []
     frame = _pandas_split(doc) or _pandas_columns(doc) or _pandas_table(doc)
     if frame:
         return [(prefix, frame)]
-    if len(doc) >= 2 and all(_INT.match(k) and isinstance(v, dict) for k, v in doc.items()):
-        return [(prefix, [{"step": int(k), **v} for k, v in doc.items()])]  # {"1": {...}, "2": {...}}
+    if len(doc) >= 2 and all(_PLACE_KEY.match(k) and isinstance(v, dict) for k, v in doc.items()):
+        return [(prefix, _keyed_records(doc))]  # {"1": {...}, "2": {...}}, {"epoch_1": {...}, ...}
     if prefix and _numbers(doc.get("values")) and isinstance(doc.get("steps"), list):  # Sacred's metrics.json
         name, steps = prefix.rstrip("/"), doc["steps"]
         return [("", [{"step": s, name: v} for s, v in zip(steps, doc["values"])])]
