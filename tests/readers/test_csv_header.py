@@ -9,6 +9,7 @@ import io
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from trainlint.api import read_run
 from trainlint.readers import csv_log, sniff
 
 ODD = st.text(alphabet=st.sampled_from('ab,;"\n é_/'), min_size=1, max_size=8).filter(
@@ -68,3 +69,24 @@ def test_a_cost_column_is_a_loss_only_beside_a_step_or_epoch_column(tmp_path):
     assert csv_log._is_metric_header(["epoch", "cost", "accuracy"])
     assert not csv_log._is_metric_header(["region", "total_cost"])
     assert csv_log._is_metric_header(["region", "loss"])  # a name saying loss needs nothing more
+
+
+def test_comment_lines_before_the_header_are_skipped(tmp_path):
+    # a run's settings written as comments above the table (f.write(f"# lr={lr}\n") before the writer's header)
+    path = tmp_path / "metrics.csv"
+    rows = "".join(f"{e},{2.0 / e},{2.2 / e}\n" for e in range(1, 21))
+    path.write_text("# run 3\n# lr=0.001, batch_size=32\n\nepoch,loss,val_loss\n" + rows)
+    run = read_run(path)
+    assert run.format == "csv" and run.roles["loss"] == "loss"
+    s = run.series["loss"]
+    assert (len(s.steps), float(s.steps[0]), float(s.steps[-1]), float(s.values[-1])) == (20, 1.0, 20.0, 0.1)
+
+
+def test_a_commented_header_over_numbers_is_the_header(tmp_path):
+    # np.savetxt("history.csv", arr, delimiter=",", header="epoch,loss,val_loss") marks its header with "# "
+    path = tmp_path / "history.csv"
+    rows = "".join(f"{float(e):.18e},{2.0 / e:.18e},{2.2 / e:.18e}\n" for e in range(1, 21))
+    path.write_text("# epoch,loss,val_loss\n" + rows)
+    run = read_run(path)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert len(run.series["loss"].steps) == 20 and float(run.series["loss"].values[-1]) == 0.1

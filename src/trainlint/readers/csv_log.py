@@ -33,6 +33,9 @@ STEP_COLUMNS = tuple(k.lower() for k in STEP_KEYS)  # the same step names as JSO
 TB_EXPORT = ["wall time", "step", "value"]  # TensorBoard's CSV download of one scalar tag
 # a decimal comma in a cell of a table delimited otherwise: 2,5000 between semicolons or tabs
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
+# Comment lines before a table's header (``# run 3``, ``# lr=0.1``, a ``#``-marked banner) and
+# blank lines among them.
+_LEAD_COMMENTS = re.compile(r"\A\ufeff?(?:[ \t]*#[^\n]*\n|[ \t]*\r?\n)+")
 _COMMA_CELL = re.compile(r"(?:^|[;\t])\s*[-+]?\d+,\d+\s*(?=[;\t\r\n]|$)", re.M)
 
 
@@ -65,7 +68,7 @@ class CsvReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if looks_binary(head):
             return False
-        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+        text = _uncommented(head.decode("utf-8", errors="replace").lstrip("\ufeff")).lstrip("\r\n")
         found = delimited.header(text, DELIMITERS)
         if found is None or not (_is_metric_header(found[0]) or _catboost_learn(path, found[0])):
             return False
@@ -78,7 +81,7 @@ class CsvReader:
 
     def read(self, path: Path) -> Run:
         bounded = read_text(path)  # long lines cut out and reported
-        text, notes = bounded.text, bounded.notes
+        text, notes = _uncommented(bounded.text), bounded.notes
         run = Run(source=str(path), format="csv", files=[str(path)], notes=notes)
         add_damage(run, bounded)
         found = delimited.header(text, DELIMITERS)
@@ -106,6 +109,33 @@ class CsvReader:
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+def _uncommented(text: str) -> str:
+    """``text`` with the comment lines before its header blank (line numbers stay): where the last
+    of them names delimited columns (``np.savetxt(header="epoch,loss", delimiter=",")`` writes
+    ``# epoch,loss``) and no header follows, that line is the header, its ``#`` gone."""
+    m = _LEAD_COMMENTS.match(text)
+    if m is None or "#" not in m[0]:
+        return text
+    lines = m[0].split("\n")[:-1]
+    last = max(i for i, ln in enumerate(lines) if ln.strip())
+    names = lines[last].strip().lstrip("#").strip()
+    rest = text[m.end() :].split("\n", 1)[0]
+    keep = _is_metric_header([c.strip() for c in re.split(r"[,\t;]", names)]) and _numbers_row(rest)
+    blank = ["" for _ in lines]
+    if keep and any(d in names for d in DELIMITERS):
+        blank[last] = names
+    return "\n".join(blank) + "\n" + text[m.end() :]
+
+
+def _numbers_row(line: str) -> bool:
+    """Whether ``line`` is a row of numbers only (``1.0e+00,2.5``)."""
+    cells = [c for c in re.split(r"[,\t;]", line.strip()) if c.strip()]
+    try:
+        return bool(cells) and all(isinstance(float(c), float) for c in cells)
+    except ValueError:
+        return False
 
 
 class _Layout(msgspec.Struct):
