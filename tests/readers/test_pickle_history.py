@@ -104,3 +104,37 @@ def test_a_cut_short_history_and_a_numpy_object_array_are_not_histories(tmp_path
         history_of(walk(data[: len(data) // 2]))
     with pytest.raises(NotHistory, match="object array"):
         history_of(walk(pickle.dumps({"loss": np.array([1.0, "x"], dtype=object)})))
+
+
+def _torch_zip(path, obj, storages=0):
+    """The layout torch.save writes (a zip: <archive>/data.pkl, version, byteorder, data/<n> per
+    tensor storage), built by hand so the test needs no torch."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("history/data.pkl", pickle.dumps(obj, protocol=2))
+        zf.writestr("history/byteorder", "little")
+        zf.writestr("history/version", "3\n")
+        for n in range(storages):
+            zf.writestr(f"history/data/{n}", b"\x00" * 8)
+    return path
+
+
+def test_a_torch_saved_history_without_tensors_is_a_log_not_a_checkpoint(tmp_path):
+    # torch.save({'train_loss': losses, 'val_loss': ...}, 'history.pt') with .item() values
+    doc = {"train_loss": [2.0 / e for e in range(1, 31)], "val_loss": [2.2 / e for e in range(1, 31)]}
+    rep = doctor([_torch_zip(tmp_path / "history.pt", doc)]).reports[0]
+    assert rep.kind == "log" and rep.format == "pickle-history"
+    assert rep.summary["roles"]["loss"] == "train_loss" and rep.summary["roles"]["eval_loss"] == "val_loss"
+    run = read_run(tmp_path / "history.pt")
+    s = run.series["train_loss"]
+    assert (len(s.steps), float(s.steps[-1]), float(s.values[0]), float(s.values[-1])) == (30, 29.0, 2.0, 2.0 / 30)
+    lone = read_run(_torch_zip(tmp_path / "train_losses.pt", [2.0 / e for e in range(1, 31)]))
+    assert list(lone.series) == ["train_losses"]
+
+
+def test_a_torch_archive_with_tensor_storage_or_no_loss_stays_a_checkpoint(tmp_path):
+    with_storage = _torch_zip(tmp_path / "model.pt", {"loss": [1.0, 0.9, 0.8]}, storages=1)
+    config = _torch_zip(tmp_path / "config.pt", {"lr": 0.1, "epochs": 10})
+    for path in (with_storage, config):
+        assert doctor([path]).reports[0].kind == "checkpoint"

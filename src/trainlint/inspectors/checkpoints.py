@@ -35,7 +35,9 @@ class CheckpointFileInspector:
         if path.name.endswith(".index.json"):
             return b'"weight_map"' in head
         kind = content_kind(head)
-        if kind in ("torch-zip", "torch-legacy", "safetensors"):
+        if kind == "torch-zip":  # torch.save of a dict of loss lists, no tensors: a log (readers.pickle_history)
+            return not _metrics_history(path, head)
+        if kind in ("torch-legacy", "safetensors"):
             return True
         named = suffix in CKPT_SUFFIXES
         if named and not head:

@@ -135,9 +135,51 @@ def history_of(res: PickleResult, name: str = "") -> dict[str, np.ndarray]:
         raise NotHistory(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
 
+# torch.save of plain containers (``torch.save({'train_loss': losses}, 'history.pt')``) writes a
+# zip whose one pickle (``<archive>/data.pkl``) refers to no tensor storage (``<archive>/data/0``).
+_ZIP = b"PK\x03\x04"
+_TORCH_SUFFIXES = (".pt", ".pth", ".tar", ".ckpt")
+
+
+def torch_zip_pickle(path: Path) -> bytes | None:
+    """The pickle of a torch zip archive that holds no tensor storage (None: not such an archive,
+    or a pickle past MAX_BYTES)."""
+    import zipfile
+    import zlib
+
+    try:
+        with open_regular(path) as fh, zipfile.ZipFile(fh) as zf:
+            names = zf.namelist()
+            pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+            if len(pickles) != 1 or any("/data/" in n for n in names):
+                return None
+            info = zf.getinfo(pickles[0])
+            if info.file_size > MAX_BYTES:
+                return None
+            with zf.open(info) as member:
+                return member.read(MAX_BYTES + 1)[:MAX_BYTES]
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error, KeyError):
+        return None
+
+
+def _torch_history(path: Path, head: bytes) -> PickleResult | None:
+    """The walked pickle of a torch-saved metrics history, or None."""
+    if not head.startswith(_ZIP) or path.suffix.lower() not in _TORCH_SUFFIXES:
+        return None
+    data = torch_zip_pickle(path)
+    return walk(data) if data is not None else None
+
+
 def is_history(path: Path, head: bytes) -> bool:
     """Whether ``path`` (whose first bytes are ``head``) is a pickled metrics history: a pickle
-    whose first bytes import nothing else, small enough, whose walk gives a history."""
+    whose first bytes import nothing else, small enough, whose walk gives a history; or a torch
+    zip archive of such a pickle and no tensors."""
+    if (zipped := _torch_history(path, head)) is not None:
+        try:
+            history_of(zipped, path.stem)
+        except NotHistory:
+            return False
+        return True
     if not head.startswith(_HEADS):
         return False
     first = walk(head)
@@ -170,8 +212,13 @@ class PickleHistoryReader:
         return is_history(path, head)
 
     def read(self, path: Path) -> Run:
+        with open_regular(path) as fh:
+            head = fh.read(4)
         try:
-            series = history_of(_walk_bounded(path), _stem(path))
+            zipped = _torch_history(path, head)
+            series = (
+                history_of(zipped, path.stem) if zipped is not None else history_of(_walk_bounded(path), _stem(path))
+            )
         except NotHistory as exc:
             raise ReadError(f"not a pickled metrics history: {exc}") from None
         run = Run(source=str(path), format=NAME, files=[str(path)])
