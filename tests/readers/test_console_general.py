@@ -755,31 +755,3 @@ def test_iteration_lines_a_shape_keyed_by_the_epoch_would_overwrite(tmp_path):
     assert run.format == "console/general" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (20, 100.0, 2000.0, pytest.approx(0.85), pytest.approx(0.48))
     assert len(run.series["summary_Train_Loss"]) == 10  # the epoch's summary beside its evaluation
-
-
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        "{e} tensor({v:.4f}, grad_fn=<NllLossBackward0>)",  # print(epoch, loss)
-        "tensor({v:.4f}, device='cuda:0', grad_fn=<NllLossBackward0>)",  # print(loss)
-        "epoch {e} tensor({v:.4f}, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)",
-    ],
-    ids=["epoch-and-loss", "loss-alone", "after-a-counter"],
-)
-def test_a_loss_tensor_printed_without_a_name_is_named_by_its_backward(tmp_path, fmt):
-    # print(loss) of a scalar torch tensor: the grad_fn of a loss function (NllLoss, MseLoss,
-    # BinaryCrossEntropy...) says what the value is
-    vals = [round(2.3 * 0.95**e, 4) for e in range(25)]
-    path = tmp_path / "out.txt"
-    path.write_text("".join(fmt.format(e=e, v=v) + "\n" for e, v in enumerate(vals)))
-    run = read_run(path)
-    assert run.roles["loss"] == "loss"
-    s = run.series["loss"]
-    assert (len(s.values), float(s.values[0]), float(s.values[-1])) == (25, 2.3, vals[-1])
-
-
-def test_a_tensor_whose_backward_names_no_loss_stays_unnamed(tmp_path):
-    path = tmp_path / "out.txt"  # a mean or a sum says nothing of what it is
-    path.write_text("".join(f"{e} tensor({1.0 / (e + 1):.4f}, grad_fn=<MeanBackward0>)\n" for e in range(25)))
-    with pytest.raises(ReadError):
-        read_run(path)

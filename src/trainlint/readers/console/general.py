@@ -238,32 +238,10 @@ def _bare_splits(rec: Record, body: str) -> None:
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
 
 
-# ``print(loss)`` of a scalar tensor: ``tensor(2.3026, grad_fn=<NllLossBackward0>)``. The backward
-# of a loss function names it (NllLoss, MseLoss, BinaryCrossEntropy, CtcLoss...): printed with no
-# name before it, that tensor is the loss. (A mean or a sum, ``<MeanBackward0>``, names nothing.)
-_LOSS_TENSOR = lazy_regex(
-    r"(?<![\w.])tensor\((%s)(?:,[^()<>]{0,80}?)?,\s*grad_fn=<\w*(?:Loss|Entropy)\w*Backward\d*>\)" % NUM
-)
-_NAME_BEFORE = lazy_regex(r"([A-Za-z][\w/.\-]*)\s*(?:[:=]|->)?\s*$")
-
-
-def _named_losses(body: str) -> str:
-    """``body`` with each loss tensor printed without a name before it as ``loss: VALUE``."""
-    if "grad_fn=<" not in body:
-        return body
-
-    def name(m: re.Match[str]) -> str:
-        word = _NAME_BEFORE.search(body, 0, m.start())
-        named = word is not None and word[1].lower() not in _PLACED_NAMES
-        return m[0] if named else f"loss: {m[1]}"
-
-    return _LOSS_TENSOR.sub(name, body)
-
-
 def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
-    body = dict_pairs(unwrap_values(_named_losses(body)))
+    body = dict_pairs(unwrap_values(body))
     if "[" in body and "," in body:
         body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
     if "|" in body:  # Stable-Baselines3's logger
