@@ -43,6 +43,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("llamafactory", "llamafactory"),
     ("jsonl", "jsonl"),
     ("json-records", "json_records"),
+    ("yaml-history", "yaml_history"),
     ("arrow-table", "arrow_table"),
     ("markdown-table", "markdown_table"),
     ("console", "console.reader"),
