@@ -44,6 +44,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("jsonl", "jsonl"),
     ("json-records", "json_records"),
     ("yaml-history", "yaml_history"),
+    ("xlsx", "xlsx_table"),
     ("arrow-table", "arrow_table"),
     ("markdown-table", "markdown_table"),
     ("console", "console.reader"),
