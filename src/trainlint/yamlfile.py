@@ -41,6 +41,34 @@ def parse_yaml(text: str) -> Any:
         return parse_simple(text)
 
 
+def parse_data(text: str) -> Any:
+    """A data document (a saved metrics history), stricter than :func:`parse_yaml`: PyYAML's safe
+    loader refusing aliases (an anchor bomb's billions of references) besides tags; ValueError
+    with a one-line reason for those and for a broken file. Without PyYAML, :func:`parse_simple`
+    (it follows no anchors and reads no top-level list)."""
+    try:
+        import yaml  # optional
+    except ImportError:
+        return parse_simple(text)
+    try:
+        return yaml.load(text, Loader=_no_alias_loader(yaml))  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as exc:
+        raise ValueError(" ".join(str(exc).split())[:200]) from None
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+
+
+def _no_alias_loader(yaml: Any) -> Any:
+    """PyYAML's SafeLoader, refusing an alias (``*name``) where it meets one."""
+
+    def compose_node(self: Any, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("an alias (*name) to an anchor: not read in a metrics history")
+        return yaml.SafeLoader.compose_node(self, parent, index)
+
+    return type("NoAliasLoader", (yaml.SafeLoader,), {"compose_node": compose_node})
+
+
 def _scalar(raw: str) -> Any:
     raw = raw.strip()
     if raw in ("", "~", "null", "None"):

@@ -138,3 +138,34 @@ def test_a_torch_archive_with_tensor_storage_or_no_loss_stays_a_checkpoint(tmp_p
     config = _torch_zip(tmp_path / "config.pt", {"lr": 0.1, "epochs": 10})
     for path in (with_storage, config):
         assert doctor([path]).reports[0].kind == "checkpoint"
+
+
+def test_a_torch_saved_history_of_0d_tensors_is_read_from_their_storages(tmp_path):
+    # train_losses.append(loss) without .item(): torch.save keeps one storage per 0-d tensor
+    torch = pytest.importorskip("torch")
+    w = torch.ones(3, requires_grad=True)
+    losses = [(w * (2.0 / e)).mean() for e in range(1, 31)]  # carry a grad_fn, as a loss does
+    doc = {"train_loss": losses, "val_loss": [torch.tensor(2.2 / e, dtype=torch.float64) for e in range(1, 31)]}
+    torch.save(doc, tmp_path / "history.pt")
+    rep = doctor([tmp_path / "history.pt"]).reports[0]
+    assert rep.kind == "log" and rep.format == "pickle-history"
+    assert rep.summary["roles"]["loss"] == "train_loss"
+    run = read_run(tmp_path / "history.pt")
+    s, v = run.series["train_loss"], run.series["val_loss"]
+    assert (len(s.steps), float(s.steps[-1])) == (30, 29.0)
+    assert float(s.values[0]) == 2.0 and float(s.values[-1]) == pytest.approx(2.0 / 30, rel=1e-6)
+    assert float(v.values[-1]) == 2.2 / 30  # float64 storage: exact
+    assert any("0-d tensors" in n for n in run.notes)
+    torch.save([torch.tensor(1.0 / e, dtype=torch.bfloat16) for e in range(1, 31)], tmp_path / "train_losses.pt")
+    lone = read_run(tmp_path / "train_losses.pt").series["train_losses"]
+    assert float(lone.values[0]) == 1.0 and float(lone.values[-1]) == pytest.approx(1.0 / 30, rel=1e-2)
+
+
+def test_a_checkpoint_with_real_tensors_beside_0d_losses_stays_a_checkpoint(tmp_path):
+    torch = pytest.importorskip("torch")
+    losses = [torch.tensor(1.0 / e) for e in range(1, 31)]
+    torch.save({"model": {"w": torch.ones(4, 4)}, "train_loss": losses}, tmp_path / "ckpt.pt")
+    torch.save({"train_loss": losses + [torch.ones(2)]}, tmp_path / "mixed.pt")
+    torch.save({"epoch": 3, "loss": torch.tensor(0.5)}, tmp_path / "last.pt")  # no list names a loss
+    for name in ("ckpt.pt", "mixed.pt", "last.pt"):
+        assert doctor([tmp_path / name]).reports[0].kind == "checkpoint", name

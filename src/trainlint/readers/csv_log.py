@@ -24,6 +24,7 @@ from ..roles import role_of
 from ..safeio import add_damage, read_text
 from ._scalar_export import export_name
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
+from .console.numbers import counter_column
 from .jsonl import STEP_KEYS
 from .stream import LineStream
 
@@ -88,7 +89,12 @@ class CsvReader:
         if found is None:
             raise ReadError("no delimited header line found")
         header, delim = found
+        bare = _numbers_row(next((ln for ln in text.splitlines() if ln.strip()), ""))
+        if bare:  # no header line: the first line is a row; a line of names stands in for it
+            header, text = _unnamed(run, text, delim, len(header))
         layout = _Layout.of(header, _decimal_comma(text, delim))
+        if bare:
+            layout.step_col = 0 if _counter_first(text, delim) else None
         if layout.comma:
             run.notes.append("decimal commas (2,5) read as decimal points")
         if layout.step_col is None:
@@ -103,7 +109,7 @@ class CsvReader:
         refused: list[int] = []
         rows = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused)
         next(rows, None)
-        _rows_into(run, rows, layout, (2, 0, 0), refused)
+        _rows_into(run, rows, layout, (1, 0, -1) if bare else (2, 0, 0), refused)
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
@@ -136,6 +142,30 @@ def _numbers_row(line: str) -> bool:
         return bool(cells) and all(isinstance(float(c), float) for c in cells)
     except ValueError:
         return False
+
+
+def _unnamed(run: Run, text: str, delim: str, width: int) -> tuple[list[str], str]:
+    """A table without a header line (``1,2.5,2.6`` rows): its columns named ``column_1`` ..
+    ``column_<width>``, a line of those names put before its rows (so line numbers in notes are
+    one more than the file's). Nothing names a loss: the run says to choose one with --map."""
+    names = [f"column_{i}" for i in range(1, width + 1)]
+    value = "column_2" if width > 1 and _counter_first(text, delim) else "column_1"
+    run.notes.append(f"no header line: the {width} column(s) are named column_1..column_{width}")
+    run.meta["no_loss"] = f"no header line names the columns; use --map loss={value}"
+    return names, delim.join(names) + "\n" + text.lstrip("\r\n")
+
+
+def _counter_first(text: str, delim: str) -> bool:
+    """Whether the first column of a header-less table counts its rows (whole numbers that grow:
+    the step), judged on its first rows as the console reader judges a file of bare numbers."""
+    rows: list[tuple[int, list[float]]] = []
+    for no, line in enumerate(text.splitlines()[:1000], 1):
+        try:
+            cells = [float(c) for c in line.split(delim)]
+        except ValueError:
+            continue
+        rows.append((no, cells))
+    return bool(rows) and counter_column(None, rows) == 1
 
 
 class _Layout(msgspec.Struct):

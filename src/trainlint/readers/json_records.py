@@ -238,17 +238,23 @@ class JsonRecordsReader:
             doc, damage = _salvage(text, exc)
         if _triples(doc):
             return _export_run(path, doc, notes)
-        tables = _tables(doc)
-        if not tables:
-            raise ReadError("a JSON document without a list of records or of values per metric")
         run = Run(source=str(path), format="json-records", files=[str(path)], notes=notes)
         if damage is not None:
             run.damage.append(damage)
-        for prefix, rows in tables:
-            _table_into(run, prefix, rows)
-        if not run.series:
-            raise ReadError("no numeric metrics in the JSON document's records")
-        return run
+        return document_into(run, doc, "JSON")
+
+
+def document_into(run: Run, doc: Any, kind: str) -> Run:
+    """Every table of a parsed ``kind`` document (JSON, or YAML parsed into the same plain
+    structure) read into ``run``; ReadError when it holds none or no numbers."""
+    tables = _tables(doc)
+    if not tables:
+        raise ReadError(f"a {kind} document without a list of records or of values per metric")
+    for prefix, rows in tables:
+        _table_into(run, prefix, rows)
+    if not run.series:
+        raise ReadError(f"no numeric metrics in the {kind} document's records")
+    return run
 
 
 def _salvage(text: str, exc: json.JSONDecodeError) -> tuple[list[Any], Damage]:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Run
-from ..picklewalk import Call, PickleResult, mapping, walk, walk_file
+from ..picklewalk import Call, Global, PersistentId, PickleResult, mapping, walk, walk_file
 from ..safeio import open_regular
 from .base import ReadError, reader
 from .numpy_file import numeric_dtype, says_loss
@@ -41,10 +41,13 @@ class NotHistory(ValueError):
     """The pickle is not a metrics history; the message says why, in one line."""
 
 
-def _scalar(node: Any) -> float:
-    """A number node: int, float, or a NumPy scalar of a numeric dtype rebuilt from its bytes."""
+def _scalar(node: Any, storages: dict[str, bytes] | None = None) -> float:
+    """A number node: int, float, a NumPy scalar of a numeric dtype rebuilt from its bytes, or (in a
+    torch archive's pickle, ``storages`` its storage members' bytes) a 0-d float tensor."""
     if isinstance(node, (int, float)) and not isinstance(node, bool):
         return float(node)
+    if storages is not None and isinstance(node, Call) and node.name == _REBUILD_TENSOR:
+        return _tensor_scalar(node, storages)
     if isinstance(node, Call) and node.name.endswith("multiarray.scalar") and len(node.args) == 2:
         dtype = _dtype(node.args[0])
         raw = _raw(node.args[1])
@@ -91,16 +94,16 @@ def _array(node: Call) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype).astype(np.float64)
 
 
-def _values(node: Any) -> np.ndarray | None:
+def _values(node: Any, storages: dict[str, bytes] | None = None) -> np.ndarray | None:
     """A sequence of numbers, or None when the node is not one (a lone number, a string)."""
     if isinstance(node, Call) and node.name.endswith("multiarray._reconstruct"):
         return _array(node)
     if isinstance(node, (list, tuple)) and node:
-        return np.array([_scalar(v) for v in node], dtype=np.float64)
+        return np.array([_scalar(v, storages) for v in node], dtype=np.float64)
     return None
 
 
-def _series(root: Any, name: str = "") -> dict[str, np.ndarray]:
+def _series(root: Any, name: str = "", storages: dict[str, bytes] | None = None) -> dict[str, np.ndarray]:
     """Every metric list of a history dict (one level of nesting joined with '/'); a lone list of
     numbers is named ``name`` (the file's name)."""
     top = mapping(root) if not isinstance(root, (list, tuple)) else {name: root} if name else None
@@ -113,7 +116,7 @@ def _series(root: Any, name: str = "") -> dict[str, np.ndarray]:
         for name, value in pairs:
             if not isinstance(name, str):
                 raise NotHistory("a dict whose keys are not metric names")
-            values = _values(value)
+            values = _values(value, storages)
             if values is not None and len(found) < MAX_SERIES:
                 found[name] = values
     if not any(says_loss(name) for name in found):
@@ -122,52 +125,103 @@ def _series(root: Any, name: str = "") -> dict[str, np.ndarray]:
     return found
 
 
-def history_of(res: PickleResult, name: str = "") -> dict[str, np.ndarray]:
-    """The metric series of a walked pickle; NotHistory with the reason when it is not a history."""
-    foreign = next((g for g in res.globals if g.dotted not in ALLOWED), None)
+def history_of(res: PickleResult, name: str = "", storages: dict[str, bytes] | None = None) -> dict[str, np.ndarray]:
+    """The metric series of a walked pickle; NotHistory with the reason when it is not a history.
+    ``storages``: a torch archive's storage members, whose 0-d float tensors are then numbers."""
+    allowed = ALLOWED if storages is None else ALLOWED | TORCH_ALLOWED
+    foreign = next((g for g in res.globals if g.dotted not in allowed), None)
     if foreign is not None:
         raise NotHistory(f"the pickle would import {foreign.dotted} (never run): not a metrics history")
     if not res.complete:
         raise NotHistory(res.error or "the pickle ends before its STOP opcode")
     try:
-        return _series(res.root, name)
+        return _series(res.root, name, storages)
     except (TypeError, ValueError, OverflowError) as exc:
         raise NotHistory(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
 
 # torch.save of plain containers (``torch.save({'train_loss': losses}, 'history.pt')``) writes a
-# zip whose one pickle (``<archive>/data.pkl``) refers to no tensor storage (``<archive>/data/0``).
+# zip whose one pickle (``<archive>/data.pkl``) refers to no tensor storage (``<archive>/data/0``),
+# or, where the script appended ``loss`` rather than ``loss.item()``, to one storage of one number
+# per 0-d tensor: ``_rebuild_tensor_v2(persistent_id('storage', torch.FloatStorage, '0', 'cpu', 1),
+# 0, (), (), ...)``. Those numbers are read from the storage members' raw little-endian bytes.
 _ZIP = b"PK\x03\x04"
 _TORCH_SUFFIXES = (".pt", ".pth", ".tar", ".ckpt")
+_REBUILD_TENSOR = "torch._utils._rebuild_tensor_v2"
+_STORAGE_DTYPES = {
+    "torch.FloatStorage": "<f4",
+    "torch.DoubleStorage": "<f8",
+    "torch.HalfStorage": "<f2",
+    "torch.BFloat16Storage": "bf16",
+}
+TORCH_ALLOWED = frozenset([_REBUILD_TENSOR, *_STORAGE_DTYPES])
+MAX_STORAGES = 100_000  # 0-d tensors of a history; a storage of more than one number is a checkpoint's
+_SCALAR_BYTES = 8
 
 
-def torch_zip_pickle(path: Path) -> bytes | None:
-    """The pickle of a torch zip archive that holds no tensor storage (None: not such an archive,
-    or a pickle past MAX_BYTES)."""
+def _tensor_scalar(node: Call, storages: dict[str, bytes]) -> float:
+    """The number of a 0-d float tensor rebuilt from its storage's bytes (a tensor of more
+    elements, or of another dtype, is no loss value: NotHistory)."""
+    args = node.args
+    ref = args[0] if args else None
+    pid = ref.pid if isinstance(ref, PersistentId) else None
+    if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and len(args) >= 4):
+        raise NotHistory("a tensor without the storage reference torch.save writes")
+    kind = pid[1].dotted if isinstance(pid[1], Global) else "?"
+    if args[2] != () or kind not in _STORAGE_DTYPES or not isinstance(args[1], int):
+        raise NotHistory(f"a tensor of shape {args[2]!r} ({kind}): a checkpoint, not a metrics history")
+    code = _STORAGE_DTYPES[kind]
+    size = 2 if code == "bf16" else np.dtype(code).itemsize
+    raw = storages.get(str(pid[2]), b"")[args[1] * size : (args[1] + 1) * size]
+    if len(raw) != size:
+        raise NotHistory(f"a tensor whose storage {pid[2]!r} is missing or short")
+    if code == "bf16":  # bfloat16: the high half of a float32
+        return float(np.frombuffer(b"\x00\x00" + raw, dtype="<f4")[0])
+    return float(np.frombuffer(raw, dtype=code)[0])
+
+
+def torch_zip_pickle(path: Path) -> tuple[bytes, dict[str, bytes]] | None:
+    """The pickle of a torch zip archive and its storages' bytes by key, where each storage holds
+    one number at most (0-d tensors); None: not such an archive (a checkpoint's tensors), or a
+    pickle past MAX_BYTES."""
     import zipfile
     import zlib
 
     try:
         with open_regular(path) as fh, zipfile.ZipFile(fh) as zf:
-            names = zf.namelist()
-            pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
-            if len(pickles) != 1 or any("/data/" in n for n in names):
+            pickles = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
+            if len(pickles) != 1 or zf.getinfo(pickles[0]).file_size > MAX_BYTES:
                 return None
-            info = zf.getinfo(pickles[0])
-            if info.file_size > MAX_BYTES:
+            root = pickles[0][: -len("data.pkl")]
+            stored = [i for i in zf.infolist() if "/data/" in i.filename]
+            if len(stored) > MAX_STORAGES or any(i.file_size > _SCALAR_BYTES for i in stored):
                 return None
-            with zf.open(info) as member:
-                return member.read(MAX_BYTES + 1)[:MAX_BYTES]
+            if stored and _member(zf, root + "byteorder", 16) not in (b"", b"little"):
+                return None
+            storages = {i.filename[len(root) + len("data/") :]: _member(zf, i.filename, _SCALAR_BYTES) for i in stored}
+            return _member(zf, pickles[0], MAX_BYTES), storages
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error, KeyError):
         return None
 
 
-def _torch_history(path: Path, head: bytes) -> PickleResult | None:
-    """The walked pickle of a torch-saved metrics history, or None."""
+def _member(zf: Any, name: str, limit: int) -> bytes:
+    """A zip member's first ``limit`` bytes (b"" when there is none)."""
+    if name not in zf.NameToInfo:
+        return b""
+    with zf.open(name) as member:
+        return bytes(member.read(limit + 1)[:limit])
+
+
+def _torch_history(path: Path, head: bytes) -> tuple[PickleResult, dict[str, bytes]] | None:
+    """The walked pickle of a torch-saved metrics history and its 0-d tensors' storages, or None."""
     if not head.startswith(_ZIP) or path.suffix.lower() not in _TORCH_SUFFIXES:
         return None
-    data = torch_zip_pickle(path)
-    return walk(data) if data is not None else None
+    found = torch_zip_pickle(path)
+    if found is None:
+        return None
+    res, storages = walk(found[0]), found[1]
+    keys = {str(r.pid[2]) for r in res.persistent_ids if isinstance(r.pid, tuple) and len(r.pid) == 5}
+    return (res, storages) if keys == set(storages) else None  # every storage a tensor's, and there
 
 
 def is_history(path: Path, head: bytes) -> bool:
@@ -176,7 +230,7 @@ def is_history(path: Path, head: bytes) -> bool:
     zip archive of such a pickle and no tensors."""
     if (zipped := _torch_history(path, head)) is not None:
         try:
-            history_of(zipped, path.stem)
+            history_of(zipped[0], path.stem, zipped[1])
         except NotHistory:
             return False
         return True
@@ -217,13 +271,20 @@ class PickleHistoryReader:
         try:
             zipped = _torch_history(path, head)
             series = (
-                history_of(zipped, path.stem) if zipped is not None else history_of(_walk_bounded(path), _stem(path))
+                history_of(zipped[0], path.stem, zipped[1])
+                if zipped is not None
+                else history_of(_walk_bounded(path), _stem(path))
             )
         except NotHistory as exc:
             raise ReadError(f"not a pickled metrics history: {exc}") from None
         run = Run(source=str(path), format=NAME, files=[str(path)])
         for name, values in series.items():
             run.add(name, np.arange(len(values), dtype=np.float64), values)
+        if zipped is not None and zipped[1]:
+            run.notes.append(
+                f"the values are {len(zipped[1])} 0-d tensors (appended without .item()), each read from"
+                " its storage's raw bytes in the archive"
+            )
         run.notes.append(
             "a pickled dict of metric lists (a Keras History.history or the like), read from its"
             " opcodes, never unpickled; steps are the lists' indices (0..n-1, Keras's epochs)"

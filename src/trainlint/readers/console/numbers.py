@@ -64,7 +64,7 @@ def counted_loss_file(name: str, lines: list[Line]) -> Capture | None:
     (``np.savetxt("loss.txt", np.c_[epochs, losses])`` writes ``1.000000000000000000e+00 ...``):
     that column is the step, the next the file's loss, any further ``<name>_2``, ``<name>_3``."""
     table = _table(lines)
-    if table is None or table[0] is not None or len(table[1][0][1]) < 2 or not _counter_column(None, table[1]):
+    if table is None or table[0] is not None or len(table[1][0][1]) < 2 or not counter_column(None, table[1]):
         return None
     rows = table[1]
     names = [name] + [f"{name}_{k}" for k in range(2, len(rows[0][1]))]
@@ -134,7 +134,7 @@ def unnamed_columns(path: PurePath, lines: list[Line]) -> Capture | None:
     if table is None:
         return None
     header, rows = table
-    counter = _counter_column(header, rows)
+    counter = counter_column(header, rows)
     values = len(rows[0][1]) - counter
     if header is not None:
         names = header[counter:]
@@ -167,7 +167,7 @@ def _capture(framework: str, rows: list[tuple[int, list[float]]], counter: int, 
     return cap
 
 
-def _counter_column(header: list[str] | None, rows: list[tuple[int, list[float]]]) -> int:
+def counter_column(header: list[str] | None, rows: list[tuple[int, list[float]]]) -> int:
     """1 where the first column counts the rows (whole numbers that grow, or that fall at every
     row, written newest first; named a counter where a header names it), else 0."""
     if len(rows[0][1]) < 2:
