@@ -40,7 +40,7 @@ _FRAME = lazy_regex(
     r"^\s*(?:"
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T_]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?(?=\s)"
+    r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{2,4})?(?=\s)"  # a date (not a count: "5/50 (epoch 1)")
     rf"|{_LEVEL}\b(?::[\w.<>\-]+:(?!\s*\d))?"
     r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
@@ -79,7 +79,8 @@ _PAIR = lazy_regex(
     r"(?<![\w@/.])(?<![\w@/.\-]-)"
     r"((?:(?!(?:nan|NaN|NAN|inf|Inf|INF)\s)[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*(?:[:=]|->)\s*|\s+)"
-    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
+    # (a value may end in an ellipsis: Udacity's "Epoch: 1/20... Step: 10... Loss: 3.2049... Val Loss: 3.19")
+    r"(\d{1,3}(?:,\d{3})+(?![\d.,])|%s)(ms|s|%%|MB|GB|it/s|s/it)?(?![\w/]|\.(?!\.+(?:\s|$))[\w./]|:\S)(?:\s*\(\s*(?:%s)\s*\))?"
     % (NUM, NUM)
 )
 # What every _PAIR match holds (a name's last character, its separator, a value's start): a line
@@ -128,8 +129,9 @@ _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
 # "loss at epoch 3: 0.41", "Loss after step 100: 2.3": a name placed by the counter after it.
 _PLACED_BY = lazy_regex(r"(?<=[A-Za-z])\s+(?:at|after|for|in)\s+$")
-# "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator.
-_ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=])")
+# "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator, or
+# between it and the counter that places it (the Keras guide's "Training loss (for one batch) at step 200: 0.6").
+_ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=]|\s+(?:at|after)\s+[A-Za-z]+\s*\d+\s*[:=])")
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
 _DURATION = lazy_regex(r"\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
 _NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
@@ -369,12 +371,16 @@ def records(lines: list[Line]) -> list[Record]:
     block: Record | None = None
     whole = False  # the lines after the header so far repeat one shape
     since = 0  # the first record after the header: a record before it is no neighbour to compare with
+    titled = ""  # "Test Error:" alone on the line before: the split of that line's values
     for line in lines:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
+            title, titled = titled, _split_title(seg, rec)
             if rec is None:
                 continue
             rec.line = line.no
+            if title and rec.values and not rec.split:
+                _entitle(rec, title)
             if not rec.values:
                 header, block, whole, since = rec, None, False, len(out)
                 continue
@@ -385,6 +391,8 @@ def records(lines: list[Line]) -> list[Record]:
                 continue
             if not own and header is not None:
                 rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
+            elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
+                rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
             out.append(rec)
             whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
             block = rec if header is not None and not own and not whole else None
@@ -444,12 +452,53 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
         else:
             rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
             moved += 1
-    return train, moved
+    return _without_epoch_summaries(train), moved
+
+
+def _without_epoch_summaries(train: list[Record]) -> list[Record]:
+    """The training records less the lines that sum up an epoch in the batch lines' own shape (the
+    TensorFlow tutorials' "Epoch 3 Batch 100 Loss 0.61" lines, then "Epoch 3 Loss 0.58"): one line
+    with the epoch alone after that epoch's counted lines. Their names get a ``summary_`` prefix."""
+    only = [r for r in train if _epoch_only(r)]
+    counted = [r for r in train if r.inner is not None or r.step is not None]
+    if not only or len(only) + len(counted) != len(train) or len(counted) < 2 * len(only):
+        return train
+    closing, seen = set(), set()
+    for a, b in zip(train, train[1:]):
+        if _epoch_only(b) and not _epoch_only(a) and a.epoch == b.epoch and b.epoch not in seen:
+            closing.add(id(b))
+            seen.add(b.epoch)
+    if len(closing) != len(only):
+        return train
+    for r in only:
+        r.values = {f"summary_{n}": v for n, v in r.values.items()}
+    return counted
 
 
 def _evaluations(names: set[str]) -> bool:
     """Whether ``names`` are some, and all evaluation or test names."""
     return bool(names) and all(parse(n).split in ("eval", "test") for n in names)
+
+
+# The PyTorch quickstart's test(): print(f"Test Error: \\n Accuracy: {..:>0.1f}%, Avg loss: {..:>8f} \\n"):
+# a split word alone on its line (with "error", "set" or "results"), the values on the next.
+_SPLIT_TITLE = lazy_regex(r"(?i)^(%s)(?:\s+(?:error|set|results?|metrics))?\s*:?$" % "|".join(sorted(_EVAL_WORDS)))
+
+
+def _split_title(seg: str, rec: Record | None) -> str:
+    if rec is not None or len(seg) > 40:
+        return ""
+    m = _SPLIT_TITLE.match(strip_frame(seg))
+    return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
+
+
+def _entitle(rec: Record, split: str) -> None:
+    rec.split = split
+    rec.values = {(n if parse(n).split is not None else f"{split}_{n}"): v for n, v in rec.values.items()}
+
+
+def _epoch_only(rec: Record) -> bool:
+    return rec.epoch is not None and rec.step is None and rec.inner is None
 
 
 def _counted(inner: list[tuple[float, float]]) -> list[float]:
@@ -491,6 +540,16 @@ def _step_is_inner(train: list[Record]) -> bool:
     return bool(falls) and all(falls) and restarts and new_epoch
 
 
+def _count_is_global(train: list[Record]) -> bool:
+    """Whether an ``N/M`` count printed with the epoch counts on across epochs (char-rnn-tensorflow's
+    "{e * batches + b}/{epochs * batches} (epoch {e})"): it goes up, never back, at every new epoch."""
+    news = [(a, b) for a, b in zip(train, train[1:]) if a.epoch != b.epoch]
+    return bool(news) and all(
+        a.inner is not None and b.inner is not None and (b.epoch or 0.0) > (a.epoch or 0.0) and b.inner[0] > a.inner[0]
+        for a, b in news
+    )
+
+
 def _steps(train: list[Record]) -> tuple[list[float], str]:
     """The training records' steps, and what they were taken from."""
     if _step_is_inner(train):  # "Epoch 74, Step 25": a step counted inside the epoch
@@ -498,6 +557,8 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
             r.inner, r.step = (float(r.step or 0.0), r.step_total), None
     if all(r.step is not None for r in train):
         steps, how = [float(r.step) for r in train if r.step is not None], "step"
+    elif all(r.inner is not None and r.epoch is not None for r in train) and _count_is_global(train):
+        steps, how = [r.inner[0] for r in train if r.inner is not None], "count"
     elif all(r.inner is not None and r.epoch is not None for r in train):
         per = _per_epoch([r.inner for r in train if r.inner is not None])
         first = 1.0 if min(r.epoch for r in train if r.epoch is not None) == 1 else 0.0  # "Epoch: 1/5": from 1

@@ -180,6 +180,26 @@ PATTERNS: tuple[LinePattern, ...] = (
         step_from="epoch-end",
         derive=_ratio,
     ),
+    # PyTorch examples/vae (its train lines are the MNIST example's): '====> Test set loss: {:.4f}'
+    LinePattern(
+        "pytorch-vae-test",
+        "pytorch-example",
+        _c(r"^\s*====> Test set loss: (?P<test_loss>NUM)\s*$"),
+        needle="====> Test set loss:",
+        step_from="epoch-end",
+    ),
+    # PyTorch examples/fast_neural_style: "{time.ctime()}\tEpoch {e + 1}:\t[{count}/{len(train_dataset)}]\t
+    # content: {:.6f}\tstyle: {:.6f}\ttotal: {:.6f}": the total (content + style) is the objective
+    LinePattern(
+        "pytorch-fast-neural-style",
+        "pytorch-example",
+        _c(
+            r"\bEpoch (?P<epoch>\d+):\t\[(?P<seen>\d+)/(?P<per_epoch>\d+)\]\tcontent: (?P<content_loss>NUM)\t"
+            r"style: (?P<style_loss>NUM)\ttotal: (?P<loss>NUM)\s*$"
+        ),
+        needle="\tcontent: ",
+        step_from="epoch1-seen",
+    ),
     # PyTorch examples/imagenet
     LinePattern(
         "pytorch-imagenet-train",
@@ -284,6 +304,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         "pytorch-tutorial",
         _c(r"^\s*(?P<step>\d+) \d+% \(\d+m -?\d+s(?: \(- -?\d+m -?\d+s\))?\) (?P<loss>NUM) \S.* / "),
         needle="% (",
+    ),
+    # Andrej Karpathy's makemore lectures (nn-zero-to-hero, copied into many notebooks) print the loss
+    # without a name: f'{i:7d}/{max_steps:7d}: {loss.item():.4f}' ("  10000/ 200000: 2.1954"); both
+    # counts padded to seven places
+    LinePattern(
+        "makemore-step",
+        "karpathy-makemore",
+        _c(r"^(?=[ \d]{7}/|\d{8,}/) *(?P<step>\d+)/(?=[ \d]{7}:|\d{8,}:) *(?P<max_steps>\d+): (?P<loss>NUM)\s*$"),
+        needle="/",
     ),
     # Deeplearning4j's ScoreIterationListener (org.deeplearning4j.optimize.listeners): the score is
     # the network's loss on the minibatch, logged as "Score at iteration 10 is 0.523"
