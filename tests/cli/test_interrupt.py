@@ -112,9 +112,10 @@ def test_sigint_mid_scan_exits_130_with_the_reports_judged_so_far(runs):
     proc.send_signal(signal.SIGINT)
     stopped = time.monotonic()
     rest = _drain(master)
-    assert proc.wait(60) == 130
-    assert time.monotonic() - stopped < 30  # promptly, not after the other inputs
     text = shown + rest
+    code = proc.wait(60)  # on a failure, what the terminal and stderr showed (a rare exit 2 seen under load)
+    assert code == 130, (text[-800:], proc.stderr.read()[-800:] if proc.stderr is not None else b"")
+    assert time.monotonic() - stopped < 30  # promptly, not after the other inputs
     m = re.search(r"interrupted by SIGINT: only the (\d+) report\(s\) judged before the stop are shown", text)
     assert m and 0 < int(m[1]) < RUNS + BIG, text[-800:]
     assert re.search(rf"(?m)^PASS: {m[1]} PASS \(exit 130\)", text), text[-400:]
