@@ -159,10 +159,14 @@ def open_regular(path: str | Path) -> Any:
             raise NotRegular(not_regular_reason(file_kind(path)))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+    # The file object owns the descriptor from here: the builtin ``open`` is one C call, so a
+    # Ctrl-C cannot land between "the object owns fd" and "fd is closed here too" (``os.fdopen``
+    # is Python code: a KeyboardInterrupt inside it closed fd twice, and the second close's
+    # EBADF replaced the interrupt, which a reader then reported as a read error).
+    return open(fd, "rb")  # the caller closes it
 
 
 def head_bytes(path: str | Path, size: int) -> bytes:
