@@ -91,6 +91,16 @@ def test_a_plain_text_file_that_is_a_pasted_table_is_read(tmp_path):
     assert _ends(read_run(txt), "loss") == (15, 0.0, 1400.0, 2.5, pytest.approx(1.1))
 
 
+def test_a_table_whose_epoch_cells_say_of_how_many_takes_the_epoch(tmp_path):
+    log = tmp_path / "training.md"  # "| 3/12 | ..." as a notebook's summary prints its epoch
+    log.write_text("| Epoch | Loss |\n|---|---|\n" + "".join(f"| {e}/12 | {_loss(e)} |\n" for e in range(1, 13)))
+    assert sniff(log).name == "markdown-table"
+    assert _ends(read_run(log), "Loss") == (12, 1.0, 12.0, 2.4, pytest.approx(1.3))
+    bad = tmp_path / "fractions.md"  # a ratio that does not grow is no step
+    bad.write_text("| epoch | loss |\n|---|---|\n" + "".join(f"| 1/{e} | 0.{e} |\n" for e in range(1, 13)))
+    assert sniff(bad) is None
+
+
 def test_markdown_without_a_training_table_stays_unrecognised(tmp_path):
     docs = tmp_path / "results.md"  # a docs page's results: three models, no step
     docs.write_text(

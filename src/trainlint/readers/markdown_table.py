@@ -24,6 +24,7 @@ _NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown"})
 _PLAIN = frozenset({".txt", ".log", ""})
 _NONFINITE = frozenset({"nan", "inf", "-inf", "+inf"})
+_OF = re.compile(r"^(\d+)\s*/\s*\d+$")  # a step cell written "3/50": the third of 50
 MIN_ROWS = 10
 
 
@@ -38,7 +39,7 @@ class Table:
         """The step column's numbers while they grow, from the first row on."""
         out: list[float] = []
         for _, cells in self.rows:
-            step = _number(cells[self.at]) if self.at < len(cells) else None
+            step = _step(cells[self.at]) if self.at < len(cells) else None
             if step is None or (out and step <= out[-1]):
                 break
             out.append(step)
@@ -59,6 +60,12 @@ def _name(cell: str) -> str:
 def _number(cell: str) -> float | None:
     text = cell.strip("*_`~ ").removesuffix("%").strip()
     return float(text) if _NUMBER.match(text) else None
+
+
+def _step(cell: str) -> float | None:
+    """A step cell's number: ``12``, or ``12/50`` (the step of its total)."""
+    of = _OF.match(cell.strip("*_`~ "))
+    return float(of[1]) if of else _number(cell)
 
 
 def tables(lines: list[str]) -> list[Table]:
