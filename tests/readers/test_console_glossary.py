@@ -48,6 +48,8 @@ def test_full_width_punctuation_and_an_ordinal_epoch(tmp_path):
         ("エポック {e} ステップ {s} 損失: {v:.4f}", "loss"),  # Japanese
         ("에폭 {e} 스텝 {s} 학습 손실: {v:.4f}", "train_loss"),  # Korean
         ("Эпоха {e}, шаг {s}, потери: {v:.4f}", "loss"),  # Russian
+        ("Эпоха {e} шаг {s}: потери на обучении {v:.4f}, потери на валидации 1.5", "train_loss"),  # the split after
+        ("Итерация {s} эпохи {e}: Потери {v:.4f}, Точность 0.5", "Loss"),
         ("Época {e} passo {s} perda de treino: {v:.4f}", "train_loss"),  # Portuguese
         ("Epoch {e} step {s} perte: {v:.4f}", "loss"),  # French
     ],

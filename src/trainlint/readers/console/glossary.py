@@ -68,6 +68,17 @@ _TERMS: dict[str, str] = {
     "Эпоха": "Epoch",
     "шаг": "step",
     "Шаг": "Step",
+    "Потери": "Loss",
+    "потери на обучении": "train loss",  # "loss on training": the split said after the loss
+    "Потери на обучении": "Train loss",
+    "потери на валидации": "val loss",
+    "Потери на валидации": "Val loss",
+    "потери на тесте": "test loss",
+    "лосс": "loss",
+    "точность": "acc",
+    "Точность": "Acc",
+    "итерация": "iter",
+    "Итерация": "Iter",
 }
 # Words of Latin-script languages: rewritten only as whole words.
 _WORDS: dict[str, str] = {
