@@ -77,6 +77,8 @@ KNOWN: dict[tuple[str, str], str] = {
         "the generic step shape knows step/iter/iteration, not 'it': the general line reader reads the log and keeps another set of points",
     ('step_it', 'calibration.s12-gpt2-124m-train-log-1057'):
         "the generic step shape knows step/iter/iteration, not 'it': the general line reader reads the log and keeps another set of points",
+    ('epoch_of', 'calibration.bicausal-wasserstein-log-train-1044'):
+        "two lines per epoch printed as 'Epoch 0/99, loss=..' go to the epoch-blocks recogniser, which names an unsplit loss of its training blocks train_loss: the same 200 points and values under another name",
 }
 # fmt: on
 
