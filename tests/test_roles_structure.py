@@ -92,6 +92,16 @@ def test_gan_per_optimizer_losses_are_summed():
     assert "per-optimizer" in run.meta["role_reasons"]["loss"]
 
 
+def test_gan_losses_named_by_their_networks_alone():
+    # YGGYatsso/Image-Colorization-Using-CGAN losses.csv @ddb050d: ",discriminator,Generator" (pandas'
+    # to_csv of a dict of the two networks' losses): the generator's is the loss, only beside a discriminator
+    c = choose(["", "discriminator", "Generator"])["loss"]
+    assert c.names == ("Generator",) and "generator's" in c.reason
+    assert choose(["epoch", "G", "D"])["loss"].names == ("G",)
+    assert "loss" not in choose(["epoch", "generator", "accuracy"])
+    assert choose(["G", "D", "train_loss"])["loss"].names == ("train_loss",)
+
+
 def test_gan_discriminator_terms_are_not_added_to_the_generators_loss():
     # a GAN trains two networks against each other: the discriminator's loss is the other
     # network's objective, never a part of the model's loss (their sum measures nothing)

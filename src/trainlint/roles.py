@@ -183,6 +183,9 @@ def choose(
         if role not in out and name in names:
             out[role] = Choice(role, (name,), f"'{name}': a split's name alone, the only loss-like metric", 2)
             taken.add(name)
+    if "loss" not in out and (gan := _bare_gan(names)) is not None:
+        out["loss"] = gan
+        taken.add(gan.name)
     if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
         # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
         # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
@@ -200,6 +203,20 @@ def choose(
 # Logs that name a stream by its split alone (build-nanogpt's "N train X" / "N val Y" lines): the
 # loss, taken only when no name says loss at all.
 _BARE_SPLITS = {"loss": "train", "eval_loss": "val"}
+# A GAN's losses named by their networks alone (``pd.DataFrame({"Generator": g, "discriminator":
+# d}).to_csv("losses.csv")``): both names must be there, and the generator's is the model's loss.
+_BARE_GENERATOR = frozenset({"g", "gen", "generator"})
+_BARE_DISCRIMINATOR = frozenset({"d", "disc", "discriminator", "critic"})
+
+
+def _bare_gan(names: list[str]) -> Choice | None:
+    """The generator's column of a table naming a GAN's two networks alone, else None."""
+    gen = [n for n in names if n.strip().lower() in _BARE_GENERATOR]
+    disc = [n for n in names if n.strip().lower() in _BARE_DISCRIMINATOR]
+    if len(gen) != 1 or len(disc) != 1:
+        return None
+    why = f"'{gen[0]}': the generator's, beside the discriminator's '{disc[0]}' (the networks' names alone)"
+    return Choice("loss", (gen[0],), why, 2)
 
 
 def _sum_parts(name: str, names: list[str]) -> tuple[str, ...]:

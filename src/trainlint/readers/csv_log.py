@@ -25,6 +25,7 @@ from ..safeio import add_damage, read_text
 from ._scalar_export import export_name
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .console.numbers import counter_column
+from .console.text import unwrap_values
 from .jsonl import STEP_KEYS
 from .stream import LineStream
 
@@ -315,14 +316,27 @@ def _tolerant(rows: Any, refused: list[int]) -> Iterator[list[str]]:
 
 def _number(cell: str, comma: bool = False) -> float | str | bool:
     """A CSV cell as a float ("nan" and "inf" are how CSV writers spell those floats; 2,5 is 2.5
-    in a table of decimal ``comma``s)."""
+    in a table of decimal ``comma``s; a value written with its holder's repr, ``str(loss)`` of a
+    torch tensor or a NumPy 2 scalar, ``tensor(3.13, device='cuda:0', grad_fn=<DivBackward0>)``,
+    ``np.float64(0.25)``, is its number)."""
     try:
         return float(cell)
     except ValueError:
         if comma and _DECIMAL_COMMA.match(cell):
             return float(cell.replace(",", "."))
         lowered = cell.strip().lower()
+        if lowered.endswith(")") and "(" in lowered:
+            return _wrapped(cell.strip())
         return True if lowered == "true" else False if lowered == "false" else cell
+
+
+def _wrapped(cell: str) -> float | str:
+    """The number in a cell that is one tensor's or NumPy scalar's repr; the cell else."""
+    bare = unwrap_values(cell)
+    try:
+        return float(bare) if bare != cell else cell
+    except ValueError:
+        return cell
 
 
 def _step(row: list[str], col: int | None, n: int) -> float:

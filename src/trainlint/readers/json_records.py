@@ -17,8 +17,12 @@ dump a dict of such lists, one per split. The shapes read here:
   "data": [[..], ..]}``) and ``orient="table"`` (``{"schema": {..}, "data": [records]}``), the
   index the step when it is a growing integer and no column is one (its "index" orient is records
   keyed by their step);
+- a dict of ``{step: value}`` per metric filled by a loop, its metrics on steps of their own
+  (``{"loss": {"0": .., "1": ..}, "time": {"16": ..}, "acc": {}}``), one row per step;
 - one scalar tag exported from TensorBoard's dashboard, ``[[wall_time, step, value], ..]``, the
-  series named after the file (``_scalar_export``).
+  series named after the file (``_scalar_export``);
+- a list of rows of numbers (``json.dump(losses, f)`` of ``(step, loss, val_loss)`` tuples), read
+  as a file of bare numbers is: only where the file's name says loss (``loss_history.json``).
 
 A record's step is its ``step``-like field (as for JSON lines), else its ``epoch``, else its
 place in the list (said in a note). Only a document whose head names a loss is claimed; a
@@ -39,6 +43,9 @@ from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
 from ._rows import rows_into
 from ._scalar_export import export_name
 from .base import ReadError, decode_text, looks_binary, reader
+from .console.handwritten import loss_name
+from .console.numbers import bare_numbers
+from .console.text import Line
 from .jsonl import STEP_KEYS
 
 # A loss's key and the start of its value: a number (a record's), a list of numbers (Keras'), or
@@ -50,11 +57,15 @@ _SPLIT = re.compile(
 )
 # TensorBoard's JSON download of one scalar tag: [[wall_time, step, value], ..], a wall time of this century
 _TRIPLES = re.compile(rb"^\s*\[\s*\[\s*1\d{9}(?:\.\d*)?\s*,\s*\d+(?:\.0)?\s*,")
+# A list of rows of numbers, [[step, loss, val_loss], ..]: claimed where the file's name says loss
+_ROWS = re.compile(rb"^\s*\[\s*\[\s*[-+.\d]")
 # A series of a metric named by its key, a loss among them: {"train.loss": {"steps": [..], "values": [..]}}
 _SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
+_WALL_MIN = 1e9  # a wall time of this century (2001 on): rows [step, loss, val_loss] are no export
 # Records keyed by their place: "1", "epoch_1", "Epoch 1", "step-100", "iter_5".
 _PLACE_KEY = re.compile(r"^(?:(epoch|ep|step|iter|iteration)[_ \-]?)?(\d{1,9})$", re.I)
+MAX_ROW = 8  # values in a row of a JSON list of rows (a wider one is no loss history)
 FLAT_DEPTH = 2  # levels of a record's nested dicts read as names joined by "/"
 MAX_DEPTH = 3  # keys followed down to a list of records
 
@@ -107,7 +118,7 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
         return [(prefix, [_flat(r) for r in doc if isinstance(r, dict)])]
     if not isinstance(doc, dict) or depth >= MAX_DEPTH:
         return []
-    frame = _pandas_split(doc) or _pandas_columns(doc) or _pandas_table(doc)
+    frame = _pandas_split(doc) or _pandas_columns(doc) or _pandas_table(doc) or _step_columns(doc)
     if frame:
         return [(prefix, frame)]
     if len(doc) >= 2 and all(_PLACE_KEY.match(k) and isinstance(v, dict) for k, v in doc.items()):
@@ -151,6 +162,24 @@ def _pandas_columns(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return _indexed(rows, labels)
 
 
+def _step_columns(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``{step: value}`` per metric, each metric logged at its own steps (a dict of dicts a
+    loop fills, ``history["loss"][epoch] = loss``, some metrics sparse or empty): the rows of
+    every step, in the steps' order. Every key a whole number, a loss among the metrics with three
+    values or more; [] else."""
+    columns = {k: v for k, v in doc.items() if isinstance(v, dict) and v}
+    loss = [v for k, v in columns.items() if "loss" in k.lower()]
+    if not all(isinstance(v, dict) for v in doc.values()) or not any(len(v) >= 3 for v in loss):
+        return []
+    for column in columns.values():
+        if not all(_INT.match(k) for k in column) or not all(type(v) in (int, float) for v in column.values()):
+            return []
+    steps = sorted({int(k) for column in columns.values() for k in column})
+    return [
+        {"step": s, **{name: column[str(s)] for name, column in columns.items() if str(s) in column}} for s in steps
+    ]
+
+
 def _pandas_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows of ``DataFrame.to_json(orient="table")`` (a JSON Table Schema and its records),
     the index (its ``primaryKey``) as their step as for the other orients; [] for any other dict."""
@@ -182,7 +211,7 @@ def _triples(doc: Any) -> bool:
         isinstance(doc, list)
         and len(doc) > 0
         and all(isinstance(t, list) and len(t) == 3 for t in doc)
-        and all(type(w) in (int, float) and type(s) in (int, float) for w, s, _ in doc)
+        and all(type(w) in (int, float) and w >= _WALL_MIN and type(s) in (int, float) for w, s, _ in doc)
     )
 
 
@@ -201,6 +230,32 @@ def _export_run(path: Path, doc: list[list[Any]], notes: list[str]) -> Run:
     return run
 
 
+def _number_rows(doc: Any) -> bool:
+    """A list of rows of numbers, all as wide (``json.dump(history, f)`` of ``(step, loss,
+    val_loss)`` tuples): a table that names none of its columns."""
+    return (
+        isinstance(doc, list)
+        and len(doc) > 0
+        and all(isinstance(r, list) and 0 < len(r) == len(doc[0]) <= MAX_ROW for r in doc)
+        and all(type(v) in (int, float) for r in doc for v in r)
+    )
+
+
+def _rows_run(path: Path, doc: list[list[Any]], notes: list[str]) -> Run:
+    """Rows of numbers read as a file of bare numbers is: only where the file's name says loss
+    (``loss_history.json``: a counter column the step, the next column the loss)."""
+    lines = [Line(no, [" ".join(repr(float(v)) for v in row)]) for no, row in enumerate(doc, 1)]
+    cap = bare_numbers(path, lines)
+    if cap is None:
+        raise ReadError(
+            "a JSON list of rows of numbers that names none of its columns (no name says which is the loss)"
+        )
+    run = Run(source=str(path), format="json-records", files=[str(path)], notes=[*notes, *cap.notes])
+    for name, (steps, values) in cap.cols.items():
+        run.add(name, np.asarray(steps, np.float64), np.asarray(values, np.float64))
+    return run
+
+
 def _per_epoch(lists: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """Lists of values per metric as records, one per epoch (counted from 1)."""
     n = max(len(v) for v in lists.values())
@@ -216,7 +271,7 @@ class JsonRecordsReader:
         lines = [ln.strip() for ln in head.splitlines()[:3] if ln.strip()]
         if not lines or lines[0][:1] not in (b"[", b"{"):
             return False
-        if _TRIPLES.match(head) or _SPLIT.match(head):
+        if _TRIPLES.match(head) or _SPLIT.match(head) or (_ROWS.match(head) and loss_name(path.stem)):
             return True
         # a table repeats its loss's key; a list holds its values: a config's "loss_weight": 0.5 does neither
         keys = _LOSS_KEY.finditer(head)
@@ -238,6 +293,8 @@ class JsonRecordsReader:
             doc, damage = _salvage(text, exc)
         if _triples(doc):
             return _export_run(path, doc, notes)
+        if _number_rows(doc):
+            return _rows_run(path, doc, notes)
         run = Run(source=str(path), format="json-records", files=[str(path)], notes=notes)
         if damage is not None:
             run.damage.append(damage)

@@ -68,9 +68,12 @@ class JsonlReader:
             cols, step_key = fast
             if step_key is None:
                 run.notes.append("no step field; steps are record numbers")
+        said = len(run.notes)
         cols.into(run)
         if not run.series:
-            raise ReadError("no numeric metrics in the JSON object lines")
+            del run.notes[said:]  # what it said of the text values: read again as numbers
+            if not _quoted_numbers(text, run):
+                raise ReadError("no numeric metrics in the JSON object lines")
         return run
 
 
@@ -162,6 +165,35 @@ def _general(text: str, run: Run) -> Columns:
     note_skipped(run, "non-object line(s)", other)
     note_skipped(run, "unparseable JSON line(s)", broken, damage=True)
     return cols
+
+
+# A number a script wrote as a string (``json.dumps({"loss": f"{loss:.4f}"})``): read only where
+# the lines hold no number at all, so an id or a label written as a string stays text elsewhere.
+_QUOTED_NUMBER = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def _quoted_numbers(text: str, run: Run) -> bool:
+    """Object lines whose every value is a string: those that are decimal numbers read as numbers
+    (a note says so); whether any series came of it."""
+    lines = text.split("\n")
+    idx, _ = _classify(lines)
+    step_key = _step_key(lines, idx)
+    cols = Columns()
+    for n, i in enumerate(idx):
+        try:
+            obj = json.loads(lines[i])
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        values = {k: float(v) for k, v in obj.items() if isinstance(v, str) and _QUOTED_NUMBER.match(v)}
+        step = values.pop(step_key, n) if step_key else n
+        for key, value in values.items():
+            cols.add(step, key, value, i + 1, None)
+    cols.into(run)
+    if run.series:
+        run.notes.append('the values are written as strings ("loss": "9.5"): read as the numbers they spell')
+    return bool(run.series)
 
 
 CHUNK = 65536

@@ -16,10 +16,34 @@
 
 from __future__ import annotations
 
+import re
+
 from .patterns import LinePattern, _c
 from .text import NUM, Capture, Line, lazy_regex
 
+
+def _yolo_val_loss(m: re.Match[str]) -> dict[str, float]:
+    """results.txt's validation losses summed, as its train total sums the train ones."""
+    return {"val_loss": float(m["val_box_loss"]) + float(m["val_obj_loss"]) + float(m["val_cls_loss"])}
+
+
 MORE_PATTERNS: tuple[LinePattern, ...] = (
+    # results.txt of ultralytics/yolov3 (2019-20) and YOLOv5 before v6 (its forks too: YOLOv7,
+    # ScaledYOLOv4): a row appended per epoch, no header: the console row (epoch/last, GPU memory,
+    # the train losses box or GIoU, obj, cls and their total, targets, image size), then P, R,
+    # mAP@.5, mAP@.5:.95 (yolov3: F1) and the validation losses box, obj, cls.
+    LinePattern(
+        "ultralytics-results-txt",
+        "yolo-results-txt",
+        _c(
+            r"^\s*(?P<epoch>\d+)/\d+\s+[\d.]+[GMK]?\s+(?P<box_loss>NUM)\s+(?P<obj_loss>NUM)\s+(?P<cls_loss>NUM)"
+            r"\s+(?P<loss>NUM)\s+\d+\s+\d+\s+(?P<precision>NUM)\s+(?P<recall>NUM)\s+(?P<mAP50>NUM)\s+NUM"
+            r"\s+(?P<val_box_loss>NUM)\s+(?P<val_obj_loss>NUM)\s+(?P<val_cls_loss>NUM)\s*$"
+        ),
+        needle="/",
+        step_from="epoch",
+        derive=_yolo_val_loss,
+    ),
     # (also modded-nanogpt: "s:<step> trl:<loss> train_time:<ms>ms step_avg:<ms>ms")
     LinePattern(
         "llmc-mainlog-train",
@@ -298,6 +322,14 @@ _VALUE = lazy_regex(NUM)
 MAX_LIST_CHARS = 1_000_000
 
 
+def unquoted(text: str) -> str:
+    """A row of a file whose writer quotes every cell (R's ``write.csv``, ``csv.QUOTE_ALL``:
+    ``"1","52.58"``) without its quotes; any other line as it is."""
+    if '"' not in text or text.count('"') % 2:
+        return text
+    return text.replace('"', "")
+
+
 def loss_name(stem: str) -> str | None:
     """The series a file of bare numbers holds, from its name: ``loss`` for ``loss.txt`` or
     ``losses.log``, ``train_loss`` for ``train_loss.txt``; None when the name says no loss."""
@@ -316,7 +348,7 @@ def number_lines(lines: list[Line], name: str) -> Capture | None:
     cap = Capture("loss-file")
     other, headed, wide = 0, False, False
     for line in lines:
-        m = _NUMBER_LINE.match(line.final)
+        m = _NUMBER_LINE.match(unquoted(line.final))
         if m is None:
             other += 1
             headed = headed or (not cap.lines and bool(line.final.strip()))

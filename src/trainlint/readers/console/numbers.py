@@ -26,7 +26,7 @@ from pathlib import PurePath
 
 from ...role_structure import parse
 from ...roles import role_of
-from .handwritten import MIN_NUMBER_LINES, loss_name, number_lines
+from .handwritten import MIN_NUMBER_LINES, loss_name, number_lines, unquoted
 from .text import NUM, Capture, Line, lazy_regex
 
 _CELLS = lazy_regex(r"[\s,;]+")
@@ -88,7 +88,7 @@ def _table(lines: list[Line]) -> tuple[list[str] | None, list[tuple[int, list[fl
     header: list[str] | None = None
     other = 0
     for k, line in enumerate(lines):
-        text = line.final.strip()
+        text = unquoted(line.final).strip()
         if k == 0 and (names := _header(text)) is not None:
             header = names
             continue
