@@ -114,7 +114,8 @@ _AT_WORDS = frozenset({"after", "current", "cur"})
 # names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
 _COUNTED_SPLIT = lazy_regex(
     r"^(?:epoch|ep|step|iter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*[,:|\-]?\s*"
-    r"([A-Za-z]+)\s*[,;:|\-]\s*(?=[A-Za-z])",
+    # the split word, then a separator or the count it is at ("epoch:[ 1/25 ] val step:0 loss: ..", PaddleVideo)
+    r"([A-Za-z]+)(?:\s*[,;:|\-]\s*(?=[A-Za-z])|\s+(?=(step|iter(?:ation)?|batch)\s*[:=#]?\s*\d))",
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
@@ -253,7 +254,9 @@ def _lead(body: str, rec: Record) -> str:
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
-    elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in _SPLIT_WORDS:
+    elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in (
+        _EVAL_WORDS if counted[2] else _SPLIT_WORDS
+    ):
         rec.split = "val" if counted[1].lower() == "validate" else counted[1]
     if " is " in body or " was " in body:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))

@@ -151,13 +151,26 @@ def _better(general: Capture, generic: Capture) -> bool:
     if mine > 2 * theirs or _overwrote(general, generic) or _refines(general, generic):
         return True
     if mine < theirs:
-        return False
+        return _kept_apart(general, generic)
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
     # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
     if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
+
+
+def _kept_apart(general: Capture, generic: Capture) -> bool:
+    """Whether a generic shape merged into one loss the lines the general reader kept apart
+    (PaddleVideo's ``epoch:[1/25] train step:0 loss: ..`` and ``epoch:[1/25] val step:0 loss: ..``:
+    one ``loss`` whose step falls at every epoch): more loss series, fewer falls of the step, and
+    the general reader's loss series hold at least as many points as the generic shape's loss."""
+    held = sum(len(steps) for name, (steps, _) in general.cols.items() if "loss" in name.lower() and len(steps) >= 3)
+    return (
+        _loss_names(general) > _loss_names(generic)
+        and _falls(general) < _falls(generic) >= 2
+        and held >= _loss_points(generic)
+    )
 
 
 def _overwrote(general: Capture, generic: Capture) -> bool:
