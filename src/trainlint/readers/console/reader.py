@@ -36,6 +36,7 @@ from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .libtables import RECOGNISERS as TABLE_RECOGNISERS
 from .marian import RECOGNISERS as MARIAN_RECOGNISERS
 from .numbers import bare_numbers
+from .paddle import RECOGNISERS as PADDLE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .sb3 import RECOGNISERS as SB3_RECOGNISERS
@@ -121,7 +122,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS)
+    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS, *PADDLE_RECOGNISERS)
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
