@@ -68,3 +68,20 @@ def test_a_split_word_before_the_step_counter_marks_evaluation_lines(tmp_path):
     assert v0 == pytest.approx(3.0) and v1 == pytest.approx(3.0 / 11, abs=1e-5)
     assert series_ends(run, "val_loss")[0] == 10  # kept apart, never in the training loss
     assert max(run.series["loss"].values) < 9.0 - 1.0
+
+
+def test_an_evaluation_announced_on_its_own_line_is_not_a_training_point(tmp_path):
+    # a hand-written Paddle loop: seen in AIHHU/PaddleCIFAR10 training_log.txt (commit in the probe
+    # notes): the test pass prints "testing in eval mode……", then its values in the training lines' shape
+    lines = []
+    for e in range(12):
+        lines.append(f"epoch: {e},  loss is: {1.0 / (e + 1)!r}, acc is: {0.5 + e / 30!r}")
+        lines.append("testing in eval mode……")
+        lines.append(f"epoch: {e},  loss is: {2.0 - e / 20!r}, acc is: {0.4 + e / 40!r}")
+        lines.append("Now continue training……")
+    run = read_lines(tmp_path, lines)
+    assert run.roles["loss"] == "loss_is" and run.roles["eval_loss"] == "test_loss_is"
+    n, first, last, v0, v1 = series_ends(run, "loss_is")
+    assert (n, first, last, v0) == (12, 0.0, 11.0, 1.0) and v1 == pytest.approx(1 / 12)
+    n, first, last, v0, v1 = series_ends(run, "test_loss_is")
+    assert (n, v0, v1) == (12, 2.0, pytest.approx(2.0 - 11 / 20))

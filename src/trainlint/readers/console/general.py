@@ -488,10 +488,22 @@ def _evaluations(names: set[str]) -> bool:
 _SPLIT_TITLE = lazy_regex(r"(?i)^(%s)(?:\s+(?:error|set|results?|metrics))?\s*:?$" % "|".join(sorted(_EVAL_WORDS)))
 
 
+# An evaluation announced on its own line, its values on the next in the training lines' shape:
+# "testing in eval mode……" (AIHHU/PaddleCIFAR10), "Evaluating...", "Eval begin..." (an ellipsis ends it).
+_ANNOUNCED = lazy_regex(
+    r"(?i)^(?:(?:start(?:ing)?|running|now)\s+)?(testing|validating|evaluating|eval|validation|evaluation)"
+    r"(?:\s+(?:in\s+eval\s+mode|begin|mode|phase|started))?\s*(?:\.{2,}|…+)$"
+)
+_ANNOUNCED_SPLIT = {"testing": "test", "validating": "val", "validation": "val"}
+
+
 def _split_title(seg: str, rec: Record | None) -> str:
     if rec is not None or len(seg) > 40:
         return ""
-    m = _SPLIT_TITLE.match(strip_frame(seg))
+    text = strip_frame(seg)
+    if (said := _ANNOUNCED.match(text)) is not None:
+        return _ANNOUNCED_SPLIT.get(said[1].lower(), "eval")
+    m = _SPLIT_TITLE.match(text)
     return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
 
 
