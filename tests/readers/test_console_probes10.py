@@ -66,8 +66,11 @@ def test_a_split_word_before_the_step_counter_marks_evaluation_lines(tmp_path):
     n, first, last, v0, v1 = series_ends(run, "loss")
     assert (n, first, last) == (20, 0.0, 1900.0)
     assert v0 == pytest.approx(3.0) and v1 == pytest.approx(3.0 / 11, abs=1e-5)
-    assert series_ends(run, "val_loss")[0] == 10  # kept apart, never in the training loss
-    assert max(run.series["loss"].values) < 9.0 - 1.0
+    assert max(run.series["loss"].values) < 9.0 - 1.0  # the validation's loss is no training point
+    # "val step:0" counts the validation's batches: its progress; the summary after it is the eval loss
+    assert run.roles["eval_loss"] == "val_loss_avg" and "val_loss" not in run.series
+    n, first, last, v0, v1 = series_ends(run, "val_loss_avg")
+    assert (n, first, last, v0) == (10, 100.0, 1900.0, 3.5) and v1 == pytest.approx(2.6)
 
 
 def test_an_evaluation_announced_on_its_own_line_is_not_a_training_point(tmp_path):

@@ -711,7 +711,7 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
         cap.lines.append(rec.line)
     if progress:
         cap.notes.append(
-            f"{len(progress)} evaluation record(s) printed several times an evaluation (its batches' progress) "
+            f"{len(progress)} evaluation record(s) of an evaluation's batches (its progress) "
             "not read: the evaluation's summary line gives its value"
         )
     cap.lines.sort()
@@ -729,14 +729,22 @@ def _evaluation_progress(placed: list[tuple[Record, float]], role: dict[int, str
     """The evaluation records that are an evaluation loop's progress (``val --- batch:200/400
     loss: ..``): a shape printed several times at one training step, where another evaluation
     shape holding a loss is printed once at each of those steps (the evaluation's summary, ``Epoch
-    [0] Validation Phase Loss: ..``). Only the last of each step would be kept: one batch's value."""
+    [0] Validation Phase Loss: ..``). Only the last of each step would be kept: one batch's value.
+    A shape that counts the evaluation's batches (PaddleVideo's ``val step:0 loss: ..``, printed once
+    where the evaluation has fewer batches than the printing interval) is progress too, where the
+    summary counts none (``END epoch:3 val loss_avg: ..``)."""
     per: dict[frozenset[str], dict[float, int]] = {}
+    counted: dict[frozenset[str], bool] = {}
     for rec, step in placed:
         if role[id(rec)] == "evaluation":
-            at = per.setdefault(frozenset(rec.values), {})
+            key = frozenset(rec.values)
+            at = per.setdefault(key, {})
             at[step] = at.get(step, 0) + 1
-    batches = {k: set(at) for k, at in per.items() if max(at.values()) > 1}
-    summaries = [set(at) for k, at in per.items() if max(at.values()) == 1 and any(parse(n).kind for n in k)]
+            counted[key] = counted.get(key, True) and (rec.step is not None or rec.inner is not None)
+    batches = {k: set(at) for k, at in per.items() if max(at.values()) > 1 or counted[k]}
+    summaries = [
+        set(at) for k, at in per.items() if max(at.values()) == 1 and not counted[k] and any(parse(n).kind for n in k)
+    ]
     drop = {k for k, steps in batches.items() if any(steps <= s for s in summaries)}
     return {id(rec) for rec, _ in placed if frozenset(rec.values) in drop}
 
