@@ -254,7 +254,8 @@ def test_a_readers_objective_may_be_a_sum_of_terms_with_its_reason():
 def test_components_logged_together_are_summed_in_order_across_a_relaunch():
     # a YOLO table printed without its bars (wandb's output.log), the run relaunched into the same
     # log: epochs 1-30, then 1-10 again (seen in MinhwaCho/hyphae_yolov7
-    # wandb/run-*/files/output.log @ the commit in the probe notes); the sum keeps both segments
+    # wandb/run-20240110_140713-hi11xsj8/files/output.log @ 5fc25ec908a4a7a99620bf482ab37540b1232ac0);
+    # the sum keeps both segments
     steps = [*range(1, 31), *range(1, 11)]
     run = Run("mem", "test")
     run.add("box_loss", steps, [2.4 * _decay(i) for i in range(30)] + [1.3] * 10)

@@ -74,8 +74,9 @@ def test_a_split_word_before_the_step_counter_marks_evaluation_lines(tmp_path):
 
 
 def test_an_evaluation_announced_on_its_own_line_is_not_a_training_point(tmp_path):
-    # a hand-written Paddle loop: seen in AIHHU/PaddleCIFAR10 training_log.txt (commit in the probe
-    # notes): the test pass prints "testing in eval mode……", then its values in the training lines' shape
+    # a hand-written Paddle loop: seen in AIHHU/PaddleCIFAR10 training_log.txt
+    # @ 1bfca6a22bd4faa68400efb4220ffd05a0601d41: the test pass prints "testing in eval mode……",
+    # then its values in the training lines' shape
     lines = []
     for e in range(12):
         lines.append(f"epoch: {e},  loss is: {1.0 / (e + 1)!r}, acc is: {0.5 + e / 30!r}")
