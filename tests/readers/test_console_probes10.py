@@ -89,3 +89,20 @@ def test_an_evaluation_announced_on_its_own_line_is_not_a_training_point(tmp_pat
     assert (n, first, last, v0) == (12, 0.0, 11.0, 1.0) and v1 == pytest.approx(1 / 12)
     n, first, last, v0, v1 = series_ends(run, "test_loss_is")
     assert (n, v0, v1) == (12, 2.0, pytest.approx(2.0 - 11 / 20))
+
+
+def test_paddle_model_fit_verbose_1_redraws_one_line_an_epoch(tmp_path):
+    # verbose=1: the bar is redrawn with carriage returns, each redraw one step's values
+    lines = []
+    for e in (1, 2):
+        lines.append(f"Epoch {e}/2")
+        bar = (
+            f"step {i}/20 [{'=' * i}>] - loss: {1 / (20 * e + i):.4f} - ETA: 0:0{i % 10} - 52ms/step"
+            for i in range(1, 21)
+        )
+        lines.append("\r".join(bar))
+    run = read_lines(tmp_path, lines)
+    assert run.format == "console/paddle-hapi"
+    n, first, last, v0, v1 = series_ends(run, "loss")
+    assert (n, first, last) == (40, 1.0, 40.0)
+    assert v0 == pytest.approx(1 / 21, abs=1e-4) and v1 == pytest.approx(1 / 60, abs=1e-4)

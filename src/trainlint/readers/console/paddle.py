@@ -43,13 +43,17 @@ class _Fit:
         self.per_epoch = max(self.per_epoch, n or i)
         self.step = ((self.epoch or 1) - 1) * self.per_epoch + i
         self.cap.add_all(self.step, values)
-        self.cap.lines.append(no)
+        self.matched(no)
 
     def evaluate(self, no: int, values: dict[str, float]) -> None:
         if "loss" in values:
             self.losses.append(values["loss"])
         self.last = values
-        self.cap.lines.append(no)
+        self.matched(no)
+
+    def matched(self, no: int) -> None:
+        if not self.cap.lines or self.cap.lines[-1] != no:  # a line's redraws (verbose=1) count once
+            self.cap.lines.append(no)
 
     def close_eval(self) -> None:
         if self.evaluating and self.last:
