@@ -259,3 +259,19 @@ def test_a_readers_objective_may_be_a_sum_of_terms_with_its_reason():
     other.meta["objective"] = "kl_div_z+x_recon"  # a term the run lacks: no loss from it
     apply_roles(other)
     assert "loss" not in other.roles
+
+
+def test_components_logged_together_are_summed_in_order_across_a_relaunch():
+    # a YOLO table printed without its bars (wandb's output.log), the run relaunched into the same
+    # log: epochs 1-30, then 1-10 again (seen in MinhwaCho/hyphae_yolov7
+    # wandb/run-20240110_140713-hi11xsj8/files/output.log @ 5fc25ec908a4a7a99620bf482ab37540b1232ac0);
+    # the sum keeps both segments
+    steps = [*range(1, 31), *range(1, 11)]
+    run = Run("mem", "test")
+    run.add("box_loss", steps, [2.4 * _decay(i) for i in range(30)] + [1.3] * 10)
+    run.add("cls_loss", steps, [3.9 * _decay(i) for i in range(30)] + [1.2] * 10)
+    apply_roles(run)
+    loss = run.get("loss")
+    assert run.roles["loss"] == "box_loss+cls_loss"
+    assert len(loss) == 40 and list(loss.steps[:2]) == [1, 2] and list(loss.steps[-2:]) == [9, 10]
+    assert loss.values[0] == pytest.approx(6.3 * _decay(0)) and loss.values[-1] == pytest.approx(2.5)

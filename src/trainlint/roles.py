@@ -380,6 +380,12 @@ def _summed(run: Any, parts: tuple[str, ...]) -> str | None:
     if name in run.series:
         return name
     series = [run.series[p] for p in parts]
+    first = series[0]
+    if all(len(s.steps) == len(first.steps) and np.array_equal(s.steps, first.steps) for s in series[1:]):
+        # the components logged together, point for point: summed in the order written, so a
+        # run relaunched into the same log (its steps starting again) keeps both segments
+        run.add(name, first.steps.copy(), np.sum([s.values for s in series], axis=0), first.wall)
+        return name
     steps = None
     for s in series:
         u = unique(s.steps)

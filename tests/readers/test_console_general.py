@@ -714,7 +714,7 @@ def test_an_evaluation_loops_batch_lines_give_way_to_its_summary(tmp_path):
     run = _read(tmp_path, [ln for e in range(6) for ln in epoch(e, True)])
     assert run.roles["eval_loss"] == "Validation_Phase_Loss" and "val_loss" not in run.series
     assert _series(run, "Validation_Phase_Loss") == (6, 800.0, 4800.0, 0.2, pytest.approx(0.15))
-    assert any("evaluation record(s) printed several times" in n for n in run.notes)
+    assert any("evaluation record(s) of an evaluation's batches" in n for n in run.notes)
     # without a summary line the batch lines are all the evaluation there is: kept
     run = _read(tmp_path, [ln for e in range(6) for ln in epoch(e, False)], "nosummary.log")
     assert run.roles["eval_loss"] == "val_loss" and len(run.series["val_loss"]) == 6

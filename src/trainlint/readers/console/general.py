@@ -114,7 +114,8 @@ _AT_WORDS = frozenset({"after", "current", "cur"})
 # names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
 _COUNTED_SPLIT = lazy_regex(
     r"^(?:epoch|ep|step|iter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*[,:|\-]?\s*"
-    r"([A-Za-z]+)\s*[,;:|\-]\s*(?=[A-Za-z])",
+    # the split word, then a separator or the count it is at ("epoch:[ 1/25 ] val step:0 loss: ..", PaddleVideo)
+    r"([A-Za-z]+)(?:\s*[,;:|\-]\s*(?=[A-Za-z])|\s+(?=(step|iter(?:ation)?|batch)\s*[:=#]?\s*\d))",
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
@@ -253,7 +254,9 @@ def _lead(body: str, rec: Record) -> str:
     lead = _LEAD_SPLIT.match(body)
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
-    elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in _SPLIT_WORDS:
+    elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in (
+        _EVAL_WORDS if counted[2] else _SPLIT_WORDS
+    ):
         rec.split = "val" if counted[1].lower() == "validate" else counted[1]
     if " is " in body or " was " in body:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
@@ -485,10 +488,22 @@ def _evaluations(names: set[str]) -> bool:
 _SPLIT_TITLE = lazy_regex(r"(?i)^(%s)(?:\s+(?:error|set|results?|metrics))?\s*:?$" % "|".join(sorted(_EVAL_WORDS)))
 
 
+# An evaluation announced on its own line, its values on the next in the training lines' shape:
+# "testing in eval mode……" (AIHHU/PaddleCIFAR10), "Evaluating...", "Eval begin..." (an ellipsis ends it).
+_ANNOUNCED = lazy_regex(
+    r"(?i)^(?:(?:start(?:ing)?|running|now)\s+)?(testing|validating|evaluating|eval|validation|evaluation)"
+    r"(?:\s+(?:in\s+eval\s+mode|begin|mode|phase|started))?\s*(?:\.{2,}|…+)$"
+)
+_ANNOUNCED_SPLIT = {"testing": "test", "validating": "val", "validation": "val"}
+
+
 def _split_title(seg: str, rec: Record | None) -> str:
     if rec is not None or len(seg) > 40:
         return ""
-    m = _SPLIT_TITLE.match(strip_frame(seg))
+    text = strip_frame(seg)
+    if (said := _ANNOUNCED.match(text)) is not None:
+        return _ANNOUNCED_SPLIT.get(said[1].lower(), "eval")
+    m = _SPLIT_TITLE.match(text)
     return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
 
 
@@ -696,7 +711,7 @@ def _side_streams(cap: Capture, recs: list[Record], role: dict[int, str], at: di
         cap.lines.append(rec.line)
     if progress:
         cap.notes.append(
-            f"{len(progress)} evaluation record(s) printed several times an evaluation (its batches' progress) "
+            f"{len(progress)} evaluation record(s) of an evaluation's batches (its progress) "
             "not read: the evaluation's summary line gives its value"
         )
     cap.lines.sort()
@@ -714,14 +729,22 @@ def _evaluation_progress(placed: list[tuple[Record, float]], role: dict[int, str
     """The evaluation records that are an evaluation loop's progress (``val --- batch:200/400
     loss: ..``): a shape printed several times at one training step, where another evaluation
     shape holding a loss is printed once at each of those steps (the evaluation's summary, ``Epoch
-    [0] Validation Phase Loss: ..``). Only the last of each step would be kept: one batch's value."""
+    [0] Validation Phase Loss: ..``). Only the last of each step would be kept: one batch's value.
+    A shape that counts the evaluation's batches (PaddleVideo's ``val step:0 loss: ..``, printed once
+    where the evaluation has fewer batches than the printing interval) is progress too, where the
+    summary counts none (``END epoch:3 val loss_avg: ..``)."""
     per: dict[frozenset[str], dict[float, int]] = {}
+    counted: dict[frozenset[str], bool] = {}
     for rec, step in placed:
         if role[id(rec)] == "evaluation":
-            at = per.setdefault(frozenset(rec.values), {})
+            key = frozenset(rec.values)
+            at = per.setdefault(key, {})
             at[step] = at.get(step, 0) + 1
-    batches = {k: set(at) for k, at in per.items() if max(at.values()) > 1}
-    summaries = [set(at) for k, at in per.items() if max(at.values()) == 1 and any(parse(n).kind for n in k)]
+            counted[key] = counted.get(key, True) and (rec.step is not None or rec.inner is not None)
+    batches = {k: set(at) for k, at in per.items() if max(at.values()) > 1 or counted[k]}
+    summaries = [
+        set(at) for k, at in per.items() if max(at.values()) == 1 and not counted[k] and any(parse(n).kind for n in k)
+    ]
     drop = {k for k, steps in batches.items() if any(steps <= s for s in summaries)}
     return {id(rec) for rec, _ in placed if frozenset(rec.values) in drop}
 

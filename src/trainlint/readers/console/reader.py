@@ -36,6 +36,7 @@ from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .libtables import RECOGNISERS as TABLE_RECOGNISERS
 from .marian import RECOGNISERS as MARIAN_RECOGNISERS
 from .numbers import bare_numbers
+from .paddle import RECOGNISERS as PADDLE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .sb3 import RECOGNISERS as SB3_RECOGNISERS
@@ -121,7 +122,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS)
+    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS, *PADDLE_RECOGNISERS)
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
@@ -151,13 +152,26 @@ def _better(general: Capture, generic: Capture) -> bool:
     if mine > 2 * theirs or _overwrote(general, generic) or _refines(general, generic):
         return True
     if mine < theirs:
-        return False
+        return _kept_apart(general, generic)
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
     # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
     if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)
+
+
+def _kept_apart(general: Capture, generic: Capture) -> bool:
+    """Whether a generic shape merged into one loss the lines the general reader kept apart
+    (PaddleVideo's ``epoch:[1/25] train step:0 loss: ..`` and ``epoch:[1/25] val step:0 loss: ..``:
+    one ``loss`` whose step falls at every epoch): more loss series, fewer falls of the step, and
+    the general reader's loss series hold at least as many points as the generic shape's loss."""
+    held = sum(len(steps) for name, (steps, _) in general.cols.items() if "loss" in name.lower() and len(steps) >= 3)
+    return (
+        _loss_names(general) > _loss_names(generic)
+        and _falls(general) < _falls(generic) >= 2
+        and held >= _loss_points(generic)
+    )
 
 
 def _overwrote(general: Capture, generic: Capture) -> bool:
