@@ -136,3 +136,29 @@ def test_the_objective_term_on_the_evaluation_split_is_the_eval_loss(tmp_path):
     run = _read(tmp_path, lines, "job.out")
     assert run.roles["loss"] == "TRAIN_CROSS_ENTROPY" and run.roles["eval_loss"] == "VALID_CROSS_ENTROPY"
     assert _series(run, "VALID_CROSS_ENTROPY") == (12, 0.0, 11.0, _loss(0, 0.53), _loss(11, 0.53))
+
+
+def test_first_order_model_log_scores(tmp_path):
+    """yaoluxun/Thin-Plate-Spline-Motion-Model checkpoints/log.txt @8812d62, first-order-model's
+    logger.py (Logger.log_scores): "00000012) perceptual - 54.56717; equivariance_value - 0.20584;
+    warp_loss - 0.47446" once an epoch. Each term is a series at its epoch; the loss is their sum
+    (train.py minimises sum(loss_values)). Was taken for a ';'-delimited table and not read."""
+    lines = []
+    for e in range(12):
+        p, q, w = _loss(e, 54.0), _loss(e, 0.21), _loss(e, 0.48)
+        lines.append(f"{e:08d}) perceptual - {p:.5f}; equivariance_value - {q:.5f}; warp_loss - {w:.5f}")
+    run = _read(tmp_path, lines, "log.txt")
+    assert run.format == "console/first-order-model-log"
+    assert run.roles["loss"] == "perceptual+equivariance_value+warp_loss"
+    assert _series(run, "warp_loss") == (12, 0.0, 11.0, round(_loss(0, 0.48), 5), round(_loss(11, 0.48), 5))
+    total = run.series["perceptual+equivariance_value+warp_loss"]
+    assert abs(float(total.values[0]) - (54.0 + 0.21 + 0.48)) < 1e-4
+
+
+def test_a_numbered_list_of_name_dash_value_needs_the_whole_line(tmp_path):
+    """The stand-down: a line with prose after the terms is not the logger's line."""
+    from trainlint.readers.console.motion import log_scores
+    from trainlint.readers.console.text import split_lines
+
+    lines = split_lines("001) apples - 3; pears - 4 and more\n002) apples - 2; pears - 5 and more\n")
+    assert log_scores(lines) is None
