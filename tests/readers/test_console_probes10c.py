@@ -162,3 +162,15 @@ def test_a_numbered_list_of_name_dash_value_needs_the_whole_line(tmp_path):
 
     lines = split_lines("001) apples - 3; pears - 4 and more\n002) apples - 2; pears - 5 and more\n")
     assert log_scores(lines) is None
+
+
+def test_a_section_ends_at_a_record_with_other_counters(tmp_path):
+    """The stand-down: after "---------- Validation ----------" and its counter-less "loss 0.6",
+    the next step's training line ("step 200 loss 0.4") is training again, with no banner of its own."""
+    lines = []
+    for k in range(1, 13):
+        lines.append(f"step {100 * k} loss {_loss(k)}")
+        lines += ["---------- Validation ----------", f"loss {_loss(k, 0.5)}"]
+    run = _read(tmp_path, lines)
+    assert _series(run, "loss") == (12, 100.0, 1200.0, _loss(1), _loss(12))
+    assert _series(run, "Validation_loss") == (12, 100.0, 1200.0, _loss(1, 0.5), _loss(12, 0.5))

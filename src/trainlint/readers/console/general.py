@@ -399,21 +399,22 @@ def records(lines: list[Line]) -> list[Record]:
     whole = False  # the lines after the header so far repeat one shape
     since = 0  # the first record after the header: a record before it is no neighbour to compare with
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
-    section = ""  # "===== validate epoch 1 =====" before: the split of the lines up to the next header
+    section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
     for line in lines:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
             title, titled = titled, _split_title(seg, rec)
             banner = _banner(seg)
             if rec is None:
-                section = section if banner is None else banner
+                section = section if banner is None else _Section(banner)
                 continue
             rec.line = line.no
-            if (title or section) and rec.values and not rec.split:
-                _entitle(rec, title or section)
+            split = title or (_sectioned(section, rec) if rec.values and not rec.split else "")
+            if split and rec.values and not rec.split:
+                _entitle(rec, split)
             if not rec.values:
                 header, block, whole, since = rec, None, False, len(out)
-                section = banner or ""
+                section = _Section(banner or "")
                 continue
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
             if not own and block is not None and not rec.values.keys() & block.values.keys():
@@ -541,6 +542,28 @@ _BANNER = lazy_regex(
     r"(?i)^\s*[=\-*#~]{3,}\s*(%s|train|training)(?:\s+(?:epoch|phase|step|stage|set|results?|metrics))?"
     r"(?:\s*[:#]?\s*\d+(?:\s*/\s*\d+)?)?\s*[=\-*#~]{3,}\s*$" % "|".join(sorted(_EVAL_WORDS))
 )
+
+
+class _Section(msgspec.Struct):
+    """The split a banner opened, and the counters of the first record under it."""
+
+    split: str = ""
+    counters: tuple[float | None, float | None, tuple[float, float] | None] | None = None
+
+
+def _sectioned(section: _Section, rec: Record) -> str:
+    """The split the open section gives ``rec`` ("" for none). A record with other counters than
+    the first one under the banner closes it: a training line printed after an evaluation block
+    that no banner of its own announces (``step 200 loss 0.4`` after ``---- Validation ----`` and
+    ``loss 0.6``) is no evaluation."""
+    if not section.split:
+        return ""
+    counters = (rec.step, rec.epoch, rec.inner)
+    if section.counters is None:
+        section.counters = counters
+    elif counters != section.counters:
+        section.split = ""
+    return section.split
 
 
 def _banner(seg: str) -> str | None:
