@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping
 import msgspec
 
 TRAIN_WORDS = frozenset({"train", "training", "trn"})
-# "vali": the thuml forecasting repositories' spelling (Informer, Autoformer, Time-Series-Library: "Vali Loss").
-EVAL_WORDS = frozenset({"val", "vali", "valid", "validation", "eval", "evaluation", "dev", "evaluate"})
+# "vali": the thuml forecasting repositories' spelling (Informer, Autoformer, Time-Series-Library: "Vali Loss");
+# "validate": a loop's validate() printed as the split ("Train Loss: .. Validate Loss ..").
+EVAL_WORDS = frozenset({"val", "vali", "valid", "validate", "validation", "eval", "evaluation", "dev", "evaluate"})
 TEST_WORDS = frozenset({"test", "testing"})
 # How a value was aggregated or where a logger filed it: not part of what it measures.
 NOISE_WORDS = frozenset(

@@ -28,7 +28,7 @@ import msgspec
 from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
-from .objectives import Objective, founds, objective
+from .objectives import Objective, evaluated, founds, objective
 from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -100,6 +100,9 @@ _EPOCH_DONE = lazy_regex(
 _EVAL_WORDS = frozenset(
     {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
 )
+# A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
+# course homework template's epoch lines): the split and the count, not a decoration.
+_SPLIT_FRAME = lazy_regex(r"^\[\s*([A-Za-z]+)\s*[|:,]\s*(\d+\s*/\s*\d+)\s*\]$")
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
@@ -168,6 +171,10 @@ def strip_frame(text: str) -> str:
             break
         if m.group(0).strip().strip("[]").strip().lower() in _EVAL_WORDS:
             return text[m.start() :].strip().replace("[", "", 1).replace("]", ":", 1)
+        split = _SPLIT_FRAME.match(m.group(0).strip())
+        if split is not None and split[1].lower() in _SPLIT_WORDS:  # "[ Valid | 001/100 ]": its split and count stay
+            said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
+            return f"{said}{split[2]} {text[m.end() :]}".strip()
         text = text[m.end() :]
     return text.strip()
 
@@ -246,6 +253,7 @@ def _lead(body: str, rec: Record) -> str:
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
     body = dict_pairs(unwrap_values(body))
     if "[" in body and "," in body:
+        body = _NAMED_LIST.sub(_zipped, body)
         body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
     if "|" in body:  # Stable-Baselines3's logger
         body = _TABLE_ROW.sub(r"\1: \2", body)
@@ -281,6 +289,25 @@ _LOSS_LIST = lazy_regex(
     r"(?<![\w@/.\-])([A-Za-z][\w@/.\-]*(?:[ \t][A-Za-z][\w@/.\-]*){0,2})\s*[:=]?\s*"
     r"\[\s*(%s)(?:\s*,\s*(?:%s)){1,7}\s*\]" % (NUM, NUM)
 )
+
+
+# A list of names, then the list of their values (``Epoch 10    [Avg. Loss, Loss]: [10.4449, 7.1693]``):
+# each name with its value.
+_NAMED_LIST = lazy_regex(
+    r"\[\s*([A-Za-z][\w. ]{0,30}(?:,\s*[A-Za-z][\w. ]{0,30}){1,7})\]\s*[:=]\s*"
+    r"\[\s*(%s(?:\s*,\s*%s){1,7})\s*\]" % (NUM, NUM)
+)
+
+
+_JOINED = lazy_regex(r"[.\s]+")
+
+
+def _zipped(m: re.Match[str]) -> str:
+    names = [n.strip().rstrip(".") for n in m[1].split(",")]
+    values = [v.strip() for v in m[2].split(",")]
+    if len(names) != len(values) or not all(names):
+        return m[0]
+    return ", ".join(f"{_JOINED.sub('_', n)}: {v}" for n, v in zip(names, values))
 
 
 def _first_listed(m: re.Match[str], rec: Record) -> str:
@@ -375,17 +402,22 @@ def records(lines: list[Line]) -> list[Record]:
     whole = False  # the lines after the header so far repeat one shape
     since = 0  # the first record after the header: a record before it is no neighbour to compare with
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
+    section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
     for line in lines:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
             title, titled = titled, _split_title(seg, rec)
+            banner = _banner(seg)
             if rec is None:
+                section = section if banner is None else _Section(banner)
                 continue
             rec.line = line.no
-            if title and rec.values and not rec.split:
-                _entitle(rec, title)
+            split = title or (_sectioned(section, rec) if rec.values and not rec.split else "")
+            if split and rec.values and not rec.split:
+                _entitle(rec, split)
             if not rec.values:
                 header, block, whole, since = rec, None, False, len(out)
+                section = _Section(banner or "")
                 continue
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
             if not own and block is not None and not rec.values.keys() & block.values.keys():
@@ -396,10 +428,22 @@ def records(lines: list[Line]) -> list[Record]:
                 rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
             elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
                 rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
+            if own and out and _repeated(out[-1], rec):
+                continue
             out.append(rec)
             whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
             block = rec if header is not None and not own and not whole else None
     return out
+
+
+def _repeated(last: Record, rec: Record) -> bool:
+    """Whether ``rec`` prints ``last`` again on the next line with a mark after it (the homework
+    template's ``[ Valid | 001/100 ] loss = 1.65, acc = 0.38`` then the same line with ``  -> best``).
+    A line printed again as it was is not taken for a reprint: bf16 losses repeat exactly."""
+    same = (last.step, last.epoch, last.inner, last.split) == (rec.step, rec.epoch, rec.inner, rec.split)
+    before, now = last.text.strip(), rec.text.strip()
+    marked = now != before and now.startswith(before)
+    return same and marked and rec.line - last.line == 1 and last.values == rec.values
 
 
 def _losses(recs: list[Record]) -> dict[str, int]:
@@ -505,6 +549,44 @@ def _split_title(seg: str, rec: Record | None) -> str:
         return _ANNOUNCED_SPLIT.get(said[1].lower(), "eval")
     m = _SPLIT_TITLE.match(text)
     return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
+
+
+# A banner line that opens a section and names its split, decorated on both sides ("=====
+# validate epoch 1 =====", "---------- Validation ----------", "***** Eval results *****").
+_BANNER = lazy_regex(
+    r"(?i)^\s*[=\-*#~]{3,}\s*(%s|train|training)(?:\s+(?:epoch|phase|step|stage|set|results?|metrics))?"
+    r"(?:\s*[:#]?\s*\d+(?:\s*/\s*\d+)?)?\s*[=\-*#~]{3,}\s*$" % "|".join(sorted(_EVAL_WORDS))
+)
+
+
+class _Section(msgspec.Struct):
+    """The split a banner opened, and the counters of the first record under it."""
+
+    split: str = ""
+    counters: tuple[float | None, float | None, tuple[float, float] | None] | None = None
+
+
+def _sectioned(section: _Section, rec: Record) -> str:
+    """The split the open section gives ``rec`` ("" for none). A record with other counters than
+    the first one under the banner closes it: a training line printed after an evaluation block
+    that no banner of its own announces (``step 200 loss 0.4`` after ``---- Validation ----`` and
+    ``loss 0.6``) is no evaluation."""
+    if not section.split:
+        return ""
+    counters = (rec.step, rec.epoch, rec.inner)
+    if section.counters is None:
+        section.counters = counters
+    elif counters != section.counters:
+        section.split = ""
+    return section.split
+
+
+def _banner(seg: str) -> str | None:
+    """The split a section banner names ("" for training), None for any other line."""
+    if len(seg) > 200 or (m := _BANNER.match(seg)) is None:
+        return None
+    word = m[1].lower()
+    return "" if word in ("train", "training") else "val" if word == "validate" else m[1]
 
 
 def _entitle(rec: Record, split: str) -> None:
@@ -638,6 +720,10 @@ def general(lines: list[Line]) -> Capture | None:
         cap.add_all(step, rec.values)
     cap.lines.extend(at)
     _side_streams(cap, recs, role, at)
+    _named_training_loss(cap, loss, {n for r in train for n in r.values})
+    if found is not None and (ev := evaluated(found[1].name, cap.cols)) is not None:
+        cap.meta["eval_objective"] = ev  # roles.apply_roles takes it as the eval loss
+        cap.meta["eval_objective_why"] = f"the objective {found[1].name!r} measured on the evaluation split"
     if how == "epoch":
         cap.meta["steps_are"] = "epochs"
     learned = shapes(recs, role)
@@ -659,6 +745,22 @@ def general(lines: list[Line]) -> Capture | None:
         )
     cap.notes.extend(_shape_notes(learned))
     return cap
+
+
+def _named_training_loss(cap: Capture, loss: str, train_names: set[str]) -> None:
+    """A training stream on a loss that says it is the training one (``train loss = 0.31``) beside a
+    bare ``loss`` of another line shape (``loss: 0.38, Performance is better... saving the model``,
+    printed after it each epoch): the bare one says no split and is no part of the training lines,
+    so the loss is the one named training (the alias order would take the bare name first)."""
+    if parse(loss).split != "train" or "objective" in cap.meta:
+        return
+    bare = [n for n in cap.cols if n not in train_names and role_of(n) == "loss" and parse(n).split is None]
+    if bare:
+        cap.meta["objective"] = loss
+        cap.meta["objective_why"] = (
+            f"the training lines name their loss {loss!r}; {', '.join(bare)} (no split said) is printed on "
+            "other lines, not taken as the training loss; use --map loss=NAME to choose another"
+        )
 
 
 def _objective_meta(cap: Capture, found: Objective) -> None:

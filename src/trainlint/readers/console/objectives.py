@@ -158,3 +158,13 @@ def _copy_of(name: str, terms: list[str]) -> bool:
     """``y_recon2`` beside ``y_recon``: the same term with a number after it, a second model's."""
     base = _DIGITS.sub("", name).rstrip("_-")
     return base != name and base in terms
+
+
+def evaluated(objective_name: str, names: Iterable[str]) -> str | None:
+    """The name among ``names`` that is the same objective term measured on the evaluation split
+    (``TRAIN CROSS ENTROPY`` then ``VALID CROSS ENTROPY``, ``train_nll`` and ``val_nll``), or None."""
+    if "+" in objective_name:
+        return None
+    core = [w for w in _words(objective_name) if w not in _SPLIT_WORDS]
+    hits = [n for n in names if set(_words(n)) & EVAL_WORDS and [w for w in _words(n) if w not in _SPLIT_WORDS] == core]
+    return hits[0] if len(hits) == 1 else None

@@ -9,7 +9,7 @@ multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), 
 pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
 evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
 (``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
-``train.log`` (``marian``), the
+``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -35,6 +35,7 @@ from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .libtables import RECOGNISERS as TABLE_RECOGNISERS
 from .marian import RECOGNISERS as MARIAN_RECOGNISERS
+from .motion import RECOGNISERS as MOTION_RECOGNISERS
 from .numbers import bare_numbers
 from .paddle import RECOGNISERS as PADDLE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
@@ -122,7 +123,14 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         for cap in apply_patterns(lines, user, tier=3):
             cap.framework = "user-pattern"
             caps.append(cap)
-    libraries = (*BOOSTER_RECOGNISERS, *SB3_RECOGNISERS, *TABLE_RECOGNISERS, *MARIAN_RECOGNISERS, *PADDLE_RECOGNISERS)
+    libraries = (
+        *BOOSTER_RECOGNISERS,
+        *SB3_RECOGNISERS,
+        *TABLE_RECOGNISERS,
+        *MARIAN_RECOGNISERS,
+        *PADDLE_RECOGNISERS,
+        *MOTION_RECOGNISERS,
+    )
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
         found = fn(lines) if held else None  # a recogniser of several shapes gives a list
