@@ -480,6 +480,24 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
+    # The epoch bracketed alone, then the iteration within it: "Epoch[1] Iteration[50/3385] Loss: 0.456,
+    # Acc: 0.887, Base Lr: 3.82e-05" (reid-strong-baseline's trainer, copied by fast-reid, TransReID and
+    # most person re-id code), "[session 1][epoch  1][iter  100/226574] loss: 1.4494, lr: 1.00e-03"
+    # (jwyang/faster-rcnn.pytorch's trainval_net.py and its forks): the count restarts each epoch, so the
+    # step is (epoch - 1) x per-epoch + seen
+    LinePattern(
+        "generic-epoch-bracket-iter",
+        "generic-epoch-step",
+        _c(
+            r"(?:\[\s*)?" + _EPOCH_KW + r"\s*(?:\[\s*)?(?P<epoch>\d+)\s*\][\s,:|\-]*(?:\[\s*)?"
+            r"(?:[Ss]tep|[Bb]atch|[Ii]ter(?:ation)?)\s*(?:\[\s*)?(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]"
+            r"[\s,:|\-]*(?P<kv>.*)"
+        ),
+        needle="poch",
+        step_from="epoch1-seen",
+        needs_loss=True,
+        generic=True,
+    ),
     LinePattern(
         "generic-epoch-step",
         "generic-epoch-step",
@@ -522,6 +540,7 @@ class _State(msgspec.Struct):
     last_epoch: float | None = None
     per_epoch: float | None = None
     epoch_base: int = 1
+    first_epoch: float | None = None
     indexed: int = 0  # the lines placed by their order (a line placed at the previous one's step is not counted)
 
 
@@ -723,7 +742,10 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
     if how == "step" and g.get("step") is not None:
         return float(g["step"])
     if how in ("epoch1-seen", "epoch0-seen"):
-        st.epoch_base = 1 if how == "epoch1-seen" else 0
+        if st.first_epoch is None:
+            st.first_epoch = epoch
+        # a shape most scripts count from epoch 1, printed by one that counts from 0: from 0
+        st.epoch_base = 1 if how == "epoch1-seen" and st.first_epoch != 0 else 0
         if epoch is not None and g.get("seen") is not None:
             return (epoch - st.epoch_base) * float(g["per_epoch"]) + float(g["seen"])
     if how == "epoch-end" and st.last_epoch is not None and st.per_epoch is not None:

@@ -1,0 +1,57 @@
+"""Line shapes seen in real training logs outside the corpus (probe 10b), written here as made-up
+lines in the same shape; each test names the repository, path and commit where the shape was seen."""
+
+from __future__ import annotations
+
+from tests._consolekit import read_lines, series_ends
+
+
+def _reid(epochs: range, per_epoch: int = 200, done: bool = False) -> list[str]:
+    out = ["2021-02-09 09:52:32,690 baseline.train INFO: start training"]
+    k = 0
+    for e in epochs:
+        for it in range(50, per_epoch + 1, 50):
+            k += 1
+            out.append(
+                f"2021-02-09 09:54:45,481 baseline.train INFO: Epoch[{e}] Iteration[{it}/{per_epoch}] "
+                f"Loss: {1.0 / k:.3f}, Acc: {0.5 + k / 100:.3f}, Base Lr: 3.82e-05"
+            )
+        if done:
+            out.append(f"2021-02-09 12:21:57,337 baseline.train INFO: Epoch {e} done. Time per batch: 2.648[s]")
+    return out
+
+
+def test_reid_epoch_bracket_iteration_counts_within_the_epoch(tmp_path):
+    # reid-strong-baseline's "Epoch[{}] Iteration[{}/{}] Loss: {:.3f}, Acc: {:.3f}, Base Lr: {:.2e}"
+    # (seen in 1490780232/ranzcr_clip_catether_line_classifiation log/log.txt @ 7bf8c1cc): the
+    # iteration restarts each epoch, it is no relaunch
+    run = read_lines(tmp_path, _reid(range(1, 4)))
+    assert run.format == "console/generic-epoch-step" and run.roles["loss"] == "Loss"
+    assert series_ends(run, "Loss") == (12, 50.0, 600.0, 1.0, 0.083)
+    assert run.roles["learning_rate"] == "Lr"
+
+
+def test_reid_epochs_counted_from_zero_start_at_zero(tmp_path):
+    run = read_lines(tmp_path, _reid(range(0, 3)))
+    assert series_ends(run, "Loss") == (12, 50.0, 600.0, 1.0, 0.083)
+
+
+def test_reid_with_epoch_done_lines_reads_the_same_steps(tmp_path):
+    run = read_lines(tmp_path, _reid(range(1, 4), done=True))
+    assert run.roles["loss"] == "Loss" and series_ends(run, "Loss") == (12, 50.0, 600.0, 1.0, 0.083)
+
+
+def test_faster_rcnn_session_epoch_iter_brackets(tmp_path):
+    # jwyang/faster-rcnn.pytorch's "[session %d][epoch %2d][iter %4d/%4d] loss: %.4f, lr: %.2e" (seen in
+    # Miss-Li97/faster_rcnn_mhi loss.txt @ 20e50885): iter counts within the epoch
+    lines = [
+        f"[session 1][epoch {e:2d}][iter {i:4d}/ 500] loss: {2.0 / (5 * e + i / 100):.4f}, lr: 1.00e-03,"
+        f"fg/bg=(26/230), time cost: 1.284360,rpn_cls: 0.6263, rpn_box: 0.0286, rcnn_cls: 0.5479, rcnn_box 0.2629"
+        for e in (1, 2)
+        for i in range(0, 500, 100)
+    ]
+    run = read_lines(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert series_ends(run, "loss") == (10, 0.0, 900.0, 0.4, 0.1429)
+    assert "max_steps" not in run.meta  # 500 is an epoch's iterations, not the run's
+
