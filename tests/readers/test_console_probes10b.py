@@ -55,3 +55,21 @@ def test_faster_rcnn_session_epoch_iter_brackets(tmp_path):
     assert series_ends(run, "loss") == (10, 0.0, 900.0, 0.4, 0.1429)
     assert "max_steps" not in run.meta  # 500 is an epoch's iterations, not the run's
 
+
+def test_a_loops_own_early_stop_line_is_a_completion_record(tmp_path):
+    # "Epoch {e}/{n} - Train Loss: .., Train Acc: .. - Val Loss: .., Val Acc: .." then "Early stopping at
+    # epoch {e}" (seen in Akrambro/TCN-Qbot training_log.txt @ 2a95dd1f): the run ended normally
+    lines = [
+        f"Epoch {e}/50 - Train Loss: {0.9 - e / 100:.4f}, Train Acc: {0.5 + e / 100:.4f} - Val Loss: "
+        f"{0.95 - e / 200:.4f}, Val Acc: {0.5 + e / 200:.4f}"
+        for e in range(1, 13)
+    ]
+    run = read_lines(tmp_path, [*lines, "Early stopping at epoch 12"], name="training_log.txt")
+    assert run.roles["loss"] in ("train_loss", "Train_Loss") and len(run.series[run.roles["loss"]].steps) == 12
+    assert run.meta.get("completed") is True
+
+
+def test_an_early_stopping_counter_is_no_completion(tmp_path):
+    lines = [f"Epoch {e}/50 - Train Loss: {0.9 - e / 100:.4f}" for e in range(1, 13)]
+    run = read_lines(tmp_path, [*lines, "EarlyStopping counter: 3 out of 7"], name="training_log.txt")
+    assert not run.meta.get("completed")
