@@ -73,3 +73,17 @@ def test_an_early_stopping_counter_is_no_completion(tmp_path):
     lines = [f"Epoch {e}/50 - Train Loss: {0.9 - e / 100:.4f}" for e in range(1, 13)]
     run = read_lines(tmp_path, [*lines, "EarlyStopping counter: 3 out of 7"], name="training_log.txt")
     assert not run.meta.get("completed")
+
+
+def test_bracketed_epoch_with_a_colon_and_a_split_word_after_it(tmp_path):
+    # "HH:MM:SS [Epoch: 05] Train acc: .. | loss: ..", every fifth epoch "[Epoch: 05] Valid acc: .. | loss: .."
+    # (seen in GiveMeTheReason/gesture-navigation train_log.txt @ 3be7fc92): the split word leading the
+    # line after the epoch names the split of its loss (it was read as training points)
+    lines = ["17:43:32 | Training for 50 epochs started!"]
+    for e in range(1, 21):
+        lines.append(f"17:46:38 [Epoch: {e:02d}] Train acc: {0.1 + e / 50:.4f} | loss: {2.7 - e / 20:.4f}")
+        if e % 5 == 0:
+            lines.append(f"18:02:35 [Epoch: {e:02d}] Valid acc: {0.2 + e / 50:.4f} | loss: {2.2 - e / 25:.4f}")
+    run = read_lines(tmp_path, lines, name="train_log.txt")
+    assert run.roles["loss"] == "loss" and series_ends(run, "loss") == (20, 1.0, 20.0, 2.65, 1.7)
+    assert run.roles["eval_loss"] == "Valid_loss" and series_ends(run, "Valid_loss") == (4, 5.0, 20.0, 2.0, 1.4)

@@ -105,8 +105,9 @@ _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % N
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
-# "[E1] step 10 loss 0.53", "[Ep 3] ...": an epoch in brackets, its name cut short to E or Ep.
-_LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep?)\s*(\d+)\s*\]\s*(?=[A-Za-z])")
+# "[E1] step 10 loss 0.53", "[Ep 3] ...", "[Epoch: 05] Train acc: ..": an epoch in brackets (its name
+# maybe cut short to E or Ep).
+_LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep(?:och)?|e)\s*[:=#]?\s*(\d+)\s*\]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 # Words that say where a counter is ("after epoch: 5", "current step: 100"): the counter still.
 _AT_WORDS = frozenset({"after", "current", "cur"})
@@ -250,7 +251,9 @@ def _lead(body: str, rec: Record) -> str:
         body = _TABLE_ROW.sub(r"\1: \2", body)
     if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
         body = _SUMMED.sub(_summed_loss, body)
-    lead = _LEAD_SPLIT.match(body)
+    if (epoch := _LEAD_EPOCH.match(body)) is not None:
+        rec.epoch, body = float(epoch[1]), body[epoch.end() :]
+    lead = _LEAD_SPLIT.match(body)  # after a bracketed epoch too: "[Epoch: 5] Valid acc: 0.3 | loss: 2.0"
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
     elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in _SPLIT_WORDS:
@@ -261,8 +264,6 @@ def _lead(body: str, rec: Record) -> str:
         body = _ASIDE.sub("", body)
     if (pair := _STEP_TUPLE.match(body)) is not None:
         rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
-    elif (epoch := _LEAD_EPOCH.match(body)) is not None:
-        rec.epoch, body = float(epoch[1]), body[epoch.end() :]
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]
