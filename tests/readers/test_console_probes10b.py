@@ -87,3 +87,18 @@ def test_bracketed_epoch_with_a_colon_and_a_split_word_after_it(tmp_path):
     run = read_lines(tmp_path, lines, name="train_log.txt")
     assert run.roles["loss"] == "loss" and series_ends(run, "loss") == (20, 1.0, 20.0, 2.65, 1.7)
     assert run.roles["eval_loss"] == "Valid_loss" and series_ends(run, "Valid_loss") == (4, 5.0, 20.0, 2.0, 1.4)
+
+
+def test_segan_pytorch_lines_give_the_generators_objective(tmp_path):
+    # segan_pytorch's "(Iter {}) Batch {}/{} (Epoch {}) d_real:.., d_fake:.., g_adv:.., g_l1:.. l1_w: .., btime: .. s,
+    # mbtime: .. s" (seen in BaiYuhaoSpiceeYJ/SEGAN_denoise loss.txt @ 5bf65ae7): no term names a loss; the
+    # generator's g_adv + g_l1 is
+    lines = [
+        f"(Iter {i}) Batch {i}/6250 (Epoch 1) d_real:0.1000, d_fake:0.2000, g_adv:0.5000, g_l1:{3.5 - i / 500:.4f} "
+        f"l1_w: 100.00, btime: 0.9493 s, mbtime: 0.9427 s"
+        for i in range(50, 1050, 50)
+    ]
+    run = read_lines(tmp_path, lines, name="loss.txt")
+    assert run.format == "console/segan" and run.roles["loss"] == "loss_G"
+    assert series_ends(run, "loss_G") == (20, 50.0, 1000.0, 3.9, 2.0)
+    assert abs(series_ends(run, "loss_D")[3] - 0.3) < 1e-9

@@ -86,6 +86,13 @@ def _ratio(m: re.Match[str]) -> dict[str, float]:
     return {"test_accuracy": int(m["acc_n"]) / max(int(m["acc_d"]), 1)}
 
 
+def _segan(m: re.Match[str]) -> dict[str, float]:
+    """segan_pytorch's generator objective ``g_loss = g_adv + g_l1`` (``g_l1`` already times ``l1_w``)
+    and the discriminator's ``d_real + d_fake`` beside it."""
+    d_real, d_fake, g_adv, g_l1 = (float(m[k]) for k in ("d_real", "d_fake", "g_adv", "g_l1"))
+    return {"loss_G": g_adv + g_l1, "loss_D": d_real + d_fake}
+
+
 def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
     out = {}
     t = re.search(r"(%s) ms\b" % NUM, m.string)
@@ -453,6 +460,19 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<step_time>NUM) seconds, \d+ images"
         ),
         needle=" rate, ",
+    ),
+    # segan_pytorch (santi-pdp, segan/models/model.py): "(Iter {}) Batch {}/{} (Epoch {}) d_real:{:.4f}, d_fake:{:.4f},
+    # g_adv:{:.4f}, g_l1:{:.4f} l1_w: {:.2f}, btime: {:.4f} s, mbtime: {:.4f} s", a speech-enhancement GAN whose terms
+    # name no loss: the generator's g_adv + g_l1 is the loss (loss_G), the discriminator's sum loss_D
+    LinePattern(
+        "segan-train",
+        "segan",
+        _c(
+            r"^\s*\(Iter (?P<step>\d+)\) Batch \d+/\d+ \(Epoch \d+\) d_real:(?P<d_real>NUM), d_fake:(?P<d_fake>NUM), "
+            r"g_adv:(?P<g_adv>NUM), g_l1:(?P<g_l1>NUM)"
+        ),
+        needle="(Iter ",
+        derive=_segan,
     ),
     # Caffe (BVLC src/caffe/solver.cpp, behind glog's "I0224 11:51:38.92 25595 solver.cpp:219] " frame):
     # Solver::Step's "Iteration " << iter_ << " (" << per_s << " iter/s, " ... << " iters), loss = " <<
