@@ -102,3 +102,24 @@ def test_segan_pytorch_lines_give_the_generators_objective(tmp_path):
     assert run.format == "console/segan" and run.roles["loss"] == "loss_G"
     assert series_ends(run, "loss_G") == (20, 50.0, 1000.0, 3.9, 2.0)
     assert abs(series_ends(run, "loss_D")[3] - 0.3) < 1e-9
+
+
+def test_ultralytics_own_progress_bar_rows_are_read(tmp_path):
+    # ultralytics 8.3+ draws its own bar: "      1/100      1.68G      2.704 ...       1024: 100% ━━━━━━━━━━━━ 1083/1083
+    # 3.3it/s 5:20" (seen in 12345678998765432112/steel_det_project train_log.txt @ b15afa06, a YOLOv8-seg run);
+    # the table was read only with tqdm's "100%|████|" bar
+    head = "      Epoch    GPU_mem   box_loss   seg_loss   cls_loss   dfl_loss   sem_loss  Instances       Size"
+    lines = ["Starting training for 3 epochs...", "", head, ""]
+    for e in range(1, 4):
+        lines += [
+            f"      {e}/3      1.64G      {3.0 - e * 0.3:.3f}      5.278      {9 - e:.3f}      1.766          0          2"
+            "       1024: 50% ━━━━━━────── 541/1083 3.3it/s 2.7s<7:36",
+            f"      {e}/3      1.68G      {2.9 - e * 0.3:.3f}      5.100      {8.5 - e:.3f}      1.700          0         16"
+            "       1024: 100% ━━━━━━━━━━━━ 1083/1083 3.3it/s 5:20",
+            f"                   all       2514       3102      0.{e}21      0.332      0.211      0.101",
+        ]
+    run = read_lines(tmp_path, [*lines, "3 epochs completed in 0.301 hours."], name="train_log.txt")
+    assert run.format == "console/yolo" and run.roles["loss"] == "loss"
+    n, first, last, v0, v1 = series_ends(run, "loss")
+    assert (n, first, last) == (3, 1.0, 3.0) and abs(v0 - (2.6 + 5.1 + 7.5 + 1.7)) < 1e-9
+    assert run.meta.get("completed") is True
