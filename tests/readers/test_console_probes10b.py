@@ -123,3 +123,19 @@ def test_ultralytics_own_progress_bar_rows_are_read(tmp_path):
     n, first, last, v0, v1 = series_ends(run, "loss")
     assert (n, first, last) == (3, 1.0, 3.0) and abs(v0 - (2.6 + 5.1 + 7.5 + 1.7)) < 1e-9
     assert run.meta.get("completed") is True
+
+
+def test_a_line_announcing_the_evaluation_names_the_next_lines_split(tmp_path):
+    # "epoch: 3,  loss is: .., acc is: .." for training, then "testing in eval mode……" and the same shape for the
+    # evaluation (seen in AIHHU/PaddleCIFAR10 training_log.txt @ 1bfca6a2): the evaluation was read as training points
+    lines = []
+    for e in range(12):
+        lines += [
+            f"epoch: {e},  loss is: {1.0 - e / 20:.4f}, acc is: {0.5 + e / 40:.4f}",
+            "testing in eval mode……",
+            f"epoch: {e},  loss is: {1.2 - e / 30:.4f}, acc is: {0.4 + e / 40:.4f}",
+            "Now continue training……",
+        ]
+    run = read_lines(tmp_path, lines, name="training_log.txt")
+    assert run.roles["loss"] == "loss_is" and series_ends(run, "loss_is") == (12, 0.0, 11.0, 1.0, 0.45)
+    assert run.roles["eval_loss"] == "test_loss_is" and series_ends(run, "test_loss_is")[0] == 12

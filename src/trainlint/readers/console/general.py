@@ -482,15 +482,20 @@ def _evaluations(names: set[str]) -> bool:
 
 
 # The PyTorch quickstart's test(): print(f"Test Error: \\n Accuracy: {..:>0.1f}%, Avg loss: {..:>8f} \\n"):
-# a split word alone on its line (with "error", "set" or "results"), the values on the next.
-_SPLIT_TITLE = lazy_regex(r"(?i)^(%s)(?:\s+(?:error|set|results?|metrics))?\s*:?$" % "|".join(sorted(_EVAL_WORDS)))
+# a split word alone on its line (with "error", "set" or "results"), the values on the next; also a line
+# announcing the evaluation ("testing in eval mode……", "Validating...") before the values it prints.
+_SPLIT_TITLE = lazy_regex(
+    r"(?i)^(%s|testing|evaluating|validating)(?:\s+(?:error|set|results?|metrics|in\s+eval(?:uation)?\s+mode))?"
+    r"\s*(?::|[.…]*)$" % "|".join(sorted(_EVAL_WORDS))
+)
+_TITLE_SPLIT = {"validate": "val", "validating": "val", "testing": "test", "evaluating": "eval"}
 
 
 def _split_title(seg: str, rec: Record | None) -> str:
     if rec is not None or len(seg) > 40:
         return ""
     m = _SPLIT_TITLE.match(strip_frame(seg))
-    return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
+    return "" if m is None else _TITLE_SPLIT.get(m[1].lower(), m[1])
 
 
 def _entitle(rec: Record, split: str) -> None:
