@@ -108,8 +108,9 @@ _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % N
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
-# "[E1] step 10 loss 0.53", "[Ep 3] ...": an epoch in brackets, its name cut short to E or Ep.
-_LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep?)\s*(\d+)\s*\]\s*(?=[A-Za-z])")
+# "[E1] step 10 loss 0.53", "[Ep 3] ...", "[Epoch: 05] Train acc: ..": an epoch in brackets (its name
+# maybe cut short to E or Ep).
+_LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep(?:och)?|e)\s*[:=#]?\s*(\d+)\s*\]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 # Words that say where a counter is ("after epoch: 5", "current step: 100"): the counter still.
 _AT_WORDS = frozenset({"after", "current", "cur"})
@@ -259,7 +260,9 @@ def _lead(body: str, rec: Record) -> str:
         body = _TABLE_ROW.sub(r"\1: \2", body)
     if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
         body = _SUMMED.sub(_summed_loss, body)
-    lead = _LEAD_SPLIT.match(body)
+    if (epoch := _LEAD_EPOCH.match(body)) is not None:
+        rec.epoch, body = float(epoch[1]), body[epoch.end() :]
+    lead = _LEAD_SPLIT.match(body)  # after a bracketed epoch too: "[Epoch: 5] Valid acc: 0.3 | loss: 2.0"
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
     elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in (
@@ -272,8 +275,6 @@ def _lead(body: str, rec: Record) -> str:
         body = _ASIDE.sub("", body)
     if (pair := _STEP_TUPLE.match(body)) is not None:
         rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
-    elif (epoch := _LEAD_EPOCH.match(body)) is not None:
-        rec.epoch, body = float(epoch[1]), body[epoch.end() :]
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]
@@ -528,8 +529,13 @@ def _evaluations(names: set[str]) -> bool:
 
 
 # The PyTorch quickstart's test(): print(f"Test Error: \\n Accuracy: {..:>0.1f}%, Avg loss: {..:>8f} \\n"):
-# a split word alone on its line (with "error", "set" or "results"), the values on the next.
-_SPLIT_TITLE = lazy_regex(r"(?i)^(%s)(?:\s+(?:error|set|results?|metrics))?\s*:?$" % "|".join(sorted(_EVAL_WORDS)))
+# a split word alone on its line (with "error", "set" or "results"), the values on the next; also a line
+# announcing the evaluation ("testing in eval mode……", "Validating...") before the values it prints.
+_SPLIT_TITLE = lazy_regex(
+    r"(?i)^(%s|testing|evaluating|validating)(?:\s+(?:error|set|results?|metrics|in\s+eval(?:uation)?\s+mode))?"
+    r"\s*(?::|[.…]*)$" % "|".join(sorted(_EVAL_WORDS))
+)
+_TITLE_SPLIT = {"validate": "val", "validating": "val", "testing": "test", "evaluating": "eval"}
 
 
 # An evaluation announced on its own line, its values on the next in the training lines' shape:
@@ -548,7 +554,7 @@ def _split_title(seg: str, rec: Record | None) -> str:
     if (said := _ANNOUNCED.match(text)) is not None:
         return _ANNOUNCED_SPLIT.get(said[1].lower(), "eval")
     m = _SPLIT_TITLE.match(text)
-    return "" if m is None else ("val" if m[1].lower() == "validate" else m[1])
+    return "" if m is None else _TITLE_SPLIT.get(m[1].lower(), m[1])
 
 
 # A banner line that opens a section and names its split, decorated on both sides ("=====

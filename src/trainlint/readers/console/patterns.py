@@ -86,6 +86,13 @@ def _ratio(m: re.Match[str]) -> dict[str, float]:
     return {"test_accuracy": int(m["acc_n"]) / max(int(m["acc_d"]), 1)}
 
 
+def _segan(m: re.Match[str]) -> dict[str, float]:
+    """segan_pytorch's generator objective ``g_loss = g_adv + g_l1`` (``g_l1`` already times ``l1_w``)
+    and the discriminator's ``d_real + d_fake`` beside it."""
+    d_real, d_fake, g_adv, g_l1 = (float(m[k]) for k in ("d_real", "d_fake", "g_adv", "g_l1"))
+    return {"loss_G": g_adv + g_l1, "loss_D": d_real + d_fake}
+
+
 def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
     out = {}
     t = re.search(r"(%s) ms\b" % NUM, m.string)
@@ -454,6 +461,19 @@ PATTERNS: tuple[LinePattern, ...] = (
         ),
         needle=" rate, ",
     ),
+    # segan_pytorch (santi-pdp, segan/models/model.py): "(Iter {}) Batch {}/{} (Epoch {}) d_real:{:.4f}, d_fake:{:.4f},
+    # g_adv:{:.4f}, g_l1:{:.4f} l1_w: {:.2f}, btime: {:.4f} s, mbtime: {:.4f} s", a speech-enhancement GAN whose terms
+    # name no loss: the generator's g_adv + g_l1 is the loss (loss_G), the discriminator's sum loss_D
+    LinePattern(
+        "segan-train",
+        "segan",
+        _c(
+            r"^\s*\(Iter (?P<step>\d+)\) Batch \d+/\d+ \(Epoch \d+\) d_real:(?P<d_real>NUM), d_fake:(?P<d_fake>NUM), "
+            r"g_adv:(?P<g_adv>NUM), g_l1:(?P<g_l1>NUM)"
+        ),
+        needle="(Iter ",
+        derive=_segan,
+    ),
     # Caffe (BVLC src/caffe/solver.cpp, behind glog's "I0224 11:51:38.92 25595 solver.cpp:219] " frame):
     # Solver::Step's "Iteration " << iter_ << " (" << per_s << " iter/s, " ... << " iters), loss = " <<
     # smoothed_loss_ (before 2016: "Iteration N, loss = X"); Solver::Test's "    Test net output #i: " <<
@@ -480,6 +500,24 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
+    # The epoch bracketed alone, then the iteration within it: "Epoch[1] Iteration[50/3385] Loss: 0.456,
+    # Acc: 0.887, Base Lr: 3.82e-05" (reid-strong-baseline's trainer, copied by fast-reid, TransReID and
+    # most person re-id code), "[session 1][epoch  1][iter  100/226574] loss: 1.4494, lr: 1.00e-03"
+    # (jwyang/faster-rcnn.pytorch's trainval_net.py and its forks): the count restarts each epoch, so the
+    # step is (epoch - 1) x per-epoch + seen
+    LinePattern(
+        "generic-epoch-bracket-iter",
+        "generic-epoch-step",
+        _c(
+            r"(?:\[\s*)?" + _EPOCH_KW + r"\s*(?:\[\s*)?(?P<epoch>\d+)\s*\][\s,:|\-]*(?:\[\s*)?"
+            r"(?:[Ss]tep|[Bb]atch|[Ii]ter(?:ation)?)\s*(?:\[\s*)?(?P<seen>\d+)\s*/\s*(?P<per_epoch>\d+)\s*\]"
+            r"[\s,:|\-]*(?P<kv>.*)"
+        ),
+        needle="poch",
+        step_from="epoch1-seen",
+        needs_loss=True,
+        generic=True,
+    ),
     LinePattern(
         "generic-epoch-step",
         "generic-epoch-step",
@@ -522,6 +560,7 @@ class _State(msgspec.Struct):
     last_epoch: float | None = None
     per_epoch: float | None = None
     epoch_base: int = 1
+    first_epoch: float | None = None
     indexed: int = 0  # the lines placed by their order (a line placed at the previous one's step is not counted)
 
 
@@ -723,7 +762,10 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
     if how == "step" and g.get("step") is not None:
         return float(g["step"])
     if how in ("epoch1-seen", "epoch0-seen"):
-        st.epoch_base = 1 if how == "epoch1-seen" else 0
+        if st.first_epoch is None:
+            st.first_epoch = epoch
+        # a shape most scripts count from epoch 1, printed by one that counts from 0: from 0
+        st.epoch_base = 1 if how == "epoch1-seen" and st.first_epoch != 0 else 0
         if epoch is not None and g.get("seen") is not None:
             return (epoch - st.epoch_base) * float(g["per_epoch"]) + float(g["seen"])
     if how == "epoch-end" and st.last_epoch is not None and st.per_epoch is not None:

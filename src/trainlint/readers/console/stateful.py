@@ -305,7 +305,8 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
 # ---------------------------------------------------------------- Ultralytics YOLO
 
 _YOLO_HEADER = lazy_regex(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
-_YOLO_ROW = lazy_regex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\|")
+# the row's bar: tqdm's "100%|█████|" or, since ultralytics 8.3 drew its own, "100% ━━━━━━━━━━━━ 1083/1083"
+_YOLO_ROW = lazy_regex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\s*(?:\||[━─╸╺╾╼])")
 _YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
 _YOLO_ALL = lazy_regex(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
 _YOLO_DONE = lazy_regex(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
