@@ -147,10 +147,16 @@ class Parsed(msgspec.Struct, frozen=True):
     explicit_total: bool  # says "total" / "lm" itself
 
 
+# A loss numbered without a separator ("Loss1" ... "Loss6"): the loss word and its number
+_NUMBERED_LOSS = re.compile(r"^(loss(?:es)?)(\d+)$")
+
+
 def words_of(component: str) -> list[str]:
     out: list[str] = []
     for chunk in _WORD_SEP.split(component):
-        out.extend(w.lower() for w in _CAMEL.split(chunk) if w)
+        for w in _CAMEL.split(chunk):
+            m = _NUMBERED_LOSS.match(w.lower())
+            out.extend(m.groups() if m else [w.lower()] if w else [])
     return out
 
 

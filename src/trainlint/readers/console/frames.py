@@ -38,7 +38,7 @@ _TS = (
 # transformers' "[INFO|trainer.py:2046]", LLaMA-Factory's "[INFO|2024-.. ..]", loguru's
 # "name:function:line", a "file.py:N", a logger name (``__main__``, ``root``, dotted), each maybe
 # bracketed. Names and places count only before one of logging's separators or a level.
-_THEN_SEP = r"(?=\s*(?:-|\||>>)\s|\]|:\s)"
+_THEN_SEP = r"(?=\s*(?:-|\||>>)\s|\]|:\s|\s*-{2,}>)"
 _NOT_NAME = r"(?!(?i:train|training|val|valid|validation|test|eval|epoch|step|iter)\b)"
 _TOKEN = lazy_regex(
     r"\[(?P<hf>" + _LEVEL + r")\|(?:[\w.\-]+:\d+|" + _TS + r")\]"
@@ -57,8 +57,13 @@ _TOKEN = lazy_regex(
     + r"|"
     + _NOT_NAME
     + r"[A-Za-z_][\w.\-]*(?=\s+-\s)"
+    # a logger named as a log's words are ("train--->2022-03-23 ..."): an arrow to a time or a word frames it
+    + r"|[A-Za-z_][\w.]*(?=-{2,}>(?:"
+    + _TS
+    + r"|[A-Za-z_]))"
 )
-_SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s+")
+# logging's separators; an arrow of two or more dashes ("%(levelname)s---->%(name)s--->%(asctime)s--->")
+_SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s*-{2,}>\s*|\s+")
 
 # A time stamp as the tools that stamp lines write it: ISO 8601 (a "T", "Z", an offset, up to
 # nanoseconds), "%Y%m%d-%H%M%S", a month and day without the year ("12-04", "12/04"; "12/04/2024"),

@@ -88,7 +88,7 @@ _PAIR = lazy_regex(
 _PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*(?:[:=]|->)\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
 _EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
-_INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx"})
+_INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx", "batch_index"})
 _COUNTER_NAMES = _EPOCH_NAMES | _STEP_NAMES
 _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
 # What every _COUNTER match holds (a digit before "/" or "of", a "[", a digit before ":"): a line
@@ -241,8 +241,10 @@ def _bare_splits(rec: Record, body: str) -> None:
     if not any(n.lower() in _SPLIT_WORDS for n in rec.values) or any(parse(n).kind for n in rec.values):
         return
     first = next(iter(rec.values))
-    lead = re.search(r"(?<![\w@/.\-])%s\s*[:=]" % re.escape(first), body)
+    lead = re.search(r"(?<![\w@/.\-])%s(?:\s*[:=]|\s+(?=[-+]?\.?\d))" % re.escape(first), body)
     if first.lower() not in _SPLIT_WORDS or lead is None or not _ONLY_COUNTER.match(body[: lead.start()]):
+        return
+    if lead[0][-1:].isspace() and not body[: lead.start()].rstrip().endswith("|"):  # "Epoch 01 | train 7.16 | val 5.53"
         return
     if _THOUSANDS.match(body, lead.end()):  # "Train: 543,368 | Valid: 544,539": sizes, not losses
         return
