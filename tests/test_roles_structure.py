@@ -275,3 +275,12 @@ def test_components_logged_together_are_summed_in_order_across_a_relaunch():
     assert run.roles["loss"] == "box_loss+cls_loss"
     assert len(loss) == 40 and list(loss.steps[:2]) == [1, 2] and list(loss.steps[-2:]) == [9, 10]
     assert loss.values[0] == pytest.approx(6.3 * _decay(0)) and loss.values[-1] == pytest.approx(2.5)
+
+
+def test_a_number_right_after_the_loss_word_is_a_word_of_its_own():
+    # yipei0516/ELSA log/train_log.txt @c655508 prints "Loss1: 0.205 Loss2: 0.163 ... Loss6: 0.0256":
+    # Loss1 is the numbered loss loss_1 is; other names with digits keep them
+    assert parse("Loss1").part == "1" and parse("loss_1").part == "1"
+    assert parse("Losses2").part == "2"
+    assert parse("l1_loss").part == "l1" and parse("lossy1").kind is None
+    assert choose(["Loss1", "Loss2", "Loss3"])["loss"].names == ("Loss1", "Loss2", "Loss3")
