@@ -131,3 +131,11 @@ def test_the_korean_ssd_book_iteration_lines(tmp_path):
     run = _read(tmp_path, lines)
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss") == (12, 10.0, 120.0, _loss(1, 7.5), _loss(12, 7.5))
+
+
+def test_a_korean_ordinal_step(tmp_path):
+    """A Korean Keras tutorial's output (find_string id 36203274664): "0번째 스텝의 손실: 3.6422"
+    ("the 0th step's loss"). The ordinal before 스텝 is the step."""
+    run = _read(tmp_path, [f"{i}번째 스텝의 손실: {_loss(i, 3.6)}" for i in range(12)])
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 0.0, 11.0, 3.6, _loss(11, 3.6))

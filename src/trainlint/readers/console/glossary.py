@@ -63,8 +63,8 @@ _TERMS: dict[str, str] = {
     "エポック": "epoch",
     "ステップ": "step",
     "イテレーション": "iter",
-    "ロス": "loss",
-    "総損失": "total loss",  # "学習ロス: 0.52": the loss written in katakana
+    "ロス": "loss",  # "学習ロス: 0.52": the loss written in katakana
+    "総損失": "total loss",
     "正解率": "acc",
     # Korean
     "학습률": "lr",
@@ -140,6 +140,8 @@ _IS = re.compile(r"(?<=[A-Za-z_])\s*(?:为|為|は)\s*(?=[-+]?\.?\d)")
 _PART = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 _GLUED = re.compile(r"(?<=\d)(?=[^\x00-\x7f])")  # "0.61です": a value written against the word after it
 _ORDINAL = re.compile(r"第\s*(\d+)\s*(?:轮|個?epoch|个?epoch|回|次)")  # 第3轮: the third epoch
+# "3번째 스텝의 손실": the third step's loss (Korean writes the ordinal before the counter's word)
+_ORDINAL_KO = re.compile(r"(\d+)\s*번째\s*(스텝|에폭|에포크|반복)")
 
 
 def english(text: str) -> str:
@@ -150,6 +152,7 @@ def english(text: str) -> str:
         return text
     text = text.translate(_PUNCT)
     text = _ORDINAL.sub(r" epoch \1 ", text)
+    text = _ORDINAL_KO.sub(r" \2 \1 ", text)
     text, n = _terms(text)
     text = _GLUED.sub(" ", _IS.sub(": ", text))
     if n:  # "训练损失: 4.6" -> " train  loss : 4.6" -> "train loss : 4.6": one name of two words
