@@ -20,6 +20,11 @@ _TERMS: dict[str, str] = {
     # Chinese, simplified and traditional
     "学习率": "lr",
     "學習率": "lr",
+    "总损失": "total loss",  # "总损失: 2.16, 分类损失: 0.9": the total beside its parts
+    "總損失": "total loss",
+    "总平均损失": "total avg loss",
+    "损失函数值": "loss",  # "损失函数值: 0.52": the loss function's value
+    "损失函数": "loss",
     "损失值": "loss",
     "损失": "loss",
     "損失": "loss",
@@ -34,10 +39,18 @@ _TERMS: dict[str, str] = {
     "正确率": "acc",
     "精度": "acc",
     "轮次": "epoch",
+    "迭代次数": "iter",  # "迭代次数: 1000, 损失值: 0.52": the iteration count
     "迭代": "iter",
     "步数": "step",
+    "步骤": "step",  # "步骤 500: 训练损失 4.1": the step
+    "批次大小": "batch size",
+    "批次": "batch",  # "批次 100, 损失: 6.83": the batch
+    "轮数": "epoch",  # "轮数: 3/50": the epoch
     "平均": "avg",
     "完成": "done",  # "Epoch 16 完成": the epoch's summary line
+    "训练集损失": "train loss",  # "训练集损失 0.52 | 验证集损失 0.61": the set word adds nothing to the split
+    "验证集损失": "val loss",
+    "测试集损失": "test loss",
     "训练集": "train set",
     "验证集": "val set",
     "测试集": "test set",
@@ -49,9 +62,13 @@ _TERMS: dict[str, str] = {
     "テスト": "test",
     "エポック": "epoch",
     "ステップ": "step",
+    "イテレーション": "iter",
+    "ロス": "loss",  # "学習ロス: 0.52": the loss written in katakana
+    "総損失": "total loss",
     "正解率": "acc",
     # Korean
     "학습률": "lr",
+    "총손실": "total loss",
     "손실": "loss",
     "학습": "train",
     "훈련": "train",
@@ -61,6 +78,7 @@ _TERMS: dict[str, str] = {
     "에포크": "epoch",
     "에폭": "epoch",
     "스텝": "step",
+    "반복": "iter",  # "반복 100: 손실 = 0.52": the iteration
     # Russian
     "потери": "loss",
     "потеря": "loss",
@@ -110,11 +128,20 @@ _WORDS: dict[str, str] = {
     "época": "epoch",
     "Epoche": "Epoch",
 }
-_PUNCT = str.maketrans({"：": ":", "，": ",", "；": ";", "（": "(", "）": ")", "　": " ", "＝": "="})
+_PUNCT = str.maketrans({"：": ":", "，": ",", "、": ",", "；": ";", "（": "(", "）": ")", "　": " ", "＝": "="})
 _TERM = re.compile("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True)))
 _WORD = re.compile(r"(?<![^\W\d_])(?:%s)(?![^\W\d_])" % "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
 _SPACES = re.compile(r"\s{2,}")
+# "训练loss为0.52", "損失は0.52": "is" between a name and its value, read as the colon it stands for
+_IS = re.compile(r"(?<=[A-Za-z_])\s*(?:为|為|は)\s*(?=[-+]?\.?\d)")
+# A word of the script written against a loss term (光谱损失, 分类损失, 重建ロス) names one part of the
+# loss: it is kept after the loss (``loss_光谱``), as an English log's ``loss_cls`` is, so that parts
+# never read as one bare ``loss``. A particle before the term (学習の損失, 模型的损失) is no part.
+_PART = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
+_GLUED = re.compile(r"(?<=\d)(?=[^\x00-\x7f])")  # "0.61です": a value written against the word after it
 _ORDINAL = re.compile(r"第\s*(\d+)\s*(?:轮|個?epoch|个?epoch|回|次)")  # 第3轮: the third epoch
+# "3번째 스텝의 손실": the third step's loss (Korean writes the ordinal before the counter's word)
+_ORDINAL_KO = re.compile(r"(\d+)\s*번째\s*(스텝|에폭|에포크|반복)")
 
 
 def english(text: str) -> str:
@@ -125,7 +152,26 @@ def english(text: str) -> str:
         return text
     text = text.translate(_PUNCT)
     text = _ORDINAL.sub(r" epoch \1 ", text)
-    text, n = _TERM.subn(lambda m: f" {_TERMS[m[0]]} ", text)
+    text = _ORDINAL_KO.sub(r" \2 \1 ", text)
+    text, n = _terms(text)
+    text = _GLUED.sub(" ", _IS.sub(": ", text))
     if n:  # "训练损失: 4.6" -> " train  loss : 4.6" -> "train loss : 4.6": one name of two words
         text = _SPACES.sub(" ", text).strip()
     return _WORD.sub(lambda m: _WORDS[m[0]], text)
+
+
+def _terms(text: str) -> tuple[str, int]:
+    """``text`` with each known term in English, a part's own word kept after its loss; and how many."""
+    out: list[str] = []
+    last = 0
+    matches = list(_TERM.finditer(text))
+    for m in matches:
+        head, word = text[last : m.start()], _TERMS[m[0]]
+        part = _PART.search(head) if word.endswith("loss") else None
+        if part is not None:  # a particle alone (学習の損失: the train loss) is dropped
+            own = part[0].rstrip("の的之")
+            head, word = head[: part.start()], f"{word}_{own}" if own else word
+        out += [head, f" {word} "]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out), len(matches)
