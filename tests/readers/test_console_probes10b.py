@@ -3,7 +3,7 @@ lines in the same shape; each test names the repository, path and commit where t
 
 from __future__ import annotations
 
-from tests._consolekit import read_lines, series_ends
+from _consolekit import read_lines, series_ends
 
 
 def _reid(epochs: range, per_epoch: int = 200, done: bool = False) -> list[str]:
