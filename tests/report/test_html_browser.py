@@ -153,9 +153,12 @@ def test_clicking_a_finding_zooms_every_panel_to_its_range(watched: PageWatch) -
     page.evaluate(f"trainlintReport.ensure('{rid}')")
     full = page.evaluate(f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])")
     page.locator(f"li[data-finding='{rid}:0']").click()
-    # the zoom is applied on the next animation frame: wait for it (a fixed pause flaked under load),
-    # failing after 10 s when no panel ever zooms
-    page.wait_for_function(f"trainlintReport.plots['{rid}'].every(u => u.scales.x.min > {full[0][0]})", timeout=10_000)
+    # uPlot applies a scale in a later task: wait for it (a fixed pause flaked under load), polling on a
+    # timer rather than on animation frames (which a page the browser deems hidden may not get), and
+    # failing after 30 s when no panel ever zooms
+    page.wait_for_function(
+        f"trainlintReport.plots['{rid}'].every(u => u.scales.x.min > {full[0][0]})", polling=50, timeout=30_000
+    )
     zoomed = page.evaluate(f"trainlintReport.plots['{rid}'].map(u => [u.scales.x.min, u.scales.x.max])")
     lo, hi = 899, 1199  # TL001: NaN from step 899 to the end
     assert len(zoomed) == 3 and all(z == zoomed[0] for z in zoomed)  # one step axis
