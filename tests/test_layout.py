@@ -52,30 +52,32 @@ def test_basenames_are_unique():
     assert not twice, twice
 
 
+def _imports(path: Path) -> list[str]:
+    """The modules a test module imports (``import a.b``: ``a.b``; ``from a.b import c``: ``a.b``)."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
 def test_no_test_module_imports_one_from_another_folder():
     """A test module found only through sys.path order breaks `pytest tests/x/test_y.py` alone."""
-    offenders = []
-    for path in _test_modules():
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            offenders += [
-                f"{path.relative_to(TESTS)}: {n}"
-                for n in names
-                if n.split(".")[0].startswith("test_") and not (path.parent / f"{n.split('.')[0]}.py").is_file()
-            ]
+    offenders = [
+        f"{path.relative_to(TESTS)}: {n}"
+        for path in _test_modules()
+        for n in _imports(path)
+        if n.split(".")[0].startswith("test_") and not (path.parent / f"{n.split('.')[0]}.py").is_file()
+    ]
     assert not offenders, f"put builders shared across folders in a tests/_name.py helper: {offenders}"
 
 
 def test_no_test_module_imports_through_the_tests_package():
     """``from tests._consolekit import ..`` works under ``python -m pytest`` (the working folder is
     on sys.path) and fails under README's ``pytest``: helpers are imported by their own name."""
-    offenders = []
-    for path in _test_modules():
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            offenders += [f"{path.relative_to(TESTS)}: {n}" for n in names if n.split(".")[0] == "tests"]
+    offenders = [
+        f"{p.relative_to(TESTS)}: {n}" for p in _test_modules() for n in _imports(p) if n.split(".")[0] == "tests"
+    ]
     assert not offenders, f"import tests/_name.py helpers as `_name`: {offenders}"
