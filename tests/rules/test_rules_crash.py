@@ -210,3 +210,31 @@ def test_tl080_names_an_interrupt():
     stop = {"type": "interrupt", "signature": "keyboard-interrupt", "line": 31}
     f = one("TL080", make_run(decay(50), meta={"max_steps": 1000}, events=[stop]))
     assert f.severity.value == "WARN" and "interrupted (KeyboardInterrupt, line 31)" in f.message
+
+
+def test_tl081_a_crash_after_the_normal_end_is_a_warn(tmp_path):
+    """The shape of an HF reward-model stage whose next stage died on a config key (calibration log
+    tlab-alignment-reward-964): the Trainer's train_runtime summary, then a traceback."""
+    from trainlint.api import read_run
+
+    log = tmp_path / "output.log"
+    dicts = "".join(
+        f"{{'loss': {0.7 - i * 0.02:.3f}, 'learning_rate': 1e-05, 'epoch': {i / 50:.2f}}}\n" for i in range(25)
+    )
+    tail = (
+        "{'train_runtime': 1594.98, 'train_samples_per_second': 243.9, 'train_loss': 0.269, 'epoch': 0.5}\n"
+        "Error executing job with overrides: []\nTraceback (most recent call last):\n"
+        '  File "train.py", line 40, in main\n'
+        "omegaconf.errors.ConfigAttributeError: Key 'I' is not in struct\n"
+    )
+    log.write_text(dicts + tail)
+    f = one("TL081", read_run(log))
+    assert f.severity.value == "WARN" and f.evidence["after_end"] and f.evidence["line"] == 28
+    assert f.message.startswith("training ran to its normal end, then the process crashed: python-traceback")
+    # the same traceback with training lines after the summary (a second stage that died mid-run)
+    log.write_text(dicts + tail.splitlines(keepends=True)[0] + dicts + "".join(tail.splitlines(keepends=True)[1:]))
+    g = one("TL081", read_run(log))
+    assert g.severity.value == "FAIL" and "after_end" not in g.evidence
+    # a crash with no completion record before it stays a FAIL
+    log.write_text(dicts + "".join(tail.splitlines(keepends=True)[1:]))
+    assert one("TL081", read_run(log)).severity.value == "FAIL"

@@ -209,7 +209,10 @@ The reader found a crash signature in the log: a Python traceback, CUDA out of m
 an NCCL timeout, a DataLoader worker killed, or the kernel's "Killed" (a traceback of
 KeyboardInterrupt alone is not a crash: the run was stopped; TL080 says so). The run did not
 finish; whatever the curves say covers only the part before the crash. A crash that the
-log shows was followed by a relaunch into the same file is a WARN. A traceback raised while
+log shows was followed by a relaunch into the same file is a WARN, and so is one printed after
+the log's normal end (a completion record such as the Trainer's train_runtime summary, with
+no training line after it): the training finished, and what failed ran after it (a next
+stage, an upload, a logger's teardown). A traceback raised while
 the model or a checkpoint was being written (its frames or the line before it say so) is named
 as such: after the last training step the training ran to its end, but the run is incomplete
 all the same, since what it was saving is missing or partial. A crash before the first loss
@@ -245,6 +248,16 @@ def crashed(ctx: Context) -> Finding | None:
         )
     if last.get("phase") == "saving":
         return _crashed_while_saving(ctx, run, ev, f"{sig}{where}{text}{after}")
+    if last.get("after_end") and all(e.get("resumed") or e.get("after_end") for e in found):
+        return ctx.fire(
+            f"training ran to its normal end, then the process crashed: {sig}{where}{text}{after}; "
+            "what ran after training (a next stage, an upload, a logger's teardown) did not finish",
+            step=at,
+            severity="WARN",
+            resumed=False,
+            after_end=True,
+            **ev,
+        )
     return ctx.fire(f"run crashed: {sig}{where}{text}{after}", step=at, resumed=False, **ev)
 
 

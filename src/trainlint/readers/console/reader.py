@@ -413,11 +413,11 @@ def _step_resets(run: Run, best: Capture) -> None:
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
     """Mark a normal end, and crashes printed after it (teardown noise rather than a failed run)."""
     end = last_progress if run.meta.get("completed") else None
-    for line in lines[-200:]:
-        if _COMPLETED.search(line.final) or "{'train_runtime'" in line.final:
-            run.meta["completed"] = True
-            end = line.no if end is None else min(end, line.no)
-            break
+    marks = [line.no for line in lines[-200:] if _COMPLETED.search(line.final) or "{'train_runtime'" in line.final]
+    if marks:
+        run.meta["completed"] = True
+        # training lines after the last record (a next stage): the crash is not after the training's end
+        end = marks[-1] if marks[-1] >= last_progress else None
     if end is None:
         return
     for ev in run.events:
