@@ -567,6 +567,45 @@ def test_torchrun_rank_prefixes_keep_rank_zero(tmp_path):
     assert series(run, "loss") == ([100.0, 200.0], [2.0, 1.9])
 
 
+def _megatron_line(i: int) -> str:
+    return (
+        f" iteration {i * 10:8d}/    1000 | consumed samples: {i * 640:8d} | elapsed time per iteration (ms): 512.3 |"
+        f" learning rate: 1.000E-04 | global batch size:    64 | lm loss: {8 - i * 0.1:.6E} | loss scale: 1.0 |"
+        " grad norm: 1.234 | number of skipped iterations:   0 | number of nan iterations:   0 |"
+    )
+
+
+def test_a_multi_node_launchers_host_labels_keep_one_hosts_lines(tmp_path):
+    """pdsh / DeepSpeed's multi-node runner label each line with its host; the start-up of every
+    node, then the node that prints the progress (a shape a round-10 probe met on a multi-node
+    Megatron log): the megatron recogniser reads the iterations at their steps, once each."""
+    log = tmp_path / "multinode.log"
+    start = "".join(
+        f"{h}: > initializing torch distributed ...\n{h}: > setting random seeds ...\n"
+        for h in ("worker-0", "worker-1")
+    )
+    start += "worker-1: > building GPT model ...\n" * 2
+    body = "".join(
+        f"worker-1: {_megatron_line(i)}\nworker-0: [after step] memory (MB) | allocated: 1.0\n" for i in range(1, 31)
+    )
+    log.write_text(start + body)
+    run = read_run(log)
+    assert run.format == "console/megatron"
+    steps, values = series(run, "loss")
+    assert steps[:2] == [10.0, 20.0] and len(steps) == 30 and values[0] == 7.9 and values[-1] == 5.0
+
+
+def test_srun_task_labels_keep_one_tasks_lines_and_a_glued_counter_is_no_host(tmp_path):
+    log = tmp_path / "srun.log"
+    log.write_text(
+        "".join(f"{t}: Epoch {i}/20 - loss: {2 - i * 0.05:.4f}\n" for i in range(1, 21) for t in (0, 1, 2, 3))
+    )
+    assert series(read_run(log), "train_loss")[0] == [float(i) for i in range(1, 21)]
+    glued = tmp_path / "glued.log"  # "Epoch3: " is the line's own counter, not a host
+    glued.write_text("".join(f"Epoch{i % 3}: loss {2 - i * 0.05:.4f}\n" for i in range(1, 31)))
+    assert len(series(read_run(glued), "loss")[0]) == 30
+
+
 def test_torchvision_reference_metric_logger(tmp_path):
     log = tmp_path / "detr.log"
     log.write_text(

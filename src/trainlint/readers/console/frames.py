@@ -16,7 +16,8 @@ level in it, is removed only where most lines of the log start with one: a time 
 one line may be the line's own.
 
 Rank prefixes also choose the rank: where lines carry them, only rank 0's (and unprefixed)
-lines are kept, since every rank prints the same steps. Crash signatures use the raw lines.
+lines are kept, since every rank prints the same steps; where a multi-node launcher labels each
+line with its host or task, one host's lines are kept. Crash signatures use the raw lines.
 """
 
 from __future__ import annotations
@@ -225,10 +226,51 @@ def outer_prefix(lines: list[Line]) -> re.Pattern[str] | None:
     return None
 
 
+# A multi-node launcher's label before each line: pdsh and DeepSpeed's runner put the host
+# (``worker-0: ``, ``node012: ``, ``10.0.0.1: ``), ``srun --label`` the task (``3: ``). The label
+# must hold a digit, and text (not a value) must follow it: ``loss1: 0.5`` is a pair.
+_HOST = lazy_regex(r"^(\d{1,4}|[A-Za-z][\w\-]*\d[\w.\-]*|\d{1,3}(?:\.\d{1,3}){3}): (?=\s*[^\s\d.+\-])")
+# a counter glued to a step word is the line's own (``Epoch3: loss``), never a host
+_NOT_HOST = lazy_regex(r"(?i)^(?:e|ep|epoch|step|it|iter|iteration|batch|round|fold|stage|phase|trial|run)\d")
+MAX_HOSTS = 64
+
+
+def host_to_keep(lines: list[Line]) -> str | None:
+    """The label whose lines are kept where lines alternate between 2 to :data:`MAX_HOSTS` hosts'
+    (or tasks') labels, each label on several lines and labelled lines at least half of the first
+    400: the label on the most lines (the node that prints the progress; the others print their
+    start-up and the same steps again). None where lines are not labelled so."""
+    firsts = [line.segments[0] for line in lines[:400]]
+    head = Counter(m[1] for seg in firsts if (m := _HOST.match(seg)) is not None)
+    if not 2 <= len(head) <= MAX_HOSTS or sum(head.values()) * 2 < len(firsts) or min(head.values()) < 3:
+        return None
+    if any(_NOT_HOST.match(label) for label in head):
+        return None
+    counts = Counter(m[1] for line in lines if (m := _HOST.match(line.segments[0])) is not None)
+    return max(counts, key=lambda label: (counts[label], -int(label) if label.isdigit() else 0))
+
+
+def _one_host(lines: list[Line]) -> list[Line]:
+    """The lines of :func:`host_to_keep`'s label, label removed, and the unlabelled lines."""
+    keep = host_to_keep(lines)
+    if keep is None:
+        return lines
+    out = []
+    for line in lines:
+        m = _HOST.match(line.segments[0])
+        if m is None:
+            out.append(line)
+        elif m[1] == keep:
+            out.append(Line(line.no, [line.segments[0][m.end() :], *line.segments[1:]]))
+    return out
+
+
 def unframe(lines: list[Line]) -> list[Line]:
     """The lines as the script printed them: rank 0's (rank prefixes dropped; other ranks' lines
-    left out), without the prefix every line carries (:func:`outer_prefix`) and without logging
-    record prefixes."""
+    left out), one host's where a multi-node launcher labels them (:func:`host_to_keep`),
+    without the prefix every line carries (:func:`outer_prefix`) and without logging record
+    prefixes."""
+    lines = _one_host(lines)
     ranked = any(_RANK.match(line.segments[0]) for line in lines[:2000])
     outer = outer_prefix(lines)
     out = []
