@@ -229,10 +229,18 @@ def outer_prefix(lines: list[Line]) -> re.Pattern[str] | None:
 # A multi-node launcher's label before each line: pdsh and DeepSpeed's runner put the host
 # (``worker-0: ``, ``node012: ``, ``10.0.0.1: ``), ``srun --label`` the task (``3: ``). The label
 # must hold a digit, and text (not a value) must follow it: ``loss1: 0.5`` is a pair.
-_HOST = lazy_regex(r"^(\d{1,4}|[A-Za-z][\w\-]*\d[\w.\-]*|\d{1,3}(?:\.\d{1,3}){3}): (?=\s*[^\s\d.+\-])")
+_HOST = lazy_regex(r"^(\d{1,4}|[A-Za-z][\w.\-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}): (?=\s*[^\s\d.+\-])")  # bounded: linear
 # a counter glued to a step word is the line's own (``Epoch3: loss``), never a host
 _NOT_HOST = lazy_regex(r"(?i)^(?:e|ep|epoch|step|it|iter|iteration|batch|round|fold|stage|phase|trial|run)\d")
 MAX_HOSTS = 64
+
+
+def _host(seg: str) -> tuple[str, int] | None:
+    """The host or task label a line starts with, and where the line's text starts (None: none)."""
+    m = _HOST.match(seg)
+    if m is None or _NOT_HOST.match(m[1]) or not any(c.isdigit() for c in m[1]):
+        return None
+    return m[1], m.end()
 
 
 def host_to_keep(lines: list[Line]) -> str | None:
@@ -241,12 +249,10 @@ def host_to_keep(lines: list[Line]) -> str | None:
     400: the label on the most lines (the node that prints the progress; the others print their
     start-up and the same steps again). None where lines are not labelled so."""
     firsts = [line.segments[0] for line in lines[:400]]
-    head = Counter(m[1] for seg in firsts if (m := _HOST.match(seg)) is not None)
+    head = Counter(h[0] for seg in firsts if (h := _host(seg)) is not None)
     if not 2 <= len(head) <= MAX_HOSTS or sum(head.values()) * 2 < len(firsts) or min(head.values()) < 3:
         return None
-    if any(_NOT_HOST.match(label) for label in head):
-        return None
-    counts = Counter(m[1] for line in lines if (m := _HOST.match(line.segments[0])) is not None)
+    counts = Counter(h[0] for line in lines if (h := _host(line.segments[0])) is not None)
     return max(counts, key=lambda label: (counts[label], -int(label) if label.isdigit() else 0))
 
 
@@ -257,11 +263,11 @@ def _one_host(lines: list[Line]) -> list[Line]:
         return lines
     out = []
     for line in lines:
-        m = _HOST.match(line.segments[0])
-        if m is None:
+        h = _host(line.segments[0])
+        if h is None:
             out.append(line)
-        elif m[1] == keep:
-            out.append(Line(line.no, [line.segments[0][m.end() :], *line.segments[1:]]))
+        elif h[0] == keep:
+            out.append(Line(line.no, [line.segments[0][h[1] :], *line.segments[1:]]))
     return out
 
 
