@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .role_structure import OTHER_BASES, Choice, candidates, loss_choice, other_choice
+from .role_structure import OTHER_BASES, TRAIN_WORDS, Choice, candidates, loss_choice, other_choice, parse, words_of
 
 ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time", "throughput", "wall_time", "epoch")
 
@@ -186,6 +186,9 @@ def choose(
     if "loss" not in out and (gan := _bare_gan(names)) is not None:
         out["loss"] = gan
         taken.add(gan.name)
+    if "loss" not in out and (measured := _train_split_at_eval(names, taken)) is not None:
+        out["loss"] = measured
+        taken.add(measured.name)
     if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
         # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
         # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
@@ -198,6 +201,21 @@ def choose(
                 out[role] = c
                 taken.update(c.names)
     return out
+
+
+def _train_split_at_eval(names: list[str], taken: set[str]) -> Choice | None:
+    """The training split's loss measured at each evaluation (nanoGPT and Karpathy's lecture
+    gpt.py print only ``step 500: train loss 2.12, val loss 2.23``, read as ``eval_train_loss``
+    beside ``val_loss``), where no training loss is logged otherwise: the training loss there is,
+    never the validation one."""
+    for n in names:
+        words = set(words_of(n.lower().replace("/", "_")))
+        if n in taken or not words & {"eval", "evaluation"} or not words & TRAIN_WORDS:
+            continue
+        if parse(n).kind == "total":
+            why = "the training split's loss measured at each evaluation: the only training loss logged"
+            return Choice("loss", (n,), why, 1)
+    return None
 
 
 # Logs that name a stream by its split alone (build-nanogpt's "N train X" / "N val Y" lines): the

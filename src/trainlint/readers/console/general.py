@@ -155,6 +155,7 @@ class Record(msgspec.Struct):
     split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
     bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
     listed: bool = False  # a loss was the first of a list of values after its name (``d_loss [0.69, 0.5]``)
+    unnamed: bool = False  # a bare number under an epoch's header or after a tqdm bar (:func:`_unnamed`)
 
 
 def strip_frame(text: str) -> str:
@@ -198,7 +199,7 @@ def read_line(text: str) -> Record | None:
     if _FRAME_LINE.match(text):
         return None
     rec = Record(0, text, {})
-    body = _counters(_lead(strip_frame(english(text)), rec), rec)
+    body = _counters(_lead(strip_frame(english(_unglued(text))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
     for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
         name = _name(raw, sep)
@@ -228,6 +229,23 @@ def read_line(text: str) -> Record | None:
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0
     return rec
+
+
+# A counter's number glued to the name after it (FCChinen/PPO's ``print("idx: " + str(i) + "loss: " ...)``:
+# ``idx: 0loss: ..``), a counter's name glued to its number (``EP12``, ``epoch1``) and a loss's name
+# glued to its value (``loss0.5``): printed without the space between them.
+_GLUED = lazy_regex(
+    r"(?:(?<=[:=] )|(?<=[:=]))(\d+)(?=[A-Za-z]{2,}[\w/]*\s*[:=])"
+    r"|(?<![\w.])((?i:epoch|ep|iter|step))(\d+)(?![\w.])"
+    r"|(?<![\w.])([A-Za-z_]*(?i:loss))(\d*\.\d+)(?![\w.])"
+)
+
+
+def _unglued(text: str) -> str:
+    """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`)."""
+    if not any(c.isdigit() for c in text):
+        return text
+    return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
 
 
 def _loss_like(name: str) -> bool:
@@ -406,9 +424,15 @@ def records(lines: list[Line]) -> list[Record]:
     since = 0  # the first record after the header: a record before it is no neighbour to compare with
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
     section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
+    under = False  # a counter-only header came last (tqdm bars after it aside): a bare number is its loss
     for line in lines:
+        after_bar = False
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
+            if rec is None and (under or after_bar):
+                rec = _unnamed(seg)
+            bar = rec is None and _BAR.match(seg.strip()) is not None
+            under, after_bar = (under and bar) or (rec is not None and not rec.values), bar
             title, titled = titled, _split_title(seg, rec)
             banner = _banner(seg)
             if rec is None:
@@ -423,7 +447,7 @@ def records(lines: list[Line]) -> list[Record]:
                 section = _Section(banner or "")
                 continue
             own = rec.step is not None or rec.epoch is not None or rec.inner is not None
-            if not own and block is not None and not rec.values.keys() & block.values.keys():
+            if not own and block is not None and not rec.unnamed and not rec.values.keys() & block.values.keys():
                 block.values.update(rec.values)
                 block.listed = block.listed or rec.listed
                 continue
@@ -435,8 +459,29 @@ def records(lines: list[Line]) -> list[Record]:
                 continue
             out.append(rec)
             whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
-            block = rec if header is not None and not own and not whole else None
-    return out
+            block = rec if header is not None and not own and not whole and not rec.unnamed else None
+    return _named_first(out)
+
+
+_BARE_VALUE = lazy_regex(r"^\s*([-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|nan)\s*$")
+
+
+def _unnamed(seg: str) -> Record | None:
+    """A line of one number (a decimal, never a count) printed right under an epoch's header
+    (``Epoch 3``, then ``0.0072``; a tqdm bar between them or not) or after a tqdm render on its
+    line (``100%|..| 38/38 [00:01<00:00] 88.05``): the loop's ``print(loss)``, read as ``loss``."""
+    m = _BARE_VALUE.match(seg)
+    return Record(0, seg, {"loss": float(m[1])}, unnamed=True) if m is not None else None
+
+
+def _named_first(recs: list[Record]) -> list[Record]:
+    """The records without the bare numbers (:func:`_unnamed`) where named records hold a
+    training loss: a bare number is the loss only where no name says which one is."""
+    named = [r for r in recs if not r.unnamed]
+    if len(named) == len(recs):
+        return recs
+    loss = training_loss(named)
+    return named if loss is not None and parse(loss).split in (None, "train") else recs
 
 
 def _repeated(last: Record, rec: Record) -> bool:
@@ -746,6 +791,11 @@ def general(lines: list[Line]) -> Capture | None:
         cap.notes.append(
             f"{loss!r} is the first of a list of values printed after its name (Keras' train_on_batch returns"
             " [loss, metrics...]): the list's other values are not read"
+        )
+    if any(r.unnamed for r in train):
+        cap.notes.append(
+            "'loss' is a bare number printed under each epoch's header or after a tqdm bar (no name printed):"
+            " read as the loss"
         )
     if moved:
         cap.notes.append(

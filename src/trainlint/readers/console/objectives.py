@@ -51,6 +51,10 @@ TERM_WORDS = frozenset(
         # a regression head's term or a regulariser: T2ICount's density-map regression
         # (utils/regression_trainer.py, get_reg_loss), detectors' cls/reg pairs
         "reg",
+        # the Smooth L1 (Huber) box-regression term of Fast/Faster R-CNN and SSD: torch.nn.SmoothL1Loss,
+        # GluonCV's SSD and Faster R-CNN scripts print "CrossEntropy=.., SmoothL1=.." (RPN_SmoothL1, ...);
+        # found in the name as written (:data:`_SMOOTH_L1`), as the digit is cut off a word's end
+        "smoothl1",
         # bits per dimension, the negative log-likelihood of density models in bits: openai/pixel-cnn's
         # train.py prints "bits_per_dim", flow and diffusion repositories "bpd"
         "bpd",
@@ -87,6 +91,7 @@ _COMPOUNDS = (
 _SPLIT_WORDS = EVAL_WORDS | TEST_WORDS | {"train", "training", "trn"}
 _PATH = re.compile(r"[/.:|]+")
 _DIGITS = re.compile(r"\d+$")
+_SMOOTH_L1 = re.compile(r"smooth[\W_]*l1(?![0-9])", re.IGNORECASE)
 
 
 def _words(name: str) -> list[str]:
@@ -101,6 +106,8 @@ def term_kind(name: str) -> str | None:
     words = _words(name)
     joined = "_".join(words)
     kinds = set(words) | {kind for words_, kind in _COMPOUNDS if words_ in joined}
+    if _SMOOTH_L1.search(name):
+        kinds.add("smoothl1")
     if "nelbo" in kinds:
         kinds.discard("elbo")
     if kinds & (NOT_A_LOSS | SCORE_WORDS | MAXIMISED):
