@@ -187,3 +187,50 @@ def test_a_speedometer_line_that_names_its_loss_keeps_it(tmp_path):
     run = _read(tmp_path, lines, "train.log")
     assert "loss" not in run.series
     assert run.roles["loss"] == "RPNL1Loss"
+
+
+def test_opennmt_py_validation_perplexity_is_the_eval_loss(tmp_path):
+    """kmilink/OpenNMT-Indonesia-Bima model/train.log @707e327 (OpenNMT-py): `[.. INFO] Step 50/ 5000;
+    acc:  20.18; ppl: 908.07; xent: 6.81; lr: 0.00020; 4466/6179 tok/s;     32 sec`, and after each
+    validation `Validation perplexity: 74.7542` and `Validation accuracy: 47.9167`. The training
+    loss (xent) was read, the evaluation only as perplexity: no eval loss. The validation
+    cross-entropy, ln of its perplexity, is the eval loss, at the step before it."""
+    lines = ["[2025-09-21 08:38:44,812 INFO] Start training loop and validate every 500 steps..."]
+    for k in range(1, 21):
+        xent = _loss(k, 6.81)
+        lines.append(
+            f"[2025-09-21 08:39:16,816 INFO] Step {50 * k}/ 1000; acc:  {20 + k:.2f}; ppl: {math.exp(xent):.2f}; "
+            f"xent: {xent:.2f}; lr: 0.00020; 4466/6179 tok/s;    {32 * k} sec"
+        )
+        if k % 5 == 0:
+            lines.append(f"[2025-09-21 08:43:41,636 INFO] Validation perplexity: {math.exp(xent + 0.5):.4f}")
+            lines.append(f"[2025-09-21 08:43:41,637 INFO] Validation accuracy: {40 + k:.4f}")
+    lines.append("[2025-09-21 08:53:35,724 INFO] Training finished after not improving. Early Stop!")
+    run = _read(tmp_path, lines, "train.log")
+    assert run.roles["loss"] == "xent"
+    assert run.roles["eval_loss"] == "val_loss"
+    assert _series(run, "xent") == (20, 50.0, 1000.0, round(_loss(1, 6.81), 2), round(_loss(20, 6.81), 2))
+    n, first_step, last_step, first, _ = _series(run, "val_loss")
+    assert (n, first_step, last_step) == (4, 250.0, 1000.0)
+    assert first == pytest.approx(_loss(5, 6.81) + 0.5, abs=1e-4)
+    assert _series(run, "val_acc")[:3] == (4, 250.0, 1000.0)
+
+
+def test_opennmt_py_early_stop_is_a_normal_end(tmp_path):
+    """BitMap4/morphological-inflections train.log (calibration): OpenNMT-py stops early, "Decreasing
+    patience: 0/2" then "Training finished after not improving. Early Stop!", at step 1600 of 100000
+    planned: a completion record, not an incomplete run."""
+    lines = [
+        f"[2024-05-08 04:07:{k % 60:02d},516 INFO] Step {50 * k}/100000; acc:  {50 + k:.2f}; ppl: 2.5; "
+        f"xent: {_loss(k, 3.29):.2f}; lr: 1.00000; 4466/6179 tok/s;    {k} sec"
+        for k in range(1, 33)
+    ]
+    lines += [
+        "[2024-05-08 04:08:04,516 INFO] Validation perplexity: 1.10",
+        "[2024-05-08 04:08:04,516 INFO] Decreasing patience: 0/2",
+        "[2024-05-08 04:08:04,516 INFO] Training finished after not improving. Early Stop!",
+        "[2024-05-08 04:08:04,516 INFO] Best model found at step 1200",
+    ]
+    run = _read(tmp_path, lines, "train.log")
+    assert run.meta.get("completed") is True
+    assert not _read(tmp_path, lines[:-2], "train.log").meta.get("completed")

@@ -164,8 +164,9 @@ def _table_header(text: str) -> tuple[list[str], bool] | None:
 
 
 def _iteration_after_epoch(cols: list[str]) -> bool:
-    """``epoch  iteration ...``: a table counting both, the iteration the step."""
-    return len(cols) > 2 and cols[0].lower() == "epoch" and cols[1].lower() in ("iteration", "iter", "step")
+    """``epoch  iteration ...`` (Chainer's PrintReport): a table counting both, the iteration (the
+    run's, not the epoch's: an ``iter`` or ``batch`` column may count within the epoch) the step."""
+    return len(cols) > 2 and cols[0].lower() == "epoch" and cols[1].lower() == "iteration"
 
 
 def _placed(text: str, starts: list[int]) -> list[str] | None:

@@ -301,6 +301,27 @@ PATTERNS: tuple[LinePattern, ...] = (
         step_from="index",
         derive=_perplexity_loss,
     ),
+    # OpenNMT-py's report (onmt/utils/statistics.py, output()): "Step 50/ 5000; acc:  20.18; ppl: 908.07;
+    # xent: 6.81; lr: 0.00020; 4466/6179 tok/s;     32 sec" (``xent``, the cross-entropy, is the loss), and
+    # the trainer's "Validation perplexity: 74.75" / "Validation accuracy: 47.92" after each validation, at
+    # the step before it: the validation cross-entropy (ln of the perplexity) is the eval loss
+    LinePattern(
+        "onmt-step",
+        "opennmt",
+        _c(r"\bStep (?P<step>\d+)/\s*(?P<max_steps>\d+);(?P<kv>(?:\s*[a-z]+:\s*NUM;)+)"),
+        needle="; xent: ",
+        kv=":",
+    ),
+    LinePattern(
+        "onmt-validation",
+        "opennmt",
+        _c(r"\bValidation (?:perplexity: (?P<val_ppl>NUM)|accuracy: (?P<val_acc>NUM))\s*$"),
+        needle=("Validation perplexity: ", "Validation accuracy: "),
+        step_from="previous",
+        derive=lambda m: (
+            {"val_loss": math.log(float(m["val_ppl"]))} if m["val_ppl"] and float(m["val_ppl"]) > 0 else {}
+        ),
+    ),
     # Sockeye's checkpoint evaluation ("Checkpoint [3]\tValidation-perplexity=163.85", after the checkpoint's
     # "Checkpoint [3]\tUpdates=12000 Epoch=0 ..." and "Train-perplexity=" lines): at the last training line's
     # step; its cross-entropy (ln of the perplexity) is the eval loss

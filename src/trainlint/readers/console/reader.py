@@ -99,6 +99,7 @@ _COMPLETED = lazy_regex(
     r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
     r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
     r"|total average iteration time: |\[after training is done\]"
+    r"|Training finished after not improving\. Early Stop!"  # OpenNMT-py's early stop
     # a training loop's own early stop: "Early stopping at epoch 12", "Early stopping triggered after 9
     # epochs" (at the line's start or after a logging prefix; not "EarlyStopping counter: 3 out of 7")
     r"|(?:^|[\]:|\-]\s+)\W*(?i:early[ _]?stopping(?: was)? (?:at|triggered|after|activated)\b)"
