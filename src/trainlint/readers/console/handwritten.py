@@ -163,11 +163,33 @@ def _table_header(text: str) -> tuple[list[str], bool] | None:
     return None
 
 
+def _iteration_after_epoch(cols: list[str]) -> bool:
+    """``epoch  iteration ...`` (Chainer's PrintReport): a table counting both, the iteration (the
+    run's, not the epoch's: an ``iter`` or ``batch`` column may count within the epoch) the step."""
+    return len(cols) > 2 and cols[0].lower() == "epoch" and cols[1].lower() == "iteration"
+
+
+def _placed(text: str, starts: list[int]) -> list[str] | None:
+    """A row that leaves cells blank (Chainer's PrintReport writes spaces where a value was not
+    reported: the validation columns between evaluations) as its cells under the header's names,
+    ``""`` where blank: each value starts where its column's name starts (the table is
+    left-aligned); None where a value starts anywhere else."""
+    out = [""] * len(starts)
+    for m in re.finditer(r"\S+", text):
+        if m.start() not in starts:
+            return None
+        out[starts.index(m.start())] = m.group()
+    return out
+
+
 def _row_step(cells: list[str], cols: list[str], order: float) -> tuple[float, int, bool]:
     """Where a table row is: its step, how many leading cells said it, and whether they were
     counters. ``3/29  40/165``: epoch 3 of 0-29, batch 40 of 0-165, the step counting batches
-    (3 * 166 + 40); a step column's number; else the row's ``order``."""
+    (3 * 166 + 40); a step column's number (``epoch  iteration``, Chainer's PrintReport: the
+    iteration, the finer); else the row's ``order``."""
     first = _COUNTER.match(cells[0])
+    if first is None and _iteration_after_epoch(cols) and _NUMBER.match(cells[1]):
+        return float(cells[1]), 2, False
     if first is None:
         return (float(cells[0]), 1, False) if cols[0].lower() in _TABLE_STEP else (order, 0, False)
     inner = _COUNTER.match(cells[1])
@@ -208,19 +230,24 @@ class _Table:
         self.cols: list[str] | None = None
         self.batched, self.offset, self.indexed = False, 0.0, False
         self.last: float | None = None
+        self.starts: list[int] = []  # where each name starts on the header line (a row's blanks placed by them)
 
-    def row(self, cells: list[str], no: int) -> None:
+    def row(self, cells: list[str], no: int, text: str = "") -> None:
         cols = self.cols
         order = float(len(self.cap.lines))
         if cols is not None and self.indexed and len(cells) == len(cols) + 1 and cells[0].isdigit():
             order, cells = float(cells[0]), cells[1:]
+        if cols is not None and len(cells) < len(cols) and self.starts:
+            cells = _placed(text, self.starts) or cells
         if cols is None or len(cells) != len(cols):
             return
         step, lead, counters = _row_step(cells, cols, order)
         vals = {n: float(c) for n, c in zip(cols[lead:], cells[lead:]) if _NUMBER.match(c)}
+        if lead == 2 and not counters:  # the iteration placed the row: the epoch is kept as a value
+            vals = {cols[0]: float(cells[0]), **vals}
         if 2 * (len(vals) + lead) < len(cols) or self.total and not counters:
             return
-        self.batched = self.batched or lead == 2 and counters
+        self.batched = self.batched or lead == 2
         if self.last is not None and step > self.last:  # the numbering goes on past the last table's (a header
             self.offset = 0.0  # printed again each epoch): no new table to place after it
         # counters say where a row is whatever table it is under; a plain number or the order continue the last table
@@ -250,11 +277,12 @@ def _read_tables(lines: list[Line]) -> tuple[Capture | None, Capture | None]:
             table = kinds[head[1]]
             table.cols, table.offset = head[0], (table.last + 1.0 if table.last is not None else 0.0)
             table.indexed = text[:1].isspace()
+            table.starts = [m.start() for m in re.finditer(r"\S+", text)]
             continue
         cells = text.split()
         if cells and (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
             for table in kinds:
-                table.row(cells, line.no)
+                table.row(cells, line.no, text)
     return kinds[0].result(), kinds[1].result()
 
 

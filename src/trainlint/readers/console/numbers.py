@@ -106,9 +106,15 @@ def _table(lines: list[Line]) -> tuple[list[str] | None, list[tuple[int, list[fl
     kept = [(no, [float(c) for c in cells]) for no, cells in rows if len(cells) == width]
     if len(kept) < MIN_NUMBER_LINES or (other + len(rows) - len(kept)) > SHARE_OTHER * len(kept):
         return None
-    if header is not None and len(header) != width:
-        return None
+    if header is not None and (len(header) != width or len(kept) < len(rows) and _blanks_placed(header)):
+        return None  # rows that leave cells blank (Chainer's PrintReport): the column-table reader's
     return header, kept
+
+
+def _blanks_placed(header: list[str]) -> bool:
+    """Whether the column-table reader takes this header's table, placing a short row's values
+    under the names they start under (a header of three or more names, one a loss)."""
+    return len(header) >= 3 and any("loss" in name.lower() for name in header)
 
 
 def _header(text: str) -> list[str] | None:

@@ -13,6 +13,7 @@ To support another framework, add a row to :data:`PATTERNS` (most specific first
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
@@ -91,6 +92,20 @@ def _segan(m: re.Match[str]) -> dict[str, float]:
     and the discriminator's ``d_real + d_fake`` beside it."""
     d_real, d_fake, g_adv, g_l1 = (float(m[k]) for k in ("d_real", "d_fake", "g_adv", "g_l1"))
     return {"loss_G": g_adv + g_l1, "loss_D": d_real + d_fake}
+
+
+_SOCKEYE_PPL = lazy_regex(r"(?:^|\s)perplexity=(%s)(?:\s|$)" % NUM)
+
+
+def _perplexity_loss(m: re.Match[str]) -> dict[str, float]:
+    """Sockeye (on MXNet) prints its training metric alone, ``perplexity=P``: the exponential of
+    the per-token cross-entropy it minimises. Where no name on the line says loss, that
+    cross-entropy, ``ln P``, is the loss (``loss``; the perplexity is kept by its name)."""
+    kv = m["kv"] or ""
+    ppl = _SOCKEYE_PPL.search(kv)
+    if ppl is None or "loss" in kv.lower() or "entropy" in kv.lower() or float(ppl[1]) <= 0:
+        return {}
+    return {"loss": math.log(float(ppl[1]))}
 
 
 def _llmc_extras(m: re.Match[str]) -> dict[str, float]:
@@ -284,6 +299,39 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="samples/sec",
         kv="=",
         step_from="index",
+        derive=_perplexity_loss,
+    ),
+    # OpenNMT-py's report (onmt/utils/statistics.py, output()): "Step 50/ 5000; acc:  20.18; ppl: 908.07;
+    # xent: 6.81; lr: 0.00020; 4466/6179 tok/s;     32 sec" (``xent``, the cross-entropy, is the loss), and
+    # the trainer's "Validation perplexity: 74.75" / "Validation accuracy: 47.92" after each validation, at
+    # the step before it: the validation cross-entropy (ln of the perplexity) is the eval loss
+    LinePattern(
+        "onmt-step",
+        "opennmt",
+        _c(r"\bStep (?P<step>\d+)/\s*(?P<max_steps>\d+);(?P<kv>(?:\s*[a-z]+:\s*NUM;)+)"),
+        needle="; xent: ",
+        kv=":",
+    ),
+    LinePattern(
+        "onmt-validation",
+        "opennmt",
+        _c(r"\bValidation (?:perplexity: (?P<val_ppl>NUM)|accuracy: (?P<val_acc>NUM))\s*$"),
+        needle=("Validation perplexity: ", "Validation accuracy: "),
+        step_from="previous",
+        derive=lambda m: (
+            {"val_loss": math.log(float(m["val_ppl"]))} if m["val_ppl"] and float(m["val_ppl"]) > 0 else {}
+        ),
+    ),
+    # Sockeye's checkpoint evaluation ("Checkpoint [3]\tValidation-perplexity=163.85", after the checkpoint's
+    # "Checkpoint [3]\tUpdates=12000 Epoch=0 ..." and "Train-perplexity=" lines): at the last training line's
+    # step; its cross-entropy (ln of the perplexity) is the eval loss
+    LinePattern(
+        "sockeye-checkpoint",
+        "mxnet",
+        _c(r"\bCheckpoint \[\d+\]\s+Validation-perplexity=(?P<val_perplexity>NUM)\s*$"),
+        needle="Validation-perplexity=",
+        step_from="previous",
+        derive=lambda m: {"val_loss": math.log(float(m["val_perplexity"]))} if float(m["val_perplexity"]) > 0 else {},
     ),
     # Module.fit's evaluation at each epoch's end, one metric a line ("Epoch[3] Validation-accuracy=0.910"):
     # at the step of the epoch's last Speedometer line

@@ -46,6 +46,11 @@ from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, stri
 from .vits import RECOGNISERS as VITS_RECOGNISERS
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
+# glog's INFO files (Caffe's solver log, any C++ trainer logging through glog): named
+# ``<program>.<host>.<user>.log.INFO.<yyyymmdd>-<hhmmss>.<pid>``, and ``<program>.INFO`` (the link to
+# the newest); the run's head is often a long net definition, not progress lines. The WARNING and
+# ERROR files beside them repeat only the warnings.
+_GLOG_NAME = lazy_regex(r"\.log\.INFO\.\d{8}-\d{6}\.\d+$|^[\w\-]+\.INFO$")
 _SNIFF_MORE = 128 * 1024
 # What a console banner holds and a text corpus does not: only then is a long .txt read further.
 # A printed PyTorch model (``  (conv1): Conv2d(3, 64, ...)``) is such a banner: a run's first lines.
@@ -94,6 +99,7 @@ _COMPLETED = lazy_regex(
     r"|\bTraining completed\. |`Trainer\.fit` stopped: |(?<!\d)\d+ epochs? completed in "
     r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
     r"|total average iteration time: |\[after training is done\]"
+    r"|Training finished after not improving\. Early Stop!"  # OpenNMT-py's early stop
     # a training loop's own early stop: "Early stopping at epoch 12", "Early stopping triggered after 9
     # epochs" (at the line's start or after a logging prefix; not "EarlyStopping counter: 3 out of 7")
     r"|(?:^|[\]:|\-]\s+)\W*(?i:early[ _]?stopping(?: was)? (?:at|triggered|after|activated)\b)"
@@ -305,7 +311,8 @@ class ConsoleReader:
             return True  # loss.txt: one value a line; numbers under a header naming a loss
         if _progress_or_crash(head, patterns):
             return not _json_lines(head)
-        if suffix in _CONSOLE_SUFFIXES:  # a .txt is never claimed by name: train.txt is often a dataset
+        # a .txt is never claimed by name: train.txt is often a dataset
+        if suffix in _CONSOLE_SUFFIXES or _GLOG_NAME.search(path.name):
             return not _table_like(head.decode("utf-8", errors="replace"))
         if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
             try:
