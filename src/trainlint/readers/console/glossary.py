@@ -98,7 +98,9 @@ _TERMS: dict[str, str] = {
     "итерация": "iter",
     "Итерация": "Iter",
 }
-# Words of Latin-script languages: rewritten only as whole words.
+# Words of Latin-script languages (and Cyrillic ones outside Russian): rewritten only as whole words,
+# in any case ("Perda de Treino", "PÉRDIDA"); a word written capitalised gets its English capitalised.
+# An entry written with a capital is its own rewrite ("Trainingsverlust" -> "train loss").
 _WORDS: dict[str, str] = {
     # a split said after the loss ("perda de treino": loss of training)
     "perda de treino": "train loss",
@@ -111,6 +113,7 @@ _WORDS: dict[str, str] = {
     "pérdida de validación": "val loss",
     "Trainingsverlust": "train loss",
     "Validierungsverlust": "val loss",
+    "Testverlust": "test loss",
     "perte": "loss",  # French
     "Perte": "Loss",
     "Verlust": "Loss",  # German
@@ -122,15 +125,124 @@ _WORDS: dict[str, str] = {
     "Perda": "Loss",
     "perdita": "loss",  # Italian
     "Perdita": "Loss",
+    "kayıp": "loss",  # Turkish, and its possessive ("Eğitim Kaybı": the training's loss)
+    "kayip": "loss",
+    "kaybı": "loss",
+    "kaybi": "loss",
+    "strata": "loss",  # Polish
+    "verlies": "loss",  # Dutch
+    "förlust": "loss",  # Swedish
+    "pierdere": "loss",  # Romanian
+    "ztráta": "loss",  # Czech
+    "kerugian": "loss",  # Indonesian
+    "mất mát": "loss",  # Vietnamese
+    "втрати": "loss",  # Ukrainian
+    "втрата": "loss",
+    "custo": "cost",  # the cost a script minimises, as an English log's "Cost"
+    "coste": "cost",
+    "costo": "cost",
+    "coût": "cost",
+    "kosten": "cost",
+    "koszt": "cost",
+    "maliyet": "cost",
+    # the split a loss or an accuracy is of
+    "treino": "train",
+    "treinamento": "train",
+    "entrenamiento": "train",
+    "entraînement": "train",
+    "entrainement": "train",
+    "addestramento": "train",
+    "allenamento": "train",
+    "trening": "train",
+    "treningu": "train",
+    "treningowa": "train",  # Polish adjectives, said after the loss ("Strata treningowa")
+    "treningowe": "train",
+    "treningowy": "train",
+    "eğitim": "train",
+    "egitim": "train",
+    "träning": "train",
+    "antrenare": "train",
+    "pelatihan": "train",
+    "huấn luyện": "train",
+    "навчання": "train",
+    "validação": "val",
+    "validacao": "val",
+    "validación": "val",
+    "validacion": "val",
+    "validazione": "val",
+    "validierung": "val",
+    "walidacja": "val",
+    "walidacji": "val",
+    "walidacyjna": "val",
+    "walidacyjne": "val",
+    "walidacyjny": "val",
+    "doğrulama": "val",
+    "dogrulama": "val",
+    "validatie": "val",
+    "validering": "val",
+    "validare": "val",
+    "validasi": "val",
+    "валідації": "val",
+    "teste": "test",
+    "prueba": "test",
+    "testowa": "test",
+    "testowe": "test",
+    # accuracy, learning rate and the counters
+    "acurácia": "acc",
+    "acuracia": "acc",
+    "exactitud": "acc",
+    "accuratezza": "acc",
+    "genauigkeit": "acc",
+    "dokładność": "acc",
+    "doğruluk": "acc",
+    "dogruluk": "acc",
+    "nauwkeurigheid": "acc",
+    "akurasi": "acc",
+    "độ chính xác": "acc",
+    "taxa de aprendizado": "lr",
+    "taxa de aprendizagem": "lr",
+    "tasa de aprendizaje": "lr",
+    "taux d'apprentissage": "lr",
+    "lernrate": "lr",
     "Époque": "Epoch",
     "époque": "epoch",
     "Época": "Epoch",
     "época": "epoch",
     "Epoche": "Epoch",
+    "epoca": "epoch",  # Italian, Romanian; Spanish and Portuguese without the accent
+    "epo": "epoch",  # época cut short ("  Epo 12: Loss=1.04 | Acc=83.40%")
+    "epoka": "epoch",  # Polish
+    "epok": "epoch",  # Turkish, Swedish
+    "epocha": "epoch",  # Czech
+    "епоха": "epoch",  # Ukrainian
+    "iteración": "iter",
+    "iteracion": "iter",
+    "iteração": "iter",
+    "iteracao": "iter",
+    "iterazione": "iter",
+    "iteracja": "iter",
+    "schritt": "step",
 }
+# A lower-case key of each word, for a word printed in another case than the entry's
+_LOWER = {key.lower(): word.lower() for key, word in _WORDS.items()}
 _PUNCT = str.maketrans({"：": ":", "，": ",", "、": ",", "；": ";", "（": "(", "）": ")", "　": " ", "＝": "="})
 _TERM = re.compile("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True)))
-_WORD = re.compile(r"(?<![^\W\d_])(?:%s)(?![^\W\d_])" % "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
+_WORD = re.compile(
+    r"(?<![^\W\d_])(?:%s)(?![^\W\d_])" % "|".join(sorted(map(re.escape, _LOWER), key=len, reverse=True)), re.IGNORECASE
+)
+# The stems an ASCII line must hold for a word of _WORDS to be there (most lines hold none)
+_ASCII_HINT = re.compile(
+    r"erd|ert|erlust|poch[ae]|epo(?:ca|ka|k)?\b|kay[ib]|strata\b|verlies|pierd|kerug|trein|entren|entrain|"
+    r"addestr|allenam|trening|egitim|antren|pelatih|valida[cdrsz]|validier|walid|dogrul|teste\b|testow|prueba|acura|"
+    r"exactit|accurat|genauig|dogruluk|nauwkeur|akurasi|aprend|apprent|lernrate|itera[cz]|schritt|cust|cost[eo]|"
+    r"kosten|koszt|maliyet",
+    re.IGNORECASE,
+)
+# "Loss de train" (the loss of training, said the Romance way): read as "train Loss"
+_OF = re.compile(
+    r"\b(loss|acc)\s+(?:de|di|da|do|del|della|du|no|na|en|sur)\s+(?:la\s+|le\s+|o\s+|a\s+)?(train|val|test)\b",
+    re.IGNORECASE,
+)
 _SPACES = re.compile(r"\s{2,}")
 # "训练loss为0.52", "損失は0.52": "is" between a name and its value, read as the colon it stands for
 _IS = re.compile(r"(?<=[A-Za-z_])\s*(?:为|為|は)\s*(?=[-+]?\.?\d)")
@@ -147,9 +259,7 @@ _ORDINAL_KO = re.compile(r"(\d+)\s*번째\s*(스텝|에폭|에포크|반복)")
 def english(text: str) -> str:
     """``text`` with the known terms of other languages in English (an ASCII line unchanged)."""
     if text.isascii():  # only the Latin-script words can be there
-        if "erd" in text or "ert" in text or "erlust" in text or "poche" in text:  # in every ASCII word of _WORDS
-            return _WORD.sub(lambda m: _WORDS[m[0]], text)
-        return text
+        return _words(text) if _ASCII_HINT.search(text) else text
     text = text.translate(_PUNCT)
     text = _ORDINAL.sub(r" epoch \1 ", text)
     text = _ORDINAL_KO.sub(r" \2 \1 ", text)
@@ -157,7 +267,28 @@ def english(text: str) -> str:
     text = _GLUED.sub(" ", _IS.sub(": ", text))
     if n:  # "训练损失: 4.6" -> " train  loss : 4.6" -> "train loss : 4.6": one name of two words
         text = _SPACES.sub(" ", text).strip()
-    return _WORD.sub(lambda m: _WORDS[m[0]], text)
+    return _words(text)
+
+
+def _words(text: str) -> str:
+    """``text`` with each word of _WORDS in English, and a loss "of" a split read as the split's loss."""
+    return _OF.sub(_of, _WORD.sub(_word, text))
+
+
+def _word(m: re.Match[str]) -> str:
+    """The English of one word of _WORDS, capitalised where the word printed is and its entry is not."""
+    if m[0] in _WORDS:
+        return _WORDS[m[0]]
+    word = _LOWER.get(m[0].lower())
+    if word is None:  # a case the lower-casing does not undo ("EĞİTİM"): left as printed
+        return m[0]
+    return word[:1].upper() + word[1:] if m[0][:1].isupper() else word
+
+
+def _of(m: re.Match[str]) -> str:
+    """``Loss de Train`` -> ``Train Loss``: the split first, in the case of the name it is of."""
+    split = m[2].lower()
+    return f"{split.capitalize() if m[1][:1].isupper() else split} {m[1]}"
 
 
 def _terms(text: str) -> tuple[str, int]:
