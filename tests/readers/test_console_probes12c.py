@@ -115,3 +115,26 @@ def test_epo_the_epoch_cut_short_places_the_points(tmp_path):
     run = _read(tmp_path, lines, "entrenamiento.log")
     assert run.roles["loss"] == "Loss" and "Epo" not in run.series
     assert _series(run, "Loss") == (12, 20.0, 240.0, _loss(1), _loss(12))
+
+
+@pytest.mark.parametrize(
+    ("train", "val"),
+    [
+        # a Turkish write-up's console of a LUNA training app (find_string, file 68490629650):
+        # "Epok 1 train    Kayıp: 0.0241 | Doğruluk: 99.74% | Recall: 0.00%", then "Epok 1 val      Kayıp: ..."
+        ("Epok {e} train    Kayıp: {v:.4f} | Doğruluk: 99.74% | Recall: 0.00%", "Epok {e} val      Kayıp: {w:.4f}"),
+        ("Epoch {e}/30  Train  loss: {v:.4f}  acc: 0.9", "Epoch {e}/30  Valid  loss: {w:.4f}  acc: 0.8"),
+    ],
+)
+def test_a_split_word_padded_to_a_column_after_the_counter(tmp_path, train, val):
+    """The split word after the epoch, padded with spaces to line up the two lines' values, names
+    the split of every value on its line: the validation line's loss is the eval loss (both lines'
+    losses had been read as one series, 60 points mixing the two)."""
+    lines = []
+    for e in range(1, 31):
+        lines += [train.format(e=e, v=_loss(e)), val.format(e=e, w=_loss(e, 2.5))]
+    run = _read(tmp_path, lines)
+    loss, eval_loss = run.roles["loss"], run.roles["eval_loss"]
+    assert loss.startswith(("train", "Train")) and eval_loss.lower().startswith(("val", "valid"))
+    assert _series(run, loss) == (30, 1.0, 30.0, _loss(1), _loss(30))
+    assert _series(run, eval_loss)[3:] == (_loss(1, 2.5), _loss(30, 2.5))

@@ -118,8 +118,9 @@ _AT_WORDS = frozenset({"after", "current", "cur"})
 # names the split of every value on the line (a value right after it, ``Epoch 3 train: 0.7``, is a loss).
 _COUNTED_SPLIT = lazy_regex(
     r"^(?:epoch|ep|step|iter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*[,:|\-]?\s*"
-    # the split word, then a separator or the count it is at ("epoch:[ 1/25 ] val step:0 loss: ..", PaddleVideo)
-    r"([A-Za-z]+)(?:\s*[,;:|\-]\s*(?=[A-Za-z])|\s+(?=(step|iter(?:ation)?|batch)\s*[:=#]?\s*\d))",
+    # the split word, then a separator or the count it is at ("epoch:[ 1/25 ] val step:0 loss: ..", PaddleVideo),
+    # or the spaces that pad it to a column ("Epok 1 train    Kayıp: 0.02", "Epok 1 val      Kayıp: 0.03")
+    r"([A-Za-z]+)(?:\s*[,;:|\-]\s*(?=[A-Za-z])|\s+(?=(step|iter(?:ation)?|batch)\s*[:=#]?\s*\d)|\s{2,}(?=[A-Za-z]))",
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
