@@ -1,0 +1,73 @@
+"""Line shapes seen in real training logs of reinforcement learning, GANs, VAEs, recommenders and
+segmentation found outside the corpus (issue 29, probe round 12d). Each fixture is made up in the
+shape of the real log (repository, path and commit recorded with it; no copied lines) and asserts
+the series read: names, steps, first and last values, and which is the loss."""
+
+from __future__ import annotations
+
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
+
+from trainlint.role_structure import parse
+from trainlint.roles import choose
+
+
+def _falling(k: int, start: float) -> float:
+    return round(start * 0.93**k, 4)
+
+
+def test_a_value_function_loss_is_a_component_beside_the_policy_loss(tmp_path):
+    """A PPO script's own print on LunarLander (a console output found by its text; the index gave no
+    repository): "Update 1 | Ep 21 | reward: -34.9 | mean(100): -193.8 | actor_loss: -0.0055 |
+    value_loss: 32.4345 | lr: 3.00e-04". ``value_loss`` is the value function's loss (the critic head
+    of an actor-critic), a component of the objective beside the policy's, not "the loss's value":
+    no total is printed, so the two are summed (it was taken alone, as "the total of 1 component")."""
+    lines = ["Training PPO on LunarLander-v3 (up to 2000 episodes)", "  n_steps=2048  n_epochs=4  batch_size=64"]
+    for k in range(1, 17):
+        lines.append(
+            f"  Update {k:4d} | Ep {21 * k:5d} | reward: {-120 + 9 * k:8.1f} | mean(100): {-190 + 10 * k:8.1f}"
+            f" | actor_loss: {-0.005 - 0.0002 * (k % 5):.4f} | value_loss: {_falling(k, 32.0):.4f}"
+            f" | lr: {3e-4 - 3e-6 * k:.2e}"
+        )
+        if k % 3 == 0:
+            lines.append("  Plot saved to: logs/rewards.png")
+    run = _read(tmp_path, lines, "train_output.txt")
+    assert run.roles["loss"] == "actor_loss+value_loss"
+    assert _series(run, "value_loss") == (16, 1.0, 16.0, _falling(1, 32.0), _falling(16, 32.0))
+    assert _series(run, "actor_loss")[:3] == (16, 1.0, 16.0)
+    assert "sum of 2 loss components" in run.meta["role_reasons"]["loss"]
+    assert run.roles["learning_rate"] == "lr"
+
+
+def test_value_names_the_loss_only_before_the_loss_word():
+    """``value_loss`` / ``ValueLoss`` / "Value Loss" are the value function's; ``loss_value`` and
+    ``loss/value`` are the loss as reported, a total still."""
+    assert parse("value_loss").kind == "part"
+    assert parse("ValueLoss").part == "value"
+    assert parse("train/Value Loss").kind == "part"
+    assert parse("loss_value").kind == "total"
+    assert parse("loss/value").kind == "total"
+    assert choose(["policy_loss", "value_loss", "entropy"])["loss"].names == ("policy_loss", "value_loss")
+    assert choose(["loss_value", "val_loss"])["loss"].names == ("loss_value",)
+
+
+def test_an_actor_critic_log_names_the_critic_left_out(tmp_path):
+    """An actor-critic's print (SAC, DDPG, TD3 scripts: "Episode 10, Total Reward: .., Actor Loss: ..,
+    Critic Loss: .."): the critic is another network, left out as a GAN's discriminator is, and the
+    reason says so in the learner's own words, not as "the generator's loss"."""
+    lines = [
+        f"Episode {k}, Total Reward: {-200 + 3 * k:.2f}, Actor Loss: {-0.5 - 0.01 * k:.4f},"
+        f" Critic Loss: {_falling(k, 30.0):.4f}"
+        for k in range(1, 21)
+    ]
+    run = _read(tmp_path, lines, "train.log")
+    assert run.roles["loss"] == "Actor_Loss"
+    assert run.meta["role_reasons"]["loss"] == "Actor_Loss (the actor's loss (the critic's left out))"
+    assert _series(run, "Critic_Loss") == (20, 1.0, 20.0, _falling(1, 30.0), _falling(20, 30.0))
+
+
+def test_a_wgan_critic_beside_its_generator_is_still_the_discriminator():
+    """A WGAN calls its discriminator the critic: beside a generator's loss the reason stays a GAN's."""
+    c = choose(["critic_loss", "gen_loss"])["loss"]
+    assert c.names == ("gen_loss",)
+    assert c.reason == "the generator's loss"
