@@ -5,6 +5,7 @@ the series read: names, steps, first and last values, and which is the loss."""
 
 from __future__ import annotations
 
+import pytest
 from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
 
@@ -71,3 +72,30 @@ def test_a_wgan_critic_beside_its_generator_is_still_the_discriminator():
     c = choose(["critic_loss", "gen_loss"])["loss"]
     assert c.names == ("gen_loss",)
     assert c.reason == "the generator's loss"
+
+
+def test_combogan_prints_each_loss_as_the_list_of_its_domains(tmp_path):
+    """candy0543/GANs loss_log.txt @42ec349 (ComboGAN, one generator and discriminator per domain, on
+    four weather domains): "(epoch: 1, iters: 100, time: 0.291) D: 0.111, 0.105, 0.111, 0.130 |
+    G: 0.146, 0.150, 0.159, 0.144 | Cyc: 0.092, 0.037, 0.054, 0.042 | " under pix2pix's banner. Each
+    list is a term a domain (``D_1`` .. ``D_4``); the generators' and cycle terms sum to ``loss_G``,
+    the loss, the discriminators' to ``loss_D`` (the log was not read)."""
+    lines = [
+        "##ComboGAN with weatherImage ",
+        "",
+        "================ Training Loss (Fri Jun 21 05:19:51 2024) ================",
+    ]
+    for k in range(14):
+        e, i = k // 10 + 1, (k % 10 + 1) * 100
+        d = ", ".join(f"{0.11 - 0.002 * k + 0.001 * j:.3f}" for j in range(4))
+        g = ", ".join(f"{0.15 - 0.002 * k:.3f}" for j in range(4))
+        c = ", ".join(f"{0.05 - 0.001 * k:.3f}" for j in range(4))
+        lines.append(f"(epoch: {e}, iters: {i}, time: 0.291) D: {d} | G: {g} | Cyc: {c} | ")
+    run = _read(tmp_path, lines, "loss_log.txt")
+    assert run.roles["loss"] == "loss_G"
+    assert {"D_1", "D_4", "G_1", "G_4", "Cyc_1", "Cyc_4", "loss_D"} <= set(run.series)
+    n, first, last, v0, v_last = _series(run, "loss_G")
+    assert (n, first, last) == (14, 100.0, 1400.0)
+    assert v0 == pytest.approx(4 * 0.15 + 4 * 0.05)
+    assert v_last == pytest.approx(4 * (0.15 - 0.026) + 4 * (0.05 - 0.013))
+    assert _series(run, "D_1")[3] == pytest.approx(0.11)
