@@ -99,3 +99,35 @@ def test_combogan_prints_each_loss_as_the_list_of_its_domains(tmp_path):
     assert v0 == pytest.approx(4 * 0.15 + 4 * 0.05)
     assert v_last == pytest.approx(4 * (0.15 - 0.026) + 4 * (0.05 - 0.013))
     assert _series(run, "D_1")[3] == pytest.approx(0.11)
+
+
+def test_alphazero_validation_losses_glued_to_the_next_split_word(tmp_path):
+    """chinyyyyyyyy/CU_makhos2 loss_log.txt @10d504d (an AlphaZero-style learner for Thai checkers):
+    "iter 17 Val Pi loss: 1.1859 Val V loss: 0.6748", then the script's later print joined its parts
+    without a space: "275 Val Pi loss:0.8156650875295911Val V loss:0.6376801260880062". The value
+    glued to "Val" is split from it, so every record is read as the two heads' validation losses
+    (the generic "iter N ... loss: x" shape took "Val Pi loss" as a training ``loss`` and dropped the
+    V loss); the only losses logged are eval losses, so their sum is judged as the loss."""
+    lines = [
+        f"iter {17 + k} Val Pi loss: {_falling(k, 1.19):.4f} Val V loss: {_falling(k, 0.68):.4f}" for k in range(12)
+    ]
+    lines.append(f"Val Pi loss:{1.28:.16f}Val V loss:{0.94:.16f}")
+    lines += [f"{275 + k} Val Pi loss:{_falling(k, 0.81):.16f}Val V loss:{_falling(k, 0.64):.16f}" for k in range(11)]
+    run = _read(tmp_path, lines, "loss_log.txt")
+    assert run.roles["loss"] == "Val_Pi_loss+Val_V_loss"
+    assert "eval_loss" not in run.roles
+    assert set(run.series) >= {"Val_Pi_loss", "Val_V_loss"}
+    assert "loss" not in run.series and "V_loss" not in run.series
+    n, _, _, v0, v_last = _series(run, "Val_V_loss")
+    assert (n, v0, v_last) == (24, _falling(0, 0.68), _falling(10, 0.64))
+    assert "the only loss logged is an eval loss (sum of 2" in run.meta["role_reasons"]["loss"]
+
+
+def test_a_value_glued_only_to_a_split_word_is_split_from_it():
+    """The stand-downs: a number before another word, or a split word inside a name, stays as it is."""
+    from trainlint.readers.console.general import read_line
+
+    assert read_line("loss: 0.5Train acc: 0.9").values == {"loss": 0.5, "Train_acc": 0.9}
+    assert list(read_line("model ResNet50Val loss: 0.3").values) == ["model_ResNet50Val_loss"]
+    assert read_line("val loss:0.25Val acc:0.5").values == {"val_loss": 0.25, "Val_acc": 0.5}
+    assert read_line("step 7 loss 1.5e-3Validation loss 2e-3").values == {"loss": 0.0015, "Validation_loss": 0.002}
