@@ -177,12 +177,22 @@ def parse(name: str) -> Parsed:
         return Parsed(name, split, None, "", False)
     idx = loss_at[-1]
     skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
+    if _value_head(all_words[idx]):
+        skip = skip - {"value"}
     part_words = [w for w in all_words[idx] if w not in skip]
     outside = [w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip]
     explicit = bool(set(all_words[idx]) & TOTAL_WORDS)
     if part_words or outside:
         return Parsed(name, split, "part", "_".join(part_words or outside), explicit)
     return Parsed(name, split, "total", "", explicit)
+
+
+def _value_head(words: list[str]) -> bool:
+    """Whether ``value`` names what the loss measures: a reinforcement learner's value-function
+    loss (``value_loss``, ``ValueLoss``, "Value Loss" of A2C/PPO scripts, a component beside the
+    policy loss), not how the loss was reported (``loss_value``, ``loss/value``)."""
+    loss = [i for i, w in enumerate(words) if w in LOSS_WORDS]
+    return bool(loss) and "value" in words[: loss[0]]
 
 
 class Choice(msgspec.Struct):
@@ -231,11 +241,13 @@ def loss_choice(role: str, names: Iterable[str], lengths: Mapping[str, int] | No
         return None
     group = _component_group(parts)
     left = any(map(_discriminator, parts)) and not any(map(_discriminator, group))
+    critic = left and _actor_critic(parts, group)
     if len(group) == 1:
-        return Choice(role, (group[0].name,), "the generator's loss" if left else "the only loss-like metric", 2)
+        kept = "the actor's loss (the critic's left out)" if critic else "the generator's loss"
+        return Choice(role, (group[0].name,), kept if left else "the only loss-like metric", 2)
     names_ = tuple(sorted(p.name for p in group))
     what = "per-optimizer losses" if all(p.part.isdigit() for p in group) else "loss components"
-    left_out = "; the discriminator's left out" if left else ""
+    left_out = f"; the {'critic' if critic else 'discriminator'}'s left out" if left else ""
     return Choice(role, names_, f"sum of {len(group)} {what} (no total logged{left_out})", 2)
 
 
@@ -267,6 +279,13 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
         if key in by_split:
             return sorted(by_split[key], key=lambda p: p.name)
     return []
+
+
+def _actor_critic(parts: list[Parsed], group: list[Parsed]) -> bool:
+    """Whether the discriminator-like terms left out are an actor-critic learner's critic (SAC,
+    DDPG, TD3: ``actor_loss`` beside ``critic_loss``), not a WGAN's critic beside its generator."""
+    actor = any({"actor", "policy", "pi", "pg"} & set(p.part.lower().split("_")) for p in group)
+    return actor and all("critic" in p.part.lower().split("_") for p in parts if _discriminator(p))
 
 
 _DISCRIMINATOR = frozenset({"d", "disc", "discriminator", "critic"})

@@ -189,11 +189,14 @@ def choose(
     if "loss" not in out and (measured := _train_split_at_eval(names, taken)) is not None:
         out["loss"] = measured
         taken.add(measured.name)
-    if "loss" not in out and "eval_loss" in out and len(out["eval_loss"].names) == 1:
+    if "loss" not in out and "eval_loss" in out:
         # only an eval loss was logged: it is the loss there is to judge (train beats eval, but
-        # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself
+        # an eval loss beats nothing); it stops being eval_loss so it is not compared with itself.
+        # The same for an eval loss summed from its components (AlphaZero's "Val Pi loss" and
+        # "Val V loss": the policy and value heads' validation losses, no training loss printed)
         ev = out.pop("eval_loss")
-        out["loss"] = Choice("loss", ev.names, "the only loss logged is an eval loss: judged as the loss", 3)
+        why = "the only loss logged is an eval loss" + (f" ({ev.reason})" if len(ev.names) > 1 else "")
+        out["loss"] = Choice("loss", ev.names, f"{why}: judged as the loss", 3)
     for role in OTHER_BASES:
         if role not in out:
             c = other_choice(role, names, taken)

@@ -191,6 +191,13 @@ def _name(raw: str, sep: str) -> str:
     return "_".join(words).rstrip(".:-")
 
 
+# A value glued to the split word of the next name, a print that joins its parts without a space
+# (``"Val Pi loss:" + str(pi) + "Val V loss:" + str(v)``: ``loss:0.8156Val V loss:0.6376``): a space
+# goes between them, or the split word is lost and the second value read as a training one.
+_GLUED_SPLIT = lazy_regex(
+    r"((?:^|[\s:=])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"(?=(?:Train|Training|Val|Valid|Validation|Test|Eval)(?:[\s_]|(?=[A-Z][a-z])))"
+)
 # A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
@@ -200,7 +207,7 @@ def read_line(text: str) -> Record | None:
     if _FRAME_LINE.match(text):
         return None
     rec = Record(0, text, {})
-    body = _counters(_lead(strip_frame(english(_unglued(text))), rec), rec)
+    body = _counters(_lead(strip_frame(_GLUED_SPLIT.sub(r"\1 ", english(_unglued(text)))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
     for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
         name = _name(raw, sep)

@@ -30,6 +30,9 @@ from .text import NUM, Capture, Line, lazy_regex
 
 _LINE = lazy_regex(r"^\s*\(epoch: (\d+), iters: (\d+), time: %s(?:, data: %s)?\)\s+(.*)$" % (NUM, NUM))
 _PAIR = lazy_regex(r"(?:^|\s)([A-Za-z][\w+\-]*): (%s)(?=\s|$)" % NUM)
+# ComboGAN (AAnoosheh/ComboGAN, one generator and discriminator per domain) prints each loss as
+# the list of its domains' values: "D: 0.111, 0.105, 0.111, 0.130 | G: 0.146, .. | Cyc: 0.092, .. |"
+_LISTED = lazy_regex(r"(?:^|\s)([A-Za-z][\w+\-]*): ((?:%s\s*,\s*)+%s)\s*(?=\||$)" % (NUM, NUM))
 _BANNER = "Training Loss ("
 _KERAS_GAN = lazy_regex(
     r"^\s*\w*>\s*(\d+)\s*,\s*(?:(\d+)\s*/\s*(\d+)\s*,\s*)?((?:[dDgG]\w{0,3}(?:\[[^\]]*\]|=%s)[\s,]*){2,})$" % NUM
@@ -55,10 +58,10 @@ def loss_log(lines: list[Line]) -> Capture | None:
         if e != epoch:
             per_epoch, most, epoch = max(per_epoch, most), 0, e
         most = max(most, i)
-        pairs = _PAIR.findall(m[3])
-        if not pairs:
+        terms = {name: float(v) for name, v in _PAIR.findall(m[3])} or _per_domain(m[3])
+        if not terms:
             continue
-        rows.append((float((e - 1) * per_epoch + i), {name: float(v) for name, v in pairs}, float(e), line.no))
+        rows.append((float((e - 1) * per_epoch + i), terms, float(e), line.no))
     if len(rows) < 2:
         return None
     total = _total_term([terms for _, terms, _, _ in rows])
@@ -68,6 +71,14 @@ def loss_log(lines: list[Line]) -> Capture | None:
         cap.lines.append(no)
     cap.meta["launches"] = launches or None
     return cap
+
+
+def _per_domain(text: str) -> dict[str, float]:
+    """ComboGAN's lists of per-domain values as terms of their own: ``D: 0.1, 0.2`` is ``D_1``, ``D_2``."""
+    out: dict[str, float] = {}
+    for name, listed in _LISTED.findall(text):
+        out.update({f"{name}_{k + 1}": float(v) for k, v in enumerate(listed.split(","))})
+    return out
 
 
 def _total_term(rows: list[dict[str, float]]) -> str | None:
