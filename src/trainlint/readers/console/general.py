@@ -438,9 +438,10 @@ def records(lines: list[Line]) -> list[Record]:
         for seg in distinct_segments(line.segments):
             rec = read_line(seg)
             if rec is None and (under or after_bar):
-                rec = _unnamed(seg)
+                rec = _unnamed(seg, under)
             bar = rec is None and _BAR.match(seg.strip()) is not None
-            under, after_bar = (under and bar) or (rec is not None and not rec.values), bar
+            paired = rec is not None and rec.unnamed and rec.inner is not None  # ``10.19, 100``: more may follow
+            under, after_bar = (under and (bar or paired)) or (rec is not None and not rec.values), bar
             title, titled = titled, _split_title(seg, rec)
             banner = _banner(seg)
             if rec is None:
@@ -454,13 +455,13 @@ def records(lines: list[Line]) -> list[Record]:
                 header, block, whole, since = rec, None, False, len(out)
                 section = _Section(banner or "")
                 continue
-            own = rec.step is not None or rec.epoch is not None or rec.inner is not None
+            own = not rec.unnamed and (rec.step is not None or rec.epoch is not None or rec.inner is not None)
             if not own and block is not None and not rec.unnamed and not rec.values.keys() & block.values.keys():
                 block.values.update(rec.values)
                 block.listed = block.listed or rec.listed
                 continue
             if not own and header is not None:
-                rec.step, rec.epoch, rec.inner = header.step, header.epoch, header.inner
+                rec.step, rec.epoch, rec.inner = header.step, header.epoch, rec.inner or header.inner
             elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
                 rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
             if own and out and _repeated(out[-1], rec):
@@ -474,12 +475,21 @@ def records(lines: list[Line]) -> list[Record]:
 _BARE_VALUE = lazy_regex(r"^\s*([-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|nan)\s*$")
 
 
-def _unnamed(seg: str) -> Record | None:
+_BARE_PAIR = lazy_regex(r"^\s*([-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|nan),\s*(\d+)\s*$")
+
+
+def _unnamed(seg: str, under: bool) -> Record | None:
     """A line of one number (a decimal, never a count) printed right under an epoch's header
     (``Epoch 3``, then ``0.0072``; a tqdm bar between them or not) or after a tqdm render on its
-    line (``100%|..| 38/38 [00:01<00:00] 88.05``): the loop's ``print(loss)``, read as ``loss``."""
+    line (``100%|..| 38/38 [00:01<00:00] 88.05``): the loop's ``print(loss)``, read as ``loss``.
+    Under the header only, lines of a decimal and a count (``print(f"{loss}, {batch_idx}")``:
+    ``Epoch: 3``, then ``10.19, 0``, ``10.18, 100``, ..., ConnrLin/RecModel's train_log.txt):
+    the decimal is ``loss``, the count the batch inside the epoch."""
     m = _BARE_VALUE.match(seg)
-    return Record(0, seg, {"loss": float(m[1])}, unnamed=True) if m is not None else None
+    if m is not None:
+        return Record(0, seg, {"loss": float(m[1])}, unnamed=True)
+    m = _BARE_PAIR.match(seg) if under else None
+    return Record(0, seg, {"loss": float(m[1])}, inner=(float(m[2]), 0.0), unnamed=True) if m is not None else None
 
 
 def _named_first(recs: list[Record]) -> list[Record]:

@@ -329,8 +329,38 @@ def history_dicts(lines: list[Line]) -> Capture | None:
     return cap
 
 
+# ``os.system(f"echo Saved model at epoch {epoch+1} with loss: {loss} >> loss_log.txt")`` where the
+# loss improved (ashwin-p/vqvae2-mscoco2017's loss_log.txt): one line per checkpoint of the best model
+_BEST_SAVE = lazy_regex(r"^\s*Saved (?:best )?model at epoch (\d+) with loss:?\s*(%s)\s*$" % NUM)
+
+
+def best_saves(lines: list[Line]) -> Capture | None:
+    """A log of the best model's saves, ``Saved model at epoch 12 with loss: 0.0412``: ``loss``
+    at each saved epoch. Only improvements are written: the curve can only fall. Only a file
+    mostly of such lines: a console log that prints them among its training lines is not one."""
+    cap = Capture("best-model-saves")
+    for line in lines:
+        m = _BEST_SAVE.match(line.final)
+        if m is not None:
+            cap.add("loss", float(m[1]), float(m[2]))
+            cap.lines.append(line.no)
+    if len(cap.lines) < 3 or 5 * len(cap.lines) < 4 * len(lines):  # a console log that also saves: not this
+        return None
+    cap.meta["steps_are"] = "epochs"
+    cap.notes.append(
+        "the log writes a line only where the model improved (a save of the best model so far): "
+        "a curve that can only fall; the epochs between saves and any rise of the loss are not in it"
+    )
+    return cap
+
+
 # (column tables of both kinds from one pass: a table naming a loss, or a counter table's ``total``)
-RECOGNISERS = ((epoch_blocks, "poch"), (tables, ("loss", "total")), (history_dicts, "loss"))
+RECOGNISERS = (
+    (epoch_blocks, "poch"),
+    (tables, ("loss", "total")),
+    (history_dicts, "loss"),
+    (best_saves, "model at epoch "),
+)
 
 
 # A loss file a training loop appends to: one value per line (``loss.txt``, ``logs/loss.log``), or

@@ -291,13 +291,16 @@ PATTERNS: tuple[LinePattern, ...] = (
     # MXNet's Speedometer (mx.callback.Speedometer; gluon-cv, insightface and many detectors of 2017-19):
     # "Epoch[5] Batch [20-40]\tSpeed: 25.69 samples/sec\tM0_RPNAcc=0.997\tRPNL1Loss=0.06" ("Batch [0-40]"
     # without auto_reset, "Batch [40]" before 1.0). No batch count per epoch is printed: the step is the
-    # line's order. (The per-epoch "Epoch[5] Train-<metric>=" summaries repeat these: not read.)
+    # line's order. (The per-epoch "Epoch[5] Train-<metric>=" summaries repeat these: not read.) The
+    # classifiers' metric CrossEntropy prints as "cross-entropy=": the loss they minimise, read as ``loss``
+    # (and "Validation-cross-entropy=" as ``val_loss``)
     LinePattern(
         "mxnet-speedometer",
         "mxnet",
         _c(r"Epoch\[(?P<epoch>\d+)\] Batch \[(?:\d+-)?\d+\]\s+Speed: (?P<samples_per_sec>NUM) samples/sec(?P<kv>.*)$"),
         needle="samples/sec",
         kv="=",
+        rename={"cross-entropy": "loss"},
         step_from="index",
         derive=_perplexity_loss,
     ),
@@ -342,6 +345,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         needle="] Validation-",
         kv="=",
         prefix="val_",
+        rename={"cross-entropy": "loss"},
         step_from="previous",
     ),
     # pytorch/tutorials' RNN tutorials, copied into many repositories, print the loss without a name:
