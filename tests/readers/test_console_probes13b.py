@@ -101,3 +101,29 @@ def test_legacy_fairseq_epoch_lines_give_the_training_and_the_valid_loss(tmp_pat
     assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "valid_loss"
     assert _series(run, "loss") == (11, 300.0, 3300.0, round(_loss(1, 10), 3), round(_loss(11, 10), 3))
     assert _series(run, "valid_loss") == (11, 300.0, 3300.0, round(_loss(1, 9.5), 3), round(_loss(11, 9.5), 3))
+
+
+def test_kaldi_nnet3_phase_objectives_give_the_negated_log_likelihood(tmp_path):
+    """A Kaldi nnet3 chain job's ``train.1.4.log`` quoted in full in a Markdown note (found by
+    find_string "Overall average objective function for 'output'", stored file 33160735881):
+    ``LOG (nnet3-chain-train[5.2..]:PrintStatsForThisPhase():nnet-training.cc:271) Average objective
+    function for 'output' for minibatches 0-9 is -0.589 + -0.0054 = -0.5946 over 64000 frames.`` and
+    the ``'output-xent'`` line before it. The loss is the negated total; it was not read."""
+    lines = ["# nnet3-chain-train --print-interval=10 --momentum=0.0 ...", "# Started at Wed May  2 2018"]
+    head = "LOG (nnet3-chain-train[5.2.107~2-e892]:PrintStatsForThisPhase():nnet-training.cc:"
+    for k in range(12):
+        objf = round(-0.6 + 0.02 * k, 6)
+        lines += [
+            f"{head}253) Average objective function for 'output-xent' for minibatches {10 * k}-{10 * k + 9} "
+            f"is {-7.2 + 0.1 * k:.5f} over 64000 frames.",
+            f"{head}271) Average objective function for 'output' for minibatches {10 * k}-{10 * k + 9} "
+            f"is {objf - 0.005:.6f} + -0.005 = {objf:.6f} over 64000 frames.",
+        ]
+    lines.append(
+        "LOG (nnet3-chain-train[5.2.107~2-e892]:PrintTotalStats():nnet-training.cc:295) Overall average "
+        "objective function for 'output' is -0.5 + -0.007 = -0.507 over 512000 frames."
+    )
+    run = _read(tmp_path, lines, name="train.1.4.log")
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (12, 10.0, 120.0, 0.6, 0.38)
+    assert _series(run, "objf_output_xent")[3:] == (-7.2, -6.1)

@@ -10,7 +10,7 @@ pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists
 evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
 (``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
 ``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), AllenNLP's epoch tables
-and bars (``allennlp``), the
+and bars (``allennlp``), Kaldi nnet3's objective lines (``kaldi``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -35,6 +35,7 @@ from .frames import unframe
 from .general import general
 from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
+from .kaldi import RECOGNISERS as KALDI_RECOGNISERS
 from .libtables import RECOGNISERS as TABLE_RECOGNISERS
 from .marian import RECOGNISERS as MARIAN_RECOGNISERS
 from .motion import RECOGNISERS as MOTION_RECOGNISERS
@@ -142,6 +143,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         *PADDLE_RECOGNISERS,
         *MOTION_RECOGNISERS,
         *ALLENNLP_RECOGNISERS,
+        *KALDI_RECOGNISERS,
     )
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
