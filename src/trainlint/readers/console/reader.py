@@ -9,7 +9,8 @@ multi-line ones in ``stateful`` (Keras, Lightning, Hugging Face Trainer, YOLO), 
 pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists (``vits``), the
 evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
 (``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
-``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), the
+``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), AllenNLP's epoch tables
+and bars (``allennlp``), Kaldi nnet3's objective lines (``kaldi``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -27,12 +28,14 @@ from ...model import Run
 from ...options import ReadOptions
 from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
 from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
+from .allennlp import RECOGNISERS as ALLENNLP_RECOGNISERS
 from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general
 from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
+from .kaldi import RECOGNISERS as KALDI_RECOGNISERS
 from .libtables import RECOGNISERS as TABLE_RECOGNISERS
 from .marian import RECOGNISERS as MARIAN_RECOGNISERS
 from .motion import RECOGNISERS as MOTION_RECOGNISERS
@@ -139,6 +142,8 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         *MARIAN_RECOGNISERS,
         *PADDLE_RECOGNISERS,
         *MOTION_RECOGNISERS,
+        *ALLENNLP_RECOGNISERS,
+        *KALDI_RECOGNISERS,
     )
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
