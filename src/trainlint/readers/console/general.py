@@ -248,10 +248,12 @@ _GLUED = lazy_regex(
     r"|(?<![\w.])([A-Za-z_]*(?i:loss))(\d*\.\d+)(?![\w.])"
 )
 
+_DIGIT = lazy_regex(r"\d")
+
 
 def _unglued(text: str) -> str:
     """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`)."""
-    if not any(c.isdigit() for c in text):
+    if _DIGIT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
 

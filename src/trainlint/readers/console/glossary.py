@@ -238,6 +238,8 @@ _ASCII_HINT = re.compile(
     r"kosten|koszt|maliyet",
     re.IGNORECASE,
 )
+# A letter beyond ASCII: without one, a line's other characters are symbols (bars, boxes, emoji)
+_OTHER_LETTER = re.compile(r"(?![\x00-\x7f])[^\W\d_]")
 # "Loss de train" (the loss of training, said the Romance way): read as "train Loss"
 _OF = re.compile(
     r"\b(loss|acc)\s+(?:de|di|da|do|del|della|du|no|na|en|sur)\s+(?:la\s+|le\s+|o\s+|a\s+)?(train|val|test)\b",
@@ -261,6 +263,9 @@ def english(text: str) -> str:
     if text.isascii():  # only the Latin-script words can be there
         return _words(text) if _ASCII_HINT.search(text) else text
     text = text.translate(_PUNCT)
+    if _OTHER_LETTER.search(text) is None:  # no letter beyond ASCII (a tqdm bar's blocks): as an ASCII line
+        text = _GLUED.sub(" ", text)
+        return _words(text) if _ASCII_HINT.search(text) else text
     text = _ORDINAL.sub(r" epoch \1 ", text)
     text = _ORDINAL_KO.sub(r" \2 \1 ", text)
     text, n = _terms(text)
