@@ -198,6 +198,16 @@ _GLUED_SPLIT = lazy_regex(
     r"((?:^|[\s:=])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
     r"(?=(?:Train|Training|Val|Valid|Validation|Test|Eval)(?:[\s_]|(?=[A-Z][a-z])))"
 )
+_SPLIT_NAMES = ("Train", "Val", "Test", "Eval")  # a word :data:`_GLUED_SPLIT` needs: most lines hold none
+
+
+def _split_unglued(text: str) -> str:
+    """``text`` with a space between a value and the split word glued to it (:data:`_GLUED_SPLIT`)."""
+    if not any(word in text for word in _SPLIT_NAMES):
+        return text
+    return _GLUED_SPLIT.sub(r"\1 ", text)
+
+
 # A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
@@ -207,7 +217,7 @@ def read_line(text: str) -> Record | None:
     if _FRAME_LINE.match(text):
         return None
     rec = Record(0, text, {})
-    body = _counters(_lead(strip_frame(_GLUED_SPLIT.sub(r"\1 ", english(_unglued(text)))), rec), rec)
+    body = _counters(_lead(strip_frame(_split_unglued(english(_unglued(text)))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
     for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
         name = _name(raw, sep)
@@ -248,12 +258,13 @@ _GLUED = lazy_regex(
     r"|(?<![\w.])([A-Za-z_]*(?i:loss))(\d*\.\d+)(?![\w.])"
 )
 
-_DIGIT = lazy_regex(r"\d")
+# What a match of :data:`_GLUED` holds, one search with no look-behind: most lines hold none
+_GLUED_HINT = lazy_regex(r"[:=] ?\d+[A-Za-z]{2}|(?i:ep(?:och)?|iter)\d|(?i:loss)[\d.]")
 
 
 def _unglued(text: str) -> str:
     """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`)."""
-    if _DIGIT.search(text) is None:
+    if _GLUED_HINT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
 

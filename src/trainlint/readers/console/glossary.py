@@ -230,13 +230,13 @@ _TERM = re.compile("|".join(sorted(map(re.escape, _TERMS), key=len, reverse=True
 _WORD = re.compile(
     r"(?<![^\W\d_])(?:%s)(?![^\W\d_])" % "|".join(sorted(map(re.escape, _LOWER), key=len, reverse=True)), re.IGNORECASE
 )
-# The stems an ASCII line must hold for a word of _WORDS to be there (most lines hold none)
+# The stems a line must hold, in lower case, for a word of _WORDS to be there (most lines hold none):
+# one branch a first letter, so that a position is tried against one stem's tail, not all of them
 _ASCII_HINT = re.compile(
-    r"erd|ert|erlust|poch[ae]|epo(?:ca|ka|k)?\b|kay[ib]|strata\b|verlies|pierd|kerug|trein|entren|entrain|"
-    r"addestr|allenam|trening|egitim|antren|pelatih|valida[cdrsz]|validier|walid|dogrul|teste\b|testow|prueba|acura|"
-    r"exactit|accurat|genauig|dogruluk|nauwkeur|akurasi|aprend|apprent|lernrate|itera[cz]|schritt|cust|cost[eo]|"
-    r"kosten|koszt|maliyet",
-    re.IGNORECASE,
+    r"a(?:ddestr|llenam|ntren|kurasi|cura|ccurat|prend|pprent)|c(?:ust|ost[eo])|dogrul|"
+    r"e(?:r(?:d|t|lust)|ntren|ntrain|gitim|xactit|po(?:ca|ka|k)?\b)|genauig|itera[cz]|k(?:ay[ib]|erug|osten|oszt)|"
+    r"lernrate|maliyet|nauwkeur|p(?:och[ae]|ierd|elatih|rueba)|s(?:trata\b|chritt)|t(?:re(?:in|ning)|este\b|estow)|"
+    r"v(?:erlies|alida[cdrsz]|alidier)|walid"
 )
 # A letter beyond ASCII: without one, a line's other characters are symbols (bars, boxes, emoji)
 _OTHER_LETTER = re.compile(r"(?![\x00-\x7f])[^\W\d_]")
@@ -261,11 +261,11 @@ _ORDINAL_KO = re.compile(r"(\d+)\s*번째\s*(스텝|에폭|에포크|반복)")
 def english(text: str) -> str:
     """``text`` with the known terms of other languages in English (an ASCII line unchanged)."""
     if text.isascii():  # only the Latin-script words can be there
-        return _words(text) if _ASCII_HINT.search(text) else text
+        return _words(text) if _ASCII_HINT.search(text.lower()) else text
     text = text.translate(_PUNCT)
     if _OTHER_LETTER.search(text) is None:  # no letter beyond ASCII (a tqdm bar's blocks): as an ASCII line
         text = _GLUED.sub(" ", text)
-        return _words(text) if _ASCII_HINT.search(text) else text
+        return _words(text) if _ASCII_HINT.search(text.lower()) else text
     text = _ORDINAL.sub(r" epoch \1 ", text)
     text = _ORDINAL_KO.sub(r" \2 \1 ", text)
     text, n = _terms(text)
