@@ -9,7 +9,7 @@ from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
 
 from trainlint.readers import ReadError
-from trainlint.readers.console.glossary import english
+from trainlint.readers.console.glossary import _ASCII_HINT, _LOWER, english
 
 
 def test_an_ascii_line_is_left_alone_and_known_terms_become_english():
@@ -19,6 +19,15 @@ def test_an_ascii_line_is_left_alone_and_known_terms_become_english():
     assert english("第 3 轮 損失: 0.5") == "epoch 3 loss : 0.5"
     # a Latin-script word only as a whole word: "Verlustfunktion" (loss function) is a name of its own
     assert english("Epoche 2 – Verlust: 0.41 Verlustfunktion: MSE") == "Epoch 2 – Loss: 0.41 Verlustfunktion: MSE"
+
+
+def test_every_latin_script_word_of_the_glossary_passes_the_ascii_lines_hint():
+    # an ASCII line takes the glossary only where the hint finds a stem: a word it misses is never
+    # read ("validatie", Dutch, and "validering", Norwegian, were missed until the hint named them)
+    missed = [word for word in _LOWER if word.isascii() and _ASCII_HINT.search(word) is None]
+    assert missed == []
+    assert english("Epoch 3 validatie verlies: 0.52") == "Epoch 3 val loss: 0.52"
+    assert english("Epoch 3 VALIDERING tap: 0.52") == "Epoch 3 Val tap: 0.52"
 
 
 def test_a_chinese_epoch_print_reads_its_losses(tmp_path):

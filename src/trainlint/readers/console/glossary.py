@@ -236,7 +236,7 @@ _ASCII_HINT = re.compile(
     r"a(?:ddestr|llenam|ntren|kurasi|cura|ccurat|prend|pprent)|c(?:ust|ost[eo])|dogrul|"
     r"e(?:r(?:d|t|lust)|ntren|ntrain|gitim|xactit|po(?:ca|ka|k)?\b)|genauig|itera[cz]|k(?:ay[ib]|erug|osten|oszt)|"
     r"lernrate|maliyet|nauwkeur|p(?:och[ae]|ierd|elatih|rueba)|s(?:trata\b|chritt)|t(?:re(?:in|ning)|este\b|estow)|"
-    r"v(?:erlies|alida[cdrsz]|alidier)|walid"
+    r"v(?:erlies|alida[cdrsz]|alidier|alidatie|alidering)|walid"
 )
 # A letter beyond ASCII: without one, a line's other characters are symbols (bars, boxes, emoji)
 _OTHER_LETTER = re.compile(r"(?![\x00-\x7f])[^\W\d_]")
