@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 import msgspec
 
@@ -100,6 +101,7 @@ def _words(name: str) -> list[str]:
     return [_DIGITS.sub("", w) or w for w in words]
 
 
+@lru_cache(maxsize=4096)  # a pure function of the name, asked of each record's names again and again
 def term_kind(name: str) -> str | None:
     """What a name is as a part of the objective: "whole", "term", "kl", "total" (a sum's name,
     the objective only beside terms), or None (a metric, a setting, anything else)."""
@@ -124,6 +126,7 @@ def term_kind(name: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def founds(name: str) -> bool:
     """Whether a name may found a training stream when no name says loss: a term or a whole
     objective of the training split (an evaluation's ``val_nll`` is no training stream)."""
