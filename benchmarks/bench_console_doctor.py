@@ -17,6 +17,12 @@ the 306,000-line log (33 MB): doctor 24.2 s (12,600 lines a CPU-second), ``grep 
 (-1 %: its lines hold a counter and pairs, so the two regexes still run on each); on the corpus's
 ti-sv-train-607 log (116,662 lines, 2.8 MB, mostly ``batch loss:0.18`` and TensorFlow INFO lines)
 ``bench_ab.py eb33785 --repeat 3``: 5.03 s before, 3.45 s after (-31.5 %).
+
+Measured (6 December 2026, same machine under load; ``bench_ab.py BASE --repeat 3 -- doctor LOG``,
+CPU seconds): round 12's glossary and glued-counter passes had made the general reader 1.6-2x slower;
+95ae667 and d674ace restored it. The corpus's blpo-cleanrl-ppo-log-1315 (53k lines): ed67e4b 3.43 s,
+after 1.69 s (-51 %), and 1365b6e (before round 12) 1.68 s against 1.63 s; aisl-ubev-train-out-1251
+(32k lines, tqdm bars): ed67e4b 1.96 s, after 1.02 s (-48 %), and 1365b6e 1.04 s against 1.00 s.
 """
 
 from __future__ import annotations
