@@ -138,3 +138,48 @@ def test_tl005_silent_and_stand_down_near_zero_loss():
     loss = np.abs(decay(60, start=1e-4, end=1e-5, noise=1e-6))
     loss[10] = 0.0
     assert "near zero" in stood_down("TL005", make_run(loss))
+
+
+def test_tl001_loss_undefined_before_the_first_update_is_a_note():
+    """An RL agent logs its loss as an average over the updates so far: NaN until the replay
+    buffer fills (PFRL's scores.txt, wwwshwww/PFRL_impl result/scores.txt at b6b28a43: SAC's
+    average_q_func1_loss and average_q_func2_loss NaN on the first row, n_updates 0). A NaN prefix
+    followed by finite points to the end is a loss not yet defined: a NOTE naming the steps."""
+    loss = decay(50)
+    loss[:6] = np.nan
+    f = one("TL001", make_run(loss))
+    assert f.severity.value == "NOTE" and f.step == 1
+    assert f.evidence["undefined_points"] == 6 and f.evidence["defined_from"] == 7
+    assert "first 6 point(s)" in f.message and "steps 1-6" in f.message and "finite from step 7" in f.message
+    one_nan = decay(50)
+    one_nan[0] = np.nan
+    f = one("TL001", make_run(one_nan))
+    assert f.severity.value == "NOTE" and "at step 1," in f.message
+    # grad norms isolated non-finite with the loss only undefined at the start: not a poisoned run
+    gn = np.full(50, 0.5)
+    gn[20] = np.inf
+    assert one("TL003", make_run(loss, grad_norm=gn)).severity.value != "FAIL"
+
+
+def test_tl001_non_finite_after_an_undefined_start_is_judged_as_ever():
+    """The prefix does not hide a NaN that comes after the loss was defined, nor a loss that is
+    NaN from the first point to the last, nor one whose only finite point is the last."""
+    loss = decay(50)
+    loss[:6] = np.nan
+    loss[[30, 40]] = np.nan
+    f = one("TL001", make_run(loss))
+    assert f.severity.value == "FAIL" and f.step == 31 and f.evidence["count"] == 2
+    assert "after it was defined" in f.message and "first 6 point(s)" in f.message
+    loss[40] = 0.5
+    f = one("TL001", make_run(loss))
+    assert f.severity.value == "WARN" and f.step == 31
+    ends = decay(50)
+    ends[:6] = np.nan
+    ends[-1] = np.nan
+    assert one("TL001", make_run(ends)).severity.value == "FAIL"
+    dead = np.full(50, np.nan)
+    f = one("TL001", make_run(dead))
+    assert f.severity.value == "FAIL" and f.evidence["non_finite_to_end"]
+    late = np.full(50, np.nan)
+    late[-1] = 1.0
+    assert one("TL001", make_run(late)).severity.value == "FAIL"

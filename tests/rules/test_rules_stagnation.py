@@ -36,6 +36,56 @@ def test_tl031_stands_down_on_a_loss_swinging_around_zero():
     one("TL031", make_run(np.abs(pg) + 0.05))  # the same noise on one side of 0: still no learning
 
 
+def _pix2pix_loss_log(tmp_path, l1_end: float = 16.0):
+    """A pix2pix ``loss_log.txt`` (pytorch-CycleGAN-and-pix2pix's Visualizer; the shape of
+    mingxuanM/poke_pixel2pixel checkpoints/poke_evol_pix2pix_mini_full/loss_log.txt at ef32c42): G_GAN
+    rises 2 to 6.4 as the discriminator wins (D_real, D_fake towards 0) while G_L1 (x100) falls 22.6 to
+    ``l1_end``: the generator's loss_G = G_GAN + G_L1 holds its level (a synthetic series)."""
+    rng = np.random.default_rng(5)
+    lines = ["================ Training Loss (Mon Mar 11 02:02:43 2019) ================"]
+    for k in range(300):
+        epoch, iters, t = 1 + k // 4, 100 * (1 + k % 4), k / 299
+        gan = 2.0 + 4.4 * t + rng.normal(0, 0.8)
+        l1 = 22.6 + (l1_end - 22.6) * t + rng.normal(0, 4.0)
+        d_real, d_fake = abs(0.25 * (1 - t) + rng.normal(0, 0.05)), abs(0.2 * (1 - t) + rng.normal(0, 0.05))
+        lines.append(
+            f"(epoch: {epoch}, iters: {iters}, time: 0.126, data: 0.002) G_GAN: {abs(gan):.3f} G_L1: {l1:.3f} "
+            f"D_real: {d_real:.3f} D_fake: {d_fake:.3f} "
+        )
+    path = tmp_path / "loss_log.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return read_run(path)
+
+
+def test_tl031_a_gan_generator_sum_whose_fit_term_fell_stands_down(tmp_path):
+    run = _pix2pix_loss_log(tmp_path)
+    assert run.roles["loss"] == "loss_G" and "loss_D" in run.series
+    why = stood_down("TL031", run)
+    assert "fit term G_L1 fell" in why and "loss_D" in why and "adversarial term rises" in why
+    # the same log whose L1 term did not fall either: the generator learned nothing, a WARN as before
+    flat = _pix2pix_loss_log(tmp_path, l1_end=22.6)
+    f = one("TL031", flat)
+    assert f.severity.value == "WARN" and f.evidence["improvement"] < f.evidence["threshold"]
+
+
+def test_tl031_a_summed_gan_loss_read_by_its_terms_stands_down():
+    """The general reader's sum of a generator's terms (loss_G_GAN+loss_G_L1, the discriminator's
+    loss_D_real and loss_D_fake beside it): judged by its fit term as pix2pix's loss_G is; the same
+    curve without a discriminator beside it is no GAN and stays a WARN."""
+    rng = np.random.default_rng(6)
+    t = np.linspace(0, 1, 120)
+    gan, l1 = 1.0 + 5.0 * t + rng.normal(0, 0.2, 120), 22.0 - 5.0 * t + rng.normal(0, 0.5, 120)
+    disc = {"loss_D_real": 0.5 - 0.3 * t, "loss_D_fake": 0.4 - 0.3 * t}
+    run = make_run(gan + l1, loss_G_GAN=gan, loss_G_L1=l1, **disc)
+    run.series["loss_G_GAN+loss_G_L1"] = run.series.pop("loss")
+    run.series["loss_G_GAN+loss_G_L1"].name = "loss_G_GAN+loss_G_L1"
+    run.roles["loss"] = "loss_G_GAN+loss_G_L1"
+    assert "fit term loss_G_L1 fell" in stood_down("TL031", run)
+    for name in disc:
+        del run.series[name]
+    assert one("TL031", run).severity.value == "WARN"
+
+
 def test_tl032_plateau_with_high_lr():
     loss = decay(200, start=3, end=1, tau=15, noise=0.02)
     f = one("TL032", make_run(loss, lr=np.full(200, 1e-3)))

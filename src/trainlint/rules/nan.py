@@ -26,7 +26,10 @@ zero; every update after it is garbage, and in most trainers the weights are now
 A single one that the run recovers from (every point after it finite: a skipped overflow
 step, one bad batch) is a WARN naming the step; one that recurs (`fail_count`) or that the
 run ends on is a FAIL. On a run still training (the live guard) a single non-finite latest
-point is a WARN until the next points show whether it recurs.
+point is a WARN until the next points show whether it recurs. A loss that starts non-finite
+and is then finite (`fail_count` finite points at least) was not yet defined, not gone bad (an RL
+agent's loss averaged over no updates while its replay buffer fills; NaN weights never give a
+finite loss again): a NOTE naming the steps, and only non-finite points after it are judged.
 Usual causes: a learning rate too high, fp16 without a loss scaler, log(0) in a custom
 loss, a bad batch. Try: lower the learning rate, enable gradient clipping, use bf16 or
 a loss scaler, and look at the batch logged just before the first bad step.""",
@@ -41,6 +44,9 @@ def non_finite_loss(ctx: Context) -> Finding | None:
         return None
     s, first, count, ev = hit
     live = bool((ctx.extra or {}).get("live"))
+    lead = undefined_prefix(s.values, ctx.t("fail_count"))
+    if lead:
+        return _undefined_at_start(ctx, s, lead, ev, live)
     if not recurs(s.values, ctx.t("fail_count"), live):
         at = f"loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}"
         after = len(s) - first - 1
@@ -55,6 +61,48 @@ def non_finite_loss(ctx: Context) -> Finding | None:
     return ctx.fire(
         f"loss is {_kind(s.values[first])} at step {fstep(s.steps[first])}{tail}: "
         f"{count} of {len(s)} points non-finite",
+        **ev,
+    )
+
+
+def undefined_prefix(values: np.ndarray, fail_count: float = RECUR) -> int:
+    """How many non-finite points the loss starts with when at least ``fail_count`` finite points
+    follow them (0 otherwise): a loss not yet defined, an RL agent's average over no updates while
+    its replay buffer fills (PFRL's ``average_loss`` is NaN before the first update), not a loss
+    that went bad: NaN weights never give a finite loss again."""
+    bad = ~np.isfinite(values)
+    if not len(bad) or not bad[0] or bad.all():
+        return 0
+    lead = int(np.argmin(bad))
+    return lead if int((~bad[lead:]).sum()) >= fail_count else 0
+
+
+def _undefined_at_start(ctx: Context, s: Series, lead: int, ev: dict[str, Any], live: bool) -> Finding | None:
+    """TL001 on a loss that starts non-finite and is then defined: a NOTE where every later
+    point is finite; else the later non-finite points judged as any others (the prefix named)."""
+    span = f"step {fstep(s.steps[0])}" if lead == 1 else f"steps {fstep(s.steps[0])}-{fstep(s.steps[lead - 1])}"
+    kinds = {_kind(x) for x in s.values[:lead]}
+    what = kinds.pop() if len(kinds) == 1 else "non-finite"
+    start = (
+        f"loss is not defined for its first {lead} point(s) ({what} at {span}, finite from step {fstep(s.steps[lead])})"
+    )
+    rest = s.values[lead:]
+    ev = dict(ev, undefined_points=lead, defined_from=s.steps[lead])
+    later = int((~np.isfinite(rest)).sum())
+    if later == 0:
+        return ctx.fire(
+            f"{start} and finite to the end: a loss logged before the first update (an average of no "
+            "updates while a replay buffer fills), not a run gone bad (a NOTE; FAIL if it turns non-finite later)",
+            severity="NOTE",
+            **ev,
+        )
+    at = lead + int(np.argmax(~np.isfinite(rest)))
+    ev.update(step=s.steps[at], first_step=s.steps[at], count=later, non_finite_to_end=bool(~np.isfinite(rest[-1])))
+    sev = "FAIL" if recurs(rest, ctx.t("fail_count"), live) else "WARN"
+    return ctx.fire(
+        f"loss is {_kind(s.values[at])} at step {fstep(s.steps[at])} after it was defined: {later} of "
+        f"{len(rest)} points non-finite from step {fstep(s.steps[lead])} ({start})",
+        severity=sev,
         **ev,
     )
 
@@ -163,7 +211,8 @@ def non_finite_grad_norm(ctx: Context) -> Finding | None:
     loss_here = _loss_at(ctx.subject, s.steps[bad])
     loss = ctx.subject.get("loss")
     # a single non-finite loss the run recovered from is the same skipped step (TL001: WARN)
-    loss_bad = loss is not None and recurs(loss.values, live=bool((ctx.extra or {}).get("live")))
+    live = bool((ctx.extra or {}).get("live"))
+    loss_bad = loss is not None and recurs(loss.values[undefined_prefix(loss.values) :], live=live)
     zero_at_bad = int(np.sum(loss_here == 0.0)) if loss_here is not None else 0
     ev = dict(
         count=count,

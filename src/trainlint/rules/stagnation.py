@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
-from ..role_structure import discriminator_part, parse
+from ..role_structure import discriminator_part, parse, words_of
 from ..verdict import Finding
 from .entropy import preference_series
 from .kept import coarse_of, finite_values, quantiles_kept
@@ -85,7 +86,10 @@ from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) who
 accuracy or margin rose is learning however little its loss moved from ln 2. A loss that swings around
 zero (`min_sign_share` of its points negative and as many positive: a policy-gradient surrogate,
 PPO's or GRPO's pg_loss, centred by normalised advantages) has no level that measures learning:
-not judged (the reward is the measure there). Usual causes: zero or tiny learning rate, frozen
+not judged (the reward is the measure there). A GAN generator's loss that adds an adversarial term to
+a fit term (pix2pix's loss_G = G_GAN + G_L1, a discriminator's loss logged beside it) is not judged
+when the fit term (L1, L2, cycle, identity, perceptual ...) fell beyond noise: the adversarial term rises
+as the discriminator learns, so the sum can hold its level while the generator learns. Usual causes: zero or tiny learning rate, frozen
 parameters, an optimizer holding the wrong parameters, labels that carry no signal.
 Try: check the LR actually applied and which parameters have requires_grad.""",
     thresholds=[
@@ -109,6 +113,7 @@ def dead_run(ctx: Context) -> Finding | None:
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
     _around_zero(v, ctx.t("min_sign_share"))
+    _generator_fit_improved(ctx, s)
     msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
         f"(drop {fmt(start - end)}, needs more than {fmt(margin)})"
@@ -131,6 +136,60 @@ def dead_run(ctx: Context) -> Finding | None:
         threshold=margin,
         relative_improvement=(start - end) / abs(start) if start else None,
     )
+
+
+# the words of a GAN generator's terms that measure fit to a target (pix2pix's G_L1, CycleGAN's
+# cycle_A and idt_A, a perceptual or VGG term), as against its adversarial term (G_GAN, adv)
+_FIT_WORDS = frozenset(
+    "l1 l2 mse mae rec recon reconstruction cycle cyc idt identity perceptual vgg content pixel pix ssim style mel".split()
+)
+_ADVERSARIAL_WORDS = frozenset(("gan", "adv", "adversarial"))
+
+
+def _generator_terms(ctx: Context, loss: Series) -> list[str]:
+    """The terms a GAN generator's loss adds up (``G_GAN`` and ``G_L1`` of pix2pix's ``loss_G``, or the
+    parts of a loss read as their sum, ``G_GAN+G_L1``): those named in the loss's name, else the
+    series logged at the loss's steps, no discriminator's, whose sum is the loss at every point."""
+    series = ctx.subject.series
+    named = loss.name.split("+")
+    if len(named) > 1 and all(n in series for n in named):
+        return named
+    roles = set(ctx.subject.roles.values())
+    terms = [
+        n
+        for n, t in series.items()
+        if n != loss.name and n not in roles and not discriminator_part(n) and np.array_equal(t.steps, loss.steps)
+    ]
+    if len(terms) < 2:
+        return []
+    total = np.sum([series[n].values for n in terms], axis=0)
+    return terms if np.allclose(total, loss.values, rtol=1e-3, atol=2e-3, equal_nan=True) else []
+
+
+def _generator_fit_improved(ctx: Context, loss: Series) -> None:
+    """Stand down on a GAN generator's loss that sums an adversarial term and a fit term (pix2pix:
+    G_GAN + 100 x G_L1) when the fit term fell beyond noise: the adversarial term rises as the
+    discriminator learns (a game, not a descent), so the sum can hold its level while the generator
+    learns to reproduce its targets."""
+    disc = _discriminator_beside(ctx, loss.name, 1)
+    if disc is None:
+        return
+    for name in _generator_terms(ctx, loss):
+        words = set(words_of(name))
+        if words & _ADVERSARIAL_WORDS or not words & _FIT_WORDS:
+            continue
+        f = ctx.subject.series[name].finite().values
+        if len(f) < ctx.t("min_points"):
+            continue
+        k = _window(len(f), ctx.t("window"))
+        start, end = float(median(f[:k])), float(median(f[-k:]))
+        need = min(improvement_margin(f, k, ctx.t("min_improvement")), ctx.t("max_drop") * abs(start))
+        if start - end > need:
+            raise StandDown(
+                f"a GAN generator's loss ({loss.name}, {disc} a discriminator's beside it) whose fit term {name} "
+                f"fell {fmt(start)} to {fmt(end)} (more than {fmt(need)}): its adversarial term rises as the "
+                "discriminator learns, so the sum holds its level while the generator learns"
+            )
 
 
 def _preference_still_learning(ctx: Context) -> None:
