@@ -1,0 +1,69 @@
+"""Metric tables and JSON logs of real training scripts found outside the corpus (round 14e):
+made-up rows in the shapes seen, each test naming where its shape was seen."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.api import read_run
+from trainlint.readers import reader_named
+from trainlint.readers.stream import open_stream
+
+
+def _ends(run, name):
+    s = run.series[name]
+    return len(s.steps), float(s.steps[0]), float(s.steps[-1]), float(s.values[0]), float(s.values[-1])
+
+
+def _gan_rows(epochs, batches, first_batch=0):
+    rows = []
+    for e in range(epochs):
+        for b in range(first_batch, first_batch + batches):
+            rows.append(f"{e},{b},{0.7 + 0.01 * (e * batches + b)},{1.4 - 0.01 * (e * batches + b)}\n")
+    return rows
+
+
+def test_a_batch_count_that_restarts_each_epoch_makes_the_step(tmp_path):
+    # shape seen in 0111yoyo/GAN1202 training_log.csv @ 6e82f106d7114ab0c9eee3350512244c3d76009f:
+    # csv.writer rows [epoch, batch_idx, g_loss, d_loss] once a batch, the batch from 0 each epoch
+    path = tmp_path / "training_log.csv"
+    path.write_text("Epoch,Batch,Gen Loss,Disc Loss\n" + "".join(_gan_rows(3, 21)))
+    run = read_run(path)
+    assert run.roles["loss"] == "Gen Loss" and "Batch" not in run.series
+    n, first, last, v0, v1 = _ends(run, "Gen Loss")
+    assert (n, first, last) == (63, 0.0, 62.0) and v0 == pytest.approx(0.7) and v1 == pytest.approx(1.32)
+    assert run.meta.get("steps_are") != "epochs"
+    assert any("Batch counts again from 0 each Epoch" in note for note in run.notes)
+
+
+def test_a_one_based_iter_column_per_epoch_and_a_running_count(tmp_path):
+    per_epoch = tmp_path / "log.csv"  # epoch,iter,loss: iter 1..3 in each epoch, epochs from 1
+    per_epoch.write_text(
+        "epoch,iter,loss\n" + "".join(f"{e},{i},{3 - 0.1 * (3 * e + i)}\n" for e in (1, 2, 3, 4) for i in (1, 2, 3))
+    )
+    run = read_run(per_epoch)
+    assert [float(s) for s in run.series["loss"].steps] == [float(s) for s in range(1, 13)]
+    running = tmp_path / "running.csv"  # a batch count that goes on across epochs stays the step
+    running.write_text("epoch,batch,loss\n" + "".join(f"{b // 5},{b},{2 - b / 100}\n" for b in range(20)))
+    steps = [float(s) for s in read_run(running).series["loss"].steps]
+    assert steps == [float(b) for b in range(20)]
+    lightning = tmp_path / "metrics.csv"  # Lightning's epoch,step: a global step, untouched
+    lightning.write_text("epoch,step,train_loss\n" + "".join(f"{s // 10},{s},{2 - s / 100}\n" for s in range(30)))
+    assert [float(s) for s in read_run(lightning).series["train_loss"].steps] == [float(s) for s in range(30)]
+
+
+def test_the_batch_steps_are_the_same_streamed(tmp_path):
+    path = tmp_path / "training_log.csv"
+    text = "Epoch,Batch,Gen Loss,Disc Loss\n" + "".join(_gan_rows(3, 7))
+    path.write_text("")
+    stream, steps = open_stream(path, reader_named("csv")), []
+    for cut in range(0, len(text), 97):  # a writer flushing anywhere, even inside a row
+        with open(path, "a") as fh:
+            fh.write(text[cut : cut + 97])
+        frag = stream.poll()
+        if frag is not None and "Gen Loss" in frag.series:
+            steps += frag.series["Gen Loss"].steps.tolist()
+    frag = stream.poll()
+    if frag is not None and "Gen Loss" in frag.series:
+        steps += frag.series["Gen Loss"].steps.tolist()
+    assert steps == read_run(path).series["Gen Loss"].steps.tolist() == [float(s) for s in range(21)]
