@@ -67,3 +67,30 @@ def test_the_batch_steps_are_the_same_streamed(tmp_path):
     if frag is not None and "Gen Loss" in frag.series:
         steps += frag.series["Gen Loss"].steps.tolist()
     assert steps == read_run(path).series["Gen Loss"].steps.tolist() == [float(s) for s in range(21)]
+
+
+def _wandb_rows(runs, n=15):
+    def cells(i):
+        return "".join(f',"{2.0 - 0.1 * i + k}"' * 3 for k in range(runs))
+
+    return "".join(f'"{10 * i}"{cells(i)}\n' for i in range(n))
+
+
+def test_a_wandb_panel_export_drops_its_band_and_never_sums_its_runs(tmp_path):
+    # the shape of a W&B panel's "Export CSV" as scripts read it (pandas names like
+    # "playful-sun-1763 - train/loss", "..__MIN", "..__MAX": code ids 66001925019, 31450972624)
+    one = tmp_path / "wandb_export_2024-12-27T01_42_23.467+01_00.csv"
+
+    def band(run):
+        return f'"{run} - train/loss","{run} - train/loss__MIN","{run} - train/loss__MAX"'
+
+    one.write_text(f'"Step",{band("brisk-pond-1")}\n' + _wandb_rows(1))
+    run = read_run(one)
+    assert list(run.series) == ["train/loss"] and run.roles["loss"] == "train/loss"
+    assert _ends(run, "train/loss") == (15, 0.0, 140.0, 2.0, pytest.approx(0.6))
+    two = tmp_path / "wandb_export_two.csv"
+    two.write_text(f'"Step",{band("playful-sun-1763")},{band("true-pond-1762")}\n' + _wandb_rows(2))
+    run = read_run(two)
+    assert sorted(run.series) == ["playful-sun-1763 - train/loss", "true-pond-1762 - train/loss"]
+    assert run.roles["loss"] == "playful-sun-1763 - train/loss"
+    assert any("a W&B export of 2 runs" in note for note in run.notes)

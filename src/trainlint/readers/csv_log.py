@@ -23,6 +23,7 @@ from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
 from ._scalar_export import export_name
+from ._wandb_export import wandb_export
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .console.numbers import counter_column
 from .console.text import unwrap_values
@@ -424,6 +425,8 @@ _YOLO_LR = re.compile(r"^x/lr(\d+)$")
 def _flavour(run: Run, header: list[str], path: Path) -> None:
     """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
     lower = [c.lower() for c in header]
+    if wandb_export(run, header):
+        return
     if lower == TB_EXPORT:
         _tensorboard_export(run, header, path)
     elif _catboost_learn(path, header) and header[1] in run.series:
