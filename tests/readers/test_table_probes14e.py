@@ -3,10 +3,13 @@ made-up rows in the shapes seen, each test naming where its shape was seen."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from trainlint.api import read_run
 from trainlint.readers import reader_named
+from trainlint.readers.base import ReadError
 from trainlint.readers.stream import open_stream
 
 
@@ -67,6 +70,26 @@ def test_the_batch_steps_are_the_same_streamed(tmp_path):
     if frag is not None and "Gen Loss" in frag.series:
         steps += frag.series["Gen Loss"].steps.tolist()
     assert steps == read_run(path).series["Gen Loss"].steps.tolist() == [float(s) for s in range(21)]
+
+
+def test_json_lines_that_nest_their_splits(tmp_path):
+    # shape seen in a README's runs/<name>/log.jsonl and a test's metrics.jsonl (json.dumps of
+    # {"epoch": e, "train": {...}, "val": {...}} once an epoch), e.g. code id 35256098637, 70189342673
+    path = tmp_path / "log.jsonl"
+    lines = [
+        {"epoch": e, "train": {"loss": 5.0 - 0.2 * e, "top1": e}, "val": {"loss": 5.1 - 0.15 * e, "top1": e}, "lr": 0.1}
+        for e in range(12)
+    ]
+    path.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
+    run = read_run(path)
+    assert run.format == "jsonl"
+    assert run.roles["loss"] == "train/loss" and run.roles["eval_loss"] == "val/loss"
+    assert _ends(run, "train/loss") == (12, 0.0, 11.0, 5.0, pytest.approx(2.8))
+    assert _ends(run, "val/top1")[0] == 12 and "lr" in run.series
+    config = tmp_path / "config.json"  # one line of nested settings: a config, not claimed
+    config.write_text('{"optimizer": {"lr": 0.001}, "loss": {"name": "ce", "weight": 1.0}}\n')
+    with pytest.raises(ReadError):
+        read_run(config)
 
 
 def _wandb_rows(runs, n=15):
