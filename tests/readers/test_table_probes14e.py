@@ -117,3 +117,27 @@ def test_a_wandb_panel_export_drops_its_band_and_never_sums_its_runs(tmp_path):
     assert sorted(run.series) == ["playful-sun-1763 - train/loss", "true-pond-1762 - train/loss"]
     assert run.roles["loss"] == "playful-sun-1763 - train/loss"
     assert any("a W&B export of 2 runs" in note for note in run.notes)
+
+
+def test_a_keras_history_printed_into_a_json_string(tmp_path):
+    # json.dump(str(history.history), f): shape seen in deep-projects/pcam-with-dvc-cc-sshfs
+    # outputs/all-history.json @ 4d7a1030c9ba9bcc37ff21c3d385168bc2dee084 (written by 10+ scripts)
+    history = {
+        "loss": [round(0.9 - 0.02 * e, 4) for e in range(15)],
+        "accuracy": [0.5 + e / 100 for e in range(15)],
+        "val_loss": [round(0.95 - 0.015 * e, 4) for e in range(15)],
+    }
+    path = tmp_path / "all-history.json"
+    path.write_text(json.dumps(str(history)))
+    run = read_run(path)
+    assert run.format == "json-records"
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
+    assert _ends(run, "loss") == (15, 1.0, 15.0, 0.9, pytest.approx(0.62))
+    assert any("printed dict" in note for note in run.notes)
+    txt = tmp_path / "history.txt"  # the same string written to a .txt: the console reader's printed dict
+    txt.write_text(json.dumps(str(history)))
+    assert _ends(read_run(txt), "loss") == (15, 1.0, 15.0, 0.9, pytest.approx(0.62))
+    config = tmp_path / "config.json"  # a JSON string that is no printed history: not claimed
+    config.write_text(json.dumps("{'loss': 'mse', 'optimizer': 'adam'}"))
+    with pytest.raises(ReadError):
+        read_run(config)
