@@ -23,6 +23,7 @@ from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
 from ._scalar_export import export_name
+from ._wandb_export import wandb_export
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
 from .console.numbers import counter_column
 from .console.text import unwrap_values
@@ -98,11 +99,11 @@ class CsvReader:
             layout.step_col = 0 if _counter_first(text, delim) else None
         if layout.comma:
             run.notes.append("decimal commas (2,5) read as decimal points")
-        if layout.step_col is None:
+        if layout.step_col is None and layout.counter is None:
             epochs = layout.epoch_col is not None
             run.notes.append("no step column; steps are " + ("epochs" if epochs else "row numbers"))
             run.meta["steps_are"] = "epochs" if epochs else "rows"
-        table = None if layout.comma else _dense(text, header, delim)
+        table = None if layout.comma or layout.counter is not None else _dense(text, header, delim)
         if table is not None:
             _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
             _flavour(run, header, path)
@@ -111,6 +112,7 @@ class CsvReader:
         rows = _tolerant(csv.reader(io.StringIO(text), delimiter=delim), refused)
         next(rows, None)
         _rows_into(run, rows, layout, (1, 0, -1) if bare else (2, 0, 0), refused)
+        _counted(run, layout)
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
@@ -176,12 +178,79 @@ class _Layout(msgspec.Struct):
     step_col: int | None
     epoch_col: int | None
     comma: bool = False  # its numbers are written with decimal commas
+    counter: _EpochCounter | None = None  # a batch count beside the epoch (``Epoch,Batch,..``)
 
     @classmethod
     def of(cls, header: list[str], comma: bool = False) -> _Layout:
         step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
         epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
-        return cls(header, step_col, epoch_col, comma)
+        layout = cls(header, step_col, epoch_col, comma)
+        layout.counter = _EpochCounter.of(header, step_col, epoch_col)
+        return layout
+
+
+# A count of the epoch's batches beside its epoch (``Epoch,Batch,Gen Loss``: a GAN's per-batch
+# rows; ``epoch,iter,loss``), which may start again every epoch.
+_BATCH_NAMES = frozenset(
+    ("batch", "batch_idx", "batch_id", "batch_index", "batch_num", "batch_no", "batch_nr", "batch_number")
+)
+_PER_EPOCH = frozenset(("iter", "iteration", "step", "it"))
+
+
+class _EpochCounter:
+    """Steps from an epoch column and a batch column: the batch itself until the epoch first
+    changes; from then on, where the batch count started again (a per-epoch count), the batch
+    plus the epochs since the first times the first epoch's length. A count that goes on across
+    epochs stays the step. Decided row by row, so a table read whole and one streamed agree."""
+
+    def __init__(self, col: int, epoch_col: int) -> None:
+        self.col, self.epoch_col = col, epoch_col
+        self.first: float | None = None  # the first epoch
+        self.low, self.high = float("inf"), float("-inf")  # its batches' range
+        self.last: float | None = None  # the batch of the row before
+        self.span: float | None = None  # the first epoch's length where the count restarts
+        self.restarted = False
+
+    @classmethod
+    def of(cls, header: list[str], step_col: int | None, epoch_col: int | None) -> _EpochCounter | None:
+        if epoch_col is None:
+            return None
+        names = [c.strip().lower().replace(" ", "_") for c in header]
+        if step_col is not None:
+            return cls(step_col, epoch_col) if names[step_col] in _PER_EPOCH else None
+        col = next((i for i, c in enumerate(names) if c in _BATCH_NAMES), None)
+        return cls(col, epoch_col) if col is not None else None
+
+    def step(self, row: list[str], n: int) -> float:
+        epoch, batch = _cell(row, self.epoch_col), _cell(row, self.col)
+        if epoch is None or batch is None:
+            return batch if batch is not None else float(n)
+        if self.first is None:
+            self.first = epoch
+        if epoch == self.first and self.span is None:
+            self.low, self.high = min(self.low, batch), max(self.high, batch)
+        elif self.span is None and not self.restarted:
+            self.restarted = self.last is not None and batch <= self.last
+            self.span = self.high - self.low + 1 if self.restarted else 0.0
+        self.last = batch
+        return batch + (epoch - self.first) * self.span if self.span else batch
+
+
+def _counted(run: Run, layout: _Layout) -> None:
+    counter = layout.counter
+    if counter is not None and counter.span:
+        name, epoch = layout.header[counter.col], layout.header[counter.epoch_col]
+        run.notes.append(
+            f"{name} counts again from {counter.low:g} each {epoch}: the step is {name} + "
+            f"{counter.span:g} × the {epoch}s since the first"
+        )
+
+
+def _cell(row: list[str], col: int) -> float | None:
+    try:
+        return float(row[col])
+    except (ValueError, IndexError):
+        return None
 
 
 def _decimal_comma(text: str, delim: str) -> bool:
@@ -209,8 +278,9 @@ def _rows_into(
             if len(row) > len(header):
                 continue
         # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
-        records.append({header[i]: _number(c, layout.comma) for i, c in enumerate(row) if i != step_col and c.strip()})
-        steps.append(_step(row, at, n))
+        skip = layout.counter.col if layout.counter is not None else step_col
+        records.append({header[i]: _number(c, layout.comma) for i, c in enumerate(row) if i != skip and c.strip()})
+        steps.append(layout.counter.step(row, n) if layout.counter is not None else _step(row, at, n))
         where.append(line_no)
     cols = Columns()
     if records:
@@ -256,7 +326,7 @@ class CsvStream(LineStream):
         lead = next((i for i, ln in enumerate(self.waiting) if ln.strip()), 0)
         skip = lead + delimited.header_lines(header)
         self.layout = _Layout.of(header, _decimal_comma("\n".join(self.waiting), self.delim))
-        if self.layout.step_col is None:
+        if self.layout.step_col is None and self.layout.counter is None:
             frag.meta["steps_are"] = "epochs" if self.layout.epoch_col is not None else "rows"
         _flavour(frag, header, self.path)
         rest, self.waiting = self.waiting[skip:], []
@@ -355,6 +425,8 @@ _YOLO_LR = re.compile(r"^x/lr(\d+)$")
 def _flavour(run: Run, header: list[str], path: Path) -> None:
     """Name the tool that wrote the table (meta "written_by") and add what its layout implies."""
     lower = [c.lower() for c in header]
+    if wandb_export(run, header):
+        return
     if lower == TB_EXPORT:
         _tensorboard_export(run, header, path)
     elif _catboost_learn(path, header) and header[1] in run.series:

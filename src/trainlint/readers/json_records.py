@@ -43,7 +43,7 @@ from ..safeio import JSONLimit, check_json, json_error, loads_json, read_bytes
 from ._rows import rows_into
 from ._scalar_export import export_name
 from .base import ReadError, decode_text, looks_binary, reader
-from .console.handwritten import loss_name
+from .console.handwritten import loss_name, printed_lists
 from .console.numbers import bare_numbers
 from .console.text import Line
 from .jsonl import STEP_KEYS
@@ -63,6 +63,8 @@ _ROWS = re.compile(rb"^\s*\[\s*\[\s*[-+.\d]")
 _SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
 _WALL_MIN = 1e9  # a wall time of this century (2001 on): rows [step, loss, val_loss] are no export
+# json.dump(str(history.history), f): Keras' history printed as a Python dict, saved as a JSON string
+_PRINTED = re.compile(rb"""^\s*"\{'[^'\n]{0,80}'\s*:\s*\[""")
 # Records keyed by their place: "1", "epoch_1", "Epoch 1", "step-100", "iter_5".
 _PLACE_KEY = re.compile(r"^(?:(epoch|ep|step|iter|iteration)[_ \-]?)?(\d{1,9})$", re.I)
 MAX_ROW = 8  # values in a row of a JSON list of rows (a wider one is no loss history)
@@ -269,6 +271,8 @@ class JsonRecordsReader:
             return False
         head = head.lstrip(b"\xef\xbb\xbf")
         lines = [ln.strip() for ln in head.splitlines()[:3] if ln.strip()]
+        if _PRINTED.match(head):
+            return b"loss" in head
         if not lines or lines[0][:1] not in (b"[", b"{"):
             return False
         if _TRIPLES.match(head) or _SPLIT.match(head) or (_ROWS.match(head) and loss_name(path.stem)):
@@ -291,6 +295,9 @@ class JsonRecordsReader:
             raise ReadError(str(exc)) from None
         except json.JSONDecodeError as exc:
             doc, damage = _salvage(text, exc)
+        if isinstance(doc, str):  # a printed dict saved as a JSON string: its per-epoch lists
+            doc = printed_lists(doc)
+            notes.append("a JSON string holding a printed dict (json.dump(str(history.history))): its lists read")
         if _triples(doc):
             return _export_run(path, doc, notes)
         if _number_rows(doc):

@@ -36,19 +36,47 @@ STEP_KEYS = (
 )
 
 
-def _metric_like(obj: dict[str, Any]) -> bool:
+def _metric_like(obj: dict[str, Any], nested: bool = False) -> bool:
     return any(
         ("loss" in k.lower() or role_of(k) in ("loss", "eval_loss", "learning_rate", "grad_norm"))
         and type(v) in (int, float, str)
-        for k, v in obj.items()
+        for k, v in (flat(obj) if nested else obj).items()
     )
+
+
+# Files named as JSON lines: one whose lines nest their losses (``{"train": {"loss": ..}}``) is
+# claimed; a console log of such lines (``train.log``) is the console reader's, as it was.
+_JSONL_SUFFIXES = frozenset((".jsonl", ".ndjson", ".json"))
+
+
+def _lines_file(path: Path, head: bytes) -> bool:
+    """A file named as JSON data whose head holds two object lines or more (a one-line config is none)."""
+    objects = sum(1 for line in head.splitlines()[:20] if line.lstrip().startswith(b"{"))
+    return path.suffix.lower() in _JSONL_SUFFIXES and objects >= 2
+
+
+FLAT_DEPTH = 2  # levels of a line's nested dicts read as names joined by "/" (as a JSON history's)
+
+
+def flat(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """An object with its nested dicts' fields named ``outer/inner``: a line that nests its
+    splits (``{"epoch": 1, "train": {"loss": ..}, "val": {"loss": ..}}``) gives ``train/loss``."""
+    if prefix == "" and not any(type(v) is dict for v in obj.values()):
+        return obj
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if type(value) is dict and depth < FLAT_DEPTH:
+            out.update(flat(value, f"{prefix}{key}/", depth + 1))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 @reader("jsonl", priority=40)
 class JsonlReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         obj = first_json_object(head)
-        return obj is not None and _metric_like(obj)
+        return obj is not None and _metric_like(obj, _lines_file(path, head))
 
     def stream(self, path: Path, options: ReadOptions) -> JsonlStream:
         return JsonlStream(path)
@@ -303,7 +331,7 @@ def _slow_chunk(chunk: list[str], chunk_idx: list[int], cols: Columns, step_key:
     records, steps, where = [], [], []
     for n, (line_no, obj) in enumerate(objects):
         step = obj.get(step_key) if step_key else None
-        records.append(obj)
+        records.append(flat(obj))
         steps.append(step if type(step) in (int, float) else count + n)
         where.append(line_no)
     cols.add_records(records, steps, where, skip={step_key} if step_key else frozenset())

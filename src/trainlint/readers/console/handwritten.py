@@ -302,20 +302,28 @@ _DICT_LIST = lazy_regex(r"""['"]([A-Za-z][\w@/.\- ]{0,60})['"]\s*:\s*\[([^\[\]]*
 MIN_DICT_EPOCHS = 3
 
 
+def printed_lists(text: str) -> dict[str, list[float]]:
+    """The per-epoch lists of one printed dict (``str(history.history)``), by their keys."""
+    cols = {}
+    for m in _DICT_LIST.finditer(text):
+        cells = [c for c in _MORE_VALUES.split(m[2].strip()) if c]
+        if len(cells) >= MIN_DICT_EPOCHS and all(_VALUE.fullmatch(c) for c in cells):
+            cols[m[1]] = [float(c) for c in cells]
+    return cols
+
+
 def history_dicts(lines: list[Line]) -> Capture | None:
     """Per-epoch lists of a printed dict, one of them a loss; a line of the dict's own (a config
     dump of scalars, a list of strings) gives nothing. The longest such line in the log is read."""
     best: dict[str, list[float]] = {}
     at = 0
     for line in lines:
-        text = line.final.lstrip()
+        text = line.final.strip()
+        if text.startswith('"{') and text.endswith('}"'):  # json.dump(str(history.history), f)
+            text = text[1:-1]
         if not text.startswith("{") or len(text) > MAX_LIST_CHARS or "loss" not in text:
             continue
-        cols = {}
-        for m in _DICT_LIST.finditer(text):
-            cells = [c for c in _MORE_VALUES.split(m[2].strip()) if c]
-            if len(cells) >= MIN_DICT_EPOCHS and all(_VALUE.fullmatch(c) for c in cells):
-                cols[m[1]] = [float(c) for c in cells]
+        cols = printed_lists(text)
         if any("loss" in name.lower() for name in cols) and sum(map(len, cols.values())) > sum(map(len, best.values())):
             best, at = cols, line.no
     if not best:
