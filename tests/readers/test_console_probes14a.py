@@ -16,7 +16,7 @@ from _consolekit import series_ends as _series
 
 from trainlint import safeio
 from trainlint.api import doctor, read_run
-from trainlint.readers import sniff
+from trainlint.readers import ReadError, sniff
 
 
 def _epochs(n: int = 30) -> list[str]:
@@ -149,3 +149,54 @@ def test_saved_lines_alone_are_still_read(tmp_path):
     lines = [f"Saved model at epoch {i} with loss {2.5 - i * 0.05:.4f}" for i in range(1, 31)]
     run = _read(tmp_path, lines)
     assert len(run.series[run.roles["loss"]]) == 30
+
+
+# ----------------------------------------------------------------------------- a training error
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Epoch {i} error {v:.4f}", "error"),
+        ("Epoch {i}: training error: {v:.4f}", "training_error"),
+        ("Iter {i}0, training error = {v:.6f}", "training_error"),
+    ],
+)
+def test_a_training_error_alone_is_the_objective(tmp_path, line, name):
+    """Old loops print their objective (the MSE of a regression net) as ``error``: with no name
+    that says loss or cost, the training error is the loss, and says why."""
+    run = _read(tmp_path, [line.format(i=i, v=2.5 - i * 0.05) for i in range(1, 31)])
+    assert run.roles["loss"] == name
+    first, last = _series(run, name)[3:]
+    assert (len(run.series[name]), first, last) == (30, 2.45, 1.0)
+    assert "training error printed as the objective" in run.meta["objective_why"]
+
+
+def test_a_training_error_beside_a_validation_error(tmp_path):
+    lines = [
+        f"Epoch {i} training error: {2.5 - i * 0.05:.4f} validation error: {2.6 - i * 0.05:.4f}" for i in range(1, 31)
+    ]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "training_error" and run.roles["eval_loss"] == "validation_error"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Epoch {i} top1 error {p:.2f}%",
+        "Epoch {i}: error rate {v:.4f}",
+        "epoch {i}  err: {p:.2f}%",
+        "Epoch {i} error: {p:.2f} %",
+        "Epoch {i} training error {v:.4f} accuracy {a:.4f}",
+        "Epoch {i} test error {v:.4f}",
+    ],
+)
+def test_an_error_rate_is_no_loss(tmp_path, line):
+    """A rate (``top1 error``, ``error rate``, ``err%``, a percent), an error beside an accuracy
+    (one minus it: a classification error) or a test error is a metric: never taken as the loss."""
+    lines = [line.format(i=i, v=0.5 - i * 0.01, p=60.0 - i, a=0.5 + i * 0.01) for i in range(1, 31)]
+    path = tmp_path / "train.log"
+    path.write_text(_text(lines), encoding="utf-8")
+    try:
+        run = read_run(path)
+    except ReadError:
+        return
+    assert run.roles.get("loss") is None
