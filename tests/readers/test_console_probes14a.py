@@ -200,3 +200,38 @@ def test_an_error_rate_is_no_loss(tmp_path, line):
     except ReadError:
         return
     assert run.roles.get("loss") is None
+
+
+# ----------------------------------------------------------------------------- Arabic and Persian
+_PERSIAN = str.maketrans("0123456789.", "۰۱۲۳۴۵۶۷۸۹٫")
+_ARABIC = str.maketrans("0123456789.", "٠١٢٣٤٥٦٧٨٩٫")
+
+
+@pytest.mark.parametrize(
+    ("line", "digits", "loss", "eval_loss"),
+    [
+        (
+            "الحقبة {i}: خسارة التدريب {t:.4f} - خسارة التحقق {v:.4f} - دقة التحقق {a:.4f}",
+            None,
+            "train_loss",
+            "val_loss",
+        ),
+        ("الحقبة {i}: خسارة التدريب {t:.4f} - خسارة التحقق {v:.4f}", _ARABIC, "train_loss", "val_loss"),
+        ("دوره {i}/30 - خطای آموزش: {t:.4f} - خطای اعتبارسنجی: {v:.4f}", _PERSIAN, "train_loss", "val_loss"),
+        ("Epoch {i}/30 - زیان آموزش: {t:.4f} - دقت آموزش: {a:.4f}", None, "train_loss", None),
+        ("ایپاک {i} ، خطا: {t:.4f}", _PERSIAN, "error", None),
+    ],
+)
+def test_arabic_and_persian_prints(tmp_path, line, digits, loss, eval_loss):
+    """Scripts printing their progress in Arabic (الخسارة: the loss, التدريب: training, التحقق:
+    validation, الحقبة: the epoch) or Persian (خطای آموزش: the training error, i.e. loss; زیان:
+    loss; دوره/ایپاک: the epoch), with Arabic-Indic or Persian digits and the Arabic decimal
+    separator; the split is said after the loss ("loss of training")."""
+    lines = [line.format(i=i, t=2.5 - i * 0.05, v=2.6 - i * 0.05, a=0.5 + i * 0.01) for i in range(1, 31)]
+    if digits is not None:
+        lines = [ln.translate(digits) for ln in lines]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == loss and run.roles.get("eval_loss") == eval_loss
+    assert _series(run, loss) == (30, 1.0, 30.0, 2.45, 1.0)
+    if eval_loss:
+        assert _series(run, eval_loss)[3:] == (2.55, 1.1)
