@@ -261,13 +261,17 @@ class _Line:
 
 
 def decode(data: bytes) -> tuple[str, list[str]]:
-    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark (named in a note); bytes that are
-    not UTF-8 in a legacy encoding where one reads them all (:func:`legacy_text`, named in a
-    note); otherwise bad bytes replaced."""
+    """UTF-8 (BOM stripped) or UTF-16 with a byte-order mark or without one (:func:`utf16_codec`;
+    named in a note); bytes that are not UTF-8 in a legacy encoding where one reads them all
+    (:func:`legacy_text`, named in a note); otherwise bad bytes replaced."""
     notes = []
     if data.startswith(UTF16_BOMS):
         notes.append("UTF-16 text (byte-order mark " + data[:2].hex(" ").upper() + "), decoded")
         return data.decode("utf-16", errors="replace"), notes
+    codec = utf16_codec(data)
+    if codec is not None:
+        notes.append(f"{codec.upper()} text without a byte-order mark, decoded")
+        return data.decode(codec, errors="replace"), notes
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
         notes.append("stripped a UTF-8 byte-order mark")
@@ -283,6 +287,61 @@ def decode(data: bytes) -> tuple[str, list[str]]:
         bad = data.decode("utf-8", errors="replace").count("\ufffd")
         notes.append(f"{bad} undecodable byte(s), first at offset {exc.start}; replaced")
         return data.decode("utf-8", errors="replace"), notes
+
+
+_TEXT_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+_UTF16_HEAD = 4096  # bytes looked at to tell UTF-16 without a byte-order mark
+
+
+def utf16_codec(data: bytes) -> str | None:
+    """ "utf-16-le" (or "utf-16-be") for text written as UTF-16 without a byte-order mark (some
+    Windows tools' redirect: every other byte NUL in ASCII text), judged on the first 4 KiB: at
+    least nine in ten of its two-byte units are a printable ASCII character or a line break, one
+    of them a newline; None otherwise (UTF-8 text, a binary file, text padded with NULs)."""
+    head = data[:_UTF16_HEAD]
+    head = head[: len(head) - len(head) % 2]
+    if len(head) < 64 or b"\x00" not in head:
+        return None
+    for codec, low, high in (("utf-16-le", head[0::2], head[1::2]), ("utf-16-be", head[1::2], head[0::2])):
+        ascii_units = sum(1 for lo, hi in zip(low, high) if hi == 0 and lo in _TEXT_BYTES)
+        if ascii_units >= 0.9 * len(low) and (b"\n\x00" if codec == "utf-16-le" else b"\x00\n") in head:
+            return codec
+    return None
+
+
+_NUL_RUN = re.compile(rb"\x00+")
+_NUL_BLOCKS = 16  # more separate runs of NULs than this: a binary format (UTF-32, a record file)
+
+
+def nul_blocks(data: bytes) -> tuple[bytes, list[tuple[int, int]]] | None:
+    """Text with blocks of NUL bytes in it (a node that crashed writing to a network file
+    system leaves the file padded with NULs; a restart appends after them): the text with each
+    block replaced by a newline, and the blocks as (offset, length); None where ``data`` is not
+    such text (another control byte, under 64 bytes of text, more than 16 blocks, a tar archive,
+    UTF-16)."""
+    if data[257:262] == b"ustar" or utf16_codec(data) is not None:
+        return None
+    blocks = []
+    for m in _NUL_RUN.finditer(data):
+        blocks.append((m.start(), m.end() - m.start()))
+        if len(blocks) > _NUL_BLOCKS:
+            return None
+    text = _NUL_RUN.sub(b"\n", data)
+    if not blocks or len(text) - len(blocks) < 64 or _CONTROL.search(text):
+        return None
+    return text, blocks
+
+
+def nul_block_notes(blocks: list[tuple[int, int]]) -> list[str]:
+    """One run note per block of NULs :func:`nul_blocks` cut out (the first five)."""
+    notes = [
+        f"a block of {n:,} NUL byte(s) at byte {at:,} (a crash or an unfinished write pads a file with NULs): "
+        "the text on either side read"
+        for at, n in blocks[:5]
+    ]
+    if len(blocks) > 5:
+        notes.append(f"... {len(blocks)} blocks of NUL bytes in all")
+    return notes
 
 
 # Legacy encodings of text that is not UTF-8, tried in this order: a Chinese Windows console's
@@ -329,9 +388,10 @@ def _plausible(runs: list[str], name: str) -> bool:
 
 def bounded_bytes(path: str | Path, max_line: int = MAX_LINE) -> tuple[bytes, list[tuple[str, str, dict[str, Any]]]]:
     """A file's bytes with over-long lines cut out, and the damage that names them.
-    A UTF-16 file (with a BOM) is returned whole: its lines are only seen once decoded."""
+    A UTF-16 file (with a BOM or without) is returned whole: its lines are only seen once decoded."""
     with open_regular(path) as fh:
-        utf16 = fh.read(2) in UTF16_BOMS
+        head = fh.read(_UTF16_HEAD)
+        utf16 = head[:2] in UTF16_BOMS or utf16_codec(head) is not None
         fh.seek(0)
         if utf16:
             return fh.read(), []

@@ -89,12 +89,14 @@ def looks_binary(head: bytes) -> bool:
 
 
 def head_as_utf8(head: bytes) -> bytes:
-    """A UTF-16 head (with a byte-order mark) re-encoded as UTF-8, so sniffers can read it."""
-    from ..safeio import UTF16_BOMS
+    """A UTF-16 head (with a byte-order mark, or without one: ``safeio.utf16_codec``) re-encoded
+    as UTF-8, so sniffers can read it."""
+    from ..safeio import UTF16_BOMS, utf16_codec
 
-    if head.startswith(UTF16_BOMS):
+    codec = "utf-16" if head.startswith(UTF16_BOMS) else utf16_codec(head)
+    if codec is not None:
         cut = len(head) - (len(head) % 2)
-        return head[:cut].decode("utf-16", errors="ignore").encode("utf-8")
+        return head[:cut].decode(codec, errors="ignore").encode("utf-8")
     return head
 
 

@@ -28,7 +28,7 @@ import msgspec
 from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
-from .objectives import Objective, evaluated, founds, objective
+from .objectives import Objective, evaluated, founds, objective, training_error
 from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -758,6 +758,10 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     return steps, how
 
 
+# An error printed as a rate: ``top1 error 40.2%``, ``error rate: 0.12``, ``error: 12.5 %``.
+_RATE = lazy_regex(r"(?i)\btop[\s_\-]*\d+[\s_\-]*err|\berr(?:or)?[\s_\-]*rate|\berr(?:or)?\W{0,3}\d[\d.]*\s*%")
+
+
 def objective_terms(recs: list[Record]) -> tuple[str, Objective] | None:
     """The last tier, for records that hold no loss-like name: the objective term the training
     stream is built on (the most repeated term of the training split whose value changes: a
@@ -778,7 +782,7 @@ def objective_terms(recs: list[Record]) -> tuple[str, Objective] | None:
         if term in rec.values:
             shapes.setdefault(frozenset(rec.values), []).append(rec)
     main = max(shapes.values(), key=len)
-    if len(main) < MIN_REPEAT:
+    if len(main) < MIN_REPEAT or (training_error(term) and any(_RATE.search(r.text) for r in main)):
         return None
     found = objective(main[0].values)
     return (term, found) if found is not None else None

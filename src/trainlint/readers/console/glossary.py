@@ -98,6 +98,88 @@ _TERMS: dict[str, str] = {
     "итерация": "iter",
     "Итерация": "Iter",
 }
+# Arabic and Persian (written here as ``_arabic_script`` normalises them: Persian yeh and keheh for
+# Arabic yeh and kaf, no zero-width non-joiner). Both say the split after the loss ("خسارة التدريب",
+# "خطای آموزش": the loss of training): :data:`_SPLIT_AFTER` puts it first. Persian's "خطا" (error)
+# is the word its scripts print for the loss with a split ("خطای آموزش"); alone it is "error", which
+# the general reader takes as the loss only where no score is printed beside it.
+_ARABIC_TERMS: dict[str, str] = {
+    "معدل التعلم": "lr",
+    "دالة الخسارة": "loss",
+    "الخسارة": "loss",
+    "خسارة": "loss",
+    "الفقد": "loss",
+    "الفقدان": "loss",
+    "فقدان": "loss",
+    "الخطأ": "error",
+    "خطأ": "error",
+    "التدريب": "train",
+    "تدريب": "train",
+    "التحقق من الصحة": "val",
+    "التحقق": "val",
+    "تحقق": "val",
+    "الاختبار": "test",
+    "اختبار": "test",
+    "الدقة": "acc",
+    "دقة": "acc",
+    "الحقبة": "epoch",
+    "حقبة": "epoch",
+    "العصر": "epoch",
+    "الدورة": "epoch",
+    "الخطوة": "step",
+    "خطوة": "step",
+    "التكرار": "iter",
+    "الدفعة": "batch",
+    # Persian
+    "نرخ یادگیری": "lr",
+    "خطای آموزش": "train loss",
+    "خطای اعتبارسنجی": "val loss",
+    "خطای ارزیابی": "val loss",
+    "خطای آزمون": "test loss",
+    "خطای تست": "test loss",
+    "خطا": "error",
+    "زیان": "loss",
+    "اتلاف": "loss",
+    "هزینه": "cost",
+    "آموزش": "train",
+    "اعتبارسنجی": "val",
+    "ارزیابی": "eval",
+    "آزمون": "test",
+    "دقت": "acc",
+    "دوره": "epoch",
+    "ایپاک": "epoch",
+    "ایپوک": "epoch",
+    "اپوک": "epoch",
+    "گام": "step",
+    "مرحله": "step",
+    "تکرار": "iter",
+    "دسته": "batch",
+}
+_ARABIC_SCRIPT = re.compile(r"[\u0600-\u06ff]")
+# Arabic-Indic and Persian digits, the Arabic decimal and thousands separators and punctuation;
+# Arabic yeh and kaf as Persian writes them; the zero-width non-joiner and direction marks dropped
+_ARABIC_NORMAL = str.maketrans(
+    {
+        **{chr(0x660 + i): str(i) for i in range(10)},
+        **{chr(0x6F0 + i): str(i) for i in range(10)},
+        "\u066b": ".",
+        "\u066c": "",
+        "\u060c": ",",
+        "\u061b": ";",
+        "\u066a": "%",
+        "\u064a": "\u06cc",
+        "\u0649": "\u06cc",
+        "\u0643": "\u06a9",
+        "\u200c": "",
+        "\u200e": "",
+        "\u200f": "",
+        "\u061c": "",
+    }
+)
+_TERMS.update({key.translate(_ARABIC_NORMAL): word for key, word in _ARABIC_TERMS.items()})
+# "loss train", "acc val": the split said after what it is of (Arabic, Persian), read split first
+_SPLIT_AFTER = re.compile(r"\b(loss|acc|error|cost)\s+(train|val|eval|test)\b")
+
 # Words of Latin-script languages (and Cyrillic ones outside Russian): rewritten only as whole words,
 # in any case ("Perda de Treino", "PÉRDIDA"); a word written capitalised gets its English capitalised.
 # An entry written with a capital is its own rewrite ("Trainingsverlust" -> "train loss").
@@ -266,12 +348,17 @@ def english(text: str) -> str:
     if _OTHER_LETTER.search(text) is None:  # no letter beyond ASCII (a tqdm bar's blocks): as an ASCII line
         text = _GLUED.sub(" ", text)
         return _words(text) if _ASCII_HINT.search(text.lower()) else text
+    arabic = _ARABIC_SCRIPT.search(text) is not None
+    if arabic:
+        text = text.translate(_ARABIC_NORMAL)
     text = _ORDINAL.sub(r" epoch \1 ", text)
     text = _ORDINAL_KO.sub(r" \2 \1 ", text)
     text, n = _terms(text)
     text = _GLUED.sub(" ", _IS.sub(": ", text))
     if n:  # "训练损失: 4.6" -> " train  loss : 4.6" -> "train loss : 4.6": one name of two words
         text = _SPACES.sub(" ", text).strip()
+    if arabic:
+        text = _SPLIT_AFTER.sub(r"\2 \1", text)
     return _words(text)
 
 

@@ -17,7 +17,9 @@ and which of them, or which sum of them, is the objective:
   are metrics, never the objective: a loop prints them beside its objective (T2ICount's
   ``reg: .. mae: .. mse: ..``, where mae and mse are the counting error), and printed alone they
   are as often an evaluation table's as the objective. A maximised objective (``elbo``) is no
-  loss either. ``--map loss=NAME`` takes any of them.
+  loss either. ``--map loss=NAME`` takes any of them. One exception: a record whose only name
+  of the objective is ``error`` (``training error``), with no score or other error measure
+  beside it, is an old loop's objective (:func:`training_error`).
 
 Pure functions over names: no numpy, no records.
 """
@@ -129,8 +131,34 @@ def term_kind(name: str) -> str | None:
 @lru_cache(maxsize=4096)
 def founds(name: str) -> bool:
     """Whether a name may found a training stream when no name says loss: a term or a whole
-    objective of the training split (an evaluation's ``val_nll`` is no training stream)."""
+    objective of the training split (an evaluation's ``val_nll`` is no training stream), or a
+    training error (:func:`training_error`)."""
+    if training_error(name):
+        return True
     return term_kind(name) in ("term", "whole") and not set(_words(name)) & (EVAL_WORDS | TEST_WORDS)
+
+
+_TRAIN_WORDS = frozenset({"train", "training", "trn"})
+
+
+def training_error(name: str) -> bool:
+    """``error``, ``train_error``, ``training error``: the word error alone or after the training
+    split's word. Old loops print their objective so (``Epoch 3 error 0.234``, ``training error:
+    0.12``: the MSE a regression net minimises). A rate (``error rate``, ``top1 error``, ``err``,
+    ``test error``) is never one; :func:`objective` takes it only on a record with no score."""
+    words = _words(name)
+    return bool(words) and words[-1] == "error" and all(w in _TRAIN_WORDS for w in words[:-1])
+
+
+def _lone_error(names: list[str]) -> Objective | None:
+    """A training error as the objective (:func:`training_error`): only where it is the record's
+    one error name and no score or other error measure is printed beside it (an accuracy beside
+    an error says the error is a classification error, one minus the accuracy)."""
+    errors = [n for n in names if training_error(n)]
+    others = {w for n in names if n not in errors for w in _words(n)}
+    if len(errors) != 1 or others & (SCORE_WORDS | ERROR_WORDS | {"rate", "top", "correct", "wrong"}):
+        return None
+    return Objective((errors[0],), "a training error printed as the objective (old loops' MSE)")
 
 
 class Objective(msgspec.Struct, frozen=True):
@@ -154,6 +182,8 @@ def objective(names: Iterable[str]) -> Objective | None:
         return None
     whole = [n for n in names if kinds[n] == "whole"] or [n for n in names if kinds[n] == "total"]
     terms = [n for n in names if kinds[n] in ("term", "kl")]
+    if not whole and not any(kinds[n] == "term" for n in terms):
+        return _lone_error(names)
     if whole:
         why = "the whole objective by its name" if kinds[whole[0]] == "whole" else f"the total of {len(terms)} terms"
         return Objective((whole[0],), why)

@@ -26,7 +26,16 @@ from typing import Any
 
 from ...model import Run
 from ...options import ReadOptions
-from ...safeio import COMPRESSIONS, UTF16_BOMS, compression, gunzip, open_regular
+from ...safeio import (
+    COMPRESSIONS,
+    UTF16_BOMS,
+    compression,
+    gunzip,
+    nul_block_notes,
+    nul_blocks,
+    open_regular,
+    utf16_codec,
+)
 from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
 from .allennlp import RECOGNISERS as ALLENNLP_RECOGNISERS
 from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
@@ -173,8 +182,9 @@ def _better(general: Capture, generic: Capture) -> bool:
     mine, theirs = _loss_points(general), _loss_points(generic)
     if mine > 2 * theirs or _overwrote(general, generic) or _refines(general, generic):
         return True
-    if mine < theirs:
-        return _kept_apart(general, generic)
+    if mine < theirs:  # (or a point or two fewer, an epoch cut from a pasted log: as many)
+        near = theirs - mine <= max(2, theirs // 50) and _loss_names(general) > _loss_names(generic)
+        return near or _kept_apart(general, generic)
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
     # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
     if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
@@ -301,6 +311,18 @@ def _read_more(path: Path) -> bytes:
     return gunzip(real, head=_SNIFF_MORE)[0] if compression(data) is not None else data
 
 
+def _around_nuls(path: Path, head: bytes) -> bytes | None:
+    """A head holding blocks of NUL bytes: the text around them (``safeio.nul_blocks``; read
+    further when a block runs past the head); None for a binary head."""
+    if head.endswith(b"\x00") and len(head) >= 8192:
+        try:
+            head = _read_more(path)
+        except (OSError, ValueError):
+            return None
+    cleaned = nul_blocks(head)
+    return cleaned[0] if cleaned is not None else None
+
+
 # Before the CSV reader (a console line with a tab must not be read as a table), after JSON lines.
 @reader("console", priority=44)
 class ConsoleReader:
@@ -310,7 +332,9 @@ class ConsoleReader:
             return False
         head = head_as_text(head)
         if looks_binary(head):
-            return False
+            head = _around_nuls(path, head)
+            if head is None:
+                return False
         suffix = path.suffix.lower()
         if bare_numbers(path, split_lines(head.decode("utf-8", errors="replace"))):
             return True  # loss.txt: one value a line; numbers under a header naming a loss
@@ -331,11 +355,15 @@ class ConsoleReader:
         from ...safeio import bounded_bytes
 
         data, long = bounded_bytes(path)  # long lines cut out (reported below)
-        if not data.startswith(UTF16_BOMS) and looks_binary(data):  # as the sniffer decides
-            raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
-        text, notes = decode_text(data)  # UTF-16 with a BOM (PowerShell's ">") named in a note
+        blocks: list[tuple[int, int]] = []
+        if not data.startswith(UTF16_BOMS) and utf16_codec(data) is None and b"\x00" in data:
+            cleaned = nul_blocks(data)  # text padded with NULs by a crash: the text around them
+            if cleaned is None and looks_binary(data):  # as the sniffer decides
+                raise ReadError("binary content (NUL bytes), not a console log")  # a file named explicitly
+            data, blocks = cleaned if cleaned is not None else (data, [])
+        text, notes = decode_text(data)  # UTF-16 (PowerShell's ">") named in a note
         del data
-        return read_console_text(path, text, notes, long, options)
+        return read_console_text(path, text, notes + nul_block_notes(blocks), long, options)
 
 
 def read_console_text(
@@ -353,7 +381,7 @@ def read_console_text(
     lines = split_lines(text)
     holds = Needles(text)
     bare = bare_numbers(path, lines)
-    caps = [bare] if bare else recognise(unframe(lines), holds, options.patterns if options else ())
+    caps = [bare] if bare else _recognise_progress(unframe(lines), holds, options.patterns if options else ())
     best = caps[0] if caps else None
     last_progress = max(best.lines) if best else 0
     events = find_crashes(lines, last_progress, holds)
@@ -377,6 +405,40 @@ def read_console_text(
         )
     _completion(run, lines, last_progress)
     return run
+
+
+# A line that announces a saved model before any value (``Saved model at epoch 3 with loss 0.41``,
+# ``Epoch 3: best model saved with loss: 0.41``, ``[CHECKPOINT] Saved model ...``, ``==> Saving
+# checkpoint ... (val_loss 0.4)``): the loss it names is the one the checkpoint was chosen on (mostly
+# the validation loss), printed again; it is no progress record. A progress line that ends by saying
+# it saved (``Epoch 3 loss 0.5 ... saving model``) is kept.
+_SAVE_NOTICE = lazy_regex(
+    r"(?i)^\W*(?:\[[^\]]{0,30}\]\s*)?(?:epoch\s*\d+\s*[:,|\-]?\s*)?(?:"
+    r"(?:a\s+|the\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\s+(?:(?:is|was|has\s+been)\s+)?"
+    r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b)"
+)
+_SAVE_WORDS = ("saved", "Saved", "SAVED", "saving", "Saving", "SAVING")
+
+
+def _save_notice(line: Line) -> bool:
+    return len(line.segments) == 1 and _SAVE_NOTICE.match(line.segments[0].lstrip()) is not None
+
+
+def _recognise_progress(lines: list[Line], holds: Needles, patterns: Iterable[str | LinePattern]) -> list[Capture]:
+    """:func:`recognise` on the lines without those that announce a saved model (:data:`_SAVE_NOTICE`);
+    on every line where that leaves nothing read."""
+    if any(word in holds for word in _SAVE_WORDS):
+        notice = [_save_notice(ln) for ln in lines]
+        dropped = [ln for ln, drop in zip(lines, notice) if drop]
+        caps = recognise([ln for ln, drop in zip(lines, notice) if not drop], holds, patterns) if dropped else []
+        if caps:
+            caps[0].notes.append(
+                f"{len(dropped)} line(s) announcing a saved model (e.g. line {dropped[0].no}: "
+                f"{dropped[0].segments[0].strip()[:80]}) not read as progress: the value they print is "
+                "the one the checkpoint was chosen on"
+            )
+            return caps
+    return recognise(lines, holds, patterns)
 
 
 def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
