@@ -98,3 +98,42 @@ def test_a_batch_counted_inside_a_bracketed_epoch_stays_the_count(tmp_path):
     run = _read(tmp_path, lines)
     s = run.series["loss"]
     assert len(s.steps) == 9 and list(s.steps) == sorted(s.steps) and s.steps[-1] > 1000
+
+
+def _wenet(e: int, b: int, split: str, loss: float, rank: int = 0) -> str:
+    tail = f"lr 0.00032621 rank {rank}" if split == "TRAIN" else f"history loss {loss - 0.5:.6f} rank {rank}"
+    return (
+        f"2023-01-30 18:{b // 100 % 60:02d}:07,107 DEBUG {split} Batch {e}/{b} loss {loss:.6f} "
+        f"loss_att {loss * 0.8:.6f} loss_ctc {loss * 1.3:.6f} {tail}"
+    )
+
+
+def test_wenet_cross_validation_lines_are_the_evaluation(tmp_path):
+    """WeNet's ``wenet/bin/train.py`` (wenet-e2e/wenet issue #941, a user's log: ``DEBUG TRAIN Batch
+    4/203700 loss 12.646465 loss_att 10.921429 loss_ctc 16.671551 lr 0.00032621 rank 0``, then ``DEBUG
+    CV Batch 4/0 loss 28.517015 .. history loss 27.957858 rank 2``; issue #846: ``INFO Epoch 74 CV info
+    cv_loss 7.627509962902044``). CV is the cross-validation set, WeNet's (and Kaldi's, ESPnet's)
+    held-out data: its batches had been read as training loss points, and ``cv_loss`` was no eval loss."""
+    lines = []
+    for e in range(3):
+        for b in range(0, 1200, 100):
+            lines.append(_wenet(e, b, "TRAIN", 20.0 - e - b / 1000))
+        for b in range(0, 300, 100):
+            lines.append(_wenet(e, b, "CV", 30.0 - e))
+        lines.append(f"2023-01-30 19:00:00,000 INFO Epoch {e} CV info cv_loss {28.0 - e:.6f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "cv_loss"
+    assert len(run.series["loss"].steps) == 36
+    assert max(run.series["loss"].values) < 21.0
+    assert list(run.series["cv_loss"].values) == [28.0, 27.0, 26.0]
+
+
+def test_wenet_cv_info_alone_is_the_eval_loss(tmp_path):
+    """wenet-e2e/wenet issue #846: a log grepped for its epochs' ``Epoch N CV info cv_loss X`` lines
+    beside the training batches: ``cv_loss`` is the eval loss, one point an epoch."""
+    lines = []
+    for e in range(12):
+        lines += [_wenet(e, b, "TRAIN", 12.0 - e / 2 - b / 1000) for b in (0, 100, 200)]
+        lines.append(f"2021-12-05 10:00:32,073 INFO Epoch {e} CV info cv_loss {9.0 - e / 4:.6f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["eval_loss"] == "cv_loss" and len(run.series["cv_loss"].steps) == 12

@@ -99,7 +99,8 @@ _EPOCH_DONE = lazy_regex(
     r"(?i)\bepoch\W{0,3}\d+(?:\s*/\s*\d+)?\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b"
 )
 _EVAL_WORDS = frozenset(
-    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
+    # "cv": the cross-validation set, Kaldi's, WeNet's and ESPnet's held-out data ("CV Batch 4/0 loss ..")
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv"}
 )
 # A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
 # course homework template's epoch lines): the split and the count, not a decoration.
