@@ -19,7 +19,10 @@ import msgspec
 TRAIN_WORDS = frozenset({"train", "training", "trn"})
 # "vali": the thuml forecasting repositories' spelling (Informer, Autoformer, Time-Series-Library: "Vali Loss");
 # "validate": a loop's validate() printed as the split ("Train Loss: .. Validate Loss ..").
-EVAL_WORDS = frozenset({"val", "vali", "valid", "validate", "validation", "eval", "evaluation", "dev", "evaluate"})
+# "cv": the cross-validation set, the held-out data of Kaldi's recipes, WeNet and ESPnet (WeNet's cv_loss)
+EVAL_WORDS = frozenset(
+    {"val", "vali", "valid", "validate", "validation", "eval", "evaluation", "dev", "evaluate", "cv"}
+)
 TEST_WORDS = frozenset({"test", "testing"})
 # How a value was aggregated or where a logger filed it: not part of what it measures.
 NOISE_WORDS = frozenset(

@@ -50,7 +50,8 @@ _FRAME = lazy_regex(
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
     r"|[\w.\-]+\.py(?::\d+|\[\w*:?\d+\])?(?::\d+)?"  # train.py:120
-    r"|[\w.<>]+(?=\s+-\s+" + _LEVEL + r"\b)"  # a logger name before " - INFO"
+    # a logger name before " - INFO", with its location in MindFormers' frame: mindformers[trainer/utils.py:171]
+    r"|[\w.<>]+(?:\[[\w./\-]+:\d+\])?(?=\s+-\s+" + _LEVEL + r"\b)"
     # loguru's location before " - ": module:function:line, or a dotted module (or __main__) and its line
     r"|(?:[A-Za-z_<][\w.<>\-]*:[A-Za-z_<][\w.<>\-]*|[A-Za-z_<][\w<>\-]*\.[\w.<>\-]+|__main__):\d+(?=\s+-\s)"
     r"|[-|:>#*=~]+(?=\s|$)"
@@ -98,7 +99,8 @@ _EPOCH_DONE = lazy_regex(
     r"(?i)\bepoch\W{0,3}\d+(?:\s*/\s*\d+)?\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b"
 )
 _EVAL_WORDS = frozenset(
-    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev"}
+    # "cv": the cross-validation set, Kaldi's, WeNet's and ESPnet's held-out data ("CV Batch 4/0 loss ..")
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv"}
 )
 # A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
 # course homework template's epoch lines): the split and the count, not a decoration.
@@ -130,6 +132,8 @@ _ONLY_COUNTER = lazy_regex(
     r"(?i)^[^A-Za-z]*(?:(?:epoch|ep|step|iter(?:ation)?)\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?)?[^A-Za-z]*$"
 )
 _THOUSANDS = lazy_regex(r"\s*\d{1,3}(?:,\d{3})+(?![\d.])")
+# "Eval: 0.0003 s / iter": a split word's value in seconds is the time that split took (detectron2's evaluator)
+_TIMED = lazy_regex(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:s|ms|sec|secs|seconds)\b")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
 _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*\.?\s*$" % NUM)
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
@@ -233,8 +237,10 @@ def read_line(text: str) -> Record | None:
         if key in _PLACED_NAMES and v == int(v) and not unit:
             _place(rec, key, v, None)
             continue
-        if (unit in ("s", "ms") or _DURATION.match(body, end)) and _loss_like(name):
-            name = f"{name}_time"  # "cost 0.45s", jieba's "Loading model cost 0.884 seconds.": a duration
+        if (unit in ("s", "ms") or _DURATION.match(body, end)) and (_loss_like(name) or founds(name)):
+            # "cost 0.45s", jieba's "Loading model cost 0.884 seconds.": a duration; so is an objective
+            # term's ("...Inferen\nce: 0.4493 s / iter", detectron2's evaluator wrapped by the terminal)
+            name = f"{name}_time"
         if rec.split and parse(name).split is None:
             name = f"{rec.split}_{name}"
         if name not in rec.values:
@@ -286,6 +292,8 @@ def _bare_splits(rec: Record, body: str) -> None:
     if lead[0][-1:].isspace() and not body[: lead.start()].rstrip().endswith("|"):  # "Epoch 01 | train 7.16 | val 5.53"
         return
     if _THOUSANDS.match(body, lead.end()):  # "Train: 543,368 | Valid: 544,539": sizes, not losses
+        return
+    if _TIMED.match(body, lead.end()):
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
 
@@ -731,6 +739,14 @@ def _count_is_global(train: list[Record]) -> bool:
     )
 
 
+def _batch_size_beside_count(train: list[Record]) -> bool:
+    """Whether every record's bare bracketed count (``[000500/50000]``, taken for the epoch when a
+    ``batch N`` follows) is the step and that ``batch N``, the same on every record, the batch size."""
+    if len(train) < MIN_REPEAT or not all(r.bare and r.inner is not None and r.epoch is not None for r in train):
+        return False
+    return len({r.inner for r in train}) == 1 and len({r.epoch for r in train}) == len(train)
+
+
 def _steps(train: list[Record]) -> tuple[list[float], str]:
     """The training records' steps, and what they were taken from."""
     if _step_is_inner(train):  # "Epoch 74, Step 25": a step counted inside the epoch
@@ -738,6 +754,8 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
             r.inner, r.step = (float(r.step or 0.0), r.step_total), None
     if all(r.step is not None for r in train):
         steps, how = [float(r.step) for r in train if r.step is not None], "step"
+    elif _batch_size_beside_count(train):  # "[000500/50000] X4K | loss 0.0488 | .. | batch 16"
+        steps, how = [float(r.epoch or 0.0) for r in train], "step"
     elif all(r.inner is not None and r.epoch is not None for r in train) and _count_is_global(train):
         steps, how = [r.inner[0] for r in train if r.inner is not None], "count"
     elif all(r.inner is not None and r.epoch is not None for r in train):
