@@ -1,0 +1,53 @@
+"""Real logs outside the corpus that print several loss-like names (issue 29, probe round 14d): the
+metric taken as the loss must be the training loss the log's author would name (not a best-so-far
+value printed when a checkpoint is saved, not a total summed with its own components), and the loss
+must be read where the log prints it. Each fixture is made up in the shape of the real log
+(repository, path and commit recorded with it; no copied lines) and asserts the series read: names,
+steps, first and last values, and which is the loss."""
+
+from __future__ import annotations
+
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
+
+
+def _val(k: int, start: float) -> float:
+    return round(start * 0.8**k + 0.02, 4)
+
+
+def test_a_saved_best_line_is_not_the_training_loss(tmp_path):
+    """EasonLi292/Z-GED train_log.txt @23fb68fe (eason/sequence_decoder/train.py): per epoch
+    ``Epoch k``, ``  Train - CE: .., KL: .., pole: .., acc: ..%``, the same for ``Val``, and where the
+    validation total improved ``  -> Saved best (loss: 0.2407)``: the best validation loss so far.
+    It had been taken as the training loss (the only name saying loss); the training loss is made
+    of the CE and KL terms, no total printed."""
+    lines = []
+    for k in range(1, 13):
+        ce, kl, ce_v = _val(k, 0.95), round(2.0 + k / 10, 4), _val(k, 0.5)
+        lines += [
+            f"Epoch {k}",
+            f"  Train - CE: {ce:.4f}, KL: {kl:.4f}, pole: {_val(k, 0.11):.4f}, acc: {70 + k}.4%",
+            f"  Val   - CE: {ce_v:.4f}, KL: {kl + 0.3:.4f}, pole: {_val(k, 0.05):.4f}, acc: {80 + k}.0%",
+        ]
+        if k % 3 != 0:
+            lines.append(f"  -> Saved best (loss: {ce_v + 0.01 * (kl + 0.3):.4f})")
+    lines.append(f"Training complete! Best val loss: {_val(11, 0.5):.4f}")
+    run = _read(tmp_path, lines)
+    loss = run.roles["loss"]
+    assert "best" not in loss.lower() and set(loss.split("+")) == {"CE", "KL"}
+    assert _series(run, "CE") == (12, 1.0, 12.0, _val(1, 0.95), _val(12, 0.95))
+    assert _series(run, loss)[:3] == (12, 1.0, 12.0)
+    assert _series(run, "best_loss")[0] == 8
+
+
+def test_a_saved_best_model_line_beside_the_step_losses(tmp_path):
+    """The same kind in a loop that prints its batch loss: ``Saving best model ... loss 0.41`` after
+    an epoch stays out of the training loss, which is the step lines' ``loss``."""
+    lines = []
+    for e in range(4):
+        for i in range(5):
+            lines.append(f"epoch {e} iter {i * 10} loss {_val(e * 5 + i, 2.0):.4f}")
+        lines.append(f"Saving best model, loss {_val(e, 1.5):.4f}")
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 20 and _series(run, "loss")[3:] == (_val(0, 2.0), _val(19, 2.0))
