@@ -38,6 +38,7 @@ NOISE_WORDS = frozenset(
         "average",
         "mean",
         "total",
+        "tot",
         "running",
         "overall",
         "sum",
@@ -111,7 +112,8 @@ NOT_A_LOSS = frozenset(
         "perplexity",
     }
 )
-TOTAL_WORDS = frozenset({"total", "lm", "overall", "sum", "all", "full"})
+# "tot": the total abbreviated (Robbie-Luo/video_action_detection's "Loc Loss: .., Cls Loss: .., Tot Loss: ..")
+TOTAL_WORDS = frozenset({"total", "tot", "lm", "overall", "sum", "all", "full"})
 LOSS_WORDS = frozenset({"loss", "losses"})
 
 # Base names of the other roles, matched against a name's last component once split words are gone.

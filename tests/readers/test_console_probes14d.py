@@ -51,3 +51,26 @@ def test_a_saved_best_model_line_beside_the_step_losses(tmp_path):
     run = _read(tmp_path, lines)
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss")[0] == 20 and _series(run, "loss")[3:] == (_val(0, 2.0), _val(19, 2.0))
+
+
+def test_tot_loss_is_the_total_not_a_third_component(tmp_path):
+    """Robbie-Luo/video_action_detection output/train.log @2b687b1a: ``Train step:100/617600,Loc
+    Loss: 0.6838,Cls Loss: 0.7057,Tot Loss: 0.6948`` every 100 steps, ``Validation: Loc Loss: ..,Cls
+    Loss: ..,Tot Loss: ..`` every 10000. The loss had been the sum of all three (the total added to
+    its own components); ``Tot`` is the total abbreviated."""
+    lines = []
+    for k in range(1, 31):
+        loc, cls = _val(k, 0.7), _val(k, 0.71)
+        tot = round((loc + cls) / 2, 4)
+        lines.append(
+            f"2019-12-11 17:02:05,999 INFO     Train step:{k * 100}/617600,Loc Loss: {loc:.4f},Cls Loss: {cls:.4f},Tot Loss: {tot:.4f}"
+        )
+        if k % 10 == 0:
+            lines.append(
+                f"2019-12-11 17:02:06,999 INFO     Validation: Loc Loss: {loc:.4f},Cls Loss: {cls:.4f},Tot Loss: {tot:.4f}"
+            )
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "Tot_Loss" and run.roles["eval_loss"] == "Validation_Tot_Loss"
+    first = round((_val(1, 0.7) + _val(1, 0.71)) / 2, 4)
+    assert _series(run, "Tot_Loss")[:4] == (30, 100.0, 3000.0, first)
+    assert _series(run, "Validation_Tot_Loss")[:3] == (3, 1000.0, 3000.0)
