@@ -53,6 +53,35 @@ def test_a_saved_best_model_line_beside_the_step_losses(tmp_path):
     assert _series(run, "loss")[0] == 20 and _series(run, "loss")[3:] == (_val(0, 2.0), _val(19, 2.0))
 
 
+def _desc(i: int) -> str:
+    return f"Epoch [0][{i}/1200] Time/b 0.{20 + i % 7} (0.29) Loss {_val(i, 330.0):.4f} ({_val(i // 2, 300.0):.3f})"
+
+
+def test_the_loss_in_a_tqdm_description_is_read_once_a_batch(tmp_path):
+    """RCVLab-AiimLab/crowd_counting train.out @24115f5b: ``pbar.set_description`` puts ``Epoch
+    [0][i/1200] Time/b 0.42 (0.42) Loss 330.97 (330.975) :`` before the bar, each batch rendered
+    twice (``i/1200`` then ``i+1/1200`` after the bar) on one ``\\r`` line. Nothing had been read
+    (the description's pairs are spaced, no colon). The batch value is the loss, the one in brackets
+    its running average."""
+    segs = []
+    for i in range(15):
+        for done in (i, i + 1):
+            segs.append(f"{_desc(i)} :   {done * 100 // 1200}%|          | {done}/1200 [00:0{i % 9}<03:25,  4.85it/s]")
+    run = _read(tmp_path, ["warning: something", "\r".join(segs)], name="train.out")
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (15, 0.0, 14.0, _val(0, 330.0), _val(14, 330.0))
+
+
+def test_a_bar_with_nothing_after_it_and_no_loss_before_it_reads_as_before(tmp_path):
+    """A description without a loss (``Epoch 3:``) adds no record: the bar's postfix is where
+    such a loop prints its loss."""
+    lines = [f"Epoch {e}:  100%|##########| 50/50 [00:03<00:00, 14.2it/s, loss={_val(e, 1.2):.3f}]" for e in range(12)]
+    lines += [f"Epoch {e}:   40%|####      | 20/50 [00:01<00:02, 14.2it/s]" for e in range(3)]
+    run = _read(tmp_path, lines)
+    assert run.roles["loss"] == "loss"
+    assert _series(run, "loss")[0] == 12
+
+
 def test_tot_loss_is_the_total_not_a_third_component(tmp_path):
     """Robbie-Luo/video_action_detection output/train.log @2b687b1a: ``Train step:100/617600,Loc
     Loss: 0.6838,Cls Loss: 0.7057,Tot Loss: 0.6948`` every 100 steps, ``Validation: Loc Loss: ..,Cls
