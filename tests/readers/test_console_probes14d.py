@@ -82,6 +82,19 @@ def test_a_bar_with_nothing_after_it_and_no_loss_before_it_reads_as_before(tmp_p
     assert _series(run, "loss")[0] == 12
 
 
+def test_lightning_pads_a_nan_loss_to_nan_0_and_it_is_read_as_nan(tmp_path):
+    """hanv14/HP-VADE log_train.txt @7bf7644f and FoxNickel/OmniAvatar train_log.txt @1bda75c9:
+    Lightning's bar pads every float to five characters (``format_num``), so a diverged loss prints
+    ``train_loss=nan.0`` (``inf.0``). Those points had been dropped, the NaN unseen."""
+    bar = "Epoch 0:   {p}%|          | {i}/4282 [00:0{s}<18:18,  3.90it/s, v_num=0, train_loss={v}]"
+    values = [f"{_val(i, 2.0):.3f}" for i in range(12)] + ["inf.0"] + ["nan.0"] * 8
+    segs = [bar.format(p=i // 43, i=i + 1, s=i % 9, v=v) for i, v in enumerate(values)]
+    run = _read(tmp_path, ["\r".join(segs)])
+    s = run.series[run.roles["loss"]]
+    assert run.roles["loss"] == "train_loss" and len(s.values) == 21
+    assert float(s.values[0]) == _val(0, 2.0) and str(s.values[12]) == "inf" and str(s.values[-1]) == "nan"
+
+
 def test_tot_loss_is_the_total_not_a_third_component(tmp_path):
     """Robbie-Luo/video_action_detection output/train.log @2b687b1a: ``Train step:100/617600,Loc
     Loss: 0.6838,Cls Loss: 0.7057,Tot Loss: 0.6948`` every 100 steps, ``Validation: Loc Loss: ..,Cls
