@@ -7,8 +7,11 @@ steps, first and last values, and which is the loss."""
 
 from __future__ import annotations
 
+import pytest
 from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
+
+from trainlint.readers.base import ReadError
 
 
 def _val(k: int, start: float) -> float:
@@ -116,3 +119,32 @@ def test_tot_loss_is_the_total_not_a_third_component(tmp_path):
     first = round((_val(1, 0.7) + _val(1, 0.71)) / 2, 4)
     assert _series(run, "Tot_Loss")[:4] == (30, 100.0, 3000.0, first)
     assert _series(run, "Validation_Tot_Loss")[:3] == (3, 1000.0, 3000.0)
+
+
+def test_a_config_dump_of_loss_settings_is_no_loss(tmp_path):
+    """EricWWWW/bottom-up-attention.pytorch output/log.txt @81fe5a66: 52 launches, each dumping
+    detectron2's full config (``FOCAL_LOSS_ALPHA: 0.25``, ``FOCAL_LOSS_GAMMA: 2.0``,
+    ``SMOOTH_L1_LOSS_BETA: 0.1``) and its model, none training. The three settings had been summed
+    into a loss of 52 points; a hyperparameter's word after the loss word names a setting."""
+    lines = []
+    for k in range(12):
+        lines += [
+            f"[07/03 17:{k + 10}:37] detectron2 INFO: Running with full config:",
+            "  RETINANET:",
+            "    BBOX_REG_LOSS_TYPE: smooth_l1",
+            "    FOCAL_LOSS_ALPHA: 0.25",
+            "    FOCAL_LOSS_GAMMA: 2.0",
+            "    NUM_CLASSES: 80",
+            "    SMOOTH_L1_LOSS_BETA: 0.1",
+            f"[07/03 17:{k + 10}:38] detectron2 INFO: Full config saved to ./output/config.yaml",
+        ]
+    with pytest.raises(ReadError, match="no known training-progress lines"):
+        _read(tmp_path, lines)
+
+
+def test_alpha_before_the_loss_word_stays_a_loss_component():
+    """SAC's ``alpha_loss`` (the temperature's loss) is a component; ``loss_alpha`` a setting."""
+    from trainlint.role_structure import parse
+
+    assert parse("alpha_loss").kind == "part" and parse("train/alpha_loss").kind == "part"
+    assert parse("FOCAL_LOSS_ALPHA").kind is None and parse("SMOOTH_L1_LOSS_BETA").kind is None
