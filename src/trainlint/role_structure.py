@@ -41,6 +41,7 @@ NOISE_WORDS = frozenset(
         "average",
         "mean",
         "total",
+        "tot",
         "running",
         "overall",
         "sum",
@@ -114,7 +115,8 @@ NOT_A_LOSS = frozenset(
         "perplexity",
     }
 )
-TOTAL_WORDS = frozenset({"total", "lm", "overall", "sum", "all", "full"})
+# "tot": the total abbreviated (Robbie-Luo/video_action_detection's "Loc Loss: .., Cls Loss: .., Tot Loss: ..")
+TOTAL_WORDS = frozenset({"total", "tot", "lm", "overall", "sum", "all", "full"})
 LOSS_WORDS = frozenset({"loss", "losses"})
 
 # Base names of the other roles, matched against a name's last component once split words are gone.
@@ -176,7 +178,7 @@ def parse(name: str) -> Parsed:
     elif flat & TRAIN_WORDS:
         split = "train"
     loss_at = [i for i, ws in enumerate(all_words) if set(ws) & LOSS_WORDS]
-    if not loss_at or flat & NOT_A_LOSS:
+    if not loss_at or flat & NOT_A_LOSS or _setting_of_loss(all_words[loss_at[-1]]):
         return Parsed(name, split, None, "", False)
     idx = loss_at[-1]
     skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
@@ -188,6 +190,18 @@ def parse(name: str) -> Parsed:
     if part_words or outside:
         return Parsed(name, split, "part", "_".join(part_words or outside), explicit)
     return Parsed(name, split, "total", "", explicit)
+
+
+# A loss's hyperparameter named after it (detectron2's config dump: ``FOCAL_LOSS_ALPHA: 0.25``,
+# ``SMOOTH_L1_LOSS_BETA: 0.1``): a setting, not a loss. Before the loss word the same word names the
+# loss (SAC's ``alpha_loss``, the temperature's loss).
+_LOSS_SETTINGS = frozenset({"alpha", "beta", "gamma"})
+
+
+def _setting_of_loss(words: list[str]) -> bool:
+    """Whether a hyperparameter's word follows the loss word (``focal_loss_alpha``)."""
+    loss = [i for i, w in enumerate(words) if w in LOSS_WORDS]
+    return bool(loss) and bool(set(words[loss[-1] + 1 :]) & _LOSS_SETTINGS)
 
 
 def _value_head(words: list[str]) -> bool:

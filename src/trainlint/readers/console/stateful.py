@@ -381,6 +381,12 @@ _DESC_PAIR = lazy_regex(
     r"(?<![\w/.\-])([A-Za-z_][\w/.\-]*)\s*[:=]\s*(%s)(?![\w/.%%])(?!\s*(?:\w+/\w+|[KMGT]i?B|ms|s|h|min)\b)" % NUM
 )
 _POSTFIX_PAIR = lazy_regex(r"^\s*([A-Za-z_][\w/.\-]*)[\s:]+(%s)\s*$" % NUM)
+# ``name value (average)`` spaced, as an AverageMeter prints (RCVLab-AiimLab/crowd_counting's
+# ``set_description``: ``Epoch [0][5/1200] Time/b 0.13 (0.29) Loss 45.08 (259.1) :``): the value
+_SPACED_PAIR = lazy_regex(
+    r"(?<![\w/.\-])([A-Za-z_][\w/.\-]*)\s+(%s)(?:\s*\(%s\))?(?![\w/.%%])(?!\s*(?:\w+/\w+|[KMGT]i?B|ms|s|h|min)\b)"
+    % (NUM, NUM)
+)
 
 
 def _postfix(text: str) -> dict[str, float]:
@@ -403,6 +409,8 @@ def _description(text: str) -> dict[str, float]:
             out[m[1]] = float(m[2])
         else:  # "Epoch 3 loss: 0.5321" (set_description(f"Epoch {e} loss: {loss:.4f}")): its named values
             out.update((p[1], float(p[2])) for p in _DESC_PAIR.finditer(part))
+    if not _has_loss(out):  # "Time/b 0.13 (0.29) Loss 45.08 (259.1)": spaced pairs, each one's value
+        out.update((p[1], float(p[2])) for p in _SPACED_PAIR.finditer(text) if p[1].lower() not in ("epoch", "iter"))
     return out
 
 

@@ -190,9 +190,19 @@ def _backspace(seg: str) -> str:
     return "".join(out)
 
 
+# A non-finite value padded the way Lightning's progress bar pads every float (``format_num`` fills
+# it to five characters: ``train_loss=nan.0``, ``inf.0``): the number is ``nan`` / ``inf``.
+_PADDED_NONFINITE = lazy_regex(r"(?<![\w.])([-+]?(?:nan|inf))\.0+(?![\w.])")
+
+
+def unpad_nonfinite(text: str) -> str:
+    """``text`` with Lightning's padded ``nan.0`` / ``inf.0`` written as ``nan`` / ``inf``."""
+    return _PADDED_NONFINITE.sub(r"\1", text) if "nan.0" in text or "inf.0" in text else text
+
+
 def split_lines(text: str) -> list[Line]:
     """Physical lines with their redraw segments; CRLF counts as one line end."""
-    text = strip_ansi(text.replace("\r\n", "\n"))
+    text = unpad_nonfinite(strip_ansi(text.replace("\r\n", "\n")))
     lines = []
     for i, raw in enumerate(text.split("\n")):
         if "\r" in raw or "\b" in raw:
