@@ -125,3 +125,38 @@ def test_an_is_clause_placed_by_its_counters_stays_one(tmp_path):
     run = _read(tmp_path, lines)
     assert run.roles["loss"] == "Loss"
     assert _series(run, "Loss") == (12, 100.0, 1200.0, _val(1, 1.0), _val(12, 1.0))
+
+
+def _speedometer(names: dict[str, float], batches: int) -> list[str]:
+    """MXNet before 1.0: one line a metric, each with the batch's count and speed."""
+    lines = []
+    for k in range(1, batches + 1):
+        for name, start in names.items():
+            lines.append(
+                f"Epoch[0] Batch [{20 * k}]\tSpeed: {250 + k}.5 samples/sec\tTrain-{name}={_val(k, start):.6f}"
+            )
+    lines += [f"Epoch[0] Train-{name}={_val(batches, start):.6f}" for name, start in names.items()]
+    return lines + ["Epoch[0] Time cost=106.624"]
+
+
+def test_mxnet_before_1_0_one_line_a_metric_of_the_same_batch(tmp_path):
+    """BingzheWu/ssd-sign train.log @e74f1bd0 (MXNet's SSD example): ``Epoch[145] Batch [20]\\tSpeed:
+    36.22 samples/sec\\tTrain-Acc=0.77``, then the same batch's ``Train-ObjectAcc=`` and
+    ``Train-SmoothL1=`` lines. Each line had been a step of its own, the names glued to the speed
+    (``samples/sec_Train-SmoothL1``): the lines of one batch are one step, and the loss is the
+    objective term SmoothL1."""
+    run = _read(tmp_path, _speedometer({"Acc": 0.2, "ObjectAcc": 0.1, "SmoothL1": 40.0}, 12))
+    assert run.format == "console/mxnet" and not any("samples/sec" in n for n in run.series)
+    assert run.roles["loss"] == "Train-SmoothL1"
+    assert _series(run, "Train-SmoothL1") == (12, 0.0, 11.0, _val(1, 40.0), _val(12, 40.0))
+    assert _series(run, "Train-Acc")[:3] == (12, 0.0, 11.0) and _series(run, "samples_per_sec")[0] == 12
+
+
+def test_mxnet_before_1_0_two_objective_terms_summed(tmp_path):
+    """The SSD example's own metric (MultiBoxMetric): ``Train-CrossEntropy=`` and
+    ``Train-SmoothL1=`` lines of the same batch; the loss is their sum."""
+    run = _read(tmp_path, _speedometer({"CrossEntropy": 1.9, "SmoothL1": 0.3}, 12))
+    loss = run.roles["loss"]
+    assert set(loss.split("+")) == {"Train-CrossEntropy", "Train-SmoothL1"}
+    n, first, last, v0, _ = _series(run, loss)
+    assert (n, first, last) == (12, 0.0, 11.0) and abs(v0 - _val(1, 1.9) - _val(1, 0.3)) < 1e-9
