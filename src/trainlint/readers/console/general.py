@@ -139,12 +139,13 @@ _IS_CLAUSE = lazy_regex(r"^\s*([A-Za-z][\w ]{0,80}?)\s+(?:is|was)\s*:?\s+(%s)\s*
 _CONTEXT = lazy_regex(r"\s(?:at|for|in|on|after)\s")
 # "loss at epoch 3: 0.41", "Loss after step 100: 2.3": a name placed by the counter after it.
 _PLACED_BY = lazy_regex(r"(?<=[A-Za-z])\s+(?:at|after|for|in)\s+$")
+_IS_ONE = lazy_regex(r"\s*[A-Za-z][\w ]{0,80}?\s+(?:is|was)\s*:?\s+%s(?=\s|$)" % NUM)
 # "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator, or
 # between it and the counter that places it (the Keras guide's "Training loss (for one batch) at step 200: 0.6").
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=]|\s+(?:at|after)\s+[A-Za-z]+\s*\d+\s*[:=])")
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
 _DURATION = lazy_regex(r"\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
-_NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of"})
+_NOT_METRICS = frozenset({"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of", "in"})
 
 
 class Record(msgspec.Struct):
@@ -389,12 +390,25 @@ def _said(clause: str) -> str:
     500``) goes before it, where the counters are read."""
     m = _IS_CLAUSE.match(clause)
     if m is None:
-        return clause
+        return _said_each(clause)
     name, context = m[1], ""
     at = _CONTEXT.search(name)
     if at is not None:
         name, context = name[: at.start()], name[at.end() :] + ", "
     return f"{context}{name.strip()}: {m[2]}"
+
+
+def _said_each(clause: str) -> str:
+    """Clauses ``NAME is VALUE`` one after another with no separator (HoustonJ2013's ``Loss is
+    0.28 Acc is 0.91``), each as ``NAME: VALUE``; any other clause as it is."""
+    pos, said, end = 0, [], len(clause.rstrip().rstrip("."))
+    while pos < end and len(said) < 8:
+        m = _IS_ONE.match(clause, pos)
+        if m is None:
+            return clause
+        said.append(_said(m[0]))
+        pos = m.end()
+    return ", ".join(said) if len(said) > 1 and pos >= end else clause
 
 
 def _place(rec: Record, key: str, n: float, total: float | None) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from .objectives import objective
 from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
@@ -76,7 +77,7 @@ class LinePattern(msgspec.Struct, frozen=True, dict=True):  # dict: for the cach
     @cached_property
     def metric_groups(self) -> tuple[str, ...]:
         """The named groups that are metrics (not positions, plans, or the kv stretch)."""
-        return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d"))
+        return tuple(g for g in self.regex.groupindex if g not in _SPECIAL and g not in ("acc_n", "acc_d", "batch"))
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -297,7 +298,9 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         "mxnet-speedometer",
         "mxnet",
-        _c(r"Epoch\[(?P<epoch>\d+)\] Batch \[(?:\d+-)?\d+\]\s+Speed: (?P<samples_per_sec>NUM) samples/sec(?P<kv>.*)$"),
+        _c(
+            r"Epoch\[(?P<epoch>\d+)\] Batch \[(?:\d+-)?(?P<batch>\d+)\]\s+Speed: (?P<samples_per_sec>NUM) samples/sec(?P<kv>.*)$"
+        ),
         needle="samples/sec",
         kv="=",
         rename={"cross-entropy": "loss"},
@@ -614,6 +617,7 @@ class _State(msgspec.Struct):
     epoch_base: int = 1
     first_epoch: float | None = None
     indexed: int = 0  # the lines placed by their order (a line placed at the previous one's step is not counted)
+    batch: tuple[Any, Any] | None = None  # the (epoch, batch) an indexed line printed: one more metric of it repeats it
 
 
 def _needles(pat: LinePattern) -> tuple[str, ...]:
@@ -672,7 +676,27 @@ def apply_patterns(
                     matched.add(pat.name)
                     break
     _drop_fallbacks(states, patterns, matched)
+    for s in states.values():
+        if s.capture.framework in _OBJECTIVE_BY_TERMS and s.capture.lines and not s.capture.has_loss():
+            _terms_objective(s.capture)
     return [s.capture for s in states.values() if s.capture.lines]
+
+
+# Frameworks whose metrics name the objective's terms, never "loss": MXNet's Speedometer prints the
+# metrics an SSD or a classifier was given (``Train-CrossEntropy``, ``Train-SmoothL1``).
+_OBJECTIVE_BY_TERMS = frozenset({"mxnet"})
+
+
+def _terms_objective(cap: Capture) -> None:
+    """The loss taken from the names loops give their objective's terms (their sum), said in the
+    capture's meta as the general line reader says it."""
+    found = objective(cap.cols)
+    if found is not None:
+        cap.meta["objective"] = found.name
+        cap.meta["objective_why"] = (
+            f"{found.reason}: no printed name says loss, so the loss is taken from the names loops give "
+            "their objective; use --map loss=NAME to choose another"
+        )
 
 
 def parse_kv(text: str, mode: str) -> dict[str, float]:
@@ -825,7 +849,10 @@ def _step(pat: LinePattern, g: dict[str, Any], vals: dict[str, float], st: _Stat
     if how in ("previous", "epoch-end"):
         return st.last_step
     if how == "index":  # no position printed: the count of such records
-        st.indexed += 1
+        batch = (g.get("epoch"), g.get("batch"))
+        if batch[1] is not None and batch == st.batch and st.indexed:
+            return float(st.indexed - 1)  # MXNet before 1.0: one line a metric of the same batch
+        st.indexed, st.batch = st.indexed + 1, batch
         return float(st.indexed - 1)
     return epoch
 

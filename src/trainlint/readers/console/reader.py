@@ -311,6 +311,35 @@ def _read_more(path: Path) -> bytes:
     return gunzip(real, head=_SNIFF_MORE)[0] if compression(data) is not None else data
 
 
+def _read_tail(path: Path) -> bytes:
+    """The last _SNIFF_MORE bytes of a plain (uncompressed) file longer than twice that; b"" for a
+    shorter or compressed one (its head was looked at already)."""
+    with open_regular(path) as fh:
+        size = fh.seek(0, 2)
+        if size <= 2 * _SNIFF_MORE:
+            return b""
+        fh.seek(size - _SNIFF_MORE)
+        tail = fh.read(_SNIFF_MORE)
+    return tail.split(b"\n", 1)[-1]  # from the first whole line
+
+
+def _progress_further(path: Path, patterns: Iterable[str | LinePattern]) -> bool:
+    """A long .txt whose first 8 KiB is a banner (a config dump, a printed model, data statistics):
+    progress lines in its first _SNIFF_MORE bytes, or else in its last ones (a long setup printed
+    before the first tqdm bar). Looked at only where the first part holds console noise
+    (:data:`_CONSOLE_NOISE`), which a text corpus does not; two bounded reads, never the whole file."""
+    try:
+        more = head_as_text(_read_more(path))
+        if looks_binary(more) or not _CONSOLE_NOISE.search(more):
+            return False
+        if _progress_or_crash(more, patterns):
+            return True
+        tail = _read_tail(path)
+    except (OSError, ValueError):
+        return False
+    return bool(tail) and not looks_binary(tail) and _progress_or_crash(tail, patterns)
+
+
 def _around_nuls(path: Path, head: bytes) -> bytes | None:
     """A head holding blocks of NUL bytes: the text around them (``safeio.nul_blocks``; read
     further when a block runs past the head); None for a binary head."""
@@ -343,12 +372,8 @@ class ConsoleReader:
         # a .txt is never claimed by name: train.txt is often a dataset
         if suffix in _CONSOLE_SUFFIXES or _GLOG_NAME.search(path.name):
             return not _table_like(head.decode("utf-8", errors="replace"))
-        if suffix in (".txt", "") and len(head) >= 8192 and _CONSOLE_NOISE.search(head):  # a long banner
-            try:
-                more = head_as_text(_read_more(path))
-            except (OSError, ValueError):
-                return False
-            return not looks_binary(more) and _progress_or_crash(more, patterns)
+        if suffix in (".txt", "") and len(head) >= 8192:  # a long banner, or a text that is no log
+            return _progress_further(path, patterns)
         return False
 
     def read(self, path: Path, options: ReadOptions | None = None) -> Run:
