@@ -100,3 +100,46 @@ def test_csv_header_repeated_where_the_script_ran_again(tmp_path):
     assert any("header line is repeated at line(s) 14" in n for n in run.notes)
     assert not any("not a real number" in n for n in run.notes)
     assert [len(s.get("loss")) for s in split_segments(run)] == [12, 12]
+
+
+def _console(tmp_path, lines):
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    return read_run(path)
+
+
+def _q(k: int, run: int) -> float:
+    return round(1.0 / (k + 1) + 0.01 * run, 4)
+
+
+def test_dqn_episodes_of_two_runs_appended(tmp_path):
+    """A DQN/RL loop's print ``Episode N | Loss: .. | Reward: ..`` (round 14 saw TL010 fire on such a
+    file with runs appended): the episode is the loop's counter, as an epoch is, so the second run
+    goes back to episode 1 and is judged as its own segment. It had been a metric named Episode,
+    the steps the order of the lines, one series over both runs."""
+    lines = [f"Episode {k} | Loss: {_q(k, r):.4f} | Reward: {2 * k + r}" for r in range(2) for k in range(1, 31)]
+    run = _console(tmp_path, lines)
+    loss = run.get("loss")
+    assert run.roles["loss"] == "Loss" and "Episode" not in run.series
+    assert loss.steps.tolist() == [*range(1, 31), *range(1, 31)]
+    assert (loss.values[0], loss.values[-1]) == (_q(1, 0), _q(30, 1))
+    assert [len(s.get("loss")) for s in split_segments(run)] == [30, 30]
+
+
+def test_episodes_counted_out_of_their_total(tmp_path):
+    """``Episode 3/30, Loss: .., Reward: ..``: the count had been a count inside an epoch, made to
+    go on across the restart; it is the episode, and the appended run starts again."""
+    lines = [f"Episode {k}/30, Loss: {_q(k, r):.4f}, Reward: {2 * k + r}" for r in range(2) for k in range(1, 31)]
+    run = _console(tmp_path, lines)
+    loss = run.get("loss")
+    assert loss.steps.tolist() == [*range(1, 31), *range(1, 31)]
+    assert [len(s.get("loss")) for s in split_segments(run)] == [30, 30]
+
+
+def test_episode_beside_a_step_counter(tmp_path):
+    """``Episode 2 Step 300 loss ..``: with a global step printed, the step stays the step."""
+    lines = [f"Episode {1 + s // 100} Step {s} loss: {_q(s // 10, 0):.4f}" for s in range(10, 610, 10)]
+    run = _console(tmp_path, lines)
+    loss = run.get("loss")
+    assert loss.steps.tolist() == list(range(10, 610, 10))
+    assert len(split_segments(run)) == 1

@@ -88,7 +88,7 @@ _PAIR = lazy_regex(
 # without it has no pair.
 _PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*(?:[:=]|->)\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
-_EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
+_EPOCH_NAMES = frozenset({"epoch", "ep", "epochs", "episode", "episodes"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx", "batch_index"})
 _COUNTER_NAMES = _EPOCH_NAMES | _STEP_NAMES
 _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
