@@ -143,3 +143,21 @@ def test_episode_beside_a_step_counter(tmp_path):
     loss = run.get("loss")
     assert loss.steps.tolist() == list(range(10, 610, 10))
     assert len(split_segments(run)) == 1
+
+
+def test_episode_with_its_length_printed(tmp_path):
+    """``Episode 5 | Steps: 183 | Loss: ..``: the steps an episode lasted, not a count inside it
+    (one line an episode) nor a step (they go up and down): the episode is the step, and an appended
+    run goes back with it."""
+    lengths = [20 + (37 * k) % 181 for k in range(1, 26)]
+    lines = [
+        f"Episode {k} | Steps: {lengths[k - 1]} | Loss: {_q(k, r):.4f} | Reward: {k + r}"
+        for r in range(2)
+        for k in range(1, 26)
+    ]
+    run = _console(tmp_path, lines)
+    loss = run.get("loss")
+    assert run.roles["loss"] == "Loss"
+    assert loss.steps.tolist() == [*range(1, 26), *range(1, 26)]
+    assert (loss.values[0], loss.values[-1]) == (_q(1, 0), _q(25, 1))
+    assert [len(s.get("loss")) for s in split_segments(run)] == [25, 25]
