@@ -267,11 +267,15 @@ def _rows_into(
     header, step_col = layout.header, layout.step_col
     first_line, first_row, shift = first
     at = step_col if step_col is not None else layout.epoch_col
-    records, steps, where, ragged = [], [], [], []
-    count = 0
+    records, steps, where, ragged, repeats = [], [], [], [], []
+    count = base = 0
     for count, row in enumerate(rows, 1):
-        n, line_no = first_row + count - 1, first_line + count - 1
+        n, line_no = first_row + count - 1 - base, first_line + count - 1
         if not row or not any(cell.strip() for cell in row):
+            continue
+        if _is_header(row, header):  # the script run again, appending: its row numbers start again
+            repeats.append(line_no)
+            base = count
             continue
         if len(row) != len(header):
             ragged.append(line_no)
@@ -285,10 +289,20 @@ def _rows_into(
     cols = Columns()
     if records:
         cols.add_records(records, steps, where)
+    if repeats:
+        run.notes.append(
+            f"the header line is repeated at line(s) {', '.join(map(str, repeats[:5]))}: "
+            f"{len(repeats) + 1} runs appended to the file, each judged on its own"
+        )
     note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
     note_skipped(run, "row(s) the CSV parser refused", [shift + n for n in refused], damage=True)
     cols.into(run)
     return count
+
+
+def _is_header(row: list[str], header: list[str]) -> bool:
+    """Whether a row repeats the header line (a CSV logger opened again in append mode)."""
+    return len(row) == len(header) and all(c.strip() == h.strip() for c, h in zip(row, header))
 
 
 class CsvStream(LineStream):

@@ -84,7 +84,7 @@ class JsonlReader:
     def read(self, path: Path) -> Run:
         run = _bulk(path)
         if run is not None:
-            return run
+            return appended_runs(run)
         bounded = read_text(path)  # long lines cut out and reported
         text, notes = bounded.text, bounded.notes
         run = Run(source=str(path), format="jsonl", files=[str(path)], notes=notes)
@@ -102,7 +102,7 @@ class JsonlReader:
             del run.notes[said:]  # what it said of the text values: read again as numbers
             if not _quoted_numbers(text, run):
                 raise ReadError("no numeric metrics in the JSON object lines")
-        return run
+        return appended_runs(run)
 
 
 class JsonlStream(LineStream):
@@ -354,3 +354,36 @@ def _parse(chunk: list[str], chunk_idx: list[int]) -> tuple[list[tuple[int, dict
             continue
         (objects.append((i + 1, obj)) if type(obj) is dict else broken.append(i + 1))
     return objects, broken
+
+
+NO_STEP = "no step field; steps are record numbers"
+
+
+def appended_runs(run: Run) -> Run:
+    """Runs appended to one file (the script run again in append mode, a sweep) whose lines have
+    no step field but an epoch that goes back: the steps go back with it, so that the engine
+    judges each run as its own segment, as the console reader's restarts are. The steps are the
+    epochs where they rise by record within each run, else the records counted from each restart."""
+    epoch = next((s for name, s in run.series.items() if name.lower() in ("epoch", "epochs")), None)
+    if NO_STEP not in run.notes or epoch is None or len(epoch) < 4:
+        return run
+    backs = np.flatnonzero(np.diff(epoch.values) < 0) + 1
+    if len(backs) == 0 or 4 * len(backs) > len(epoch) or not np.isfinite(epoch.values).all():
+        return run
+    rising = np.all(np.delete(np.diff(epoch.values), backs - 1) > 0)
+    starts = np.concatenate(([0], backs))
+    piece = np.searchsorted(backs, np.arange(len(epoch)), side="right")
+    new = epoch.values if rising else epoch.steps - epoch.steps[starts][piece]
+    if not all(np.isin(s.steps, epoch.steps).all() for s in run.series.values()):
+        return run
+    records = epoch.steps.copy()
+    for s in run.series.values():
+        s.steps = new[np.searchsorted(records, s.steps)]
+    where = ", ".join(f"{records[b]:g}" for b in backs[:5])
+    run.notes[run.notes.index(NO_STEP)] = (
+        f"no step field; the {epoch.name} goes back at record(s) {where}: {len(backs) + 1} runs appended "
+        f"to the file, each judged on its own; steps are "
+        + (f"{epoch.name}s" if rising else "record numbers counted from each run's start")
+    )
+    run.meta["steps_are"] = "epochs" if rising else "rows"
+    return run

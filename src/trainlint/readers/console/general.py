@@ -88,7 +88,7 @@ _PAIR = lazy_regex(
 # without it has no pair.
 _PAIR_HINT = lazy_regex(r"[\w@/.\-](?:\s*(?:[:=]|->)\s*|\s+)[-+]?(?:\d|\.\d|nan|NaN|NAN|inf|Inf|INF)")
 _STEP_NAMES = frozenset({"step", "steps", "iter", "iters", "iteration", "it", "global_step", "update", "num_updates"})
-_EPOCH_NAMES = frozenset({"epoch", "ep", "epochs"})
+_EPOCH_NAMES = frozenset({"epoch", "ep", "epochs", "episode", "episodes"})
 _INNER_NAMES = frozenset({"i", "batch", "idx", "b", "batch_id", "batch_idx", "batch_index"})
 _COUNTER_NAMES = _EPOCH_NAMES | _STEP_NAMES
 _PLACED_NAMES = _COUNTER_NAMES | _INNER_NAMES
@@ -748,7 +748,8 @@ def _step_is_inner(train: list[Record]) -> bool:
     on = [(a, b) for a, b in pairs if b.epoch > a.epoch]  # type: ignore[operator]
     restarts = all((b.step or 0.0) < (a.step or 0.0) for a, b in back) and 2 * len(back) <= len(on)
     new_epoch = any((b.step or 0.0) < (a.step or 0.0) for a, b in on)  # not only at a restart
-    return bool(falls) and all(falls) and restarts and new_epoch
+    within = any(b.epoch == a.epoch for a, b in pairs)  # a count inside an epoch: two records in one
+    return bool(falls) and all(falls) and restarts and new_epoch and within
 
 
 def _count_is_global(train: list[Record]) -> bool:
@@ -791,11 +792,19 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
-    pairs = list(zip(steps, steps[1:]))
-    resets = sum(1 for a, b in pairs if b < a)
-    if any(a == b for a, b in pairs) or resets > max(3, len(steps) // 10):
+    if not _steps_usable(steps):
+        epochs = [float(r.epoch) for r in train if r.epoch is not None]
+        if len(epochs) == len(train) and _steps_usable(epochs):  # "Episode 5 | Steps: 183": its length
+            return epochs, "epoch"
         return [float(i + 1) for i in range(len(train))], "order"
     return steps, how
+
+
+def _steps_usable(steps: list[float]) -> bool:
+    """Whether steps tell the records apart: none repeated, a few falls back at most (restarts)."""
+    pairs = list(zip(steps, steps[1:]))
+    resets = sum(1 for a, b in pairs if b < a)
+    return not any(a == b for a, b in pairs) and resets <= max(3, len(steps) // 10)
 
 
 # An error printed as a rate: ``top1 error 40.2%``, ``error rate: 0.12``, ``error: 12.5 %``.
