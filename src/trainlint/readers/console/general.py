@@ -401,7 +401,8 @@ def _said(clause: str) -> str:
 def _said_each(clause: str) -> str:
     """Clauses ``NAME is VALUE`` one after another with no separator (HoustonJ2013's ``Loss is
     0.28 Acc is 0.91``), each as ``NAME: VALUE``; any other clause as it is."""
-    pos, said, end = 0, [], len(clause.rstrip().rstrip("."))
+    pos, end = 0, len(clause.rstrip().rstrip("."))
+    said: list[str] = []
     while pos < end and len(said) < 8:
         m = _IS_ONE.match(clause, pos)
         if m is None:

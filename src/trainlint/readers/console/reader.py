@@ -319,7 +319,7 @@ def _read_tail(path: Path) -> bytes:
         if size <= 2 * _SNIFF_MORE:
             return b""
         fh.seek(size - _SNIFF_MORE)
-        tail = fh.read(_SNIFF_MORE)
+        tail: bytes = fh.read(_SNIFF_MORE)
     return tail.split(b"\n", 1)[-1]  # from the first whole line
 
 
@@ -361,9 +361,10 @@ class ConsoleReader:
             return False
         head = head_as_text(head)
         if looks_binary(head):
-            head = _around_nuls(path, head)
-            if head is None:
+            around = _around_nuls(path, head)
+            if around is None:
                 return False
+            head = around
         suffix = path.suffix.lower()
         if bare_numbers(path, split_lines(head.decode("utf-8", errors="replace"))):
             return True  # loss.txt: one value a line; numbers under a header naming a loss
