@@ -24,3 +24,15 @@ def test_fuzz_target(name):
         check_files(files)
 
     run()
+
+
+def test_a_metric_name_with_a_newline_keeps_the_reason_on_one_line():
+    # found by the fuzzer: a tokenizer.json whose vocabulary's one key is "\n" is read as JSON
+    # lines, and the metric it names (model/vocab/\n) went into the NOT-CHECKED reason as it was
+    check_files(
+        {
+            "tok/tokenizer.json": b'{"model": {"type": "BPE", "vocab": {"\\n": 0}, "merges": ["t a", "t b"]}, '
+            b'"added_tokens": [{"id": 0, "content": "<s>", "special": true}]}',
+            "tok/tokenizer_config.json": b'{"eos_token": null, "bos_token": "<s>", "model_max_length": 0.0}',
+        }
+    )

@@ -263,9 +263,11 @@ def check_map(names: Iterable[str], overrides: Mapping[str, str] | None) -> None
 
 
 def _listing(names: list[str], limit: int = 40, source: str = "PATH") -> str:
+    """The names, escaped where a character would break the one-line reason (a JSON key ``"\\n"``)."""
+    shown = [n if n.isprintable() else n.encode("unicode_escape").decode("ascii") for n in names[:limit]]
     if len(names) <= limit:
-        return ", ".join(names) or "none"
-    return ", ".join(names[:limit]) + f" (+{len(names) - limit} more, see trainlint series {source})"
+        return ", ".join(shown) or "none"
+    return ", ".join(shown) + f" (+{len(names) - limit} more, see trainlint series {source})"
 
 
 def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
