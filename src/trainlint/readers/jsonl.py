@@ -55,6 +55,7 @@ def _lines_file(path: Path, head: bytes) -> bool:
     return path.suffix.lower() in _JSONL_SUFFIXES and objects >= 2
 
 
+NO_STEP = "no step field; steps are record numbers"  # the note of a run read by its records' order
 FLAT_DEPTH = 2  # levels of a line's nested dicts read as names joined by "/" (as a JSON history's)
 
 
@@ -95,7 +96,7 @@ class JsonlReader:
         else:
             cols, step_key = fast
             if step_key is None:
-                run.notes.append("no step field; steps are record numbers")
+                run.notes.append(NO_STEP)
         said = len(run.notes)
         cols.into(run)
         if not run.series:
@@ -163,7 +164,7 @@ def _bulk(path: Path) -> Run | None:
     elif np.isnan(steps).any():  # null or absent: the record number
         steps = np.where(np.isnan(steps), np.arange(count, dtype=np.float64), steps)
     if step_key is None:
-        run.notes.append("no step field; steps are record numbers")
+        run.notes.append(NO_STEP)
     seen = dict.fromkeys(k for o in objs for k in o)
     cols = Columns()
     for key in [k for k in seen if k in table] + sorted(table.keys() - seen.keys()):
@@ -186,7 +187,7 @@ def _general(text: str, run: Run) -> Columns:
     cols, broken = Columns(), []
     step_key = _step_key(lines, idx)
     if step_key is None:
-        run.notes.append("no step field; steps are record numbers")
+        run.notes.append(NO_STEP)
     for c0 in range(0, len(idx), CHUNK):
         chunk_idx = idx[c0 : c0 + CHUNK]
         broken += _slow_chunk([lines[i] for i in chunk_idx], chunk_idx, cols, step_key, c0)
@@ -354,9 +355,6 @@ def _parse(chunk: list[str], chunk_idx: list[int]) -> tuple[list[tuple[int, dict
             continue
         (objects.append((i + 1, obj)) if type(obj) is dict else broken.append(i + 1))
     return objects, broken
-
-
-NO_STEP = "no step field; steps are record numbers"
 
 
 def appended_runs(run: Run) -> Run:
