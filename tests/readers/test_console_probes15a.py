@@ -28,7 +28,8 @@ def _loss(k: int, run: int) -> float:
 def test_jsonl_runs_appended_with_the_epoch_starting_again(tmp_path):
     """Ardbiu/chip-ood metrics.jsonl @770c7b5: ``{"epoch": 1, "train_loss": .., "train_acc": ..,
     "test_acc": .., "rec_loss": .., "lambda_adv": ..}`` a line per epoch, no step field, and three
-    runs appended (epochs 1-9, 1-2, 1-20). They had been read as one series of 31 record numbers."""
+    runs appended (epochs 1-9, 1-2, 1-20). They had been read as one series of 31 record numbers.
+    The steps are the records counted from each run's start, as the live stream can give them too."""
     spans = (9, 2, 20)
     records = [
         {"epoch": k, "train_loss": _loss(k, r), "train_acc": 0.1 + 0.01 * k, "test_acc": 0.2, "lambda_adv": 0.0}
@@ -38,13 +39,13 @@ def test_jsonl_runs_appended_with_the_epoch_starting_again(tmp_path):
     run = _jsonl(tmp_path, records)
     assert run.roles["loss"] == "train_loss"
     loss = run.get("loss")
-    assert len(loss) == 31 and loss.steps[:10].tolist() == [*range(1, 10), 1]
+    assert len(loss) == 31 and loss.steps[:12].tolist() == [*range(9), 0, 1, 0]
     assert (loss.values[0], loss.values[-1]) == (_loss(1, 0), _loss(20, 2))
     assert np.array_equal(run.series["test_acc"].steps, loss.steps)
     assert any("3 runs appended" in n for n in run.notes)
     segs = split_segments(run)
     assert [len(s.get("loss")) for s in segs] == list(spans)
-    assert [(s.get("loss").steps[0], s.get("loss").steps[-1]) for s in segs] == [(1, 9), (1, 2), (1, 20)]
+    assert [(s.get("loss").steps[0], s.get("loss").steps[-1]) for s in segs] == [(0, 8), (0, 1), (0, 19)]
 
 
 def test_jsonl_runs_appended_with_several_records_an_epoch(tmp_path):

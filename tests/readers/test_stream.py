@@ -71,6 +71,24 @@ def test_jsonl_stream_equals_the_reader_at_any_flush_boundary(tmp_path, cut):
     _same_as_doctor(p, _follow(p, data, cut, "jsonl"), "jsonl")
 
 
+@pytest.mark.parametrize("cut", [9, 120, 100_000])
+def test_jsonl_stream_splits_appended_runs_as_the_reader_does(tmp_path, cut):
+    """Three runs appended to one file with no step field, the epoch going back to its start (the
+    shape of Ardbiu/chip-ood's metrics.jsonl): followed a flush at a time, the steps restart where
+    the whole-file read restarts them, so that the guard's segments are doctor's."""
+    rows = [
+        {"epoch": k, "train_loss": round(2.0 - 0.05 * k - 0.01 * r, 4)}
+        for r, n in enumerate((9, 2, 20))
+        for k in range(1, n + 1)
+    ]
+    rows.insert(5, {"epoch": 3, "train_loss": 1.9})  # a back that is no restart: not to the first epoch
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    p = tmp_path / "m.jsonl"
+    seen = _follow(p, data, cut, "jsonl")
+    _same_as_doctor(p, seen, "jsonl")
+    assert seen["train_loss"][0][:12] == [*range(10), 0, 1]
+
+
 @pytest.mark.parametrize("cut", [5, 50, 10_000])
 def test_csv_stream_equals_the_reader_lightning_and_keras(tmp_path, cut):
     lightning = "epoch,step,train_loss_step,val_loss\n" + "".join(

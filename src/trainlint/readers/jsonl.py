@@ -108,7 +108,8 @@ class JsonlReader:
 
 class JsonlStream(LineStream):
     """JSON lines as they are appended, parsed as the reader's general path parses them; the step
-    field is chosen from the first lines that hold objects, as the reader chooses it."""
+    field is chosen from the first lines that hold objects, as the reader chooses it, and appended
+    runs are found as the reader finds them (:class:`Restarts`)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, "jsonl")
@@ -118,6 +119,7 @@ class JsonlStream(LineStream):
         super().restart()
         self.step_key: str | None = None
         self.count, self.decided = 0, False
+        self.restarts = Restarts()
 
     def lines(self, lines: list[str], first_no: int, frag: Run) -> None:
         idx, _ = _classify(lines)
@@ -132,6 +134,8 @@ class JsonlStream(LineStream):
             _slow_chunk([lines[i] for i in chunk_idx], numbers, cols, self.step_key, self.count + c0)
         self.count += len(idx)
         cols.into(frag)
+        if self.step_key is None:
+            self.restarts.apply(frag)
 
 
 def _bulk(path: Path) -> Run | None:
@@ -357,31 +361,61 @@ def _parse(chunk: list[str], chunk_idx: list[int]) -> tuple[list[tuple[int, dict
     return objects, broken
 
 
+class Restarts:
+    """Runs appended to one file (the script run again in append mode, a sweep) whose lines have no
+    step field but an epoch: a record whose epoch goes back below the one before, to the file's first
+    epoch or below, two records or more after the last run's start, starts a new run. The steps become the records counted from each run's start, so
+    that the engine judges each run as its own segment, as the console reader's restarts are. Kept
+    per file and fed in record order, whole or a fragment at a time: the whole-file read and the
+    live stream find the same restarts (the test needs only the first and the previous epoch)."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None  # the file's first finite epoch
+        self.last: float | None = None  # the previous record's finite epoch
+        self.starts: list[float] = [0.0]  # the record numbers where runs start
+        self.name = "epoch"
+
+    def apply(self, run: Run) -> bool:
+        """Shift ``run``'s record-number steps to count from each run's start; True if any restart
+        has been seen so far."""
+        epoch = next((s for name, s in run.series.items() if name.lower() in ("epoch", "epochs")), None)
+        if epoch is not None:
+            self.name = epoch.name
+            self._scan(epoch.steps, epoch.values)
+        if len(self.starts) == 1:
+            return False
+        starts = np.asarray(self.starts)
+        for s in run.series.values():
+            s.steps = s.steps - starts[np.searchsorted(starts, s.steps, side="right") - 1]
+        return True
+
+    def _scan(self, records: np.ndarray, values: np.ndarray) -> None:
+        keep = np.isfinite(values)
+        records, values = records[keep], values[keep]
+        if not len(values):
+            return
+        if self.first is None:
+            self.first = float(values[0])
+        before = np.concatenate(([values[0] if self.last is None else self.last], values[:-1]))
+        for r in records[(values < before) & (values <= self.first)]:
+            if r - self.starts[-1] >= 2:  # a run of one record is a stray line, not a run
+                self.starts.append(float(r))
+        self.last = float(values[-1])
+
+    def note(self) -> str:
+        where = ", ".join(f"{r:g}" for r in self.starts[1:6])
+        return (
+            f"no step field; the {self.name} goes back to its start at record(s) {where}: {len(self.starts)} runs "
+            "appended to the file, each judged on its own; steps are the records counted from each run's start"
+        )
+
+
 def appended_runs(run: Run) -> Run:
-    """Runs appended to one file (the script run again in append mode, a sweep) whose lines have
-    no step field but an epoch that goes back: the steps go back with it, so that the engine
-    judges each run as its own segment, as the console reader's restarts are. The steps are the
-    epochs where they rise by record within each run, else the records counted from each restart."""
-    epoch = next((s for name, s in run.series.items() if name.lower() in ("epoch", "epochs")), None)
-    if NO_STEP not in run.notes or epoch is None or len(epoch) < 4:
+    """The whole-file read of :class:`Restarts`."""
+    if NO_STEP not in run.notes:
         return run
-    backs = np.flatnonzero(np.diff(epoch.values) < 0) + 1
-    if len(backs) == 0 or 4 * len(backs) > len(epoch) or not np.isfinite(epoch.values).all():
-        return run
-    rising = np.all(np.delete(np.diff(epoch.values), backs - 1) > 0)
-    starts = np.concatenate(([0], backs))
-    piece = np.searchsorted(backs, np.arange(len(epoch)), side="right")
-    new = epoch.values if rising else epoch.steps - epoch.steps[starts][piece]
-    if not all(np.isin(s.steps, epoch.steps).all() for s in run.series.values()):
-        return run
-    records = epoch.steps.copy()
-    for s in run.series.values():
-        s.steps = new[np.searchsorted(records, s.steps)]
-    where = ", ".join(f"{records[b]:g}" for b in backs[:5])
-    run.notes[run.notes.index(NO_STEP)] = (
-        f"no step field; the {epoch.name} goes back at record(s) {where}: {len(backs) + 1} runs appended "
-        f"to the file, each judged on its own; steps are "
-        + (f"{epoch.name}s" if rising else "record numbers counted from each run's start")
-    )
-    run.meta["steps_are"] = "epochs" if rising else "rows"
+    restarts = Restarts()
+    if restarts.apply(run):
+        run.notes[run.notes.index(NO_STEP)] = restarts.note()
+        run.meta["steps_are"] = "rows"
     return run
