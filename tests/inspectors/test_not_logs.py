@@ -192,3 +192,30 @@ def test_installed_packages_and_sources_are_skipped_and_counted_never_judged(tmp
     }, skipped
     named = doctor(root / "gadgets.egg-info" / "PKG-INFO")  # named explicitly: judged as before
     assert named.reports and "skipped" not in named.extra
+
+
+_TOKENIZER = {
+    "version": "1.0",
+    "added_tokens": [{"id": 3, "content": "<pad>", "special": True}],
+    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<pad>": 3}, "merges": ["a b"]},
+}
+
+
+def test_a_tokenizer_json_named_on_doctor_points_to_its_folder(tmp_path):
+    """A tokenizer.json named explicitly had been read as JSON lines: its vocabulary became
+    metrics and the answer was 'no loss series found'. Its folder is what is judged."""
+    (tmp_path / "tokenizer.json").write_text(json.dumps(_TOKENIZER))
+    [rep] = doctor([tmp_path / "tokenizer.json"]).reports
+    assert rep.kind == "tokenizer" and rep.verdict == "NOT-CHECKED"
+    assert (
+        rep.unjudged
+        == f"a tokenizer file, not a training log: judge the folder that holds it (trainlint tokenizer {tmp_path})"
+    )
+    [folder] = doctor([tmp_path]).reports  # the folder: the tokenizer judged, the file not again
+    assert folder.kind == "tokenizer" and folder.unjudged is None
+
+
+def test_the_same_json_under_another_name_is_not_taken_for_a_tokenizer(tmp_path):
+    (tmp_path / "metrics.json").write_text(json.dumps(_TOKENIZER))
+    [rep] = doctor([tmp_path / "metrics.json"]).reports
+    assert rep.kind == "log"

@@ -25,3 +25,21 @@ class TokenizerInspector:
 
         fmt = data_format(options.dataset)
         return judge_tokenizer(path, options.settings, fmt)
+
+
+# A tokenizer's own JSON files, named on the command line: their content is no training log (the
+# JSON-lines reader would read a vocabulary as metrics), and their judge is the folder's.
+TOKENIZER_JSON = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json")
+
+
+@inspector("tokenizer", priority=45)  # before the log inspector, which would read it as JSON lines
+class TokenizerFileInspector:
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return path.name in TOKENIZER_JSON and head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+    def judge(self, path: Path, options: Options) -> Report:
+        return Report(
+            source=str(path),
+            kind="tokenizer",
+            unjudged=f"a tokenizer file, not a training log: judge the folder that holds it (trainlint tokenizer {path.parent})",
+        )
