@@ -104,13 +104,18 @@ def test_a_binary_file_stays_not_checked(tmp_path):
         "[CHECKPOINT] Saved model at epoch {i}",
         "  -> New best model saved with Val Loss: {v:.4f}",
         "Saving best model for epoch: {i}",
+        "  -> Saved best (loss: {v:.4f})",
+        "New best checkpoint at epoch {i} (loss {v:.4f})",
+        "2024-03-01 12:00:{i:02d} INFO trainer: Saved best model, val_loss={v:.4f}",
     ],
 )
 def test_a_saved_model_line_is_no_point_of_the_loss(tmp_path, saved):
     """Shapes printed by training scripts' best-checkpoint code (``torch.save`` then ``print(f'Saved
     model at epoch {epoch} ...')``, ``print(f"  -> Best model saved with Val Loss: ...")``, the
     SaveBestModel helper's ``Saving best model for epoch: N``), found in many scripts by probe
-    14a's code search; the value is the one the checkpoint was chosen on. The generic-epoch shape
+    14a's code search, and the best-so-far shapes of probe 14d (EasonLi292/Z-GED's ``-> Saved best
+    (loss: X)``), also behind a logging frame: one mechanism drops them all; the value is the one
+    the checkpoint was chosen on. The generic-epoch shape
     had taken ``loss`` of the saved line as the loss (23 points of the val loss)."""
     lines = []
     for i, line in enumerate(_epochs(), start=1):

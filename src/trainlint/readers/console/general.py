@@ -213,12 +213,6 @@ def _split_unglued(text: str) -> str:
     return _GLUED_SPLIT.sub(r"\1 ", text)
 
 
-# A line announcing a save of the best model so far (EasonLi292/Z-GED's ``  -> Saved best (loss:
-# 0.2407)``, the best validation total; ``Saving best model, loss 0.41``): its values are the best so
-# far, never this step's training loss, so its loss-like names are read as ``best_<name>``.
-_BEST_SAVE = lazy_regex(
-    r"^\W*(?i:(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b)"
-)
 # A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
@@ -256,8 +250,6 @@ def read_line(text: str) -> Record | None:
             return None
     if not rec.values and rec.step is None and rec.epoch is None and rec.inner is None:
         return None
-    if rec.values and _BEST_SAVE.match(body) is not None:
-        rec.values = {f"best_{n}" if _loss_like(n) and "best" not in n.lower() else n: v for n, v in rec.values.items()}
     _bare_splits(rec, body)
     if rec.epoch is not None and rec.inner is None and rec.step_total:  # "Epoch [3/50] Iter [10/495]"
         rec.inner, rec.step, rec.step_total = (rec.step or 0.0, rec.step_total), None, 0.0

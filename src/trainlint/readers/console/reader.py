@@ -41,7 +41,7 @@ from .allennlp import RECOGNISERS as ALLENNLP_RECOGNISERS
 from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
-from .general import general
+from .general import general, strip_frame
 from .handwritten import MORE_PATTERNS
 from .handwritten import RECOGNISERS as MORE_RECOGNISERS
 from .kaldi import RECOGNISERS as KALDI_RECOGNISERS
@@ -435,19 +435,28 @@ def read_console_text(
 
 # A line that announces a saved model before any value (``Saved model at epoch 3 with loss 0.41``,
 # ``Epoch 3: best model saved with loss: 0.41``, ``[CHECKPOINT] Saved model ...``, ``==> Saving
-# checkpoint ... (val_loss 0.4)``): the loss it names is the one the checkpoint was chosen on (mostly
-# the validation loss), printed again; it is no progress record. A progress line that ends by saying
-# it saved (``Epoch 3 loss 0.5 ... saving model``) is kept.
+# checkpoint ... (val_loss 0.4)``, EasonLi292/Z-GED's ``  -> Saved best (loss: 0.2407)``, ``New best
+# checkpoint (loss 0.4)``): the loss it names is the one the checkpoint was chosen on (mostly the
+# validation loss, or the best so far), printed again; it is no progress record. A progress line that
+# ends by saying it saved (``Epoch 3 loss 0.5 ... saving model``) is kept. Matched on the line as
+# printed and on the line without its logging frame (time and level; a logger's name is let by).
 _SAVE_NOTICE = lazy_regex(
-    r"(?i)^\W*(?:\[[^\]]{0,30}\]\s*)?(?:epoch\s*\d+\s*[:,|\-]?\s*)?(?:"
+    r"(?i)^\W*(?:\[[^\]]{0,30}\]\s*)?(?:[a-z_][\w.]{0,40}:\s+)?(?:epoch\s*\d+\s*[:,|\-]?\s*)?(?:"
     r"(?:a\s+|the\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\s+(?:(?:is|was|has\s+been)\s+)?"
-    r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b)"
+    r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b"
+    r"|(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b)"
 )
-_SAVE_WORDS = ("saved", "Saved", "SAVED", "saving", "Saving", "SAVING")
+_SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT")
 
 
 def _save_notice(line: Line) -> bool:
-    return len(line.segments) == 1 and _SAVE_NOTICE.match(line.segments[0].lstrip()) is not None
+    if len(line.segments) != 1:
+        return False
+    text = line.segments[0]
+    if _SAVE_NOTICE.match(text.lstrip()) is not None:
+        return True
+    low = text.lower()  # the frame stripped only where the line names a save at all
+    return ("sav" in low or "checkpoint" in low) and _SAVE_NOTICE.match(strip_frame(text).lstrip()) is not None
 
 
 def _recognise_progress(lines: list[Line], holds: Needles, patterns: Iterable[str | LinePattern]) -> list[Capture]:
