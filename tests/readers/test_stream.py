@@ -89,6 +89,20 @@ def test_jsonl_stream_splits_appended_runs_as_the_reader_does(tmp_path, cut):
     assert seen["train_loss"][0][:12] == [*range(10), 0, 1]
 
 
+@pytest.mark.parametrize("cut", [7, 100, 100_000])
+def test_csv_stream_starts_the_rows_again_at_a_repeated_header_as_the_reader_does(tmp_path, cut):
+    """A CSV logger opened again in append mode writes its header again: the row numbers start
+    again there, in a poll after the one that read the first run's rows too (they had gone on)."""
+    rows = ["accuracy,loss,val_loss"]
+    for r in range(2):
+        rows += ["accuracy,loss,val_loss"] if r else []
+        rows += [f"{0.6 + 0.01 * e:.4f},{2.0 - 0.05 * e - 0.01 * r:.4f},{2.1 - 0.05 * e:.4f}" for e in range(12)]
+    p = tmp_path / "log.csv"
+    seen = _follow(p, ("\n".join(rows) + "\n").encode(), cut, "csv")
+    _same_as_doctor(p, seen, "csv")
+    assert seen["loss"][0] == [*range(12), *range(12)]
+
+
 @pytest.mark.parametrize("cut", [5, 50, 10_000])
 def test_csv_stream_equals_the_reader_lightning_and_keras(tmp_path, cut):
     lightning = "epoch,step,train_loss_step,val_loss\n" + "".join(

@@ -261,21 +261,22 @@ def _decimal_comma(text: str, delim: str) -> bool:
 def _rows_into(
     run: Run, rows: Iterable[list[str]], layout: _Layout, first: tuple[int, int, int], refused: list[int]
 ) -> int:
-    """Parse data rows into ``run``; returns how many rows were read, blank ones included.
-    ``first``: the first row's line number, its row number, and what to add to the line numbers
-    that the row iterator puts in ``refused`` (the rows the csv module refused)."""
+    """Parse data rows into ``run``; returns the row number of the row after them (blank rows are
+    counted; a repeated header starts the count again). ``first``: the first row's line number, its
+    row number, and what to add to the line numbers that the row iterator puts in ``refused`` (the
+    rows the csv module refused)."""
     header, step_col = layout.header, layout.step_col
-    first_line, first_row, shift = first
+    first_line, start, shift = first
     at = step_col if step_col is not None else layout.epoch_col
     records, steps, where, ragged, repeats = [], [], [], [], []
     count = base = 0
     for count, row in enumerate(rows, 1):
-        n, line_no = first_row + count - 1 - base, first_line + count - 1
+        n, line_no = start + count - 1 - base, first_line + count - 1
         if not row or not any(cell.strip() for cell in row):
             continue
         if _is_header(row, header):  # the script run again, appending: its row numbers start again
             repeats.append(line_no)
-            base = count
+            start, base = 0, count
             continue
         if len(row) != len(header):
             ragged.append(line_no)
@@ -297,7 +298,7 @@ def _rows_into(
     note_skipped(run, "row(s) with the wrong number of fields", ragged, damage=True)
     note_skipped(run, "row(s) the CSV parser refused", [shift + n for n in refused], damage=True)
     cols.into(run)
-    return count
+    return start + count - base
 
 
 def _is_header(row: list[str], header: list[str]) -> bool:
@@ -328,7 +329,7 @@ class CsvStream(LineStream):
         self.next_line += len(lines)
         refused: list[int] = []
         rows = _tolerant(csv.reader(lines, delimiter=self.delim), refused)
-        self.rows += _rows_into(frag, rows, self.layout, (first, self.rows, first - 1), refused)
+        self.rows = _rows_into(frag, rows, self.layout, (first, self.rows, first - 1), refused)
 
     def _header(self, lines: list[str], frag: Run) -> list[str]:
         """Lines after the header once it is known (the lines before it wait, 1,000 at most)."""
