@@ -330,20 +330,20 @@ class CsvStream(LineStream):
         refused: list[int] = []
         rows = _tolerant(csv.reader(lines, delimiter=self.delim), refused)
         self.rows = _rows_into(frag, rows, self.layout, (first, self.rows, first - 1), refused)
+        _flavour(frag, self.layout.header, self.path)  # each fragment's rows, as the reader's whole table
 
     def _header(self, lines: list[str], frag: Run) -> list[str]:
         """Lines after the header once it is known (the lines before it wait, 1,000 at most)."""
         self.waiting = (self.waiting + lines)[-1000:]
         found = delimited.header("\n".join(self.waiting) + "\n", DELIMITERS)
-        if found is None or not _is_metric_header(found[0]):
-            return []
+        if found is None or not (_is_metric_header(found[0]) or _catboost_learn(self.path, found[0])):
+            return []  # the header the reader's sniff accepts
         header, self.delim = found
         lead = next((i for i, ln in enumerate(self.waiting) if ln.strip()), 0)
         skip = lead + delimited.header_lines(header)
         self.layout = _Layout.of(header, _decimal_comma("\n".join(self.waiting), self.delim))
         if self.layout.step_col is None and self.layout.counter is None:
             frag.meta["steps_are"] = "epochs" if self.layout.epoch_col is not None else "rows"
-        _flavour(frag, header, self.path)
         rest, self.waiting = self.waiting[skip:], []
         self.next_line = skip + 1
         return rest
