@@ -284,3 +284,10 @@ def test_a_number_right_after_the_loss_word_is_a_word_of_its_own():
     assert parse("Losses2").part == "2"
     assert parse("l1_loss").part == "l1" and parse("lossy1").kind is None
     assert choose(["Loss1", "Loss2", "Loss3"])["loss"].names == ("Loss1", "Loss2", "Loss3")
+
+
+def test_a_metric_mapped_to_a_role_is_given_no_other():
+    """``--map loss=val_loss``: val_loss is not also the eval loss (its alias), which would compare
+    the loss with itself (TL065 'eval tracks train' on identical series)."""
+    assert assign_roles(["loss", "val_loss", "acc"], {"loss": "val_loss"}) == {"loss": "val_loss"}
+    assert assign_roles(["loss", "val_loss", "acc"]) == {"loss": "loss", "eval_loss": "val_loss"}

@@ -163,13 +163,14 @@ def choose(
         parts = _sum_parts(name, names)
         if parts:
             out[role] = Choice(role, parts, "--map", 0)
-    by_key = {n.strip().lower(): n for n in names}
+    mapped = {n for c in out.values() for n in c.names}  # a metric --map gave a role has no other
+    by_key = {n.strip().lower(): n for n in names if n not in mapped}
     for role, aliases in ALIASES.items():
         if role in out:
             continue
         hit = next((by_key[a] for a in aliases if a in by_key), None)
         if hit is None:
-            hit = next((n for n in names if role_of(n) == role), None)
+            hit = next((n for n in names if n not in mapped and role_of(n) == role), None)
         if hit is not None:
             out[role] = Choice(role, (hit,), "alias", 0)
     taken = {n for c in out.values() for n in c.names}

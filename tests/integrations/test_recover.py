@@ -342,7 +342,7 @@ def replay_recovering(path):
     """A finished run's records fed to a recovering guard (a stand-in model to snapshot):
     the actions it took, and how many snapshots it judged good."""
     from trainlint.api import read_run
-    from trainlint.live.replay import records
+    from trainlint.readers.stream import records
 
     run = read_run(path)
     model = torch.nn.Linear(2, 1)

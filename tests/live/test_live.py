@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import pytest
 from trainlint.api import read_run
 from trainlint.engine import judge_run
 from trainlint.live import Guard
-from trainlint.live.replay import records, replay
+from trainlint.live.replay import replay
 from trainlint.model import Run
+from trainlint.readers.stream import records
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -267,3 +269,42 @@ def test_a_blowup_in_warmup_is_flagged_live_when_it_happens():
     for i, value in enumerate(loss):
         g.observe(10 * (i + 1), loss=value)
     assert "TL012" in {f.code for _, _, f in g.timeline if f.severity.value == "FAIL"}
+
+
+def test_replay_keeps_a_restart_and_a_crash_as_doctor_does(tmp_path):
+    """The guard is fed each series in its written order, as watch feeds a poll, and is handed the
+    reader's events: a run appended after a restart and a traceback at the end give the final
+    findings doctor gives (TL095 and TL081). Replay had sorted the records by step, which merged
+    the two runs, and dropped the crash: on 46 of 359 calibration logs of the real-log corpus its
+    final findings had not been doctor's."""
+    lines = [f"step {i} loss {2.0 / (1 + i / 10):.4f}" for r in range(2) for i in range(1, 41)]
+    lines += [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 9, in <module>',
+        "RuntimeError: CUDA out of memory.",
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    _, live = replay(run)
+    assert finding_dicts(live) == finding_dicts(judge_run(run))
+    assert {"TL081", "TL095"} <= {f.code for f in live.findings}
+
+
+def test_a_saved_trainer_state_is_judged_live_as_the_format_it_is(tmp_path):
+    """A trainer_state.json saved with a checkpoint, training to go on: TL080 is a NOTE for doctor,
+    since the format says the file is a snapshot; the guard's run had been of format "live", so the
+    same rule had said WARN there (11 calibration logs)."""
+    history = [{"step": s, "loss": round(2.0 - s / 100, 3), "learning_rate": 5e-5} for s in range(5, 101, 5)]
+    state = {
+        "global_step": 100,
+        "max_steps": 846,
+        "log_history": history,
+        "stateful_callbacks": {"TrainerControl": {"args": {"should_training_stop": False}}},
+    }
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps(state))
+    run = read_run(path)
+    _, live = replay(run)
+    assert finding_dicts(live) == finding_dicts(judge_run(run))
+    assert [f.severity.value for f in live.findings if f.code == "TL080"] == ["NOTE"]

@@ -310,33 +310,17 @@ def test_a_table_the_reader_shapes_is_followed_into_the_same_shape(tmp_path, nam
     assert "train/loss" in seen or "MultiClass" in seen
 
 
-def _calibration_logs() -> list[Path]:
-    """The calibration part's logs present here (committed copies, or the fetched cache): the
-    held-out test part is never opened by a test that is not its report."""
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("realworld_report", ROOT / "scripts" / "realworld_report.py")
-    rep = importlib.util.module_from_spec(spec)
-    sys.modules["realworld_report"] = rep  # dataclasses look their module up
-    spec.loader.exec_module(rep)
-    out = []
-    for e in rep.entries():
-        path = rep.locate(e) if rep.part_of(e["repo"]) == "calibration" else None
-        if path is not None and path.is_file() and path.stat().st_size <= 2_000_000:
-            out.append(path)
-    return out
-
-
 def test_calibration_logs_followed_equal_the_whole_read(tmp_path):
     """Every calibration log that `watch` follows by its own stream (JSON lines, CSV, event files;
     console logs are read again whole), written in seven flushes cut anywhere, gives the whole-file
     read's series: the stream had missed YOLO's summed loss and learning-rate names, CatBoost's
     table and a CSV header written again (each mended, each found by this test)."""
+    from _calibration import calibration_logs
+
     from trainlint.readers.stream import Reread
 
     followed = 0
-    for path in _calibration_logs():
+    for _, path in calibration_logs():
         reader = sniff(path)
         if reader is None or isinstance(open_stream(path, reader), Reread):
             continue

@@ -28,7 +28,7 @@ import msgspec
 import numpy as np
 
 from ..live.guard import Guard, StopPolicy
-from ..live.replay import records
+from ..readers.stream import records
 from ..registry import REGISTRY
 from ..rules.recovery import batches
 from ..verdict import Finding, Report, Severity

@@ -144,6 +144,7 @@ class Guard:
     meta: dict[str, Any] | None = None
     log_path: str | Path | None = None
     source: str = "<live>"
+    format: str = "live"  # the format of the file followed (rules judge some formats' runs their own way)
     growth: int = GROWTH
     on_finding: Callable[[Finding], None] | None = None
     clock: Callable[[], float] = time.time  # stamps records given no wall_time, and the guard log
@@ -152,7 +153,7 @@ class Guard:
 
     def __post_init__(self) -> None:
         self.policy = StopPolicy.of(self.stop_on, self.warmup_steps)
-        self.history = LiveRun(self.source, self.role_map, self.meta)
+        self.history = LiveRun(self.source, self.role_map, self.meta, format=self.format)
         self.announced: dict[str, str] = {}
         # (records seen, step of the last record, finding) for every announcement, in order
         self.timeline: list[tuple[int, float, Finding]] = []

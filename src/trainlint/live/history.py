@@ -68,8 +68,8 @@ TRACKED = {
 
 
 class LiveRun:
-    """Metric columns of a run in progress plus its metadata (and, for a replayed log, the
-    damage its reader found, which belongs to the file rather than to any record)."""
+    """Metric columns of a run in progress plus its metadata (and the damage and events, such as a
+    crash's traceback, its reader found, which belong to the file rather than to any record)."""
 
     def __init__(
         self,
@@ -77,12 +77,14 @@ class LiveRun:
         role_map: dict[str, str] | None = None,
         meta: dict[str, Any] | None = None,
         keep_wall: bool = True,
+        format: str = "live",
     ) -> None:
-        self.source = source
+        self.source, self.format = source, format  # the file's format, when a file is followed
         self.columns: dict[str, _Column] = {}
         self.role_map = dict(role_map or {})
         self.meta: dict[str, Any] = dict(meta or {})
         self.damage: list[Damage] = []
+        self.events: list[dict[str, Any]] = []
         self.keep_wall = keep_wall
         self.records = 0
         self.running: dict[str, Running] = {}  # role -> its running quantities
@@ -271,7 +273,13 @@ class LiveRun:
 
     def view(self) -> Run:
         """The run so far, as a Run (no copies of the metric data already moved to numpy)."""
-        run = Run(source=self.source, format="live", meta=dict(self.meta), damage=list(self.damage))
+        run = Run(
+            source=self.source,
+            format=self.format,
+            meta=dict(self.meta),
+            damage=list(self.damage),
+            events=list(self.events),
+        )
         self._flush_records()
         rsteps, rwall = self._rsteps.view(), self._rwall.view()
         for name, col in self.columns.items():

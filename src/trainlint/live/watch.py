@@ -67,6 +67,7 @@ class Loop(msgspec.Struct):
             settings=self.options.settings,
             role_map=dict(self.options.role_map),
             source=str(t.source()),
+            format=t.fmt or "live",
             meta={"clock": "watcher"},
         )
 
