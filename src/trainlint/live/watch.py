@@ -125,6 +125,8 @@ class Loop(msgspec.Struct):
         w.last_data = now
         guard, found = w.guard, list[Finding]()
         guard.history.meta.update(frag.meta)
+        guard.history.events += frag.events  # what no record carries: a traceback, damage
+        guard.history.damage += frag.damage
         last: tuple[float, dict[str, float]] | None = None
         for step, wall, metrics in records(frag):
             if wall == wall:  # not NaN: the log keeps its own clock
