@@ -84,7 +84,7 @@ class CsvReader:
 
     def read(self, path: Path) -> Run:
         bounded = read_text(path)  # long lines cut out and reported
-        text, notes = _uncommented(bounded.text), bounded.notes
+        text, notes = _uncommented(_cr_lines(bounded.text)), bounded.notes
         run = Run(source=str(path), format="csv", files=[str(path)], notes=notes)
         add_damage(run, bounded)
         found = delimited.header(text, DELIMITERS)
@@ -118,6 +118,14 @@ class CsvReader:
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+def _cr_lines(text: str) -> str:
+    """``text`` with its lines split where a file ends them with a bare carriage return and holds
+    no newline (classic Mac OS, or ``csv.writer(lineterminator="\\r")``): one line else."""
+    if "\r" not in text or "\n" in text.rstrip("\r\n"):
+        return text
+    return "\n".join(line for line in text.split("\r") if line.strip())
 
 
 def _uncommented(text: str) -> str:

@@ -179,12 +179,32 @@ def strip_frame(text: str) -> str:
             break
         if m.group(0).strip().strip("[]").strip().lower() in _EVAL_WORDS:
             return text[m.start() :].strip().replace("[", "", 1).replace("]", ":", 1)
+        if (tagged := _tagged_split(m.group(0))) is not None:  # "[Diff-Val(Test-Normal)] Epoch 001: loss = .."
+            return f"{tagged}: {text[m.end() :].strip()}"
         split = _SPLIT_FRAME.match(m.group(0).strip())
         if split is not None and split[1].lower() in _SPLIT_WORDS:  # "[ Valid | 001/100 ]": its split and count stay
             said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
             return f"{said}{split[2]} {text[m.end() :]}".strip()
         text = text[m.end() :]
     return text.strip()
+
+
+# The words of a bracketed tag (``[Diff-Val(Test-Normal)]``): split at hyphens, parentheses, spaces and
+# underscores; a tag with a dot, colon or digit is a logger's or a file's name, not a phase.
+_TAG_WORDS = lazy_regex(r"[-()\s_/]+")
+
+
+def _tagged_split(frame: str) -> str | None:
+    """The evaluation word of a bracketed phase tag whose words hold a capitalised evaluation word and no
+    training word (``[Diff-Val(Test-Normal)]``, ``[Val-Clean]``), else None: a lowercase word is a module's."""
+    inner = frame.strip()
+    if not (inner.startswith("[") and inner.endswith("]")) or any(c in inner for c in ".:0123456789"):
+        return None
+    words = [w for w in _TAG_WORDS.split(inner[1:-1]) if w]
+    if any(w.lower() in ("train", "training") for w in words):
+        return None
+    said = [w for w in words if w[:1].isupper() and w.lower() in _EVAL_WORDS]
+    return said[0] if said and len(words) > 1 else None
 
 
 def _name(raw: str, sep: str) -> str:

@@ -143,17 +143,23 @@ def _split_values(text: str) -> dict[str, float]:
     return out
 
 
-_NAME_TOKEN = lazy_regex(r"^[A-Za-z][\w/@.()\-]*$")
+# a name may be a Greek letter (``α``) or end in a percent sign (``Acc%``: its values printed with one)
+_NAME_TOKEN = lazy_regex(r"^[^\W\d_][\w/@.()\-]*%?$")
 _NUMBER = lazy_regex(rf"^(?:{NUM})$")
 _COUNTER = lazy_regex(r"^(\d+)/(\d+)$")
-_TABLE_STEP = frozenset({"epoch", "step", "iter", "iteration", "steps", "epochs"})
+_TABLE_STEP = frozenset({"epoch", "step", "iter", "iteration", "steps", "epochs", "ep"})
+# A mark printed after a row's last value (``★``, ``*``, ``<-``: the best epoch so far): no column's.
+_ROW_MARK = lazy_regex(r"^[^\w\s.+\-]{1,3}$|^<-+$")
+# A name of two words, a split's then a metric's, one space apart where two or more part the names
+# (``train loss   va_loss  train_acc``, a hand-aligned header): one name.
+_SPLIT_NAME = lazy_regex(r"(?i)(?<!\S)(train|training|val|valid|validation|test|eval) (loss|acc|accuracy)(?=\s{2,}|$)")
 _TOTAL_LOSS = "total_loss"  # the name a table's ``total`` is read under where the table names no loss
 
 
 def _table_header(text: str) -> tuple[list[str], bool] | None:
     """A header's names and whether it is a ``total`` table's: one naming a loss; or one naming
     none as ``Epoch .. total ..`` (its rows must lead with counters; its ``total`` is the loss)."""
-    cols = text.split()
+    cols = _SPLIT_NAME.sub(r"\1_\2", text.strip()).split()  # "train loss   val_loss": two names, not three
     if len(cols) < 3 or len(cols) > 30 or not all(_NAME_TOKEN.match(c) for c in cols):
         return None
     if any("loss" in c.lower() for c in cols):
@@ -235,10 +241,13 @@ class _Table:
     def row(self, cells: list[str], no: int, text: str = "") -> None:
         cols = self.cols
         order = float(len(self.cap.lines))
+        if cols is not None and len(cells) == len(cols) + 1 and _ROW_MARK.match(cells[-1]):
+            cells = cells[:-1]  # "  16  0.6948 0.6940 ... 0.000 ★": the best epoch's mark
         if cols is not None and self.indexed and len(cells) == len(cols) + 1 and cells[0].isdigit():
             order, cells = float(cells[0]), cells[1:]
         if cols is not None and len(cells) < len(cols) and self.starts:
             cells = _placed(text, self.starts) or cells
+        cells = [c[:-1] if c.endswith("%") and _NUMBER.match(c[:-1]) else c for c in cells]
         if cols is None or len(cells) != len(cols):
             return
         step, lead, counters = _row_step(cells, cols, order)
@@ -365,7 +374,7 @@ def best_saves(lines: list[Line]) -> Capture | None:
 # (column tables of both kinds from one pass: a table naming a loss, or a counter table's ``total``)
 RECOGNISERS = (
     (epoch_blocks, "poch"),
-    (tables, ("loss", "total")),
+    (tables, ("loss", "Loss", "LOSS", "total")),
     (history_dicts, "loss"),
     (best_saves, "model at epoch "),
 )

@@ -553,6 +553,24 @@ PATTERNS: tuple[LinePattern, ...] = (
         prefix="test_",
         step_from="previous",
     ),
+    # PaddlePaddle's legacy C++ trainer (``paddle_trainer``, v0.x of 2016-17, behind glog's frame, the
+    # dots of its ``--dot_period`` maybe run on before it): TrainerInternal.cpp's "Pass=N Batch=B samples=S
+    # AvgCost=X Eval: .." at each pass's end (the pass's mean cost, its loss); its "Batch=B samples=S
+    # AvgCost=X CurrentCost=Y Eval: .." every log_period batches is not read (it names no pass, and its
+    # batch count starts again each pass); Tester.cpp's "Test samples=S cost=X Eval: .." after the pass.
+    LinePattern(
+        "paddle-v1-pass",
+        "paddle-v1",
+        _c(r"\bPass=(?P<step>\d+) Batch=\d+ samples=\d+ AvgCost=(?P<loss>NUM)(?=\s|$)"),
+        needle="AvgCost=",
+    ),
+    LinePattern(
+        "paddle-v1-test",
+        "paddle-v1",
+        _c(r"\bTest samples=\d+ cost=(?P<test_loss>NUM)(?=\s|$)"),
+        needle="Test samples=",
+        step_from="previous",
+    ),
     # Generic shapes: "Epoch [1/5], Step [100/600], Loss: 0.21", "epoch 3 ... loss X ... val_loss Y",
     # "step N ... loss=X"
     # The epoch bracketed alone, then the iteration within it: "Epoch[1] Iteration[50/3385] Loss: 0.456,
