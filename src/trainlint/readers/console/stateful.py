@@ -124,8 +124,10 @@ def _rich_renders(lines: list[Line]) -> Iterator[tuple[int, str, str, str, str]]
 def lightning(lines: list[Line]) -> Capture | None:
     cap = None
     for name, renders in (("lightning", _tqdm_renders), ("lightning-rich", _rich_renders)):
-        cap = _epoch_finals(Capture(name), renders(lines))
+        drawn = list(renders(lines))
+        cap = _epoch_finals(Capture(name), drawn)
         if cap.lines:
+            cap = _per_step(cap, drawn) or cap
             break
     if cap is None or not cap.lines:
         return None
@@ -185,6 +187,74 @@ def _epoch_finals(cap: Capture, renders: Iterable[tuple[int, str, str, str, str]
     if cur is not None:
         cap.meta["last_epoch"] = int(cur)
     return cap
+
+
+# A run of fewer epochs than a read log holds loss points (issue 29: ten) is read at each step its bar
+# was drawn at, where the bar shows a training value of each step and the redraws give at least the
+# points the trend rules need (``engine.TREND_POINTS``).
+_FEW_EPOCHS = 10
+_STEP_POINTS = 20
+
+
+def _per_step(epochs: Capture, renders: list[tuple[int, str, str, str, str]]) -> Capture | None:
+    """The run read at each step its bar was drawn at, where the epoch-final redraws give fewer
+    than ten loss points and the redraws at least twenty (hanv14/HP-VADE: one epoch of 4282
+    steps, ``train_loss`` at each). A training value that changes inside an epoch is a
+    step's (``train_loss``, ``train_loss_step``, ``loss``); the others (validation values,
+    ``*_epoch`` aggregates, a value set once an epoch) stay one point an epoch. None where the
+    epoch-final reading stands."""
+    if _loss_points(epochs) >= _FEW_EPOCHS:
+        return None
+    rows, lines, moved = _step_rows(renders)
+    if not any("loss" in name.lower() for name in moved):
+        return None
+    cap = Capture(epochs.framework, meta=dict(epochs.meta), notes=list(epochs.notes))
+    for step, vals in sorted(rows.items()):
+        cap.add_all(step, {k: v for k, v in vals.items() if k in moved})
+    if _loss_points(cap) < _STEP_POINTS or _loss_points(cap) <= _loss_points(epochs):
+        return None
+    for name, (steps, values) in epochs.cols.items():
+        if name not in moved:
+            cap.cols[name] = (steps, values)
+    cap.lines = sorted(set(lines) | set(epochs.lines))
+    cap.notes.append(f"{len(epochs.lines)} epoch(s) only: read at each step the bar was drawn at")
+    return cap
+
+
+def _step_rows(
+    renders: list[tuple[int, str, str, str, str]],
+) -> tuple[dict[float, dict[str, float]], list[int], set[str]]:
+    """The training values of each redraw by global step (a step drawn twice: its later values),
+    the lines they came from, and the names whose value changed inside an epoch."""
+    rows: dict[float, dict[str, float]] = {}
+    lines: list[int] = []
+    moved: set[str] = set()
+    seen: dict[str, tuple[str, str]] = {}  # name -> (epoch, value as written) of its last redraw
+    cur, offset, last_n = None, 0, 0
+    for line_no, epoch, n, total, text in renders:
+        if not epoch:
+            continue
+        if epoch != cur:
+            offset, cur = (offset + last_n if cur is not None else 0), epoch
+        last_n = int(n)
+        step = float(int(epoch) * int(total) + last_n if total != "?" else offset + last_n)
+        vals = {
+            k: v
+            for k, v in parse_kv(text, "any").items()
+            if k != "v_num" and not k.lower().startswith(_VAL_PREFIX) and not k.endswith("_epoch")
+        }
+        for k, v in vals.items():
+            if k in seen and seen[k][0] == epoch and seen[k][1] != repr(v):
+                moved.add(k)
+            seen[k] = (epoch, repr(v))
+        if vals:
+            rows.setdefault(step, {}).update(vals)
+            lines.append(line_no)
+    return rows, lines, moved
+
+
+def _loss_points(cap: Capture) -> int:
+    return max((len(steps) for name, (steps, _) in cap.cols.items() if "loss" in name.lower()), default=0)
 
 
 # ---------------------------------------------------------------- Hugging Face Trainer dicts
