@@ -1,5 +1,5 @@
 import numpy as np
-from _rulekit import decay, make_run, not_checked, one, silent, stood_down
+from _rulekit import decay, judge, make_run, not_checked, one, silent, stood_down
 
 
 def test_tl001_fires_with_first_step_and_count():
@@ -183,3 +183,19 @@ def test_tl001_non_finite_after_an_undefined_start_is_judged_as_ever():
     late = np.full(50, np.nan)
     late[-1] = 1.0
     assert one("TL001", make_run(late)).severity.value == "FAIL"
+
+
+def test_a_loss_infinite_for_a_stretch_is_judged_without_numpy_warnings():
+    """A loss that overflows to inf epoch after epoch (a notebook's training loop printing
+    ``tensor(inf)``: fanbyprinciple/fastai dlwp_book/ch5_mechanics_of_learning/
+    simplest-model-parameter-estimation (1).ipynb @ b514aca954f973c05e9f269e91036095c450aa50) is judged
+    with no RuntimeWarning printed (inf - inf in the summed-loss test)."""
+    import warnings
+
+    loss = decay(50)
+    loss[10:20] = np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = judge(make_run(loss))
+    f = next(f for f in rep.findings if f.code == "TL001")
+    assert f.severity.value == "FAIL" and f.step == 11

@@ -7,7 +7,9 @@ the notebook showed them, ``\\r`` rewrites of tqdm and Keras left to the console
 ``text/html`` outputs (the Trainer's NotebookProgressCallback and fastai draw their metrics as an
 HTML table; its rows become tab-separated lines). Images and other payloads are skipped unparsed:
 the notebook is decoded by msgspec into the few fields read, so 50 MB of base64 costs a scan.
-Formats 4 (``cells``) and 3 (``worksheets``).
+Formats 4 (``cells``) and 3 (``worksheets``). The console reader is told where each cell's
+outputs begin: a count that starts again in a later cell is a run of its own (a model trained
+anew), a Keras bar or a table there belongs to that cell, not to an earlier cell's epoch or header.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..model import Run
 from ..options import ReadOptions
 from ..safeio import bounded_data, file_kind, read_bytes
 from .base import ReadError, reader
+from .console.text import run_starts
 
 MAX_NOTEBOOK = 512 << 20  # bytes of a notebook read (its images included)
 MAX_HTML = 2 << 20  # characters of one HTML output searched for a table
@@ -116,26 +119,36 @@ class _Text:
         self.parts: list[str] = []
         self.stream: tuple[int, str] | None = None  # the stream the last piece continued
         self.outputs = self.tables = self.big_html = 0
+        self.newlines, self.cell = 0, -1
+        self.starts: list[int] = []  # the line where each cell's outputs begin
+
+    def _put(self, piece: str) -> None:
+        self.parts.append(piece)
+        self.newlines += piece.count("\n")
 
     def _break(self) -> None:
         if self.parts and not self.parts[-1].endswith("\n"):
-            self.parts.append("\n")
+            self._put("\n")
 
     def add(self, cell: int, out: _Output) -> None:
+        if cell != self.cell:
+            self._break()
+            self.cell = cell
+            self.starts.append(self.newlines + 1)
         kind = out.output_type
         if kind == "stream":
             key = (cell, out.name or out.stream)
             if key != self.stream:
                 self._break()
-            self.parts.append(_join(out.text))
+            self._put(_join(out.text))
             self.stream, self.outputs = key, self.outputs + 1
             return
         self.stream = None
         self._break()
         if kind == "error":
-            self.parts.append("\n".join(out.traceback) + "\n")
+            self._put("\n".join(out.traceback) + "\n")
         elif kind in ("execute_result", "display_data", "pyout"):
-            self.parts.append(self._rich(out.data or _Bundle(out.text, out.html)))
+            self._put(self._rich(out.data or _Bundle(out.text, out.html)))
         else:
             return
         self.outputs += 1
@@ -151,8 +164,9 @@ class _Text:
         return plain + "\n" if plain else ""
 
 
-def notebook_text(data: bytes) -> tuple[str, list[str]]:
-    """The console text of a notebook's outputs and the notes that say what was read."""
+def notebook_text(data: bytes) -> tuple[str, list[str], list[int]]:
+    """The console text of a notebook's outputs, the notes that say what was read, and the lines
+    where each cell's outputs begin."""
     try:
         nb = msgspec.json.decode(data, type=_Notebook)
     except msgspec.MsgspecError as exc:
@@ -169,7 +183,7 @@ def notebook_text(data: bytes) -> tuple[str, list[str]]:
     ]
     if text.big_html:
         notes.append(f"{text.big_html} HTML output(s) over {MAX_HTML >> 20} MiB not searched for a table")
-    return "".join(text.parts), notes
+    return "".join(text.parts), notes, text.starts
 
 
 @reader("notebook", priority=8)
@@ -183,11 +197,12 @@ class NotebookReader:
         size = path.stat().st_size if file_kind(path) == "file" else 0
         if size > MAX_NOTEBOOK:
             raise ReadError(f"a notebook of {size >> 20} MiB: over the {MAX_NOTEBOOK >> 20} MiB trainlint reads")
-        text, notes = notebook_text(read_bytes(path))
+        text, notes, starts = notebook_text(read_bytes(path))
         data, long = bounded_data(text.encode())  # a line over the console reader's limit cut out
         del text
-        try:
-            run = read_console_text(path, data.decode(errors="replace"), notes, long, options)
+        try:  # (where a line was cut out the lines are counted otherwise: no cell is placed)
+            with run_starts([] if long else starts):
+                run = read_console_text(path, data.decode(errors="replace"), notes, long, options)
         except ReadError:
             raise ReadError("a notebook whose outputs hold no training progress") from None
         return run

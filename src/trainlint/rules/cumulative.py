@@ -23,12 +23,12 @@ def epoch_starts(values: np.ndarray) -> np.ndarray | None:
     from its first point, RISING of the steps inside epochs go up, and each restart falls below
     RESET of the value before it; all values are positive (a sum of losses)."""
     v = values
-    if len(v) < MIN_POINTS or not v[0] > 0:
+    if len(v) < MIN_POINTS or not v[0] > 0 or not np.isfinite(v).all():  # (inf - inf: no diff taken)
         return None
     d = np.diff(v)
     down = d < 0
     count = int(np.count_nonzero(down))  # a noisy or falling loss goes down at many points: out at once
-    if count == 0 or count > len(v) // MIN_EPOCH_POINTS or not (np.isfinite(v).all() and v.min() > 0):
+    if count == 0 or count > len(v) // MIN_EPOCH_POINTS or not v.min() > 0:
         return None
     starts = np.flatnonzero(down) + 1
     if np.any(v[starts] >= RESET * v[starts - 1]):

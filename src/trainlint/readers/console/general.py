@@ -29,7 +29,7 @@ from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
-from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, new_run, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -810,17 +810,19 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
-    if not _steps_usable(steps):
+    at = [r.line for r in train]
+    if not _steps_usable(steps, at):
         epochs = [float(r.epoch) for r in train if r.epoch is not None]
-        if len(epochs) == len(train) and _steps_usable(epochs):  # "Episode 5 | Steps: 183": its length
+        if len(epochs) == len(train) and _steps_usable(epochs, at):  # "Episode 5 | Steps: 183": its length
             return epochs, "epoch"
         return [float(i + 1) for i in range(len(train))], "order"
     return steps, how
 
 
-def _steps_usable(steps: list[float]) -> bool:
-    """Whether steps tell the records apart: none repeated, a few falls back at most (restarts)."""
-    pairs = list(zip(steps, steps[1:]))
+def _steps_usable(steps: list[float], lines: list[int]) -> bool:
+    """Whether steps tell the records apart: none repeated, a few falls back at most (restarts).
+    Where a new run is known to begin (a notebook's next cell) the count may start again freely."""
+    pairs = [(a, b) for a, b, x, y in zip(steps, steps[1:], lines, lines[1:]) if not new_run(x, y)]
     resets = sum(1 for a, b in pairs if b < a)
     return not any(a == b for a, b in pairs) and resets <= max(3, len(steps) // 10)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .patterns import LinePattern, _c
-from .text import NUM, Capture, Line, lazy_regex
+from .text import NUM, Capture, Line, lazy_regex, new_run
 
 
 def _yolo_val_loss(m: re.Match[str]) -> dict[str, float]:
@@ -237,6 +237,7 @@ class _Table:
         self.batched, self.offset, self.indexed = False, 0.0, False
         self.last: float | None = None
         self.starts: list[int] = []  # where each name starts on the header line (a row's blanks placed by them)
+        self.head = 0  # the header's line
 
     def row(self, cells: list[str], no: int, text: str = "") -> None:
         cols = self.cols
@@ -284,13 +285,17 @@ def _read_tables(lines: list[Line]) -> tuple[Capture | None, Capture | None]:
         head = _table_header(text)
         if head is not None:
             table = kinds[head[1]]
+            if table.cap.lines and new_run(table.cap.lines[-1], line.no):  # a notebook's next cell: a run of its own
+                table.last = None
             table.cols, table.offset = head[0], (table.last + 1.0 if table.last is not None else 0.0)
-            table.indexed = text[:1].isspace()
+            table.indexed, table.head = text[:1].isspace(), line.no
             table.starts = [m.start() for m in re.finditer(r"\S+", text)]
             continue
         cells = text.split()
         if cells and (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
             for table in kinds:
+                if table.cols is not None and new_run(table.head, line.no):  # a header of an earlier
+                    table.cols = None  # notebook cell: this cell's rows are another table's (a DataFrame)
                 table.row(cells, line.no, text)
     return kinds[0].result(), kinds[1].result()
 

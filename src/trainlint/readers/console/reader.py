@@ -54,7 +54,7 @@ from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .sb3 import RECOGNISERS as SB3_RECOGNISERS
 from .stateful import RECOGNISERS
-from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
+from .text import Capture, Line, Needles, lazy_regex, needles, new_run, split_lines, strip_ansi
 from .vits import RECOGNISERS as VITS_RECOGNISERS
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
@@ -503,8 +503,16 @@ def _step_resets(run: Run, best: Capture) -> None:
     if name is None:
         return
     steps = best.cols[name][0]
-    resets = [(steps[i - 1], steps[i]) for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
-    if resets and len(resets) >= max(10, 0.1 * len(steps)):
+    at = [i for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
+    resets = [(steps[i - 1], steps[i]) for i in at]
+    lines = best.lines if len(best.lines) == len(steps) else []
+    cells = sum(1 for i in at if lines and new_run(lines[i - 1], lines[i]))
+    if cells:
+        run.notes.append(
+            f"the step count starts again where {cells} later notebook cell(s) begin: each such cell "
+            "trained a run of its own, judged apart"
+        )
+    if resets and len(resets) - cells >= max(10, 0.1 * len(steps)):
         run.meta["step_resets"] = [{"from": a, "to": b} for a, b in resets[:20]]
         run.notes.append(
             f"the step count falls back {len(resets)} times: several processes appear to write to "

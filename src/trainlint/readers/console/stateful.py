@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 
 from ..hf_trainer_state import is_summary_entry
 from .patterns import parse_kv
-from .text import NUM, Capture, Line, lazy_regex
+from .text import NUM, Capture, Line, lazy_regex, new_run
 
 # ---------------------------------------------------------------- Keras
 
@@ -43,13 +43,17 @@ def keras(lines: list[Line]) -> Capture | None:
             cap.lines.append(final[0])
             done.append(epoch)
 
+    start: int | None = None  # the line of the open epoch's header
     for line in lines:
         head = _KERAS_HEADER.match(line.final)
         if head:
             close()
-            epoch, planned, final = int(head[1]), int(head[2]), None
+            epoch, planned, final, start = int(head[1]), int(head[2]), None, line.no
             continue
-        if epoch is None:
+        if start is not None and new_run(start, line.no):  # a later notebook cell: its bar is
+            close()  # model.evaluate()'s or predict()'s, not the epoch's
+            final = start = None
+        if epoch is None or start is None:
             continue
         stop = _KERAS_STOP.match(line.final)
         if stop:

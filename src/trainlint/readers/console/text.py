@@ -10,6 +10,10 @@ after each ``\\r``), with ANSI codes removed and backspaces applied.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, AnyStr, cast
 
 import msgspec
@@ -198,6 +202,29 @@ _PADDED_NONFINITE = lazy_regex(r"(?<![\w.])([-+]?(?:nan|inf))\.0+(?![\w.])")
 def unpad_nonfinite(text: str) -> str:
     """``text`` with Lightning's padded ``nan.0`` / ``inf.0`` written as ``nan`` / ``inf``."""
     return _PADDED_NONFINITE.sub(r"\1", text) if "nan.0" in text or "inf.0" in text else text
+
+
+# The lines where a new run's output begins in the text being read: a notebook's cells (each cell
+# that trains is a run of its own; a step count that starts again there is a new run, not lines
+# of two processes interleaved). Empty for a console log, where nothing says where runs begin.
+_RUN_STARTS: ContextVar[tuple[int, ...]] = ContextVar("run_starts", default=())
+
+
+@contextmanager
+def run_starts(lines: list[int]) -> Iterator[None]:
+    """Read the text inside with ``lines`` (1-based, rising) known as where runs begin."""
+    token = _RUN_STARTS.set(tuple(lines))
+    try:
+        yield
+    finally:
+        _RUN_STARTS.reset(token)
+
+
+def new_run(before: int, after: int) -> bool:
+    """Whether a known run begins after line ``before`` and by line ``after`` (a notebook's next cell)."""
+    starts = _RUN_STARTS.get()
+    i = bisect_right(starts, before)
+    return i < len(starts) and starts[i] <= after
 
 
 def split_lines(text: str) -> list[Line]:
