@@ -160,3 +160,25 @@ def test_tl010_a_loss_blown_up_by_orders_of_magnitude_is_no_noise():
     loss = [1.2e6, 5.3e12, 2.4e18, 4.3e18, 2.5e18, 4.0e18, 4.2e18, 1.9e18, 3.5e18, 6.3e18, 3.8e18, 2.9e18]
     f = one("TL010", make_run(loss, steps=list(range(5, 65, 5))))
     assert f.severity.value == "FAIL" and f.evidence["best_step"] == 5
+
+
+def _grpo_rising_kl(reward_end: float, n: int = 200, seed: int = 11):
+    """A GRPO fine-tune (TRL's log: loss, reward, kl): the loss is beta x KL, from 1e-4 to about
+    0.03 as the policy leaves its reference; the reward goes 0.1 to ``reward_end``."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / n
+    kl = 0.0025 + 0.75 * t + np.abs(rng.normal(0, 0.02, n))
+    reward = 0.1 + (reward_end - 0.1) * t + rng.normal(0, 0.15, n)
+    return make_run(0.04 * kl, reward=reward, kl=kl)
+
+
+def test_an_online_rl_loss_that_grows_while_the_reward_rises_is_a_note():
+    f = one("TL010", _grpo_rising_kl(reward_end=1.5))
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] > 10
+    assert f.message.startswith("loss (an online RL fine-tune's KL penalty: reward and kl logged) ended ")
+    assert f.evidence["reward_end"] > f.evidence["reward_start"] + f.evidence["reward_margin"]
+
+
+def test_an_online_rl_loss_that_grows_while_the_reward_stays_flat_still_fails():
+    f = one("TL010", _grpo_rising_kl(reward_end=0.1))
+    assert f.severity.value == "FAIL" and f.message.startswith("loss diverged: ")

@@ -304,3 +304,26 @@ def test_tl035_judged_from_the_run_folder_config(tmp_path):
     reports = [r for r in api.doctor([tmp_path / "trainer_state.json"]).reports if r.kind == "log"]
     f = next(f for f in reports[0].findings if f.code == "TL035")
     assert f.severity.value == "FAIL" and str(tmp_path / "config.json") in f.message
+
+
+def _grpo(reward_end: float, n: int = 250, seed: int = 5):
+    """A GRPO fine-tune as TRL logs it (unslothai/notebooks nb/Qwen2.5_(3B)-GRPO.ipynb @bdda2ef, its
+    table's Training Loss, reward, reward_std, kl): the loss is beta x KL, exactly 0 at the first
+    steps and growing as the policy leaves its reference; the reward goes 0.1 to ``reward_end``."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / n
+    kl = np.where(np.arange(n) < 20, 0.0, np.abs(0.03 * t + rng.normal(0, 0.005, n)))
+    reward = 0.1 + (reward_end - 0.1) * t + rng.normal(0, 0.2, n)
+    return make_run(np.round(0.04 * kl, 6), reward=reward, reward_std=np.abs(rng.normal(1, 0.2, n)), kl=kl)
+
+
+def test_a_grpo_loss_whose_reward_rose_is_no_dead_run():
+    why = stood_down("TL031", _grpo(reward_end=1.5))
+    assert why.startswith("an online RL fine-tune (reward and kl logged) whose reward rose ")
+    assert "the KL penalty, grew from 0" in why
+    assert stood_down("TL005", _grpo(reward_end=1.5)).startswith("20 exact zero(s) in an online RL fine-tune's loss")
+
+
+def test_a_grpo_run_whose_reward_stayed_flat_is_still_judged_on_its_loss():
+    f = one("TL031", _grpo(reward_end=0.1))
+    assert f.severity.value == "WARN" and f.evidence["start_level"] == 0.0

@@ -8,6 +8,7 @@ from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import share_of_fall
+from .entropy import reward_rise
 from .kept import coarse_of
 from .stats import (
     blowup_candidates,
@@ -46,7 +47,9 @@ a WARN. A rise under `immaterial` of the loss's fall from its first point to its
 NOTE: 0.02 to 0.05 after a fall from 3.3 is a ratio of two numbers near 0 (a fit at its noise
 floor), not an optimizer that left the good region. A rise under `noise_z` standard errors of the
 loss's own point-to-point noise is a NOTE too: a loss printed as one mini-batch's value every N
-steps swings by more than its trend, and its lowest stretch is luck, not a level it left. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+steps swings by more than its trend, and its lowest stretch is luck, not a level it left. An
+online RL fine-tune's loss (GRPO and kin: a reward and a KL logged beside it) whose reward rose is a
+NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
@@ -83,6 +86,19 @@ def loss_diverged(ctx: Context) -> Finding | None:
     lesser = _lesser_rise(ctx, v, evidence)
     if lesser is not None:
         return lesser
+    rose = reward_rise(ctx.subject)
+    if rose is not None:  # GRPO and kin: the loss is the KL penalty, which grows as the policy learns
+        return ctx.fire(
+            f"loss (an online RL fine-tune's KL penalty: {rose[0]} and {rose[1]} logged) ended {fmt(ratio)}x "
+            f"its best ({fmt(end)} vs {fmt(best)}) while {rose[0]} rose {fmt(rose[2])} to {fmt(rose[3])}: the "
+            "policy left its reference as it learned; a KL still growing at the end is worth a look",
+            step=steps[best_i],
+            severity="NOTE",
+            reward_start=rose[2],
+            reward_end=rose[3],
+            reward_margin=rose[4],
+            **evidence,
+        )
     ev = ctx.subject.get("eval_loss")
     if ev is not None and len(ev.finite()) >= 3:
         e = ev.finite().values

@@ -11,7 +11,7 @@ from ..model import Run, RunMeta
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .kept import coarse_of
-from .stats import fmt, fstep, median
+from .stats import fmt, fstep, improvement_margin, median
 
 SIZE_KEYS = ("vocab_size", "num_classes", "num_labels")
 
@@ -50,6 +50,38 @@ def preference_series(run: Run) -> str | None:
     its kin log them: rewards/chosen, logps/rejected, rewards/margins ...), else None. DPO's loss is
     ln 2 at the first step by design (a zero margin), so ln 2 there says nothing about classes."""
     return next((name for name in sorted(run.series) if _PREFERENCE.search(name.lower())), None)
+
+
+# An online RL fine-tune of a language model (TRL's GRPO, RLOO and PPO trainers; unsloth's notebooks):
+# a reward and a KL divergence logged beside the loss.
+_RL_REWARD = re.compile(r"(^|/)(reward|reward_mean|rlhf_reward)$")
+_RL_KL = re.compile(r"(^|/)kl(_mean|_div)?$")
+
+
+def online_rl_series(run: Run) -> tuple[str, str] | None:
+    """(reward, kl) series of an online RL fine-tune, else None. Its loss is the KL penalty
+    (beta x KL: 0 while the policy is its reference, so 0 at the start, and 0 throughout with
+    beta 0) plus a surrogate whose mean is 0 (advantages normalised in each group): its level
+    says nothing about learning; the reward does."""
+    names = sorted(run.series)
+    reward = next((n for n in names if _RL_REWARD.search(n.lower())), None)
+    kl = next((n for n in names if _RL_KL.search(n.lower())), None)
+    return (reward, kl) if reward is not None and kl is not None else None
+
+
+def reward_rise(run: Run, frac: float = 0.1) -> tuple[str, str, float, float, float] | None:
+    """(reward, kl, start, end, margin) of an online RL fine-tune whose reward rose from its first
+    to its last ``frac`` of points beyond noise (the policy learned), else None."""
+    found = online_rl_series(run)
+    if found is None:
+        return None
+    f = run.series[found[0]].finite()
+    if len(f) < 6:
+        return None
+    k = max(3, int(round(len(f) * frac)))
+    start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
+    need = improvement_margin(f.values, k, 0.0)
+    return (*found, start, end, need) if end - start > need else None
 
 
 MAX_GUESS = 1000  # classes tried when none is given

@@ -9,6 +9,7 @@ import numpy as np
 from ..model import Run, Series
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
+from .entropy import online_rl_series
 from .stats import fmt, fstep, median, steps_list, trailing_run
 
 RECUR = 2  # non-finite loss points that make a run broken (TL001's fail_count; one recovered from: WARN)
@@ -318,7 +319,9 @@ padded. A loss that decays smoothly to a few printed digits and is then printed 
 model memorising four samples, logged to 4 decimals) is convergence: the rule stands down;
 a jump to exact 0 from a real level stays a FAIL. A loss that also goes negative (a composite
 loss: a Gaussian likelihood, an entropy bonus, a KL term subtracted) passes through 0, so a few
-exact zeros among its values are not masked batches: the rule stands down on them. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
+exact zeros among its values are not masked batches: the rule stands down on them. So does an
+online RL fine-tune's loss (GRPO and kin, a reward and a KL logged beside it): the KL penalty is 0
+while the policy is its reference, and always with beta 0, and the surrogate's mean is 0. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
     thresholds=[
         Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
         Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this"),
@@ -332,6 +335,12 @@ def loss_zero(ctx: Context) -> Finding | None:
         return None
     first = int(np.argmax(zero))
     ev = dict(zero_points=count, points=len(s), first_step=s.steps[first])
+    rl = online_rl_series(ctx.subject)
+    if rl is not None:
+        raise StandDown(
+            f"{count} exact zero(s) in an online RL fine-tune's loss ({rl[0]} and {rl[1]} logged): the KL "
+            "penalty is 0 while the policy is its reference (and always with beta 0), the surrogate's mean 0"
+        )
     if count == len(s):
         return ctx.fire(f"loss is exactly 0 at all {len(s)} points", step=s.steps[0], **ev)
     tail = trailing_run(zero)

@@ -8,7 +8,7 @@ from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..role_structure import discriminator_part, parse, words_of
 from ..verdict import Finding
-from .entropy import preference_series
+from .entropy import preference_series, reward_rise
 from .kept import coarse_of, finite_values, quantiles_kept
 from .stats import fmt, fstep, improvement_margin, median, noise
 
@@ -86,7 +86,9 @@ from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) who
 accuracy or margin rose is learning however little its loss moved from ln 2. A loss that swings around
 zero (`min_sign_share` of its points negative and as many positive: a policy-gradient surrogate,
 PPO's or GRPO's pg_loss, centred by normalised advantages) has no level that measures learning:
-not judged (the reward is the measure there). A GAN generator's loss that adds an adversarial term to
+not judged (the reward is the measure there). So is an online RL fine-tune's loss (GRPO and kin: a
+reward and a KL logged beside it) whose reward rose beyond noise: the loss is the KL penalty, which
+grows from 0 as the policy leaves its reference. A GAN generator's loss that adds an adversarial term to
 a fit term (pix2pix's loss_G = G_GAN + G_L1, a discriminator's loss logged beside it) is not judged
 when the fit term (L1, L2, cycle, identity, perceptual ...) fell beyond noise: the adversarial term rises
 as the discriminator learns, so the sum can hold its level while the generator learns. Usual causes: zero or tiny learning rate, frozen
@@ -112,6 +114,7 @@ def dead_run(ctx: Context) -> Finding | None:
         raise StandDown(f"the loss rose {fmt(end / start)}x from start to end (judged by TL010)")
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
+    _reward_still_rising(ctx)
     _around_zero(v, ctx.t("min_sign_share"))
     _generator_fit_improved(ctx, s)
     msg = (
@@ -190,6 +193,20 @@ def _generator_fit_improved(ctx: Context, loss: Series) -> None:
                 f"fell {fmt(start)} to {fmt(end)} (more than {fmt(need)}): its adversarial term rises as the "
                 "discriminator learns, so the sum holds its level while the generator learns"
             )
+
+
+def _reward_still_rising(ctx: Context) -> None:
+    """Stand down on an online RL fine-tune's loss (GRPO and kin: a reward and a KL logged beside
+    it) whose reward rose beyond noise: the policy learned, while its loss, the KL penalty, grew
+    from 0 as the policy left its reference."""
+    rose = reward_rise(ctx.subject, ctx.t("window"))
+    if rose is not None:
+        reward, kl, start, end, need = rose
+        raise StandDown(
+            f"an online RL fine-tune ({reward} and {kl} logged) whose {reward} rose {fmt(start)} to "
+            f"{fmt(end)} (more than {fmt(need)}): the policy learned, while its loss, the KL penalty, grew "
+            "from 0 as the policy left its reference"
+        )
 
 
 def _preference_still_learning(ctx: Context) -> None:
