@@ -26,6 +26,9 @@ _PRE_OPEN = re.compile(r"<pre\b[^>]*>", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
 _RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
 _SNIFF_MORE = 256 * 1024
+# A training word with a number after it: text without one holds no record (a cheap test before
+# the recognisers run over up to 256 KB of a docs folder's prose).
+_TRAINING = re.compile(r"(?i)(?:loss|epoch|iter|step|acc|lr|ppl|perplexity|error)[^\n\d]{0,20}\d")
 MIN_RECORDS = 10
 
 
@@ -69,6 +72,8 @@ def _without_tables(lines: list[str]) -> list[str]:
 
 def _records(text: str, options: ReadOptions | None) -> int:
     """How many lines the best console recogniser reads in ``text``."""
+    if _TRAINING.search(text) is None:
+        return 0
     from .console.frames import unframe
     from .console.reader import recognise
     from .console.text import split_lines
