@@ -46,6 +46,7 @@ SNIFF_ORDER: tuple[tuple[str, str], ...] = (
     ("yaml-history", "yaml_history"),
     ("arrow-table", "arrow_table"),
     ("markdown-table", "markdown_table"),
+    ("markdown-log", "markdown_log"),
     ("xlsx", "xlsx_table"),
     ("console", "console.reader"),
     ("csv", "csv_log"),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..model import Run
 from ..safeio import read_text
-from .base import Columns, ReadError, looks_binary, reader
+from .base import HEAD_BYTES, Columns, ReadError, looks_binary, read_head, reader
 
 _RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
 _STEP_NAMES = frozenset({"epoch", "epochs", "step", "steps", "iter", "iters", "iteration", "iterations", "global_step"})
@@ -26,6 +26,7 @@ _PLAIN = frozenset({".txt", ".log", ""})
 _NONFINITE = frozenset({"nan", "inf", "-inf", "+inf"})
 _OF = re.compile(r"^(\d+)\s*/\s*\d+$")  # a step cell written "3/50": the third of 50
 MIN_ROWS = 10
+_SNIFF_MORE = 256 * 1024
 
 
 class Table:
@@ -36,13 +37,18 @@ class Table:
         self.rows: list[tuple[int, list[str]]] = []  # (line number, cells)
 
     def steps(self) -> list[float]:
-        """The step column's numbers while they grow, from the first row on."""
+        """The step column's numbers from the first row on, while they grow or fall back to start a
+        run appended to the table (a trainer's model card keeps every run's rows), a fall back at
+        most every fourth row; else while they grow."""
         out: list[float] = []
         for _, cells in self.rows:
             step = _step(cells[self.at]) if self.at < len(cells) else None
-            if step is None or (out and step <= out[-1]):
+            if step is None or (out and step == out[-1]):
                 break
             out.append(step)
+        backs = [i for i in range(1, len(out)) if out[i] < out[i - 1]]
+        if backs and 4 * len(backs) > len(out):
+            return out[: backs[0]]
         return out
 
 
@@ -101,7 +107,14 @@ def _runs(found: list[Table]) -> list[Table]:
 class MarkdownTableReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         suffix = path.suffix.lower()
-        if (suffix not in _MARKDOWN and suffix not in _PLAIN) or looks_binary(head) or b"|" not in head:
+        if (suffix not in _MARKDOWN and suffix not in _PLAIN) or looks_binary(head):
+            return False
+        if suffix in _MARKDOWN and len(head) >= HEAD_BYTES:  # a model card's "Training Logs" come late
+            try:
+                head = read_head(path, _SNIFF_MORE)
+            except OSError:
+                return False
+        if b"|" not in head:
             return False
         lines = head.decode("utf-8", errors="replace").splitlines()[:-1]  # the last may be cut short
         found = _runs(tables(lines))
@@ -136,7 +149,31 @@ def _table_into(run: Run, table: Table) -> None:
                 cols.add(step, name, value, line_no)
     cols.into(run)
     run.notes.append(f"the Markdown table at line {table.line}: {len(steps)} rows, steps from its {step_name!r} column")
+    backs = sum(1 for a, b in zip(steps, steps[1:]) if b < a)
+    if backs:
+        run.notes.append(
+            f"its {step_name!r} column falls back {backs} time(s): {backs + 1} runs appended to the table, "
+            "each judged on its own"
+        )
+    _trained(run, table.names)
     if len(steps) < len(table.rows):
         run.notes.append(f"{len(table.rows) - len(steps)} row(s) after its steps stop growing left out")
     if step_name.lower().startswith("epoch"):
         run.meta["steps_are"] = "epochs"
+
+
+_TRAINING_LOSS = frozenset({"training loss", "train loss", "train_loss", "training_loss", "train/loss"})
+
+
+def _trained(run: Run, names: list[str]) -> None:
+    """A column named the training loss beside one named only ``loss``: the training loss is the
+    former, the bare ``loss`` an evaluator's (sentence-transformers' model card names the loss on an
+    unnamed evaluation set so, beside its ``Training Loss``)."""
+    train = next((n for n in names if n.lower() in _TRAINING_LOSS and n in run.series), None)
+    bare = next((n for n in names if n.lower() == "loss" and n in run.series), None)
+    if train is None or bare is None:
+        return
+    run.meta["objective"] = train
+    run.meta["objective_why"] = f"the table's {train!r} column; the {bare!r} beside it is an evaluation's"
+    run.meta["eval_objective"] = bare
+    run.meta["eval_objective_why"] = f"a bare {bare!r} beside the table's {train!r} column"

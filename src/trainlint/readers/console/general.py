@@ -113,6 +113,9 @@ _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s
 # "[E1] step 10 loss 0.53", "[Ep 3] ...", "[Epoch: 05] Train acc: ..": an epoch in brackets (its name
 # maybe cut short to E or Ep).
 _LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep(?:och)?|e)\s*[:=#]?\s*(\d+)\s*\]\s*(?=[A-Za-z])")
+# "Batch   10. loss: 2.302610 [ 1280/60000]": a batch counter leading the line (the PyTorch quickstart's
+# print with the batch in front): the count in the epoch, the bracket after it the samples seen.
+_LEAD_BATCH = lazy_regex(r"^(?i:batch)(?:[_ ]?(?i:idx|id|index))?\s*[:#=]?\s*(\d+)\s*[.:,|\-]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
 # Words that say where a counter is ("after epoch: 5", "current step: 100"): the counter still.
 _AT_WORDS = frozenset({"after", "current", "cur"})
@@ -337,6 +340,8 @@ def _lead(body: str, rec: Record) -> str:
         body = _SUMMED.sub(_summed_loss, body)
     if (epoch := _LEAD_EPOCH.match(body)) is not None:
         rec.epoch, body = float(epoch[1]), body[epoch.end() :]
+    elif (batch := _LEAD_BATCH.match(body)) is not None:
+        rec.inner, body = (float(batch[1]), 0.0), body[batch.end() :]
     lead = _LEAD_SPLIT.match(body)  # after a bracketed epoch too: "[Epoch: 5] Valid acc: 0.3 | loss: 2.0"
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = "val" if lead[1].lower() == "validate" else lead[1]
@@ -439,8 +444,9 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
             rec.step, rec.step_total = n, total or 0.0
     elif total is not None and rec.inner is None:
         rec.inner = (n, total)
-    elif total is not None and rec.epoch is None:  # "[1/50][10/500]": an epoch, then the count in it
-        rec.epoch, rec.inner = rec.inner[0] if rec.inner else None, (n, total)
+    elif total is not None and rec.epoch is None and rec.inner is not None and (rec.bare or rec.inner[1]):
+        rec.epoch, rec.inner = rec.inner[0], (n, total)  # "[1/50][10/500]": an epoch, then the count in it
+        # (a leading "Batch 10." is no epoch: the bracket after it counts the samples seen)
     elif key in _INNER_NAMES and rec.inner is None:
         rec.inner = (n, 0.0)
     elif key in _INNER_NAMES and rec.bare and rec.epoch is None and rec.inner:  # "[2/4], batch_id: 1000"
