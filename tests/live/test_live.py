@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _consolekit import crashed_log
 
 from trainlint.api import read_run
 from trainlint.engine import judge_run
@@ -275,16 +276,9 @@ def test_replay_keeps_a_restart_and_a_crash_as_doctor_does(tmp_path):
     """The guard is fed each series in its written order, as watch feeds a poll, and is handed the
     reader's events: a run appended after a restart and a traceback at the end give the final
     findings doctor gives (TL095 and TL081). Replay had sorted the records by step, which merged
-    the two runs, and dropped the crash: on 46 of 359 calibration logs of the real-log corpus its
+    the two runs, and dropped the crash: on 47 of 359 calibration logs of the real-log corpus its
     final findings had not been doctor's."""
-    lines = [f"step {i} loss {2.0 / (1 + i / 10):.4f}" for r in range(2) for i in range(1, 41)]
-    lines += [
-        "Traceback (most recent call last):",
-        '  File "train.py", line 9, in <module>',
-        "RuntimeError: CUDA out of memory.",
-    ]
-    path = tmp_path / "train.log"
-    path.write_text("\n".join(lines) + "\n")
+    path = crashed_log(tmp_path, runs=2)
     run = read_run(path)
     _, live = replay(run)
     assert finding_dicts(live) == finding_dicts(judge_run(run))

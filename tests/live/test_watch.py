@@ -7,6 +7,8 @@ import math
 import threading
 import time
 
+from _consolekit import crashed_log
+
 from trainlint.live.watch import watch
 
 
@@ -264,14 +266,7 @@ def test_a_traceback_in_the_log_stops_watch_until_fail_at_once(tmp_path):
     """The reader's events reach the guard: a log that ends in a traceback is TL081 live, so
     ``--until FAIL`` stops at the first poll. It had waited for the idle exit (100 s here) and
     found the crash only in the final report."""
-    lines = [f"step {i} loss {2.0 / (1 + i / 10):.4f}" for i in range(1, 60)]
-    lines += [
-        "Traceback (most recent call last):",
-        '  File "train.py", line 9, in <module>',
-        "RuntimeError: CUDA out of memory.",
-    ]
-    p = tmp_path / "train.log"
-    p.write_text("\n".join(lines) + "\n")
+    p = crashed_log(tmp_path, steps=59)
     res, ran = _fake_loop(p, until="FAIL", idle_exit=100)
     assert ran < 5 and res.exit_code == 1
     assert [f.code for r in res.reports for f in r.findings] == ["TL081"]
