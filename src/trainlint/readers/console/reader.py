@@ -26,6 +26,7 @@ from typing import Any
 
 from ...model import Run
 from ...options import ReadOptions
+from ...roles import choose
 from ...safeio import (
     COMPRESSIONS,
     UTF16_BOMS,
@@ -162,8 +163,9 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         elif found is not None:
             caps.append(found)
     caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
-    # A user pattern first; then whatever read a loss; then the more specific; then the most lines.
-    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records), reverse=True)
+    # A user pattern first; then whatever read a loss; then the more specific; then the most lines;
+    # then the most points of a training loss (an evaluation loss alone counts none).
+    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records, _train_loss_points(c)), reverse=True)
     best = caps[0] if caps else None
     if best is None or not best.has_loss() or best.tier == 1:  # the general line reader: the fallback
         found = general(lines)
@@ -236,6 +238,17 @@ def _refines(general: Capture, generic: Capture) -> bool:
         return False
     repeats = sum(1 for a, b in zip(mine, mine[1:]) if a == b)
     return 2 * repeats < len(mine) - len(theirs)
+
+
+def _train_loss_points(cap: Capture) -> int:
+    """The points of the training loss the roles would take from a capture; none where its only
+    loss is an evaluation loss (satyasundar/erav3-s8's Colab log: a tqdm bar redrawn at one step,
+    one ``Loss`` point, and a summary table of 50 epochs' ``Training Loss``, as many lines each)."""
+    lengths = {name: len(steps) for name, (steps, _) in cap.cols.items()}
+    chosen = choose(list(cap.cols), lengths=lengths).get("loss")
+    if chosen is None or chosen.rank >= 3:  # rank 3: an eval loss judged as the loss
+        return 0
+    return min(lengths.get(name, 0) for name in chosen.names)
 
 
 def _longest_loss(cap: Capture) -> list[float]:
