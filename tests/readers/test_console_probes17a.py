@@ -91,3 +91,19 @@ def test_ties_go_to_the_capture_with_the_longer_training_loss():
     assert caps[0].records == caps[1].records == EPOCHS
     assert len(caps[1].cols["Loss"][0]) == 1
     assert "general" in [c.framework for c in caps[2:]]
+
+
+def test_a_count_of_correct_answers_is_a_score_not_the_step(tmp_path):
+    """pytorch/examples' MNIST test print, ``Test set: Average loss: 0.0452, Accuracy: 9860/10000
+    (99%)``, read by the general reader (the log holds no training lines): the ``N/M`` after
+    ``Accuracy`` is the share of correct answers, 0.986, never a counter; the steps had been the
+    correct counts (9100 ... 10400), now they are the order of the evaluations."""
+    lines = [
+        f"Test set: Average loss: {0.1 / e:.4f}, Accuracy: {9000 + 60 * e}/10000 ({90 + e}%)" for e in range(1, 13)
+    ]
+    path = tmp_path / "test.log"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Test_Average_loss"
+    assert _series(run, "Test_Average_loss") == (12, 1.0, 12.0, 0.1, round(0.1 / 12, 4))
+    assert _series(run, "Test_Accuracy") == (12, 1.0, 12.0, 0.906, 0.972)

@@ -69,6 +69,9 @@ _COUNTER = lazy_regex(
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
 )
+# Names whose ``N/M`` is a score (the correct answers of a test set: pytorch/examples' MNIST prints
+# ``Test set: Average loss: 0.0452, Accuracy: 9860/10000 (99%)``), never a counter: read as N / M.
+_SCORE_COUNTS = frozenset({"accuracy", "acc", "correct"})
 # A value ends where a word, a path or a time's next field (``0:01:23``) would go on; a colon
 # closing it (``loss:675.150940: ``, a print's "name: value:" habit) does not, nor a full stop
 # that ends the sentence (``Mean training loss: 4.6548.``, the ST-GCN family's print_log). Between
@@ -465,6 +468,10 @@ def _counters(text: str, rec: Record) -> str:
             if outer:  # "[e][i/n]": the first bracket is the epoch
                 rec.epoch = float(outer[0]) if rec.epoch is None else rec.epoch
                 _place(rec, "", float(m[3]), float(m[4]))
+            elif key in _SCORE_COUNTS and float(m[4]) > 0:  # "Accuracy: 9100/10000 (91%)": a score
+                out.append(text[last : m.start()] + f"{m[1]}: {float(m[3]) / float(m[4]):.6g} ")
+                last = m.end()
+                continue
             else:
                 bare = not key and rec.inner is None
                 _place(rec, key, float(m[3]), float(m[4]))
