@@ -85,11 +85,13 @@ def test_a_summary_table_s_training_loss_beats_a_redrawn_bar_and_a_test_loss(tmp
 
 def test_ties_go_to_the_capture_with_the_longer_training_loss():
     """Of two captures of the same rank and as many lines (the bar's and the table's), the one
-    whose training loss holds more points comes first; the general reader's test loss comes after."""
+    whose training loss holds more points comes first, then one that reads an evaluation loss too
+    (the table's test loss: each complete bar is one epoch's point now, so the two training losses
+    are as long); the general reader's test loss comes after."""
     caps = recognise(split_lines("\n".join(_log()) + "\n"), "\n".join(_log()))
     assert [c.framework for c in caps[:2]] == ["column-table", "tqdm-postfix"]
     assert caps[0].records == caps[1].records == EPOCHS
-    assert len(caps[1].cols["Loss"][0]) == 1
+    assert len(caps[1].cols["Loss"][0]) == EPOCHS and "Test_Loss" in caps[0].cols
     assert "general" in [c.framework for c in caps[2:]]
 
 
@@ -107,3 +109,19 @@ def test_a_count_of_correct_answers_is_a_score_not_the_step(tmp_path):
     assert run.roles["loss"] == "Test_Average_loss"
     assert _series(run, "Test_Average_loss") == (12, 1.0, 12.0, 0.1, round(0.1 / 12, 4))
     assert _series(run, "Test_Accuracy") == (12, 1.0, 12.0, 0.906, 0.972)
+
+
+def test_complete_bars_on_their_own_lines_are_one_epoch_each(tmp_path):
+    """satyasundar/erav3-s8's Colab log keeps only each epoch's last render, ``Loss=1.26 Batch_id=390
+    Accuracy=41.37: 100%|##########| 391/391 [..]``, one line an epoch: every bar ends at 391/391, so
+    all twelve had been one point at step 391. A complete bar on a new line whose values changed is
+    the next epoch's; the same bar drawn twice on one line is not."""
+    bars = [
+        f"Loss={_train(e):.4f} Batch_id=390 Accuracy={_acc(e):.2f}: 100%|##########| 391/391 [00:16<00:00, 23.52it/s]"
+        for e in range(1, EPOCHS + 1)
+    ]
+    path = tmp_path / "train.log"
+    path.write_text("\r".join([bars[0], bars[0]]) + "\n" + "\n".join(bars[1:]) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (EPOCHS, 391.0, 391.0 * EPOCHS, _train(1), _train(EPOCHS))

@@ -164,8 +164,9 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
             caps.append(found)
     caps.extend(apply_patterns(lines, PATTERNS + MORE_PATTERNS, text=text))
     # A user pattern first; then whatever read a loss; then the more specific; then the most lines;
-    # then the most points of a training loss (an evaluation loss alone counts none).
-    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records, _train_loss_points(c)), reverse=True)
+    # then the most points of a training loss (an evaluation loss alone counts none); then one that reads
+    # an evaluation loss too.
+    caps.sort(key=lambda c: (c.tier == 3, c.has_loss(), c.tier, c.records, *_losses_read(c)), reverse=True)
     best = caps[0] if caps else None
     if best is None or not best.has_loss() or best.tier == 1:  # the general line reader: the fallback
         found = general(lines)
@@ -240,15 +241,17 @@ def _refines(general: Capture, generic: Capture) -> bool:
     return 2 * repeats < len(mine) - len(theirs)
 
 
-def _train_loss_points(cap: Capture) -> int:
-    """The points of the training loss the roles would take from a capture; none where its only
-    loss is an evaluation loss (satyasundar/erav3-s8's Colab log: a tqdm bar redrawn at one step,
-    one ``Loss`` point, and a summary table of 50 epochs' ``Training Loss``, as many lines each)."""
+def _losses_read(cap: Capture) -> tuple[int, bool]:
+    """The points of the training loss the roles would take from a capture (none where its only
+    loss is an evaluation loss: satyasundar/erav3-s8's Colab log, a tqdm bar redrawn at one step and
+    a summary table of 50 epochs' ``Training Loss``, as many lines each), and whether it reads an
+    evaluation loss too (that table's ``Test Loss``, beside the bar's training values alone)."""
     lengths = {name: len(steps) for name, (steps, _) in cap.cols.items()}
-    chosen = choose(list(cap.cols), lengths=lengths).get("loss")
-    if chosen is None or chosen.rank >= 3:  # rank 3: an eval loss judged as the loss
-        return 0
-    return min(lengths.get(name, 0) for name in chosen.names)
+    chosen = choose(list(cap.cols), lengths=lengths)
+    loss = chosen.get("loss")
+    if loss is None or loss.rank >= 3:  # rank 3: an eval loss judged as the loss
+        return 0, False
+    return min(lengths.get(name, 0) for name in loss.names), "eval_loss" in chosen
 
 
 def _longest_loss(cap: Capture) -> list[float]:

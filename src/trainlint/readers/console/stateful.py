@@ -503,6 +503,7 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     cap = Capture("tqdm-postfix", tier=1)
     offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
     epoch: str | None = None
+    done: tuple[int, dict[str, float]] | None = None  # (line, values) of the last bar rendered complete
     for line in lines:
         for seg in line.segments:
             m = _TQDM.match(seg)
@@ -524,8 +525,11 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
             at = _DESC_EPOCH.search(m[1])
             if n < last_n or n == last_n and at is not None and epoch is not None and at[1] != epoch:
                 offset += last_total or last_n  # a new epoch's bar (only its last render kept: the same count)
+            elif n == last_n == last_total and done is not None and done[0] != line.no and done[1] != vals:
+                offset += last_total  # another bar complete on its own line, its values new: the next epoch's
             epoch = at[1] if at is not None else epoch
             last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
+            done = (line.no, vals) if n == last_total else None
             for k, v in vals.items():
                 cap.add(k, offset + n, v)
             if not cap.lines or cap.lines[-1] != line.no:
