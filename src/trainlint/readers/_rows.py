@@ -7,7 +7,7 @@ from typing import Any
 
 from ..model import Run
 from .base import Columns
-from .jsonl import NO_STEP, STEP_KEYS, _classify, _parse
+from .jsonl import STEP_KEYS, _classify, _parse, stepless
 
 
 def json_rows(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[int], list[int]]:
@@ -31,7 +31,7 @@ def rows_into(
     if step_key is None and rows:
         step_key = next((k for k in STEP_KEYS if any(k in o for _, o in rows[:100])), None)
     if step_key is None:
-        run.notes.append(NO_STEP)
+        stepless(run)
     cols = Columns()
     for n, (line_no, obj) in enumerate(rows):
         step = obj.get(step_key, n) if step_key else n

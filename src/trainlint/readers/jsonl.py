@@ -56,6 +56,15 @@ def _lines_file(path: Path, head: bytes) -> bool:
 
 
 NO_STEP = "no step field; steps are record numbers"  # the note of a run read by its records' order
+
+
+def stepless(run: Run) -> None:
+    """Mark ``run`` as read by its records' order (no step field): its note, and ``steps_are`` in
+    its meta, the flag :func:`appended_runs` and the CSV reader's tables go by."""
+    run.notes.append(NO_STEP)
+    run.meta["steps_are"] = "rows"
+
+
 FLAT_DEPTH = 2  # levels of a line's nested dicts read as names joined by "/" (as a JSON history's)
 
 
@@ -96,7 +105,7 @@ class JsonlReader:
         else:
             cols, step_key = fast
             if step_key is None:
-                run.notes.append(NO_STEP)
+                stepless(run)
         said = len(run.notes)
         cols.into(run)
         if not run.series:
@@ -135,6 +144,7 @@ class JsonlStream(LineStream):
         self.count += len(idx)
         cols.into(frag)
         if self.step_key is None:
+            frag.meta["steps_are"] = "rows"  # as the reader's stepless() marks the whole file
             self.restarts.apply(frag)
 
 
@@ -168,7 +178,7 @@ def _bulk(path: Path) -> Run | None:
     elif np.isnan(steps).any():  # null or absent: the record number
         steps = np.where(np.isnan(steps), np.arange(count, dtype=np.float64), steps)
     if step_key is None:
-        run.notes.append(NO_STEP)
+        stepless(run)
     seen = dict.fromkeys(k for o in objs for k in o)
     cols = Columns()
     for key in [k for k in seen if k in table] + sorted(table.keys() - seen.keys()):
@@ -191,7 +201,7 @@ def _general(text: str, run: Run) -> Columns:
     cols, broken = Columns(), []
     step_key = _step_key(lines, idx)
     if step_key is None:
-        run.notes.append(NO_STEP)
+        stepless(run)
     for c0 in range(0, len(idx), CHUNK):
         chunk_idx = idx[c0 : c0 + CHUNK]
         broken += _slow_chunk([lines[i] for i in chunk_idx], chunk_idx, cols, step_key, c0)
@@ -412,10 +422,9 @@ class Restarts:
 
 def appended_runs(run: Run) -> Run:
     """The whole-file read of :class:`Restarts`."""
-    if NO_STEP not in run.notes:
+    if run.meta.get("steps_are") != "rows":
         return run
     restarts = Restarts()
-    if restarts.apply(run):
+    if restarts.apply(run) and NO_STEP in run.notes:
         run.notes[run.notes.index(NO_STEP)] = restarts.note()
-        run.meta["steps_are"] = "rows"
     return run
