@@ -23,7 +23,6 @@ from ..model import Run
 from ..options import ReadOptions
 from ..safeio import bounded_data, file_kind, read_bytes
 from .base import ReadError, reader
-from .console.text import run_starts
 
 MAX_NOTEBOOK = 512 << 20  # bytes of a notebook read (its images included)
 MAX_HTML = 2 << 20  # characters of one HTML output searched for a table
@@ -201,8 +200,7 @@ class NotebookReader:
         data, long = bounded_data(text.encode())  # a line over the console reader's limit cut out
         del text
         try:  # (where a line was cut out the lines are counted otherwise: no cell is placed)
-            with run_starts([] if long else starts):
-                run = read_console_text(path, data.decode(errors="replace"), notes, long, options)
+            run = read_console_text(path, data.decode(errors="replace"), notes, long, options, [] if long else starts)
         except ReadError:
             raise ReadError("a notebook whose outputs hold no training progress") from None
         return run

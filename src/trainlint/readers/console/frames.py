@@ -267,7 +267,7 @@ def _one_host(lines: list[Line]) -> list[Line]:
         if h is None:
             out.append(line)
         elif h[0] == keep:
-            out.append(Line(line.no, [line.segments[0][h[1] :], *line.segments[1:]]))
+            out.append(Line(line.no, [line.segments[0][h[1] :], *line.segments[1:]], line.run))
     return out
 
 
@@ -286,12 +286,12 @@ def unframe(lines: list[Line]) -> list[Line]:
             if m is not None and (m[1] or m[2]) != "0":
                 continue
         if outer is not None and (m := outer.match(line.segments[0])) is not None:
-            line = Line(line.no, [line.segments[0][m.end() :], *line.segments[1:]])
+            line = Line(line.no, [line.segments[0][m.end() :], *line.segments[1:]], line.run)
         segs = []
         for seg in line.segments:
             for part in renders(unframe_text(seg)):
                 if part.strip():
                     segs.append(part)
         if segs:
-            out.append(Line(line.no, segs))
+            out.append(Line(line.no, segs, line.run))
     return out

@@ -29,7 +29,7 @@ from ...role_structure import parse
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
-from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, new_run, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -173,6 +173,7 @@ class Record(msgspec.Struct):
     bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
     listed: bool = False  # a loss was the first of a list of values after its name (``d_loss [0.69, 0.5]``)
     unnamed: bool = False  # a bare number under an epoch's header or after a tqdm bar (:func:`_unnamed`)
+    run: int = 0  # the known run its line is in (:attr:`Line.run`: a notebook's cell that trains anew)
 
 
 def strip_frame(text: str) -> str:
@@ -521,7 +522,7 @@ def records(lines: list[Line]) -> list[Record]:
             if rec is None:
                 section = section if banner is None else _Section(banner)
                 continue
-            rec.line = line.no
+            rec.line, rec.run = line.no, line.run
             split = title or (_sectioned(section, rec) if rec.values and not rec.split else "")
             if split and rec.values and not rec.split:
                 _entitle(rec, split)
@@ -823,7 +824,7 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
-    at = [r.line for r in train]
+    at = [r.run for r in train]
     if not _steps_usable(steps, at):
         epochs = [float(r.epoch) for r in train if r.epoch is not None]
         if len(epochs) == len(train) and _steps_usable(epochs, at):  # "Episode 5 | Steps: 183": its length
@@ -832,10 +833,10 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     return steps, how
 
 
-def _steps_usable(steps: list[float], lines: list[int]) -> bool:
+def _steps_usable(steps: list[float], runs: list[int]) -> bool:
     """Whether steps tell the records apart: none repeated, a few falls back at most (restarts).
     Where a new run is known to begin (a notebook's next cell) the count may start again freely."""
-    pairs = [(a, b) for a, b, x, y in zip(steps, steps[1:], lines, lines[1:]) if not new_run(x, y)]
+    pairs = [(a, b) for a, b, x, y in zip(steps, steps[1:], runs, runs[1:]) if x == y]
     resets = sum(1 for a, b in pairs if b < a)
     return not any(a == b for a, b in pairs) and resets <= max(3, len(steps) // 10)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .patterns import LinePattern, _c
-from .text import NUM, Capture, Line, lazy_regex, new_run
+from .text import NUM, Capture, Line, lazy_regex
 
 
 def _yolo_val_loss(m: re.Match[str]) -> dict[str, float]:
@@ -237,9 +237,10 @@ class _Table:
         self.batched, self.offset, self.indexed = False, 0.0, False
         self.last: float | None = None
         self.starts: list[int] = []  # where each name starts on the header line (a row's blanks placed by them)
-        self.head = 0  # the header's line
+        self.head_run = 0  # the known run the header is in (a notebook's cell: Line.run)
+        self.run = 0  # the known run of the last row read
 
-    def row(self, cells: list[str], no: int, text: str = "") -> None:
+    def row(self, cells: list[str], line: Line, text: str = "") -> None:
         cols = self.cols
         order = float(len(self.cap.lines))
         if cols is not None and len(cells) == len(cols) + 1 and _ROW_MARK.match(cells[-1]):
@@ -263,7 +264,8 @@ class _Table:
         # counters say where a row is whatever table it is under; a plain number or the order continue the last table
         self.last = last = step if counters else step + self.offset
         self.cap.add_all(last, vals)
-        self.cap.lines.append(no)
+        self.cap.lines.append(line.no)
+        self.run = line.run
 
     def result(self) -> Capture | None:
         cap = self.cap
@@ -285,18 +287,18 @@ def _read_tables(lines: list[Line]) -> tuple[Capture | None, Capture | None]:
         head = _table_header(text)
         if head is not None:
             table = kinds[head[1]]
-            if table.cap.lines and new_run(table.cap.lines[-1], line.no):  # a notebook's next cell: a run of its own
+            if table.cap.lines and line.run != table.run:  # a notebook's next cell: a run of its own
                 table.last = None
             table.cols, table.offset = head[0], (table.last + 1.0 if table.last is not None else 0.0)
-            table.indexed, table.head = text[:1].isspace(), line.no
+            table.indexed, table.head_run = text[:1].isspace(), line.run
             table.starts = [m.start() for m in re.finditer(r"\S+", text)]
             continue
         cells = text.split()
         if cells and (_NUMBER.match(cells[0]) or _COUNTER.match(cells[0])):
             for table in kinds:
-                if table.cols is not None and new_run(table.head, line.no):  # a header of an earlier
+                if table.cols is not None and line.run != table.head_run:  # a header of an earlier
                     table.cols = None  # notebook cell: this cell's rows are another table's (a DataFrame)
-                table.row(cells, line.no, text)
+                table.row(cells, line, text)
     return kinds[0].result(), kinds[1].result()
 
 

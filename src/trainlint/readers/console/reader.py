@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .sb3 import RECOGNISERS as SB3_RECOGNISERS
 from .stateful import RECOGNISERS
-from .text import Capture, Line, Needles, lazy_regex, needles, new_run, split_lines, strip_ansi
+from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 from .vits import RECOGNISERS as VITS_RECOGNISERS
 
 _CONSOLE_SUFFIXES = {".log", ".out", ".err", ".stdout", ".stderr"}
@@ -414,13 +414,15 @@ def read_console_text(
     notes: list[str],
     long: list[tuple[str, str, dict[str, Any]]],
     options: ReadOptions | None = None,
+    run_starts: Sequence[int] = (),
 ) -> Run:
     """The Run of console text printed by a training script (a console log's, or a notebook's
-    outputs): ``notes`` and ``long`` (damage: over-long lines cut out) come from reading it."""
+    outputs): ``notes`` and ``long`` (damage: over-long lines cut out) come from reading it;
+    ``run_starts`` are the lines where a new run is known to begin (a notebook's cells)."""
     from ...safeio import TextRead, add_damage
 
     text = strip_ansi(text)
-    lines = split_lines(text)
+    lines = split_lines(text, run_starts)
     holds = Needles(text)
     bare = bare_numbers(path, lines)
     caps = [bare] if bare else _recognise_progress(unframe(lines), holds, options.patterns if options else ())
@@ -439,7 +441,7 @@ def read_console_text(
     )
     add_damage(run, TextRead("", [], long))
     if best is not None:
-        _fill(run, best, caps[1:])
+        _fill(run, best, caps[1:], {line.no: line.run for line in lines} if run_starts else {})
     else:
         run.notes.append(
             "no training-progress lines found; the log records "
@@ -492,7 +494,7 @@ def _recognise_progress(lines: list[Line], holds: Needles, patterns: Iterable[st
     return recognise(lines, holds, patterns)
 
 
-def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
+def _fill(run: Run, best: Capture, others: list[Capture], runs: dict[int, int]) -> None:
     for name, (steps, values) in best.cols.items():
         run.add(name, steps, values)
     run.meta.update({k: v for k, v in best.meta.items() if v is not None})
@@ -505,15 +507,16 @@ def _fill(run: Run, best: Capture, others: list[Capture]) -> None:
         f"read as {best.framework} console output ({len(best.lines)} line(s) matched, first at line {best.lines[0]})"
     )
     run.notes.extend(best.notes)
-    _step_resets(run, best)
+    _step_resets(run, best, runs)
     also = [f"{c.framework} ({c.records})" for c in others if c.framework != best.framework]
     if also:
         run.notes.append("lines of other shapes not used: " + ", ".join(also))
 
 
-def _step_resets(run: Run, best: Capture) -> None:
+def _step_resets(run: Run, best: Capture, runs: dict[int, int]) -> None:
     """Where the step count falls back (a relaunch or resume writing into the same log), read on
-    the loss or, where no name says loss, on the first objective term the loss is made of."""
+    the loss or, where no name says loss, on the first objective term the loss is made of; ``runs``
+    gives a line's known run (:attr:`Line.run`: a notebook's cell), where the count may start again."""
     objective = str(best.meta.get("objective") or "").split("+")[0]
     name = next((n for n in best.cols if "loss" in n.lower()), objective if objective in best.cols else None)
     if name is None:
@@ -522,7 +525,7 @@ def _step_resets(run: Run, best: Capture) -> None:
     at = [i for i in range(1, len(steps)) if steps[i] < steps[i - 1]]
     resets = [(steps[i - 1], steps[i]) for i in at]
     lines = best.lines if len(best.lines) == len(steps) else []
-    cells = sum(1 for i in at if lines and new_run(lines[i - 1], lines[i]))
+    cells = sum(1 for i in at if lines and runs.get(lines[i - 1], 0) != runs.get(lines[i], 0))
     if cells:
         run.notes.append(
             f"the step count starts again where {cells} later notebook cell(s) begin: each such cell "

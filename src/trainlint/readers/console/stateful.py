@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 
 from ..hf_trainer_state import is_summary_entry
 from .patterns import parse_kv
-from .text import NUM, Capture, Line, lazy_regex, new_run
+from .text import NUM, Capture, Line, lazy_regex
 
 # ---------------------------------------------------------------- Keras
 
@@ -43,14 +43,14 @@ def keras(lines: list[Line]) -> Capture | None:
             cap.lines.append(final[0])
             done.append(epoch)
 
-    start: int | None = None  # the line of the open epoch's header
+    start: int | None = None  # the known run (Line.run) of the open epoch's header; None: no epoch open
     for line in lines:
         head = _KERAS_HEADER.match(line.final)
         if head:
             close()
-            epoch, planned, final, start = int(head[1]), int(head[2]), None, line.no
+            epoch, planned, final, start = int(head[1]), int(head[2]), None, line.run
             continue
-        if start is not None and new_run(start, line.no):  # a later notebook cell: its bar is
+        if start is not None and line.run != start:  # a later notebook cell: its bar is
             close()  # model.evaluate()'s or predict()'s, not the epoch's
             final = start = None
         if epoch is None or start is None:

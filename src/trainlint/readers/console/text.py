@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any, AnyStr, cast
 
 import msgspec
@@ -130,6 +128,7 @@ class Line(msgspec.Struct):
 
     no: int
     segments: list[str]
+    run: int = 0  # which known run the line is in (a notebook's cells that train anew count up; 0 in a console log)
 
     @property
     def final(self) -> str:
@@ -204,31 +203,10 @@ def unpad_nonfinite(text: str) -> str:
     return _PADDED_NONFINITE.sub(r"\1", text) if "nan.0" in text or "inf.0" in text else text
 
 
-# The lines where a new run's output begins in the text being read: a notebook's cells (each cell
-# that trains is a run of its own; a step count that starts again there is a new run, not lines
-# of two processes interleaved). Empty for a console log, where nothing says where runs begin.
-_RUN_STARTS: ContextVar[tuple[int, ...]] = ContextVar("run_starts", default=())
-
-
-@contextmanager
-def run_starts(lines: list[int]) -> Iterator[None]:
-    """Read the text inside with ``lines`` (1-based, rising) known as where runs begin."""
-    token = _RUN_STARTS.set(tuple(lines))
-    try:
-        yield
-    finally:
-        _RUN_STARTS.reset(token)
-
-
-def new_run(before: int, after: int) -> bool:
-    """Whether a known run begins after line ``before`` and by line ``after`` (a notebook's next cell)."""
-    starts = _RUN_STARTS.get()
-    i = bisect_right(starts, before)
-    return i < len(starts) and starts[i] <= after
-
-
-def split_lines(text: str) -> list[Line]:
-    """Physical lines with their redraw segments; CRLF counts as one line end."""
+def split_lines(text: str, run_starts: Sequence[int] = ()) -> list[Line]:
+    """Physical lines with their redraw segments; CRLF counts as one line end. ``run_starts``
+    (1-based line numbers, rising) are where the text is known to begin a new run, as a
+    notebook's cell that trains anew: each line's ``run`` counts the starts at or before it."""
     text = unpad_nonfinite(strip_ansi(text.replace("\r\n", "\n")))
     lines = []
     for i, raw in enumerate(text.split("\n")):
@@ -238,7 +216,7 @@ def split_lines(text: str) -> list[Line]:
         else:
             segs = [raw] if raw.strip() else []
         if segs:
-            lines.append(Line(i + 1, segs))
+            lines.append(Line(i + 1, segs, bisect_right(run_starts, i + 1) if run_starts else 0))
     return lines
 
 
