@@ -335,3 +335,22 @@ def test_calibration_logs_followed_equal_the_whole_read(tmp_path):
         followed += 1
     if followed < 20:
         pytest.skip(f"{followed} calibration logs with a stream here (the corpus cache is not fetched)")
+
+
+@pytest.mark.parametrize("cut", [7, 64, 4096])
+def test_csv_stream_follows_a_table_whose_lines_end_in_a_bare_cr(tmp_path, cut):
+    rows = "".join(f"{i},{2.0 / i:.6f},{0.1 * i:.1f}\r" for i in range(1, 41))
+    data = ("epoch,train_loss,val_acc\r" + rows).encode()
+    p = tmp_path / "metrics.csv"
+    seen = _follow(p, data, cut, "csv")
+    assert seen["train_loss"][0][:2] == [1.0, 2.0] and len(seen["train_loss"][0]) == 40
+    assert seen["train_loss"][1][-1] == pytest.approx(0.05)
+    _same_as_doctor(p, seen, "csv")
+
+
+def test_csv_stream_keeps_crlf_lines_whole(tmp_path):
+    data = ("step,loss\r\n" + "".join(f"{i},{1.0 / i}\r\n" for i in range(1, 21))).encode()
+    p = tmp_path / "metrics.csv"
+    seen = _follow(p, data, 5, "csv")
+    assert len(seen["loss"][0]) == 20
+    _same_as_doctor(p, seen, "csv")

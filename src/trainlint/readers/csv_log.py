@@ -318,6 +318,8 @@ class CsvStream(LineStream):
     """A metric table as rows are appended: the header once (lines wait until it is complete),
     then each row parsed as the reader's general path parses it."""
 
+    bare_cr = True  # a table written with lineterminator="\r" is read whole as well
+
     def __init__(self, path: Path) -> None:
         super().__init__(path, "csv")
         self.restart()

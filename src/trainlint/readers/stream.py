@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -91,31 +92,49 @@ class Tail(Stream):
 class LineStream(Tail):
     """Text that grows by lines: complete lines go to :meth:`lines`, a partial last line waits."""
 
+    bare_cr = False  # lines may end in a bare CR (where the whole-file read splits on it too)
+
     def __init__(self, path: Path, fmt: str) -> None:
         super().__init__(path, fmt)
         self.line_no = 0  # lines consumed so far
+        self.eol: bytes | None = None  # the line end, known at the first one: LF (CRLF too), or a bare CR
 
     def poll(self) -> Run | None:
         data = self.new_bytes()
-        cut = data.rfind(b"\n")
-        if cut < 0:
+        eol = self.eol = self.eol or (_line_end(data) if self.bare_cr else b"\n")
+        cut = data.rfind(eol) if eol else -1
+        if eol is None or cut < 0:
             return None
         self.offset += cut + 1
         text = data[: cut + 1].decode("utf-8", errors="replace")
         if self.line_no == 0:
             text = text.lstrip("\ufeff")
-        lines = text.split("\n")[:-1]
+        lines = text.split(eol.decode())[:-1]
         first, self.line_no = self.line_no + 1, self.line_no + len(lines)
         frag = self.fragment()
         self.lines([ln.rstrip("\r") for ln in lines], first, frag)
         return frag if frag.series or frag.meta else None
 
     def restart(self) -> None:
-        self.line_no = 0
+        self.line_no, self.eol = 0, None
 
     def lines(self, lines: list[str], first_no: int, frag: Run) -> None:  # pragma: no cover
         """Parse ``lines`` (numbered from ``first_no``) into ``frag``."""
         raise NotImplementedError
+
+
+def _line_end(data: bytes) -> bytes | None:
+    """The line end of a file whose first bytes are ``data``: a CR followed by anything but LF
+    before the first LF means lines that end in a bare CR (classic Mac OS, ``csv.writer`` with
+    ``lineterminator="\\r"``), which the whole-file read splits on too; None while no line has ended
+    (a CR last in ``data`` may be the first half of a CRLF)."""
+    lf, bare = data.find(b"\n"), _BARE_CR.search(data)
+    if bare is not None and (lf < 0 or bare.start() < lf):
+        return b"\r"
+    return b"\n" if lf >= 0 else None
+
+
+_BARE_CR = re.compile(rb"\r(?=[^\r\n])")  # a CR that ends no CRLF (nor the CRCRLF of a Windows text-mode write)
 
 
 class Reread(Stream):
