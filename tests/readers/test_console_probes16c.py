@@ -169,3 +169,31 @@ def test_a_table_whose_step_column_is_out_of_order_is_no_run(tmp_path):
     p = tmp_path / "RESULTS.md"
     p.write_text("\n".join(["| Model | Epoch | Acc |", "|---|---|---|", *rows]) + "\n", encoding="utf-8")
     assert sniff(p) is None
+
+
+def test_a_markdown_log_runs_the_recognisers_once_to_sniff_and_once_to_read(tmp_path, monkeypatch):
+    """The read no longer asks the recognisers first whether the text holds a log and then reads it
+    (three passes over a README's blocks with the sniff): the read's own capture decides."""
+    import trainlint.readers.console.reader as console_reader
+
+    calls = []
+    real = console_reader.recognise
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(console_reader, "recognise", counted)
+    p = tmp_path / "training_log.md"
+    block = [f"epoch {e:3d} | train loss {_loss(e, 4.0):.4f} | lr 0.001" for e in range(1, 16)]
+    p.write_text("\n".join(["# run", "```", *block, "```"]) + "\n", encoding="utf-8")
+    run = read_run(p)
+    assert run.format.startswith("console") and len(calls) == 2
+    assert len(run.series[run.roles["loss"]]) == 15
+
+
+def test_a_markdown_file_with_too_few_records_is_not_read_as_a_log(tmp_path):
+    p = tmp_path / "notes.md"
+    p.write_text("# notes\n" + "\n".join(_saving_block([1, 2, 3], 250.0)) + "\n", encoding="utf-8")
+    with pytest.raises(ReadError, match="no console log of 10 records"):
+        reader_named("markdown-log").read(p)

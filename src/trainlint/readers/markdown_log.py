@@ -82,20 +82,22 @@ def _records(text: str, options: ReadOptions | None) -> int:
     return len(caps[0].lines) if caps else 0
 
 
-def log_text(text: str, options: ReadOptions | None = None) -> tuple[str, str] | None:
+def _body(text: str) -> tuple[str, str]:
     """The console text of a Markdown file (its code blocks, or the whole file where it has
-    none) and a note saying which; None where it holds no log of MIN_RECORDS records."""
+    none, tables blanked) and a note saying which."""
     lines = text.replace("\r\n", "\n").split("\n")
     kept, count = _blocks(lines)
     if count:
-        body = "\n".join(kept)
-        if _records(body, options) >= MIN_RECORDS:
-            return body, f"read from {count} code block(s) of a Markdown file; the prose around them left out"
-        return None
-    body = "\n".join(_without_tables(lines))
-    if _records(body, options) >= MIN_RECORDS:
-        return body, "read from a Markdown file with no code block, as console text (its tables left out)"
-    return None
+        return "\n".join(kept), f"read from {count} code block(s) of a Markdown file; the prose around them left out"
+    return "\n".join(
+        _without_tables(lines)
+    ), "read from a Markdown file with no code block, as console text (its tables left out)"
+
+
+def log_text(text: str, options: ReadOptions | None = None) -> tuple[str, str] | None:
+    """:func:`_body`'s text and note; None where it holds no log of MIN_RECORDS records."""
+    body, note = _body(text)
+    return (body, note) if _records(body, options) >= MIN_RECORDS else None
 
 
 # After the Markdown table reader (a file holding a table of epochs is read as that table),
@@ -124,7 +126,15 @@ class MarkdownLogReader:
         data, long = bounded_bytes(path)  # long lines cut out (reported by the console reader)
         text, notes = decode_text(data)
         del data
-        found = log_text(text, options)
-        if found is None:
-            raise ReadError(f"no console log of {MIN_RECORDS} records or more in the Markdown file")
-        return read_console_text(path, found[0], [*notes, found[1]], long, options)
+        body, note = _body(text)
+        del text
+        unread = ReadError(f"no console log of {MIN_RECORDS} records or more in the Markdown file")
+        if _TRAINING.search(body) is None:
+            raise unread
+        try:  # the recognisers run once here: the records they matched decide, as in the sniff
+            run = read_console_text(path, body, [*notes, note], long, options)
+        except ReadError:
+            raise unread from None
+        if run.meta.get("lines_matched", 0) < MIN_RECORDS:
+            raise unread
+        return run
