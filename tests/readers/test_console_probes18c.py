@@ -35,6 +35,22 @@ def test_printed_tensors_after_the_epoch_are_the_loss(tmp_path):
     assert _series(run, "loss") == (N, 0.0, N - 1.0, _loss(0), _loss(N - 1))
 
 
+def test_tensorflow_scalars_after_the_step_are_the_loss(tmp_path):
+    """Deeplink-Network/DeepBrew loss.txt @802f4911 (and MRVNY/IAR-Meta-RL loss.txt @82780f4e): seen
+    while sampling, ``print(step, loss)`` of an eager TensorFlow scalar, ``0, tf.Tensor(10.2136,
+    shape=(), dtype=float32)``. Its ``shape=()`` had kept the value wrapped, as a torch tensor's is
+    not; a console line of one reads the same."""
+    rows = [f"{k}, tf.Tensor({_loss(k)}, shape=(), dtype=float32)" for k in range(N)]
+    path = tmp_path / "loss.txt"
+    path.write_text("\n".join(rows) + "\n")
+    run = read_run(path)
+    assert run.format == "console/loss-file" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (N, 0.0, N - 1.0, _loss(0), _loss(N - 1))
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {k}: loss = tf.Tensor({_loss(k)}, shape=(), dtype=float32)\n" for k in range(N)))
+    assert _series(read_run(log), "loss") == (N, 0.0, N - 1.0, _loss(0), _loss(N - 1))
+
+
 def test_epoch_words_and_tensors_under_run_headers(tmp_path):
     """GabrielScinteie/BachelorThesis loss.txt @9bebc3c1: a run a block, ``Iteratie: 3`` over ten
     lines ``Epoca 0: tensor(1.8924, grad_fn=<DivBackward0>)`` (Romanian: epoch): the counter led by
