@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .patterns import LinePattern, _c
-from .text import NUM, Capture, Line, lazy_regex
+from .text import NUM, Capture, Line, lazy_regex, unwrap_values
 
 
 def _yolo_val_loss(m: re.Match[str]) -> dict[str, float]:
@@ -398,10 +398,20 @@ _NUMBER_LINE = lazy_regex(
 )
 _MORE_VALUES = lazy_regex(r"[\s,;]+")
 MIN_NUMBER_LINES = 10
+# A row as the loop printed the values it held: a torch tensor's repr (``print(epoch, loss)``:
+# ``0 tensor(0.4010, device='cuda:0', grad_fn=<MseLossBackward0>)``), a tuple or a list of the
+# values (``print((train_loss, val_loss))``: ``(0.0105, 0.0025)``), the counter led by its word
+# (``Epoca 3: tensor(1.53, grad_fn=<DivBackward0>)``, ``Epoch 3: 1.53``).
+_WRAPPED_ROW = lazy_regex(r"^\s*[(\[]\s*(NUM(?:\s*,\s*NUM){1,7})\s*,?\s*[)\]]\s*$".replace("NUM", NUM))
+_COUNTER_WORD = lazy_regex(
+    r"^\s*(?:epochs?|epoca|época|epoche|époque|iter(?:ation)?s?|steps?|batch(?:es)?|episodes?)\s*(?=\d+\s*[:,])",
+    re.IGNORECASE,
+)
 # The whole file one printed list of the values (``f.write(str(losses))``, Rust's ``{:?}``, NumPy's
 # ``[0.33 0.13 ...]`` wrapped over lines): the values in order. Only a short file is looked at so.
 _VALUE = lazy_regex(NUM)
 MAX_LIST_CHARS = 1_000_000
+MAX_LISTED_ROWS = 8
 
 
 def unquoted(text: str) -> str:
@@ -424,13 +434,13 @@ def loss_name(stem: str) -> str | None:
 def number_lines(lines: list[Line], name: str) -> Capture | None:
     """A file of bare values (or ``step value`` pairs), nine in ten of its lines: the series
     ``name``, at the steps written or, where there are none, at the values' order."""
-    listed = _listed(lines, name)
+    listed = _listed(lines, name) or _listed_rows(lines, name)
     if listed is not None:
         return listed
     cap = Capture("loss-file")
     other, headed, wide = 0, False, False
     for line in lines:
-        m = _NUMBER_LINE.match(unquoted(line.final))
+        m = _NUMBER_LINE.match(row_text(line.final))
         if m is None:
             other += 1
             headed = headed or (not cap.lines and bool(line.final.strip()))
@@ -447,6 +457,44 @@ def number_lines(lines: list[Line], name: str) -> Capture | None:
         return None
     cap.notes.append(f"a file of bare values: {len(cap.lines)} line(s) read as {name!r}, named by the file's name")
     return cap
+
+
+def _listed_rows(lines: list[Line], name: str) -> Capture | None:
+    """The file's values where each line is one printed list or one delimited row of them, a series
+    a line (``f.write(str(train_losses) + "\\n"); f.write(str(val_losses))``, a ``,``-joined row of
+    the losses and one of the accuracies): the first line the file's loss, the next ``<name>_2``, ..."""
+    texts = [ln.final.strip() for ln in lines if ln.final.strip()]
+    if not 1 <= len(texts) <= MAX_LISTED_ROWS or sum(map(len, texts)) > MAX_LIST_CHARS:
+        return None
+    rows = []
+    for k, text in enumerate(texts):
+        cut = k == len(texts) - 1 and text[0] == "[" and text[-1] != "]"  # cut short: a sniffed head
+        text = text[1:-1] if text[0] == "[" and text[-1] == "]" else text[1:] if cut else text
+        cells = [c for c in _MORE_VALUES.split(text) if c]
+        if cut and cells and not _VALUE.fullmatch(cells[-1]):
+            cells.pop()
+        if len(cells) < MIN_NUMBER_LINES or not all(_VALUE.fullmatch(c) for c in cells):
+            return None
+        rows.append([float(c) for c in cells])
+    cap = Capture("loss-file")
+    for k, values in enumerate(rows):
+        cap.cols[name if k == 0 else f"{name}_{k + 1}"] = ([float(i + 1) for i in range(len(values))], values)
+    cap.lines.extend(ln.no for ln in lines if ln.final.strip())
+    cap.notes.append(
+        f"a file of {len(rows)} printed row(s) of values, a series each: the first ({len(rows[0])} value(s)) "
+        f"read as {name!r}, named by the file's name"
+    )
+    return cap
+
+
+def row_text(text: str) -> str:
+    """A line of a loss file as its bare values: unquoted, values unwrapped from what holds them
+    (a tensor, a tuple or list of the row), the counter's word dropped."""
+    text = unwrap_values(unquoted(text))
+    wrapped = _WRAPPED_ROW.match(text)
+    if wrapped is not None:
+        return wrapped[1]
+    return _COUNTER_WORD.sub("", text, count=1)
 
 
 def _listed(lines: list[Line], name: str) -> Capture | None:

@@ -52,6 +52,8 @@ _FLOAT = r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?
 # dimensions (``[[ 0.0264]]``), in exponent form (``[ 2.3e-01]``). A count in brackets
 # (``Epoch [3]``) stays, and so does an array of several values.
 _TENSOR = lazy_regex(r"\btensor\((%s)(?:,[^()]{0,80})?\)" % NUM)
+# TensorFlow's eager scalar (``print(step, loss)``): ``tf.Tensor(0.19155502, shape=(), dtype=float32)``.
+_TF_TENSOR = lazy_regex(r"\btf\.Tensor\((%s),\s*shape=\(\),\s*dtype=\w+\)" % NUM)
 _NUMPY_SCALAR = lazy_regex(r"\b(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\((%s)\)" % NUM)
 _ONE_ITEM = lazy_regex(r"(?<=[:=>\s])\[(?:\[\s*(%s)\s*\]|\s*(%s)\s*)\](?!\s*\[)" % (_FLOAT, _FLOAT))
 # A NumPy 0-d array's repr (Keras' ``train_on_batch`` under Theano returns them): ``array(0.95,
@@ -60,10 +62,12 @@ _ARRAY0 = lazy_regex(r"\barray\((%s)(?:,\s*dtype=[\w.]+)?\)" % NUM)
 
 
 def unwrap_values(text: str, scalars: bool = True) -> str:
-    """``text`` with every value printed inside a tensor's, a 0-d array's, a one-item list's or
-    (``scalars``) a NumPy scalar's repr written as the number alone."""
+    """``text`` with every value printed inside a tensor's (torch's, TensorFlow's), a 0-d array's,
+    a one-item list's or (``scalars``) a NumPy scalar's repr written as the number alone."""
     if "tensor(" in text:
         text = _TENSOR.sub(r"\1", text)
+    if "tf.Tensor(" in text:
+        text = _TF_TENSOR.sub(r"\1", text)
     if "array(" in text:
         text = _ARRAY0.sub(r"\1", text)
     if scalars and ("np." in text or "numpy." in text):
