@@ -57,3 +57,41 @@ def test_a_count_repeated_past_its_start_still_keeps_the_order_written():
     assert cap is not None
     assert cap.cols["Final_Loss"][0] == [float(i) for i in range(1, 14)]
     assert not any("stopped after their first record" in n for n in cap.notes)
+
+
+def _powershell_log() -> list[str]:
+    """A Keras-style epoch line an epoch, then a traceback as PowerShell's ``tee`` writes it: each
+    line cut at the console's width (85 columns), at a blank that stays at the line's end."""
+    lines = [f"Epoch {e}/12 - loss: {1.0 / e:.4f} - accuracy: {0.5 + e / 30:.4f}" for e in range(1, 13)]
+    return [
+        *lines,
+        "Traceback (most recent call last):",
+        '  File "C:\\Users\\me\\Desktop\\Pill_Detection\\train_robust.py", ',
+        "line 251, in <module>",
+        "    train_mobilenetv3()",
+        '  File "C:\\Users\\me\\Desktop\\Pill_Detection\\train_robust.py", ',
+        "line 156, in train_mobilenetv3",
+        "    history = model.fit(train_ds, validation_data=val_ds, epochs=EPOCHS, callbacks=cb, ",
+        "verbose=1)",
+        "              ^^^^^^^^^^",
+        "  File ",
+        '"C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\site-packages\\torch\\cuda.py", ',
+        "line 19, in allocate",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total ",
+        "capacity of 8.00 GiB of which 0 bytes is free.",
+    ]
+
+
+def test_a_traceback_wrapped_at_the_console_s_width_is_named_by_its_exception(tmp_path):
+    """Aashifa05/smart_pill_identification training.log @78c82e76: ``python train.py 2>&1 | tee
+    training.log`` in Windows PowerShell (UTF-16, CRLF) wraps every line at the console's width, so a
+    frame's ``line 156, in ..`` begins a line of its own. The traceback had ended at the first such
+    line, its exception unseen (``Traceback (exception line missing)``); a line after one that ends in
+    a blank (Python prints none) goes on with it, and the exception names the crash."""
+    path = tmp_path / "training.log"
+    path.write_bytes("\r\n".join(_powershell_log()).encode("utf-16") + "\r\n".encode("utf-16-le"))
+    run = read_run(path)
+    assert _series(run, "loss") == (12, 1.0, 12.0, 1.0, round(1.0 / 12, 4))
+    [ev] = [e for e in run.events if e["type"] == "crash"]
+    assert ev["signature"] == "cuda-out-of-memory" and ev["line"] == 13
+    assert ev["text"].startswith("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
