@@ -205,6 +205,14 @@ def _while_saving(lines: list[Line], start: int, end: int) -> bool:
     return any(_SAVING.search(lines[k].final) for k in range(first, end + 1))
 
 
+def _wrapped(lines: list[Line], i: int, last: int) -> bool:
+    """Whether line ``i`` goes on with the traceback's line before it, cut at the console's width:
+    PowerShell's ``python train.py 2>&1 | tee training.log`` wraps at a blank, which stays at the
+    line's end (``  File "C:\\...\\train.py", `` then ``line 60, in load_data``). Python prints no
+    traceback line with a blank at its end."""
+    return last == i - 1 > 0 and lines[i - 1].final.endswith(" ") and bool(lines[i].final.strip())
+
+
 def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
     """(index of the last line, exception text, signature) of the traceback starting at ``start``."""
     exc_text, last, raised = "", start, []
@@ -212,7 +220,7 @@ def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
     while i < len(lines):
         text = lines[i].final
         body = re.sub(_PREFIX, "", text, count=1)
-        if body.startswith((" ", "\t")) or _CONTINUE.match(text):
+        if body.startswith((" ", "\t")) or _CONTINUE.match(text) or _wrapped(lines, i, last):
             last = i
         elif _EXCEPTION.match(text) and not body.startswith("["):
             exc_text, last = body.strip()[:300], i

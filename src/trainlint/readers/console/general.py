@@ -833,12 +833,22 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     return steps, how
 
 
+def _lone_starts(steps: list[float]) -> int:
+    """How many times the first count follows itself: a launch that stopped after its first record."""
+    start = min(steps, default=0.0)
+    return sum(1 for a, b in zip(steps, steps[1:]) if a == b == start)
+
+
 def _steps_usable(steps: list[float], runs: list[int]) -> bool:
     """Whether steps tell the records apart: none repeated, a few falls back at most (restarts).
-    Where a new run is known to begin (a notebook's next cell) the count may start again freely."""
+    Where a new run is known to begin (a notebook's next cell) the count may start again freely.
+    The first count printed twice in a row is a restart too: a run stopped after its first epoch
+    and the next one began at the same count (``Epoch 1 | Final Loss: 15.3``, a new banner, then
+    ``Epoch 1 | Final Loss: 19.8``, ``Epoch 2 ...``)."""
     pairs = [(a, b) for a, b, x, y in zip(steps, steps[1:], runs, runs[1:]) if x == y]
-    resets = sum(1 for a, b in pairs if b < a)
-    return not any(a == b for a, b in pairs) and resets <= max(3, len(steps) // 10)
+    start = min(steps, default=0.0)
+    resets = sum(1 for a, b in pairs if b < a or a == b == start)
+    return not any(a == b != start for a, b in pairs) and resets <= max(3, len(steps) // 10)
 
 
 # An error printed as a rate: ``top1 error 40.2%``, ``error rate: 0.12``, ``error: 12.5 %``.
@@ -897,6 +907,11 @@ def general(lines: list[Line]) -> Capture | None:
         cap.meta["eval_objective_why"] = f"the objective {found[1].name!r} measured on the evaluation split"
     if how == "epoch":
         cap.meta["steps_are"] = "epochs"
+    if how != "order" and (lone := _lone_starts(steps)):
+        cap.notes.append(
+            f"{lone} launch(es) stopped after their first record (the count printed again at its start,"
+            f" {min(steps):g}): the next launch's record at that step is kept"
+        )
     learned = shapes(recs, role)
     cap.meta["line_shapes"] = [msgspec.structs.asdict(s) for s in learned]
     cap.notes.append(
