@@ -150,7 +150,8 @@ _IS_ONE = lazy_regex(r"\s*[A-Za-z][\w ]{0,80}?\s+(?:is|was)\s*:?\s+%s(?=\s|$)" %
 # between it and the counter that places it (the Keras guide's "Training loss (for one batch) at step 200: 0.6").
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=]|\s+(?:at|after)\s+[A-Za-z]+\s*\d+\s*[:=])")
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
-_DURATION = lazy_regex(r"\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
+# (a range before the unit is one too: "Start fit, it may cost 1-30 minutes...", AD-39/icon_classify's log)
+_DURATION = lazy_regex(r"(?:[-~]\d+(?:\.\d+)?)?\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
 # Words that are never a metric's name: ``of``, ``in``; ``over`` (icefall's MetricsTracker: ``loss=0.2, over
 # 3287.00 frames.``, the frames the values were averaged over) and ``is`` / ``was`` (a clause whose value
 # has a unit glued to it: icefall's ``Maximum memory allocated so far is 23456MB``).

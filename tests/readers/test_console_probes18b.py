@@ -1,0 +1,109 @@
+"""Probe round 18b (issue 29): a blind sample of outside logs, taken in the order a file search
+listed them and labelled before trainlint read them; these are the kinds it read wrong or not at
+all. Each fixture is made up in the shape of the real file (repository, path and commit recorded
+with it; no copied lines) and asserts the series read: names, steps, first and last values, and
+which is the loss."""
+
+from __future__ import annotations
+
+import pytest
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
+
+from trainlint.readers.base import ReadError
+from trainlint.readers.console.general import read_line
+
+TABLES = 15
+
+
+def _mse(k: int, q: int | None = None) -> float:
+    return round(0.3 * 0.8**k + (0.01 * q if q is not None else 0.0), 5)
+
+
+def _label(k: int) -> float:
+    return round(0.16 * 0.85**k, 5)
+
+
+def _dump(k: int) -> list[str]:
+    """One ``logger.dumpkvs()`` table of guided-diffusion's logger: each loss term's mean and its
+    mean in each quarter of the diffusion timesteps (``_q0`` .. ``_q3``), the samples seen, the step."""
+    rows = [("mse_label_cond_mean", _label(k)), ("mse_loss_mean", _mse(k))]
+    rows += [(f"mse_loss_q{q}_mean", _mse(k, q)) for q in range(4)]
+    rows += [("samples", 10 * k + 11), ("step", 10 * k + 10)]
+    rule = "-" * 37
+    return [rule, *(f"| {name:<22} | {value:<8} |" for name, value in rows), rule]
+
+
+def test_a_term_s_timestep_quartiles_are_not_summed_into_the_loss(tmp_path):
+    """KingPowa/wdm_inpainting results/log.txt @383e5bbe (wdm-3d's guided-diffusion logger): no
+    ``loss`` printed, the term ``mse_loss_mean`` and its quartile breakdowns ``mse_loss_q0_mean`` ..
+    ``mse_loss_q3_mean``. The quartiles had been taken as four more components, and the loss was
+    their sum with the term (about five times the term); a quartile of a term also logged is that
+    term broken down. The tables are Baselines' logger's, the ``step`` row closing each: every table
+    one point at its own step (the general reader had put each table's values at the step before)."""
+    lines = ["Logging to ./results"]
+    for k in range(TABLES):
+        lines += _dump(k)
+    run = _read(tmp_path, lines, "log.txt")
+    assert run.format == "console/stable-baselines3"
+    assert run.roles["loss"] == "mse_loss_mean"
+    last = TABLES - 1
+    assert _series(run, "mse_loss_mean") == (TABLES, 10.0, 10.0 * last + 10, _mse(0), _mse(last))
+    assert not any("+" in name for name in run.series)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("INFO - Start load train data, it may cost 1-60 seconds...", {"cost_time": 1.0}),
+        ("INFO - Start fit, it may cost 1-30 minutes...", {"cost_time": 1.0}),
+        ("Loading model cost 0.884 seconds.", {"cost_time": 0.884}),
+        ("loss 0.5 - 10s", {"loss": 0.5}),
+    ],
+)
+def test_a_range_of_seconds_is_a_duration(text, values):
+    """AD-39/icon_classify log/log.txt @a78f188e: ``it may cost 1-60 seconds...`` had given ``cost``
+    (a loss by its name) the value 1; a range before a time unit is a duration as a single number is.
+    A value, a spaced dash and a time after it (Keras' ``- 10s``) stays the value."""
+    rec = read_line(text)
+    assert rec is not None and rec.values == values
+
+
+def test_a_classifier_s_log_of_timings_is_no_training_log(tmp_path):
+    """The whole icon_classify log: ``Start fit, it may cost 1-30 minutes...``, ``Cost time: 4.97``,
+    ``Load over! Total 6724 samples.``, ``744/812=0.916``; no loss in it (it had been read as a flat
+    ``cost`` of 1.0 and judged stagnant)."""
+    lines = []
+    for k in range(6):
+        lines += [
+            "INFO - ------------------------------------------",
+            "INFO - Start load train data, it may cost 1-60 seconds...",
+            f"INFO - Load over! Total {6000 + 100 * k} samples.",
+            f"INFO - Cost time: {4.5 + k / 7:.6f}",
+            "INFO - Start fit, it may cost 1-30 minutes...",
+            "INFO - Retrain over!",
+            f"INFO - {700 + k}/812={(700 + k) / 812}",
+        ]
+    with pytest.raises(ReadError):
+        _read(tmp_path, lines, "log.txt")
+
+
+def test_improved_diffusion_s_tables_take_their_loss_row(tmp_path):
+    """openai/improved-diffusion's train loop logs ``loss``, ``mse`` and ``vb`` with their quartiles,
+    ``grad_norm``, ``param_norm``, ``samples`` and ``step`` (improved_diffusion/train_util.py,
+    log_loss_dict): the ``loss`` row is the loss, at the step its table closes with."""
+    lines = []
+    for k in range(TABLES):
+        rows = [
+            ("grad_norm", 0.5),
+            ("loss", round(_mse(k) + 0.01, 5)),
+            ("loss_q0", _mse(k, 0)),
+            ("loss_q3", _mse(k, 3)),
+        ]
+        rows += [("mse", _mse(k)), ("mse_q0", _mse(k, 0)), ("param_norm", 310.2), ("samples", 128 * (k + 1))]
+        rows += [("step", 100 * k), ("vb", 0.01)]
+        lines += ["-" * 28, *(f"| {n:<10} | {v:<11} |" for n, v in rows), "-" * 28]
+    run = _read(tmp_path, lines, "log.txt")
+    assert run.roles["loss"] == "loss" and run.roles["grad_norm"] == "grad_norm"
+    last = TABLES - 1
+    assert _series(run, "loss") == (TABLES, 0.0, 100.0 * last, round(_mse(0) + 0.01, 5), round(_mse(last) + 0.01, 5))
