@@ -10,6 +10,7 @@ import pytest
 from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
 
+from trainlint.api import read_run
 from trainlint.readers.base import ReadError
 from trainlint.readers.console.general import read_line
 
@@ -107,3 +108,44 @@ def test_improved_diffusion_s_tables_take_their_loss_row(tmp_path):
     assert run.roles["loss"] == "loss" and run.roles["grad_norm"] == "grad_norm"
     last = TABLES - 1
     assert _series(run, "loss") == (TABLES, 0.0, 100.0 * last, round(_mse(0) + 0.01, 5), round(_mse(last) + 0.01, 5))
+
+
+def _crf(n: int) -> float:
+    return round(8.0 + 40.0 * 0.98**n, 2)
+
+
+def _sel(n: int) -> float:
+    return round(0.8 + 1900.0 * 0.9**n, 2)
+
+
+def _desc_bar(n: int, total: int = 1419) -> str:
+    """One render of a bar whose description holds the loss as its symbol and its terms, redrawn
+    with ``\\r`` (``set_description(f"L: {l:.2f}, L_crf: {c:.2f}, L_selection: {s:.2f}, epoch: ..")``)."""
+    crf, sel = _crf(n), _sel(n)
+    desc = f"L: {crf + sel:.2f}, L_crf: {crf:.2f}, L_selection: {sel:.2f}, epoch: 0/50:"
+    return f"{desc}:   {n * 100 // total:>2}%|          | {n}/{total} [00:{n:02d}<09:00,  2.5it/s]"
+
+
+def test_the_loss_s_symbol_summing_its_terms_in_a_bar_s_description(tmp_path):
+    """WindChimeRan/OpenJERE nohup.out @25ad1fc2: a tqdm bar redrawn with carriage returns only (the
+    file one line), its description ``L: 2011.79, L_crf: 43.19, L_selection: 1968.59, epoch: 0/50::``.
+    No name says loss, so nothing was read; ``L`` is the loss (𝓛) and equals the sum of the ``L_*``
+    terms printed beside it: it is the loss, a point each time the description changes."""
+    renders = [_desc_bar(n) for n in range(1, 41)]
+    path = tmp_path / "nohup.out"
+    path.write_text("\r" + "\r".join(renders), encoding="utf-8")
+    run = read_run(path)
+    assert run.format == "console/tqdm-postfix" and run.roles["loss"] == "L"
+    first, last = _crf(1) + _sel(1), _crf(40) + _sel(40)
+    assert _series(run, "L") == (40, 1.0, 40.0, round(first, 2), round(last, 2))
+    assert _series(run, "L_crf") == (40, 1.0, 40.0, _crf(1), _crf(40))
+
+
+def test_an_l_that_is_not_the_sum_of_its_neighbours_is_no_loss(tmp_path):
+    """The symbol is taken only where the ``L_*`` terms add up to it: a bar describing a sequence's
+    length ``L`` beside other ``L_`` counts founds nothing."""
+    renders = [f"L: 512, L_in: {n}, L_out: 3:  {n}%|     | {n}/100 [00:01<00:09, 9.9it/s]" for n in range(1, 30)]
+    path = tmp_path / "nohup.out"
+    path.write_text("\r".join(renders), encoding="utf-8")
+    with pytest.raises(ReadError):
+        read_run(path)
