@@ -149,3 +149,46 @@ def test_an_l_that_is_not_the_sum_of_its_neighbours_is_no_loss(tmp_path):
     path.write_text("\r".join(renders), encoding="utf-8")
     with pytest.raises(ReadError):
         read_run(path)
+
+
+def _run_block(epochs: int, size: int, base: float) -> list[str]:
+    """One run as BehnamB94/Fingerprint-Matching's script prints it: the settings, the splits' sizes
+    (``TRAIN:108000``), then an epoch a line, the epoch's number leading it."""
+    lines = ["running with learning rate = 0.0001 and batch size = 700", "Data Prepared:"]
+    lines += [f"        TRAIN:{size}", "        VALID:200", "        TEST:800"]
+    for e in range(1, epochs + 1):
+        tr, va = round(base * 0.95**e, 3), round(2.0 + 0.2 * e, 3)
+        lines.append(
+            f"{e}       train loss={tr:.3f}        train acc=0.8{e % 10}         valid loss={va:.3f}\tvalid acc=0.500"
+        )
+    return [*lines, "", ""]
+
+
+def test_a_leading_epoch_number_counts_and_a_split_s_size_is_no_loss(tmp_path):
+    """BehnamB94/Fingerprint-Matching results/log.txt @3991b995: two runs appended, each
+    ``N<spaces>train loss=..  train acc=..  valid loss=..<tab>valid acc=..`` after ``TRAIN:108000``,
+    ``VALID:200``, ``TEST:800``. The sizes had been read as the losses of their splits (``VALID_loss``
+    200 the eval loss), and the leading epoch number dropped, so the second run's first epoch
+    continued the first run's steps (a jump judged divergence). The whole number leading the line is
+    its counter (the relaunch shows as the count falling back) and a split's whole number alone on
+    its line is its size."""
+    run = _read(tmp_path, _run_block(5, 108000, 0.31) + _run_block(12, 42000, 0.66), "log.txt")
+    assert run.format == "console/general"
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
+    assert _series(run, "train_loss") == (17, 1.0, 12.0, round(0.31 * 0.95, 3), round(0.66 * 0.95**12, 3))
+    assert _series(run, "valid_loss") == (17, 1.0, 12.0, 2.2, 4.4)
+    assert "VALID_loss" not in run.series and "TRAIN_loss" not in run.series
+
+
+@pytest.mark.parametrize(
+    ("text", "step", "values"),
+    [
+        ("3       train loss=0.204        train acc=0.889", 3.0, {"train_loss": 0.204, "train_acc": 0.889}),
+        ("100 loss: 2.31", 100.0, {"loss": 2.31}),
+        ("TRAIN:108000", None, {"TRAIN": 108000.0}),
+        ("train: 1090.2 | val: 1078.7", None, {"train_loss": 1090.2, "val_loss": 1078.7}),
+    ],
+)
+def test_a_leading_count_and_a_split_s_whole_number(text, step, values):
+    rec = read_line(text)
+    assert rec is not None and rec.step == step and rec.values == values
