@@ -281,6 +281,7 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
     objective: the model's loss is the generator's total where it is logged (``Loss_G``,
     ``Generator Loss``; an auxiliary classifier's loss beside it is a third network's), else the
     sum of the terms that are not the discriminator's."""
+    parts = _without_quartiles(parts)
     numbered = [p for p in parts if p.part.isdigit()]
     if len(numbered) >= 2:
         return sorted(numbered, key=lambda p: p.name)
@@ -296,6 +297,18 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
         if key in by_split:
             return sorted(by_split[key], key=lambda p: p.name)
     return []
+
+
+# A term's value in one quarter of the diffusion timesteps (openai/improved-diffusion and
+# guided-diffusion log ``{term}_q0`` .. ``{term}_q3`` beside each term: ``loss_q2``, ``mse_q0``;
+# wdm-3d's ``mse_loss_q1_mean`` beside ``mse_loss_mean``): the term broken down, not another term.
+_QUARTILE = re.compile(r"(.*?)_?q[0-3]")
+
+
+def _without_quartiles(parts: list[Parsed]) -> list[Parsed]:
+    """``parts`` less the per-timestep-quartile breakdowns of a term also among them (:data:`_QUARTILE`)."""
+    terms = {p.part.lower() for p in parts}
+    return [p for p in parts if not ((m := _QUARTILE.fullmatch(p.part.lower())) and m[1] in terms)]
 
 
 def _actor_critic(parts: list[Parsed], group: list[Parsed]) -> bool:

@@ -110,6 +110,9 @@ _EVAL_WORDS = frozenset(
 _SPLIT_FRAME = lazy_regex(r"^\[\s*([A-Za-z]+)\s*[|:,]\s*(\d+\s*/\s*\d+)\s*\]$")
 _TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
+# "1       train loss=0.308        train acc=0.832  valid loss=2.737" (BehnamB94/Fingerprint-Matching's
+# results/log.txt): a whole number leading the line, then a name and "=" or ":" and a value: its counter.
+_LEAD_COUNT = lazy_regex(r"^(\d{1,7})\s+(?=[A-Za-z][A-Za-z_ ]{0,30}?\s*[:=]\s*[-+]?\.?\d)")
 _LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
@@ -138,6 +141,8 @@ _ONLY_COUNTER = lazy_regex(
     r"(?i)^[^A-Za-z]*(?:(?:epoch|ep|step|iter(?:ation)?)\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?)?[^A-Za-z]*$"
 )
 _THOUSANDS = lazy_regex(r"\s*\d{1,3}(?:,\d{3})+(?![\d.])")
+# a whole number, no decimals ("TRAIN:108000", "VALID:200": the sizes of the splits a script prints once)
+_WHOLE = lazy_regex(r"\s*\d+(?![\d.,eE])")
 # "Eval: 0.0003 s / iter": a split word's value in seconds is the time that split took (detectron2's evaluator)
 _TIMED = lazy_regex(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:s|ms|sec|secs|seconds)\b")
 # "avg loss so far is 0.024", "Loss at epoch 0 and iteration 500 is 0.21": a clause that says its value.
@@ -150,7 +155,8 @@ _IS_ONE = lazy_regex(r"\s*[A-Za-z][\w ]{0,80}?\s+(?:is|was)\s*:?\s+%s(?=\s|$)" %
 # between it and the counter that places it (the Keras guide's "Training loss (for one batch) at step 200: 0.6").
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=]|\s+(?:at|after)\s+[A-Za-z]+\s*\d+\s*[:=])")
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
-_DURATION = lazy_regex(r"\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
+# (a range before the unit is one too: "Start fit, it may cost 1-30 minutes...", AD-39/icon_classify's log)
+_DURATION = lazy_regex(r"(?:[-~]\d+(?:\.\d+)?)?\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
 # Words that are never a metric's name: ``of``, ``in``; ``over`` (icefall's MetricsTracker: ``loss=0.2, over
 # 3287.00 frames.``, the frames the values were averaged over) and ``is`` / ``was`` (a clause whose value
 # has a unit glued to it: icefall's ``Maximum memory allocated so far is 23456MB``).
@@ -326,6 +332,8 @@ def _bare_splits(rec: Record, body: str) -> None:
         return
     if _THOUSANDS.match(body, lead.end()):  # "Train: 543,368 | Valid: 544,539": sizes, not losses
         return
+    if len(rec.values) == 1 and _WHOLE.match(body, lead.end()):  # "TRAIN:108000" alone on its line: a size
+        return
     if _TIMED.match(body, lead.end()):
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
@@ -359,6 +367,8 @@ def _lead(body: str, rec: Record) -> str:
         body = _ASIDE.sub("", body)
     if (pair := _STEP_TUPLE.match(body)) is not None:
         rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
+    if (bare := _LEAD_COUNT.match(body)) is not None:  # "1\ttrain loss=0.308\ttrain acc=0.832": print(epoch, ..)
+        rec.step, body = float(bare[1]), body[bare.end() :]
     first = _LEAD_STEP.match(body)  # "[100] loss=2.3, ..." (CLU's logging writer), "[1,  2000] loss: 2.218"
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]

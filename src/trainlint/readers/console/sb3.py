@@ -56,8 +56,20 @@ def sb3_tables(lines: list[Line]) -> Capture | None:
     return _capture(tables)
 
 
+# openai/improved-diffusion and guided-diffusion (and their many forks) copy Baselines' logger: each
+# ``logger.dumpkvs()`` table holds ``step`` and ``samples`` (the step and the images seen), its row
+# printed after the values it closes.
+_DIFFUSION_KEYS = ("step", "samples")
+
+
+def _diffusion(tables: list[tuple[int, dict[str, float]]]) -> bool:
+    return all(all(k in t for k in _DIFFUSION_KEYS) for _, t in tables)
+
+
 def _capture(tables: list[tuple[int, dict[str, float]]]) -> Capture | None:
     steps_key = next((k for k in ("time/total_timesteps", "total_timesteps") if any(k in t for _, t in tables)), None)
+    diffusion = steps_key is None and len(tables) >= 2 and _diffusion(tables)
+    steps_key = "step" if diffusion else steps_key
     if len(tables) < 2 or (steps_key is None and not any(k.startswith("train/") for _, t in tables for k in t)):
         return None  # an SB3 table has its tags or its step counter
     cap = Capture("stable-baselines3")
@@ -69,6 +81,9 @@ def _capture(tables: list[tuple[int, dict[str, float]]]) -> Capture | None:
         cap.notes.append("no total_timesteps in the tables: steps from their order")
     names = list(cap.cols)
     total = next((n for n in ("train/loss", "loss") if n in names), None)
+    if diffusion:  # a diffusion model's terms (mse, vb, their quartiles): the roles layer chooses
+        cap.notes.append("Baselines' logger tables of a diffusion trainer (step and samples rows): steps from 'step'")
+        return cap
     if total is not None:
         cap.meta["objective"] = total
         cap.meta["objective_why"] = f"Stable-Baselines3's {total}: the one loss the algorithm minimises"

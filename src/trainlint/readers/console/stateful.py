@@ -492,6 +492,35 @@ def _has_loss(vals: dict[str, float]) -> bool:
     return any("loss" in k.lower() for k in vals)
 
 
+# The loss written as its symbol, 𝓛 (``L``), beside its terms (``L_crf``, ``L_selection``): a
+# description that prints ``L: 2011.79, L_crf: 43.19, L_selection: 1968.59`` (WindChimeRan/OpenJERE).
+_SYMBOL = ("L", "l")
+
+
+def _symbol_total(vals: dict[str, float]) -> str | None:
+    """``L`` when two or more ``L_*`` terms beside it add up to it (as printed, to 1%), else None."""
+    for name in _SYMBOL:
+        terms = [v for k, v in vals.items() if k.startswith(name + "_")]
+        if name in vals and len(terms) >= 2 and abs(sum(terms) - vals[name]) <= 0.01 * max(abs(vals[name]), 1.0):
+            return name
+    return None
+
+
+def _described(desc: str, cap: Capture) -> dict[str, float] | None:
+    """The values of a bar's description that holds a loss, or the loss's symbol summing its terms
+    (declared the capture's objective), else None."""
+    vals = _description(desc)
+    if _has_loss(vals):
+        return vals
+    symbol = _symbol_total(vals)
+    if symbol is None:
+        return None
+    if "objective" not in cap.meta:
+        cap.meta["objective"] = symbol
+        cap.meta["objective_why"] = f"'{symbol}': the loss's symbol, the sum of the {symbol}_* terms printed beside it"
+    return vals
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
     """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position; or a
     loss in the bar's description (``set_description``), one point each time the description
@@ -513,10 +542,10 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
             if not _has_loss(vals):
                 if m[1] == last_desc:  # the same description redrawn: no new value
                     continue
-                vals = _description(m[1])
-                if not _has_loss(vals):
+                described = _described(m[1], cap)
+                if described is None:
                     continue
-                last_desc = m[1]
+                vals, last_desc = described, m[1]
             if _EVAL_BAR.match(m[1]):  # "validating...: 45%|..": its own count, at the training step
                 for k, v in vals.items():
                     cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
