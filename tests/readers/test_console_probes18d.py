@@ -184,3 +184,27 @@ def test_each_split_led_segment_of_a_line_names_its_own_values(tmp_path):
     assert _series(run, "train_loss") == (12, 1.0, 12.0, round(_mean(1), 3), round(_mean(12), 3))
     assert _series(run, "valid_loss") == (12, 1.0, 12.0, round(_mean(1) + 0.3, 3), round(_mean(12) + 0.3, 3))
     assert _series(run, "valid_acc")[3:] == (0.32, 0.54)
+
+
+def test_a_counter_glued_between_rules_is_the_step_of_the_lines_under_it(tmp_path):
+    """Ashecy/pinn-code output/log.txt @6408044c: a PINN script's banner
+    ``-----...-----Iteration: 1000-----...-----`` over ``Loss: 2.60169e-02 Loss_u: .. Loss_v: ..
+    L2: ..`` and a memory line, every 1000 iterations. The banner had not been read (the counter
+    glued to the rules), so the steps were the records' order (1-10); now they are the iteration."""
+    rule = "-" * 47
+    lines = ["Using device: cuda", "Number of total random points: 10100"]
+    for k in range(1, 11):
+        lines += [
+            f"{rule}Iteration: {k * 1000}{rule}",
+            f"Loss: {_mean(k) / 100:.5e} Loss_u: {_mean(k) / 500:.3e} Loss_v: {_mean(k) / 400:.3e} L2: {1.1 / k:.3e}",
+            f"Memory Usage -> CPU: 946.27 MB, GPU Allocated: 19.18 MB, Elapsed Time: {29.5 * k:.2f} seconds",
+        ]
+        if k == 2:
+            lines += ["=" * 49 + "Adam Final" + "=" * 49, "Adam Optimization Phase: 2000 iterations completed"]
+    path = tmp_path / "log.txt"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    n, s0, s1, v0, v1 = _series(run, "Loss")
+    assert (n, s0, s1) == (10, 1000.0, 10000.0)
+    assert abs(v0 - _mean(1) / 100) < 1e-6 and abs(v1 - _mean(10) / 100) < 1e-6

@@ -250,12 +250,19 @@ def _split_unglued(text: str) -> str:
 
 # A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
+# A counter between rules glued to it (``-----Iteration: 1000-----``, a PINN script's banner over the
+# losses printed under it): the counter alone, a header the lines after it take.
+_RULED_COUNTER = lazy_regex(
+    r"(?i)^\s*[=\-*#~]{3,}\s*((?:epoch|ep|step|iter(?:ation)?)\s*[:#=]?\s*\d+(?:\s*/\s*\d+)?)\s*[=\-*#~]{3,}\s*$"
+)
 
 
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     if _FRAME_LINE.match(text):
         return None
+    if text[:3] in ("---", "===", "***", "###", "~~~") and (ruled := _RULED_COUNTER.match(text)) is not None:
+        text = ruled[1]
     rec = Record(0, text, {})
     body = _counters(_lead(strip_frame(_split_unglued(english(_unglued(text)))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
