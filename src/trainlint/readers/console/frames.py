@@ -276,7 +276,7 @@ def unframe(lines: list[Line]) -> list[Line]:
     left out), one host's where a multi-node launcher labels them (:func:`host_to_keep`),
     without the prefix every line carries (:func:`outer_prefix`) and without logging record
     prefixes."""
-    lines = _one_host(lines)
+    lines = _one_host(_without_diffs(lines))
     ranked = any(_RANK.match(line.segments[0]) for line in lines[:2000])
     outer = outer_prefix(lines)
     out = []
@@ -294,4 +294,31 @@ def unframe(lines: list[Line]) -> list[Line]:
                     segs.append(part)
         if segs:
             out.append(Line(line.no, segs, line.run))
+    return out
+
+
+# A unified diff's hunk header (``@@ -41,7 +41,7 @@ class ResBlock``): the counts of old and new lines after it.
+_HUNK = lazy_regex(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def _without_diffs(lines: list[Line]) -> list[Line]:
+    """The lines without the hunks of a unified diff printed into the log (silent_speech and other
+    scripts log ``git diff`` at their start: ``+    train_loss= 0`` is code, not progress); each
+    hunk's lines counted by its header, so the log after it is kept whatever its lines start with."""
+    if not any(line.segments[0].startswith("@@ -") for line in lines):
+        return lines
+    out: list[Line] = []
+    old = new = last = 0
+    for line in lines:
+        text = line.segments[0]
+        blank = line.no - last - 1  # blank lines (not in ``lines``): a hunk's empty context lines
+        old, new, last = old - blank, new - blank, line.no
+        if old > 0 or new > 0:
+            old -= text[:1] in (" ", "-")
+            new -= text[:1] in (" ", "+")
+            continue
+        hunk = _HUNK.match(text)
+        old, new = (int(hunk[1] or 1), int(hunk[2] or 1)) if hunk is not None else (0, 0)
+        if hunk is None:
+            out.append(line)
     return out

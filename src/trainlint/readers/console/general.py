@@ -140,6 +140,10 @@ _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
 _ONLY_COUNTER = lazy_regex(
     r"(?i)^[^A-Za-z]*(?:(?:epoch|ep|step|iter(?:ation)?)\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?)?[^A-Za-z]*$"
 )
+# A run's tag framed by a bar before the counter ("with_depth | Epoch 1/40 - train: 14.46  val: 9.71",
+# two configurations trained in one log): a frame too, where the line's counter was read (a tag
+# without a counter is a name: "Accuracy | train: 0.98").
+_TAG_THEN_COUNTER = lazy_regex(r"^[^A-Za-z]*[A-Za-z][\w.\-]*\s*\|[^A-Za-z]*$")
 _THOUSANDS = lazy_regex(r"\s*\d{1,3}(?:,\d{3})+(?![\d.])")
 # a whole number, no decimals ("TRAIN:108000", "VALID:200": the sizes of the splits a script prints once)
 _WHOLE = lazy_regex(r"\s*\d+(?![\d.,eE])")
@@ -253,16 +257,25 @@ def _split_unglued(text: str) -> str:
 
 # A Python traceback's frame line (``File "train.py", line 212, in main``): never a metric line.
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
+# A counter between rules glued to it (``-----Iteration: 1000-----``, a PINN script's banner over the
+# losses printed under it): the counter alone, a header the lines after it take.
+_RULED_COUNTER = lazy_regex(
+    r"(?i)^\s*[=\-*#~]{3,}\s*((?:epoch|ep|step|iter(?:ation)?)\s*[:#=]?\s*\d+(?:\s*/\s*\d+)?)\s*[=\-*#~]{3,}\s*$"
+)
 
 
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     if _FRAME_LINE.match(text):
         return None
+    if text[:3] in ("---", "===", "***", "###", "~~~") and (ruled := _RULED_COUNTER.match(text)) is not None:
+        text = ruled[1]
     rec = Record(0, text, {})
     body = _counters(_lead(strip_frame(_split_unglued(english(_unglued(text)))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
-    for raw, sep, value, unit, end in ((m[1], m[2], m[3], m[4], m.end()) for m in pairs):
+    segments = _split_segments(body) if "|" in body else []
+    for start, raw, sep, value, unit, end in ((m.start(), m[1], m[2], m[3], m[4], m.end()) for m in pairs):
+        said = next((w for at, w in reversed(segments) if at <= start), "")
         name = _name(raw, sep)
         key = name.lower()
         if not name or key in _NOT_METRICS:
@@ -280,8 +293,8 @@ def read_line(text: str) -> Record | None:
             # "cost 0.45s", jieba's "Loading model cost 0.884 seconds.": a duration; so is an objective
             # term's ("...Inferen\nce: 0.4493 s / iter", detectron2's evaluator wrapped by the terminal)
             name = f"{name}_time"
-        if rec.split and parse(name).split is None:
-            name = f"{rec.split}_{name}"
+        if (said or rec.split) and parse(name).split is None:
+            name = f"{said or rec.split}_{name}"
         if name not in rec.values:
             rec.values[name] = v / 1000.0 if unit == "ms" else v
         if len(rec.values) > MAX_NAMES:
@@ -326,7 +339,7 @@ def _bare_splits(rec: Record, body: str) -> None:
         return
     first = next(iter(rec.values))
     lead = re.search(r"(?<![\w@/.\-])%s(?:\s*[:=]|\s+(?=[-+]?\.?\d))" % re.escape(first), body)
-    if first.lower() not in _SPLIT_WORDS or lead is None or not _ONLY_COUNTER.match(body[: lead.start()]):
+    if first.lower() not in _SPLIT_WORDS or lead is None or not _framed_by_counter(rec, body[: lead.start()]):
         return
     if lead[0][-1:].isspace() and not body[: lead.start()].rstrip().endswith("|"):  # "Epoch 01 | train 7.16 | val 5.53"
         return
@@ -337,6 +350,26 @@ def _bare_splits(rec: Record, body: str) -> None:
     if _TIMED.match(body, lead.end()):
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
+
+
+# A segment of a line led by its split's word and a colon before its pairs (deepsleepnet's ``epoch 1 :
+# train (517.15 sec): n=215300, loss=1.609, acc=0.198 | valid (3.22 sec): n=5400, loss=1.610``, the
+# times already dropped): the split of the pairs up to the next such segment.
+_SPLIT_SEGMENT = lazy_regex(r"(?:^|\|)\s*[-:,]?\s*([A-Za-z]+)\s*:\s*(?=[A-Za-z])")
+
+
+def _split_segments(body: str) -> list[tuple[int, str]]:
+    """Where each split-led segment's pairs start and its split word, where the line holds two
+    segments or more led by different split words (the training one and an evaluation one)."""
+    found = [(m.end(), m[1].lower()) for m in _SPLIT_SEGMENT.finditer(body) if m[1].lower() in _SPLIT_WORDS]
+    return found if len({w for _, w in found}) >= 2 else []
+
+
+def _framed_by_counter(rec: Record, before: str) -> bool:
+    """What comes before a bare split's pair is a frame: no word, a counter, or a run's tag whose
+    counter the line held."""
+    counted = rec.epoch is not None or rec.step is not None
+    return _ONLY_COUNTER.match(before) is not None or (counted and _TAG_THEN_COUNTER.match(before) is not None)
 
 
 def _lead(body: str, rec: Record) -> str:
@@ -953,15 +986,23 @@ def _named_training_loss(cap: Capture, loss: str, train_names: set[str]) -> None
     bare ``loss`` of another line shape (``loss: 0.38, Performance is better... saving the model``,
     printed after it each epoch): the bare one says no split and is no part of the training lines,
     so the loss is the one named training (the alias order would take the bare name first)."""
-    if parse(loss).split != "train" or "objective" in cap.meta:
+    if "objective" in cap.meta or parse(loss).kind != "total":
         return
     bare = [n for n in cap.cols if n not in train_names and role_of(n) == "loss" and parse(n).split is None]
-    if bare:
+    if bare and (parse(loss).split == "train" or _side_stream(cap, loss, bare)):
         cap.meta["objective"] = loss
         cap.meta["objective_why"] = (
             f"the training lines name their loss {loss!r}; {', '.join(bare)} (no split said) is printed on "
             "other lines, not taken as the training loss; use --map loss=NAME to choose another"
         )
+
+
+def _side_stream(cap: Capture, loss: str, bare: list[str]) -> bool:
+    """The bare ``loss`` lines are a side stream of a training loss printed far more (st-gcn's
+    ``mean_loss`` after every epoch beside a few ``Iter 0 Done. | loss: 1.48 | lr: 0.01`` lines of
+    some runs in the same log): a tenth of its points or fewer."""
+    n = len(cap.cols[loss][0])
+    return loss not in bare and all(10 * len(cap.cols[b][0]) <= n for b in bare)
 
 
 def _objective_meta(cap: Capture, found: Objective) -> None:

@@ -14,6 +14,11 @@ hold spaces or span two lines (the column-table reader splits a header at every 
   (validation cells blank between validations); ``trainnet`` (R2023b on): a header of names
   (``Iteration    Epoch    TimeElapsed    LearnRate    TrainingLoss    ValidationLoss``) over a
   rule of underscores, values under their names, blank where not computed.
+- DeepXDE's ``TrainingDisplay`` (deepxde/display.py): ``Step      Train loss      Test loss
+  Test metric``, then a row per display step, each loss a list of the loss terms (one per PDE
+  residual, boundary and initial condition: ``[1.18e-02, 1.29e-02, 5.61e-01]``); the total is
+  their sum. A second ``model.train`` (L-BFGS after Adam) prints the header again and goes on
+  from the step it reached.
 """
 
 from __future__ import annotations
@@ -184,7 +189,43 @@ def _matlab_roles(cap: Capture, loss: str, val: str) -> Capture | None:
     return cap
 
 
+_XDE_HEAD = lazy_regex(r"^Step\s+Train loss\s+Test loss\s+Test metric\s*$")
+_XDE_ROW = lazy_regex(r"^(\d+)\s+\[([^\]]*)\]\s+\[([^\]]*)\]\s+\[([^\]]*)\]\s*$")
+
+
+def _terms(cell: str) -> list[float] | None:
+    """The numbers of a DeepXDE list cell (``1.18e-02, 1.29e-02``), None if one is not a number."""
+    parts = [p.strip() for p in cell.split(",") if p.strip()]
+    if not all(_NUMBER.match(p) or p in ("nan", "inf", "-inf") for p in parts):
+        return None
+    return [float(p) for p in parts]
+
+
+def deepxde_table(lines: list[Line]) -> Capture | None:
+    """DeepXDE's ``Step  Train loss  Test loss  Test metric`` rows: each loss the sum of its terms."""
+    cap = Capture("deepxde")
+    head = False
+    for line in lines:
+        text = line.final
+        if _XDE_HEAD.match(text):
+            head = True
+            continue
+        m = _XDE_ROW.match(text) if head else None
+        cells = [_terms(m[i]) for i in (2, 3, 4)] if m is not None else None
+        if m is None or cells is None or any(c is None for c in cells) or not cells[0]:
+            continue
+        train, test, metric = (c or [] for c in cells)
+        row = {"train_loss": sum(train)} | ({"test_loss": sum(test)} if test else {})
+        if len(train) > 1:
+            row |= {f"train_loss_term{i}": v for i, v in enumerate(train)}
+        row |= {f"test_metric{i}" if len(metric) > 1 else "test_metric": v for i, v in enumerate(metric)}
+        cap.add_all(float(m[1]), row)
+        cap.lines.append(line.no)
+    return cap if len(cap.lines) >= 2 else None
+
+
 RECOGNISERS = (
+    (deepxde_table, "Train loss"),
     (sklearn_boosting, "Train Loss"),
     (spacy_table, "LOSS "),
     (matlab_table, "|===="),
