@@ -84,8 +84,17 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
     return decode(data)
 
 
+# C0 control bytes that text never holds (whitespace, backspace and ESC left out: tqdm's
+# redraws and ANSI colours use them). Random or compressed bytes hold one in ten of them.
+_CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\v\f\r\b\x1b")
+_MAX_CONTROLS = 32  # in the first KiB: text in any 8-bit or UTF-8 encoding holds none
+
+
 def looks_binary(head: bytes) -> bool:
-    return b"\x00" in head[:1024]
+    """Whether a file's head is binary: a NUL byte in its first KiB, or more than
+    ``_MAX_CONTROLS`` other control bytes there (random bytes can miss a NUL in 1 KiB: 1 in 55)."""
+    first = head[:1024]
+    return b"\x00" in first or len(first) - len(first.translate(None, _CONTROLS)) > _MAX_CONTROLS
 
 
 def head_as_utf8(head: bytes) -> bytes:
