@@ -12,6 +12,24 @@ def test_tl030_flat_loss():
     silent("TL030", make_run(decay(50)))
 
 
+def test_tl030_a_loss_that_fell_and_then_held_still_is_a_note():
+    """DeepXDE's Adam phase brings the loss from 12 to 1e-3, then L-BFGS prints its last value
+    until its iterations run out (Debashis-Gupta/790_project output/log.txt @0176ccd6, probe 18d):
+    the loss learned, then stopped moving; not a run that never learned."""
+    adam = 12.0 * np.exp(-np.linspace(0, np.log(12.0 / 1e-3), 50))
+    f = one("TL030", make_run(np.concatenate([adam, np.full(1500, 1e-3)])))
+    assert f.severity.value == "NOTE"
+    assert 9.0 < f.evidence["first"] < 12.0 and f.evidence["level"] == 1e-3 and f.evidence["threshold"] == 10.0
+    assert f.evidence["fall"] == f.evidence["first"] / 1e-3 > 9e3
+
+
+def test_tl030_a_collapse_to_a_constant_after_a_small_fall_still_fails():
+    """A classifier that falls from 0.75 to predicting 0.5 for every sample: BCE is ln 2 exactly."""
+    loss = np.concatenate([[0.75, 0.74, 0.72, 0.70], np.full(200, math.log(2))])
+    f = one("TL030", make_run(loss))
+    assert f.severity.value == "FAIL" and f.evidence["level"] == math.log(2)
+
+
 def test_tl031_dead_run_numbers():
     loss = 2.0 + np.random.default_rng(0).normal(0, 0.05, 200)
     f = one("TL031", make_run(loss))

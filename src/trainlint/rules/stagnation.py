@@ -23,12 +23,15 @@ from .stats import fmt, fstep, improvement_margin, median, noise
     explanation="""
 A loss whose spread (5th to 95th percentile) is a vanishing fraction of its level is not
 being optimised at all: frozen parameters, a zero learning rate, detached graph, a
-constant batch, or a logger that writes the same number every time. Try: check that the
-optimizer holds the parameters you train, that requires_grad is set, and that the
-logged value is the current batch's loss.""",
+constant batch, or a logger that writes the same number every time. A loss that first fell
+to its flat level from a start `min_fall` times higher learned, then held still (an optimizer
+that stopped at its tolerance, as L-BFGS does after an Adam phase in DeepXDE): a NOTE naming
+both levels. Try: check that the optimizer holds the parameters you train, that requires_grad
+is set, and that the logged value is the current batch's loss.""",
     thresholds=[
         Threshold("max_rel_spread", 1e-4, "spread / |median| below which the loss is flat"),
         Threshold("min_points", 10, "finite loss points needed to judge"),
+        Threshold("min_fall", 10.0, "first points this many times the flat level: it fell, then held (a NOTE)"),
     ],
 )
 def loss_flat(ctx: Context) -> Finding | None:
@@ -38,6 +41,21 @@ def loss_flat(ctx: Context) -> Finding | None:
     rel = spread / max(abs(float(med)), 1e-12)
     if rel > ctx.t("max_rel_spread"):
         return None
+    first = _first_level(s.values)
+    if med > 0 and first >= ctx.t("min_fall") * med:
+        return ctx.fire(
+            f"loss fell from {fmt(first)} (its first points) to {fmt(med)} ({fmt(first / med)}x, threshold "
+            f"{fmt(ctx.t('min_fall'))}x) and then held it (relative spread {fmt(rel)}): converged, or the "
+            "optimizer stopped at its tolerance",
+            step=s.steps[0],
+            severity="NOTE",
+            first=first,
+            level=float(med),
+            fall=first / float(med),
+            threshold=ctx.t("min_fall"),
+            relative_spread=rel,
+            points=len(s),
+        )
     return ctx.fire(
         f"loss is flat at {fmt(med)} over {len(s)} points (relative spread {fmt(rel)}, "
         f"threshold {fmt(ctx.t('max_rel_spread'))})",
@@ -48,6 +66,12 @@ def loss_flat(ctx: Context) -> Finding | None:
         threshold=ctx.t("max_rel_spread"),
         points=len(s),
     )
+
+
+def _first_level(v: np.ndarray) -> float:
+    """The level a loss starts at: the median of its first three finite points (nan where none)."""
+    head = v[np.isfinite(v)][:3]
+    return float(np.median(head)) if len(head) else float("nan")
 
 
 def _window(n: int, frac: float) -> int:
