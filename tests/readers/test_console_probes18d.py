@@ -7,6 +7,7 @@ which is the loss."""
 from __future__ import annotations
 
 import pytest
+from _consolekit import read_lines
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
@@ -36,9 +37,7 @@ def test_deepxde_s_table_of_loss_terms_is_read_as_their_sum(tmp_path):
     lines.append("Step      Train loss                        Test loss                         Test metric")
     for k in range(15, 21):
         lines.append(f"{k * 1000:<10}{_cell(_terms(k)):<34}{_cell(_terms(k)):<34}[1.23e-01]  ")
-    path = tmp_path / "log.txt"
-    path.write_text("\n".join(lines) + "\n")
-    run = read_run(path)
+    run = read_lines(tmp_path, lines, "log.txt")
     assert run.format == "console/deepxde"
     assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "test_loss"
     first, last = sum(float(f"{v:.2e}") for v in _terms(0)), sum(float(f"{v:.2e}") for v in _terms(20))
@@ -70,9 +69,7 @@ def test_a_run_tag_before_the_epoch_counter_frames_bare_train_and_val_values(tmp
                 f"train: {_fit(e, scale):.5f}  val: {_fit(e, scale * 0.7):.5f}  lr: 1.00e-03"
             )
         lines.append(f"2025-08-26 10:03:40,115 | INFO | Early stopping at epoch {n} (no val improvement for 8 epochs)")
-    path = tmp_path / "train.log"
-    path.write_text("\n".join(lines) + "\n")
-    run = read_run(path)
+    run = read_lines(tmp_path, lines, "train.log")
     assert run.format == "console/general"
     assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "val_loss"
     assert _series(run, "train_loss") == (22, 1.0, 10.0, _fit(1, 14.0), _fit(10, 13.0))
@@ -117,9 +114,7 @@ def test_an_epoch_s_mean_loss_beats_a_bare_loss_printed_ten_times_less(tmp_path)
                 f"[03.24.23|10:{e:02d}:50] \tTop5: {80 + e / 4:.2f}%",
                 f"[03.24.23|10:{e:02d}:50] Done.",
             ]
-    path = tmp_path / "log.txt"
-    path.write_text("\n".join(lines) + "\n")
-    run = read_run(path)
+    run = read_lines(tmp_path, lines, "log.txt")
     assert run.roles["loss"] == "mean_loss"
     assert _series(run, "mean_loss") == (40, 0.0, 39.0, _mean(0), _mean(39))
     assert "eval_mean_loss" in run.series and run.roles["eval_loss"] == "eval_mean_loss"
@@ -177,9 +172,7 @@ def test_each_split_led_segment_of_a_line_names_its_own_values(tmp_path):
             f"acc={0.3 + e / 50:.3f}, f1={0.1 + e / 60:.3f}",
             "INFO:root:",
         ]
-    path = tmp_path / "train.log"
-    path.write_text("\n".join(lines) + "\n")
-    run = read_run(path)
+    run = read_lines(tmp_path, lines, "train.log")
     assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "valid_loss"
     assert _series(run, "train_loss") == (12, 1.0, 12.0, round(_mean(1), 3), round(_mean(12), 3))
     assert _series(run, "valid_loss") == (12, 1.0, 12.0, round(_mean(1) + 0.3, 3), round(_mean(12) + 0.3, 3))
@@ -201,9 +194,7 @@ def test_a_counter_glued_between_rules_is_the_step_of_the_lines_under_it(tmp_pat
         ]
         if k == 2:
             lines += ["=" * 49 + "Adam Final" + "=" * 49, "Adam Optimization Phase: 2000 iterations completed"]
-    path = tmp_path / "log.txt"
-    path.write_text("\n".join(lines) + "\n")
-    run = read_run(path)
+    run = read_lines(tmp_path, lines, "log.txt")
     assert run.roles["loss"] == "Loss"
     n, s0, s1, v0, v1 = _series(run, "Loss")
     assert (n, s0, s1) == (10, 1000.0, 10000.0)
