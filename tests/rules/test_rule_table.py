@@ -333,6 +333,26 @@ ROWS = [
         {"eval_first": 3.0, "evaluations": 10, "train_drop": lambda v: v > 0.5},
         lambda: _eval_run([3.0, 2.5, 3.05, 3.2, 3.3, 3.25, 3.4, 3.5, 3.45, 3.6], train=decay(200, start=4, end=1)),
     ),
+    Row(
+        "TL006",
+        lambda: _run(
+            decay(50),
+            fmt="console/general",
+            events=[
+                {
+                    "type": "skip",
+                    "signature": "non-finite-skipped",
+                    "line": 53,
+                    "text": "NaN loss! Skipping",
+                    "count": 12,
+                }
+            ],
+        ),
+        "WARN",
+        {"line": 53, "count": 12, "threshold": 2},
+        lambda: _run(decay(50), fmt="console/general"),
+        says=("12 line(s)", "line 53"),
+    ),
     # ---- crash, completion
     Row(
         "TL080",

@@ -372,3 +372,46 @@ def loss_zero(ctx: Context) -> Finding | None:
         threshold=ctx.t("min_level"),
         **ev,
     )
+
+
+@rule(
+    code="TL006",
+    whole_run=True,
+    name="non-finite-skipped",
+    category="nan",
+    severity="WARN",
+    summary="The log says steps were skipped because the loss or the gradients were NaN or infinite.",
+    explanation="""
+A training loop that guards itself (`if not torch.isfinite(loss): print("NaN loss detected!
+Skipping batch."); continue`) logs only the finite losses: its curve looks healthy while batches
+go bad, and TL001 never sees a NaN. The console reader finds the script's own message: a line that
+says what was non-finite (NaN, inf, non-finite loss or gradients) and that it was skipped. Two
+lines or more (`warn_count`) are a WARN naming the first and the count; a single one is a NOTE.
+A loss scaler's overflow search (apex's `Gradient overflow. Skipping step`, DeepSpeed's
+`OVERFLOW! ... Skipping step`: fp16's normal search for its scale) and counters of skipped
+iterations are not such messages. Usual causes: as for TL001 (a learning rate too high, fp16
+without a loss scaler, log(0), a bad batch). Try: log the batch that went non-finite and how
+often it happens; a few per epoch from one bad sample is a data fix, a rising rate is divergence.""",
+    thresholds=[
+        Threshold("warn_count", RECUR, "lines saying a non-finite step was skipped that WARN; fewer are a NOTE")
+    ],
+)
+def non_finite_skipped(ctx: Context) -> Finding | None:
+    run = ctx.subject
+    found = [e for e in run.events if isinstance(e, dict) and e.get("type") == "skip"]
+    if not found:
+        if not str(run.format or "").startswith("console"):
+            raise NotChecked("only console output carries a script's own messages")
+        return None
+    first = found[0]
+    count = sum(int(e.get("count") or 1) for e in found)
+    warn = count >= ctx.t("warn_count")
+    return ctx.fire(
+        f"{count} line(s) say a step was skipped for a non-finite value (first at line {first.get('line')}: "
+        f"{str(first.get('text') or '')[:120]}): the logged loss leaves those steps out"
+        + ("" if warn else f"; one alone is a NOTE (WARN from {fmt(ctx.t('warn_count'))})"),
+        severity="WARN" if warn else "NOTE",
+        line=first.get("line"),
+        count=count,
+        threshold=ctx.t("warn_count"),
+    )

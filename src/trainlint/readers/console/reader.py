@@ -54,6 +54,7 @@ from .paddle import RECOGNISERS as PADDLE_RECOGNISERS
 from .patterns import PATTERNS, LinePattern, apply_patterns
 from .pix2pix import RECOGNISERS as GAN_RECOGNISERS
 from .sb3 import RECOGNISERS as SB3_RECOGNISERS
+from .skips import skipped_non_finite
 from .stateful import RECOGNISERS
 from .text import Capture, Line, Needles, lazy_regex, needles, split_lines, strip_ansi
 from .vits import RECOGNISERS as VITS_RECOGNISERS
@@ -428,7 +429,7 @@ def read_console_text(
     caps = [bare] if bare else _recognise_progress(unframe(lines), holds, options.patterns if options else ())
     best = caps[0] if caps else None
     last_progress = max(best.lines) if best else 0
-    events = find_crashes(lines, last_progress, holds)
+    events = find_crashes(lines, last_progress, holds) + (skipped_non_finite(lines, holds) if best else [])
     del text, holds  # the log's text (holds keeps it too): not needed for the Run
     if best is None and not events:
         raise ReadError("no known training-progress lines found")
