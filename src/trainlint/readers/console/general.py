@@ -25,7 +25,7 @@ import re
 
 import msgspec
 
-from ...role_structure import parse
+from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, words_of
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
@@ -669,6 +669,7 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
         if loss in rec.values:
             counts[frozenset(rec.values)] = counts.get(frozenset(rec.values), 0) + 1
     main = max(counts, key=lambda k: counts[k])
+    evals, sums = _split_twins([k for k in counts if counts[k] < counts[main]])
     train, moved = [], 0
     for rec in recs:
         if loss not in rec.values:
@@ -676,7 +677,12 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
         names = rec.values.keys()
         less = counts[frozenset(names)] < counts[main]
         beyond = names - main
-        if less and _EPOCH_DONE.search(english(rec.text)):  # its evaluation values stay what they are
+        if frozenset(names) in evals:
+            rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
+            moved += 1
+        elif frozenset(names) in sums:
+            rec.values = {f"summary_{n}": v for n, v in rec.values.items()}
+        elif less and _EPOCH_DONE.search(english(rec.text)):  # its evaluation values stay what they are
             rec.values = {n if parse(n).split in ("eval", "test") else f"summary_{n}": v for n, v in rec.values.items()}
         elif not less or len(names & main) * 2 >= max(len(names), len(main)) or _evaluations(beyond):
             train.append(rec)
@@ -684,6 +690,35 @@ def _training(recs: list[Record], loss: str) -> tuple[list[Record], int]:
             rec.values = {n if parse(n).split else f"eval_{n}": v for n, v in rec.values.items()}
             moved += 1
     return _without_epoch_summaries(train), moved
+
+
+_SPLIT_NAME_WORDS = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS
+
+
+def _unsplit(name: str) -> str:
+    """A name without its split words (``Test. Acc.`` and ``Train. Acc.``: ``acc``)."""
+    return "_".join(w for w in words_of(name.replace(".", " ")) if w not in _SPLIT_NAME_WORDS)
+
+
+def _split_twins(shapes: list[frozenset[str]]) -> tuple[set[frozenset[str]], set[frozenset[str]]]:
+    """Less printed shapes that come in a pair differing only in the split word of their named values
+    (``Epoch: 3 | Train. Acc.: 95.1% | Loss: 0.15`` and ``Epoch: 3 | Test. Acc.: 97.4% | Loss: 0.08``,
+    PiakoCode/Handwritten-Digit-Recognition's train.out, under the batch lines' ``Loss``): the evaluation
+    twin's bare loss is the evaluation's, and the training twin sums up the epoch of the batch lines."""
+    evals: set[frozenset[str]] = set()
+    sums: set[frozenset[str]] = set()
+    for shape in shapes:
+        said = {n for n in shape if parse(n).split in ("eval", "test")}
+        if not said or any(parse(n).split == "train" for n in shape):
+            continue
+        for twin in shapes:
+            other = twin - shape
+            if len(other) != len(said) or twin & said or not all(parse(n).split == "train" for n in other):
+                continue
+            if sorted(map(_unsplit, other)) == sorted(map(_unsplit, said)):
+                evals.add(shape)
+                sums.add(twin)
+    return evals, sums
 
 
 def _without_epoch_summaries(train: list[Record]) -> list[Record]:
