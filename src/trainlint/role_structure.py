@@ -154,14 +154,27 @@ class Parsed(msgspec.Struct, frozen=True):
 
 # A loss numbered without a separator ("Loss1" ... "Loss6"): the loss word and its number
 _NUMBERED_LOSS = re.compile(r"^(loss(?:es)?)(\d+)$")
+# A split word glued to the loss word in one lowercase or capitalised word ("trloss", "valloss", "testloss_1": DISGEN's
+# ``Epoch: 50, trloss: 1.05, ..., valloss: 0.56, testloss_1: 0.52``): the split, then the loss; "tr"
+# abbreviates train only so glued.
+_GLUED_SPLIT_LOSS = re.compile(r"^(tr|trn|train|val|valid|vali|eval|dev|test)(loss(?:es)?)$")
+
+
+def _word(w: str) -> list[str]:
+    """One word's parts: a numbered loss's word and number, a glued split's split and loss word."""
+    m = _NUMBERED_LOSS.match(w.lower())
+    if m:
+        return list(m.groups())
+    if (glued := _GLUED_SPLIT_LOSS.match(w.lower())) is not None:
+        return ["train" if glued[1] == "tr" else glued[1], glued[2]]
+    return [w.lower()] if w else []
 
 
 def words_of(component: str) -> list[str]:
     out: list[str] = []
     for chunk in _WORD_SEP.split(component):
         for w in _CAMEL.split(chunk):
-            m = _NUMBERED_LOSS.match(w.lower())
-            out.extend(m.groups() if m else [w.lower()] if w else [])
+            out.extend(_word(w))
     return out
 
 

@@ -208,6 +208,8 @@ def strip_frame(text: str) -> str:
             said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
             return f"{said}{split[2]} {text[m.end() :]}".strip()
         text = text[m.end() :]
+        if text[:2] in (", ", "; "):  # "[fold 0], Val Step 0, ..": the frame's separator goes with it
+            text = text[2:]
     return text.strip()
 
 
@@ -248,8 +250,16 @@ _GLUED_SPLIT = lazy_regex(
 _SPLIT_NAMES = ("Train", "Val", "Test", "Eval")  # a word :data:`_GLUED_SPLIT` needs: most lines hold none
 
 
+# A split word closed by a full stop before the counter (``[RESULT]: VAL. Epoch: 0, summary_loss: 0.73``):
+# the stop goes, or ``VAL._Epoch`` is read as a metric and the line's split and epoch are lost.
+_STOPPED_SPLIT = lazy_regex(r"(?i)\b(train|training|val|valid|validation|test|eval)\.\s+(?=(?:epoch|step|iter)\b)")
+
+
 def _split_unglued(text: str) -> str:
-    """``text`` with a space between a value and the split word glued to it (:data:`_GLUED_SPLIT`)."""
+    """``text`` with a space between a value and the split word glued to it (:data:`_GLUED_SPLIT`), and
+    without the full stop after a split word before its counter (:data:`_STOPPED_SPLIT`)."""
+    if ". " in text:
+        text = _STOPPED_SPLIT.sub(r"\1 ", text)
     if not any(word in text for word in _SPLIT_NAMES):
         return text
     return _GLUED_SPLIT.sub(r"\1 ", text)

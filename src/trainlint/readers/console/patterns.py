@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from ...role_structure import EVAL_WORDS, TEST_WORDS
 from .objectives import objective
 from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
@@ -798,10 +799,24 @@ def _drop_not_metrics(vals: dict[str, float]) -> None:
         vals.pop(name, None)
 
 
+# The word a generic shape's counter follows on its line (``[fold 0], Val Step 0, loss: 0.85``).
+_WORD_BEFORE = lazy_regex(r"([A-Za-z]+)\W{0,3}$")
+
+
+def _said_split(m: re.Match[str], vals: dict[str, float]) -> dict[str, float]:
+    """``vals`` named for the evaluation split whose word leads the generic shape's counter (``Val Step 0,
+    summary_loss: 0.73``, the evaluation's batches printed in the training lines' shape), else as read."""
+    word = _WORD_BEFORE.search(m.string, max(0, m.start() - 24), m.start())
+    if word is None or word[1].lower() not in EVAL_WORDS | TEST_WORDS:
+        return vals
+    said = "val" if word[1].lower() == "validate" else word[1]  # as the general line reader names it
+    return {k if k.lower().startswith(said.lower()) else f"{said}_{k}": v for k, v in vals.items()}
+
+
 def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     """:func:`_take` for a plain pattern (see LinePattern.plain), without the steps it has no use for."""
     kv, step = m.group("kv", "step")
-    vals = parse_kv(kv, pat.kv) if kv else {}
+    vals = _said_split(m, parse_kv(kv, pat.kv)) if kv else {}
     if not vals or (pat.needs_loss and not _holds_loss(vals)):
         return False
     if step is None:
@@ -820,6 +835,8 @@ def _take_plain(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) ->
 def _take(pat: LinePattern, m: re.Match[str], st: _State, line_no: int) -> bool:
     g = m.groupdict()
     vals = _values(pat, m, g)
+    if pat.generic:
+        vals = _said_split(m, vals)
     if not vals or (pat.needs_loss and not _holds_loss(vals)):
         return False
     step = _step(pat, g, vals, st)
