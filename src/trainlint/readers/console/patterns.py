@@ -801,13 +801,16 @@ def _drop_not_metrics(vals: dict[str, float]) -> None:
 
 # The word a generic shape's counter follows on its line (``[fold 0], Val Step 0, loss: 0.85``).
 _WORD_BEFORE = lazy_regex(r"([A-Za-z]+)\W{0,3}$")
+_SPLIT_SAID = EVAL_WORDS | TEST_WORDS
 
 
 def _said_split(m: re.Match[str], vals: dict[str, float]) -> dict[str, float]:
     """``vals`` named for the evaluation split whose word leads the generic shape's counter (``Val Step 0,
     summary_loss: 0.73``, the evaluation's batches printed in the training lines' shape), else as read."""
+    if m.start() == 0:  # nothing before the counter (most lines): no word to look for
+        return vals
     word = _WORD_BEFORE.search(m.string, max(0, m.start() - 24), m.start())
-    if word is None or word[1].lower() not in EVAL_WORDS | TEST_WORDS:
+    if word is None or word[1].lower() not in _SPLIT_SAID:
         return vals
     said = "val" if word[1].lower() == "validate" else word[1]  # as the general line reader names it
     return {k if k.lower().startswith(said.lower()) else f"{said}_{k}": v for k, v in vals.items()}
