@@ -12,8 +12,13 @@ from ..verdict import Finding
 from .stats import fmt, fstep
 
 
+def events_of(run: Run, kind: str) -> list[dict[str, Any]]:
+    """The run's events of one type (``crash``, ``interrupt``, ``skip`` ...), in the order read."""
+    return [e for e in run.events if isinstance(e, dict) and e.get("type") == kind]
+
+
 def crash_events(run: Run) -> list[dict[str, Any]]:
-    return [e for e in run.events if isinstance(e, dict) and e.get("type") == "crash"]
+    return events_of(run, "crash")
 
 
 def _last_step(run: Run) -> float | None:
@@ -138,7 +143,7 @@ def run_incomplete(ctx: Context) -> Finding | None:
         return _snapshot_note(ctx, snapshot, planned, reached, what)
     sev = "FAIL" if crashes else "WARN"
     why = f"; ends in a crash: {crashes[-1].get('signature', 'crash')}" if crashes else "; no completion record"
-    stops = [e for e in run.events if isinstance(e, dict) and e.get("type") == "interrupt"]
+    stops = events_of(run, "interrupt")
     if stops and not crashes:
         why += f"; interrupted (KeyboardInterrupt, line {stops[-1].get('line')}): stopped by hand or by a SIGINT"
     why += "; the file is cut off mid-write: the process died while saving it" if cut else ""

@@ -9,6 +9,7 @@ import numpy as np
 from ..model import Run, Series
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
+from .crash import events_of
 from .entropy import online_rl_series
 from .stats import fmt, fstep, median, steps_list, trailing_run
 
@@ -398,7 +399,7 @@ often it happens; a few per epoch from one bad sample is a data fix, a rising ra
 )
 def non_finite_skipped(ctx: Context) -> Finding | None:
     run = ctx.subject
-    found = [e for e in run.events if isinstance(e, dict) and e.get("type") == "skip"]
+    found = events_of(run, "skip")
     if not found:
         if not str(run.format or "").startswith("console"):
             raise NotChecked("only console output carries a script's own messages")
