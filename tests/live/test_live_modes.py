@@ -14,7 +14,7 @@ from trainlint.registry import LIVE, REGISTRY
 
 # Each log rule's mode, reviewed one by one: a new log rule goes here with the mode it declares.
 MODES = {
-    "always": "TL001 TL002 TL003 TL004 TL005 TL006 TL010 TL011 TL012 TL020 TL021 TL040 TL050 TL035 TL051 TL067 TL081 "
+    "always": "TL001 TL002 TL003 TL004 TL005 TL006 TL010 TL011 TL012 TL013 TL020 TL021 TL040 TL050 TL035 TL051 TL067 TL081 "
     "TL085 TL087 TL088 TL089 TL090 TL095 TL100",
     "warmup": "TL030 TL031 TL032 TL060",
     "share": "TL061 TL065 TL066 TL070 TL086",

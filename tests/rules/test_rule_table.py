@@ -189,6 +189,15 @@ ROWS = [
         step=4,
         says=("1 of 10 points", "fell back to 1.95"),
     ),
+    Row(
+        "TL013",
+        lambda: _run(-3.0e4 * (1.0 + np.arange(70)) ** 1.8),
+        "FAIL",
+        {"ratio": lambda v: v > 100, "end_level": lambda v: v < -5e7, "points": 70},
+        lambda: _run(np.linspace(606, -2242, 100)),
+        step=70,
+        says=("fell without bound", "still falling"),
+    ),
     # ---- spikes
     Row(
         "TL020",

@@ -182,3 +182,37 @@ def test_an_online_rl_loss_that_grows_while_the_reward_rises_is_a_note():
 def test_an_online_rl_loss_that_grows_while_the_reward_stays_flat_still_fails():
     f = one("TL010", _grpo_rising_kl(reward_end=0.1))
     assert f.severity.value == "FAIL" and f.message.startswith("loss diverged: ")
+
+
+# ---- TL013 loss-unbounded-below
+
+
+def _unbounded(n=70):
+    """A loss with no floor, in the shape of a Keras CSVLogger log seen in a blind sample
+    (Agusbs98/Interface_of_automatic-ecg-diagnosis, training.log at d6abce0..: -3.4e4 at epoch 0,
+    -6.5e7 at epoch 69, falling faster every epoch): here -3e4 * (1 + epoch)^1.8."""
+    return -3.0e4 * (1.0 + np.arange(n)) ** 1.8
+
+
+def test_tl013_fires_on_a_loss_with_no_floor():
+    f = one("TL013", make_run(_unbounded()))
+    assert f.severity.value == "FAIL"
+    # tenths of 7 points: the medians of epochs 0-6 (epoch 3) and 63-69 (epoch 66); make_run counts steps from 1
+    assert f.evidence["start_level"] == -3.0e4 * 4**1.8 and f.evidence["end_level"] == -3.0e4 * 67**1.8
+    assert f.evidence["ratio"] == (67 / 4) ** 1.8 and f.evidence["factor"] == 100
+    assert f.step == 70 and "still falling" in f.message and "threshold 100x" in f.message
+
+
+def test_tl013_stands_down_where_the_fall_levels_out():
+    # a normalising flow's negative log-likelihood: -1 for a while, then down to -500 and held there
+    silent("TL013", make_run(np.r_[np.full(20, -1.0), np.linspace(-1, -500, 20), np.full(60, -500.0)]))
+    # a loss that falls below zero by a few times its start (nice-train: 606 to -2242)
+    silent("TL013", make_run(np.linspace(606, -2242, 100)))
+    # a positive loss, decaying
+    silent("TL013", make_run(decay(100)))
+
+
+def test_tl013_stands_down_on_a_surrogate_swinging_around_zero_and_on_a_zero_start():
+    swing = np.r_[0.01 * (-1.0) ** np.arange(80), np.linspace(-1, -10, 20)]
+    assert "swings around 0" in stood_down("TL013", make_run(swing))
+    assert "starts at exactly 0" in stood_down("TL013", make_run(np.r_[np.zeros(20), np.linspace(-1, -100, 80)]))

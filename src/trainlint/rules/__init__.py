@@ -26,6 +26,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "stagnation",
         "stall",
         "timing",
+        "unbounded",
     ),
     "live": ("live",),
     "dataset": ("data",),

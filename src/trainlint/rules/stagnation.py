@@ -139,7 +139,7 @@ def dead_run(ctx: Context) -> Finding | None:
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
     _reward_still_rising(ctx)
-    _around_zero(v, ctx.t("min_sign_share"))
+    around_zero(v, ctx.t("min_sign_share"))
     _generator_fit_improved(ctx, s)
     msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
@@ -258,7 +258,7 @@ def _preference_still_learning(ctx: Context) -> None:
         return
 
 
-def _around_zero(v: np.ndarray, share: float) -> None:
+def around_zero(v: np.ndarray, share: float) -> None:
     """Stand down on a loss whose points take both signs, each on ``share`` of them or more: a
     policy-gradient surrogate (verl's actor/pg_loss, TRL's GRPO loss) swings around 0 at every
     stage of a run, and whether its level fell says nothing of whether the policy learned."""
