@@ -184,6 +184,7 @@ def test_a_crash_before_the_first_loss_line_fails_with_its_line(tmp_path):
     assert rep.verdict.value == "FAIL"
     f = next(f for f in rep.findings if f.code == "TL081")
     assert "cuda-out-of-memory (line 2)" in f.message and "Tried to allocate 1.95 GiB" in f.message
+    assert f.message.endswith("; no training step read before it") and f.evidence["last_step"] is None
 
 
 def test_a_keyboard_interrupt_is_a_stopped_run_not_a_crash(tmp_path):

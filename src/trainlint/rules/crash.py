@@ -241,7 +241,7 @@ def crashed(ctx: Context) -> Finding | None:
     sig = str(last.get("signature") or "crash")
     text = f": {str(last['text'])[:120]}" if last.get("text") else ""
     at = _last_step(run)
-    after = f"; last logged step {fstep(at)}" if at is not None else ""
+    after = f"; last logged step {fstep(at)}" if at is not None else "; no training step read before it"
     ev: dict[str, Any] = dict(signature=sig, line=last.get("line"), crashes=len(found), last_step=at)
     if all(e.get("resumed") for e in found):
         return ctx.fire(
