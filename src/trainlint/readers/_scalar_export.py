@@ -12,7 +12,7 @@ from ..roles import role_of
 
 _TB_NAME = re.compile(r"^run[-_](?P<run>.*?)[-_]tag[-_](?P<tag>.+)$")
 # a run named after its split (Keras' "train" and "validation" runs): the tag's split
-_RUN_SPLIT = re.compile(r"(?:^|[-_.])(train|training|val|valid|validation|eval|test)$", re.I)
+RUN_SPLIT = re.compile(r"(?:^|[-_.])(train|training|val|valid|validation|eval|test)$", re.I)
 NAMELESS = "Value"
 
 
@@ -21,7 +21,7 @@ def export_name(path: Path) -> tuple[str, str]:
     stem = path.stem
     m = _TB_NAME.match(stem)
     if m:
-        tag, split = m["tag"], _RUN_SPLIT.search(m["run"])
+        tag, split = m["tag"], RUN_SPLIT.search(m["run"])
         name = f"{split[1]}/{tag}" if split else tag
         return name, f"a TensorBoard scalar export: the series {name!r} is named by its file name's tag"
     if "loss" in stem.lower() or role_of(stem) is not None:

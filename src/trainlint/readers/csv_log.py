@@ -22,6 +22,7 @@ from ..model import Run
 from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
+from ._long_table import LongLayout, names_a_metric
 from ._scalar_export import export_name
 from ._wandb_export import wandb_export
 from .base import Columns, ReadError, looks_binary, note_skipped, reader
@@ -40,6 +41,15 @@ _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
 # blank lines among them.
 _LEAD_COMMENTS = re.compile(r"\A\ufeff?(?:[ \t]*#[^\n]*\n|[ \t]*\r?\n)+")
 _COMMA_CELL = re.compile(r"(?:^|[;\t])\s*[-+]?\d+,\d+\s*(?=[;\t\r\n]|$)", re.M)
+
+
+def _accepted(path: Path, found: tuple[list[str], str], rows: list[str]) -> bool:
+    """Whether a table's header (and, for a long table, its first rows) says it holds training metrics."""
+    header, delim = found
+    if _is_metric_header(header) or _catboost_learn(path, header):
+        return True
+    long = LongLayout.of(header, STEP_COLUMNS)
+    return long is not None and names_a_metric(long, list(csv.reader(rows, delimiter=delim)))
 
 
 def _is_metric_header(cols: list[str]) -> bool:
@@ -73,11 +83,11 @@ class CsvReader:
             return False
         text = _uncommented(head.decode("utf-8", errors="replace").lstrip("\ufeff")).lstrip("\r\n")
         found = delimited.header(text, DELIMITERS)
-        if found is None or not (_is_metric_header(found[0]) or _catboost_learn(path, found[0])):
+        if found is None:
             return False
         skip = delimited.header_lines(found[0])
         rows = [r for r in text.splitlines()[skip : skip + 3] if r.strip()]
-        return bool(rows) and any(ch.isdigit() for ch in rows[0])
+        return bool(rows) and any(ch.isdigit() for ch in rows[0]) and _accepted(path, found, rows)
 
     def stream(self, path: Path, options: ReadOptions) -> CsvStream:
         return CsvStream(path)
@@ -99,11 +109,9 @@ class CsvReader:
             layout.step_col = 0 if _counter_first(text, delim) else None
         if layout.comma:
             run.notes.append("decimal commas (2,5) read as decimal points")
-        if layout.step_col is None and layout.counter is None:
-            epochs = layout.epoch_col is not None
-            run.notes.append("no step column; steps are " + ("epochs" if epochs else "row numbers"))
-            run.meta["steps_are"] = "epochs" if epochs else "rows"
-        table = None if layout.comma or layout.counter is not None else _dense(text, header, delim)
+        _note_steps(run, layout)
+        dense = not (layout.comma or layout.counter is not None or layout.long is not None)
+        table = _dense(text, header, delim) if dense else None
         if table is not None:
             _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
             _flavour(run, header, path)
@@ -113,11 +121,22 @@ class CsvReader:
         next(rows, None)
         _rows_into(run, rows, layout, (1, 0, -1) if bare else (2, 0, 0), refused)
         _counted(run, layout)
+        if layout.long is not None:
+            _long_notes(run, layout)
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
         _flavour(run, header, path)
         return run
+
+
+def _note_steps(run: Run, layout: _Layout) -> None:
+    """Say where the steps come from in a table with no step column."""
+    if layout.step_col is None and layout.counter is None:
+        epochs = layout.epoch_col is not None
+        counted = "each name's rows counted" if layout.long else "row numbers"
+        run.notes.append("no step column; steps are " + ("epochs" if epochs else counted))
+        run.meta["steps_are"] = "epochs" if epochs else "rows"
 
 
 def _cr_lines(text: str) -> str:
@@ -187,13 +206,15 @@ class _Layout(msgspec.Struct):
     epoch_col: int | None
     comma: bool = False  # its numbers are written with decimal commas
     counter: _EpochCounter | None = None  # a batch count beside the epoch (``Epoch,Batch,..``)
+    long: LongLayout | None = None  # one metric per row, named in a column (``step,metric,value``)
 
     @classmethod
     def of(cls, header: list[str], comma: bool = False) -> _Layout:
         step_col = next((i for i, c in enumerate(header) if c.lower() in STEP_COLUMNS), None)
         epoch_col = next((i for i, c in enumerate(header) if c.lower() == "epoch"), None)
-        layout = cls(header, step_col, epoch_col, comma)
-        layout.counter = _EpochCounter.of(header, step_col, epoch_col)
+        layout = cls(header, step_col, epoch_col, comma, long=LongLayout.of(header, STEP_COLUMNS))
+        if layout.long is None:
+            layout.counter = _EpochCounter.of(header, step_col, epoch_col)
         return layout
 
 
@@ -290,6 +311,12 @@ def _rows_into(
             ragged.append(line_no)
             if len(row) > len(header):
                 continue
+        if layout.long is not None:
+            if len(row) == len(header) and (name := layout.long.name_of(row)) is not None:
+                records.append({name: _number(row[layout.long.value_col], layout.comma)})
+                steps.append(_step(row, at, layout.long.count(name)))
+                where.append(line_no)
+            continue
         # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
         skip = layout.counter.col if layout.counter is not None else step_col
         records.append({header[i]: _number(c, layout.comma) for i, c in enumerate(row) if i != skip and c.strip()})
@@ -307,6 +334,18 @@ def _rows_into(
     note_skipped(run, "row(s) the CSV parser refused", [shift + n for n in refused], damage=True)
     cols.into(run)
     return start + count - base
+
+
+def _long_notes(run: Run, layout: _Layout) -> None:
+    long = layout.long
+    assert long is not None
+    named = layout.header[long.name_col].strip()
+    run.notes.append(f"a long table (one metric per row, named in its {named!r} column): {len(long.counts)} name(s)")
+    if long.others:
+        run.notes.append(
+            f"{len(long.others) + 1} runs in the table: the first, {long.first_run!r}, is read "
+            f"({', '.join(sorted(long.others)[:5])} not)"
+        )
 
 
 def _is_header(row: list[str], header: list[str]) -> bool:
@@ -346,11 +385,13 @@ class CsvStream(LineStream):
         """Lines after the header once it is known (the lines before it wait, 1,000 at most)."""
         self.waiting = (self.waiting + lines)[-1000:]
         found = delimited.header("\n".join(self.waiting) + "\n", DELIMITERS)
-        if found is None or not (_is_metric_header(found[0]) or _catboost_learn(self.path, found[0])):
-            return []  # the header the reader's sniff accepts
+        if found is None:
+            return []
         header, self.delim = found
         lead = next((i for i, ln in enumerate(self.waiting) if ln.strip()), 0)
         skip = lead + delimited.header_lines(header)
+        if not _accepted(self.path, found, [ln for ln in self.waiting[skip : skip + 3] if ln.strip()]):
+            return []  # the header the reader's sniff accepts
         self.layout = _Layout.of(header, _decimal_comma("\n".join(self.waiting), self.delim))
         if self.layout.step_col is None and self.layout.counter is None:
             frag.meta["steps_are"] = "epochs" if self.layout.epoch_col is not None else "rows"
