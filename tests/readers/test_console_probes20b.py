@@ -68,3 +68,44 @@ def test_the_same_run_cut_off_before_its_cap_is_still_incomplete(tmp_path):
     run = read_lines(tmp_path, lines[: lines.index("peak memory allocated: 19155 MiB reserved: 19868 MiB")])
     assert not run.meta.get("completed")
     assert "TL080" in {f.code for f in api.judge(run).findings}
+
+
+def _swav(run: int, epochs: int, loss, lr: float = 0.6) -> list[str]:
+    """SwAV's main_swav.py through its logger: ``INFO - date time - elapsed - Epoch: [e][i]``, then
+    tab-separated ``Time v (avg)``, ``Data v (avg)``, ``Loss v (avg)`` and ``Lr: x``; a count inside
+    the epoch with no total after it, every 50 iterations."""
+    out = [f"INFO - 09/02/20 1{run}:00:00 - 0:00:00 - ============ Starting epoch 0 ... ============"]
+    for e in range(epochs):
+        for i in range(0, 200, 50):
+            v = loss(e, i)
+            out.append(
+                f"INFO - 09/02/20 1{run}:{e:02d}:{i // 50:02d} - 0:{e:02d}:{i // 50:02d} - Epoch: [{e}][{i}]\t"
+                f"Time 1.927 (1.927)\tData 0.014 (0.014)\tLoss {v:.4f} ({v:.4f})\tLr: {lr:.4f}"
+            )
+    return out
+
+
+def _falling(e: int, i: int) -> float:
+    return round(4.3 - 0.1 * e - 0.0004 * i, 4)
+
+
+def test_an_epoch_and_a_count_in_brackets_without_a_total_are_the_step(tmp_path):
+    """abhinavagarwalla/swav-cifar10 checkpoints/train.log @381b0662: ``Epoch: [0][50]`` (SwAV's and
+    DeepCluster-v2's print) was no counter, for no total follows the count, so the steps were the
+    records' order: the runs appended to the log (the epoch back to 0 at each) ran together as one.
+    The first bracket is the epoch, the second the count inside it (printed every 50 from 0: 200
+    an epoch)."""
+    run = read_lines(tmp_path, _swav(1, 12, _falling))
+    assert run.roles["loss"] == "Loss" and run.roles["learning_rate"] == "Lr"
+    assert series_ends(run, "Loss") == (48, 0.0, 11 * 200 + 150.0, _falling(0, 0), _falling(11, 150))
+
+
+def test_a_collapsed_swav_run_appended_after_another_is_judged_on_its_own(tmp_path):
+    """The same log's later launches sat at 3.9120 (ln 50, SwAV's collapse) for hundreds of points:
+    once the epoch counter starts each launch again, that launch is flat and at chance (FAIL); read
+    in order it was one run whose loss fell, a PASS."""
+    lines = _swav(1, 12, _falling) + _swav(2, 30, lambda e, i: 3.912)
+    run = read_lines(tmp_path, lines)
+    assert series_ends(run, "Loss") == (168, 0.0, 29 * 200 + 150.0, _falling(0, 0), 3.912)
+    rep = api.judge(run)
+    assert rep.verdict.value == "FAIL" and {"TL030", "TL033"} & {f.code for f in rep.findings}
