@@ -109,3 +109,25 @@ def test_a_collapsed_swav_run_appended_after_another_is_judged_on_its_own(tmp_pa
     assert series_ends(run, "Loss") == (168, 0.0, 29 * 200 + 150.0, _falling(0, 0), 3.912)
     rep = api.judge(run)
     assert rep.verdict.value == "FAIL" and {"TL030", "TL033"} & {f.code for f in rep.findings}
+
+
+def _pierdere(s: int) -> float:
+    return round(0.25 + 3.4 / (1 + s / 30), 4)
+
+
+def test_romanian_pas_before_its_number_is_the_step(tmp_path):
+    """MihaelaBogdan/resonance-lm checkpoints/train.log @7b0b1898: a character model's loop printing in
+    Romanian, ``pas   120 | pierdere 0.5676 | lr 4.00e-03 | |g|  1.59 |   20.0s`` and every 120 steps
+    ``        -> validare 0.5589 nats = 0.8064 biti/caracter``. ``pierdere`` (loss) and ``validare``
+    were read, ``pas`` (step) was not: it was a metric, the steps the lines' order. Right before its
+    number it is the step now (French's ``pas`` too); elsewhere (``ne converge pas``) it stays."""
+    lines = ["corpus  : 372,451 tokeni antrenare / 19,602 validare", "vocabular: 45 caractere", ""]
+    for s in range(0, 1220, 20):
+        lines.append(f"pas {s:5d} | pierdere {_pierdere(s):.4f} | lr 4.00e-03 | |g|  0.50 | {s / 6:6.1f}s")
+        if s and s % 120 == 0:
+            lines.append(f"        -> validare {_pierdere(s) + 0.02:.4f} nats = 0.8 biti/caracter")
+    lines.append("modelul ne converge pas")
+    run = read_lines(tmp_path, lines)
+    assert run.roles["loss"] == "loss" and "pas" not in run.series
+    assert series_ends(run, "loss") == (61, 0.0, 1200.0, _pierdere(0), _pierdere(1200))
+    assert series_ends(run, run.roles["eval_loss"])[:3] == (10, 120.0, 1200.0)
