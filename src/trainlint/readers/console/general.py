@@ -68,6 +68,7 @@ _COUNTER = lazy_regex(
     r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
+    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\]\[\s*(\d+)\s*\](?!\s*[\[/\d])"  # "Epoch: [3][50]"
 )
 # Names whose ``N/M`` is a score (the correct answers of a test set: pytorch/examples' MNIST prints
 # ``Test set: Average loss: 0.0452, Accuracy: 9860/10000 (99%)``), never a counter: read as N / M.
@@ -540,6 +541,9 @@ def _counters(text: str, rec: Record) -> str:
                 rec.bare = rec.bare or (bare and rec.inner is not None)
         elif (m[5] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[5].lower(), float(m[6]), None)
+        elif (m[9] or "").lower() in _EPOCH_NAMES:  # "Epoch: [3][50]": the epoch, then the count in it
+            _place(rec, "epoch", float(m[10]), None)
+            rec.inner = (float(m[11]), 0.0) if rec.inner is None else rec.inner
         elif (m[7] or "").lower() in _COUNTER_NAMES:
             _place(rec, m[7].lower(), float(m[8]), None)
             before = _PLACED_BY.search(text, last, m.start())

@@ -317,9 +317,12 @@ _WORD = re.compile(
 _ASCII_HINT = re.compile(
     r"a(?:ddestr|llenam|ntren|kurasi|cura|ccurat|prend|pprent)|c(?:ust|ost[eo])|dogrul|"
     r"e(?:r(?:d|t|lust)|ntren|ntrain|gitim|xactit|po(?:ca|ka|k)?\b)|genauig|itera[cz]|k(?:ay[ib]|erug|osten|oszt)|"
-    r"lernrate|maliyet|nauwkeur|p(?:och[ae]|ierd|elatih|rueba)|s(?:trata\b|chritt)|t(?:re(?:in|ning)|este\b|estow)|"
+    r"lernrate|maliyet|nauwkeur|p(?:as\s*[:=]?\s*\d|och[ae]|ierd|elatih|rueba)|s(?:trata\b|chritt)|t(?:re(?:in|ning)|este\b|estow)|"
     r"v(?:erlies|alida[cdrsz]|alidier|alidatie|alidering)|walid"
 )
+# "pas 120 | pierdere 0.56": the step (Romanian, French), only as a counter right before its number
+# ("n'améliore pas", French's negation, is no step)
+_PAS = re.compile(r"(?<![^\W\d_])(?:pas|Pas|PAS)(?=\s*[:=]?\s*\d)")
 # A letter beyond ASCII: without one, a line's other characters are symbols (bars, boxes, emoji)
 _OTHER_LETTER = re.compile(r"(?![\x00-\x7f])[^\W\d_]")
 # "Loss de train" (the loss of training, said the Romance way): read as "train Loss"
@@ -364,7 +367,11 @@ def english(text: str) -> str:
 
 def _words(text: str) -> str:
     """``text`` with each word of _WORDS in English, and a loss "of" a split read as the split's loss."""
-    return _OF.sub(_of, _WORD.sub(_word, text))
+    return _OF.sub(_of, _WORD.sub(_word, _PAS.sub(_step, text)))
+
+
+def _step(m: re.Match[str]) -> str:
+    return "Step" if m[0][:1].isupper() else "step"
 
 
 def _word(m: re.Match[str]) -> str:

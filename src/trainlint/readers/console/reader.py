@@ -114,6 +114,9 @@ _COMPLETED = lazy_regex(
     r"|Signaling Trainer to stop\.|(?:Stopping training|Training stopped) early as no improvement"
     r"|total average iteration time: |\[after training is done\]"
     r"|Training finished after not improving\. Early Stop!"  # OpenNMT-py's early stop
+    # parameter-golf's train_gpt.py (and its many forks) at its planned wall-clock budget
+    # (max_wallclock_seconds): "stopping_early: wallclock_cap train_time:600051ms step:8635/20000"
+    r"|\bstopping_early: wallclock_cap\b"
     # a training loop's own early stop: "Early stopping at epoch 12", "Early stopping triggered after 9
     # epochs" (at the line's start or after a logging prefix; not "EarlyStopping counter: 3 out of 7")
     r"|(?:^|[\]:|\-]\s+)\W*(?i:early[ _]?stopping(?: was)? (?:at|triggered|after|activated)\b)"
