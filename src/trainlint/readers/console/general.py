@@ -993,6 +993,7 @@ def general(lines: list[Line]) -> Capture | None:
     if found is not None and (ev := evaluated(found[1].name, cap.cols)) is not None:
         cap.meta["eval_objective"] = ev  # roles.apply_roles takes it as the eval loss
         cap.meta["eval_objective_why"] = f"the objective {found[1].name!r} measured on the evaluation split"
+    cap.steps_from = how
     if how == "epoch":
         cap.meta["steps_are"] = "epochs"
     if how != "order" and (lone := _lone_starts(steps)):
