@@ -84,3 +84,55 @@ def test_a_run_appended_after_a_restart_still_falls_once(tmp_path):
     run = read_run(path)
     n, _, _, first, last = _series(run, "loss")
     assert (n, first, last) == (2 * PER_EPOCH, _loss(1, 1), _loss(1, PER_EPOCH))
+
+
+def _r(e: int) -> float:
+    return round(7.63 * 0.95**e, 4)
+
+
+def _banner_log() -> list[str]:
+    """TisonWang-SS/ImgDenoising train_log.log @a895f25f: a GAN's ``#####Train##### Epoch: 1, UNetR_Loss:
+    7.6319, UNetG_Loss: -0.6770,           Discriminator_Loss: -1.7515,`` then ``#####Valid##### Epoch: 1,
+    mae_loss: 0.0232, psnr_loss: 31.4175,           ssim_loss: 0.6822,`` each epoch, a tqdm bar before
+    each, and the training time at the end."""
+    lines = ["Training on cuda."]
+    for e in range(1, EPOCHS + 1):
+        lines.append(f"100%|{'#' * 20}| 92/92 [02:10<00:00,  1.42s/it]")
+        lines.append(
+            f"#####Train##### Epoch: {e}, UNetR_Loss: {_r(e):.4f}, UNetG_Loss: {0.5 + 0.01 * e:.4f},"
+            f"           Discriminator_Loss: {-1.7 + 0.05 * e:.4f},"
+        )
+        lines.append(f"100%|{'#' * 20}| 12/12 [00:05<00:00,  2.20it/s]")
+        lines.append(
+            f"#####Valid##### Epoch: {e}, mae_loss: {0.023 - 0.0005 * e:.4f}, psnr_loss: {31.4 + 0.3 * e:.4f},"
+            f"           ssim_loss: {0.68 + 0.01 * e:.4f},"
+        )
+    return [*lines, "-" * 60, "Total training time: 6:21:26.208473", "Done!"]
+
+
+def test_a_validation_line_s_split_word_in_a_banner_keeps_its_metrics_out_of_the_loss(tmp_path):
+    """The ``#####Valid#####`` lines had been merged into the training records: the loss was the sum
+    of the generator's losses and the validation's ``mae_loss``, ``psnr_loss`` (31 to 37) and
+    ``ssim_loss``. Now the banner's word names the line's split: the validation's metrics are its own,
+    and the loss the generator's (the discriminator's left out, no total printed)."""
+    path = tmp_path / "train_log.log"
+    path.write_text("\n".join(_banner_log()) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "UNetG_Loss+UNetR_Loss"
+    assert run.roles["eval_loss"] == "Valid_mae_loss+Valid_psnr_loss+Valid_ssim_loss"
+    assert "psnr_loss" not in run.series
+    assert _series(run, "UNetR_Loss") == (EPOCHS, 1.0, float(EPOCHS), _r(1), _r(EPOCHS))
+    n, first, last = _series(run, "Valid_psnr_loss")[0], *_series(run, "Valid_psnr_loss")[3:]
+    assert (n, first, last) == (EPOCHS, 31.7, round(31.4 + 0.3 * EPOCHS, 4))
+
+
+def test_a_banner_of_equals_signs_names_the_split_too(tmp_path):
+    lines = [
+        ln.replace("#####Train#####", "===== Train =====").replace("#####Valid#####", "===== Valid =====")
+        for ln in _banner_log()
+    ]
+    path = tmp_path / "train_log.log"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "UNetG_Loss+UNetR_Loss"
+    assert _series(run, "Valid_ssim_loss")[0] == EPOCHS
