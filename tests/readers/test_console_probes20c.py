@@ -12,6 +12,7 @@ from __future__ import annotations
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
+from trainlint.readers.console.general import read_line
 from trainlint.readers.console.text import unbrace_values
 
 PER_EPOCH = 40  # batches an epoch in the braced log
@@ -136,3 +137,45 @@ def test_a_banner_of_equals_signs_names_the_split_too(tmp_path):
     run = read_run(path)
     assert run.roles["loss"] == "UNetG_Loss+UNetR_Loss"
     assert _series(run, "Valid_ssim_loss")[0] == EPOCHS
+
+
+def _mf(n: int) -> tuple[float, float]:
+    return round(6.55 * 0.9**n + 1.6, 6), round(6.49 * 0.9**n + 1.9, 6)
+
+
+def _aside_log() -> list[str]:
+    """ECNUJason/datamining_hw2 train_log.log @a6fed19d: a matrix factorisation's ``- test.py:108 -
+    train_log - [Prompt]Epoch:0, Current step: 1000, Loss(train): 6.551672, Loss(val): 6.492640,
+    alpha:0.030000`` every 1000 steps, a saved matrix's two lines now and then."""
+    lines = ["2019-04-29 00:54:10,622 - test.py:37 - train_log - first info message"]
+    for n in range(1, 31):
+        train, val = _mf(n)
+        lines.append(
+            f"2019-04-29 00:54:{n:02d},064 - test.py:108 - train_log - [Prompt]Epoch:{n // 16}, Current step: "
+            f"{1000 * n}, Loss(train): {train:.6f}, Loss(val): {val:.6f}, alpha:0.030000"
+        )
+        if n % 5 == 0:
+            lines += [
+                f"2019-04-29 00:54:{n:02d},587 - test.py:169 - train_log - ",
+                "[Saved Matrix P to file: P.csv]",
+                "",
+            ]
+    return lines
+
+
+def test_a_split_word_in_parentheses_after_a_name_names_its_split(tmp_path):
+    """``Loss(train): .., Loss(val): ..``: both asides had been dropped, the two values named ``Loss``,
+    and the first kept: the validation loss was lost. An evaluation split's word alone in the aside
+    now names its value (``Loss_val``, the evaluation loss); the training one stays ``Loss``."""
+    path = tmp_path / "train_log.log"
+    path.write_text("\n".join(_aside_log()) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert run.roles["eval_loss"] == "Loss_val"
+    assert _series(run, "Loss") == (30, 1000.0, 30000.0, _mf(1)[0], _mf(30)[0])
+    assert _series(run, "Loss_val") == (30, 1000.0, 30000.0, _mf(1)[1], _mf(30)[1])
+
+
+def test_an_aside_that_is_no_split_word_still_goes():
+    rec = read_line("Epoch 3, Acc(train): 0.5, Acc(test): 0.6, Training Loss (avg over last 100): 0.18")
+    assert rec is not None and rec.values == {"Acc": 0.5, "Acc_test": 0.6, "Training_Loss": 0.18}
