@@ -167,6 +167,15 @@ _IS_ONE = lazy_regex(r"\s*[A-Za-z][\w ]{0,80}?\s+(?:is|was)\s*:?\s+%s(?=\s|$)" %
 # "Training Loss (avg over last 100): 0.18": what is said of a name between it and its separator, or
 # between it and the counter that places it (the Keras guide's "Training loss (for one batch) at step 200: 0.6").
 _ASIDE = lazy_regex(r"\s*\([^()]{1,40}\)(?=\s*[:=]|\s+(?:at|after)\s+[A-Za-z]+\s*\d+\s*[:=])")
+
+
+def _aside(m: re.Match[str]) -> str:
+    """What an aside leaves of itself: an evaluation split's word alone (``Loss(val): 6.49`` beside
+    ``Loss(train): 6.55``) names that split's value, ``Loss_val``; any other aside goes."""
+    word = m[0].strip()[1:-1].strip()
+    return f"_{word}" if word.lower() in _EVAL_WORDS else ""
+
+
 # A unit of time written after a value (``cost 0.884 seconds``): the value is a duration.
 # (a range before the unit is one too: "Start fit, it may cost 1-30 minutes...", AD-39/icon_classify's log)
 _DURATION = lazy_regex(r"(?:[-~]\d+(?:\.\d+)?)?\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
@@ -416,7 +425,7 @@ def _lead(body: str, rec: Record) -> str:
     if " is " in body or " was " in body:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
     if "(" in body:
-        body = _ASIDE.sub("", body)
+        body = _ASIDE.sub(_aside, body)
     if (pair := _STEP_TUPLE.match(body)) is not None:
         rec.step, body = float(pair[2]), f"{pair[1]}: {pair[3]}"
     if (bare := _LEAD_COUNT.match(body)) is not None:  # "1\ttrain loss=0.308\ttrain acc=0.832": print(epoch, ..)
@@ -1004,6 +1013,7 @@ def general(lines: list[Line]) -> Capture | None:
     if found is not None and (ev := evaluated(found[1].name, cap.cols)) is not None:
         cap.meta["eval_objective"] = ev  # roles.apply_roles takes it as the eval loss
         cap.meta["eval_objective_why"] = f"the objective {found[1].name!r} measured on the evaluation split"
+    cap.steps_from = how
     if how == "epoch":
         cap.meta["steps_are"] = "epochs"
     if how != "order" and (lone := _lone_starts(steps)):

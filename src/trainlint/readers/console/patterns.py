@@ -799,8 +799,9 @@ def _drop_not_metrics(vals: dict[str, float]) -> None:
         vals.pop(name, None)
 
 
-# The word a generic shape's counter follows on its line (``[fold 0], Val Step 0, loss: 0.85``).
-_WORD_BEFORE = lazy_regex(r"([A-Za-z]+)\W{0,3}$")
+# The word a generic shape's counter follows on its line (``[fold 0], Val Step 0, loss: 0.85``), or
+# the word of a banner the counter follows (``#####Valid##### Epoch: 50, mae_loss: 0.0110``).
+_WORD_BEFORE = lazy_regex(r"([A-Za-z]+)(?:\W{0,3}|\s?([#=*~-])\2{2,}\s?)$")
 _SPLIT_SAID = EVAL_WORDS | TEST_WORDS
 
 

@@ -193,8 +193,12 @@ def _better(general: Capture, generic: Capture) -> bool:
         near = theirs - mine <= max(2, theirs // 50) and _loss_names(general) > _loss_names(generic)
         return near or _kept_apart(general, generic)
     # as many points, and more losses kept apart (``train loss: .. - valid loss: ..`` read as one ``loss``)
-    # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch)
-    if _falls(general) < _falls(generic) >= 2 or _loss_names(general) > _loss_names(generic):
+    # (one fall is a run appended after a restart: a count inside the epoch falls at every epoch; but
+    # where the general reader composed its steps of the epoch and the count inside it and they never
+    # fall, the one fall was an epoch's end: a log cut in its second epoch, ``epoch: 2/300, step: 1/8250``)
+    falls = _falls(general), _falls(generic)
+    cut = falls[0] == 0 < falls[1] and general.steps_from == "epoch-count"
+    if falls[0] < falls[1] >= 2 or cut or _loss_names(general) > _loss_names(generic):
         return True
     # the same steps, more series kept apart (``Train Acc: .. Test Acc: ..`` read as one ``Acc``)
     return _loss_steps(general) == _loss_steps(generic) and _names(general) > _names(generic)

@@ -207,11 +207,23 @@ def unpad_nonfinite(text: str) -> str:
     return _PADDED_NONFINITE.sub(r"\1", text) if "nan.0" in text or "inf.0" in text else text
 
 
+# A value or a count printed in braces after its name (``str.format`` with doubled braces, or a
+# one-item set): ``epoch: {1/300}, step: {1/8250}, loss : {1.6534357}, lr : {0.0001000}``. Only a
+# number or an N/M count inside: a dict (``{'loss': 0.5}``) or an f-string's field stays.
+_BRACED = lazy_regex(r"([:=]\s*)\{\s*(%s(?:\s*/\s*%s)?)\s*\}" % (NUM, NUM))
+
+
+def unbrace_values(text: str) -> str:
+    """``text`` with every braced value after a name (``loss : {0.34}``) written as the value."""
+    held = ": {" in text or ":{" in text or "={" in text or "= {" in text
+    return _BRACED.sub(r"\1\2", text) if held else text
+
+
 def split_lines(text: str, run_starts: Sequence[int] = ()) -> list[Line]:
     """Physical lines with their redraw segments; CRLF counts as one line end. ``run_starts``
     (1-based line numbers, rising) are where the text is known to begin a new run, as a
     notebook's cell that trains anew: each line's ``run`` counts the starts at or before it."""
-    text = unpad_nonfinite(strip_ansi(text.replace("\r\n", "\n")))
+    text = unbrace_values(unpad_nonfinite(strip_ansi(text.replace("\r\n", "\n"))))
     lines = []
     for i, raw in enumerate(text.split("\n")):
         if "\r" in raw or "\b" in raw:
@@ -233,6 +245,7 @@ class Capture(msgspec.Struct):
     lines: list[int] = msgspec.field(default_factory=list)
     meta: dict[str, Any] = msgspec.field(default_factory=dict)
     notes: list[str] = msgspec.field(default_factory=list)
+    steps_from: str = ""  # the general line reader's: what its steps were taken from (``epoch-count``, ..)
 
     def add(self, name: str, step: float, value: float) -> None:
         """Append a point; a repeated step at the end (a redraw) replaces the last point."""
