@@ -6,9 +6,11 @@ read: names, steps, first and last values, and which is the loss."""
 
 from __future__ import annotations
 
+import pytest
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
+from trainlint.readers.base import ReadError
 
 BATCHES = 24  # training batches (data-batch files 1-800 in the real run: their numbers are not a count)
 TEST_FREQ = 8
@@ -112,3 +114,22 @@ def test_marvin_s_test_column_is_not_the_training_loss(tmp_path):
         assert _series(run, "loss") == (11, 0, 1000, _logprob(0), _logprob(10))
         assert _series(run, "test_loss") == (6, 0, 1000, _test(0), _test(10))
         assert _series(run, "learning_rate")[:3] == (11, 0, 1000)
+
+
+def test_splits_sizes_are_no_losses(tmp_path):
+    """CHARUMATHIBALA/NUTRITION-RECOMMANDATION-SYSTEM train_output.txt @2d9618c5: a retraining script
+    prints each model's split sizes, ``    Train: 72044  Test: 18012``, then its scores and a
+    classification report. The bare split words had named a ``Train_loss`` and a ``Test_loss`` of
+    sample counts, judged as a run; whole numbers after every split word are the splits' sizes: no
+    loss is read, the log is not taken for a training log. A split's decimal value stays its loss."""
+    lines = []
+    for k, (train, test) in enumerate([(72044, 18012), (319, 80), (1567, 392), (4100, 1025)]):
+        lines += [f"  MODEL {k + 1}", f"    Train: {train}  Test: {test}", f"    Accuracy  : 0.95{k}0  [PASS]", ""]
+    path = tmp_path / "train_output.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReadError, match="not a training log"):
+        read_run(path)
+    path.write_text("".join(f"Epoch {e} Train: {0.9 - 0.05 * e:.4f}  Test: {1.0 - 0.04 * e:.4f}\n" for e in range(12)))
+    run = read_run(path)
+    assert run.roles["loss"] == "Train_loss" and run.roles["eval_loss"] == "Test_loss"
+    assert _series(run, "Train_loss") == (12, 0, 11, 0.9, 0.35)
