@@ -375,9 +375,22 @@ def _bare_splits(rec: Record, body: str) -> None:
         return
     if len(rec.values) == 1 and _WHOLE.match(body, lead.end()):  # "TRAIN:108000" alone on its line: a size
         return
+    if _all_whole(rec, body):  # "Train: 72044  Test: 18012": the splits' sizes, each a whole number
+        return
     if _TIMED.match(body, lead.end()):
         return
     rec.values = {f"{n}_loss" if n.lower() in _SPLIT_WORDS else n: v for n, v in rec.values.items()}
+
+
+def _all_whole(rec: Record, body: str) -> bool:
+    """Every split word's value on the line is a whole number: the sizes of the splits, not losses."""
+    for name in rec.values:
+        if name.lower() not in _SPLIT_WORDS:
+            continue
+        m = re.search(r"(?<![\w@/.\-])%s\s*[:=]" % re.escape(name), body)
+        if m is None or not _WHOLE.match(body, m.end()):
+            return False
+    return True
 
 
 # A segment of a line led by its split's word and a colon before its pairs (deepsleepnet's ``epoch 1 :

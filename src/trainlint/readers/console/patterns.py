@@ -352,6 +352,26 @@ PATTERNS: tuple[LinePattern, ...] = (
         rename={"cross-entropy": "loss"},
         step_from="previous",
     ),
+    # Marvin (princeton-vision/marvin, 2015, and forks such as fecnn) prints its solver's progress in two
+    # columns under a "Training: ... Testing:" header: at the left every display_iter "Iteration 100
+    # learning_rate = 0.0099 loss = 0.78 * 1  eval = 0.79" (fecnn: "Epoch 0  " first), each loss layer's
+    # "loss = <value> * <weight>  eval = <value>"; every test_interval the test pass's "Iteration 200 loss =
+    # 0.34 * 1  eval = 0.92", indented to the right column (81 or 88 spaces): the test losses
+    LinePattern(
+        "marvin-train",
+        "marvin",
+        _c(r"^(?:Epoch \d+\s+)?Iteration (?P<step>\d+)\s+learning_rate = (?P<learning_rate>NUM)\s+(?P<kv>loss = .*)$"),
+        needle="learning_rate = ",
+        kv="=",
+    ),
+    LinePattern(
+        "marvin-test",
+        "marvin",
+        _c(r"^ {40,}(?:Epoch \d+\s+)?Iteration (?P<step>\d+)\s+(?P<kv>loss = .*)$"),
+        needle=" Iteration ",
+        kv="=",
+        prefix="test_",
+    ),
     # pytorch/tutorials' RNN tutorials, copied into many repositories, print the loss without a name:
     # char_rnn_generation and seq2seq_translation '%s (%d %d%%) %.4f' % (timeSince(start[, p]), iter,
     # percent, loss) ("0m 5s (- 1m 2s) (5000 5%) 2.8534"); char_rnn_classification '%d %d%% (%s) %.4f

@@ -10,7 +10,8 @@ pix2pix family's ``loss_log.txt`` (``pix2pix``), VITS's ``train.log`` loss lists
 evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baselines3's tables
 (``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
 ``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), AllenNLP's epoch tables
-and bars (``allennlp``), Kaldi nnet3's objective lines (``kaldi``), the
+and bars (``allennlp``), Kaldi nnet3's objective lines (``kaldi``), cuda-convnet's cost lines
+(``convnet``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -40,6 +41,7 @@ from ...safeio import (
 from ..base import ReadError, decode_text, head_as_text, looks_binary, reader
 from .allennlp import RECOGNISERS as ALLENNLP_RECOGNISERS
 from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
+from .convnet import RECOGNISERS as CONVNET_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
 from .frames import unframe
 from .general import general, strip_frame
@@ -158,6 +160,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         *MOTION_RECOGNISERS,
         *ALLENNLP_RECOGNISERS,
         *KALDI_RECOGNISERS,
+        *CONVNET_RECOGNISERS,
     )
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
