@@ -9,6 +9,11 @@ hold spaces or span two lines (the column-table reader splits a header at every 
   over a rule of dashes (one group per column), one row per evaluation. Each trainable pipe's
   loss is a column; the shared embedding layer's (``LOSS TOK2VEC``, ``LOSS TRANS...``) is not a
   task's loss: the loss is the task pipe's, or the sum of the task pipes' where there are several.
+- spaCy v2's training loop (its documentation's and courses' ``train_ner.py``): ``nlp.update(...,
+  losses=losses)`` adds each batch's loss to ``losses[pipe]``, the loop prints the dict (``Losses
+  {'ner': 172.94}``) after each batch, and empties it each epoch: a running sum over the epoch. Each
+  batch's loss is its rise from the line before; a fall marks a new epoch. Printed once an epoch
+  (the values fall as often as they rise), each value is the epoch's and is read as it is.
 - MATLAB's ``trainNetwork`` (Deep Learning Toolbox): a table between ``|====|`` rules, each name
   on two lines (``|  Mini-batch  |`` over ``|     Loss     |``), a row per reported iteration
   (validation cells blank between validations); ``trainnet`` (R2023b on): a header of names
@@ -97,6 +102,12 @@ def spacy_table(lines: list[Line]) -> Capture | None:
         cap.lines.append(line.no)
     if len(cap.lines) < 2:
         return None
+    _spacy_objective(cap)
+    return cap
+
+
+def _spacy_objective(cap: Capture) -> None:
+    """The task pipes' loss (summed where there are several), not the embedding layer's."""
     tasks = [n for n in cap.cols if n.startswith("loss_") and not n.startswith(_SPACY_EMBEDDERS)]
     if tasks:
         cap.meta["objective"] = "+".join(tasks)
@@ -107,7 +118,51 @@ def spacy_table(lines: list[Line]) -> Capture | None:
         )
     else:
         cap.meta["no_loss"] = "spaCy's table prints only the embedding layer's loss, no task pipe's"
+
+
+_V2_ITEM = r"'[\w\-]+': (?:%s)" % NUM
+_V2_LOSSES = lazy_regex(r"^\s*Losses\b[^{}]{0,40}\{(%s(?:, %s)*)\}\s*$" % (_V2_ITEM, _V2_ITEM))
+_V2_PAIR = lazy_regex(r"'([\w\-]+)': (%s)" % NUM)
+
+
+def spacy_v2_losses(lines: list[Line]) -> Capture | None:
+    """spaCy v2's ``Losses {'ner': 172.94}`` lines: each batch's loss (the running sum's rise), or
+    each epoch's where the loop prints once an epoch."""
+    rows: list[dict[str, float]] = []
+    nos: list[int] = []
+    for line in lines:
+        m = _V2_LOSSES.match(line.final)
+        if m is not None:
+            rows.append({f"loss_{k}": float(v) for k, v in _V2_PAIR.findall(m[1])})
+            nos.append(line.no)
+    if len(rows) < 2:
+        return None
+    cap = Capture("spacy-v2")
+    cap.lines = nos
+    totals = [sum(r.values()) for r in rows]
+    falls = sum(b < a for a, b in zip(totals, totals[1:]))
+    if falls * 4 > len(rows) - 1:  # printed once an epoch: each value is the epoch's
+        for i, row in enumerate(rows, 1):
+            cap.add_all(float(i), row)
+    else:
+        _add_batch_losses(cap, rows, totals)
+    _spacy_objective(cap)
     return cap
+
+
+def _add_batch_losses(cap: Capture, rows: list[dict[str, float]], totals: list[float]) -> None:
+    """Each batch's loss from a running sum per epoch (the sum falls where an epoch starts)."""
+    epoch, prev = 0, None
+    for i, (row, total) in enumerate(zip(rows, totals), 1):
+        if prev is None or total < sum(prev.values()) or row.keys() != prev.keys():
+            epoch, prev = epoch + 1, None
+        batch = {k: v - (prev[k] if prev else 0.0) for k, v in row.items()}
+        cap.add_all(float(i), batch | {"epoch": float(epoch)})
+        prev = row
+    cap.notes.append(
+        "spaCy v2's losses dict is a running sum over an epoch's batches: each batch's loss is read as "
+        "its rise from the line before, a fall marks a new epoch"
+    )
 
 
 def _spacy_names(header: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -228,6 +283,7 @@ RECOGNISERS = (
     (deepxde_table, "Train loss"),
     (sklearn_boosting, "Train Loss"),
     (spacy_table, "LOSS "),
+    (spacy_v2_losses, "Losses "),
     (matlab_table, "|===="),
     (matlab_trainnet, "____"),
 )
