@@ -61,3 +61,23 @@ def test_doctor_gives_the_run_a_warn_not_a_fail(tmp_path):
     p.write_text("\n".join(_bar_log([5, 15, 25, 35], "NaN loss encountered, skipping this batch")) + "\n")
     rep = doctor(p).reports[0]
     assert rep.verdict.value == "WARN" and [f.code for f in rep.findings] == ["TL006"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "INFO: inf loss found at step 12, skipping the update",  # INFO holds "inf": one more "inf" is looked for
+        "Non-finite gradients detected, skipping optimizer step",
+        "WARNING - NAN loss encountered, skipping batch",
+    ],
+)
+def test_a_log_full_of_info_lines_and_skipped_counters_still_shows_a_real_skip(tmp_path, message):
+    """The whole-log look for a non-finite word before the line-by-line scan must not lose a log
+    whose every line says INFO and skipped=0 (DeepSpeed's step lines) and one line says the skip."""
+    lines = [f"[INFO] [logging.py:96:log_dist] [Rank 0] step={i}, skipped=0, loss={2 - i / 100:.3f}" for i in range(60)]
+    lines[30:30] = [message, message]
+    run = read_lines(tmp_path, lines)
+    skip = [e for e in run.events if e["type"] == "skip"]
+    assert len(skip) == 1 and skip[0]["count"] == 2 and skip[0]["text"] == message
+    # without the message: no word says non-finite, and no event
+    assert not [e for e in read_lines(tmp_path, lines[:30] + lines[32:]).events if e["type"] == "skip"]
