@@ -129,3 +129,18 @@ def test_loss_components_logged_at_steps_too_far_apart_take_the_most_logged(tmp_
     assert (n, first, last) == (EPOCHS * BATCH_LINES, _mil(0, 0), _mil(EPOCHS - 1, BATCH_LINES - 1))
     assert "not summed" in run.meta["role_reasons"]["loss"]
     assert len(run.series["av_loss"]) == EPOCHS
+
+
+def test_a_console_log_framed_by_a_bracketed_time_is_no_json_document(tmp_path):
+    """A PySlowFast stdout.log whose first ``json_stats`` records fall in the file's head (a relaunch
+    after a few iterations, its config dump printed again: the shape of EdoWhite/slowfast stdout.log
+    @2bffa73f, shorter): its first line ``[06/17 21:17:00][INFO] ..`` starts with a bracket and its head
+    repeats a quoted ``"loss"`` key, so it had been claimed as a JSON document and left NOT-CHECKED."""
+    lines: list[str] = []
+    for n in range(LAUNCHES):
+        lines += [*_launch(n)[:2], *(_iter(i) for i in range(3 * n + 1, 3 * n + 4))]
+    path = tmp_path / "stdout.log"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.format == "console/general" and run.roles["loss"] == "loss"
+    assert _series(run, "loss") == (ITERS, 10.0, 10.0 * ITERS, _loss(1), _loss(ITERS))
