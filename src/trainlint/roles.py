@@ -290,6 +290,12 @@ def apply_roles(run: Any, overrides: Mapping[str, str] | None = None) -> None:
         if len(c.names) > 1:
             made = _summed(run, c.names)
             if made is None:
+                together = _logged_together(run, c)
+                if together is None:
+                    continue
+                c = together
+                made = c.names[0] if len(c.names) == 1 else _summed(run, c.names)
+            if made is None:
                 continue
             roles[role] = made
         else:
@@ -428,6 +434,32 @@ def _summed(run: Any, parts: tuple[str, ...]) -> str | None:
             wall = s.wall[order][idx]
     run.add(name, steps, total, wall)
     return name
+
+
+def _logged_together(run: Any, c: Choice) -> Choice | None:
+    """The components printed together at the most steps, where a loss's components were logged at
+    steps too far apart to sum (2387734392xs-max/MGS log/training.log: ``MIL Loss`` at every batch
+    line, an epoch's ``av_loss | v_loss`` summary, a ``pseudo_loss`` in late epochs only): summed
+    when several, else the one; None when two groups hold as many steps (no group is the stream)."""
+    import numpy as np
+
+    groups: list[list[str]] = []
+    for n in c.names:
+        s = run.series[n]
+        same = (g for g in groups if np.array_equal(run.series[g[0]].steps, s.steps))
+        group = next(same, None)
+        if group is None:
+            groups.append([n])
+        else:
+            group.append(n)
+    sizes = sorted((len(run.series[g[0]]) for g in groups), reverse=True)
+    if len(groups) < 2 or sizes[0] == sizes[1]:
+        return None
+    best = next(g for g in groups if len(run.series[g[0]]) == sizes[0])
+    left = ", ".join(n for n in c.names if n not in best)
+    kept = f"'{best[0]}': the loss component" if len(best) == 1 else f"the {len(best)} loss components"
+    why = f"{kept} logged at the most steps ({left} at other steps: not summed with it)"
+    return Choice(c.role, tuple(best), why, c.rank)
 
 
 def unmapped_reason(run: Any) -> str:

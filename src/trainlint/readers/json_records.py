@@ -65,6 +65,10 @@ _INT = re.compile(r"^\d{1,9}$")
 _WALL_MIN = 1e9  # a wall time of this century (2001 on): rows [step, loss, val_loss] are no export
 # json.dump(str(history.history), f): Keras' history printed as a Python dict, saved as a JSON string
 _PRINTED = re.compile(rb"""^\s*"\{'[^'\n]{0,80}'\s*:\s*\[""")
+# A console line's bracketed frame, never a JSON document's start: a time or date (``[06/20 18:17:31]``,
+# PySlowFast's stdout.log, its ``json_stats: {"loss": ..}`` records after it; ``[2020-12-06 21:54:01,979]``)
+# or a word (``[INFO]``) that is no JSON literal.
+_BRACKET_FRAME = re.compile(rb"^\s*\[\s*(?:\d+\s*[/:\-]\s*\d|(?!(?:true|false|null|NaN|-?Infinity)\b)[A-Za-z])")
 # Records keyed by their place: "1", "epoch_1", "Epoch 1", "step-100", "iter_5".
 _PLACE_KEY = re.compile(r"^(?:(epoch|ep|step|iter|iteration)[_ \-]?)?(\d{1,9})$", re.I)
 MAX_ROW = 8  # values in a row of a JSON list of rows (a wider one is no loss history)
@@ -273,7 +277,7 @@ class JsonRecordsReader:
         lines = [ln.strip() for ln in head.splitlines()[:3] if ln.strip()]
         if _PRINTED.match(head):
             return b"loss" in head
-        if not lines or lines[0][:1] not in (b"[", b"{"):
+        if not lines or lines[0][:1] not in (b"[", b"{") or _BRACKET_FRAME.match(lines[0]):
             return False
         if _TRIPLES.match(head) or _SPLIT.match(head) or (_ROWS.match(head) and loss_name(path.stem)):
             return True

@@ -292,9 +292,21 @@ _RULED_COUNTER = lazy_regex(
 )
 
 
+# A configuration's repr printed whole: yacs' ``CfgNode({'SOLVER': CfgNode({'BASE_LR': 0.1, ..})})``
+# after "Train with config:" (PySlowFast's train_net.py, detectron2's family), argparse's
+# ``Namespace(lr=0.1, ..)``. Its settings, printed again at each launch into the same log, are no
+# metric stream (yacs' ``'KILL_LOSS_EXPLOSION_FACTOR': 0.0`` is no loss).
+_CONFIG_REPR = lazy_regex(r"(?<![\w.])(?:CfgNode\(\{|Namespace\([A-Za-z_]\w*=)")
+
+
+def _config_repr(text: str) -> bool:
+    """Whether the line prints a configuration's repr (:data:`_CONFIG_REPR`)."""
+    return ("CfgNode(" in text or "Namespace(" in text) and _CONFIG_REPR.search(text) is not None
+
+
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
-    if _FRAME_LINE.match(text):
+    if _FRAME_LINE.match(text) or _config_repr(text):
         return None
     if text[:3] in ("---", "===", "***", "###", "~~~") and (ruled := _RULED_COUNTER.match(text)) is not None:
         text = ruled[1]
