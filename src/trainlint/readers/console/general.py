@@ -225,10 +225,19 @@ def strip_frame(text: str) -> str:
         if split is not None and split[1].lower() in _SPLIT_WORDS:  # "[ Valid | 001/100 ]": its split and count stay
             said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
             return f"{said}{split[2]} {text[m.end() :]}".strip()
+        if _COUNTED_FRAME.match(m.group(0)):  # "[ep 0 step 20 t= 43s vram= 5904MB] L=..": its counters stay
+            return f"{m.group(0).strip()[1:-1]} {text[m.end() :]}".strip()
         text = text[m.end() :]
         if text[:2] in (", ", "; "):  # "[fold 0], Val Step 0, ..": the frame's separator goes with it
             text = text[2:]
     return text.strip()
+
+
+# A bracketed frame that opens with an epoch and a step counter (``[ep 0 step 20 t= 43s ...]``): the counters a
+# record is placed by, not a logger's tag.
+_COUNTED_FRAME = lazy_regex(
+    r"^\s*\[\s*(?i:epoch|ep)\s*[=:#]?\s*\d+\s*[,|]?\s*(?i:step|iter|iteration|it|global_step)\s*[=:#]?\s*\d+\b"
+)
 
 
 # The words of a bracketed tag (``[Diff-Val(Test-Normal)]``): split at hyphens, parentheses, spaces and
