@@ -1,7 +1,9 @@
 """Kinds a blind sample of outside logs (probe round 21b: the first repositories find_files lists for
 ``logs/train.out``, ``train.err`` and ``log/log.log``, labelled before trainlint read them) found
 unread: a learned codec's rate-distortion objective printed as a bare ``L`` behind a bracketed
-``[ep E step S ...]`` header. Each fixture is made up in the shape of the real file (repository, path
+``[ep E step S ...]`` header, and a PPO loop's policy and value losses glued to their letter
+(``ploss``, ``vloss``) beside a mean episode length (``steps=209.7``) and a wins/losses/draws triple
+(``w=4/6/0``). Each fixture is made up in the shape of the real file (repository, path
 and commit recorded with it; no copied lines) and asserts the series read: names, steps, first and
 last values, and which is the loss."""
 
@@ -67,3 +69,50 @@ def test_a_rate_distortion_log_reads_l_as_its_loss_at_its_steps(tmp_path):
     assert run.roles["loss"] == "L"
     assert _series(run, "L") == (STEPS, 0.0, float((STEPS - 1) * EVERY), _rd(0)[0], _rd(STEPS - 1)[0])
     assert {"D", "R", "PSNR"} <= set(run.series)
+
+
+UPDATES = 30
+
+
+def _ppo(u: int) -> tuple[float, float]:
+    """(ploss, vloss) of update ``u``."""
+    return round(-0.0165 - 0.0001 * u, 4), round(19.1 + 0.5 * (u % 7), 1)
+
+
+def _ppo_line(u: int) -> str:
+    """ganascimento/ashborn-arena logs/train.out @77c38b65: a PPO self-play loop's
+    ``  [ N] ep=E  r= R steps=S ploss=.. vloss=   .. ent=.. w=a/b/c (Ns)`` every 10 episodes."""
+    ploss, vloss = _ppo(u)
+    return (
+        f"  [{u:4d}] ep={10 * u:<5d} r={20 + u / 3:6.1f} steps={150 + u % 9:5.1f} ploss={ploss:.4f} "
+        f"vloss={vloss:7.1f} ent={1.2 + 0.01 * (u % 5):.3f} w={u}/{u + 2}/0 ({7 * u}s)"
+    )
+
+
+def test_one_letter_glued_to_the_loss_word_is_a_component_but_not_a_split_letter():
+    from trainlint.role_structure import parse
+    from trainlint.roles import assign_roles
+
+    assert parse("ploss").kind == "part" and parse("ploss").part == "p"
+    assert parse("Gloss").kind == "part"
+    assert parse("vloss").kind is None and parse("tloss").kind is None  # train / validation as often
+    assert assign_roles(["r", "ploss", "vloss", "ent"])["loss"] == "ploss"
+    rec = read_line(_ppo_line(12))
+    assert rec is not None and rec.inner is None and rec.step is None and rec.epoch == 120.0
+    assert rec.values["steps"] == 153.0  # "steps=153.0": a mean, no counter
+    rec = read_line("Epoch 2 batch 10/250 loss=0.5")
+    assert rec is not None and rec.inner == (10.0, 250.0)  # a count is still a count
+
+
+def test_a_ppo_log_of_glued_policy_and_value_losses_reads_the_policy_loss(tmp_path):
+    path = tmp_path / "train.out"
+    lines = ["nohup: ignoring input", "", "=" * 60, "  Phase 1 | teams=[1] | 300 episodes", "=" * 60]
+    path.write_text("\n".join(lines + [_ppo_line(u) for u in range(1, UPDATES + 1)]) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "ploss"
+    assert _series(run, "ploss") == (UPDATES, 10.0, 10.0 * UPDATES, _ppo(1)[0], _ppo(UPDATES)[0])
+    assert len(run.series["vloss"]) == UPDATES
+    # the mean episode length printed with a point is a metric, and the wins/losses/draws no counter:
+    # the steps are the episodes, written in order (they had gone back and forth with "steps=151.0")
+    assert len(run.series["steps"]) == UPDATES
+    assert list(run.series["ploss"].steps) == sorted(run.series["ploss"].steps)

@@ -62,10 +62,11 @@ _BAR = lazy_regex(
     r"(?:[\w\s]*:\s*)?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]"
     r"|[━╸╺╾╼─]{3,}[\s\d/]*(?:\d+:\d+:\d+|\d+:\d+)?(?:\s*[\d.]+\s*\S+/s)?"
 )
-# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:.
+# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:. Never
+# the end of a longer a/b/c (a self-play loop's wins/losses/draws ``w=4/6/0``).
 _COUNTER = lazy_regex(
     r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
-    r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
+    r"((?:\[\s*\d+\s*\])*)\[?\s*(?<![\d/])(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\]\[\s*(\d+)\s*\](?!\s*[\[/\d])"  # "Epoch: [3][50]"
@@ -335,7 +336,8 @@ def read_line(text: str) -> Record | None:
         if unread_lr(name, value):
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)
-        if key in _PLACED_NAMES and v == int(v) and not unit:
+        # "steps=112.0" written with a point: an RL loop's mean episode length (``r= 22.2 steps=209.7``), no counter
+        if key in _PLACED_NAMES and v == int(v) and not unit and not (key == "steps" and "." in value):
             _place(rec, key, v, None)
             continue
         if (unit in ("s", "ms") or _DURATION.match(body, end)) and (_loss_like(name) or founds(name)):
