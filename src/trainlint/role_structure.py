@@ -158,6 +158,10 @@ _NUMBERED_LOSS = re.compile(r"^(loss(?:es)?)(\d+)$")
 # ``Epoch: 50, trloss: 1.05, ..., valloss: 0.56, testloss_1: 0.52``): the split, then the loss; "tr"
 # abbreviates train only so glued.
 _GLUED_SPLIT_LOSS = re.compile(r"^(tr|trn|train|val|valid|vali|eval|dev|test)(loss(?:es)?)$")
+# One letter glued to the loss word ("ploss", "vloss": a PPO loop's ``ploss=-0.0165 vloss=   19.1``, the
+# policy's and the value head's losses; "gloss", "dloss": a GAN's): that letter's component of the loss.
+# Not "t", "v" or "e", which as often abbreviate a split ("tloss  vloss": train and validation).
+_GLUED_PART_LOSS = re.compile(r"^([a-df-suw-z])(loss(?:es)?)$")
 
 
 def _word(w: str) -> list[str]:
@@ -167,6 +171,8 @@ def _word(w: str) -> list[str]:
         return list(m.groups())
     if (glued := _GLUED_SPLIT_LOSS.match(w.lower())) is not None:
         return ["train" if glued[1] == "tr" else glued[1], glued[2]]
+    if (part := _GLUED_PART_LOSS.match(w.lower())) is not None:
+        return [part[1], part[2]]
     return [w.lower()] if w else []
 
 

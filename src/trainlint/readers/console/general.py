@@ -62,10 +62,11 @@ _BAR = lazy_regex(
     r"(?:[\w\s]*:\s*)?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]"
     r"|[━╸╺╾╼─]{3,}[\s\d/]*(?:\d+:\d+:\d+|\d+:\d+)?(?:\s*[\d.]+\s*\S+/s)?"
 )
-# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:.
+# Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:. Never
+# the end of a longer a/b/c (a self-play loop's wins/losses/draws ``w=4/6/0``).
 _COUNTER = lazy_regex(
     r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
-    r"((?:\[\s*\d+\s*\])*)\[?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
+    r"((?:\[\s*\d+\s*\])*)\[?\s*(?<![\d/])(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\]\[\s*(\d+)\s*\](?!\s*[\[/\d])"  # "Epoch: [3][50]"
@@ -225,10 +226,19 @@ def strip_frame(text: str) -> str:
         if split is not None and split[1].lower() in _SPLIT_WORDS:  # "[ Valid | 001/100 ]": its split and count stay
             said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
             return f"{said}{split[2]} {text[m.end() :]}".strip()
+        if _COUNTED_FRAME.match(m.group(0)):  # "[ep 0 step 20 t= 43s vram= 5904MB] L=..": its counters stay
+            return f"{m.group(0).strip()[1:-1]} {text[m.end() :]}".strip()
         text = text[m.end() :]
         if text[:2] in (", ", "; "):  # "[fold 0], Val Step 0, ..": the frame's separator goes with it
             text = text[2:]
     return text.strip()
+
+
+# A bracketed frame that opens with an epoch and a step counter (``[ep 0 step 20 t= 43s ...]``): the counters a
+# record is placed by, not a logger's tag.
+_COUNTED_FRAME = lazy_regex(
+    r"^\s*\[\s*(?i:epoch|ep)\s*[=:#]?\s*\d+\s*[,|]?\s*(?i:step|iter|iteration|it|global_step)\s*[=:#]?\s*\d+\b"
+)
 
 
 # The words of a bracketed tag (``[Diff-Val(Test-Normal)]``): split at hyphens, parentheses, spaces and
@@ -326,7 +336,8 @@ def read_line(text: str) -> Record | None:
         if unread_lr(name, value):
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)
-        if key in _PLACED_NAMES and v == int(v) and not unit:
+        # "steps=112.0" written with a point: an RL loop's mean episode length (``r= 22.2 steps=209.7``), no counter
+        if key in _PLACED_NAMES and v == int(v) and not unit and not (key == "steps" and "." in value):
             _place(rec, key, v, None)
             continue
         if (unit in ("s", "ms") or _DURATION.match(body, end)) and (_loss_like(name) or founds(name)):

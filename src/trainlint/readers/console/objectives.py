@@ -67,6 +67,10 @@ TERM_WORDS = frozenset(
 # "negative_elbo"), the negative evidence lower bound a VAE minimises. (Not "obj": YOLO and Darknet
 # print "obj" for objectness.)
 WHOLE_WORDS = frozenset({"objective", "nelbo"})
+# The objective's mathematical symbol printed as a name: a capital ``L`` alone (``L=0.3462
+# D=0.3404 PSNR= 4.68 R=0.4500 bpp``: a learned codec's rate-distortion objective L = D + lambda*R).
+# Case matters: a lower-case ``l`` is as often a length or a layer.
+WHOLE_SYMBOLS = frozenset({"L"})
 # A KL divergence term (pytorch/examples vae's KLD; torch.nn.KLDivLoss; DuoVAE's kl_div_z): a
 # VAE's regulariser beside its reconstruction term. Alone it founds nothing: PPO and RLHF loops
 # print a policy's "kl" / "approx_kl" (Stable-Baselines3's train/approx_kl, CleanRL's
@@ -107,6 +111,8 @@ def _words(name: str) -> list[str]:
 def term_kind(name: str) -> str | None:
     """What a name is as a part of the objective: "whole", "term", "kl", "total" (a sum's name,
     the objective only beside terms), or None (a metric, a setting, anything else)."""
+    if name.strip() in WHOLE_SYMBOLS:
+        return "whole"
     words = _words(name)
     joined = "_".join(words)
     kinds = set(words) | {kind for words_, kind in _COMPOUNDS if words_ in joined}
