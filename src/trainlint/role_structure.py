@@ -24,6 +24,15 @@ EVAL_WORDS = frozenset(
     {"val", "vali", "valid", "validate", "validation", "eval", "evaluation", "dev", "evaluate", "cv"}
 )
 TEST_WORDS = frozenset({"test", "testing"})
+# A split word that is a verb names its split by the split's short name ("validate epoch 1" is "val").
+_VERB_SPLIT = {"validate": "val", "validating": "val", "testing": "test", "evaluating": "eval"}
+
+
+def split_named(word: str) -> str:
+    """The name a split word gives its values' split: a verb's short name, any other word as written."""
+    return _VERB_SPLIT.get(word.lower(), word)
+
+
 # How a value was aggregated or where a logger filed it: not part of what it measures.
 NOISE_WORDS = frozenset(
     {

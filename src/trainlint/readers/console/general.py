@@ -25,7 +25,7 @@ import re
 
 import msgspec
 
-from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, words_of
+from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, split_named, words_of
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
@@ -125,14 +125,6 @@ _LEAD_EPOCH = lazy_regex(r"^\[\s*(?i:ep(?:och)?|e)\s*[:=#]?\s*(\d+)\s*\]\s*(?=[A
 # print with the batch in front): the count in the epoch, the bracket after it the samples seen.
 _LEAD_BATCH = lazy_regex(r"^(?i:batch)(?:[_ ]?(?i:idx|id|index))?\s*[:#=]?\s*(\d+)\s*[.:,|\-]\s*(?=[A-Za-z])")
 _SPLIT_WORDS = _EVAL_WORDS | {"train", "training"}
-# A split word that is a verb names its split by the split's short name ("validate epoch 1" is "val").
-_VERB_SPLIT = {"validate": "val", "validating": "val", "testing": "test", "evaluating": "eval"}
-
-
-def _split_named(word: str) -> str:
-    return _VERB_SPLIT.get(word.lower(), word)
-
-
 # Words that say where a counter is ("after epoch: 5", "current step: 100"): the counter still.
 _AT_WORDS = frozenset({"after", "current", "cur"})
 # "Epoch 3 Val, loss: 0.5", "Step 100 Train - loss: 0.7": a split word alone after the leading counter
@@ -453,11 +445,11 @@ def _lead(body: str, rec: Record) -> str:
         rec.inner, body = (float(batch[1]), 0.0), body[batch.end() :]
     lead = _LEAD_SPLIT.match(body)  # after a bracketed epoch too: "[Epoch: 5] Valid acc: 0.3 | loss: 2.0"
     if lead and lead[1].lower() in _EVAL_WORDS:
-        rec.split = _split_named(lead[1])
+        rec.split = split_named(lead[1])
     elif (counted := _COUNTED_SPLIT.match(body)) and counted[1].lower() in (
         _EVAL_WORDS if counted[2] else _SPLIT_WORDS
     ):
-        rec.split = _split_named(counted[1])
+        rec.split = split_named(counted[1])
     if " is " in body or " was " in body:
         body = ", ".join(_said(clause) for clause in re.split(r"[,;|]", body))
     if "(" in body:
@@ -838,7 +830,7 @@ def _split_title(seg: str, rec: Record | None) -> str:
     if (said := _ANNOUNCED.match(text)) is not None:
         return _ANNOUNCED_SPLIT.get(said[1].lower(), "eval")
     m = _SPLIT_TITLE.match(text)
-    return "" if m is None else _split_named(m[1])
+    return "" if m is None else split_named(m[1])
 
 
 # A banner line that opens a section and names its split, decorated on both sides ("=====
@@ -876,7 +868,7 @@ def _banner(seg: str) -> str | None:
     if len(seg) > 200 or (m := _BANNER.match(seg)) is None:
         return None
     word = m[1].lower()
-    return "" if word in ("train", "training") else _split_named(m[1])
+    return "" if word in ("train", "training") else split_named(m[1])
 
 
 def _entitle(rec: Record, split: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from ...role_structure import EVAL_WORDS, TEST_WORDS
+from ...role_structure import EVAL_WORDS, TEST_WORDS, split_named
 from .objectives import objective
 from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
 
@@ -833,7 +833,7 @@ def _said_split(m: re.Match[str], vals: dict[str, float]) -> dict[str, float]:
     word = _WORD_BEFORE.search(m.string, max(0, m.start() - 24), m.start())
     if word is None or word[1].lower() not in _SPLIT_SAID:
         return vals
-    said = "val" if word[1].lower() == "validate" else word[1]  # as the general line reader names it
+    said = split_named(word[1])  # as the general line reader names it
     return {k if k.lower().startswith(said.lower()) else f"{said}_{k}": v for k, v in vals.items()}
 
 
