@@ -89,3 +89,9 @@ def test_a_long_table_is_followed_as_it_is_read(tmp_path):
     seen = _follow(path, data, 37, "csv")
     assert len(seen["train/loss"][0]) == 40 and len(seen["val/loss"][0]) == 40
     _same_as_doctor(path, seen, "csv")
+
+
+def test_rows_with_no_name_or_no_number_are_not_series(tmp_path):
+    rows = [("train", "loss", i, _train(i)) for i in range(20)] + [("train", "", 20, 1.0), ("train", "loss", 21, "abc")]
+    run = read_run(_write(tmp_path / "scalars.csv", "run,tag,step,value", rows))
+    assert sorted(run.series) == ["train/loss"] and len(run.get("train/loss")) == 20

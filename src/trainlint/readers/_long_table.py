@@ -42,8 +42,10 @@ class LongLayout(msgspec.Struct):
         return cls(names[0], values[0], lower.index("run") if "run" in lower else None)
 
     def name_of(self, row: list[str]) -> str | None:
-        """The series a row adds to, None for a row of a run not read."""
+        """The series a row adds to, None for a row of a run not read or with no name."""
         name = row[self.name_col].strip()
+        if not name:
+            return None
         if self.run_col is None:
             return name
         run = row[self.run_col].strip()
