@@ -61,3 +61,40 @@ def test_valid_epoch_lines_behind_a_train_logger_are_evaluation(tmp_path):
     assert (n, first, last) == (EPOCHS, _train(0), _train(EPOCHS - 1))
     n, _, _, first, last = _series(run, "Valid_LOSS")
     assert (n, first, last) == (EPOCHS, _valid(0), _valid(EPOCHS - 1))
+
+
+def _voxelnet_log(split: str = "train") -> list[str]:
+    """bw4sz/voxelnet log/train.txt @f2336051 (and HaoWu555/voxelnet @1d1b585d): voxelnet's
+    ``{split}: {counter} @ epoch:{e}/{E} loss: .. reg_loss: .. cls_loss: .. forward time: ..`` a
+    batch; a launch that stopped after two batches, then one that ran twelve. The counter after the
+    split word had been read as a metric named ``train`` (1, 2, 1, 2, ...) and the steps taken from
+    the order of the lines."""
+    lines = []
+    for launch in (2, 12):
+        for i in range(1, launch + 1):
+            loss = round(30.0 / i + 0.5 * (launch == 2), 4)
+            lines.append(
+                f"{split}: {i} @ epoch:0/160 loss: {loss:.4f} reg_loss: {loss / 3:.4f} "
+                f"cls_loss: {2 * loss / 3:.4f} forward time: 12.9629 batch time: 14.0011 "
+            )
+    return lines
+
+
+def test_the_count_after_the_split_word_and_before_its_at_sign_is_the_step(tmp_path):
+    path = tmp_path / "train.txt"
+    path.write_text("\n".join(_voxelnet_log()) + "\n")
+    run = read_run(path)
+    assert "train" not in run.series and run.roles["loss"] == "loss"
+    n, lo, hi, first, last = _series(run, "loss")
+    assert (n, lo, hi, first, last) == (14, 1, 12, 30.5, 2.5)
+    assert run.series["loss"].steps.tolist()[:4] == [1, 2, 1, 2]
+    assert any("falls back 1 time(s) (first from 2 to 1)" in note for note in run.notes)
+
+
+def test_a_split_word_without_the_at_sign_keeps_its_value():
+    from trainlint.readers.console.general import read_line
+
+    rec = read_line("train: 1 epoch:0/160 loss: 28.6482")
+    assert rec is not None and rec.step is None
+    rec = read_line("val: 3 @ epoch:2/160 loss: 1.5")
+    assert rec is not None and (rec.step, rec.split, rec.values) == (3.0, "val", {"val_loss": 1.5})

@@ -137,6 +137,9 @@ _COUNTED_SPLIT = lazy_regex(
     re.IGNORECASE,
 )
 _LEAD_SPLIT = lazy_regex(r"^([A-Za-z]+)\b")
+# "train: 12 @ epoch:0/160 loss: 28.6 ...": the split, then its step counter, then "@" and where that
+# count is (voxelnet's "{split}: {counter} @ epoch:{e}/{E}"): the whole number is the step, no metric.
+_SPLIT_STEP_AT = lazy_regex(r"^([A-Za-z]+)\s*[:=]?\s*(\d{1,9})\s*@\s*(?=[A-Za-z])")
 # What may come before a bare split's pair: no word, or an epoch or step counter's
 # ("Epoch   1 | train=0.000693 | val=0.000453").
 _ONLY_COUNTER = lazy_regex(
@@ -443,6 +446,9 @@ def _lead(body: str, rec: Record) -> str:
         rec.epoch, body = float(epoch[1]), body[epoch.end() :]
     elif (batch := _LEAD_BATCH.match(body)) is not None:
         rec.inner, body = (float(batch[1]), 0.0), body[batch.end() :]
+    if (at := _SPLIT_STEP_AT.match(body)) is not None and at[1].lower() in _SPLIT_WORDS:
+        rec.step, body = float(at[2]), body[at.end() :]
+        rec.split = split_named(at[1]) if at[1].lower() in _EVAL_WORDS else rec.split
     lead = _LEAD_SPLIT.match(body)  # after a bracketed epoch too: "[Epoch: 5] Valid acc: 0.3 | loss: 2.0"
     if lead and lead[1].lower() in _EVAL_WORDS:
         rec.split = split_named(lead[1])
