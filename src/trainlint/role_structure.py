@@ -193,6 +193,11 @@ def words_of(component: str) -> list[str]:
     return out
 
 
+def name_words(name: str) -> set[str]:
+    """The words of every component of ``name`` (``actor/pg_loss``: actor, pg, loss)."""
+    return {w for c in _PATH_SEP.split(name.strip()) if c for w in words_of(c)}
+
+
 def parse(name: str) -> Parsed:
     """What a metric name says about itself."""
     comps = [c for c in _PATH_SEP.split(name.strip()) if c]

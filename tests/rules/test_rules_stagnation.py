@@ -54,6 +54,38 @@ def test_tl031_stands_down_on_a_loss_swinging_around_zero():
     one("TL031", make_run(np.abs(pg) + 0.05))  # the same noise on one side of 0: still no learning
 
 
+def _ppo_run(name: str = "ploss", beside: str | None = "vloss", lr: bool = False):
+    """The shape of a self-play PPO log (ganascimento/ashborn-arena train.out @ its probe-21b commit:
+    ``[ 201] ep=2010  r=  22.2 ... ploss=-0.0165 vloss=   19.1 ent=1.201``): the policy loss stays
+    near -0.015 for 800 updates, always negative (an entropy bonus folded in), while the reward
+    rises 22 to 110 (a synthetic series)."""
+    rng = np.random.default_rng(3)
+    run = make_run(lr=np.full(800, 3e-4) if lr else None, steps=np.arange(1, 801, dtype=float))
+    steps = np.arange(1, 801, dtype=float)
+    run.add(name, steps, -0.015 + 0.004 * (-1.0) ** steps)
+    run.roles["loss"] = name
+    run.add("r", steps, np.linspace(22, 110, 800) + rng.normal(0, 10, 800))
+    if beside is not None:
+        run.add(beside, steps, 40 + rng.normal(0, 10, 800))
+    if lr:
+        run.roles["learning_rate"] = "learning_rate"
+    return run
+
+
+def test_tl031_and_tl032_stand_down_on_a_policy_gradient_objective_beside_a_value_loss():
+    why = stood_down("TL031", _ppo_run())
+    assert "policy-gradient objective (vloss is logged beside it)" in why
+    assert "actor/entropy" in stood_down("TL031", _ppo_run("actor/pg_loss", "actor/entropy"))
+    assert "critic/vf_loss" in stood_down("TL032", _ppo_run("actor/pg_loss", "critic/vf_loss", lr=True))
+
+
+def test_tl031_and_tl032_still_judge_a_policy_named_loss_alone_or_another_loss_beside_a_value():
+    f = one("TL031", _ppo_run(beside=None))  # no actor-critic series beside it: judged as any loss
+    assert f.evidence["start_level"] < 0 and f.evidence["improvement"] < f.evidence["threshold"]
+    one("TL031", _ppo_run("g_loss", "value_loss"))  # not a policy's name
+    one("TL032", _ppo_run("policy_loss", None, lr=True))
+
+
 def _pix2pix_loss_log(tmp_path, l1_end: float = 16.0):
     """A pix2pix ``loss_log.txt`` (pytorch-CycleGAN-and-pix2pix's Visualizer; the shape of
     mingxuanM/poke_pixel2pixel checkpoints/poke_evol_pix2pix_mini_full/loss_log.txt at ef32c42): G_GAN

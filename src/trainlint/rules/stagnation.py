@@ -6,7 +6,7 @@ import numpy as np
 
 from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
-from ..role_structure import discriminator_part, parse, words_of
+from ..role_structure import discriminator_part, name_words, parse, words_of
 from ..verdict import Finding
 from .entropy import preference_series, reward_rise
 from .kept import coarse_of, finite_values, quantiles_kept
@@ -110,7 +110,9 @@ from: a NOTE. A preference loss (DPO and kin: a log with rewards/chosen ...) who
 accuracy or margin rose is learning however little its loss moved from ln 2. A loss that swings around
 zero (`min_sign_share` of its points negative and as many positive: a policy-gradient surrogate,
 PPO's or GRPO's pg_loss, centred by normalised advantages) has no level that measures learning:
-not judged (the reward is the measure there). So is an online RL fine-tune's loss (GRPO and kin: a
+not judged (the reward is the measure there), nor is a loss named as a policy-gradient objective
+(`ploss`, `pg_loss`, `policy_loss`, `loss_pi`) with an actor-critic loop's series beside it (a
+value or critic loss, the entropy, the clip fraction, the KL), whatever its sign. So is an online RL fine-tune's loss (GRPO and kin: a
 reward and a KL logged beside it) whose reward rose beyond noise: the loss is the KL penalty, which
 grows from 0 as the policy leaves its reference. A GAN generator's loss that adds an adversarial term to
 a fit term (pix2pix's loss_G = G_GAN + G_L1, a discriminator's loss logged beside it) is not judged
@@ -140,6 +142,7 @@ def dead_run(ctx: Context) -> Finding | None:
     _preference_still_learning(ctx)
     _reward_still_rising(ctx)
     around_zero(v, ctx.t("min_sign_share"))
+    policy_surrogate(ctx, s.name)
     _generator_fit_improved(ctx, s)
     msg = (
         f"no meaningful improvement: loss {fmt(start)} at the start, {fmt(end)} at the end "
@@ -273,6 +276,28 @@ def around_zero(v: np.ndarray, share: float) -> None:
         )
 
 
+# The words of a policy-gradient objective's name (PPO's ``ploss``, verl's ``actor/pg_loss``,
+# ``policy_loss``, ``loss_pi``, a surrogate), and of what an actor-critic loop logs beside it (the
+# value or critic loss, the entropy, the clip fraction, the approximate KL).
+_POLICY_WORDS = frozenset({"pg", "policy", "actor", "surrogate", "pi", "p"})
+_BESIDE_POLICY = frozenset({"vf", "value", "vloss", "critic", "entropy", "ent", "clipfrac", "kl"})
+
+
+def policy_surrogate(ctx: Context, loss: str) -> None:
+    """Stand down on a loss named as a policy-gradient objective with an actor-critic loop's
+    series beside it: the surrogate is built on advantages centred at every update (normalised,
+    or a critic's baseline subtracted), so it stays near 0 however far the policy gets, even where
+    it keeps one sign (an entropy bonus folded in); whether its level fell says nothing of learning."""
+    if not name_words(loss) & _POLICY_WORDS:
+        return
+    beside = next((n for n in sorted(ctx.subject.series) if n != loss and name_words(n) & _BESIDE_POLICY), None)
+    if beside is not None:
+        raise StandDown(
+            f"the loss ({loss}) is a policy-gradient objective ({beside} is logged beside it): its advantages "
+            "are centred at every update, so its level is no measure of learning (the reward is)"
+        )
+
+
 def _settled_at_once(v: np.ndarray, k: int, rel: float) -> bool:
     """The loss fell within its first few points (the first 5% of the run, one at least: the
     first 6 of a 128-step run logged at every step) and was flat from then on: the level right
@@ -300,7 +325,10 @@ or when the schedule had decayed (a converged cosine/linear schedule is expected
 flatten), nor when the whole drop happened in the first few logged points and the loss held
 its level from then on (fine-tuning a converged model, SFT at constant LR), nor while the eval
 loss is still improving (it ends at its best, more than `min_improvement` below its mid-run
-level: a long TTS run whose train loss flattened while its eval loss kept falling). A NOTE, not a
+level: a long TTS run whose train loss flattened while its eval loss kept falling), nor on a loss
+named as a policy-gradient objective (`pg_loss`, `policy_loss`, `ploss`) with an actor-critic
+loop's series beside it (value or critic loss, entropy, clip fraction, KL): its advantages are
+centred at every update, so its level measures no learning. A NOTE, not a
 WARN, when the loss judged is a GAN generator's objective: a discriminator term (loss_disc, loss_D,
 d_loss) with `min_discriminator_points` finite points is logged beside it. A generator's loss holds
 its level while generator and discriminator trade, so its plateau is no evidence of stagnation (the
@@ -346,6 +374,7 @@ def plateau(ctx: Context) -> Finding | None:
         raise StandDown(f"the loss rose {fmt(end / mid_level)}x over the second half (divergence rules)")
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
+    policy_surrogate(ctx, s.name)
     disc = _discriminator_beside(ctx, s.name, int(ctx.t("min_discriminator_points")))
     msg = (
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
