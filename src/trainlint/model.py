@@ -116,6 +116,7 @@ class RunMeta(msgspec.Struct, frozen=True):
     # Flags.
     completed: bool | None = None  # True: the log holds its completion record
     crash_scanned: bool | None = None  # True: the reader looked for crash signatures
+    skips_scanned: bool | None = None  # True: the reader looked for the script's "skipped a NaN step" lines
     stop_requested: bool | None = None  # HF TrainerControl.should_training_stop when the state was saved
     # Text.
     best_model_checkpoint: str | None = None  # ``.../checkpoint-N``
@@ -163,6 +164,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{k: (_number, "a finite number") for k in _NUMBER_KEYS},
     "completed": (lambda v: isinstance(v, bool), "true or false"),
     "crash_scanned": (lambda v: isinstance(v, bool), "true or false"),
+    "skips_scanned": (lambda v: isinstance(v, bool), "true or false"),
     "stop_requested": (lambda v: isinstance(v, bool), "true or false"),
     "best_model_checkpoint": (lambda v: isinstance(v, str), "text"),
     "clock": (lambda v: isinstance(v, str), "text"),

@@ -359,7 +359,7 @@ ROWS = [
         ),
         "WARN",
         {"line": 53, "count": 12, "threshold": 2},
-        lambda: _run(decay(50), fmt="console/general"),
+        lambda: _run(decay(50), fmt="console/general", meta={"skips_scanned": True}),
         says=("12 line(s)", "line 53"),
     ),
     # ---- crash, completion

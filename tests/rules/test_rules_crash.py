@@ -1,6 +1,8 @@
 import numpy as np
 from _rulekit import decay, judge, make_run, not_checked, one, silent, stood_down
 
+from trainlint.api import read_run
+
 CRASH = {"type": "crash", "signature": "CUDA out of memory", "line": 812}
 
 
@@ -47,12 +49,22 @@ def test_crashed_run_verdict_fail():
     assert {f.code for f in rep.findings} >= {"TL080", "TL081"}
 
 
-def test_tl081_relaunched_crash_is_warn_and_console_formats_are_scanned():
+def test_tl081_relaunched_crash_is_warn():
     ev = dict(CRASH, resumed=True)
     f = one("TL081", make_run(decay(50), events=[ev]))
     assert f.severity.value == "WARN" and f.evidence["resumed"] and "relaunched" in f.message
-    silent("TL081", make_run(decay(50), fmt="console/keras"))
-    silent("TL081", make_run(decay(50), fmt="coqui"))
+
+
+def test_tl081_the_reader_says_whether_it_looked_for_crashes_not_the_format_name(tmp_path):
+    """The console and Coqui readers record that they scanned the text; a format's name alone
+    (a run made up as console output without that record) proves no scan."""
+    assert "no crash records" in not_checked("TL081", make_run(decay(50), fmt="console/keras"))
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"Epoch {e}/30 - loss: {1.0 / e:.4f}\n" for e in range(1, 31)))
+    run = read_run(log)
+    assert run.meta["crash_scanned"] is True and run.meta["skips_scanned"] is True
+    silent("TL081", run)
+    silent("TL006", run)
 
 
 def test_tl080_planned_epochs_from_console_metadata():

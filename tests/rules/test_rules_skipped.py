@@ -54,6 +54,8 @@ def test_a_loss_scaler_searching_its_scale_or_a_counter_is_no_skip(tmp_path, mes
 
 def test_formats_without_console_messages_are_not_checked():
     not_checked("TL006", make_run(decay(50)))
+    # a run named console output whose reader never looked for the messages: no scan to trust
+    assert "only console output" in not_checked("TL006", make_run(decay(50), fmt="console/general"))
 
 
 def test_doctor_gives_the_run_a_warn_not_a_fail(tmp_path):

@@ -46,6 +46,7 @@ class CoquiReader:
         if not run.series:
             raise ReadError("no Coqui training or evaluation blocks found")
         run.events = find_crashes(split_lines(text), last_line, text)
+        run.meta["crash_scanned"] = True
         return run
 
 

@@ -48,7 +48,6 @@ def _planned(run: Run, meta: RunMeta) -> tuple[str, float, float] | None:
     return None
 
 
-SCANNED_FORMATS = ("console", "coqui")  # readers that look for crash signatures
 _CHECKPOINT = re.compile(r"checkpoint-(\d+)$")
 
 
@@ -232,8 +231,7 @@ def crashed(ctx: Context) -> Finding | None:
     run = ctx.subject
     found = crash_events(run)
     if not found:
-        scanned = RunMeta.of(run).crash_scanned or str(run.format or "").startswith(SCANNED_FORMATS)
-        if not scanned and not run.events:
+        if not RunMeta.of(run).crash_scanned and not run.events:
             raise NotChecked("this log format carries no crash records")
         return None
     last = found[-1]

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model import Run, Series
+from ..model import Run, RunMeta, Series
 from ..registry import Context, NotChecked, StandDown, Threshold, rule
 from ..verdict import Finding
 from .crash import events_of
@@ -401,7 +401,7 @@ def non_finite_skipped(ctx: Context) -> Finding | None:
     run = ctx.subject
     found = events_of(run, "skip")
     if not found:
-        if not str(run.format or "").startswith("console"):
+        if not RunMeta.of(run).skips_scanned:
             raise NotChecked("only console output carries a script's own messages")
         return None
     first = found[0]

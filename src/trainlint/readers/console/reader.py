@@ -449,6 +449,7 @@ def read_console_text(
         files=[str(path)],
         notes=notes,
         events=events,
+        meta={"crash_scanned": True} | ({"skips_scanned": True} if best else {}),
     )
     add_damage(run, TextRead("", [], long))
     if best is not None:
