@@ -144,3 +144,49 @@ def test_a_console_log_framed_by_a_bracketed_time_is_no_json_document(tmp_path):
     run = read_run(path)
     assert run.format == "console/general" and run.roles["loss"] == "loss"
     assert _series(run, "loss") == (ITERS, 10.0, 10.0 * ITERS, _loss(1), _loss(ITERS))
+
+
+def _slowfast_epochs(epochs: int = 5, iters: int = 10) -> list[str]:
+    """PySlowFast's json_stats over whole epochs (the meters' ``log_iter_stats`` / ``log_epoch_stats``,
+    facebookresearch/SlowFast slowfast/utils/meters.py; the shape of Cory-M/SlowFast stdout.log
+    @e5e7b639): ``train_iter`` records every 10 iterations, one ``train_epoch`` record averaging the
+    epoch (``"RAM": "10/200G"``), and a ``val_epoch`` record. The epoch's quoted ``"1/196"`` had been
+    read as a count and ``RAM``'s ``10/200G`` as another, so the epoch averages were mixed into the
+    loss (the step count falling back at each epoch) and the validation errors read as training ones."""
+    out = []
+    frame = "[05/20 00:24:04][INFO] logging.py:   99: json_stats: "
+    for e in range(1, epochs + 1):
+        for it in range(10, 10 * iters + 1, 10):
+            out.append(
+                frame + f'{{"_type": "train_iter", "dt": 0.3, "epoch": "{e}/196", "eta": "1 day", "gpu_mem": "4.45G", '
+                f'"iter": "{it}/{10 * iters}", "loss": {6.0 - 0.5 * e - 0.003 * it:.4f}, "lr": 0.1, "top1_err": 90.0}}'
+            )
+        out.append(
+            frame + f'{{"_type": "train_epoch", "dt": 0.3, "epoch": "{e}/196", "gpu_mem": "4.45G", '
+            f'"loss": {6.2 - 0.5 * e:.4f}, "lr": 0.1, "RAM": "10/200G", "top1_err": 91.0}}'
+        )
+        out.append(
+            frame + f'{{"_type": "val_epoch", "epoch": "{e}/196", "time_diff": 0.1, "top1_err": {88.0 - e:.1f}, '
+            f'"min_top1_err": {88.0 - e:.1f}, "RAM": "10/200G"}}'
+        )
+    return out
+
+
+def test_slowfast_epoch_averages_and_validation_records_keep_out_of_the_loss(tmp_path):
+    path = tmp_path / "stdout.log"
+    path.write_text("\n".join(_slowfast_epochs()) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    n, lo, hi, first, last = _series(run, "loss")
+    assert (n, lo, hi, first, last) == (50, 10, 500, 5.47, 3.2)
+    assert _series(run, "summary_loss")[0] == 5 and run.series["summary_loss"].values[-1] == 3.7
+    assert run.series["val_top1_err"].values.tolist() == [87.0, 86.0, 85.0, 84.0, 83.0]
+    assert not any("falls back" in note for note in run.notes)
+
+
+def test_a_quoted_count_keeps_its_name_and_a_size_with_a_unit_is_no_count():
+    rec = read_line('_type: "train_epoch", epoch: "3/196", loss: 4.2, RAM: "10/200G"')
+    assert rec is not None and (rec.epoch, rec.inner, rec.split) == (3.0, None, "")
+    rec = read_line('_type: "val_iter", epoch: "3/196", iter: "20/40", top1_err: 80.0')
+    assert rec is not None and (rec.epoch, rec.inner, rec.split) == (3.0, (20.0, 40.0), "val")
+    assert rec.values == {"val_top1_err": 80.0}

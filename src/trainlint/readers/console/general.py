@@ -65,8 +65,9 @@ _BAR = lazy_regex(
 # Counters: Epoch: [0][10/250], Train: [1/50], i=1/530, EPOCH 2 of 30, [step=1/739328], epoch 3:. Never
 # the end of a longer a/b/c (a self-play loop's wins/losses/draws ``w=4/6/0``).
 _COUNTER = lazy_regex(
-    r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*)?"
-    r"((?:\[\s*\d+\s*\])*)\[?\s*(?<![\d/])(\d+)\s*(?:/|\bof\b)\s*(\d+)\s*\]?(?![\d.%/])"
+    r"(?:(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\"?)?"  # a printed dict's quoted "1/196" too
+    # (a memory unit glued to the total, PySlowFast's "RAM": "10/200G", makes it a size, no count)
+    r"((?:\[\s*\d+\s*\])*)\[?\s*(?<![\d/])(\d+)\s*(?:/|\bof\b)\s*(\d+)(?![KMGT]i?B?\b)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\]\[\s*(\d+)\s*\](?!\s*[\[/\d])"  # "Epoch: [3][50]"
@@ -431,10 +432,18 @@ def _framed_by_counter(rec: Record, before: str) -> bool:
     return _ONLY_COUNTER.match(before) is not None or (counted and _TAG_THEN_COUNTER.match(before) is not None)
 
 
+# A printed dict's key that names the record's kind (PySlowFast's json_stats ``"_type": "val_epoch"``,
+# ``"mode": "val"``, ``"split": "test"``): an evaluation split word leading its value names the split.
+_KIND_TAG = lazy_regex(r"(?<![\w/])(?:_type|type|mode|phase|split)\s*:\s*[\"']([A-Za-z]+)[_\-\"']")
+
+
 def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
     body = dict_pairs(unwrap_values(body))
+    if "'" in body or '"' in body:
+        tag = _KIND_TAG.search(body)
+        rec.split = split_named(tag[1]) if tag is not None and tag[1].lower() in _EVAL_WORDS else rec.split
     if "[" in body and "," in body:
         body = _NAMED_LIST.sub(_zipped, body)
         body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
