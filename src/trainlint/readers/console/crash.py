@@ -70,7 +70,13 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # scheduler sending SIGINT) stopped the run.
 INTERRUPT = "keyboard-interrupt"
 _OUTSIDE_ONLY = {"killed", "slurm-time-limit", "slurm-cancelled", "oom-killed"}  # never an exception's text
-_TRACEBACK = lazy_regex(_PREFIX + r"Traceback \(most recent call last\):")
+# Windows PowerShell runs ``python train.py 2>&1 | tee log`` (or ``> log``) and prints python's first
+# stderr line as an error record: ``python : Traceback (most recent call last):``, then the record's
+# own lines (``At line:1 char:1``, in the console's language, ``+ python train.py ..``, ``    +
+# CategoryInfo ..``, ``    + FullyQualifiedErrorId : NativeCommandError``), then the traceback's rest.
+_POWERSHELL = r"(?:[\w.\-]+ : )?"
+_TRACEBACK = lazy_regex(_PREFIX + _POWERSHELL + r"Traceback \(most recent call last\):")
+_NATIVE_COMMAND_ERROR = "NativeCommandError"
 _CHAIN = r"During handling of the above exception|The above exception was the direct|Original Traceback"
 _CONTINUE = lazy_regex(_PREFIX + r"(?:%s|Traceback \(most recent call last\))" % _CHAIN)
 _CHAINED = lazy_regex(_PREFIX + r"(?:%s)" % _CHAIN)  # after an exception line: the traceback goes on
@@ -213,14 +219,40 @@ def _wrapped(lines: list[Line], i: int, last: int) -> bool:
     return last == i - 1 > 0 and lines[i - 1].final.endswith(" ") and bool(lines[i].final.strip())
 
 
+def _after_error_record(lines: list[Line], start: int) -> tuple[int, int]:
+    """(the line PowerShell's error record ends on, its console's width) where the traceback at
+    ``start`` opens with the command's name (``python : Traceback ..``) and the record's
+    ``FullyQualifiedErrorId : NativeCommandError`` line follows; else (``start``, 0). The record's
+    longest line is cut at the width, as the traceback's lines after it are, at a blank or not
+    (``..\\encodings\\cp`` then ``1252.py", line 19, in encode``)."""
+    if " : Traceback" not in lines[start].final:
+        return start, 0
+    near = range(start + 1, min(start + 12, len(lines)))
+    end = next((k for k in near if _NATIVE_COMMAND_ERROR in lines[k].final), start)
+    return end, max((len(lines[k].final) for k in range(start, end + 1)), default=0) if end > start else 0
+
+
+def _cut(lines: list[Line], i: int, last: int, width: int) -> bool:
+    """Whether line ``i`` goes on with the line before it, cut at the console's ``width`` (known
+    from PowerShell's error record) inside a word: no exception line starts so."""
+    before = lines[i - 1].final
+    return width > 0 and last == i - 1 and len(before) >= width and not _EXCEPTION.match(lines[i].final)
+
+
 def _traceback(lines: list[Line], start: int) -> tuple[int, str, str]:
     """(index of the last line, exception text, signature) of the traceback starting at ``start``."""
-    exc_text, last, raised = "", start, []
-    i = start + 1
+    exc_text, raised = "", []
+    last, width = _after_error_record(lines, start)
+    i = last + 1
     while i < len(lines):
         text = lines[i].final
         body = re.sub(_PREFIX, "", text, count=1)
-        if body.startswith((" ", "\t")) or _CONTINUE.match(text) or _wrapped(lines, i, last):
+        if (
+            body.startswith((" ", "\t"))
+            or _CONTINUE.match(text)
+            or _wrapped(lines, i, last)
+            or _cut(lines, i, last, width)
+        ):
             last = i
         elif _EXCEPTION.match(text) and not body.startswith("["):
             exc_text, last = body.strip()[:300], i

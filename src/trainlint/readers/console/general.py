@@ -616,11 +616,15 @@ def records(lines: list[Line]) -> list[Record]:
     the lines after it take, and the lines after one header that name different values
     (``train/loss=...`` then ``train/ppl=...``) are one record, unless the lines after the header
     repeat one shape (a record a line: a stray line among them, a warning with a number, is no
-    part of the record before it)."""
+    part of the record before it). Even then, lines of one value each, one right after the other,
+    that name different values and not the repeated shape are one record: another thread's
+    ``WARNING: .. Actor 24403`` printed twice under a PPO loop's ``Episode 5 完成`` header leaves the
+    ``- Reward: ..``, ``- Policy Loss: ..`` lines after it one record."""
     out: list[Record] = []
     header: Record | None = None
     block: Record | None = None
-    whole = False  # the lines after the header so far repeat one shape
+    repeat: frozenset[str] | None = None  # the shape the lines after the header repeat (a record a line)
+    last = 0  # the line the last record (or the block) ended on
     since = 0  # the first record after the header: a record before it is no neighbour to compare with
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
     section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
@@ -644,12 +648,16 @@ def records(lines: list[Line]) -> list[Record]:
             if split and rec.values and not rec.split:
                 _entitle(rec, split)
             if not rec.values:
-                header, block, whole, since = rec, None, False, len(out)
+                header, block, repeat, since = rec, None, None, len(out)
                 section = _Section(banner or "")
                 continue
             own = not rec.unnamed and (rec.step is not None or rec.epoch is not None or rec.inner is not None)
-            if not own and block is not None and not rec.unnamed and not rec.values.keys() & block.values.keys():
+            keys = frozenset(rec.values)
+            # where a record a line: one value, on the line right after the block's last
+            one_more = repeat is None or (len(keys) == 1 and rec.line == last + 1)
+            if not own and block is not None and not rec.unnamed and not keys & block.values.keys() and one_more:
                 block.values.update(rec.values)
+                last = rec.line
                 block.listed = block.listed or rec.listed
                 continue
             if not own and header is not None:
@@ -659,8 +667,11 @@ def records(lines: list[Line]) -> list[Record]:
             if own and out and _repeated(out[-1], rec):
                 continue
             out.append(rec)
-            whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
-            block = rec if header is not None and not own and not whole and not rec.unnamed else None
+            if repeat is None and len(out) - since > 1 and out[-2].values.keys() == keys:
+                repeat = keys  # a record a line
+            one = repeat is None or (len(keys) == 1 and keys != repeat)
+            block = rec if header is not None and not own and one and not rec.unnamed else None
+            last = rec.line
     return _named_first(out)
 
 

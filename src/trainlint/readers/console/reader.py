@@ -80,7 +80,8 @@ _HINTS = lazy_regex(
     r"|Train Epoch: \d+ \[|\biter: \d+\s+total_loss:|^iter \d+: loss |^step\s+\d+/\d+ \|",
     re.M,
 )
-_TRACEBACK = lazy_regex(r"^(?:\[rank\d+\]:\s?)?Traceback \(most recent call last\):", re.M)
+# (a rank's prefix, or the command's name Windows PowerShell writes before python's first stderr line)
+_TRACEBACK = lazy_regex(r"^(?:\[rank\d+\]:\s?|[\w.\-]+ : )?Traceback \(most recent call last\):", re.M)
 # Source, markup and data files are never console logs, whatever text they quote.
 _NOT_CONSOLE = {
     ".py",
