@@ -1,0 +1,61 @@
+"""Kinds a blind sample of outside logs (probe round 22c: the first repositories find_files lists for
+``pretrain.log`` and ``train_history.txt``, labelled before trainlint read them) found read wrong:
+a line that says how long an epoch took (``Time taken for 1 epoch 658.69 sec``, TensorFlow's
+seq2seq tutorials) had given a series named ``epoch``, taken as the epoch counter, holding seconds,
+and a series ``for`` of ones. Each fixture is made up in the shape of the real file (repository,
+path and commit recorded with it; no copied lines) and asserts the series read: names, steps,
+first and last values, and which is the loss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _consolekit import series_ends as _series
+
+from trainlint.api import read_run
+from trainlint.readers.console.general import read_line
+
+EPOCHS = 12
+EVERY = 100
+BATCHES = 400
+
+
+def _loss(i: int) -> float:
+    return round(7.1 * 0.97**i, 4)
+
+
+def _seq2seq_log() -> list[str]:
+    """Fors3cDream/AutoMaster train_history.txt @5cf5ca18: a TensorFlow seq2seq loop in the shape of the
+    NMT tutorial: ``Epoch E Batch B Loss x`` every 100 batches, a checkpoint line, the epoch's mean
+    ``Epoch E Loss x``, then ``Time taken for 1 epoch S sec`` and an empty line."""
+    lines = ["Building the model ...", "Starting the training ..."]
+    for e in range(1, EPOCHS + 1):
+        for b in range(EVERY, BATCHES + 1, EVERY):
+            lines.append(f"Epoch {e} Batch {b} Loss {_loss(4 * (e - 1) + b // EVERY - 1):.4f}")
+        lines.append(f"Saving checkpoint for epoch {e} at ckpt/seq2seq/ckpt-{e} ,best loss {_loss(4 * e - 2)}")
+        lines += [f"Epoch {e} Loss {_loss(4 * e - 2):.4f}", f"Time taken for {1} epoch {650 + 3.7 * e} sec", ""]
+    return lines
+
+
+def _read(tmp_path: Path, lines: list[str]):
+    path = tmp_path / "train_history.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_run(path)
+
+
+def test_an_epochs_time_is_no_epoch_counter():
+    assert read_line("Time taken for 1 epoch 658.6991763114929 sec").values == {"epoch_time": 658.6991763114929}
+    assert read_line("Time taken for 1 epoch: 25.31 secs").values == {"epoch_time": 25.31}
+    # a preposition is no metric's name ("early stop after 28 epochs")
+    assert read_line("[pretrain] early stop after 28 epochs (no improvement for 6)") is None
+
+
+def test_seq2seq_epoch_time_lines_make_no_epoch_series(tmp_path):
+    run = _read(tmp_path, _seq2seq_log())
+    assert run.roles["loss"] == "Loss"
+    n = EPOCHS * BATCHES // EVERY
+    assert _series(run, "Loss") == (n, 100.0, float(EPOCHS * BATCHES), 7.1, _loss(n - 1))
+    assert "epoch" not in run.roles and "epoch" not in run.series and "for" not in run.series
+    assert len(run.series["summary_Loss"].values) == EPOCHS
+    times = run.series["epoch_time"].values
+    assert len(times) == EPOCHS and times[0] == 653.7
