@@ -2,7 +2,7 @@
 ``pretrain.log`` and ``train_history.txt``, labelled before trainlint read them) found read wrong:
 a line that says how long an epoch took (``Time taken for 1 epoch 658.69 sec``, TensorFlow's
 seq2seq tutorials) had given a series named ``epoch``, taken as the epoch counter, holding seconds,
-and a series ``for`` of ones. Each fixture is made up in the shape of the real file (repository,
+and a series ``for`` of ones; a ``heldout=`` value beside ``train=`` was no eval loss. Each fixture is made up in the shape of the real file (repository,
 path and commit recorded with it; no copied lines) and asserts the series read: names, steps,
 first and last values, and which is the loss."""
 
@@ -59,3 +59,24 @@ def test_seq2seq_epoch_time_lines_make_no_epoch_series(tmp_path):
     assert len(run.series["summary_Loss"].values) == EPOCHS
     times = run.series["epoch_time"].values
     assert len(times) == EPOCHS and times[0] == 653.7
+
+
+def _encoder_pretrain_log() -> list[str]:
+    """bjorvack/lorcana-training pretrain.log @664b473c: ``[pretrain] epoch   E/40  train=x  heldout=y  lr=z``
+    an epoch (``(best)`` after a new best held-out value), then an early stop and the best epoch."""
+    lines = ["  self.transformer = nn.TransformerEncoder(encoder_layer, num_layers=cfg.n_layers)"]
+    for e in range(1, EPOCHS + 1):
+        best = "  (best)" if e % 3 else "  "
+        lines.append(
+            f"[pretrain] epoch {e:3d}/40  train={30 * 0.8**e:.4f}  heldout={26 * 0.82**e:.4f}  lr={3e-4 * 0.97**e:.2e}{best}"
+        )
+    lines += [f"[pretrain] early stop after {EPOCHS} epochs (no improvement for 6)", "pretrain-encoder: best epoch 9"]
+    return lines
+
+
+def test_heldout_is_the_eval_split(tmp_path):
+    run = _read(tmp_path, _encoder_pretrain_log())
+    assert run.roles["loss"] == "train_loss" and run.roles["eval_loss"] == "heldout_loss"
+    assert _series(run, "train_loss") == (EPOCHS, 1.0, float(EPOCHS), 24.0, round(30 * 0.8**EPOCHS, 4))
+    assert _series(run, "heldout_loss") == (EPOCHS, 1.0, float(EPOCHS), 21.32, round(26 * 0.82**EPOCHS, 4))
+    assert "after" not in run.series

@@ -105,7 +105,7 @@ _EPOCH_DONE = lazy_regex(
 )
 _EVAL_WORDS = frozenset(
     # "cv": the cross-validation set, Kaldi's, WeNet's and ESPnet's held-out data ("CV Batch 4/0 loss ..")
-    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv"}
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv", "heldout"}
 )
 # A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
 # course homework template's epoch lines): the split and the count, not a decoration.
