@@ -2,9 +2,10 @@
 ``pretrain.log`` and ``train_history.txt``, labelled before trainlint read them) found read wrong:
 a line that says how long an epoch took (``Time taken for 1 epoch 658.69 sec``, TensorFlow's
 seq2seq tutorials) had given a series named ``epoch``, taken as the epoch counter, holding seconds,
-and a series ``for`` of ones; a ``heldout=`` value beside ``train=`` was no eval loss. Each fixture is made up in the shape of the real file (repository,
-path and commit recorded with it; no copied lines) and asserts the series read: names, steps,
-first and last values, and which is the loss."""
+and a series ``for`` of ones; a ``heldout=`` value beside ``train=`` was no eval loss; a gradient
+norm written in bars (``|g| 4.55``) was unread. Each fixture is made up in the shape of the real
+file (repository, path and commit recorded with it; no copied lines) and asserts the series read:
+names, steps, first and last values, and which is the loss."""
 
 from __future__ import annotations
 
@@ -80,3 +81,27 @@ def test_heldout_is_the_eval_split(tmp_path):
     assert _series(run, "train_loss") == (EPOCHS, 1.0, float(EPOCHS), 24.0, round(30 * 0.8**EPOCHS, 4))
     assert _series(run, "heldout_loss") == (EPOCHS, 1.0, float(EPOCHS), 21.32, round(26 * 0.82**EPOCHS, 4))
     assert "after" not in run.series
+
+
+def _lm_pretrain_log() -> list[str]:
+    """Rocket-Ramuel/Aria-AI pretrain.log @d585a37b: a small LM's loop printing ``step S/5000  loss x  lr y
+    |g| n  Tm`` every 10 steps (the gradient norm written as a norm's bars, the minutes since the start)."""
+    lines = ["model: 6.52M params (4.43M non-embedding)", "data: 4.89M train tokens, 43360 chat examples"]
+    for i, step in enumerate([1, *range(10, 10 * EPOCHS + 1, 10)]):
+        lines.append(
+            f"step {step}/5000  loss {9.04 * 0.97**i:.4f}  lr {3e-6 * step:.2e}  |g| {4.5 * 0.9**i:.2f}  {0.1 * i:.1f}m"
+        )
+    return lines
+
+
+def test_a_gradient_norm_written_in_bars(tmp_path):
+    run = _read(tmp_path, _lm_pretrain_log())
+    assert run.roles["loss"] == "loss" and run.roles["grad_norm"] == "grad_norm"
+    n = EPOCHS + 1
+    assert _series(run, "loss") == (n, 1.0, float(10 * EPOCHS), 9.04, round(9.04 * 0.97**EPOCHS, 4))
+    assert _series(run, "grad_norm") == (n, 1.0, float(10 * EPOCHS), 4.5, round(4.5 * 0.9**EPOCHS, 2))
+    assert read_line("epoch 3 | loss 0.5 | ||g||=0.91 | lr 1e-3").values == {
+        "loss": 0.5,
+        "grad_norm": 0.91,
+        "lr": 0.001,
+    }

@@ -383,8 +383,16 @@ _GLUED = lazy_regex(
 _GLUED_HINT = lazy_regex(r"[:=] ?\d+[A-Za-z]{2}|(?i:ep(?:och)?|iter)\d|(?i:loss)[\d.]")
 
 
+# The gradient's norm written as a norm's bars (``loss 8.87  lr 3.00e-05  |g| 4.55``, ``||g||=0.91``):
+# ``grad_norm``; the bars would cut the line into segments.
+_NORM_BARS = lazy_regex(r"(?<![\w|])(?:\|\|(?:g|grad)\|\||\|(?:g|grad)\|)(?=\s*[:=]?\s*[-+]?\.?\d)")
+
+
 def _unglued(text: str) -> str:
-    """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`)."""
+    """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`), and
+    a gradient norm's bars (:data:`_NORM_BARS`) as its name."""
+    if "|g" in text:
+        text = _NORM_BARS.sub("grad_norm", text)
     if _GLUED_HINT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
