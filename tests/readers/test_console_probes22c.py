@@ -100,6 +100,7 @@ def test_a_gradient_norm_written_in_bars(tmp_path):
     n = EPOCHS + 1
     assert _series(run, "loss") == (n, 1.0, float(10 * EPOCHS), 9.04, round(9.04 * 0.97**EPOCHS, 4))
     assert _series(run, "grad_norm") == (n, 1.0, float(10 * EPOCHS), 4.5, round(4.5 * 0.9**EPOCHS, 2))
+    assert run.meta["max_steps"] == 5000  # the plan of ``step S/5000`` kept: the run stopped short of it
     assert read_line("epoch 3 | loss 0.5 | ||g||=0.91 | lr 1e-3").values == {
         "loss": 0.5,
         "grad_norm": 0.91,

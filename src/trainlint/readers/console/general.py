@@ -29,7 +29,7 @@ from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, split_
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
-from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, norm_bars, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -383,16 +383,10 @@ _GLUED = lazy_regex(
 _GLUED_HINT = lazy_regex(r"[:=] ?\d+[A-Za-z]{2}|(?i:ep(?:och)?|iter)\d|(?i:loss)[\d.]")
 
 
-# The gradient's norm written as a norm's bars (``loss 8.87  lr 3.00e-05  |g| 4.55``, ``||g||=0.91``):
-# ``grad_norm``; the bars would cut the line into segments.
-_NORM_BARS = lazy_regex(r"(?<![\w|])(?:\|\|(?:g|grad)\|\||\|(?:g|grad)\|)(?=\s*[:=]?\s*[-+]?\.?\d)")
-
-
 def _unglued(text: str) -> str:
     """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`), and
-    a gradient norm's bars (:data:`_NORM_BARS`) as its name."""
-    if "|g" in text:
-        text = _NORM_BARS.sub("grad_norm", text)
+    a gradient norm's bars (:func:`norm_bars`) as its name."""
+    text = norm_bars(text)
     if _GLUED_HINT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
