@@ -29,7 +29,7 @@ from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, split_
 from ...roles import role_of
 from .glossary import english
 from .objectives import Objective, evaluated, founds, objective, training_error
-from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, norm_bars, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
 MAX_NAMES = 100  # a line with more pairs than this is a dump, not a progress line (verl prints 50-90 a step)
@@ -106,7 +106,7 @@ _EPOCH_DONE = lazy_regex(
 )
 _EVAL_WORDS = frozenset(
     # "cv": the cross-validation set, Kaldi's, WeNet's and ESPnet's held-out data ("CV Batch 4/0 loss ..")
-    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv"}
+    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv", "heldout"}
 )
 # A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
 # course homework template's epoch lines): the split and the count, not a decoration.
@@ -177,10 +177,28 @@ def _aside(m: re.Match[str]) -> str:
 # (a range before the unit is one too: "Start fit, it may cost 1-30 minutes...", AD-39/icon_classify's log)
 _DURATION = lazy_regex(r"(?:[-~]\d+(?:\.\d+)?)?\s*(?:s|secs?|seconds?|ms|minutes?|hours?)\b")
 # Words that are never a metric's name: ``of``, ``in``; ``over`` (icefall's MetricsTracker: ``loss=0.2, over
-# 3287.00 frames.``, the frames the values were averaged over) and ``is`` / ``was`` (a clause whose value
-# has a unit glued to it: icefall's ``Maximum memory allocated so far is 23456MB``).
+# 3287.00 frames.``, the frames the values were averaged over), ``is`` / ``was`` (a clause whose value
+# has a unit glued to it: icefall's ``Maximum memory allocated so far is 23456MB``) and ``for`` /
+# ``after`` before a count (TensorFlow tutorials' ``Time taken for 1 epoch 658.7 sec``, ``stop after 28 epochs``).
 _NOT_METRICS = frozenset(
-    {"eta", "rank", "pid", "seed", "v_num", "gpu", "device", "worker", "local_rank", "of", "in", "over", "is", "was"}
+    {
+        "eta",
+        "rank",
+        "pid",
+        "seed",
+        "v_num",
+        "gpu",
+        "device",
+        "worker",
+        "local_rank",
+        "of",
+        "in",
+        "over",
+        "is",
+        "was",
+        "for",
+        "after",
+    }
 )
 
 
@@ -332,13 +350,15 @@ def read_line(text: str) -> Record | None:
         if unread_lr(name, value):
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)
+        timed = unit in ("s", "ms") or _DURATION.match(body, end) is not None
         # "steps=112.0" written with a point: an RL loop's mean episode length (``r= 22.2 steps=209.7``), no counter
-        if key in _PLACED_NAMES and v == int(v) and not unit and not (key == "steps" and "." in value):
+        if key in _PLACED_NAMES and v == int(v) and not unit and not timed and not (key == "steps" and "." in value):
             _place(rec, key, v, None)
             continue
-        if (unit in ("s", "ms") or _DURATION.match(body, end)) and (_loss_like(name) or founds(name)):
+        if timed and (_loss_like(name) or founds(name) or key in _COUNTER_NAMES):
             # "cost 0.45s", jieba's "Loading model cost 0.884 seconds.": a duration; so is an objective
             # term's ("...Inferen\nce: 0.4493 s / iter", detectron2's evaluator wrapped by the terminal)
+            # and a counter's ("Time taken for 1 epoch 658.7 sec": how long the epoch took, no epoch)
             name = f"{name}_time"
         if (said or rec.split) and parse(name).split is None:
             name = f"{said or rec.split}_{name}"
@@ -368,7 +388,9 @@ _GLUED_HINT = lazy_regex(r"[:=] ?\d+[A-Za-z]{2}|(?i:ep(?:och)?|iter)\d|(?i:loss)
 
 
 def _unglued(text: str) -> str:
-    """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`)."""
+    """``text`` with a space between a counter or a loss and what it is glued to (:data:`_GLUED`), and
+    a gradient norm's bars (:func:`norm_bars`) as its name."""
+    text = norm_bars(text)
     if _GLUED_HINT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)

@@ -23,7 +23,7 @@ import msgspec
 
 from ...role_structure import EVAL_WORDS, TEST_WORDS, split_named
 from .objectives import objective
-from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, unread_lr, unwrap_values
+from .text import NUM, Capture, Line, Needles, distinct_segments, lazy_regex, norm_bars, unread_lr, unwrap_values
 
 _SPECIAL = {"step", "epoch", "seen", "per_epoch", "max_steps", "planned_epochs", "kv", "cells", "which", "json"}
 # ("any" also takes an arrow: ``print(f"loss -> {loss}")``)
@@ -739,7 +739,9 @@ def _terms_objective(cap: Capture) -> None:
 
 
 def parse_kv(text: str, mode: str) -> dict[str, float]:
-    """``name: value`` / ``name=value`` / ``name value`` pairs; the first of a repeated name wins."""
+    """``name: value`` / ``name=value`` / ``name value`` pairs; the first of a repeated name wins (a
+    gradient norm written in bars, ``|g| 4.55``, is ``grad_norm``)."""
+    text = norm_bars(text)
     plain = _plain_pairs(text, mode) if mode in ("=", "any") else None
     if plain is not None:
         return plain

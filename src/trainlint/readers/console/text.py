@@ -127,6 +127,16 @@ def unread_lr(name: str, value: str) -> bool:
     return _FIXED_ZERO.match(value) is not None and re.split(r"[/.:|]+", name.strip().lower())[-1] in _LR_LAST
 
 
+# The gradient's norm written as a norm's bars (``loss 8.87  lr 3.00e-05  |g| 4.55``, ``||g||=0.91``):
+# ``grad_norm``; the bars would cut the line into segments.
+_NORM_BARS = lazy_regex(r"(?<![\w|])(?:\|\|(?:g|grad)\|\||\|(?:g|grad)\|)(?=\s*[:=]?\s*[-+]?\.?\d)")
+
+
+def norm_bars(text: str) -> str:
+    """``text`` with a gradient norm's bars (``|g| 4.55``) as its name, ``grad_norm``."""
+    return _NORM_BARS.sub("grad_norm", text) if "|g" in text else text
+
+
 class Line(msgspec.Struct):
     """One physical line: its 1-based number and its redraw segments (ANSI removed)."""
 
