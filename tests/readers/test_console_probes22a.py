@@ -1,0 +1,80 @@
+"""Kinds a blind sample of outside logs (probe round 22a: the first repositories find_files lists for
+``trainlog.txt``, labelled before trainlint read them) found read wrong or unread: a loop that runs
+a training bar and then a smaller validation bar each epoch, both with a loss in their postfix and no
+words in front of them (the validation bar's loss had been read into the training loss). Each
+fixture is made up in the shape of the real file (repository, path and commit recorded with it; no
+copied lines) and asserts the series read: names, steps, first and last values, and which is the
+loss."""
+
+from __future__ import annotations
+
+from _consolekit import series_ends as _series
+
+from trainlint.api import read_run
+
+EPOCHS = 12
+TRAIN_BATCHES = 30
+VAL_BATCHES = 8
+FIRST_EPOCH = 47
+
+
+def _seg(e: int) -> tuple[float, float, float, float]:
+    """(loss, iou, val_loss, val_iou) of epoch ``e`` (from 0): training falls, validation wobbles."""
+    return (
+        round(0.2 - 0.004 * e, 4),
+        round(0.34 + 0.02 * e, 4),
+        round(0.27 + 0.03 * (e % 3), 4),
+        round(0.05 + 0.01 * e, 4),
+    )
+
+
+def _bar(total: int, loss: float, iou: float) -> str:
+    return f"100%|{'█' * 40}| {total}/{total} [09:37<00:00, 19.26s/it, loss={loss:.3g}, iou={iou:.3g}] "
+
+
+def _nested_unet_log() -> list[str]:
+    """Harry2830/Polyp-Segmentation trainlog.txt @2a6abfdd (4uiiurz1/pytorch-nested-unet's train.py):
+    each epoch a training bar ``30/30 [.., loss=.., iou=..]``, a validation bar ``8/8 [.., loss=..,
+    iou=..]``, then ``loss X - iou Y - val_loss Z - val_iou W`` and ``Epoch [N/300]``."""
+    lines: list[str] = []
+    for e in range(EPOCHS):
+        loss, iou, val_loss, val_iou = _seg(e)
+        lines += [_bar(TRAIN_BATCHES, loss, iou), _bar(VAL_BATCHES, val_loss, val_iou)]
+        lines.append(f"loss {loss:.4f} - iou {iou:.4f} - val_loss {val_loss:.4f} - val_iou {val_iou:.4f}")
+        if e % 5 == 2:
+            lines.append("=> saved best model")
+        lines.append(f"Epoch [{FIRST_EPOCH + e + 1}/300]")
+    return lines
+
+
+def test_a_smaller_bar_after_each_training_bar_is_the_validation_loop(tmp_path):
+    path = tmp_path / "trainlog.txt"
+    path.write_text("\n".join(_nested_unet_log()) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert run.roles["eval_loss"] == "val_loss"
+    first, last = _seg(0), _seg(EPOCHS - 1)
+    assert _series(run, "loss")[0] == EPOCHS  # one point an epoch: the validation bars' losses are not in it
+    assert _series(run, "loss")[3:] == (first[0], last[0])
+    assert _series(run, "val_loss")[0] == EPOCHS
+    assert _series(run, "val_loss")[3:] == (first[2], last[2])
+    assert max(run.series["loss"].values) == first[0]  # no validation value (0.27 and up) among them
+
+
+def _outer_bar_log() -> list[str]:
+    """An outer bar over the epochs with the loss in its postfix, drawn after each epoch's inner
+    bar: two totals alternate too, but the outer bar never runs to its end before the run does."""
+    lines: list[str] = []
+    for e in range(EPOCHS):
+        loss = round(1.0 - 0.05 * e, 4)
+        lines.append(f"100%|{'█' * 20}| 25/25 [00:03<00:00, 8.1it/s, loss={loss:.4f}]")
+        lines.append(f" {e + 1:2d}%|{'█' * (e // 5)}| {e + 1}/100 [00:40<09:00, 3.1s/it, loss={loss:.4f}]")
+    return lines
+
+
+def test_an_outer_bar_over_the_epochs_is_no_validation_loop(tmp_path):
+    path = tmp_path / "trainlog.txt"
+    path.write_text("\n".join(_outer_bar_log()) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "loss"
+    assert not any(name.startswith("val_") for name in run.series)
