@@ -1,7 +1,9 @@
 """Kinds a blind sample of outside logs (probe round 22a: the first repositories find_files lists for
 ``trainlog.txt``, labelled before trainlint read them) found read wrong or unread: a loop that runs
 a training bar and then a smaller validation bar each epoch, both with a loss in their postfix and no
-words in front of them (the validation bar's loss had been read into the training loss). Each
+words in front of them (the validation bar's loss had been read into the training loss); and
+ProtoPNet's blocks of one value a line under ``train`` and ``test`` lines, its objective printed as
+``cross ent`` (the file had gone unread, and a ``test`` line had named only the line after it). Each
 fixture is made up in the shape of the real file (repository, path and commit recorded with it; no
 copied lines) and asserts the series read: names, steps, first and last values, and which is the
 loss."""
@@ -11,6 +13,7 @@ from __future__ import annotations
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
+from trainlint.readers.console.objectives import term_kind
 
 EPOCHS = 12
 TRAIN_BATCHES = 30
@@ -78,3 +81,51 @@ def test_an_outer_bar_over_the_epochs_is_no_validation_loop(tmp_path):
     run = read_run(path)
     assert run.roles["loss"] == "loss"
     assert not any(name.startswith("val_") for name in run.series)
+
+
+def _proto(e: int) -> tuple[float, float]:
+    """(train cross ent, test cross ent) of epoch ``e``."""
+    return round(4.9 - 0.06 * e, 6), round(4.6 - 0.04 * e, 6)
+
+
+def _protopnet_block(e: int, split: str, ce: float) -> list[str]:
+    return [
+        f"\t{split}",
+        f"\ttime: \t{1000.5 + 3 * e}",
+        f"\tcross ent: \t{ce}",
+        f"\tcluster: \t{0.09 - 0.001 * e}",
+        f"\tseparation:\t{0.003 + 0.0001 * e}",
+        f"\tavg separation:\t{37.1 + e}",
+        f"\taccu: \t\t{5.0 + 0.5 * e}%",
+        "\tl1: \t\t4475.595703125",
+        f"\tp dist pair: \t{70.5 + 2 * e}",
+    ]
+
+
+def _protopnet_log(epochs: int) -> list[str]:
+    """KodeRikke/FailureModes trainlog.txt @9cd7b8e8 (cfchen-duke/ProtoPNet's main.py and
+    train_and_test.py): ``epoch: \tN``, a phase word (``\twarm``, ``\tjoint``), then a ``\ttrain``
+    and a ``\ttest`` block of one ``\tname: \tvalue`` a line."""
+    lines = ["start training"]
+    for e in range(epochs):
+        train, test = _proto(e)
+        lines += [f"epoch: \t{e}", "\twarm" if e < 5 else "\tjoint"]
+        lines += _protopnet_block(e, "train", train) + _protopnet_block(e, "test", test)
+    return lines
+
+
+def test_cross_ent_is_an_objective_term():
+    assert term_kind("cross_ent") == "term"
+    assert term_kind("cross_entropy") == "term"
+
+
+def test_protopnet_blocks_under_train_and_test_lines_read_cross_ent_as_the_loss(tmp_path):
+    epochs = 12
+    path = tmp_path / "trainlog.txt"
+    path.write_text("\n".join(_protopnet_log(epochs)) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "cross_ent"
+    assert _series(run, "cross_ent") == (epochs, 0.0, epochs - 1.0, _proto(0)[0], _proto(epochs - 1)[0])
+    assert _series(run, "test_cross_ent") == (epochs, 0.0, epochs - 1.0, _proto(0)[1], _proto(epochs - 1)[1])
+    assert len(run.series["accu"]) == len(run.series["test_accu"]) == epochs
+    assert len(run.series["time"]) == epochs and len(run.series["test_time"]) == epochs

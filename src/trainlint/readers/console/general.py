@@ -610,6 +610,7 @@ def records(lines: list[Line]) -> list[Record]:
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
     section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
     under = False  # a counter-only header came last (tqdm bars after it aside): a bare number is its loss
+    split_of_block = ""  # the split a title line gave the record that opened the block: its other lines' too
     for line in lines:
         after_bar = False
         for seg in distinct_segments(line.segments):
@@ -633,7 +634,7 @@ def records(lines: list[Line]) -> list[Record]:
                 section = _Section(banner or "")
                 continue
             own = not rec.unnamed and (rec.step is not None or rec.epoch is not None or rec.inner is not None)
-            if not own and block is not None and not rec.unnamed and not rec.values.keys() & block.values.keys():
+            if block is not None and _joins(rec, block, own, title, split_of_block):
                 block.values.update(rec.values)
                 block.listed = block.listed or rec.listed
                 continue
@@ -646,7 +647,24 @@ def records(lines: list[Line]) -> list[Record]:
             out.append(rec)
             whole = whole or (len(out) - since > 1 and out[-2].values.keys() == rec.values.keys())  # a record a line
             block = rec if header is not None and not own and not whole and not rec.unnamed else None
+            split_of_block = title if block is not None else ""
     return _named_first(out)
+
+
+def _joins(rec: Record, block: Record, own: bool, title: str, split_of_block: str) -> bool:
+    """Whether ``rec``, a line with no counter of its own, is one more line of the open block's
+    record: it names other values than the block holds. A record a title line named (``test``
+    alone on the line before) opens a block of its own, and the lines after it take the split it
+    gave: ProtoPNet's ``test``, then ``time: ..``, ``cross ent: ..``, a value a line, each behind a tab."""
+    if own or title or rec.unnamed:
+        return False
+    split = split_of_block if not rec.split else ""
+    names = {n if not split or parse(n).split is not None else f"{split}_{n}" for n in rec.values}
+    if names & block.values.keys():
+        return False
+    if split:
+        _entitle(rec, split)
+    return True
 
 
 _BARE_VALUE = lazy_regex(r"^\s*([-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|nan)\s*$")

@@ -89,6 +89,7 @@ MAXIMISED = frozenset({"elbo"})
 # Words written apart that name one vocabulary word.
 _COMPOUNDS = (
     ("cross_entropy", "crossentropy"),
+    ("cross_ent", "crossentropy"),  # ProtoPNet's train.py prints "cross ent:" (cfchen-duke/ProtoPNet train_and_test.py)
     ("neg_log_likelihood", "nll"),
     ("negative_log_likelihood", "nll"),
     ("bits_per_dim", "bpd"),
