@@ -3,7 +3,10 @@
 a training bar and then a smaller validation bar each epoch, both with a loss in their postfix and no
 words in front of them (the validation bar's loss had been read into the training loss); and
 ProtoPNet's blocks of one value a line under ``train`` and ``test`` lines, its objective printed as
-``cross ent`` (the file had gone unread, and a ``test`` line had named only the line after it). Each
+``cross ent`` (the file had gone unread, and a ``test`` line had named only the line after it); and
+runs appended to one log, the first with each ``Epoch i/N - Loss: X`` line printed twice (the twin
+had read as a count repeated: the steps fell to the order of the lines, the runs ran together and
+the next run's first loss read as a blow-up). Each
 fixture is made up in the shape of the real file (repository, path and commit recorded with it; no
 copied lines) and asserts the series read: names, steps, first and last values, and which is the
 loss."""
@@ -129,3 +132,70 @@ def test_protopnet_blocks_under_train_and_test_lines_read_cross_ent_as_the_loss(
     assert _series(run, "test_cross_ent") == (epochs, 0.0, epochs - 1.0, _proto(0)[1], _proto(epochs - 1)[1])
     assert len(run.series["accu"]) == len(run.series["test_accu"]) == epochs
     assert len(run.series["time"]) == epochs and len(run.series["test_time"]) == epochs
+
+
+RUNS = (3, 5, 10)
+
+
+def _summ(run: int, e: int) -> float:
+    """The loss of epoch ``e`` (from 1) of run ``run``: each run starts high again."""
+    return round(7.3 - 0.6 * e + 0.01 * run, 4)
+
+
+def _summarizer_log() -> list[str]:
+    """Hungnp05/Summarizer trainlog.txt @2f58c660: runs one after another, each under a
+    ``--N epoch subset ...`` line, a tqdm bar then ``Epoch i/N - Loss: X`` per epoch; the first run's
+    epoch lines printed twice each."""
+    lines: list[str] = []
+    for run, epochs in enumerate(RUNS):
+        lines += [f"--{epochs} epoch subset 3000", "Bắt đầu training summarizer tự build..."]
+        for e in range(1, epochs + 1):
+            lines.append(f"100%|{'█' * 50}| 375/375 [04:12<00:00,  1.48it/s] ")
+            line = f"Epoch {e}/{epochs} - Loss: {_summ(run, e):.4f}"
+            lines += [line, line] if run == 0 else [line]
+        lines += ["Đã lưu model vào summarizer_self_built.pt", ""]
+    return lines
+
+
+def test_a_line_printed_twice_is_one_record_and_appended_runs_stay_apart(tmp_path):
+    path = tmp_path / "trainlog.txt"
+    path.write_text("\n".join(_summarizer_log()) + "\n")
+    run = read_run(path)
+    loss = run.series[run.roles["loss"]]
+    assert len(loss.steps) == sum(RUNS)
+    assert [float(s) for s in loss.steps] == [float(e) for n in RUNS for e in range(1, n + 1)]
+    assert float(loss.values[0]) == _summ(0, 1) and float(loss.values[-1]) == _summ(2, RUNS[-1])
+
+
+def test_the_general_reader_reads_a_record_printed_twice_once(tmp_path):
+    """A loop that prints each line to the console and to a logger on one file: a short run's lines
+    twice each, then a longer run's once. The twins are one record each, at the epoch printed,
+    and the second run starts again at epoch 1 (it had all been read in the order of the lines)."""
+    lines = []
+    for run, epochs in enumerate((4, 12)):
+        for e in range(1, epochs + 1):
+            line = f"[E{e}] Loss: {round(3.0 - 0.2 * e + 0.01 * run, 4)} | Acc: {round(0.5 + 0.02 * e, 3)}"
+            lines += [line, line] if run == 0 else [line]
+    path = tmp_path / "trainlog.txt"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (16, 1.0, 12.0, 2.8, 0.61)
+    assert [float(s) for s in run.series["Loss"].steps] == [*range(1, 5), *range(1, 13)]
+    assert any("printed again right after themselves" in note for note in run.notes)
+
+
+def test_a_value_printed_again_under_an_epoch_counter_alone_is_a_new_batch(tmp_path):
+    """A loop that prints ``Epoch E, Loss: X, ...`` every batch, the epoch alone as its counter, in
+    bf16 (rwkv-rm-copilot-966, calibration: ``Epoch 41, Loss: 0.33203125, Positive Score: ..``): the
+    same line twice in a row is two batches, both kept."""
+    lines = []
+    for e in range(1, 6):
+        for b in range(6):
+            loss = 0.5 if b in (2, 3) else round(0.7 - 0.05 * b - 0.02 * e, 4)
+            lines.append(f"Epoch {e}, Loss: {loss}, Positive Score: 1.0, Negative Score: {loss}, N_POS:0|N_NEG:0")
+    path = tmp_path / "output.log"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.roles["loss"] == "Loss"
+    assert len(run.series["Loss"].values) == 30
