@@ -16,7 +16,7 @@ from __future__ import annotations
 from _consolekit import series_ends as _series
 
 from trainlint.api import read_run
-from trainlint.readers.console.objectives import term_kind
+from trainlint.readers.console.objectives import evaluated, term_kind
 
 EPOCHS = 12
 TRAIN_BATCHES = 30
@@ -117,9 +117,12 @@ def _protopnet_log(epochs: int) -> list[str]:
     return lines
 
 
-def test_cross_ent_is_an_objective_term():
+def test_cross_ent_is_an_objective_term_and_its_test_split_twin_its_evaluation():
     assert term_kind("cross_ent") == "term"
     assert term_kind("cross_entropy") == "term"
+    assert evaluated("cross_ent", ["cross_ent", "test_cross_ent", "test_accu"]) == "test_cross_ent"
+    assert evaluated("cross_ent", ["cross_ent", "val_cross_ent", "test_cross_ent"]) == "val_cross_ent"
+    assert evaluated("nll", ["nll", "test_ce"]) is None
 
 
 def test_protopnet_blocks_under_train_and_test_lines_read_cross_ent_as_the_loss(tmp_path):
@@ -128,6 +131,7 @@ def test_protopnet_blocks_under_train_and_test_lines_read_cross_ent_as_the_loss(
     path.write_text("\n".join(_protopnet_log(epochs)) + "\n")
     run = read_run(path)
     assert run.roles["loss"] == "cross_ent"
+    assert run.roles["eval_loss"] == "test_cross_ent"  # the objective measured on the test split, no val one
     assert _series(run, "cross_ent") == (epochs, 0.0, epochs - 1.0, _proto(0)[0], _proto(epochs - 1)[0])
     assert _series(run, "test_cross_ent") == (epochs, 0.0, epochs - 1.0, _proto(0)[1], _proto(epochs - 1)[1])
     assert len(run.series["accu"]) == len(run.series["test_accu"]) == epochs
