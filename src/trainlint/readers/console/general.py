@@ -651,6 +651,7 @@ def records(lines: list[Line]) -> list[Record]:
     titled = ""  # "Test Error:" alone on the line before: the split of that line's values
     section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
     under = False  # a counter-only header came last (tqdm bars after it aside): a bare number is its loss
+    split_of_block = ""  # the split a title line gave the record that opened the block: its other lines' too
     for line in lines:
         after_bar = False
         for seg in distinct_segments(line.segments):
@@ -677,7 +678,7 @@ def records(lines: list[Line]) -> list[Record]:
             keys = frozenset(rec.values)
             # where a record a line: one value, on the line right after the block's last
             one_more = repeat is None or (len(keys) == 1 and rec.line == last + 1)
-            if not own and block is not None and not rec.unnamed and not keys & block.values.keys() and one_more:
+            if block is not None and one_more and _joins(rec, block, own, title, split_of_block):
                 block.values.update(rec.values)
                 last = rec.line
                 block.listed = block.listed or rec.listed
@@ -693,8 +694,25 @@ def records(lines: list[Line]) -> list[Record]:
                 repeat = keys  # a record a line
             one = repeat is None or (len(keys) == 1 and keys != repeat)
             block = rec if header is not None and not own and one and not rec.unnamed else None
+            split_of_block = title if block is not None else ""
             last = rec.line
     return _named_first(out)
+
+
+def _joins(rec: Record, block: Record, own: bool, title: str, split_of_block: str) -> bool:
+    """Whether ``rec``, a line with no counter of its own, is one more line of the open block's
+    record: it names other values than the block holds. A record a title line named (``test``
+    alone on the line before) opens a block of its own, and the lines after it take the split it
+    gave: ProtoPNet's ``test``, then ``time: ..``, ``cross ent: ..``, a value a line, each behind a tab."""
+    if own or title or rec.unnamed:
+        return False
+    split = split_of_block if not rec.split else ""
+    names = {n if not split or parse(n).split is not None else f"{split}_{n}" for n in rec.values}
+    if names & block.values.keys():
+        return False
+    if split:
+        _entitle(rec, split)
+    return True
 
 
 _BARE_VALUE = lazy_regex(r"^\s*([-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|nan)\s*$")
@@ -1017,6 +1035,31 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
     return steps, how
 
 
+def _without_reprints(train: list[Record]) -> tuple[list[Record], int]:
+    """The training records less each one printed again as it was, right after itself, with its
+    counter (``Epoch 1/3 - Loss: 7.3485`` twice: a loop that prints to the console and to a
+    logger, both into the file): one record, as its count says (the twin had read as a count
+    repeated, so the steps fell back to the order of the records and runs appended to the log
+    were no longer told apart). Only where the counter tells every other record from the one
+    before it: where it does not (``Epoch 41, Loss: 0.33`` a batch, the epoch alone printed), a
+    value printed again is a new batch's (bf16 losses repeat exactly)."""
+    twins = [_twins(a, b) for a, b in zip(train, train[1:])]
+    if not any(twins) or any(_where(a) == _where(b) for (a, b), t in zip(zip(train, train[1:]), twins) if not t):
+        return train, 0
+    out = train[:1] + [rec for rec, twin in zip(train[1:], twins) if not twin]
+    return out, len(train) - len(out)
+
+
+def _where(rec: Record) -> tuple[float | None, float | None, tuple[float, float] | None, str, int]:
+    return rec.step, rec.epoch, rec.inner, rec.split, rec.run
+
+
+def _twins(a: Record, b: Record) -> bool:
+    """Whether ``b`` prints ``a`` again: the same text, counter and values."""
+    counted = b.step is not None or b.epoch is not None or b.inner is not None
+    return counted and a.text.strip() == b.text.strip() and _where(a) == _where(b) and a.values == b.values
+
+
 def _lone_starts(steps: list[float]) -> int:
     """How many times the first count follows itself: a launch that stopped after its first record."""
     start = min(steps, default=0.0)
@@ -1078,6 +1121,7 @@ def general(lines: list[Line]) -> Capture | None:
     if found is not None:
         _objective_meta(cap, found[1])
     train, moved = _training(recs, loss)
+    train, reprints = _without_reprints(train)
     steps, how = _steps(train)
     role = {id(r): "training" for r in train}
     at = dict(zip((r.line for r in train), steps))
@@ -1089,7 +1133,7 @@ def general(lines: list[Line]) -> Capture | None:
     if found is not None and (ev := evaluated(found[1].name, cap.cols)) is not None:
         cap.meta["eval_objective"] = ev  # roles.apply_roles takes it as the eval loss
         cap.meta["eval_objective_why"] = f"the objective {found[1].name!r} measured on the evaluation split"
-    cap.steps_from = how
+    cap.steps_from, cap.reprints = how, reprints
     if how == "epoch":
         cap.meta["steps_are"] = "epochs"
     if how != "order" and (lone := _lone_starts(steps)):
@@ -1105,6 +1149,10 @@ def general(lines: list[Line]) -> Capture | None:
             how, "the count on the line" if how == "count" else "the order of the records"
         )
     )
+    if reprints:
+        cap.notes.append(
+            f"{reprints} training record(s) printed again right after themselves, counter and all: read once"
+        )
     if any(r.listed for r in train):
         cap.notes.append(
             f"{loss!r} is the first of a list of values printed after its name (Keras' train_on_batch returns"

@@ -89,6 +89,7 @@ MAXIMISED = frozenset({"elbo"})
 # Words written apart that name one vocabulary word.
 _COMPOUNDS = (
     ("cross_entropy", "crossentropy"),
+    ("cross_ent", "crossentropy"),  # ProtoPNet's train.py prints "cross ent:" (cfchen-duke/ProtoPNet train_and_test.py)
     ("neg_log_likelihood", "nll"),
     ("negative_log_likelihood", "nll"),
     ("bits_per_dim", "bpd"),
@@ -208,9 +209,12 @@ def _copy_of(name: str, terms: list[str]) -> bool:
 
 def evaluated(objective_name: str, names: Iterable[str]) -> str | None:
     """The name among ``names`` that is the same objective term measured on the evaluation split
-    (``TRAIN CROSS ENTROPY`` then ``VALID CROSS ENTROPY``, ``train_nll`` and ``val_nll``), or None."""
+    (``TRAIN CROSS ENTROPY`` then ``VALID CROSS ENTROPY``, ``train_nll`` and ``val_nll``); where no
+    validation split measures it, the test split (ProtoPNet's ``cross ent`` under ``test``, as the roles
+    take ``test_loss`` for the eval loss where no ``val_loss`` is logged); else None."""
     if "+" in objective_name:
         return None
     core = [w for w in _words(objective_name) if w not in _SPLIT_WORDS]
-    hits = [n for n in names if set(_words(n)) & EVAL_WORDS and [w for w in _words(n) if w not in _SPLIT_WORDS] == core]
+    names = [n for n in names if [w for w in _words(n) if w not in _SPLIT_WORDS] == core]
+    hits = [n for n in names if set(_words(n)) & EVAL_WORDS] or [n for n in names if set(_words(n)) & TEST_WORDS]
     return hits[0] if len(hits) == 1 else None

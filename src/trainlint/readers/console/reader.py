@@ -226,8 +226,9 @@ def _overwrote(general: Capture, generic: Capture) -> bool:
     (``iteration:1 step100/174,NER loss:..`` twice an iteration: one point where there were two)
     while the general reader kept each of those lines: more lines matched than points kept, and
     the general reader's loss holds them all with few repeated values (a line printed twice, by
-    two logging handlers, repeats its value: that is not a lost point)."""
-    taken, kept = len(set(generic.lines)), _loss_points(generic)
+    two logging handlers, repeats its value: that is not a lost point; nor is one the general reader
+    read once, its twin right after it)."""
+    taken, kept = len(set(generic.lines)) - general.reprints, _loss_points(generic)
     values = max((vals for name, (_, vals) in general.cols.items() if "loss" in name.lower()), key=len, default=[])
     if taken <= kept or len(values) < taken:
         return False
@@ -241,10 +242,10 @@ def _refines(general: Capture, generic: Capture) -> bool:
     epoch: 1 | loss: ..`` printed twice an epoch, which a shape keyed by the epoch matches and
     keeps once: the later overwrites the earlier; points from lines it never matched, an epoch's
     summary, are not such points); a line printed twice (two logging handlers) repeats its value:
-    such repeats are no points gained."""
+    such repeats are no points gained, and a twin the general reader read once is no line of its own."""
     theirs = _longest_loss(generic)
     mine = _longest_loss(general)
-    if not theirs or not len(theirs) < len(mine) <= len(set(generic.lines)):
+    if not theirs or not len(theirs) < len(mine) <= len(set(generic.lines)) - general.reprints:
         return False
     it = iter(mine)
     if not all(any(v == w for w in it) for v in theirs):  # a subsequence, value for value

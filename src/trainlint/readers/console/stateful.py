@@ -521,6 +521,43 @@ def _described(desc: str, cap: Capture) -> dict[str, float] | None:
     return vals
 
 
+def _bars(lines: list[Line]) -> list[list[float]]:
+    """The bars that print a loss in their postfix, in order: each one's ``[total, count reached,
+    line]``. A bar ends where its count falls, its total changes, or it starts again on a new line
+    after its complete render (a bar of one render: the count of each bar of a loop is its total)."""
+    bars: list[list[float]] = []
+    for line in lines:
+        for seg in line.segments:
+            m = _TQDM.match(seg)
+            if m is None or m[4] == "?" or _EVAL_BAR.match(m[1]) or not _has_loss(_postfix(m[5])):
+                continue
+            n, total = float(m[3]), float(m[4])
+            last = bars[-1] if bars else None
+            if last is None or total != last[0] or n < last[1] or last[1] == total and line.no != last[2]:
+                bars.append([total, n, float(line.no)])
+            else:
+                last[1], last[2] = n, float(line.no)
+    return bars
+
+
+def _eval_total(lines: list[Line]) -> float | None:
+    """The total of an evaluation loop's bars that no description names: a loop that runs a
+    training bar and then an evaluation bar over a smaller set each epoch, both with a loss in
+    their postfix and no words in front (4uiiurz1/pytorch-nested-unet's ``30/30 [.., loss=0.202,
+    iou=0.336]`` then ``8/8 [.., loss=0.274, iou=0.00243]``). The bars' totals alternate, two of
+    them, the smaller one three times or more, every bar but the last run to its end (an outer
+    bar over the epochs, ``3/100``, ends only with the run: it is no evaluation loop); the
+    evaluation set is the smaller one. None for any other sequence of bars."""
+    bars = _bars(lines)
+    totals = [b[0] for b in bars]
+    if len(set(totals)) != 2 or any(a == b for a, b in zip(totals, totals[1:])):
+        return None
+    small = min(totals)
+    if totals.count(small) < 3 or any(b[1] != b[0] for b in bars[:-1]):
+        return None
+    return small
+
+
 def tqdm_postfix(lines: list[Line]) -> Capture | None:
     """``pbar.set_postfix(loss=...)`` in a hand-written loop: one point per bar position; or a
     loss in the bar's description (``set_description``), one point each time the description
@@ -530,6 +567,7 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     previous bar's total is added. A generic shape: any framework recogniser wins over it.
     """
     cap = Capture("tqdm-postfix", tier=1)
+    evaluates = _eval_total(lines)
     offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
     epoch: str | None = None
     done: tuple[int, dict[str, float]] | None = None  # (line, values) of the last bar rendered complete
@@ -546,7 +584,8 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
                 if described is None:
                     continue
                 vals, last_desc = described, m[1]
-            if _EVAL_BAR.match(m[1]):  # "validating...: 45%|..": its own count, at the training step
+            # "validating...: 45%|..", or the smaller loop of two alternating ones: its own count, at the training step
+            if _EVAL_BAR.match(m[1]) or evaluates is not None and m[4] != "?" and float(m[4]) == evaluates:
                 for k, v in vals.items():
                     cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
                 continue

@@ -256,6 +256,7 @@ class Capture(msgspec.Struct):
     meta: dict[str, Any] = msgspec.field(default_factory=dict)
     notes: list[str] = msgspec.field(default_factory=list)
     steps_from: str = ""  # the general line reader's: what its steps were taken from (``epoch-count``, ..)
+    reprints: int = 0  # the general line reader's: records printed again right after themselves, read once
 
     def add(self, name: str, step: float, value: float) -> None:
         """Append a point; a repeated step at the end (a redraw) replaces the last point."""
