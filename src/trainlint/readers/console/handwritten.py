@@ -316,6 +316,9 @@ def tables(lines: list[Line]) -> list[Capture]:
 # ``{'loss': [4.85, 2.31, ...], 'val_loss': [...], 'acc': [...]}`` on one line, one value per epoch.
 _DICT_LIST = lazy_regex(r"""['"]([A-Za-z][\w@/.\- ]{0,60})['"]\s*:\s*\[([^\[\]]*)\]""")
 MIN_DICT_EPOCHS = 3
+# a few words and a colon or ``=`` before the dict: ``print("train history:", history.history)``
+# (norahik/CDECNN's train_history.txt: ``train history: {'acc': [...], 'loss': [...], ...}``)
+_DICT_LABEL = lazy_regex(r"^[A-Za-z][\w .\-]{0,40}?\s*[:=]\s*(?=\{)")
 
 
 def printed_lists(text: str) -> dict[str, list[float]]:
@@ -337,6 +340,7 @@ def history_dicts(lines: list[Line]) -> Capture | None:
         text = line.final.strip()
         if text.startswith('"{') and text.endswith('}"'):  # json.dump(str(history.history), f)
             text = text[1:-1]
+        text = _DICT_LABEL.sub("", text, count=1)
         if not text.startswith("{") or len(text) > MAX_LIST_CHARS or "loss" not in text:
             continue
         cols = printed_lists(text)
