@@ -62,3 +62,38 @@ def test_a_lightning_bar_reset_to_zero_is_no_step(tmp_path):
     assert _series(run, "val/loss")[:3] == (EPOCHS, float(TOTAL), float(last))
     codes = {f.code for f in judge(run).findings}
     assert "TL012" not in codes and "TL010" not in codes
+
+
+def _asr_log() -> list[str]:
+    """jpnevrones/dump trainlog.txt @8bdcf8aa9e64597bc7cfebc38c1cbfca6cddcd6b: a timestamped
+    ``epoch:E,iters:I,global_step:G,loss:X`` every ten iterations, a validation block after each
+    epoch (a word and character error rate per utterance, then the average loss); the run
+    relaunched inside its second epoch with its epoch counter back at 2 while the global step
+    goes on."""
+    lines: list[str] = []
+    step = 0
+    for epoch, iters in ((2, 150), (3, 40), (2, 150), (3, 150), (4, 150), (5, 150)):  # the third block: the relaunch
+        for i in range(0, iters, 10):
+            step += 10 if step else 1
+            loss = round(880.0 / (1.0 + 0.05 * step), 4)
+            lines.append(f"07-23 14:{step % 60:02d}:51 epoch:{epoch},iters:{i},global_step:{step},loss:{loss}")
+        if iters < 150:
+            continue
+        lines.append(f"07-23 16:30:06 Epoch:{epoch},begin validation, batch_num:73")
+        for u in range(10):
+            lines.append(f"07-23 16:30:1{u} Ground Truth :he was in reverie sliding along the borders")
+            lines.append(f"07-23 16:30:1{u} Word Error Rate :0.{epoch}{u} Charchter Error Rate:0.3{u}")
+        lines.append(f"07-23 16:34:43 Epoch:{epoch},end 73 validation, avg_loss:{200.0 / epoch}, cer:0.7,wer:0.9")
+    return lines
+
+
+def test_a_global_step_after_the_count_inside_the_epoch_is_the_step(tmp_path):
+    lines = _asr_log()
+    run = _read(tmp_path, lines, "trainlog.txt")
+    assert run.format == "console/general" and run.roles["loss"] == "loss"
+    first, last = lines[0], [x for x in lines if "global_step" in x][-1]
+    n, s0, s1, v0, v1 = _series(run, "loss")
+    assert (n, s0, s1) == (79, 1.0, float(last.split("global_step:")[1].split(",")[0]))
+    assert (v0, v1) == (float(first.rsplit(":", 1)[1]), float(last.rsplit(":", 1)[1]))
+    assert list(run.series["loss"].steps) == sorted(run.series["loss"].steps)
+    assert not any("falls back" in note for note in run.notes)
