@@ -582,6 +582,9 @@ def _place(rec: Record, key: str, n: float, total: float | None) -> None:
             rec.epoch, rec.inner = rec.inner[0], None
         if rec.step is None:
             rec.step, rec.step_total = n, total or 0.0
+        elif key == "global_step" and rec.epoch is not None and rec.inner is None:
+            # "epoch:2,iters:10,global_step:11": the earlier count is inside the epoch, this one global
+            rec.inner, rec.step, rec.step_total = (rec.step, rec.step_total or 0.0), n, total or 0.0
     elif total is not None and rec.inner is None:
         rec.inner = (n, total)
     elif total is not None and rec.epoch is None and rec.inner is not None and (rec.bare or rec.inner[1]):

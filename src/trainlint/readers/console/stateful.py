@@ -229,15 +229,16 @@ def _step_rows(
     renders: list[tuple[int, str, str, str, str]],
 ) -> tuple[dict[float, dict[str, float]], list[int], set[str]]:
     """The training values of each redraw by global step (a step drawn twice: its later values),
-    the lines they came from, and the names whose value changed inside an epoch."""
+    the lines they came from, and the names whose value changed inside an epoch. A redraw at
+    0/N is no step's (imjaegyun/Traj-LLM: ``Epoch 0: 0%| 0/43`` with epoch 0's last loss)."""
     rows: dict[float, dict[str, float]] = {}
     lines: list[int] = []
     moved: set[str] = set()
     seen: dict[str, tuple[str, str]] = {}  # name -> (epoch, value as written) of its last redraw
     cur, offset, last_n = None, 0, 0
     for line_no, epoch, n, total, text in renders:
-        if not epoch:
-            continue
+        if not epoch or n == "0":  # a bar at 0 has run no step: its postfix is the last epoch's
+            continue  # (Lightning redraws the ended epoch's bar at 0/N before renaming it)
         if epoch != cur:
             offset, cur = (offset + last_n if cur is not None else 0), epoch
         last_n = int(n)
