@@ -97,3 +97,32 @@ def test_a_global_step_after_the_count_inside_the_epoch_is_the_step(tmp_path):
     assert (v0, v1) == (float(first.rsplit(":", 1)[1]), float(last.rsplit(":", 1)[1]))
     assert list(run.series["loss"].steps) == sorted(run.series["loss"].steps)
     assert not any("falls back" in note for note in run.notes)
+
+
+def _unet_log(glued_at: int) -> list[str]:
+    """hijihyo/pytorch-unet trainlog.txt @77e6147056b19732ac24ba75e98529ee6a3744ef: an epoch's
+    header, then the training and validation averages behind bracketed tags, padded with spaces
+    (what the tqdm bar left on the line), an early-stopping and a checkpoint line. In one epoch the
+    bar was left unfinished and the next print glued after its closing bracket on the same line."""
+    lines = ["Current device: cuda"]
+    for e in range(1, 21):
+        train = f"  [TRAIN DATA] avg. acc: {0.90 + e / 1000:.5f} avg. loss: {1.0 - 0.03 * e:.5f}" + " " * 30
+        if e == glued_at:
+            train = f"Epoch [{e}/100]: [100/135]  74%|#######   , loss=0.303 [01:17<00:24]" + train
+        lines += [
+            f"Epoch {e}:",
+            train,
+            f"  [VALID DATA] avg. acc: {0.93 + e / 1000:.5f} avg. loss: {0.98 - 0.03 * e:.5f}" + " " * 30,
+            f"  [EARLY STOP] counter: 0 best score: -{0.98 - 0.03 * e:.5f}",
+            f"  [CHECKPOINT] model_{e}.pt",
+        ]
+    return lines
+
+
+def test_a_print_glued_after_an_unfinished_bar_is_a_line_of_its_own(tmp_path):
+    run = _read(tmp_path, _unet_log(glued_at=13), "trainlog.txt")
+    assert run.format == "console/general"
+    assert run.roles["loss"] == "avg._loss" and run.roles["eval_loss"] == "VALID_avg._loss"
+    assert _series(run, "avg._loss") == (20, 1.0, 20.0, 0.97, 0.4)
+    assert _series(run, "VALID_avg._loss") == (20, 1.0, 20.0, 0.95, 0.38)
+    assert list(run.series["VALID_avg._loss"].steps) == sorted(run.series["VALID_avg._loss"].steps)

@@ -229,6 +229,23 @@ def unbrace_values(text: str) -> str:
     return _BRACED.sub(r"\1\2", text) if held else text
 
 
+# A tqdm bar left unfinished on its line and the next print glued after it, past the bar's closing
+# bracket (hijihyo/pytorch-unet: ``.. 74%|###   , loss=0.303 [01:17<00:24]  [TRAIN DATA] avg. loss: ..``).
+_GLUED_AFTER_BAR = lazy_regex(r"^(.*?\d+%\|[^\[\]]*\[[^\]<]*<[^\]]*\])\s{2,}(\S.*\d.*)$")
+
+
+def _unglued(segs: list[str]) -> list[str]:
+    """``segs`` with a print glued after an unfinished tqdm bar as a segment of its own (what the
+    terminal showed last), the bar before it."""
+    if not any("%|" in s for s in segs):
+        return segs
+    out: list[str] = []
+    for seg in segs:
+        m = _GLUED_AFTER_BAR.match(seg) if "%|" in seg else None
+        out += [m[1], m[2]] if m else [seg]
+    return out
+
+
 def split_lines(text: str, run_starts: Sequence[int] = ()) -> list[Line]:
     """Physical lines with their redraw segments; CRLF counts as one line end. ``run_starts``
     (1-based line numbers, rising) are where the text is known to begin a new run, as a
@@ -242,7 +259,7 @@ def split_lines(text: str, run_starts: Sequence[int] = ()) -> list[Line]:
         else:
             segs = [raw] if raw.strip() else []
         if segs:
-            lines.append(Line(i + 1, segs, bisect_right(run_starts, i + 1) if run_starts else 0))
+            lines.append(Line(i + 1, _unglued(segs), bisect_right(run_starts, i + 1) if run_starts else 0))
     return lines
 
 
