@@ -231,7 +231,9 @@ def unbrace_values(text: str) -> str:
 
 # A tqdm bar left unfinished on its line and the next print glued after it, past the bar's closing
 # bracket (hijihyo/pytorch-unet: ``.. 74%|###   , loss=0.303 [01:17<00:24]  [TRAIN DATA] avg. loss: ..``).
-_GLUED_AFTER_BAR = lazy_regex(r"^(.*?\d+%\|[^\[\]]*\[[^\]<]*<[^\]]*\])\s{2,}(\S.*\d.*)$")
+# (searched from the bar's ``N%|``: a pattern from the line's start would backtrack over a long run of digits)
+# (and each part stops at the next ``%``, so no try runs past the next bar's)
+_GLUED_AFTER_BAR = lazy_regex(r"\d%\|[^\[\]%]*\[[^\]<%]*<[^\]%]*\]\s{2,}(?=\S.*\d)")
 
 
 def _unglued(segs: list[str]) -> list[str]:
@@ -241,8 +243,8 @@ def _unglued(segs: list[str]) -> list[str]:
         return segs
     out: list[str] = []
     for seg in segs:
-        m = _GLUED_AFTER_BAR.match(seg) if "%|" in seg else None
-        out += [m[1], m[2]] if m else [seg]
+        m = _GLUED_AFTER_BAR.search(seg) if "%|" in seg else None
+        out += [seg[: m.end()].rstrip(), seg[m.end() :]] if m else [seg]
     return out
 
 
