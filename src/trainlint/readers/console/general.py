@@ -645,61 +645,81 @@ def records(lines: list[Line]) -> list[Record]:
     that name different values and not the repeated shape are one record: another thread's
     ``WARNING: .. Actor 24403`` printed twice under a PPO loop's ``Episode 5 完成`` header leaves the
     ``- Reward: ..``, ``- Policy Loss: ..`` lines after it one record."""
-    out: list[Record] = []
-    header: Record | None = None
-    block: Record | None = None
-    repeat: frozenset[str] | None = None  # the shape the lines after the header repeat (a record a line)
-    last = 0  # the line the last record (or the block) ended on
-    since = 0  # the first record after the header: a record before it is no neighbour to compare with
-    titled = ""  # "Test Error:" alone on the line before: the split of that line's values
-    section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
-    under = False  # a counter-only header came last (tqdm bars after it aside): a bare number is its loss
-    split_of_block = ""  # the split a title line gave the record that opened the block: its other lines' too
+    reading = _Reading()
     for line in lines:
         after_bar = False
         for seg in distinct_segments(line.segments):
-            rec = read_line(seg)
-            if rec is None and (under or after_bar):
-                rec = _unnamed(seg, under)
-            bar = rec is None and _BAR.match(seg.strip()) is not None
-            paired = rec is not None and rec.unnamed and rec.inner is not None  # ``10.19, 100``: more may follow
-            under, after_bar = (under and (bar or paired)) or (rec is not None and not rec.values), bar
-            title, titled = titled, _split_title(seg, rec)
-            banner = _banner(seg)
-            if rec is None:
-                section = section if banner is None else _Section(banner)
-                continue
-            rec.line, rec.run = line.no, line.run
-            split = title or (_sectioned(section, rec) if rec.values and not rec.split else "")
-            if split and rec.values and not rec.split:
-                _entitle(rec, split)
-            if not rec.values:
-                header, block, repeat, since = rec, None, None, len(out)
-                section = _Section(banner or "")
-                continue
-            own = not rec.unnamed and (rec.step is not None or rec.epoch is not None or rec.inner is not None)
-            keys = frozenset(rec.values)
-            # where a record a line: one value, on the line right after the block's last
-            one_more = repeat is None or (len(keys) == 1 and rec.line == last + 1)
-            if block is not None and one_more and _joins(rec, block, own, title, split_of_block):
-                block.values.update(rec.values)
-                last = rec.line
-                block.listed = block.listed or rec.listed
-                continue
-            if not own and header is not None:
-                rec.step, rec.epoch, rec.inner = header.step, header.epoch, rec.inner or header.inner
-            elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
-                rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
-            if own and out and _repeated(out[-1], rec):
-                continue
-            out.append(rec)
-            if repeat is None and len(out) - since > 1 and out[-2].values.keys() == keys:
-                repeat = keys  # a record a line
-            one = repeat is None or (len(keys) == 1 and keys != repeat)
-            block = rec if header is not None and not own and one and not rec.unnamed else None
-            split_of_block = title if block is not None else ""
-            last = rec.line
-    return _named_first(out)
+            after_bar = reading.segment(seg, line, after_bar)
+    return _named_first(reading.out)
+
+
+class _Reading:
+    """What :func:`records` carries from one line to the next."""
+
+    __slots__ = ("block", "header", "last", "out", "repeat", "section", "since", "split_of_block", "titled", "under")
+
+    def __init__(self) -> None:
+        self.out: list[Record] = []
+        self.header: Record | None = None
+        self.block: Record | None = None
+        self.repeat: frozenset[str] | None = None  # the shape the lines after the header repeat (a record a line)
+        self.last = 0  # the line the last record (or the block) ended on
+        self.since = 0  # the first record after the header: a record before it is no neighbour to compare with
+        self.titled = ""  # "Test Error:" alone on the line before: the split of that line's values
+        self.section = _Section()  # "===== validate epoch 1 =====" before: the split of the lines under it
+        self.under = False  # a counter-only header came last (tqdm bars after it aside): a bare number is its loss
+        self.split_of_block = ""  # the split a title line gave the record that opened the block: its other lines' too
+
+    def segment(self, seg: str, line: Line, after_bar: bool) -> bool:
+        """Reads one redraw segment of ``line``; whether it was a tqdm bar."""
+        rec = read_line(seg)
+        if rec is None and (self.under or after_bar):
+            rec = _unnamed(seg, self.under)
+        bar = rec is None and _BAR.match(seg.strip()) is not None
+        paired = rec is not None and rec.unnamed and rec.inner is not None  # ``10.19, 100``: more may follow
+        self.under = (self.under and (bar or paired)) or (rec is not None and not rec.values)
+        title, self.titled = self.titled, _split_title(seg, rec)
+        banner = _banner(seg)
+        if rec is None:
+            self.section = self.section if banner is None else _Section(banner)
+            return bar
+        rec.line, rec.run = line.no, line.run
+        split = title or (_sectioned(self.section, rec) if rec.values and not rec.split else "")
+        if split and rec.values and not rec.split:
+            _entitle(rec, split)
+        if rec.values:
+            self.add(rec, title)
+        else:
+            self.header, self.block, self.repeat, self.since = rec, None, None, len(self.out)
+            self.section = _Section(banner or "")
+        return bar
+
+    def add(self, rec: Record, title: str) -> None:
+        """Takes a record with values: one more line of the open block, or a record of its own
+        (the header's counters where it prints none)."""
+        own = not rec.unnamed and (rec.step is not None or rec.epoch is not None or rec.inner is not None)
+        keys = frozenset(rec.values)
+        # where a record a line: one value, on the line right after the block's last
+        one_more = self.repeat is None or (len(keys) == 1 and rec.line == self.last + 1)
+        if self.block is not None and one_more and _joins(rec, self.block, own, title, self.split_of_block):
+            self.block.values.update(rec.values)
+            self.last = rec.line
+            self.block.listed = self.block.listed or rec.listed
+            return
+        header = self.header
+        if not own and header is not None:
+            rec.step, rec.epoch, rec.inner = header.step, header.epoch, rec.inner or header.inner
+        elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
+            rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
+        if own and self.out and _repeated(self.out[-1], rec):
+            return
+        self.out.append(rec)
+        if self.repeat is None and len(self.out) - self.since > 1 and self.out[-2].values.keys() == keys:
+            self.repeat = keys  # a record a line
+        one = self.repeat is None or (len(keys) == 1 and keys != self.repeat)
+        self.block = rec if header is not None and not own and one and not rec.unnamed else None
+        self.split_of_block = title if self.block is not None else ""
+        self.last = rec.line
 
 
 def _joins(rec: Record, block: Record, own: bool, title: str, split_of_block: str) -> bool:
