@@ -86,8 +86,6 @@ def _inspect_kind(path: Path, kind: str | None, insp: Inspection) -> None:
 
 # -- sharded index -------------------------------------------------------------------
 def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
-    from .files import inspect_file
-
     insp = Inspection(path=str(path), format="sharded-index", size=path.stat().st_size)
     idx: dict[str, Any] = {
         "missing_shards": [],
@@ -116,32 +114,46 @@ def inspect_index(path: Path, digest: bool | None = False) -> Inspection:
     idx["keys"] = len(wmap)
     idx["total_size"] = (doc.get("metadata") or {}).get("total_size")
     seen: dict[str, str] = {}
-    stored = 0
-    for shard, keys in sorted(by_shard.items()):
-        f = path.parent / shard
-        if Path(shard).is_absolute() or ".." in Path(shard).parts or not inside(f, path.parent):
-            idx.setdefault("outside", []).append({"shard": shard, "keys": len(keys)})
-            continue  # never opened: a file outside the checkpoint folder
-        if not f.is_file():
-            idx["missing_shards"].append({"shard": shard, "keys": len(keys)})
-            continue
-        sub = inspect_file(f, values=False, crc=False, digest=digest)
-        if sub.kind_problem or sub.pickle_error or sub.truncated:
-            idx["unreadable"].append({"shard": shard, "why": sub.kind_problem or sub.pickle_error or sub.truncated})
-            continue
-        names = {t.name for t in sub.tensors}  # shards' own pickles are judged as files of their own
-        stored += sum(t.nbytes for t in sub.tensors)
-        for t in sub.tensors:
-            t.file = shard
-            if t.name in seen:
-                idx["duplicate_keys"].append({"key": t.name, "shards": [seen[t.name], shard]})
-            seen[t.name] = shard
-        insp.tensors.extend(sub.tensors)
-        idx["missing_keys"] += [{"key": k, "shard": shard} for k in sorted(keys - names)]
-        idx["unindexed_keys"] += [{"key": k, "shard": shard} for k in sorted(names - keys)]
+    stored = sum(_take_shard(path, shard, keys, insp, idx, seen, digest) for shard, keys in sorted(by_shard.items()))
     idx["stored_bytes"] = stored
     idx["orphan_shards"] = _orphans(path.parent, set(by_shard))
     return insp
+
+
+def _take_shard(
+    path: Path,
+    shard: str,
+    keys: set[str],
+    insp: Inspection,
+    idx: dict[str, Any],
+    seen: dict[str, str],
+    digest: bool | None,
+) -> int:
+    """Reads one shard the index names (never one outside the checkpoint folder), adds its tensors
+    to ``insp`` and what is wrong with it to the index record; the bytes its tensors hold."""
+    from .files import inspect_file
+
+    f = path.parent / shard
+    if Path(shard).is_absolute() or ".." in Path(shard).parts or not inside(f, path.parent):
+        idx.setdefault("outside", []).append({"shard": shard, "keys": len(keys)})
+        return 0  # never opened: a file outside the checkpoint folder
+    if not f.is_file():
+        idx["missing_shards"].append({"shard": shard, "keys": len(keys)})
+        return 0
+    sub = inspect_file(f, values=False, crc=False, digest=digest)
+    if sub.kind_problem or sub.pickle_error or sub.truncated:
+        idx["unreadable"].append({"shard": shard, "why": sub.kind_problem or sub.pickle_error or sub.truncated})
+        return 0
+    names = {t.name for t in sub.tensors}  # shards' own pickles are judged as files of their own
+    for t in sub.tensors:
+        t.file = shard
+        if t.name in seen:
+            idx["duplicate_keys"].append({"key": t.name, "shards": [seen[t.name], shard]})
+        seen[t.name] = shard
+    insp.tensors.extend(sub.tensors)
+    idx["missing_keys"] += [{"key": k, "shard": shard} for k in sorted(keys - names)]
+    idx["unindexed_keys"] += [{"key": k, "shard": shard} for k in sorted(names - keys)]
+    return sum(t.nbytes for t in sub.tensors)
 
 
 def _orphans(folder: Path, named: set[str]) -> list[str]:

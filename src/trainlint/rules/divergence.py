@@ -86,37 +86,55 @@ def loss_diverged(ctx: Context) -> Finding | None:
     lesser = _lesser_rise(ctx, v, evidence)
     if lesser is not None:
         return lesser
-    rose = reward_rise(ctx.subject)
-    if rose is not None:  # GRPO and kin: the loss is the KL penalty, which grows as the policy learns
-        return ctx.fire(
-            f"loss (an online RL fine-tune's KL penalty: {rose[0]} and {rose[1]} logged) ended {fmt(ratio)}x "
-            f"its best ({fmt(end)} vs {fmt(best)}) while {rose[0]} rose {fmt(rose[2])} to {fmt(rose[3])}: the "
-            "policy left its reference as it learned; a KL still growing at the end is worth a look",
-            step=steps[best_i],
-            severity="NOTE",
-            reward_start=rose[2],
-            reward_end=rose[3],
-            reward_margin=rose[4],
-            **evidence,
-        )
-    ev = ctx.subject.get("eval_loss")
-    if ev is not None and len(ev.finite()) >= 3:
-        e = ev.finite().values
-        if e[-1] <= float(np.min(e)) * 1.01:
-            return ctx.fire(
-                f"train loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step "
-                f"{fstep(steps[best_i])}) but eval loss kept improving to the end ({fmt(e[-1])})",
-                step=steps[best_i],
-                severity="WARN",
-                eval_last=e[-1],
-                eval_best=float(np.min(e)),
-                **evidence,
-            )
+    for softer in (_kl_penalty_rise, _eval_still_improving):
+        found = softer(ctx, evidence)
+        if found is not None:
+            return found
     return ctx.fire(
         f"loss diverged: end level {fmt(end)} is {fmt(ratio)}x its best {fmt(best)} "
         f"(step {fstep(steps[best_i])}), {fstep(steps[-1] - steps[best_i])} steps past the best "
         f"(threshold {fmt(ctx.t('min_rise'))}x)",
         step=steps[best_i],
+        **evidence,
+    )
+
+
+def _kl_penalty_rise(ctx: Context, evidence: dict[str, float]) -> Finding | None:
+    """A NOTE for an online RL fine-tune (GRPO and kin) whose reward rose: its loss is the KL
+    penalty, which grows from 0 as the policy learns."""
+    rose = reward_rise(ctx.subject)
+    if rose is None:
+        return None
+    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
+    return ctx.fire(
+        f"loss (an online RL fine-tune's KL penalty: {rose[0]} and {rose[1]} logged) ended {fmt(ratio)}x "
+        f"its best ({fmt(end)} vs {fmt(best)}) while {rose[0]} rose {fmt(rose[2])} to {fmt(rose[3])}: the "
+        "policy left its reference as it learned; a KL still growing at the end is worth a look",
+        step=evidence["best_step"],
+        severity="NOTE",
+        reward_start=rose[2],
+        reward_end=rose[3],
+        reward_margin=rose[4],
+        **evidence,
+    )
+
+
+def _eval_still_improving(ctx: Context, evidence: dict[str, float]) -> Finding | None:
+    """A WARN, no FAIL, where the eval loss kept improving to the end while the train loss rose."""
+    ev = ctx.subject.get("eval_loss")
+    if ev is None or len(ev.finite()) < 3:
+        return None
+    e = ev.finite().values
+    if e[-1] > float(np.min(e)) * 1.01:
+        return None
+    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
+    return ctx.fire(
+        f"train loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)} at step "
+        f"{fstep(evidence['best_step'])}) but eval loss kept improving to the end ({fmt(e[-1])})",
+        step=evidence["best_step"],
+        severity="WARN",
+        eval_last=e[-1],
+        eval_best=float(np.min(e)),
         **evidence,
     )
 

@@ -349,13 +349,7 @@ better data, a larger model.""",
 )
 def plateau(ctx: Context) -> Finding | None:
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
-    lr = ctx.series("learning_rate", min_points=2)
-    peak = float(np.max(np.abs(lr.values)))
-    if peak <= 0:
-        raise StandDown("the learning rate is zero throughout (TL040)")
-    lr_end = float(np.abs(lr.values[-1]))
-    if lr_end < ctx.t("lr_fraction") * peak:
-        raise StandDown(f"LR decayed to {fmt(lr_end / peak * 100)}% of its peak by the end")
+    peak, lr_end = _lr_still_high(ctx)
     steps, v = coarse_of(ctx, s)
     k = _window(len(v), ctx.t("window"))
     if _settled_at_once(v, k, ctx.t("min_improvement")):
@@ -400,6 +394,19 @@ def plateau(ctx: Context) -> Finding | None:
         lr_peak=peak,
         lr_fraction=lr_end / peak,
     )
+
+
+def _lr_still_high(ctx: Context) -> tuple[float, float]:
+    """The learning rate's peak and its last value, where the last is still ``lr_fraction`` of the
+    peak or more (else the rule stands down: a decayed LR explains a flat loss)."""
+    lr = ctx.series("learning_rate", min_points=2)
+    peak = float(np.max(np.abs(lr.values)))
+    if peak <= 0:
+        raise StandDown("the learning rate is zero throughout (TL040)")
+    lr_end = float(np.abs(lr.values[-1]))
+    if lr_end < ctx.t("lr_fraction") * peak:
+        raise StandDown(f"LR decayed to {fmt(lr_end / peak * 100)}% of its peak by the end")
+    return peak, lr_end
 
 
 def _discriminator_beside(ctx: Context, loss: str, min_points: int) -> str | None:
