@@ -241,7 +241,7 @@ def strip_frame(text: str) -> str:
             said = f"{split[1]}: " if split[1].lower() in _EVAL_WORDS else ""
             return f"{said}{split[2]} {text[m.end() :]}".strip()
         if _COUNTED_FRAME.match(m.group(0)):  # "[ep 0 step 20 t= 43s vram= 5904MB] L=..": its counters stay
-            return f"{m.group(0).strip()[1:-1]} {text[m.end() :]}".strip()
+            return f"{_SHORT_EPOCH.sub('epoch', m.group(0).strip()[1:-1])} {text[m.end() :]}".strip()
         text = text[m.end() :]
         if text[:2] in (", ", "; "):  # "[fold 0], Val Step 0, ..": the frame's separator goes with it
             text = text[2:]
@@ -250,9 +250,11 @@ def strip_frame(text: str) -> str:
 
 # A bracketed frame that opens with an epoch and a step counter (``[ep 0 step 20 t= 43s ...]``): the counters a
 # record is placed by, not a logger's tag.
+# (the epoch's name may be cut to one letter: glue-factory's ``[E 0 | it 100]``, read as ``epoch 0 | it 100``)
 _COUNTED_FRAME = lazy_regex(
-    r"^\s*\[\s*(?i:epoch|ep)\s*[=:#]?\s*\d+\s*[,|]?\s*(?i:step|iter|iteration|it|global_step)\s*[=:#]?\s*\d+\b"
+    r"^\s*\[\s*(?i:epoch|ep|e)\s*[=:#]?\s*\d+\s*[,|]?\s*(?i:step|iter|iteration|it|global_step)\s*[=:#]?\s*\d+\b"
 )
+_SHORT_EPOCH = lazy_regex(r"^\s*[Ee](?=\s*[=:#]?\s*\d)")
 
 
 # The words of a bracketed tag (``[Diff-Val(Test-Normal)]``): split at hyphens, parentheses, spaces and
@@ -463,6 +465,8 @@ def _lead(body: str, rec: Record) -> str:
     """The body with what leads it read into ``rec`` (a split word, a bracketed step) and printed
     values unwrapped (``tensor(3.41, device='cuda:0')``, ``[3.41]``, a ``| loss | 11.6 |`` table row)."""
     body = dict_pairs(unwrap_values(body))
+    if "{" in body:  # glue-factory: "loss {total 1.597E+00, last 9.226E-01, ...}"
+        body = _NAMED_GROUP.sub(_group_pairs, body)
     if "'" in body or '"' in body:
         tag = _KIND_TAG.search(body)
         rec.split = split_named(tag[1]) if tag is not None and tag[1].lower() in _EVAL_WORDS else rec.split
@@ -501,6 +505,20 @@ def _lead(body: str, rec: Record) -> str:
     elif first:
         rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
     return body
+
+
+# A name, then a braced group of unquoted ``key value`` pairs (glue-factory's training line ``[E 0 | it 100]
+# loss {total 1.597E+00, last 9.226E-01, nll_pos 1.512E+00}``, Ethrora/lg_w-_da's finetune.log): the keys are
+# the name's parts, ``loss/total``, as its ``[Validation] {loss/total 4.884E-01, ...}`` line prints them.
+_NAMED_GROUP = lazy_regex(
+    r"(?<![\w@/.\-])([A-Za-z][\w]*)\s*\{(\s*[A-Za-z][\w/.\-]*\s+(?:%s)(?:\s*,\s*[A-Za-z][\w/.\-]*\s+(?:%s)){0,60})\s*\}"
+    % (NUM, NUM)
+)
+
+
+def _group_pairs(m: re.Match[str]) -> str:
+    """The braced group's pairs, each key under the group's name (:data:`_NAMED_GROUP`)."""
+    return ", ".join(f"{m[1]}/{pair.strip()}" for pair in m[2].split(","))
 
 
 # A list of values after a loss's name: Keras' ``train_on_batch``, ``test_on_batch`` and ``evaluate``
@@ -1009,6 +1027,25 @@ def _step_is_inner(train: list[Record]) -> bool:
     return bool(falls) and all(falls) and restarts and new_epoch and within
 
 
+def _count_restarts_after_epoch_lines(train: list[Record], recs: list[Record]) -> bool:
+    """Whether a step printed with its total and no epoch (``step  320/328  loss 0.5308``) starts again
+    only after a line that counts the epochs (``[Unfrozen] Epoch 1/500 -- train: 0.5309  val: 0.6230``,
+    Lukas1121/LogSentinel's finetune.log): the count inside the epoch, the total its batches, no
+    relaunch. Every fall back must come after such a line, and from a count near the total."""
+    if len(train) < MIN_REPEAT or not all(r.step is not None and r.epoch is None and r.inner is None for r in train):
+        return False
+    totals = {r.step_total for r in train}
+    if len(totals) != 1 or not (total := totals.pop()):
+        return False
+    falls = [(a, b) for a, b in zip(train, train[1:]) if (b.step or 0.0) < (a.step or 0.0)]
+    gaps = [(b.step or 0.0) - (a.step or 0.0) for a, b in zip(train, train[1:]) if (b.step or 0.0) > (a.step or 0.0)]
+    every = min(gaps, default=total)
+    epoch_lines = [r.line for r in recs if r.epoch is not None]
+    return bool(falls) and all(
+        total - (a.step or 0.0) <= every and any(a.line < at < b.line for at in epoch_lines) for a, b in falls
+    )
+
+
 def _count_is_global(train: list[Record]) -> bool:
     """Whether an ``N/M`` count printed with the epoch counts on across epochs (char-rnn-tensorflow's
     "{e * batches + b}/{epochs * batches} (epoch {e})"): it goes up, never back, at every new epoch."""
@@ -1145,6 +1182,9 @@ def general(lines: list[Line]) -> Capture | None:
         _objective_meta(cap, found[1])
     train, moved = _training(recs, loss)
     train, reprints = _without_reprints(train)
+    if _count_restarts_after_epoch_lines(train, recs):
+        for r in train:
+            r.inner, r.step, r.step_total = (float(r.step or 0.0), r.step_total), None, 0.0
     steps, how = _steps(train)
     role = {id(r): "training" for r in train}
     at = dict(zip((r.line for r in train), steps))

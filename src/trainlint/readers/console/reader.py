@@ -476,9 +476,11 @@ _SAVE_NOTICE = lazy_regex(
     r"(?i)^\W*(?:\[[^\]]{0,30}\]\s*)?(?:[a-z_][\w.]{0,40}:\s+)?(?:epoch\s*\d+\s*[:,|\-]?\s*)?(?:"
     r"(?:a\s+|the\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\s+(?:(?:is|was|has\s+been)\s+)?"
     r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b"
-    r"|(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b)"
+    r"|(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b"
+    # a new best evaluation value announced (glue-factory's ``New best val: loss/total=0.488``, after it saved)
+    r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b)"
 )
-_SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT")
+_SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT", "New best", "new best", "NEW BEST")
 
 
 def _save_notice(line: Line) -> bool:
@@ -488,7 +490,8 @@ def _save_notice(line: Line) -> bool:
     if _SAVE_NOTICE.match(text.lstrip()) is not None:
         return True
     low = text.lower()  # the frame stripped only where the line names a save at all
-    return ("sav" in low or "checkpoint" in low) and _SAVE_NOTICE.match(strip_frame(text).lstrip()) is not None
+    named = "sav" in low or "checkpoint" in low or "new best" in low
+    return named and _SAVE_NOTICE.match(strip_frame(text).lstrip()) is not None
 
 
 def _recognise_progress(lines: list[Line], holds: Needles, patterns: Iterable[str | LinePattern]) -> list[Capture]:
