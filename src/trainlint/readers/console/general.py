@@ -22,6 +22,7 @@ pairs, each name printed once, never becomes a run.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 import msgspec
 
@@ -1040,10 +1041,13 @@ def _count_restarts_after_epoch_lines(train: list[Record], recs: list[Record]) -
     falls = [(a, b) for a, b in zip(train, train[1:]) if (b.step or 0.0) < (a.step or 0.0)]
     gaps = [(b.step or 0.0) - (a.step or 0.0) for a, b in zip(train, train[1:]) if (b.step or 0.0) > (a.step or 0.0)]
     every = min(gaps, default=total)
-    epoch_lines = [r.line for r in recs if r.epoch is not None]
-    return bool(falls) and all(
-        total - (a.step or 0.0) <= every and any(a.line < at < b.line for at in epoch_lines) for a, b in falls
-    )
+    epoch_lines = sorted(r.line for r in recs if r.epoch is not None)
+
+    def epoch_line_between(a: Record, b: Record) -> bool:
+        i = bisect_right(epoch_lines, a.line)
+        return i < len(epoch_lines) and epoch_lines[i] < b.line
+
+    return bool(falls) and all(total - (a.step or 0.0) <= every and epoch_line_between(a, b) for a, b in falls)
 
 
 def _count_is_global(train: list[Record]) -> bool:
@@ -1212,6 +1216,14 @@ def general(lines: list[Line]) -> Capture | None:
             how, "the count on the line" if how == "count" else "the order of the records"
         )
     )
+    _training_notes(cap, loss, train, reprints, moved)
+    cap.notes.extend(_shape_notes(learned))
+    return cap
+
+
+def _training_notes(cap: Capture, loss: str, train: list[Record], reprints: int, moved: int) -> None:
+    """The notes on how the training records were read: reprints read once, a loss that is the
+    first of a printed list, a bare number taken as the loss, records taken as evaluations."""
     if reprints:
         cap.notes.append(
             f"{reprints} training record(s) printed again right after themselves, counter and all: read once"
@@ -1230,8 +1242,6 @@ def general(lines: list[Line]) -> Capture | None:
         cap.notes.append(
             f"{moved} record(s) of a less printed shape also holding {loss!r} taken as evaluations (names eval_...)"
         )
-    cap.notes.extend(_shape_notes(learned))
-    return cap
 
 
 def _named_training_loss(cap: Capture, loss: str, train_names: set[str]) -> None:
