@@ -213,6 +213,7 @@ class Record(msgspec.Struct):
     epoch: float | None = None
     inner: tuple[float, float] | None = None  # (i, n): the count inside the epoch
     step_total: float = 0.0  # the M of a step counter printed as N/M
+    epoch_total: float = 0.0  # the M of an epoch counter printed as N/M (``Episode 10/10``)
     split: str = ""  # "Test", "Val", ...: the word that marks an evaluation line (``Test: [10/242]``)
     bare: bool = False  # ``inner`` is a count printed with no name (``[3/50]``): an epoch if a count follows
     listed: bool = False  # a loss was the first of a list of values after its name (``d_loss [0.69, 0.5]``)
@@ -595,7 +596,8 @@ def _said_each(clause: str) -> str:
 
 def _place(rec: Record, key: str, n: float, total: float | None) -> None:
     if key in _EPOCH_NAMES:
-        rec.epoch = n if rec.epoch is None else rec.epoch
+        if rec.epoch is None:
+            rec.epoch, rec.epoch_total = n, total or 0.0
     elif key in _STEP_NAMES:
         if rec.bare and total and rec.epoch is None and rec.inner:  # "[1/5] Step [100/600]": the epoch
             rec.epoch, rec.inner = rec.inner[0], None
@@ -1090,9 +1092,10 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
-    at = [r.run for r in train]
+    at = _relaunches(train) if how == "epoch" else [r.run for r in train]
     if not _steps_usable(steps, at):
         epochs = [float(r.epoch) for r in train if r.epoch is not None]
+        at = _relaunches(train) if len(epochs) == len(train) else at
         if len(epochs) == len(train) and _steps_usable(epochs, at):  # "Episode 5 | Steps: 183": its length
             return epochs, "epoch"
         return [float(i + 1) for i in range(len(train))], "order"
@@ -1128,6 +1131,21 @@ def _lone_starts(steps: list[float]) -> int:
     """How many times the first count follows itself: a launch that stopped after its first record."""
     start = min(steps, default=0.0)
     return sum(1 for a, b in zip(steps, steps[1:]) if a == b == start)
+
+
+def _relaunches(train: list[Record]) -> list[int]:
+    """Each record's run where a launch ran its epochs to the total it printed and the next
+    began again at the first (Ab-mahin/Multi-Agent-DQN-Coordinatio's train_log.txt: ten
+    ``Training Session Started`` banners, each with ``Episode 1/10`` .. ``Episode 10/10``):
+    each finished launch is a run of its own, as a notebook's next cell is. A count that falls
+    back before its total stays a fall inside one run."""
+    start = min((r.epoch for r in train if r.epoch is not None), default=0.0)
+    runs, extra = [], 0
+    for prev, rec in zip([None, *train], train):
+        done = prev is not None and prev.epoch_total > 0 and prev.epoch == prev.epoch_total
+        extra += done and rec.epoch == start
+        runs.append(rec.run + extra)
+    return runs
 
 
 def _steps_usable(steps: list[float], runs: list[int]) -> bool:

@@ -274,29 +274,36 @@ _HF_PLAN = lazy_regex(r"^\s*(Num Epochs|Total optimization steps) = ([\d,]+)\s*$
 def hf_trainer(lines: list[Line]) -> Capture | None:
     """The Trainer's logged dicts, each at the step of the progress bar printed before it. Where
     the bars tell no step apart (stdout buffered while the bars went to stderr: a block of dicts
-    printed after all the bars), the dicts' own ``epoch`` places them, as without a bar."""
+    printed after all the bars), the bar's write marks place them (:func:`_at_write_marks`), else
+    the dicts' own ``epoch``, as without a bar."""
     cap = _hf_pass(lines, bars=True)
     if cap is None:
         return None
     stacked, repeats = cap.meta.pop("stacked", 0), cap.meta.pop("repeats", 0)
+    marks = cap.meta.pop("write_marks", [])
     cap.meta.pop("last_at", None)
     # dicts stacked at one bar step, or most of them at a step no later than the dict before (a bar
     # that counts another loop: a data loader's, an evaluation's): the bars do not place them
     if stacked > 2 or (repeats > 2 and repeats >= len(cap.cols.get("loss", ((), ()))[0])):
-        return _hf_pass(lines, bars=False)
+        return _hf_pass(lines, bars=False, marks=marks)
     return cap
 
 
-def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
+def _hf_pass(lines: list[Line], bars: bool, marks: list[float] | None = None) -> Capture | None:
     cap = Capture("hf-trainer")
     main_total: str | None = None
     pending: list[tuple[int, dict[str, float]]] = []
     step = None
+    drawn: str | None = None  # the main bar's last count drawn
     for line in lines:
         for seg in line.segments:
             bar = _HF_BAR.match(seg)
             if bar:
                 main_total = main_total or bar[3]
+                if bar[3] == main_total:
+                    if bar[2] == drawn:  # the same count drawn again: cleared for a write
+                        cap.meta.setdefault("write_marks", []).append(float(bar[2]))
+                    drawn = bar[2]
                 if bars and bar[3] == main_total:
                     step = float(bar[2])
                     _flush(cap, pending, step)
@@ -315,6 +322,9 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
             elif "=" in seg and (plan := _HF_PLAN.match(seg)):
                 key = "planned_epochs" if plan[1] == "Num Epochs" else "max_steps"
                 cap.meta[key] = int(plan[2].replace(",", ""))
+    if marks is not None:
+        cap.meta.pop("write_marks", None)
+        _at_write_marks(cap, pending, marks)
     _flush(cap, pending, step)
     if not cap.lines:
         return None
@@ -323,6 +333,33 @@ def _hf_pass(lines: list[Line], bars: bool) -> Capture | None:
     elif main_total is not None:
         cap.meta.setdefault("max_steps", int(main_total))
     return cap
+
+
+def _at_write_marks(cap: Capture, pending: list[tuple[int, dict[str, float]]], marks: list[float]) -> None:
+    """Dicts printed in a block after the bars (``train.py > log 2>&1``: the Trainer writes each
+    dict to stdout, buffered, through ``tqdm.write``, which clears the bar on stderr and draws it
+    again at the same count): the k-th dict was logged at the k-th count drawn twice (959959-lpd/
+    RAG-END, 91 dicts flushed at bar 2300, the bar redrawn at 25, 50, ...). Only where the loss
+    dicts then fall at the multiples of one spacing (``logging_steps``; step 1 first as well with
+    ``logging_first_step``): a bar redrawn for anything else would shift them. Each dict gets its
+    mark as its own ``_step`` (a dict that prints its own step, ms-swift's, keeps it)."""
+    if len(marks) < len(pending) or any("_step" in rec for _, rec in pending):
+        return
+    at = [marks[i] for i, (_, rec) in enumerate(pending) if "loss" in rec and not is_summary_entry(rec)]
+    if not _logging_spaced(at[1:] if at[:1] == [1.0] else at):
+        return
+    for (_, rec), mark in zip(pending, marks):
+        rec["_step"] = mark
+    cap.notes.append(
+        f"{len(pending)} dicts printed in a block after the bars (stdout buffered): each placed at the "
+        "bar count drawn again for its write (tqdm.write clears the bar and draws it again)"
+    )
+
+
+def _logging_spaced(steps: list[float]) -> bool:
+    """Whether ``steps`` (three at least) are consecutive multiples of one spacing."""
+    gaps = {b - a for a, b in zip(steps, steps[1:])}
+    return len(steps) >= 3 and len(gaps) == 1 and (gap := gaps.pop()) > 0 and steps[0] % gap == 0
 
 
 # ms-swift's own step counter in the dict (swift/trainers/callback.py ProgressCallbackNew.on_log): '5/200'.
