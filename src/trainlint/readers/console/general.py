@@ -46,7 +46,7 @@ _FRAME = lazy_regex(
     r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
     r"|[IWEF] [\w./\-]+\.\w+:\d+\]"  # TensorFlow's C++ logging after its time: I tensorflow/core/x.cc:182]
-    r"|\[(?!\s*\d+\s*(?:,\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"  # not a counter:
+    r"|\[(?!\s*\d+\s*(?:(?:,|\s+:|:\s)\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"  # not a counter:
     r"(?!\s*(?i:epoch|ep|e|step|iter|iteration|global_step)s?\s*[=:#]?\s*\d+\s*\])[^\]\[]{0,100}\]"  # nor [epoch 001], [E1]
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
@@ -117,7 +117,9 @@ _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % N
 # "1       train loss=0.308        train acc=0.832  valid loss=2.737" (BehnamB94/Fingerprint-Matching's
 # results/log.txt): a whole number leading the line, then a name and "=" or ":" and a value: its counter.
 _LEAD_COUNT = lazy_regex(r"^(\d{1,7})\s+(?=[A-Za-z][A-Za-z_ ]{0,30}?\s*[:=]\s*[-+]?\.?\d)")
-_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:,\s*(\d+))?\]\s+(?=[A-Za-z])")
+# "[0 :    100] loss G : .." (pytorch_GAN_zoo's progressive GANs, AIforMS/PGAN-Paddle): a phase (the scale)
+# and the count in it, written with a spaced colon (a clock's "[12:30]" has none): read as "[1,  2000]".
+_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:(?:,|\s+:|:\s)\s*(\d+))?\]\s+(?=[A-Za-z])")
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
 _STEP_TUPLE = lazy_regex(r"^([A-Za-z][\w ]{0,40}?)\s*[:=]\s*\(\s*(\d+)\s*,\s*(%s)\s*\)\s*$" % NUM)
 # "[E1] step 10 loss 0.53", "[Ep 3] ...", "[Epoch: 05] Train acc: ..": an epoch in brackets (its name
@@ -244,10 +246,20 @@ def strip_frame(text: str) -> str:
             return f"{said}{split[2]} {text[m.end() :]}".strip()
         if _COUNTED_FRAME.match(m.group(0)):  # "[ep 0 step 20 t= 43s vram= 5904MB] L=..": its counters stay
             return f"{_SHORT_EPOCH.sub('epoch', m.group(0).strip()[1:-1])} {text[m.end() :]}".strip()
+        if _whole_record(m.group(0), text[m.end() :]):  # "[ (0 ) Loss:  0.382, valid_Loss: 0.361]"
+            return m.group(0).strip()[1:-1].strip()
         text = text[m.end() :]
         if text[:2] in (", ", "; "):  # "[fold 0], Val Step 0, ..": the frame's separator goes with it
             text = text[2:]
     return text.strip()
+
+
+def _whole_record(frame: str, rest: str) -> bool:
+    """Whether a bracketed frame is the whole line and holds named values: a record printed in
+    brackets (0x13enny/MalConv's ``[ (0 ) Loss:  0.382, train_Acc: 0.948, valid_Loss: 0.361]``), not
+    a logger's tag before the record; its brackets go, its pairs stay."""
+    inner = frame.strip()
+    return not rest.strip() and inner[:1] == "[" and inner[-1:] == "]" and _PAIR_HINT.search(inner) is not None
 
 
 # A bracketed frame that opens with an epoch and a step counter (``[ep 0 step 20 t= 43s ...]``): the counters a
