@@ -140,6 +140,20 @@ def test_tl005_silent_and_stand_down_near_zero_loss():
     assert "near zero" in stood_down("TL005", make_run(loss))
 
 
+def test_tl005_zeros_only_before_the_first_update_stand_down_within_the_share():
+    """A DQN prints its loss as 0 until the replay buffer fills: zeros at the first points only,
+    up to ``max_lead_share`` of the run, stand down; a longer zero start, or the same start with a
+    lower threshold, is still scattered zeros (a WARN naming the steps)."""
+    loss = decay(60)
+    loss[:4] = 0.0  # 4 of 60: under a tenth
+    assert "before its first non-zero value" in stood_down("TL005", make_run(loss))
+    f = one("TL005", make_run(loss), max_lead_share=0.05)
+    assert f.severity.value == "WARN" and f.evidence["zero_points"] == 4 and "1, 2, 3, 4" in f.message
+    loss = decay(60)
+    loss[:8] = 0.0  # 8 of 60: over a tenth
+    assert one("TL005", make_run(loss)).evidence["zero_points"] == 8
+
+
 def test_tl001_loss_undefined_before_the_first_update_is_a_note():
     """An RL agent logs its loss as an average over the updates so far: NaN until the replay
     buffer fills (PFRL's scores.txt, wwwshwww/PFRL_impl result/scores.txt at b6b28a43: SAC's

@@ -305,12 +305,12 @@ def _smooth_into_zero(ctx: Context, values: np.ndarray, zero: np.ndarray, tail: 
         )
 
 
-def _zero_before_first_update(values: np.ndarray, zero: np.ndarray, count: int) -> None:
+def _zero_before_first_update(values: np.ndarray, zero: np.ndarray, count: int, max_share: float) -> None:
     """Stand down when the zeros are only the first few points, before the loss's first non-zero value:
     a loss printed before the first update (a DQN's replay buffer still filling, ChengxianWu/AI-DQN-CartPole-Lab's
     ``Episode 001/400 | Reward: 9.0 | Epsilon: 0.9950 | Loss: 0.000000``), no masked batch."""
     lead = int(np.argmax(~zero))
-    if lead == count and lead * 10 <= len(values):
+    if lead == count and lead <= max_share * len(values):
         raise StandDown(
             f"the loss is 0 only at its first {lead} point(s), before its first non-zero value "
             f"({fmt(float(values[lead]))}): printed before the first update (a replay buffer filling), "
@@ -335,12 +335,18 @@ a jump to exact 0 from a real level stays a FAIL. A loss that also goes negative
 loss: a Gaussian likelihood, an entropy bonus, a KL term subtracted) passes through 0, so a few
 exact zeros among its values are not masked batches: the rule stands down on them. So does an
 online RL fine-tune's loss (GRPO and kin, a reward and a KL logged beside it): the KL penalty is 0
-while the policy is its reference, and always with beta 0, and the surrogate's mean is 0. Zeros only at the first few points, before
-the loss's first non-zero value, are a loss printed before the first update (a DQN's replay buffer
-filling): the rule stands down on them. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
+while the policy is its reference, and always with beta 0, and the surrogate's mean is 0. Zeros
+only at the first points (up to `max_lead_share` of the run), before the loss's first non-zero
+value, are a loss printed before the first update (a DQN's replay buffer filling): the rule stands
+down on them. Try: count non-ignored label tokens per batch and check max_length/truncation.""",
     thresholds=[
         Threshold("min_tail", 3, "zero points at the end that count as 'zero to the end'"),
         Threshold("min_level", 1e-3, "scattered zeros count only where the loss otherwise exceeds this"),
+        Threshold(
+            "max_lead_share",
+            0.1,
+            "zeros only at the run's start, up to this share of its points: a loss printed before the first update",
+        ),
     ],
 )
 def loss_zero(ctx: Context) -> Finding | None:
@@ -379,7 +385,7 @@ def loss_zero(ctx: Context) -> Finding | None:
     level = float(median(s.values[~zero]))
     if level <= ctx.t("min_level"):
         raise StandDown(f"{count} zero(s) but the loss is near zero anyway (median {fmt(level)})")
-    _zero_before_first_update(s.values, zero, count)
+    _zero_before_first_update(s.values, zero, count, ctx.t("max_lead_share"))
     return ctx.fire(
         f"loss is exactly 0 at {count} scattered step(s) ({steps_list(s.steps[zero])}) "
         f"among values with median {fmt(level)}: fully masked batches?",
