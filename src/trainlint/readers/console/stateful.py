@@ -92,7 +92,7 @@ def _keras_frames(seg: str, total: str) -> Iterator[tuple[int, str]]:
     """(count, metrics text) per ``count/total [bar]`` redraw in ``seg``; redraws written one after
     another with nothing between are told apart by the count's fixed width (``total``'s)."""
     mark, width = f"/{total} [", len(total)
-    at = [i for i in _find_all(seg, mark) if i >= width and seg[i - width : i].strip().isdigit()]
+    at = [i for i in _find_all(seg, mark) if i >= width and seg[i - width : i].strip().isdecimal()]
     for here, after in zip(at, [*at[1:], len(seg) + width]):
         body = seg[here + len(mark) : after - width]
         close = body.find("]")
@@ -122,8 +122,8 @@ def keras_unheaded(lines: list[Line]) -> Capture | None:
                 for count, text in _keras_frames(seg, total):
                     for name, value in _KERAS_METRIC.findall(text):
                         cap.add(name, float(count), float(value))
-                    total = None if count == int(total) else total
-                    if total is None:
+                    if count == int(total):
+                        total = None  # the bar is full: one drawn later is evaluate()'s
                         break
                 if not cap.lines or cap.lines[-1] != line.no:
                     cap.lines.append(line.no)
