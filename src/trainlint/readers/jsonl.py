@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..options import ReadOptions
 from ..roles import role_of
 from ..safeio import add_damage, read_text
 from .base import Columns, ReadError, first_json_object, note_skipped, read_head, reader
+from .numpy_file import says_loss
 from .stream import LineStream
 
 STEP_KEYS = (
@@ -112,6 +114,8 @@ class JsonlReader:
             del run.notes[said:]  # what it said of the text values: read again as numbers
             if not _quoted_numbers(text, run):
                 raise ReadError("no numeric metrics in the JSON object lines")
+        elif not any(says_loss(name) for name in run.series):
+            _quoted_losses(text, run)
         return appended_runs(run)
 
 
@@ -215,13 +219,16 @@ def _general(text: str, run: Run) -> Columns:
 _QUOTED_NUMBER = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 
 
-def _quoted_numbers(text: str, run: Run) -> bool:
-    """Object lines whose every value is a string: those that are decimal numbers read as numbers
-    (a note says so); whether any series came of it."""
+# Where the lines hold numbers but no loss among them, a loss written as a string is read all the
+# same (openai/glow and its copies: ``{"epoch": 1, "n_images": 50048, "loss": "3.8869"}``,
+# Donmiao/glow logs/train.txt); ``only`` keeps that to the names that say loss.
+def _quoted_numbers(text: str, run: Run, only: Callable[[str], bool] = lambda name: True) -> bool:
+    """Object lines whose values are strings: those that are decimal numbers (of the names ``only``
+    keeps) read as numbers (a note says so); whether any series came of it."""
     lines = text.split("\n")
     idx, _ = _classify(lines)
     step_key = _step_key(lines, idx)
-    cols = Columns()
+    cols, before = Columns(), len(run.series)
     for n, i in enumerate(idx):
         try:
             obj = json.loads(lines[i])
@@ -229,14 +236,26 @@ def _quoted_numbers(text: str, run: Run) -> bool:
             continue
         if not isinstance(obj, dict):
             continue
-        values = {k: float(v) for k, v in obj.items() if isinstance(v, str) and _QUOTED_NUMBER.match(v)}
-        step = values.pop(step_key, n) if step_key else n
+        values = {k: float(v) for k, v in obj.items() if isinstance(v, str) and _QUOTED_NUMBER.match(v) and only(k)}
+        given = obj.get(step_key) if step_key else None
+        if isinstance(given, (int, float)) and not isinstance(given, bool):
+            step: float = given
+        else:
+            step = values.pop(step_key, n) if step_key else n
         for key, value in values.items():
             cols.add(step, key, value, i + 1, None)
     cols.into(run)
-    if run.series:
+    if len(run.series) > before:
         run.notes.append('the values are written as strings ("loss": "9.5"): read as the numbers they spell')
-    return bool(run.series)
+    return len(run.series) > before
+
+
+def _quoted_losses(text: str, run: Run) -> None:
+    """Losses written as strings among numbers read as numbers; the notes that called them text go."""
+    numeric = set(run.series)
+    if _quoted_numbers(text, run, only=says_loss):
+        read = tuple(f"{name}: " for name in set(run.series) - numeric)
+        run.notes[:] = [n for n in run.notes if not (n.startswith(read) and "(text)" in n)]
 
 
 CHUNK = 65536

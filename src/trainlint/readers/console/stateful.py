@@ -78,6 +78,63 @@ def keras(lines: list[Line]) -> Capture | None:
     return cap
 
 
+# ---------------------------------------------------------------- Keras fit() with no epoch header
+
+# Keras 2 and tf.keras 2.0/2.1 print no ``Epoch k/N`` header when fit() runs one epoch: the log holds
+# ``Train on N samples`` and then the bar's redraws, each with the running mean of the loss so far,
+# the count right-aligned to N's width (NCAR/gecko-ml logs/train.txt: one fit(epochs=1) per model,
+# the redraws run together on one line). With no epoch to place a final redraw at, the redraws are
+# the curve: one point per redraw at the samples seen, a fit that starts again reading as a restart.
+_KERAS_TRAIN_ON = lazy_regex(r"^\s*Train on (\d+) samples\b")
+
+
+def _keras_frames(seg: str, total: str) -> Iterator[tuple[int, str]]:
+    """(count, metrics text) per ``count/total [bar]`` redraw in ``seg``; redraws written one after
+    another with nothing between are told apart by the count's fixed width (``total``'s)."""
+    mark, width = f"/{total} [", len(total)
+    at = [i for i in _find_all(seg, mark) if i >= width and seg[i - width : i].strip().isdecimal()]
+    for here, after in zip(at, [*at[1:], len(seg) + width]):
+        body = seg[here + len(mark) : after - width]
+        close = body.find("]")
+        if close >= 0:
+            yield int(seg[here - width : here]), body[close + 1 :]
+
+
+def _find_all(text: str, needle: str) -> Iterator[int]:
+    at = text.find(needle)
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + len(needle))
+
+
+def keras_unheaded(lines: list[Line]) -> Capture | None:
+    """The redraws of a Keras bar that follows ``Train on N samples`` in a log with no epoch header."""
+    if any(_KERAS_HEADER.match(line.final) for line in lines):
+        return None  # fit() ran epochs: keras() reads their final redraws
+    cap = Capture("keras")
+    total: str | None = None  # N of the fit under way; None once its bar is full (evaluate()'s come later)
+    for line in lines:
+        for seg in line.segments:
+            train_on = _KERAS_TRAIN_ON.match(seg)
+            if train_on:
+                total = train_on[1]
+            elif total is not None and f"/{total} [" in seg:
+                for count, text in _keras_frames(seg, total):
+                    for name, value in _KERAS_METRIC.findall(text):
+                        cap.add(name, float(count), float(value))
+                    if count == int(total):
+                        total = None  # the bar is full: one drawn later is evaluate()'s
+                        break
+                if not cap.lines or cap.lines[-1] != line.no:
+                    cap.lines.append(line.no)
+    if not cap.cols:
+        return None
+    cap.notes.append(
+        "Keras bar with no epoch header (fit of one epoch): each redraw's running mean read, at the samples seen"
+    )
+    return cap
+
+
 # ---------------------------------------------------------------- Lightning (TQDM and Rich bars)
 
 _LIT_BAR = lazy_regex(r"^\s*Epoch (\d+):\s+\d+%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]?")
@@ -703,6 +760,7 @@ def step_table(lines: list[Line]) -> Capture | None:
 # Each recogniser with the text a log must hold somewhere for it to be worth running.
 RECOGNISERS = (
     (keras, "Epoch "),
+    (keras_unheaded, "Train on "),
     (lightning, "Epoch "),
     (hf_trainer, "{'"),
     (yolo, "_mem"),
