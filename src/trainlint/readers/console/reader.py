@@ -82,6 +82,12 @@ _HINTS = lazy_regex(
 )
 # (a rank's prefix, or the command's name Windows PowerShell writes before python's first stderr line)
 _TRACEBACK = lazy_regex(r"^(?:\[rank\d+\]:\s?|[\w.\-]+ : )?Traceback \(most recent call last\):", re.M)
+# The shell's report of a child it saw killed, SIGKILL from the OOM killer most often (bash:
+# ``./run_training.sh: line 35: 14014 Killed      python train.py ...``): a crash signature that
+# claims a .txt log as a traceback does, so a run killed before its first step is judged crashed,
+# not left unrecognised (0xFFFA/superapp's training_logs.txt, killed while tokenising). A bare
+# ``Killed`` line is not enough for a .txt: a word list may hold one.
+_SHELL_KILLED = lazy_regex(r"^[^\n:]+: line \d+:[ \t]+\d+ Killed\b", re.M)
 # Source, markup and data files are never console logs, whatever text they quote.
 _NOT_CONSOLE = {
     ".py",
@@ -298,7 +304,7 @@ def _loss_points(cap: Capture) -> int:
 
 def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) -> bool:
     text = strip_ansi(data.decode("utf-8", errors="replace"))
-    if _HINTS.search(text) or _TRACEBACK.search(text):
+    if _HINTS.search(text) or _TRACEBACK.search(text) or _SHELL_KILLED.search(text):
         return True
     if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
         return True
