@@ -4,13 +4,19 @@ wrong: a launcher's log of a run the OOM killer stopped before its first step, s
 whose only crash signature is the shell's report of the killed child (bash's ``./run.sh: line 35:
 14014 Killed   python train.py ...``). Only a traceback, CUDA's out-of-memory and Slurm's time limit
 claimed a ``.txt`` as a console log, so the file had been left unrecognised (NOT-CHECKED, "not an
-input trainlint recognises") where the run crashed. Each fixture is made up in the shape of the
-real file (repository, path and commit recorded with it; no copied lines) and asserts what is read:
-the crash event, its line, that no loss was read, and the verdict."""
+input trainlint recognises") where the run crashed; and a retrieval model's epochs, each followed by
+its ranking metrics and ``✓ New best MRR=.. — checkpoint saved`` (the best value, then the save),
+where that announcement had read as a metric of its own, ``New_best_MRR``, and as part of the
+ranking metrics' records. Each fixture is made up in the shape of the real file (repository, path
+and commit recorded with it; no copied lines) and asserts what is read: the crash event, its line,
+that no loss was read and the verdict; the series' names, steps, first and last values, and which
+is the loss."""
 
 from __future__ import annotations
 
 import pytest
+from _consolekit import read_lines as _read
+from _consolekit import series_ends as _series
 
 from trainlint.api import doctor, read_run
 
@@ -58,3 +64,39 @@ def test_a_word_list_holding_killed_alone_stays_unclaimed(tmp_path):
     report = tmp_path / "training_logs.txt"
     report.write_text("\n".join(_launcher_log(KILL_REPORTS[0])) + "\n", encoding="utf-8")
     assert doctor(report).reports[0].verdict.value == "FAIL"
+
+
+EPOCHS = 14
+
+
+def _mrr(e: int) -> float:
+    """The validation MRR after epoch ``e``: rising, with a dip every fourth epoch."""
+    return round(0.12 + 0.02 * e - (0.015 if e % 4 == 0 else 0.0), 4)
+
+
+def _retrieval_log() -> list[str]:
+    """Ba-aH/HGNN training_logs.txt @704b1016b1e131a9f133c5083c6550e9c8abdebb: a two-tower retrieval
+    model; each epoch prints its training loss (the embedding pass announced on the same line), the
+    ranking metrics on the next line, then either the new best with the checkpoint saved or the
+    early-stopping patience."""
+    lines = ["Query tower params: 2,104,300", "", f"Training for {EPOCHS} epochs", ""]
+    best = 0.0
+    for e in range(1, EPOCHS + 1):
+        mrr = _mrr(e)
+        lines.append(f"Epoch {e:>3} | train_loss={2.5 / e:.4f}  Encoding the corpus ...")
+        lines.append(f" | R@1={mrr - 0.05:.4f} R@10={mrr + 0.1:.4f} MRR={mrr:.4f} (n=2,048)")
+        if mrr > best:
+            best = mrr
+            lines.append(f"  \u2713 New best MRR={mrr:.4f} \u2014 checkpoint saved")
+        else:
+            lines.append("  (no improvement, patience 1/4)")
+    return [*lines, "", f"Best val MRR={best:.4f}"]
+
+
+def test_a_new_best_value_then_its_checkpoint_saved_is_no_metric(tmp_path):
+    run = _read(tmp_path, _retrieval_log(), "training_logs.txt")
+    assert run.roles["loss"] == "train_loss"
+    assert _series(run, "train_loss") == (EPOCHS, 1.0, float(EPOCHS), 2.5, round(2.5 / EPOCHS, 4))
+    assert _series(run, "MRR") == (EPOCHS, 1.0, float(EPOCHS), _mrr(1), _mrr(EPOCHS))
+    assert not [name for name in run.series if "New_best" in name or "new_best" in name]
+    assert any("announcing a saved model" in note for note in run.notes)

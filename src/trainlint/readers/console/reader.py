@@ -484,7 +484,10 @@ _SAVE_NOTICE = lazy_regex(
     r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b"
     r"|(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b"
     # a new best evaluation value announced (glue-factory's ``New best val: loss/total=0.488``, after it saved)
-    r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b)"
+    r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b"
+    # a new best value, then the save (Ba-aH/HGNN's ``✓ New best MRR=0.4823 — checkpoint saved``)
+    r"|new\s+best\b.{0,60}?\b(?:(?:checkpoint|ckpt|model|weights?)\s+sav(?:ed|ing)"
+    r"|sav(?:ed|ing)\s+(?:the\s+)?(?:checkpoint|ckpt|model|weights?))\b)"
 )
 _SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT", "New best", "new best", "NEW BEST")
 
