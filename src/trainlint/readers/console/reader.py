@@ -82,6 +82,12 @@ _HINTS = lazy_regex(
 )
 # (a rank's prefix, or the command's name Windows PowerShell writes before python's first stderr line)
 _TRACEBACK = lazy_regex(r"^(?:\[rank\d+\]:\s?|[\w.\-]+ : )?Traceback \(most recent call last\):", re.M)
+# The shell's report of a child it saw killed, SIGKILL from the OOM killer most often (bash:
+# ``./run_training.sh: line 35: 14014 Killed      python train.py ...``): a crash signature that
+# claims a .txt log as a traceback does, so a run killed before its first step is judged crashed,
+# not left unrecognised (0xFFFA/superapp's training_logs.txt, killed while tokenising). A bare
+# ``Killed`` line is not enough for a .txt: a word list may hold one.
+_SHELL_KILLED = lazy_regex(r"^[^\n:]+: line \d+:[ \t]+\d+ Killed\b", re.M)
 # Source, markup and data files are never console logs, whatever text they quote.
 _NOT_CONSOLE = {
     ".py",
@@ -298,7 +304,7 @@ def _loss_points(cap: Capture) -> int:
 
 def _progress_or_crash(data: bytes, patterns: Iterable[str | LinePattern] = ()) -> bool:
     text = strip_ansi(data.decode("utf-8", errors="replace"))
-    if _HINTS.search(text) or _TRACEBACK.search(text):
+    if _HINTS.search(text) or _TRACEBACK.search(text) or _SHELL_KILLED.search(text):
         return True
     if any(pat.search(text) for sig, pat in SIGNATURES if sig in ("cuda-out-of-memory", "slurm-time-limit")):
         return True
@@ -478,7 +484,10 @@ _SAVE_NOTICE = lazy_regex(
     r"sav(?:ed|ing)\b|sav(?:ed|ing)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b"
     r"|(?:new\s+)?best\b[^\d:=]{0,40}?\b(?:sav(?:e|ed|ing)|checkpoint)\b|sav(?:e|ed|ing)\b[^\d:=]{0,40}?\bbest\b"
     # a new best evaluation value announced (glue-factory's ``New best val: loss/total=0.488``, after it saved)
-    r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b)"
+    r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b"
+    # a new best value, then the save (Ba-aH/HGNN's ``✓ New best MRR=0.4823 — checkpoint saved``)
+    r"|new\s+best\b.{0,60}?\b(?:(?:checkpoint|ckpt|model|weights?)\s+sav(?:ed|ing)"
+    r"|sav(?:ed|ing)\s+(?:the\s+)?(?:checkpoint|ckpt|model|weights?))\b)"
 )
 _SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT", "New best", "new best", "NEW BEST")
 
