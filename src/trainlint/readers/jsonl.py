@@ -52,9 +52,38 @@ _JSONL_SUFFIXES = frozenset((".jsonl", ".ndjson", ".json"))
 
 
 def _lines_file(path: Path, head: bytes) -> bool:
-    """A file named as JSON data whose head holds two object lines or more (a one-line config is none)."""
-    objects = sum(1 for line in head.splitlines()[:20] if line.lstrip().startswith(b"{"))
-    return path.suffix.lower() in _JSONL_SUFFIXES and objects >= 2
+    """A file named as JSON data whose head holds two object lines or more (a one-line config is
+    none), or a file of any name whose head's lines are all objects (:func:`_only_objects`)."""
+    lines = head.splitlines()[:20]
+    objects = sum(1 for line in lines if line.lstrip().startswith(b"{"))
+    return objects >= 2 and (path.suffix.lower() in _JSONL_SUFFIXES or _only_objects(lines))
+
+
+def _only_objects(lines: list[bytes]) -> bool:
+    """Every non-blank line of the head (its last, perhaps cut, left out) an object: a structured
+    logger's file named ``train.log`` (``{"ts": .., "msg": "policy_update", "metrics": {"loss": ..}}``,
+    555-zlq/Airsim-Simulation) is JSON lines, not a console log with some JSON among its text."""
+    whole = [line.strip() for line in lines[:-1] if line.strip()]
+    return len(whole) >= 2 and all(line.startswith(b"{") and line.endswith(b"}") for line in whole)
+
+
+_SNIFF_OBJECTS = 20  # object lines of the head looked at for a metric
+
+
+def _head_objects(head: bytes) -> list[dict[str, Any]]:
+    """The head's first object lines, parsed: a log that opens with an event record
+    (``{"msg": "episode_start"}``) carries its metrics on the lines after it."""
+    out: list[dict[str, Any]] = []
+    for line in head.splitlines()[:_SNIFF_OBJECTS]:
+        line = line.strip()
+        if line.startswith(b"{") and line.endswith(b"}"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
 
 
 NO_STEP = "no step field; steps are record numbers"  # the note of a run read by its records' order
@@ -88,7 +117,12 @@ def flat(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any
 class JsonlReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         obj = first_json_object(head)
-        return obj is not None and _metric_like(obj, _lines_file(path, head))
+        if obj is None:
+            return False
+        nested = _lines_file(path, head)
+        if _metric_like(obj, nested):
+            return True
+        return nested and any(_metric_like(o, nested) for o in _head_objects(head)[1:])
 
     def stream(self, path: Path, options: ReadOptions) -> JsonlStream:
         return JsonlStream(path)
