@@ -127,8 +127,13 @@ _COMPLETED = lazy_regex(
     # (max_wallclock_seconds): "stopping_early: wallclock_cap train_time:600051ms step:8635/20000"
     r"|\bstopping_early: wallclock_cap\b"
     # a training loop's own early stop: "Early stopping at epoch 12", "Early stopping triggered after 9
-    # epochs" (at the line's start or after a logging prefix; not "EarlyStopping counter: 3 out of 7")
-    r"|(?:^|[\]:|\-]\s+)\W*(?i:early[ _]?stopping(?: was)? (?:at|triggered|after|activated)\b)"
+    # epochs" (at the line's start or after a logging prefix; not "EarlyStopping counter: 3 out of 7");
+    # the gap before the words is bounded so that a line of ": : : ..." is searched in linear time
+    r"|(?:^|[\]:|\-]\s{1,8})\W{0,8}(?i:early[ _]?stopping(?: was)? (?:at|triggered|after|activated)\b)"
+    # a loop's own closing line that says only that training is done: "[INFO] Training complete."
+    # (Amogha-Mayya/Temporal-Gait-Occlusion-Detection), "train: TRAINING COMPLETE" (Eiqbal25/
+    # fyp_call_analysis); the phrase is the whole message ("Training complete: 40%" is progress)
+    r"|(?:^|[\]:|\-]\s)\W{0,8}(?i:training (?:is )?complete(?:d)?)[.!]?\s*$"
 )
 
 
@@ -468,6 +473,7 @@ def read_console_text(
             + "; ".join(f"{e['signature']} at line {e['line']}: {e['text'][:80]}" for e in events)
         )
     _completion(run, lines, last_progress)
+    _keras_fit_returned_early(run, lines, last_progress)
     return run
 
 
@@ -570,6 +576,33 @@ def _step_resets(run: Run, best: Capture, runs: dict[int, int]) -> None:
             f"the step count falls back {len(resets)} time(s) (first from {resets[0][0]:.0f} to "
             f"{resets[0][1]:.0f}): a relaunch or resume into the same log; series keep the order written"
         )
+
+
+# Keras fit() stopped short of its ``Epoch k/N`` plan, and the script went on printing after it (its
+# own summary, the model saved): fit() returned, and before its epochs are done it returns only when
+# a callback set stop_training (EarlyStopping with verbose=0 says nothing). Dasperin/Crack-Detection-
+# outputs/train.log: "Epoch 10/40" last, then "[train] saved training curves ..." and the metrics.
+# A log that stops at the last epoch, goes on into an epoch it never ends, or ends in a traceback or
+# another crash signature after the last epoch is left as it was: that run may have been stopped.
+def _keras_fit_returned_early(run: Run, lines: list[Line], last_progress: int) -> None:
+    meta = run.meta
+    planned, last = meta.get("planned_epochs"), meta.get("last_epoch")
+    if run.format != "console/keras" or meta.get("completed") or not isinstance(planned, int):
+        return
+    loss = run.series.get("loss")
+    if loss is None or not len(loss) or not isinstance(last, int) or float(loss.steps[-1]) != last:
+        return  # the last epoch header has no epoch-final line: the log ends inside that epoch
+    if last >= planned or any(ev["line"] > last_progress for ev in run.events):
+        return
+    after = [line for line in lines if line.no > last_progress and line.final.strip()]
+    if not after or any("Traceback" in line.final for line in after):
+        return
+    meta["completed"] = True
+    run.notes.append(
+        f"fit() stopped at epoch {last} of {planned} and the script went on after it (line {after[0].no}: "
+        f"{after[0].final.strip()[:80]}): fit() returned, so a callback (such as EarlyStopping) ended the "
+        "training; read as a completed run"
+    )
 
 
 def _completion(run: Run, lines: list[Line], last_progress: int) -> None:
