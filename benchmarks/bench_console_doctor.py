@@ -23,6 +23,11 @@ CPU seconds): round 12's glossary and glued-counter passes had made the general 
 95ae667 and d674ace restored it. The corpus's blpo-cleanrl-ppo-log-1315 (53k lines): ed67e4b 3.43 s,
 after 1.69 s (-51 %), and 1365b6e (before round 12) 1.68 s against 1.63 s; aisl-ubev-train-out-1251
 (32k lines, tqdm bars): ed67e4b 1.96 s, after 1.02 s (-48 %), and 1365b6e 1.04 s against 1.00 s.
+
+Measured (6 December 2026, later; same machine, other jobs running; ``bench_ab.py 00066d9 --repeat 5``
+and ``--repeat 3``, CPU seconds): the shapes rounds 21-26 added to the general reader cost about a tenth:
+blpo-cleanrl-ppo-log-1315 1.60 s at 00066d9 against 1.80 s at cda6e02 (+12 %, about 12 % more regex
+matches a line), aisl-ubev-train-out-1251 0.98 s against 1.09 s (+10 %).
 """
 
 from __future__ import annotations
