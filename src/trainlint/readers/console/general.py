@@ -105,10 +105,8 @@ _COUNTER_HINT = lazy_regex(r"\d\s*(?:/|of)|\[|\d\s*:")
 _EPOCH_DONE = lazy_regex(
     r"(?i)\bepoch\W{0,3}\d+(?:\s*/\s*\d+)?\W{0,3}(?:done|finished|completed?|ended|summary)\b|\bend of epoch\b"
 )
-_EVAL_WORDS = frozenset(
-    # "cv": the cross-validation set, Kaldi's, WeNet's and ESPnet's held-out data ("CV Batch 4/0 loss ..")
-    {"test", "val", "vali", "valid", "validation", "validate", "eval", "evaluation", "evaluate", "dev", "cv", "heldout"}
-)
+# the evaluation split words the roles know (role_structure.EVAL_WORDS: "cv", "heldout", ..) and "test"
+_EVAL_WORDS = EVAL_WORDS | {"test"}
 # A bracketed frame that names a split and a count (``[ Train | 001/100 ] loss = 1.79``, the ML2021/2022
 # course homework template's epoch lines): the split and the count, not a decoration.
 _SPLIT_FRAME = lazy_regex(r"^\[\s*([A-Za-z]+)\s*[|:,]\s*(\d+\s*/\s*\d+)\s*\]$")
@@ -1082,9 +1080,11 @@ def _batch_size_beside_count(train: list[Record]) -> bool:
     return len({r.inner for r in train}) == 1 and len({r.epoch for r in train}) == len(train)
 
 
-def _steps(train: list[Record]) -> tuple[list[float], str]:
-    """The training records' steps, and what they were taken from."""
-    if _step_is_inner(train):  # "Epoch 74, Step 25": a step counted inside the epoch
+def _steps(train: list[Record], recs: list[Record]) -> tuple[list[float], str]:
+    """The training records' steps, and what they were taken from (``recs``: all the log's records,
+    the epoch lines among them)."""
+    # "Epoch 74, Step 25", or "step 320/328" starting again after each epoch's line: a step counted inside the epoch
+    if _step_is_inner(train) or _count_restarts_after_epoch_lines(train, recs):
         for r in train:
             r.inner, r.step = (float(r.step or 0.0), r.step_total), None
     if all(r.step is not None for r in train):
@@ -1104,11 +1104,10 @@ def _steps(train: list[Record]) -> tuple[list[float], str]:
         steps, how = _counted([r.inner for r in train if r.inner is not None]), "count"
     else:
         return [float(i + 1) for i in range(len(train))], "order"
-    at = _relaunches(train) if how == "epoch" else [r.run for r in train]
-    if not _steps_usable(steps, at):
-        epochs = [float(r.epoch) for r in train if r.epoch is not None]
-        at = _relaunches(train) if len(epochs) == len(train) else at
-        if len(epochs) == len(train) and _steps_usable(epochs, at):  # "Episode 5 | Steps: 183": its length
+    epochs = [float(r.epoch) for r in train if r.epoch is not None]
+    runs = _relaunches(train) if len(epochs) == len(train) else [r.run for r in train]
+    if not _steps_usable(steps, runs if how == "epoch" else [r.run for r in train]):
+        if len(epochs) == len(train) and _steps_usable(epochs, runs):  # "Episode 5 | Steps: 183": its length
             return epochs, "epoch"
         return [float(i + 1) for i in range(len(train))], "order"
     return steps, how
@@ -1216,10 +1215,7 @@ def general(lines: list[Line]) -> Capture | None:
         _objective_meta(cap, found[1])
     train, moved = _training(recs, loss)
     train, reprints = _without_reprints(train)
-    if _count_restarts_after_epoch_lines(train, recs):
-        for r in train:
-            r.inner, r.step, r.step_total = (float(r.step or 0.0), r.step_total), None, 0.0
-    steps, how = _steps(train)
+    steps, how = _steps(train, recs)
     role = {id(r): "training" for r in train}
     at = dict(zip((r.line for r in train), steps))
     for rec, step in zip(train, steps):

@@ -236,7 +236,7 @@ def unbrace_values(text: str) -> str:
 _GLUED_AFTER_BAR = lazy_regex(r"\d%\|[^\[\]%]*\[[^\]<%]*<[^\]%]*\]\s{2,}(?=\S.*\d)")
 
 
-def _unglued(segs: list[str]) -> list[str]:
+def _split_after_bar(segs: list[str]) -> list[str]:
     """``segs`` with a print glued after an unfinished tqdm bar as a segment of its own (what the
     terminal showed last), the bar before it."""
     if not any("%|" in s for s in segs):
@@ -261,7 +261,7 @@ def split_lines(text: str, run_starts: Sequence[int] = ()) -> list[Line]:
         else:
             segs = [raw] if raw.strip() else []
         if segs:
-            lines.append(Line(i + 1, _unglued(segs), bisect_right(run_starts, i + 1) if run_starts else 0))
+            lines.append(Line(i + 1, _split_after_bar(segs), bisect_right(run_starts, i + 1) if run_starts else 0))
     return lines
 
 
