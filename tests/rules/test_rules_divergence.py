@@ -58,6 +58,22 @@ def test_tl011_blowup_that_comes_back():
     assert "came back" in f.message
 
 
+def test_tl011_note_when_the_blowup_is_immaterial_to_the_fall():
+    # the shape of a Caffe hinge-loss MNIST run (bearpaw/caffe's mnist.log, round 27b): 10 down to
+    # 0.002, a stretch at 0.02 (10x that best, 0.2 % of the fall), then back to 0.004
+    loss = np.r_[np.geomspace(10.0, 0.002, 40), np.full(30, 0.002), np.full(30, 0.02), np.full(30, 0.004)]
+    f = one("TL011", make_run(loss))
+    assert f.severity.value == "NOTE" and f.evidence["share_of_fall"] < 0.01 and f.evidence["immaterial"] == 0.01
+    assert "immaterial" in f.message and "10x its earlier best 0.002" in f.message
+    # the same 10x stretch after a fall to 0.2: 2 on a fall of 9.8, a blow-up that undid training
+    loss = np.r_[np.geomspace(10.0, 0.2, 40), np.full(30, 0.2), np.full(30, 2.0), np.full(30, 0.4)]
+    f = one("TL011", make_run(loss))
+    assert f.severity.value == "FAIL" and "share_of_fall" not in f.evidence
+    # the threshold is the rule's own, overridable
+    loss = np.r_[np.geomspace(10.0, 0.002, 40), np.full(30, 0.002), np.full(30, 0.02), np.full(30, 0.004)]
+    assert one("TL011", make_run(loss), immaterial=0.001).severity.value == "FAIL"
+
+
 def test_tl011_silent_on_short_blowup_and_healthy():
     loss = decay(200)
     loss[80:85] = 9.0

@@ -206,11 +206,19 @@ A blow-up in the middle of a run is divergence even when the loss later comes ba
 earlier best, the updates were undoing training and that part of the budget was lost.
 Fires when the rolling median stays above `factor` times the best level reached before
 it for at least `min_stretch` of the run and the run ends below that level (a rise that
-lasts to the end is TL010). Try: a lower peak learning rate, longer warm-up, clipping.""",
+lasts to the end is TL010). A blow-up whose rise (its highest level less the earlier best) is
+under `immaterial` of the loss's fall from its first point to its lowest is a NOTE: a hinge loss
+at 0.002 that swings to 0.02 after a fall from 10 is a ratio of two numbers near 0, not updates
+undoing training. Try: a lower peak learning rate, longer warm-up, clipping.""",
     thresholds=[
         Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
         Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
         Threshold("min_points", 20, "finite loss points needed to judge"),
+        Threshold(
+            "immaterial",
+            0.01,
+            "rise (highest level - earlier best) under this share of the fall from the first point: a NOTE",
+        ),
     ],
 )
 def loss_blowup(ctx: Context) -> Finding | None:
@@ -233,13 +241,27 @@ def loss_blowup(ctx: Context) -> Finding | None:
         raise StandDown("the blow-up lasts to the end of the run (judged by TL010)")
     seg = v[start : start + length]
     peak_i = start + int(np.argmax(seg))
-    return ctx.fire(
-        f"loss blew up to {fmt(float(rm[start : start + length].max()) / ref)}x its earlier best "
+    high = float(rm[start : start + length].max())
+    message = (
+        f"loss blew up to {fmt(high / ref)}x its earlier best "
         f"{fmt(ref)} from step {fstep(steps[start])} to {fstep(steps[start + length - 1])} "
         f"({fmt(frac * 100)}% of the run, peak {fmt(float(v[peak_i]))} at step {fstep(steps[peak_i])}), "
         f"then came back to {fmt(end)} (threshold {fmt(ctx.t('factor'))}x for "
-        f"{fmt(ctx.t('min_stretch') * 100)}% of the run)",
+        f"{fmt(ctx.t('min_stretch') * 100)}% of the run)"
+    )
+    share = share_of_fall(v, high - ref)
+    lesser: dict[str, float] = {}
+    if share is not None and share < ctx.t("immaterial"):
+        message += (
+            f", but the rise is {fmt(share * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
+            f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
+        )
+        lesser = dict(share_of_fall=share, immaterial=ctx.t("immaterial"))
+    return ctx.fire(
+        message,
         step=steps[start],
+        severity="NOTE" if lesser else None,
+        **lesser,
         start_step=steps[start],
         end_step=steps[start + length - 1],
         peak=float(v[peak_i]),
