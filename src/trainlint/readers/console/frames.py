@@ -50,6 +50,9 @@ _TOKEN = lazy_regex(
     r"|\[(?P<lower>debug|info|warning|error|critical)\s*\]"  # structlog's ConsoleRenderer: "[info     ]"
     r"|\[(?:[\w.\-]+\.py|[\w.<>\-]+):\d+(?::[\w.<>]+)?\]"  # DeepSpeed's "[engine.py:2084:_take_model_step]"
     r"|" + _NOT_NAME + r"[A-Za-z_][\w.\-]*(?= +" + _LEVEL + r"\b)"  # detectron2's "d2.engine.hooks INFO:"
+    # a logger name between pipes before the level: "%(asctime)s | %(name)s | %(levelname)s |
+    # %(filename)s:%(funcName)s:%(lineno)d | %(message)s" (AdityaAS/gt_ice_demo's cifar10.log)
+    r"|" + _NOT_NAME + r"[A-Za-z_][\w.\-]*(?= *\| *" + _LEVEL + r"\b)"
     # a logger name, whatever its word, before its place in brackets and a level: "%(name)s
     # [line:%(lineno)d] %(levelname)s" ("train [line:140] INFO  Valid Epoch: 0 | LOSS: 0.344")
     r"|[A-Za-z_][\w.\-]*(?= +\[[\w.\-/]*:\d+\] +" + _LEVEL + r"\b)"
