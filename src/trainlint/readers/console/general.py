@@ -29,7 +29,7 @@ import msgspec
 from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, split_named, words_of
 from ...roles import role_of
 from .glossary import english
-from .objectives import Objective, evaluated, founds, objective, training_error
+from .objectives import Objective, bare_actor, evaluated, founds, objective, training_error
 from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, norm_bars, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -1179,7 +1179,10 @@ def objective_terms(recs: list[Record]) -> tuple[str, Objective] | None:
     """The last tier, for records that hold no loss-like name: the objective term the training
     stream is built on (the most repeated term of the training split whose value changes: a
     setting printed again and again does not) and the objective read from the shape of the
-    records that print it, a shape printed :data:`MIN_REPEAT` times (see :mod:`.objectives`)."""
+    records that print it, a shape printed :data:`MIN_REPEAT` times (see :mod:`.objectives`). An
+    actor-critic's bare ``Pi`` beside its ``Q`` comes first (:func:`_bare_actor_loss`)."""
+    if (actor := _bare_actor_loss(recs)) is not None:
+        return actor
     seen: dict[str, list[float]] = {}
     for rec in recs:
         for name, v in rec.values.items():
@@ -1199,6 +1202,21 @@ def objective_terms(recs: list[Record]) -> tuple[str, Objective] | None:
         return None
     found = objective(main[0].values)
     return (term, found) if found is not None else None
+
+
+def _bare_actor_loss(recs: list[Record]) -> tuple[str, Objective] | None:
+    """The actor's loss of a record printing an actor-critic's two losses as bare symbols (``Q ..,
+    Pi .., CE ..``: :func:`.objectives.bare_actor`), printed :data:`MIN_REPEAT` times with a value
+    that changes; the terms beside it are not the objective."""
+    seen: dict[str, list[float]] = {}
+    for rec in recs:
+        if (name := bare_actor(rec.values)) is not None:
+            seen.setdefault(name, []).append(rec.values[name])
+    found = [n for n, vs in seen.items() if len(vs) >= MIN_REPEAT and len(set(vs)) > 1]
+    if not found:
+        return None
+    name = max(found, key=lambda n: len(seen[n]))
+    return name, Objective((name,), "the actor's loss by its bare symbol beside the critic's Q, the critic's left out")
 
 
 def general(lines: list[Line]) -> Capture | None:

@@ -76,6 +76,14 @@ WHOLE_SYMBOLS = frozenset({"L"})
 # print a policy's "kl" / "approx_kl" (Stable-Baselines3's train/approx_kl, CleanRL's
 # losses/approx_kl) as a measure of drift, not as what they minimise.
 KL_WORDS = frozenset({"kl", "kld", "kldiv"})
+# An actor-critic learner's two losses printed as bare symbols, the critic's ``Q`` and the actor's
+# ``Pi`` (uw-math-ai/PolyArithmeticCircuitsRL's SAC.py prints ``Q <q_loss>, Pi <policy_loss>, CE
+# <ce_loss>``, SpinningUp's LossQ and LossPi without the word loss). The actor's is the loss, as
+# the roles take ``actor_loss`` beside ``critic_loss`` (role_structure: the critic's left out); a
+# term beside them (that CE) is one the actor's loss adds in. Alone, a bare Q is as often a DQN's
+# mean Q value and founds nothing.
+CRITIC_SYMBOLS = frozenset({"q"})
+ACTOR_SYMBOLS = frozenset({"pi"})
 # Words naming a sum beside terms ("total: 3.2 recon: 2.0 kl: 1.2"): the objective those terms add up to.
 TOTAL_WORDS = frozenset({"total", "sum"})
 # Scores and error measures: metrics, never the objective by their name alone (module docstring).
@@ -166,6 +174,16 @@ def _lone_error(names: list[str]) -> Objective | None:
     if len(errors) != 1 or others & (SCORE_WORDS | ERROR_WORDS | {"rate", "top", "correct", "wrong"}):
         return None
     return Objective((errors[0],), "a training error printed as the objective (old loops' MSE)")
+
+
+def bare_actor(names: Iterable[str]) -> str | None:
+    """The actor's loss among the names one record prints where it prints an actor-critic's two
+    losses as bare symbols (:data:`ACTOR_SYMBOLS` beside :data:`CRITIC_SYMBOLS`), else None."""
+    names = list(names)
+    if not any(n.strip().lower() in CRITIC_SYMBOLS for n in names):
+        return None
+    actors = [n for n in names if n.strip().lower() in ACTOR_SYMBOLS]
+    return actors[0] if len(actors) == 1 else None
 
 
 class Objective(msgspec.Struct, frozen=True):
