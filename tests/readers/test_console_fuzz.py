@@ -84,6 +84,8 @@ def test_long_runs_of_digits_spaces_and_pairs_read_in_linear_time(tmp_path):
         "done training in " + "1" * 300_000,
         "x" + "1" * 300_000 + " epochs",
         "1%|[<" * 60_000,  # tqdm bars' openings with no bar closed: no print glued after one
+        "1%||1/1[" * 40_000,  # bars drawn to their bracket, none closed: no render whole, the last one cut
+        "]" + "1%||1/1[" * 40_000,  # the same after a closing bracket
     ]
     for i, body in enumerate(bodies):
         path = tmp_path / f"long{i}.log"

@@ -539,6 +539,46 @@ def _yolo_total(cap: Capture) -> None:
 # ---------------------------------------------------------------- any tqdm bar with a loss in its postfix
 
 _TQDM = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)\]")
+# A bar's render cut off at the end of the log before its closing bracket: a terminal's screen
+# copied at its width (ZimengXiong/distilled-tiny-diffusion's distill.log ends on
+# ``Distilling:  82%|..| 8153/10000 [19:34<04:19,  7.12it/s, loss=1.9267, kl=1.8464, lr=4.52e-05``).
+_TQDM_CUT = lazy_regex(r"^(.*?)(?<!\d)(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+|\?)\s*\[([^\]]*)$")
+
+
+def _whole(seg: str) -> re.Match[str] | None:
+    """:data:`_TQDM` on ``seg`` up to its last closing bracket, where any render it reads ends: the
+    same match, without a search from each bar after that bracket to the end of a long line."""
+    return _TQDM.match(seg[: seg.rfind("]") + 1])
+
+
+def _last_segment(lines: list[Line]) -> tuple[int, int] | None:
+    """Where the log ends: the line number and index of its last segment that is not blank."""
+    for line in reversed(lines):
+        for i in range(len(line.segments) - 1, -1, -1):
+            if line.segments[i].strip():
+                return line.no, i
+    return None
+
+
+def _uncut(seg: str) -> re.Match[str] | None:
+    """The bar render cut off before its closing bracket (:data:`_TQDM_CUT`) read as a whole one,
+    less the pair it ends in: that one may be cut inside its value (``loss=1.92`` of ``1.9267``)."""
+    m = _TQDM_CUT.match(seg)
+    if m is None or "," not in m[5]:
+        return None
+    return _TQDM.match(seg[: m.start(5)] + m[5].rsplit(",", 1)[0] + "]")
+
+
+def _renders(lines: list[Line]) -> Iterator[tuple[Line, re.Match[str]]]:
+    """Each tqdm bar render of the log with its line, the log's last one cut short too."""
+    end = _last_segment(lines)
+    for line in lines:
+        for i, seg in enumerate(line.segments):
+            m = _whole(seg)
+            if m is None and (line.no, i) == end:
+                m = _uncut(seg)
+            if m is not None:
+                yield line, m
 
 
 # A bar that evaluates (``validating...``, ``Val``, ``Eval 3``, ``Testing``): its values are evaluations.
@@ -621,17 +661,15 @@ def _bars(lines: list[Line]) -> list[list[float]]:
     line]``. A bar ends where its count falls, its total changes, or it starts again on a new line
     after its complete render (a bar of one render: the count of each bar of a loop is its total)."""
     bars: list[list[float]] = []
-    for line in lines:
-        for seg in line.segments:
-            m = _TQDM.match(seg)
-            if m is None or m[4] == "?" or _EVAL_BAR.match(m[1]) or not _has_loss(_postfix(m[5])):
-                continue
-            n, total = float(m[3]), float(m[4])
-            last = bars[-1] if bars else None
-            if last is None or total != last[0] or n < last[1] or last[1] == total and line.no != last[2]:
-                bars.append([total, n, float(line.no)])
-            else:
-                last[1], last[2] = n, float(line.no)
+    for line, m in _renders(lines):
+        if m[4] == "?" or _EVAL_BAR.match(m[1]) or not _has_loss(_postfix(m[5])):
+            continue
+        n, total = float(m[3]), float(m[4])
+        last = bars[-1] if bars else None
+        if last is None or total != last[0] or n < last[1] or last[1] == total and line.no != last[2]:
+            bars.append([total, n, float(line.no)])
+        else:
+            last[1], last[2] = n, float(line.no)
     return bars
 
 
@@ -666,37 +704,33 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
     offset, last_n, last_total, last_desc = 0.0, -1.0, 0.0, ""
     epoch: str | None = None
     done: tuple[int, dict[str, float]] | None = None  # (line, values) of the last bar rendered complete
-    for line in lines:
-        for seg in line.segments:
-            m = _TQDM.match(seg)
-            if m is None:
+    for line, m in _renders(lines):
+        vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
+        if not _has_loss(vals):
+            if m[1] == last_desc:  # the same description redrawn: no new value
                 continue
-            vals = {k: v for k, v in _postfix(m[5]).items() if k != "v_num"}
-            if not _has_loss(vals):
-                if m[1] == last_desc:  # the same description redrawn: no new value
-                    continue
-                described = _described(m[1], cap)
-                if described is None:
-                    continue
-                vals, last_desc = described, m[1]
-            # "validating...: 45%|..", or the smaller loop of two alternating ones: its own count, at the training step
-            if _EVAL_BAR.match(m[1]) or evaluates is not None and m[4] != "?" and float(m[4]) == evaluates:
-                for k, v in vals.items():
-                    cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
+            described = _described(m[1], cap)
+            if described is None:
                 continue
-            n = float(m[3])
-            at = _DESC_EPOCH.search(m[1])
-            if n < last_n or n == last_n and at is not None and epoch is not None and at[1] != epoch:
-                offset += last_total or last_n  # a new epoch's bar (only its last render kept: the same count)
-            elif n == last_n == last_total and done is not None and done[0] != line.no and done[1] != vals:
-                offset += last_total  # another bar complete on its own line, its values new: the next epoch's
-            epoch = at[1] if at is not None else epoch
-            last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
-            done = (line.no, vals) if n == last_total else None
+            vals, last_desc = described, m[1]
+        # "validating...: 45%|..", or the smaller loop of two alternating ones: its own count, at the training step
+        if _EVAL_BAR.match(m[1]) or evaluates is not None and m[4] != "?" and float(m[4]) == evaluates:
             for k, v in vals.items():
-                cap.add(k, offset + n, v)
-            if not cap.lines or cap.lines[-1] != line.no:
-                cap.lines.append(line.no)
+                cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
+            continue
+        n = float(m[3])
+        at = _DESC_EPOCH.search(m[1])
+        if n < last_n or n == last_n and at is not None and epoch is not None and at[1] != epoch:
+            offset += last_total or last_n  # a new epoch's bar (only its last render kept: the same count)
+        elif n == last_n == last_total and done is not None and done[0] != line.no and done[1] != vals:
+            offset += last_total  # another bar complete on its own line, its values new: the next epoch's
+        epoch = at[1] if at is not None else epoch
+        last_n, last_total = n, float(m[4]) if m[4] != "?" else 0.0
+        done = (line.no, vals) if n == last_total else None
+        for k, v in vals.items():
+            cap.add(k, offset + n, v)
+        if not cap.lines or cap.lines[-1] != line.no:
+            cap.lines.append(line.no)
     return cap if cap.lines else None
 
 
