@@ -15,6 +15,8 @@ from __future__ import annotations
 from _consolekit import read_lines as _read
 from _consolekit import series_ends as _series
 
+from trainlint.readers.console.handwritten import unboxed
+
 EPOCHS = 30
 BATCHES = 10
 EVALS = 4
@@ -100,3 +102,35 @@ def test_a_keras_style_bar_is_no_line_of_the_settings_block_before_it(tmp_path):
     n = EVALS * BATCHES
     assert _series(run, "loss") == (n, 1.0, float(n), _bar_loss(1), _bar_loss(n))
     assert _series(run, "Val_Loss") == (EVALS, 10.0, float(n), 2.0, 2.9)
+
+
+def _table_loss(e: int) -> float:
+    return round(0.49 - 0.0008 * e, 4)
+
+
+def _bar_parted_table_log() -> list[str]:
+    """ky537465/Cost-Aware-Prediction lstm.log @2630a65d7d7f0f18d0104a155eccff0930f9c9a9 (seen beside
+    the sample, past its cap of four ``lstm.log`` files): the script's own table through a logger,
+    ``Epoch | Loss | Acc | ..`` with its names padded to a column and parted by bars between them
+    only, a rule of dashes, then a row an epoch, ``1        | 0.4829  | 77.68%  | ..``."""
+    frame = "2026-04-07 22:55:52,418 - INFO - "
+    names = ["Epoch", "Loss", "Acc", "Prec", "FPR", "FNR"]
+    lines = [frame + " | ".join(f"{n:<8}" for n in names), frame + "-" * 60]
+    for e in range(1, EPOCHS + 1):
+        cells = [str(e), f"{_table_loss(e):.4f}", f"{77.5 + 0.1 * e:.2f}%", "0.59", "0.01", f"{0.98 - 0.001 * e:.2f}"]
+        lines.append(frame + " | ".join(f"{c:<8}" for c in cells))
+    return lines
+
+
+def test_columns_parted_by_inner_bars_are_a_table(tmp_path):
+    run = _read(tmp_path, _bar_parted_table_log(), "lstm.log")
+    assert run.format == "console/column-table"
+    assert run.roles["loss"] == "Loss"
+    assert _series(run, "Loss") == (EPOCHS, 1.0, float(EPOCHS), _table_loss(1), _table_loss(EPOCHS))
+    assert _series(run, "Acc")[3:] == (77.6, 80.5)
+
+
+def test_only_single_word_cells_between_inner_bars_are_a_tables_line():
+    assert unboxed("Epoch    | Loss    | Acc     ") == "Epoch  Loss  Acc"
+    for text in ("Epoch 1 | loss 0.5 | acc 0.9", " 45%|####      | 9/20 [00:01<00:02]", "a | b"):
+        assert unboxed(text) == text
