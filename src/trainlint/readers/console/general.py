@@ -732,7 +732,12 @@ class _Reading:
         keys = frozenset(rec.values)
         # where a record a line: one value, on the line right after the block's last
         one_more = self.repeat is None or (len(keys) == 1 and rec.line == self.last + 1)
-        if self.block is not None and one_more and _joins(rec, self.block, own, title, self.split_of_block):
+        if (
+            self.block is not None
+            and one_more
+            and not _KERAS_STYLE_BAR.search(rec.text)
+            and _joins(rec, self.block, own, title, self.split_of_block)
+        ):
             self.block.values.update(rec.values)
             self.last = rec.line
             self.block.listed = self.block.listed or rec.listed
@@ -751,6 +756,12 @@ class _Reading:
         self.block = rec if header is not None and not own and one and not rec.unnamed else None
         self.split_of_block = title if self.block is not None else ""
         self.last = rec.line
+
+
+# A Keras-style bar drawn before the values (``[Training] 1/10 [==>.....] - ETA: 2:45  loss: 1.93``, the
+# progress bar of lonePatient's BERT text-classification scripts, copied by Yanghello/TCM_UC): a render
+# of its own, never one more line of the block of settings printed one a line just before it.
+_KERAS_STYLE_BAR = lazy_regex(r"\d/\d+ \[[=>.]{5,}\]")
 
 
 def _joins(rec: Record, block: Record, own: bool, title: str, split_of_block: str) -> bool:
@@ -903,21 +914,33 @@ def _split_twins(shapes: list[frozenset[str]]) -> tuple[set[frozenset[str]], set
 def _without_epoch_summaries(train: list[Record]) -> list[Record]:
     """The training records less the lines that sum up an epoch in the batch lines' own shape (the
     TensorFlow tutorials' "Epoch 3 Batch 100 Loss 0.61" lines, then "Epoch 3 Loss 0.58"): one line
-    with the epoch alone after that epoch's counted lines. Their names get a ``summary_`` prefix."""
+    with the epoch alone after that epoch's counted lines. Their names get a ``summary_`` prefix.
+    An epoch shorter than the printing interval prints one batch line, ``Epoch 3 Batch 0 ..``, before
+    its summary (Gregorgeous/ula-transformer-tensorflow2.0's transformer.log): as many batch lines as
+    summaries is that shape too. The last summary printed again right after itself is one too."""
     only = [r for r in train if _epoch_only(r)]
     counted = [r for r in train if r.inner is not None or r.step is not None]
-    if not only or len(only) + len(counted) != len(train) or len(counted) < 2 * len(only):
-        return train
-    closing, seen = set(), set()
-    for a, b in zip(train, train[1:]):
-        if _epoch_only(b) and not _epoch_only(a) and a.epoch == b.epoch and b.epoch not in seen:
-            closing.add(id(b))
-            seen.add(b.epoch)
-    if len(closing) != len(only):
+    if not only or len(only) + len(counted) != len(train) or len(_closing_summaries(train)) != len(only):
         return train
     for r in only:
         r.values = {f"summary_{n}": v for n, v in r.values.items()}
     return counted
+
+
+def _closing_summaries(train: list[Record]) -> set[int]:
+    """The ids of the epoch-only records that close their epoch: each right after a counted record of
+    the same epoch (the first such for that epoch), or a closing one printed again right after it."""
+    closing: set[int] = set()
+    seen: set[float | None] = set()
+    for a, b in zip(train, train[1:]):
+        if not _epoch_only(b) or a.epoch != b.epoch:
+            continue
+        if not _epoch_only(a) and b.epoch not in seen:
+            closing.add(id(b))
+            seen.add(b.epoch)
+        elif id(a) in closing and _twins(a, b):
+            closing.add(id(b))
+    return closing
 
 
 def _evaluations(names: set[str]) -> bool:

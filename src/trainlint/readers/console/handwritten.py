@@ -214,16 +214,30 @@ _RULE = lazy_regex(r"^[\s+\-=:|│┃║─━═┏┓┗┛┡┩┣┫┳┻�
 
 def unboxed(text: str) -> str:
     """A bordered table's line as its cells apart by two spaces (a cell's own spaces as ``_``:
-    ``train loss`` is one name); a rule line as empty; any other line as it is."""
+    ``train loss`` is one name); a rule line as empty; a line parted by inner bars only
+    (:func:`_parted_by_bars`) as its cells; any other line as it is."""
     body = text.strip()
     if len(body) < 3 or body[0] not in _BORDERS and body[0] != "+" or body[-1] not in _BORDERS and body[-1] != "+":
-        return text
+        return _parted_by_bars(body) or text
     if _RULE.match(body):
         return ""
     if body[0] not in _BORDERS or body[-1] not in _BORDERS:
         return text
     cells = _BORDER.split(body)[1:-1]
     return "  ".join(c.replace(" ", "_") if c else "-" for c in cells) if len(cells) >= 2 else text
+
+
+def _parted_by_bars(body: str) -> str | None:
+    """A line whose columns are parted by bars between them only, each with a space on either side
+    (a script's own table, ``Epoch    | Loss    | Acc``, then rows ``1        | 0.4829  | 77.68%``, under
+    a logger's frame: ky537465/Cost-Aware-Prediction's lstm.log), as its cells apart by two spaces;
+    None for any other line: a tqdm bar's ``100%|####|`` has no spaces, and a cell of two words
+    (``Epoch 1 | loss 0.5 | acc 0.9``) is a name and its value, no column's."""
+    bars = body.count("|")
+    if bars < 2 or body.count(" | ") != bars:
+        return None
+    cells = [c.strip() for c in body.split("|")]
+    return "  ".join(cells) if all(c and " " not in c for c in cells) else None
 
 
 class _Table:
