@@ -152,7 +152,7 @@ def find_crashes(
                     ev["helper"] = True
             i = end + 1
             continue
-        if _NOTICE.match(cur):  # TensorFlow's allocator retrying smaller: an INFO/WARNING line, never a crash
+        if _NOTICE.match(cur) or _GPU_PROBE.search(cur):  # a retry or a probe TensorFlow carries on after
             i += 1
             continue
         for sig, pat in SIGNATURES:
@@ -173,6 +173,11 @@ def find_crashes(
 # A C++ logger's INFO or WARNING line (TensorFlow's "2021-05-09 18:30:53.337: I tensorflow/...", glog's
 # "I0509 18:30:53.337 ..."): "failed to allocate ... CUDA_ERROR_OUT_OF_MEMORY" there is a retry.
 _NOTICE = lazy_regex(r"^\s*(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: [IW] |[IW]\d{4} \d\d:\d\d:\d\d)")
+# TensorFlow probing for a GPU at start-up and finding none logs an error line and carries on on the
+# CPU: "E tensorflow/stream_executor/cuda/cuda_driver.cc:509] failed call to cuInit: CUDA_ERROR_NO_DEVICE"
+# (didadida-r/tf-cnn cnn.log, training after it for hundreds of steps); newer builds print the same
+# behind a date or as "UNKNOWN ERROR (303)". Never a crash.
+_GPU_PROBE = lazy_regex(r"failed call to cuInit\b")
 _FILE_FRAME = lazy_regex(r'^\s*File "([^"]*)", line \d+')
 
 

@@ -590,7 +590,8 @@ def _keras_fit_returned_early(run: Run, lines: list[Line], last_progress: int) -
     if run.format != "console/keras" or meta.get("completed") or not isinstance(planned, int):
         return
     loss = run.series.get("loss")
-    if loss is None or not len(loss) or not isinstance(last, int) or float(loss.steps[-1]) != last:
+    end = meta.get("last_epoch_step", last)  # the last epoch's end; a bar read at each redraw: its batches
+    if loss is None or not len(loss) or not isinstance(last, int) or float(loss.steps[-1]) != end:
         return  # the last epoch header has no epoch-final line: the log ends inside that epoch
     if last >= planned or any(ev["line"] > last_progress for ev in run.events):
         return

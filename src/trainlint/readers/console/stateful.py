@@ -30,11 +30,18 @@ _KERAS_STOP = lazy_regex(r"^\s*Epoch (\d+): early stopping")
 _KERAS_V2 = lazy_regex(r"^\s*(?:-\s+)?\d+(?:\.\d+)?m?s\b(?:\s+\d+(?:\.\d+)?[mu]?s/step)?(\s-\s.*)$")
 
 
+# A bar's redraw before its epoch ends: (line, epoch, count, total, metrics text). Read where the
+# epochs are too few to make a curve (see ``_keras_per_step``).
+_Redraw = tuple[int, int, int, int, str]
+
+
 def keras(lines: list[Line]) -> Capture | None:
     cap = Capture("keras")
-    epoch = planned = None
+    epoch = planned = shown = None
     final: tuple[int, str] | None = None  # (line, text) of the epoch-final redraw seen so far
     done: list[int] = []
+    drawn: list[_Redraw] = []
+    opened = 0  # where the open epoch's redraws begin in ``drawn``
 
     def close() -> None:
         if epoch is not None and final is not None:
@@ -48,7 +55,8 @@ def keras(lines: list[Line]) -> Capture | None:
         head = _KERAS_HEADER.match(line.final)
         if head:
             close()
-            epoch, planned, final, start = int(head[1]), int(head[2]), None, line.run
+            epoch = _fit_epoch(int(head[1]), int(head[2]), planned, done)
+            shown, planned, final, start, opened = int(head[1]), int(head[2]), None, line.run, len(drawn)
             continue
         if start is not None and line.run != start:  # a later notebook cell: its bar is
             close()  # model.evaluate()'s or predict()'s, not the epoch's
@@ -60,6 +68,8 @@ def keras(lines: list[Line]) -> Capture | None:
             cap.meta.update(completed=True, early_stopped_epoch=int(stop[1]))
         if final is not None and " - val_" in final[1]:
             continue  # the epoch is over: a later bar is model.evaluate(), not this epoch's training
+        if final is None and len(done) < _FEW_EPOCHS:  # enough epochs make a curve: no redraw needed
+            drawn += _epoch_redraws(line, epoch, drawn[opened : opened + 1], drawn[-1:] if len(drawn) > opened else [])
         for seg in reversed(line.segments):  # the latest redraw on the line is the one that counts
             bar = _KERAS_PROGRESS.match(seg)
             m = bar or _KERAS_V2.match(seg)
@@ -70,11 +80,78 @@ def keras(lines: list[Line]) -> Capture | None:
     close()
     if not cap.lines:
         return None
-    cap.meta.update(steps_are="epochs", planned_epochs=planned, last_epoch=epoch)
-    if done and done[-1] == planned:
+    _keras_plan(cap, epoch, shown, planned, done)
+    return _keras_per_step(cap, drawn) or cap
+
+
+def _keras_plan(cap: Capture, epoch: int | None, shown: int | None, planned: int | None, done: list[int]) -> None:
+    """The plan and the end of the fits read: ``epoch`` the last one counted, ``shown`` its header's."""
+    counted = epoch != shown  # one-epoch fits in the script's own loop: the plan is the loop's, unknown
+    cap.meta.update(steps_are="epochs", planned_epochs=None if counted else planned, last_epoch=epoch)
+    if done and done[-1] == planned and not counted:
         cap.meta["completed"] = True
     elif epoch is not None and (not done or done[-1] != epoch):
         cap.notes.append(f"epoch {epoch}/{planned} has no epoch-final line: the log ends inside it")
+    if counted:
+        cap.notes.append(f"{epoch} fit()s of one epoch each (`Epoch 1/1` before each): read as one loop's epochs")
+
+
+# A script that calls ``fit(epochs=1)`` in its own loop (to change the learning rate or save between
+# epochs) prints ``Epoch 1/1`` before each epoch: its fits are one training's epochs, counted on, not
+# relaunches each one epoch long (jain-anshul/segmenting-retina-unet cnn.log: 108 of them, Keras 1's
+# ``44s - loss: .. - val_loss: ..`` after each). A fit planned longer that starts again stays as shown.
+def _fit_epoch(shown: int, planned: int, planned_before: int | None, done: list[int]) -> int:
+    """The epoch a ``Epoch shown/planned`` header opens, after fits planned ``planned_before``."""
+    if shown == planned == 1 and planned_before == 1 and done:
+        return done[-1] + 1
+    return shown
+
+
+def _epoch_redraws(line: Line, epoch: int, first: list[_Redraw], last: list[_Redraw]) -> list[_Redraw]:
+    """The training redraws of the open epoch's bar on ``line`` (``first`` and ``last``: the epoch's
+    first and last redraw so far, if any): a bar counting to another total, or drawn after the
+    epoch's bar was full, is a later one's (``evaluate()``, ``predict()``)."""
+    total = first[0][3] if first else None
+    full = bool(last) and last[0][2] == last[0][3]
+    out: list[_Redraw] = []
+    for seg in line.segments:
+        bar = _KERAS_PROGRESS.match(seg)
+        if bar is None or not _KERAS_METRIC.search(bar[3]):
+            continue
+        count, of = int(bar[1]), int(bar[2])
+        total = of if total is None else total
+        if of != total or full:
+            break
+        out.append((line.no, epoch, count, of, bar[3]))
+        full = count == of
+    return out
+
+
+# A fit() of fewer epochs than a read log holds loss points (ten), its bar redrawn on lines of their
+# own, is read at each redraw, as Lightning's bar is (``_per_step``): the running mean Keras draws at
+# each batch, at the batches run so far (danielruijs/dd2424-project rnn.log: Keras 3, two epochs of
+# 777 batches, every redraw a line). The validation values stay one point an epoch, at its end.
+def _keras_per_step(epochs: Capture, drawn: list[_Redraw]) -> Capture | None:
+    if _loss_points(epochs) >= _FEW_EPOCHS:
+        return None
+    cap = Capture(epochs.framework, meta=dict(epochs.meta), notes=list(epochs.notes))
+    ends: dict[int, float] = {}  # epoch -> the step its full bar was drawn at
+    for line_no, epoch, count, total, text in drawn:
+        step = float((epoch - 1) * total + count)
+        cap.add_all(step, {k: float(v) for k, v in _KERAS_METRIC.findall(text) if not k.startswith("val_")})
+        cap.lines.append(line_no)
+        if count == total:
+            ends[epoch] = step
+    if _loss_points(cap) < _STEP_POINTS or _loss_points(cap) <= _loss_points(epochs):
+        return None
+    for name, (steps, values) in epochs.cols.items():
+        if name.startswith("val_"):
+            for at, value in zip(steps, values):
+                if int(at) in ends:
+                    cap.add(name, ends[int(at)], value)
+    cap.lines = sorted(set(cap.lines) | set(epochs.lines))
+    cap.meta.update(steps_are="batches", last_epoch_step=ends.get(epochs.meta.get("last_epoch") or 0))
+    cap.notes.append(f"{len(epochs.lines)} epoch(s) only: each redraw of the bar read, at the batches run")
     return cap
 
 
