@@ -83,8 +83,10 @@ _SCORE_COUNTS = frozenset({"accuracy", "acc", "correct"})
 # words are never a value before them (``train_Loss nan val_acc 0.1``: the nan is train_Loss's).
 _PAIR = lazy_regex(
     # a name starts after a space or a lone dash ("- Parent: 6.4 -Autoencoder Loss: 386"), not inside
-    # a hyphenated name (lr-Adam) nor after an option's dashes (--lr)
-    r"(?<![\w@/.])(?<![\w@/.\-]-)"
+    # a hyphenated name (lr-Adam) nor after an option's dashes (--lr), nor inside a path: a Windows
+    # path's backslash too (LivingW123/SAS-Analysis-Laser: ``C:\...\export\tf2onnx_lib.py:8:
+    # FutureWarning``, python's warning on Windows, is no pair ``tf2onnx_lib.py: 8``)
+    r"(?<![\w@/.\\])(?<![\w@/.\-\\]-)"
     r"((?:(?!(?:nan|NaN|NAN|inf|Inf|INF)\s)[A-Za-z][\w@/.\-]*\s){0,2}[A-Za-z][\w@/.\-]*|[A-Za-z][\w@/.\-]*)"
     r"(\s*(?:[:=]|->)\s*|\s+)"
     # (a value may end in an ellipsis: Udacity's "Epoch: 1/20... Step: 10... Loss: 3.2049... Val Loss: 3.19")
