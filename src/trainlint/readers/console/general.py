@@ -571,6 +571,8 @@ def _loss_group_pairs(m: re.Match[str]) -> str:
     """The group's total as the loss, each other key a part under the loss's name
     (:data:`_LOSS_GROUP`); a group with no key that sums the others as it is."""
     pairs = _GROUP_PAIR.findall(m[2])
+    if any(k.lower() in _PLACED_NAMES for k, _ in pairs) or all(_decimals(v) == 0 for _, v in pairs):
+        return m[0]  # counters ("epoch:1 step:2 iter:3") or whole numbers: counts, no loss's parts
     total = _summing_key(pairs)
     if total is None:
         return m[0]
