@@ -481,6 +481,8 @@ def _lead(body: str, rec: Record) -> str:
     body = dict_pairs(unwrap_values(body))
     if "{" in body:  # glue-factory: "loss {total 1.597E+00, last 9.226E-01, ...}"
         body = _NAMED_GROUP.sub(_group_pairs, body)
+    if ":" in body or "=" in body:  # pixelNeRF: "loss rc:0.2196 rf:0.2424 t:0.4620"
+        body = _LOSS_GROUP.sub(_loss_group_pairs, body)
     if "'" in body or '"' in body:
         tag = _KIND_TAG.search(body)
         rec.split = split_named(tag[1]) if tag is not None and tag[1].lower() in _EVAL_WORDS else rec.split
@@ -533,6 +535,50 @@ _NAMED_GROUP = lazy_regex(
 def _group_pairs(m: re.Match[str]) -> str:
     """The braced group's pairs, each key under the group's name (:data:`_NAMED_GROUP`)."""
     return ", ".join(f"{m[1]}/{pair.strip()}" for pair in m[2].split(","))
+
+
+# A value as a loss group prints it, bounded (a group is matched at each "loss" word: no backtracking
+# that grows with a long run of digits).
+_GROUP_NUM = r"[-+]?(?:\d{1,12}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?"
+# The word ``loss`` with no value of its own, then three or more ``key:value`` pairs, the keys glued to
+# their colon (pixelNeRF's train.py, kept by tahoora/Vit_Nerf: ``E 0 B 2 loss rc:0.2196 rf:0.2424
+# t:0.4620  lr 0.0001``, the coarse and fine terms and their total): the keys are the loss's parts.
+_LOSS_GROUP = lazy_regex(
+    r"(?<![\w@/.\-])((?i:loss))\s+"
+    r"([A-Za-z]\w{0,30}[:=]%s(?:[\s,]{1,8}[A-Za-z]\w{0,30}[:=]%s){2,11})(?![\w.])" % (_GROUP_NUM, _GROUP_NUM)
+)
+_GROUP_PAIR = lazy_regex(r"([A-Za-z]\w{0,30})[:=](%s)" % _GROUP_NUM)
+
+
+def _decimals(value: str) -> int:
+    """The decimal places a value was printed with (``0.4620``: 4; ``3``: 0)."""
+    mantissa = value.lower().split("e")[0]
+    return len(mantissa.partition(".")[2])
+
+
+def _summing_key(pairs: list[tuple[str, str]]) -> str | None:
+    """The one key whose value is the sum of all the others (to 1%, and to the rounding of their
+    print), else None: the loss those parts add up to."""
+    values = [float(v) for _, v in pairs]
+    rounding = sum(0.5 * 10.0 ** -_decimals(v) for _, v in pairs)
+    sums = [
+        key
+        for (key, _), v in zip(pairs, values)
+        if abs(sum(values) - 2 * v) <= 0.01 * abs(v) + rounding and any(x != 0 for x in values)
+    ]
+    return sums[0] if len(sums) == 1 else None
+
+
+def _loss_group_pairs(m: re.Match[str]) -> str:
+    """The group's total as the loss, each other key a part under the loss's name
+    (:data:`_LOSS_GROUP`); a group with no key that sums the others as it is."""
+    pairs = _GROUP_PAIR.findall(m[2])
+    if any(k.lower() in _PLACED_NAMES for k, _ in pairs) or all(_decimals(v) == 0 for _, v in pairs):
+        return m[0]  # counters ("epoch:1 step:2 iter:3") or whole numbers: counts, no loss's parts
+    total = _summing_key(pairs)
+    if total is None:
+        return m[0]
+    return ", ".join(f"{m[1]}: {v}" if k == total else f"{m[1]}/{k}: {v}" for k, v in pairs)
 
 
 # A list of values after a loss's name: Keras' ``train_on_batch``, ``test_on_batch`` and ``evaluate``
