@@ -249,16 +249,9 @@ def loss_blowup(ctx: Context) -> Finding | None:
         f"then came back to {fmt(end)} (threshold {fmt(ctx.t('factor'))}x for "
         f"{fmt(ctx.t('min_stretch') * 100)}% of the run)"
     )
-    share = share_of_fall(v, high - ref)
-    lesser: dict[str, float] = {}
-    if share is not None and share < ctx.t("immaterial"):
-        message += (
-            f", but the rise is {fmt(share * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
-            f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
-        )
-        lesser = dict(share_of_fall=share, immaterial=ctx.t("immaterial"))
+    said, lesser = _immaterial_blowup(ctx, v, high - ref)
     return ctx.fire(
-        message,
+        message + said,
         step=steps[start],
         severity="NOTE" if lesser else None,
         **lesser,
@@ -272,6 +265,20 @@ def loss_blowup(ctx: Context) -> Finding | None:
         factor=ctx.t("factor"),
         start_level=head_level(v),
     )
+
+
+def _immaterial_blowup(ctx: Context, v: np.ndarray, rise: float) -> tuple[str, dict[str, float]]:
+    """Where a blow-up's ``rise`` (its highest level less the earlier best) is under ``immaterial``
+    of the loss's fall from its first point, the words that say so and the evidence of a NOTE;
+    else nothing."""
+    share = share_of_fall(v, rise)
+    if share is None or share >= ctx.t("immaterial"):
+        return "", {}
+    said = (
+        f", but the rise is {fmt(share * 100)}% of its fall from {fmt(float(v[0]))} (threshold "
+        f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
+    )
+    return said, dict(share_of_fall=share, immaterial=ctx.t("immaterial"))
 
 
 def _too_short_to_blow_up(v: np.ndarray, factor: float, stretch: float) -> bool:
