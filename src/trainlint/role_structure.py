@@ -218,7 +218,8 @@ def parse(name: str) -> Parsed:
     skip = TRAIN_WORDS | EVAL_WORDS | TEST_WORDS | NOISE_WORDS | LOSS_WORDS
     if _value_head(all_words[idx]):
         skip = skip - {"value"}
-    part_words = [w for w in all_words[idx] if w not in skip]
+    own_skip = skip - {"data"} if _data_term(all_words[idx], split) else skip
+    part_words = [w for w in all_words[idx] if w not in own_skip]
     outside = [w for i, ws in enumerate(all_words) if i != idx for w in ws if w not in skip]
     explicit = bool(set(all_words[idx]) & TOTAL_WORDS)
     if part_words or outside:
@@ -236,6 +237,14 @@ def _setting_of_loss(words: list[str]) -> bool:
     """Whether a hyperparameter's word follows the loss word (``focal_loss_alpha``)."""
     loss = [i for i, w in enumerate(words) if w in LOSS_WORDS]
     return bool(loss) and bool(set(words[loss[-1] + 1 :]) & _LOSS_SETTINGS)
+
+
+def _data_term(words: list[str], split: str | None) -> bool:
+    """Whether ``data`` names the data-fit term of the loss, not the split it was measured on:
+    a physics-informed network's ``data_loss`` beside its ``mean_loss`` or ``physics_loss``
+    (BesT1CooKie1/nn_oedometer's Lightning metrics.csv: ``data_loss,epoch,mean_loss,step``). With
+    a split word the data is the split's ("train data loss", "loss on val data")."""
+    return split is None and "data" in words and bool(set(words) & LOSS_WORDS)
 
 
 def _value_head(words: list[str]) -> bool:
