@@ -471,7 +471,7 @@ def unmapped_reason(run: Any) -> str:
     source = getattr(run, "source", "PATH") or "PATH"
     why = getattr(run, "meta", {}).get("no_loss")
     found = f"no loss series found ({why})" if isinstance(why, str) else "no loss series found"
-    if isinstance(why, str) and "--map loss=" in why:  # the reader's reason already names the --map to use
+    if not names or (isinstance(why, str) and "--map loss=" in why):  # no metric to map, or the reader named it
         return f"{found}{more}; metrics read: {_listing(names, 40, source)}"
     return f"{found}; {hint}{more}; metrics read: {_listing(names, 40, source)}"
 

@@ -44,14 +44,31 @@ def _launches(path: Path) -> tuple[list[list[tuple[int, dict[str, Any]]]], list[
     if not objects:
         raise ReadError("no JSON lines with an 'iteration' found")
     launches: list[list[tuple[int, dict[str, Any]]]] = [[]]
-    last = None
+    prev: dict[str, Any] | None = None
+    ended = False  # the line before closed a stopped launch's last write
     for line_no, obj in objects:
-        it = obj["iteration"]
-        if last is not None and it < last:
+        closes = prev is not None and _stopped_write(prev, obj)
+        if prev is not None and not closes and (ended or obj["iteration"] < prev["iteration"]):
             launches.append([])
+        ended = closes
         launches[-1].append((line_no, obj))
-        last = it
+        prev = obj
     return launches, notes, other, broken
+
+
+def _stopped_write(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two lines in a row are the last write of a launch stopped inside an iteration.
+    detectron2's JSONWriter puts one write's scalars on one line per iteration they were stored
+    at, in the order the names were first stored, not sorted. A launch stopped (an error, Ctrl-C)
+    inside iteration N writes, as it ends, N's scalars (``eta_seconds``, the model's accuracies;
+    no loss) and N-1's losses (no ``eta_seconds``): two lines one iteration apart, in either
+    order, that share no name (Adityagupta2590/Detection_fish output/metrics.json: ``18`` then
+    ``17``, later ``14`` then ``15``). The launch ends there: the next line is a new launch's,
+    its iteration lower or not."""
+    late, early = (a, b) if a["iteration"] > b["iteration"] else (b, a)
+    if late["iteration"] - early["iteration"] != 1 or (a.keys() & b.keys()) - {"iteration"}:
+        return False
+    return "eta_seconds" in late and "total_loss" not in late and "eta_seconds" not in early
 
 
 def _as_run(
@@ -77,10 +94,13 @@ def _as_run(
 
 
 def _describe(launches: list[list[tuple[int, dict[str, Any]]]]) -> str:
-    return "; ".join(
-        f"run{i + 1}: lines {p[0][0]}-{p[-1][0]}, iterations {p[0][1]['iteration']:g}-{p[-1][1]['iteration']:g}"
-        for i, p in enumerate(launches)
-    )
+    return "; ".join(f"run{i + 1}: lines {p[0][0]}-{p[-1][0]}, iterations {_span(p)}" for i, p in enumerate(launches))
+
+
+def _span(part: list[tuple[int, dict[str, Any]]]) -> str:
+    """The lowest and highest iteration of a launch (a stopped launch's last write may go back one)."""
+    its = [obj["iteration"] for _, obj in part]
+    return f"{min(its):g}-{max(its):g}"
 
 
 def _parts(path: Path) -> list[str]:

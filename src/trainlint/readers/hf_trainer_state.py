@@ -59,6 +59,7 @@ class TrainerStateReader:
     def read(self, path: Path) -> Run:
         run = self._read(path)
         _link_config(run, path)
+        _summary_only(run)
         return run
 
     def _read(self, path: Path) -> Run:
@@ -106,6 +107,25 @@ def control_facts(data: bytes) -> dict[str, Any]:
         if m:
             out[key] = m.group(1) == b"true" if key == "stop_requested" else int(m.group(1))
     return out
+
+
+def _summary_only(run: Run) -> None:
+    """Why no loss is read from a state whose log_history holds no logged step, only the summary
+    entry train() writes as it returns: ``logging_steps`` above the run's length (500 for a run of
+    69 steps: mellymeter/ES3890AI output/trainer_state.json) logs nothing. The summary's
+    ``train_loss``, the mean over the whole run, is no series to judge; the reason names it, so
+    the reader sees it (a mean of 1.8e11 there: a broken run)."""
+    summary = run.meta.get("summary")
+    if run.series or not isinstance(summary, dict):
+        return
+    why = "log_history holds no logged step, only the summary train() writes as it returns"
+    mean = summary.get("train_loss")
+    if type(mean) in (int, float):
+        why += f", whose train_loss, {mean:.4g}, is the mean over the run"
+    every, steps = run.meta.get("logging_steps"), run.meta.get("global_step")
+    if type(every) is int and type(steps) is int and every > steps:
+        why += f"; logging_steps {every} is more than the run's {steps} steps"
+    run.meta["no_loss"] = why
 
 
 def _link_config(run: Run, path: Path) -> None:
