@@ -29,7 +29,7 @@ import msgspec
 from ...role_structure import EVAL_WORDS, TEST_WORDS, TRAIN_WORDS, parse, split_named, words_of
 from ...roles import role_of
 from .glossary import english
-from .objectives import Objective, bare_actor, evaluated, founds, objective, training_error
+from .objectives import Objective, bare_actor, compound_tail, evaluated, founds, objective, training_error
 from .text import NUM, Capture, Line, dict_pairs, distinct_segments, lazy_regex, norm_bars, unread_lr, unwrap_values
 
 MIN_REPEAT = 3  # records a loss must appear in before it is taken as a stream
@@ -70,7 +70,9 @@ _COUNTER = lazy_regex(
     # (a memory unit glued to the total, PySlowFast's "RAM": "10/200G", makes it a size, no count)
     r"((?:\[\s*\d+\s*\])*)\[?\s*(?<![\d/])(\d+)\s*(?:/|\bof\b)\s*(\d+)(?![KMGT]i?B?\b)\s*\]?(?![\d.%/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\](?!\s*\[)"
-    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s+(\d+)\s*:(?![\d/])"  # "epoch 3: ...", "step 100: ..."
+    # "epoch 3: ...", "step 100: ...", and with a number sign, "Step #100: ..." (TensorFlow's speech_commands
+    # train.py and the scripts built on it, purice93/ML-KWS-for-MCU: "Step #0: rate .., cross entropy ..")
+    r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)(?:\s+#?|\s*#)(\d+)\s*:(?![\d/])"
     r"|(?<![\w@/.])([A-Za-z][A-Za-z_]*)\s*[:=#]?\s*\[\s*(\d+)\s*\]\[\s*(\d+)\s*\](?!\s*[\[/\d])"  # "Epoch: [3][50]"
 )
 # Names whose ``N/M`` is a score (the correct answers of a test set: pytorch/examples' MNIST prints
@@ -294,7 +296,9 @@ def _name(raw: str, sep: str) -> str:
     if "/" in words[-1]:  # a metric path is a whole name ("Train loss/train/total": a prefix, then the name)
         words = words[-1:]
     if not sep.strip():  # "Loss 12.6": the name is one word, with the split word before it ("valid loss 5.2")
-        words = words[-2:] if len(words) > 1 and words[-2].lower() in _SPLIT_WORDS else words[-1:]
+        # (or the words of one term written apart, "cross entropy 2.51": purice93/ML-KWS-for-MCU's tensorflow.log)
+        n = compound_tail(words)
+        words = words[-n - 1 :] if len(words) > n and words[-n - 1].lower() in _SPLIT_WORDS else words[-n:]
     return "_".join(words).rstrip(".:-")
 
 
@@ -344,6 +348,17 @@ def _config_repr(text: str) -> bool:
     return ("CfgNode(" in text or "Namespace(" in text) and _CONFIG_REPR.search(text) is not None
 
 
+# Words after a counter's name that say it is the count (``iteration index: 100, batch loss: 69.1``,
+# WayenVan/sign_language_rgb's train_ddp.log; ``epoch number: 3``, ``step no: 50``): the counter still.
+_COUNT_WORDS = frozenset({"index", "idx", "number", "num", "no"})
+
+
+def _counter_named(key: str) -> str:
+    """The counter's name of ``iteration_index``, ``epoch_number`` (:data:`_COUNT_WORDS`), else ``key``."""
+    first, _, rest = key.partition("_")
+    return first if rest in _COUNT_WORDS and first in _COUNTER_NAMES else key
+
+
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
     if _FRAME_LINE.match(text) or _config_repr(text):
@@ -363,6 +378,7 @@ def read_line(text: str) -> Record | None:
         split, _, last = key.rpartition("_")
         if (split in _SPLIT_WORDS or split in _AT_WORDS) and last in _COUNTER_NAMES:  # "validate step: 50"
             key = last
+        key = _counter_named(key)
         if unread_lr(name, value):
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)

@@ -333,6 +333,10 @@ MIN_DICT_EPOCHS = 3
 # a few words and a colon or ``=`` before the dict: ``print("train history:", history.history)``
 # (norahik/CDECNN's train_history.txt: ``train history: {'acc': [...], 'loss': [...], ...}``)
 _DICT_LABEL = lazy_regex(r"^[A-Za-z][\w .\-]{0,40}?\s*[:=]\s*(?=\{)")
+# a logging record's frame before the dict, in any format (liguoliguoli/keras_on_relic's keras.log:
+# ``2018-09-16 19:41:41,939 -keras_dpm-INFO-transfer_learning:{'val_loss': [..], 'loss': [..]}``): the
+# dict from its first quoted key to the line's end, no brace before it
+_FRAMED_DICT = lazy_regex(r"""^[^{}]{1,200}?(?=\{\s*['"][A-Za-z])""")
 
 
 def printed_lists(text: str) -> dict[str, list[float]]:
@@ -355,6 +359,8 @@ def history_dicts(lines: list[Line]) -> Capture | None:
         if text.startswith('"{') and text.endswith('}"'):  # json.dump(str(history.history), f)
             text = text[1:-1]
         text = _DICT_LABEL.sub("", text, count=1)
+        if text.endswith("}") and not text.startswith("{"):
+            text = _FRAMED_DICT.sub("", text, count=1)
         if not text.startswith("{") or len(text) > MAX_LIST_CHARS or "loss" not in text:
             continue
         cols = printed_lists(text)

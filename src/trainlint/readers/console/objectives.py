@@ -104,10 +104,21 @@ _COMPOUNDS = (
     ("neg_elbo", "nelbo"),
     ("negative_elbo", "nelbo"),
 )
+_COMPOUND_NAMES = frozenset(words for words, _ in _COMPOUNDS)
 _SPLIT_WORDS = EVAL_WORDS | TEST_WORDS | {"train", "training", "trn"}
 _PATH = re.compile(r"[/.:|]+")
 _DIGITS = re.compile(r"\d+$")
 _SMOOTH_L1 = re.compile(r"smooth[\W_]*l1(?![0-9])", re.IGNORECASE)
+
+
+def compound_tail(words: list[str]) -> int:
+    """How many of the last ``words`` spell one vocabulary word written apart (:data:`_COMPOUNDS`:
+    ``cross entropy``, ``neg log likelihood``, ``bits per dim``), else 1: a name printed before its
+    value with only a space between (``cross entropy 2.51``) keeps those words, not its last alone."""
+    for n in (3, 2):
+        if len(words) >= n and "_".join(words[-n:]).lower() in _COMPOUND_NAMES:
+            return n
+    return 1
 
 
 def _words(name: str) -> list[str]:
