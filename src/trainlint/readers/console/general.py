@@ -809,7 +809,7 @@ class _Reading:
         header = self.header
         if not own and header is not None:
             rec.step, rec.epoch, rec.inner = header.step, header.epoch, rec.inner or header.inner
-        elif header is not None and _epoch_only(header) and rec.epoch is None and rec.inner is None:
+        elif header is not None and _epoch_only(header) and _placed_by_epoch_header(rec):
             rec.epoch = header.epoch  # "Start of epoch 3", then "loss at step 200: 0.6": the step in epoch 3
         if own and self.out and _repeated(self.out[-1], rec):
             return
@@ -820,6 +820,14 @@ class _Reading:
         self.block = rec if header is not None and not own and one and not rec.unnamed else None
         self.split_of_block = title if self.block is not None else ""
         self.last = rec.line
+
+
+def _placed_by_epoch_header(rec: Record) -> bool:
+    """Whether a record with counters of its own takes the epoch of the epoch-only header above it:
+    one with no epoch, and no count or a count out of a total (``Epoch 2: Freezing backbones...``, then
+    ``  Batch 10/215 | Loss: 2.27`` lines, Abhijith-Reddy-ch/MultiModal-Temporal-Deepfake-Detection's
+    training.log): the count within that epoch."""
+    return rec.epoch is None and (rec.inner is None or rec.inner[1] > 0)
 
 
 # A Keras-style bar drawn before the values (``[Training] 1/10 [==>.....] - ETA: 2:45  loss: 1.93``, the
