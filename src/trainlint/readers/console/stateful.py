@@ -594,13 +594,28 @@ def _yolo_row(cap: Capture, line: Line, cols: list[str], epoch: int | None) -> i
         if epoch == 0:  # YOLOv5 counts epochs from 0 ("0/299" of 300)
             cap.meta["zero_based"] = True
         cap.meta["planned_epochs"] = int(m[2]) + (1 if cap.meta.get("zero_based") else 0)
-        for name, value in zip(cols, m[3].split()):
-            name = _YOLO_SHORT.get(name, name)
-            if name.endswith("_loss"):
+        for col, value in zip(cols, m[3].split()):
+            name = _yolo_loss_name(col)
+            if name is not None:
                 cap.add("train/" + name, float(epoch), float(value))
         cap.lines.append(line.no)
         break
     return epoch
+
+
+# YOLOv10's own trainer (THU-MIG/yolov10, ultralytics/models/yolov10) prints each loss term twice,
+# for its one-to-many and its one-to-one head: ``box_om cls_om dfl_om box_oo cls_oo dfl_oo``; the
+# loss it optimises is the sum of both heads' terms (chandana-koganti14/NuInseg's W&B output.log).
+_YOLO_HEAD_TERM = lazy_regex(r"^(box|obj|cls|dfl|seg)_(om|oo)$")
+
+
+def _yolo_loss_name(col: str) -> str | None:
+    """The loss term a YOLO table column holds (``box`` of YOLOv5 as ``box_loss``, YOLOv10's
+    ``box_om`` as ``box_om_loss``), or None for a column that is no loss (GPU_mem, Instances)."""
+    name = _YOLO_SHORT.get(col, col)
+    if name.endswith("_loss"):
+        return name
+    return col + "_loss" if _YOLO_HEAD_TERM.match(col) else None
 
 
 def _yolo_total(cap: Capture) -> None:
