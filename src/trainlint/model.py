@@ -118,6 +118,7 @@ class RunMeta(msgspec.Struct, frozen=True):
     crash_scanned: bool | None = None  # True: the reader looked for crash signatures
     skips_scanned: bool | None = None  # True: the reader looked for the script's "skipped a NaN step" lines
     stop_requested: bool | None = None  # HF TrainerControl.should_training_stop when the state was saved
+    loss_unnamed: bool | None = None  # True: the log prints its loss's value, not which loss function it is
     # Text.
     best_model_checkpoint: str | None = None  # ``.../checkpoint-N``
     clock: str | None = None  # "watcher": the times are a watcher's polls, not the log's own
@@ -166,6 +167,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "crash_scanned": (lambda v: isinstance(v, bool), "true or false"),
     "skips_scanned": (lambda v: isinstance(v, bool), "true or false"),
     "stop_requested": (lambda v: isinstance(v, bool), "true or false"),
+    "loss_unnamed": (lambda v: isinstance(v, bool), "true or false"),
     "best_model_checkpoint": (lambda v: isinstance(v, str), "text"),
     "clock": (lambda v: isinstance(v, str), "text"),
     "checkpoints": (lambda v: isinstance(v, (list, tuple)), "a list of steps or checkpoint names"),

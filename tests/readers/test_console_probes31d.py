@@ -82,6 +82,7 @@ def _catboost_log() -> list[str]:
 def test_catboost_learn_near_ln_k_is_no_chance_level(tmp_path):
     run = _read(tmp_path, _catboost_log(), "output.log")
     assert run.format == "console/catboost" and run.roles["loss"] == "learn"
+    assert run.meta["loss_unnamed"] is True  # the reader says which function goes unsaid, not the rule
     assert _series(run, "learn") == (11, 0.0, 999.0, _learn(0), _learn(999))
     findings = {f.code: f for f in judge(run).findings}
     assert "TL033" not in findings

@@ -62,7 +62,7 @@ def _all_log_rules(meta):
 def test_wrong_types_act_as_unknown_for_every_log_rule(bad):
     """Metadata that says everything with the wrong type is read by the rules as saying nothing,
     even when they are applied without the engine's check."""
-    flags = ("completed", "crash_scanned", "skips_scanned", "stop_requested")
+    flags = ("completed", "crash_scanned", "skips_scanned", "stop_requested", "loss_unnamed")
     wrong = {key: 100 if key in TEXT_FIELDS else "yes" if key in flags else bad for key in FIELDS}
     bare, got = _all_log_rules({}), _all_log_rules(wrong)
     assert [f.to_dict() for f in got.findings] == [f.to_dict() for f in bare.findings]

@@ -122,20 +122,18 @@ def inferred_tolerance(k: int) -> float:
     return min(0.02, 0.3 * (math.log(k + 1) - math.log(k)))
 
 
-# CatBoost's console prints its loss function's value as 'learn' without naming the function: RMSE
-# by default for a regressor, so a level near ln k says nothing of classes without a count given
-# (minzai0116/pro-recsys-bookratingprediction-recsys-06's W&B output.log: an RMSE of 2.18 on book
-# ratings, near ln 9). Its learn_error.tsv names the function in its header.
-_UNNAMED_LOSS_FUNCTION = {"console/catboost": "CatBoost's 'learn' value, whose loss function the console does not name"}
+# A log that prints its loss's value without naming the loss function (CatBoost's console 'learn': RMSE
+# by default for a regressor; minzai0116/pro-recsys-bookratingprediction-recsys-06's W&B output.log, an
+# RMSE of 2.18 on book ratings, near ln 9): a level near ln k says nothing of classes without a count
+# given. The reader says so (RunMeta.loss_unnamed); CatBoost's learn_error.tsv names the function.
 
 
 def _chance_without_count(ctx: Context) -> Finding | None:
     """No class count given: a loss that sits at ln k for a small k over the whole run (and an
     accuracy near 1/k when one is logged) is chance; one that only ends there suggests k."""
     unknown = "vocabulary size / class count unknown (--vocab-size, --num-classes)"
-    unnamed = _UNNAMED_LOSS_FUNCTION.get(ctx.subject.format)
-    if unnamed is not None:
-        raise NotChecked(f"{unknown}; the loss is {unnamed} (RMSE by default for a regressor)")
+    if RunMeta.of(ctx.subject).loss_unnamed:
+        raise NotChecked(f"{unknown}; the log does not name its loss function (CatBoost's 'learn': RMSE by default)")
     s = ctx.series("loss", min_points=int(ctx.t("min_points")))
     _, v = coarse_of(ctx, s)
     thirds = [float(median(part)) for part in np.array_split(v, 3) if len(part)]
@@ -197,8 +195,8 @@ ln(V) alone is normal for a freshly initialised head. V comes from --vocab-size 
 --num-classes, or vocab_size / num_classes in the run's metadata (e.g. a config.json).
 Without either, a loss that sits at ln k for a small k (2 to 100) over the whole run, with
 an accuracy near 1/k when one is logged, is chance over k classes (FAIL); one whose last half
-sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k (no k is inferred from
-CatBoost's console 'learn', whose loss function, RMSE for a regressor, goes unnamed). It judges the whole
+sits still at ln k for k up to 12 is a NOTE suggesting --num-classes k (no k is inferred where
+the log does not name its loss function: CatBoost's console 'learn', RMSE for a regressor). It judges the whole
 run: the live guard runs it when the run ends, not while it trains (a healthy run whose loss
 sits at ln k through its warm-up has shown nothing yet). Not judged on a preference loss
 (a log with rewards/chosen, logps/rejected, rewards/margins ...): DPO's loss starts at ln 2

@@ -199,6 +199,7 @@ def catboost(lines: list[Line]) -> Capture | None:
     if "learn" in cap.cols:
         cap.meta["objective"] = "learn"
         cap.meta["objective_why"] = "CatBoost's 'learn' value: its loss function on the learning set"
+        cap.meta["loss_unnamed"] = True  # which function (RMSE by default for a regressor) goes unsaid
     test = next((s for s in cap.cols if s != "learn"), None)
     if test is not None and _lower_is_better(best.get(test, [])):
         cap.meta["eval_objective"] = test
