@@ -34,6 +34,10 @@ def healthy(draw):
         curve = curve * (1 - drop) ** np.floor(t * epochs / n)
     rel_noise = draw(st.floats(0.002, 0.05))
     loss = curve * (1 + rng.normal(0, rel_noise, n))
+    # a run that fell in its first few points and sat still after is no healthy run: its loss over the
+    # whole run reads as a level (at ln 2 it is a binary classifier at chance, TL033); one still learning
+    # has its first third's level above its last third's
+    assume(np.median(curve[: n // 3]) > 1.05 * np.median(curve[-(n // 3) :]))
     if schedule == "constant":  # a constant-LR run that is healthy is still learning in its second half
         k = max(3, n // 10)
         gain = curve[n // 2] - curve[-k:].mean()
