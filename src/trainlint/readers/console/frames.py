@@ -74,10 +74,12 @@ _SEP = lazy_regex(r"\s*(?:-|\||>>|:)\s|\s*-{2,}>\s*|\s+")
 
 # A time stamp as the tools that stamp lines write it: ISO 8601 (a "T", "Z", an offset, up to
 # nanoseconds), "%Y%m%d-%H%M%S", a month and day without the year ("12-04", "12/04"; "12/04/2024"),
-# syslog's "Dec  4 10:11:12", seconds since the epoch, a time of day alone.
+# syslog's "Dec  4 10:11:12", seconds since the epoch, a time of day alone; a month and day with a
+# 12-hour time ("05/31 03:17:12 PM", logging's datefmt '%m/%d %I:%M:%S %p' of the DARTS search
+# scripts, AI-Tech-Research-Lab/AsquaredM's W&B output.log).
 _STAMP = (
     r"(?:\d{4}[-/.]?\d{2}[-/.]?\d{2}[ T_-]?\d{2}:?\d{2}:?\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
-    r"|\d{1,2}[-/]\d{1,2}(?:[-/]\d{4})? \d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
+    r"|\d{1,2}[-/]\d{1,2}(?:[-/]\d{4})? \d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?: [AP]M(?!\w))?"
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?"
     r"|1\d{9}\.\d{1,9}|\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?)"
 )

@@ -11,7 +11,7 @@ evaluation lines of XGBoost, LightGBM and CatBoost (``boosters``), Stable-Baseli
 (``sb3``), scikit-learn's, spaCy's and MATLAB's progress tables (``libtables``), Marian NMT's
 ``train.log`` (``marian``), first-order-model's ``log.txt`` (``motion``), AllenNLP's epoch tables
 and bars (``allennlp``), Kaldi nnet3's objective lines (``kaldi``), cuda-convnet's cost lines
-(``convnet``), the
+(``convnet``), DARTS's unnamed ``train``/``valid`` rows (``darts``), the
 general line reader as the fallback (``general``), and any ``--pattern REGEX`` the user gives
 (``ReadOptions.patterns``). Every recogniser reads the lines as the script printed them:
 ``frames`` removes torchrun's rank prefixes and logging record prefixes first.
@@ -43,6 +43,7 @@ from .allennlp import RECOGNISERS as ALLENNLP_RECOGNISERS
 from .boosters import RECOGNISERS as BOOSTER_RECOGNISERS
 from .convnet import RECOGNISERS as CONVNET_RECOGNISERS
 from .crash import SIGNATURES, find_crashes
+from .darts import RECOGNISERS as DARTS_RECOGNISERS
 from .frames import unframe
 from .general import general, strip_frame
 from .handwritten import MORE_PATTERNS
@@ -173,6 +174,7 @@ def recognise(lines: list[Line], text: str | Needles, patterns: Iterable[str | L
         *ALLENNLP_RECOGNISERS,
         *KALDI_RECOGNISERS,
         *CONVNET_RECOGNISERS,
+        *DARTS_RECOGNISERS,
     )
     for fn, needle in (*RECOGNISERS, *MORE_RECOGNISERS, *GAN_RECOGNISERS, *VITS_RECOGNISERS, *libraries):
         held = needle in text if isinstance(needle, str) else any(n in text for n in needle)
