@@ -163,6 +163,8 @@ def choose(
         parts = _sum_parts(name, names)
         if parts:
             out[role] = Choice(role, parts, "--map", 0)
+    tallies = game_tallies(names)
+    names = [n for n in names if n not in tallies]  # --map alone may still name one
     mapped = {n for c in out.values() for n in c.names}  # a metric --map gave a role has no other
     by_key = {n.strip().lower(): n for n in names if n not in mapped}
     for role, aliases in ALIASES.items():
@@ -204,6 +206,29 @@ def choose(
             if c is not None:
                 out[role] = c
                 taken.update(c.names)
+    return out
+
+
+# A game's outcome tally counts the games lost, not a loss to judge: ``losses`` beside ``wins``, or
+# ``loss`` beside both ``win`` and ``draw``, under the same prefix (Alex-code145/Yolah's AlphaZero
+# training_log.csv: ``eval_games,eval_win,eval_draw,eval_loss``, the evaluation games won, drawn
+# and lost). A bare ``loss`` beside a ``win`` flag alone may be the network's loss: kept.
+_TALLIES = {"losses": ("wins",), "loss": ("win", "draw")}
+
+
+def game_tallies(names: Iterable[str]) -> set[str]:
+    """The names in ``names`` that count games lost beside counts of the games' other outcomes."""
+    keyed = {n.strip().lower(): n for n in names}
+    out: set[str] = set()
+    for key, name in keyed.items():
+        word = next((w for w in _TALLIES if key.endswith(w)), None)
+        if word is None:
+            continue
+        prefix = key[: len(key) - len(word)]
+        if prefix and prefix[-1].isalnum():  # ``val_loss`` splits at a separator, ``xloss`` does not
+            continue
+        if all(prefix + w in keyed for w in _TALLIES[word]):
+            out.add(name)
     return out
 
 

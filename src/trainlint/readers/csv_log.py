@@ -206,6 +206,7 @@ class _Layout(msgspec.Struct):
     epoch_col: int | None
     comma: bool = False  # its numbers are written with decimal commas
     counter: _EpochCounter | None = None  # a batch count beside the epoch (``Epoch,Batch,..``)
+    clock: _EpochClock | None = None  # the epoch as the step, until it repeats
     long: LongLayout | None = None  # one metric per row, named in a column (``step,metric,value``)
 
     @classmethod
@@ -215,7 +216,50 @@ class _Layout(msgspec.Struct):
         layout = cls(header, step_col, epoch_col, comma, long=LongLayout.of(header, STEP_COLUMNS))
         if layout.long is None:
             layout.counter = _EpochCounter.of(header, step_col, epoch_col)
+        if layout.long is None and layout.counter is None and step_col is None and epoch_col is not None:
+            layout.clock = _EpochClock(epoch_col)
         return layout
+
+
+# An epoch column that repeats from one row to the next is no clock: Keras' CSVLogger(append=True)
+# around ``model.fit(epochs=1)`` called in a loop writes ``epoch`` 0 on every row (Areya911/AgriSmart
+# training_log.csv). From the first row that repeats the epoch of the row before it, the rows are
+# counted on from there; until then (every Keras log whose epochs advance) the epoch is the step.
+# Rows that fill different cells at one epoch (a train row, then a val row) are no repeat.
+
+
+class _EpochClock:
+    """Steps from the epoch column, row by row (a table read whole and one streamed agree)."""
+
+    def __init__(self, col: int) -> None:
+        self.col = col
+        self.epoch: float | None = None  # the epoch of the row before
+        self.filled: tuple[bool, ...] = ()  # which cells the row before filled
+        self.last: float | None = None  # the step of the row before
+        self.counting = False  # an epoch repeated: rows are counted from then on
+
+    def step(self, row: list[str], n: int) -> float:
+        epoch = _cell(row, self.col)
+        if epoch is None:
+            return float(n)
+        # sparse rows that fill other cells at one epoch (a train row, then a val row) are one epoch's
+        filled = tuple(bool(c.strip()) for c in row)
+        repeat = self.last is not None and epoch == self.epoch and filled == self.filled
+        self.counting = self.counting or repeat
+        step = self.last + 1 if self.counting and self.last is not None else epoch
+        self.epoch, self.filled, self.last = epoch, filled, step
+        return step
+
+
+def _clock_steps(epochs: np.ndarray) -> np.ndarray:
+    """:class:`_EpochClock`'s steps for a whole column of epochs."""
+    repeats = np.flatnonzero(epochs[1:] == epochs[:-1])
+    if not len(repeats):
+        return epochs
+    at = int(repeats[0]) + 1  # the first row that repeats the epoch before it
+    steps: np.ndarray = epochs.copy()
+    steps[at:] = epochs[at - 1] + np.arange(1, len(epochs) - at + 1)
+    return steps
 
 
 # A count of the epoch's batches beside its epoch (``Epoch,Batch,Gen Loss``: a GAN's per-batch
@@ -275,6 +319,12 @@ def _counted(run: Run, layout: _Layout) -> None:
         )
 
 
+def _row_step(layout: _Layout, row: list[str], at: int | None, n: int) -> float:
+    if layout.counter is not None:
+        return layout.counter.step(row, n)
+    return layout.clock.step(row, n) if layout.clock is not None else _step(row, at, n)
+
+
 def _cell(row: list[str], col: int) -> float | None:
     try:
         return float(row[col])
@@ -320,7 +370,7 @@ def _rows_into(
         # Lightning's sparse rows leave most cells empty: an empty cell is an absent value
         skip = layout.counter.col if layout.counter is not None else step_col
         records.append({header[i]: _number(c, layout.comma) for i, c in enumerate(row) if i != skip and c.strip()})
-        steps.append(layout.counter.step(row, n) if layout.counter is not None else _step(row, at, n))
+        steps.append(_row_step(layout, row, at, n))
         where.append(line_no)
     cols = Columns()
     if records:
@@ -429,6 +479,8 @@ def _dense_columns(table: np.ndarray, header: list[str], step_col: int | None, e
     """The columns of a dense table, as the general path builds them."""
     at = step_col if step_col is not None else epoch_col
     steps = table[:, at] if at is not None else np.arange(len(table), dtype=np.float64)
+    if step_col is None and epoch_col is not None:
+        steps = _clock_steps(steps)
     cols = Columns()
     for i, name in enumerate(header):
         if i != step_col:
