@@ -13,7 +13,8 @@ training set when that set is among those evaluated:
   CLI logs ``[LightGBM] [Info] Iteration:10, training binary_logloss : 0.31``.
 - CatBoost (``TConsoleLoggingBackend``): ``<iteration>:\\tlearn: <v>\\ttest: <v>\\tbest: <v>
   (<iteration>)\\ttotal: <time>\\tremaining: <time>``, the first metric of each set only: on the
-  learning set that is the loss function optimised; on the test set the evaluation metric,
+  learning set the loss function optimised unless an ``eval_metric`` is set (then that metric on
+  both sets: a ``learn`` value that rises is a score, no loss); on the test set the evaluation metric,
   which may be one where higher is better (AUC): ``best`` says which way it goes.
 
 The loss is a loss metric (``logloss``, ``rmse``, ``l2``, ...; never ``auc`` or ``error``) on the
@@ -196,7 +197,13 @@ def catboost(lines: list[Line]) -> Capture | None:
         cap.lines.append(line.no)
     if len(cap.lines) < 2:
         return None
-    if "learn" in cap.cols:
+    if "learn" in cap.cols and _rises_as_a_score(cap.cols["learn"][1]):
+        cap.notes.append(
+            "CatBoost's 'learn' value rises over the run: boosting lowers its loss on the learning set "
+            "round after round, so this is an evaluation metric where higher is better (eval_metric "
+            "Accuracy, AUC, F1), not the loss; no loss is taken"
+        )
+    elif "learn" in cap.cols:
         cap.meta["objective"] = "learn"
         cap.meta["objective_why"] = "CatBoost's 'learn' value: its loss function on the learning set"
         cap.meta["loss_unnamed"] = True  # which function (RMSE by default for a regressor) goes unsaid
@@ -205,6 +212,21 @@ def catboost(lines: list[Line]) -> Capture | None:
         cap.meta["eval_objective"] = test
         cap.meta["eval_objective_why"] = f"CatBoost's '{test}' value, whose 'best' is its lowest"
     return cap
+
+
+# CatBoost prints the first metric of each set; with ``eval_metric="Accuracy"`` that is the accuracy,
+# on the learning set too (``N:\tlearn: 0.48 ... 1499:\tlearn: 0.96``, Thalaivar/DDP training.out).
+# Boosting lowers its objective on the learning set at almost every round: a 'learn' value that
+# rises at most rounds and ends above where it began is a score, never the loss.
+_SCORE_RISE_SHARE = 0.75
+
+
+def _rises_as_a_score(values: list[float]) -> bool:
+    """Whether a CatBoost 'learn' series rises like a score: its changes mostly rises (three in
+    four or more) and its last value above its first."""
+    ups = sum(b > a for a, b in zip(values, values[1:]))
+    downs = sum(b < a for a, b in zip(values, values[1:]))
+    return values[-1] > values[0] and ups >= _SCORE_RISE_SHARE * (ups + downs) and ups > 0
 
 
 def _lower_is_better(pairs: list[tuple[float, float]]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .objectives import lone_training_error
 from .patterns import LinePattern, _c
 from .text import NUM, Capture, Line, lazy_regex, unwrap_values
 
@@ -156,13 +157,47 @@ _SPLIT_NAME = lazy_regex(r"(?i)(?<!\S)(train|training|val|valid|validation|test|
 _TOTAL_LOSS = "total_loss"  # the name a table's ``total`` is read under where the table names no loss
 
 
+# A header of names parted by tabs behind a comment mark, a data file's (``#Epoch\tTraining Error\t
+# Testing Error`` over tab-separated rows, faxmishok/AI_heart-disease-prediction-pw7 training.out):
+# each name between tabs, its words joined (``Training_Error``).
+_TAB_HEADER = lazy_regex(r"^#?[^\t\d#]+(?:\t[^\t\d]+)+$")
+
+
+def _header_names(text: str) -> list[str]:
+    """A header line's names: parted by tabs where a tab parts them (a name may hold a space),
+    else by spaces (``train loss   val_loss``: two names, not three)."""
+    body = text.strip()
+    if _TAB_HEADER.match(body):
+        return [c.strip().replace(" ", "_") for c in body.lstrip("#").split("\t")]
+    return _SPLIT_NAME.sub(r"\1_\2", body).split()
+
+
+# the same error on an evaluation split, beside the training error in such a header
+_EVAL_ERROR = lazy_regex(r"(?i)^(?:test|testing|val|valid|validation|eval)_?error$")
+
+
+def _named_error(cols: list[str]) -> str | None:
+    """The training error a header names as its one objective, its first column a step (an old
+    loop's table: ``Epoch  Training_Error  Testing_Error``, the MSE it minimises; the same error
+    on an evaluation split may stand beside it), else None."""
+    if cols[0].lower() not in _TABLE_STEP:
+        return None
+    return lone_training_error([c for c in cols[1:] if not _EVAL_ERROR.match(c)])
+
+
+def _eval_error(cols: list[str]) -> str | None:
+    """The evaluation split's error beside a header's training error (:func:`_named_error`)."""
+    return next((c for c in cols if _EVAL_ERROR.match(c)), None)
+
+
 def _table_header(text: str) -> tuple[list[str], bool] | None:
-    """A header's names and whether it is a ``total`` table's: one naming a loss; or one naming
-    none as ``Epoch .. total ..`` (its rows must lead with counters; its ``total`` is the loss)."""
-    cols = _SPLIT_NAME.sub(r"\1_\2", text.strip()).split()  # "train loss   val_loss": two names, not three
+    """A header's names and whether it is a ``total`` table's: one naming a loss (or a training
+    error as its one objective); or one naming none as ``Epoch .. total ..`` (its rows must lead
+    with counters; its ``total`` is the loss)."""
+    cols = _header_names(text)
     if len(cols) < 3 or len(cols) > 30 or not all(_NAME_TOKEN.match(c) for c in cols):
         return None
-    if any("loss" in c.lower() for c in cols):
+    if any("loss" in c.lower() for c in cols) or _named_error(cols) is not None:
         return cols, False
     if cols[0].lower() in _TABLE_STEP and "total" in cols:
         return [_TOTAL_LOSS if c == "total" else c for c in cols], True
@@ -283,6 +318,14 @@ class _Table:
 
     def result(self) -> Capture | None:
         cap = self.cap
+        error = _named_error(self.cols) if self.cols is not None and not self.total else None
+        if error is not None and error in cap.cols and not any("loss" in name.lower() for name in cap.cols):
+            cap.meta["objective"] = error
+            cap.meta["objective_why"] = "a training error named in the table's header (old loops' MSE)"
+            evaluated = _eval_error(self.cols or [])
+            if evaluated is not None and evaluated in cap.cols:
+                cap.meta["eval_objective"] = evaluated
+                cap.meta["eval_objective_why"] = "the same error on an evaluation split, beside it in the header"
         if len(cap.lines) < 2 or not cap.has_loss():
             return None
         if self.total:
@@ -405,7 +448,7 @@ def best_saves(lines: list[Line]) -> Capture | None:
 # (column tables of both kinds from one pass: a table naming a loss, or a counter table's ``total``)
 RECOGNISERS = (
     (epoch_blocks, "poch"),
-    (tables, ("loss", "Loss", "LOSS", "total")),
+    (tables, ("loss", "Loss", "LOSS", "total", "Error", "error")),
     (history_dicts, "loss"),
     (best_saves, "model at epoch "),
 )

@@ -187,6 +187,13 @@ def _lone_error(names: list[str]) -> Objective | None:
     return Objective((errors[0],), "a training error printed as the objective (old loops' MSE)")
 
 
+def lone_training_error(names: list[str]) -> str | None:
+    """The name of the one training error among ``names`` taken as the objective
+    (:func:`_lone_error`), else None."""
+    found = _lone_error(names)
+    return found.names[0] if found is not None else None
+
+
 def bare_actor(names: Iterable[str]) -> str | None:
     """The actor's loss among the names one record prints where it prints an actor-critic's two
     losses as bare symbols (:data:`ACTOR_SYMBOLS` beside :data:`CRITIC_SYMBOLS`), else None."""
