@@ -366,7 +366,7 @@ def read_line(text: str) -> Record | None:
     if text[:3] in ("---", "===", "***", "###", "~~~") and (ruled := _RULED_COUNTER.match(text)) is not None:
         text = ruled[1]
     rec = Record(0, text, {})
-    body = _counters(_lead(strip_frame(_split_unglued(english(_unglued(text)))), rec), rec)
+    body = _counters(_lead(strip_frame(_split_unglued(english(_loss_part_joined(_unglued(text))))), rec), rec)
     pairs = _PAIR.finditer(body) if _PAIR_HINT.search(body) is not None else ()
     segments = _split_segments(body) if "|" in body else []
     for start, raw, sep, value, unit, end in ((m.start(), m[1], m[2], m[3], m[4], m.end()) for m in pairs):
@@ -426,6 +426,21 @@ def _unglued(text: str) -> str:
     if _GLUED_HINT.search(text) is None:
         return text
     return _GLUED.sub(lambda m: f"{m[1]} " if m[1] else f"{m[2]} {m[3]}" if m[2] else f"{m[4]} {m[5]}", text)
+
+
+# A joined loss name, a comma, then the part of the loss it holds (DeepfakeBench's logger,
+# ToExperienceMore/DeepFakesBench train_output.log: ``Iter: 300    training-loss, overall: 0.49`` and
+# ``step: 1789    testing-loss, overall: 0.51``): one name, "training-loss overall", not a pair
+# "overall" after a stray word; the comma goes. A loss name of words apart ("val loss, acc: 0.8")
+# is left alone: there the comma may list two metrics.
+_LOSS_THEN_PART = lazy_regex(r"(?<=[A-Za-z][-_](?i:loss)),\s{1,8}(?=[A-Za-z]\w{0,30}\s*[:=]\s*[-+]?\.?\d)")
+
+
+def _loss_part_joined(text: str) -> str:
+    """``text`` with the comma between a joined loss name and its part's name (:data:`_LOSS_THEN_PART`) a space."""
+    if "oss," not in text and "OSS," not in text:
+        return text
+    return _LOSS_THEN_PART.sub(" ", text)
 
 
 def _loss_like(name: str) -> bool:

@@ -551,8 +551,11 @@ def _flush(cap: Capture, pending: list[tuple[int, dict[str, float]]], step: floa
 # ---------------------------------------------------------------- Ultralytics YOLO
 
 _YOLO_HEADER = lazy_regex(r"^\s*Epoch\s+GPU_mem\s+(.+?)\s*$", re.I)  # YOLOv8+ and YOLOv5 ("gpu_mem")
-# the row's bar: tqdm's "100%|█████|" or, since ultralytics 8.3 drew its own, "100% ━━━━━━━━━━━━ 1083/1083"
-_YOLO_ROW = lazy_regex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\s*(?:\||[━─╸╺╾╼])")
+# the row's bar: tqdm's "100%|█████|" or, since ultralytics 8.3 drew its own, "100% ━━━━━━━━━━━━ 1083/1083";
+# that bar's UTF-8 read back as code page 437 by a Windows console ("100% ΓöüΓöüΓöü 5/5": each box
+# character's lead byte E2 is cp437's "Γ"), a PowerShell ``| Tee-Object`` of the run
+# (Muhammad-Umair-Ahmad/Aerial-Guided-Autonomous-Rover train_output.log)
+_YOLO_ROW = lazy_regex(r"^\s*(\d+)/(\d+)\s+\S+\s+([^:]*?):\s+(\d{1,3})%\s*(?:\||[━─╸╺╾╼]|Γ[öò])")
 _YOLO_SHORT = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "dfl": "dfl_loss", "seg": "seg_loss"}  # v5
 _YOLO_ALL = lazy_regex(r"^\s*all\s+\d+\s+\d+\s+(%s)\s+(%s)\s+(%s)\s+(%s)" % (NUM, NUM, NUM, NUM))
 _YOLO_DONE = lazy_regex(r"^\s*\d+ epochs? completed in|Training stopped early as no improvement")
