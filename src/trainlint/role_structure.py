@@ -325,6 +325,7 @@ def _component_group(parts: list[Parsed]) -> list[Parsed]:
     ``Generator Loss``; an auxiliary classifier's loss beside it is a third network's), else the
     sum of the terms that are not the discriminator's."""
     parts = _without_quartiles(parts)
+    parts = _without_rescaled_copies(parts)
     numbered = [p for p in parts if p.part.isdigit()]
     if len(numbered) >= 2:
         return sorted(numbered, key=lambda p: p.name)
@@ -352,6 +353,18 @@ def _without_quartiles(parts: list[Parsed]) -> list[Parsed]:
     """``parts`` less the per-timestep-quartile breakdowns of a term also among them (:data:`_QUARTILE`)."""
     terms = {p.part.lower() for p in parts}
     return [p for p in parts if not ((m := _QUARTILE.fullmatch(p.part.lower())) and m[1] in terms)]
+
+
+# A loss rescaled before backward (divided by the gradient-accumulation steps, or multiplied by an AMP
+# loss scale): a copy of the loss, not a term of it. I-M-Comet/FM's metrics.jsonl logs ``loss_scaled``
+# beside the JEPA target loss ``loss_tgt_mean`` and a ``vicreg_loss``.
+_RESCALED = frozenset({"scaled", "rescaled"})
+
+
+def _without_rescaled_copies(parts: list[Parsed]) -> list[Parsed]:
+    """``parts`` less a rescaled copy of the loss (:data:`_RESCALED`), where other components remain."""
+    kept = [p for p in parts if p.part.lower() not in _RESCALED]
+    return kept or parts
 
 
 def _actor_critic(parts: list[Parsed], group: list[Parsed]) -> bool:

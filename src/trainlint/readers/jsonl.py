@@ -203,7 +203,7 @@ def _bulk(path: Path) -> Run | None:
     if got is None:
         return None
     table, count = got
-    step_key = next((k for o in objs[:100] for k in STEP_KEYS if k in o), None)
+    step_key = commonest_step_key(objs[:100])
     run = Run(
         source=str(path),
         format="jsonl",
@@ -311,16 +311,25 @@ def _classify(lines: list[str]) -> tuple[list[int], list[int]]:
 
 
 def _step_key(lines: list[str], idx: list[int]) -> str | None:
+    objs = []
     for i in idx[:100]:
         try:
             obj = json.loads(lines[i])
         except ValueError:
             continue
         if isinstance(obj, dict):
-            key = next((k for k in STEP_KEYS if k in obj), None)
-            if key is not None:
-                return key
-    return None
+            objs.append(obj)
+    return commonest_step_key(objs)
+
+
+def commonest_step_key(objs: list[Any]) -> str | None:
+    """The step key most of the head's records carry (ties: :data:`STEP_KEYS`' order), not the first
+    record's: a run's config record opening the file holds ``num_steps``, the run's length, where
+    every record after it holds ``step`` (bmtlima/On-Policy-Distillation's train_log.jsonl:
+    ``{"event": "config", ..., "num_steps": 51}``, then ``{"event": "step", "step": 0, ...}``)."""
+    counts = {k: sum(1 for o in objs if isinstance(o, dict) and k in o) for k in STEP_KEYS}
+    best = max(counts.values(), default=0)
+    return next((k for k in STEP_KEYS if counts[k] == best), None) if best else None
 
 
 class _Template:
