@@ -127,7 +127,7 @@ PINNED = {
             "ropadet-fairseq-train-out-1254",
             # dcgan-theano-py2-nohup-out-1364 (odd files wave, ids 1340-1379; Python 2 tuple prints of Keras'
             # [loss, acc] lists) left when a Python 2 print of a tuple was read as the line Python 3 prints
-            # and a list after a loss's name as Keras returns it, the loss first (frames.py, general.py).
+            # and a list after a loss's name as Keras returns it, the loss first (frames.py, general/lines.py).
             # duovae-nohup-txt-1365 (same wave: 'epoch:E/1000 x_recon:.. y_recon:.. kl_div_z:..', the terms of two
             # objectives, four of the six for one optimizer, two for the other, and no name saying loss) left
             # when the general reader's last tier summed the objective terms, a second model's copies

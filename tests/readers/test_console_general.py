@@ -1,4 +1,4 @@
-"""The general line reader (readers/console/general.py): every shape listed under "Why" in
+"""The general line reader (readers/console/general/): every shape listed under "Why" in
 issue 29, each written here exactly as the real log printed it, read into named series with
 their steps and first and last values; and the junk it must never turn into a run."""
 
