@@ -49,6 +49,24 @@ def test_findings_name_their_segment():
     assert res.evidence["resets_to_start"] == 1 and res.evidence["segments"] == 2
 
 
+def test_a_series_logged_in_one_launch_only_is_judged_with_that_launch():
+    # the shape of anice1/Tensorflow-Revision's W&B capture (round 31d): a learning-rate range test of
+    # 10 epochs, then fits that count their epochs from 1 again; the learning rate is printed in the
+    # first fit only. Within the first segment's steps, it is the first segment's (it had been put
+    # with the last fit's two epochs because it starts where that one starts, at step 1)
+    from trainlint.rules.segments import split_segments
+
+    loss = np.concatenate([decay(10, start=2, end=1, seed=1), decay(6, start=1.2, end=0.8, seed=2), [0.7, 0.6]])
+    steps = np.concatenate([np.arange(1, 11), np.arange(1, 7), np.arange(1, 3)]).astype(float)
+    run = make_run(loss, steps=steps, lr=np.geomspace(1e-3, 8e-3, 10))
+    segs = split_segments(run)
+    assert len(segs) == 3 and [len(s.series["loss"]) for s in segs] == [10, 6, 2]
+    assert "learning_rate" in segs[0].series and all("learning_rate" not in s.series for s in segs[1:])
+    # a series past the last segment's start and beyond its steps is still the last one's
+    run = make_run(loss, steps=steps, eval_loss=[0.9, 0.8], eval_steps=[2.0, 12.0])
+    assert "eval_loss" in split_segments(run)[-1].series
+
+
 def _sweep(runs=188, bad=range(2, 188, 5), points=30, trial=True):
     """The real shape (issue 30 §3.6): one file holding a sweep of ``runs`` short runs appended
     one after the other (each from step 1), some going NaN part-way; a synthetic series."""

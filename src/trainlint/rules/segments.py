@@ -132,11 +132,19 @@ def split_segments(run: Run) -> list[Run]:
 
 
 def _fallback(pieces: list[Series], ref_segs: list[Series]) -> list[Series | None]:
-    """A series without the reference's resets: place it by its steps when it fits one segment."""
+    """A series without the reference's resets: place it by its steps. Where its steps lie within
+    a segment's, that segment's (the latest of several); else the last segment's where it starts at
+    or after that one's start (logged on past its loss), or the first's where it ends by that one's
+    end. A restart counts from 1 again: a series at steps 1..10 beside a loss at 1..10, then 1..2,
+    is the first segment's, not the last's (anice1/Tensorflow-Revision's W&B capture: an LR sweep's
+    learning rate had been judged with the third fit's two epochs)."""
     out: list[Series | None] = [None] * len(ref_segs)
     if len(pieces) == 1 and len(pieces[0]):
         s = pieces[0]
-        if s.steps[0] >= ref_segs[-1].steps[0]:
+        inside = [k for k, r in enumerate(ref_segs) if r.steps[0] <= s.steps[0] and s.steps[-1] <= r.steps[-1]]
+        if inside:
+            out[inside[-1]] = s
+        elif s.steps[0] >= ref_segs[-1].steps[0]:
             out[-1] = s
         elif s.steps[-1] <= ref_segs[0].steps[-1]:
             out[0] = s
