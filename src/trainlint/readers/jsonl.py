@@ -315,7 +315,7 @@ def _step_key(lines: list[str], idx: list[int]) -> str | None:
     for i in idx[:100]:
         try:
             obj = json.loads(lines[i])
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past the parser's depth is no record to count
             continue
         if isinstance(obj, dict):
             objs.append(obj)
