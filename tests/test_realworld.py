@@ -116,7 +116,8 @@ PINNED = {
         # code says: left unread rather than guessed.
         # ropadet-fairseq-train-out-1254: fairseq's JSON progress lines through Hydra's job logging
         # ("[<time>][train_inner][INFO] - {...}"); reading them was measured and not taken (the test
-        # part's healthy WARN went 4 to 5 with the log it newly read).
+        # part's healthy WARN went 4 to 5 with the log it newly read; measured again on 6 December,
+        # 9 to 10, this test failing on it: reverted again).
         # The CV research wave (ids 1260-1299), as first measured: cityscapes-road-car-seg-log-train-1260
         # ('epoch value' pairs in a file named log_train.txt) left when a file named a training log with one
         # value column was read as its loss, with a note saying so (readers/console/numbers.py);

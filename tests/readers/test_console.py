@@ -661,32 +661,6 @@ def test_fairseq_json_log_format(tmp_path):
     assert run.roles["grad_norm"] == "gnorm" and run.roles["eval_loss"] == "valid_loss"
 
 
-def test_fairseq_json_lines_under_hydra_job_logging(tmp_path):
-    # fairseq-hydra-train logs through hydra's "[time][logger][LEVEL] - message" frame; the shape of
-    # Fsoft-AIC/RoPADet's train.out (commit aefa1d4), values made up. The training lines had been
-    # unread: their frame is dropped before the patterns see them, and the evaluation loss was judged
-    # as the loss.
-    lines = ["[2022-06-06 09:18:01,393][fairseq.trainer][INFO] - begin training epoch 1"]
-    for k in range(1, 7):
-        lines.append(
-            f'[2022-06-06 09:{18 + k}:44,886][train_inner][INFO] - {{"epoch": {(k + 2) // 3}, "update": {k / 3:.3f}, '
-            f'"loss": "{0.30 - 0.01 * k:.3f}", "ce_loss": "0.5", "num_updates": "{200 * k}", "lr": "1e-06", '
-            f'"gnorm": "0.14"}}'
-        )
-        if k % 3 == 0:
-            lines.append(
-                f'[2022-06-06 09:{18 + k}:59,000][valid][INFO] - {{"epoch": {k // 3}, "valid_loss": "{0.25 + 0.02 * k:.3f}", '
-                f'"valid_num_updates": "{200 * k}"}}'
-            )
-    log = tmp_path / "train.out"
-    log.write_text("\n".join(lines) + "\n")
-    run = read_run(log)
-    assert run.format == "console/fairseq"
-    assert series(run, "loss") == ([200.0 * k for k in range(1, 7)], [0.29, 0.28, 0.27, 0.26, 0.25, 0.24])
-    assert series(run, "valid_loss") == ([600.0, 1200.0], [0.31, 0.37])
-    assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "valid_loss"
-
-
 def test_openmmlab_mmengine_and_mmcv_lines(tmp_path):
     log = tmp_path / "mmdet.log"
     log.write_text(

@@ -444,15 +444,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         "fairseq-json",
         "fairseq",
-        # its logger name, framed or not: "train_inner | {..}"; or hydra's job logging of fairseq-hydra-train,
-        # "[time][valid][INFO] - {..}", and "[time][train_inner][INFO] - {..}", whose frame is gone before
-        # the patterns see it: the object alone, a training one by its "num_updates" (an evaluation's
-        # is "valid_num_updates"; Fsoft-AIC/RoPADet's train.out)
-        _c(
-            r"(?:(?:^\[?|\| |\]\[)(?P<which>train_inner|valid)(?: \| |\]\[[A-Z]+\] - )|^(?=\{.*\"num_updates\"))"
-            r"(?P<json>\{.*\})\s*$"
-        ),
-        needle=("| {", "] - {", '"num_updates"'),
+        _c(r"(?:^|\| )(?P<which>train_inner|valid) \| (?P<json>\{.*\})\s*$"),  # its logger name, framed or not
+        needle="| {",
         derive=_fairseq_json,
         step_from="kv:num_updates",
     ),
