@@ -79,7 +79,7 @@ def _head_objects(head: bytes) -> list[dict[str, Any]]:
         if line.startswith(b"{") and line.endswith(b"}"):
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # as _parse: a line nested past the parser's depth is none
                 continue
             if isinstance(obj, dict):
                 out.append(obj)

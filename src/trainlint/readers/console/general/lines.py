@@ -582,7 +582,9 @@ def _lead(body: str, rec: Record) -> str:
     body = dict_pairs(unwrap_values(body))
     if "{" in body:  # glue-factory: "loss {total 1.597E+00, last 9.226E-01, ...}"
         body = _NAMED_GROUP.sub(_group_pairs, body)
-    if ":" in body or "=" in body:  # pixelNeRF: "loss rc:0.2196 rf:0.2424 t:0.4620"
+    if ("oss" in body or "OSS" in body) and (
+        ":" in body or "=" in body
+    ):  # pixelNeRF: "loss rc:0.2196 rf:0.2424 t:0.4620"
         body = _LOSS_GROUP.sub(_loss_group_pairs, body)
     if "'" in body or '"' in body:
         tag = _KIND_TAG.search(body)
