@@ -312,3 +312,38 @@ def test_cause_order_moves_only_causes_and_only_warn_or_fail(tmp_path):
     noted = [f("TL033", "FAIL"), f("TL040", "NOTE"), f("TL061", "WARN")]
     order_findings(noted)  # a NOTE explains nothing worth leading with
     assert [x.code for x in noted] == ["TL033", "TL040", "TL061"]
+
+
+def test_metric_tables_named_for_a_split_are_records_not_data(tmp_path):
+    """A logs folder's train_log.csv and val_metrics.csv beside the log read are the run's records:
+    linking them as train and eval data compared two metric tables for leakage (TL067)."""
+    run = tmp_path / "logs"
+    run.mkdir()
+    rows = [f"{i},{0.8 + 2 * math.exp(-i / 10):.4f}" for i in range(1, 101)]
+    (run / "training_log.csv").write_text("epoch,loss\n" + "\n".join(rows) + "\n")
+    (run / "val_metrics.csv").write_text("epoch,loss\n" + "\n".join(rows) + "\n")
+    (run / "train_history.jsonl").write_text("\n".join(_rows(20)) + "\n")
+    from trainlint.inspectors import run_data
+
+    assert run_data.find_splits(run) == {"train": [], "eval": []}
+    (run / "train.jsonl").write_text("\n".join(_rows(20)) + "\n")
+    assert run_data.find_splits(run) == {"train": [run / "train.jsonl"], "eval": []}
+
+
+def test_many_shards_each_side_compare_a_bounded_number(tmp_path):
+    """A folder of 12 train and 12 eval shards: the first MAX_LINKED of each are paired (64 pairs,
+    not 144), and the note says how many more were found and not compared."""
+    from trainlint.inspectors import run_data
+
+    run = tmp_path / "out"
+    (run / "data").mkdir(parents=True)
+    _trainer_state(run)
+    for i in range(12):
+        (run / "data" / f"train-{i:02d}.jsonl").write_text("\n".join(_rows(5, i * 5)) + "\n")
+        (run / "data" / f"test-{i:02d}.jsonl").write_text("\n".join(_rows(5, 1000 + i * 5)) + "\n")
+    pairs, splits = run_data.linked_overlaps(run)
+    assert run_data.MAX_LINKED == 8 and len(pairs) == 64 and len(splits["train"]) == 12
+    assert {p["train"].rsplit("/", 1)[-1] for p in pairs} == {f"train-{i:02d}.jsonl" for i in range(8)}
+    note = next(n for n in _log_report(doctor(run)).notes if n.startswith("linked to this run"))
+    assert note.endswith("eval data data/test-07.jsonl, 4 more eval files (not compared)"), note
+    assert "train data data/train-07.jsonl, 4 more train files (not compared), eval data" in note

@@ -52,12 +52,18 @@ CONFIG_NAMES = (
 )
 MAX_ROWS = 500_000
 MAX_BYTES = 512 << 20
+MAX_LINKED = 8  # files compared per split: a folder of 100 shards each side is not 10,000 full reads
+# a name that says the file is a record of the run, not its data: train_log.csv, val_metrics.jsonl,
+# training_history.csv, test_results.txt (the metric tables of a logs folder are no splits)
+RECORD = re.compile(r"(?i)(^|[_\-.])(log|logs|metrics?|history|loss|losses|progress|results?|stats|curves?)([_\-.]|$)")
 
 
 def _split_of(path: Path) -> str | None:
     stem = path.name.lower()
     for suffix in DATA_SUFFIXES:
         stem = stem.removesuffix(suffix)
+    if RECORD.search(stem):
+        return None
     if TRAIN.search(stem):
         return "train"
     if EVAL.search(stem):
@@ -197,6 +203,11 @@ def _rows(path: Path) -> dict[str, int]:
     return out
 
 
+@functools.lru_cache(maxsize=MAX_LINKED + 1)  # a train file and every eval file it is paired with
+def _cached_rows(path: str, _stamp: tuple[int, int]) -> dict[str, int]:
+    return _rows(Path(path))
+
+
 def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
     """What the eval file shares with the train file: identical bytes, or rows in common."""
     facts: dict[str, Any] = {"train": str(train), "eval": str(evaluation)}
@@ -204,7 +215,7 @@ def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
         facts["identical"] = train.stat().st_size == evaluation.stat().st_size and _digest(train) == _digest(evaluation)
     else:
         facts["identical"] = False
-    ev, tr = _rows(evaluation), _rows(train)
+    ev, tr = _cached_rows(str(evaluation), file_stamp(evaluation)), _cached_rows(str(train), file_stamp(train))
     shared = [line for key, line in ev.items() if key in tr]
     facts.update(
         eval_rows=len(ev),
@@ -217,11 +228,12 @@ def overlap(train: Path, evaluation: Path) -> dict[str, Any]:
 
 def linked_overlaps(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[Path]]]:
     """Every (train, eval) pair found with the run, with its overlap facts (computed once per
-    pair of file versions: a folder of many logs beside one data set reads it once)."""
+    pair of file versions: a folder of many logs beside one data set reads it once). Up to
+    MAX_LINKED files of each split are compared, in name order."""
     splits = find_splits(folder)
     pairs = []
-    for tr in splits["train"]:
-        for ev in splits["eval"]:
+    for tr in splits["train"][:MAX_LINKED]:
+        for ev in splits["eval"][:MAX_LINKED]:
             if tr.resolve() != ev.resolve():
                 try:
                     pairs.append(dict(_cached_overlap(str(tr), str(ev), file_stamp(tr), file_stamp(ev))))
@@ -260,10 +272,7 @@ def run_links(run: Any, options: Options) -> dict[str, Any]:
         pairs = [pair for pair in pairs if Path(pair["eval"]).resolve() not in own]
     if not splits["train"] and not splits["eval"]:
         return {}
-    shown = [f"train data {_rel(p, folder)}" for p in splits["train"]] + [
-        f"eval data {_rel(p, folder)}" for p in splits["eval"]
-    ]
-    note = "linked to this run: " + ", ".join(shown)
+    note = "linked to this run: " + ", ".join(_shown(splits, folder))
     if note not in run.notes:
         run.notes.append(note)
     run.meta["linked_data"] = {k: [str(p) for p in v] for k, v in splits.items()}
@@ -272,6 +281,17 @@ def run_links(run: Any, options: Options) -> dict[str, Any]:
         tok = run.meta.get("tokenizer_path")
         extra.update(entropy_extra(splits["train"][0], Path(tok).parent if tok else options.tokenizer))
     return extra
+
+
+def _shown(splits: dict[str, list[Path]], folder: Path) -> list[str]:
+    """Each split's first MAX_LINKED files by name, then how many more were found and not compared."""
+    shown = []
+    for split in ("train", "eval"):
+        found = splits[split]
+        shown += [f"{split} data {_rel(p, folder)}" for p in found[:MAX_LINKED]]
+        if len(found) > MAX_LINKED:
+            shown.append(f"{len(found) - MAX_LINKED} more {split} files (not compared)")
+    return shown
 
 
 def _rel(path: Path, folder: Path) -> str:
