@@ -35,7 +35,10 @@ _FRAME = lazy_regex(
     r"|[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? +\d+ [\w.\-]+:\d+\]"  # absl: I0101 10:00:00.1 140 f.py:48]
     r"|[IWEF]\d{4}\b"  # glog / absl: I0101
     r"|[IWEF] [\w./\-]+\.\w+:\d+\]"  # TensorFlow's C++ logging after its time: I tensorflow/core/x.cc:182]
-    r"|\[(?!\s*\d+\s*(?:(?:,|\s+:|:\s)\s*\d+\s*)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"  # not a counter:
+    # not a counter ("[1, 2000]", "[1,   100/ 2562]", "[100/2562]"), nor a record: a pair whose value has a point,
+    # an exponent, nan or inf (FalsoMoralista/FGDCC: "[Autoencoder Loss: 1.9905]"; "[rank: 0]" may be a frame):
+    r"|\[(?!\s*\d+\s*(?:(?:,|\s+:|:\s)\s*\d+\s*(?:/\s*\d+\s*)?)?\])(?!\s*(?:[A-Za-z_]+\s*[=:]?\s*)?\d+\s*/\s*\d+\s*\])"
+    r"(?!\s*[A-Za-z][\w .\-/]{0,60}?\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|(?i:nan|inf))[\d.eE+\-]*\s*\])"
     r"(?!\s*(?i:epoch|ep|e|step|iter|iteration|global_step)s?\s*[=:#]?\s*\d+\s*\])[^\]\[]{0,100}\]"  # nor [epoch 001], [E1]
     r"|\((?:[\w.\-]+\.py)[:\s]?\d*\)"  # (main.py 200)
     r"|\([\w.\-]+ pid=\d+(?:, ip=[\d.]+)?\)"  # Ray's worker prefix: (main_task pid=2105103), (RayTrainWorker pid=7, ip=10.0.0.2)
@@ -146,7 +149,9 @@ _LEAD_COUNT = lazy_regex(r"^(\d{1,7})\s+(?=[A-Za-z][A-Za-z_ ]{0,30}?\s*[:=]\s*[-
 
 # "[0 :    100] loss G : .." (pytorch_GAN_zoo's progressive GANs, AIforMS/PGAN-Paddle): a phase (the scale)
 # and the count in it, written with a spaced colon (a clock's "[12:30]" has none): read as "[1,  2000]".
-_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:(?:,|\s+:|:\s)\s*(\d+))?\]\s+(?=[A-Za-z])")
+# The count may carry its total, and a dash may part it from bracketed records (the I-JEPA logger's
+# family, FalsoMoralista/FGDCC: "[1,   100/ 2562] - [Autoencoder Training] [Autoencoder Loss: 1.9905]").
+_LEAD_STEP = lazy_regex(r"^\[(\d+)(?:(?:,|\s+:|:\s)\s*(\d+)(?:\s*/\s*(\d+))?)?\]\s+(?:-\s+)?(?=[A-Za-z\[])")
 
 
 # "loss: (3, 0.5274)": a printed (step, value) tuple after its name (losses.append((epoch, loss)) written out).
@@ -622,7 +627,7 @@ def _lead(body: str, rec: Record) -> str:
     if first and first[2] is None:
         rec.step, body = float(first[1]), body[first.end() :]
     elif first:
-        rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), 0.0), body[first.end() :]
+        rec.epoch, rec.inner, body = float(first[1]), (float(first[2]), float(first[3] or 0)), body[first.end() :]
     return body
 
 
