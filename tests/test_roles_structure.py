@@ -153,6 +153,9 @@ def test_vali_is_the_validation_split_and_beats_the_test_loss():
         ("grad_norm", None, None),
         ("train/box_loss", "train", "part"),
         ("loss_mel", None, "part"),
+        ("Loss_AUC", None, None),  # a membership-inference attack's AUC from the loss: a score
+        ("val_loss_auroc", "eval", None),
+        ("acc_loss", None, "part"),  # a loss accumulated over batches stays a loss
     ],
 )
 def test_parse_name_structure(name, split, kind):
@@ -291,3 +294,17 @@ def test_a_metric_mapped_to_a_role_is_given_no_other():
     the loss with itself (TL065 'eval tracks train' on identical series)."""
     assert assign_roles(["loss", "val_loss", "acc"], {"loss": "val_loss"}) == {"loss": "val_loss"}
     assert assign_roles(["loss", "val_loss", "acc"]) == {"loss": "loss", "eval_loss": "val_loss"}
+
+
+def test_a_score_computed_from_the_loss_is_no_loss(tmp_path):
+    """Roushelfy/LLM_HW3's ppl_based.log (commit at the mirrored HEAD): a membership-inference
+    attack prints ``ref_path: results/checkpoint-10, Loss AUC: 0.945`` per checkpoint; an AUC is
+    no training loss, so no loss is taken (made-up lines in its shape)."""
+    from trainlint.api import doctor
+
+    log = tmp_path / "ppl_based.log"
+    lines = [f"ref_path: results/checkpoint-{10 * i}, Loss AUC: {0.9 + 0.003 * (i % 5):.4f}" for i in range(1, 28)]
+    log.write_text("\n".join(lines) + "\n")
+    rep = next(r for r in doctor([log]).reports if r.kind == "log")
+    assert rep.summary.get("loss_points") in (None, 0) and rep.verdict.value == "NOT-CHECKED"
+    assert assign_roles(["Loss_AUC", "train_loss"])["loss"] == "train_loss"

@@ -123,6 +123,12 @@ NOT_A_LOSS = frozenset(
         "target",
         "ppl",
         "perplexity",
+        # a score computed from the loss: a membership-inference attack's "Loss AUC" (Roushelfy/LLM_HW3's
+        # ppl_based.log: the attack's AUC per checkpoint); "acc" stays a loss word's neighbour
+        # ("acc_loss": a loss accumulated over the batches)
+        "auc",
+        "auroc",
+        "accuracy",
     }
 )
 # "tot": the total abbreviated (Robbie-Luo/video_action_detection's "Loc Loss: .., Cls Loss: .., Tot Loss: ..")
