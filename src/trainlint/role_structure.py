@@ -395,9 +395,10 @@ def discriminator_part(part: str) -> bool:
     return words[0] in _DISCRIMINATOR or words[-1] in _DISCRIMINATOR
 
 
-def other_choice(role: str, names: Iterable[str], taken: set[str]) -> Choice | None:
+def other_choice(role: str, names: Iterable[str], taken: set[str], beside: str | None = None) -> Choice | None:
     """learning_rate / grad_norm / epoch by the last component of a name (``optimizer/lr``,
-    ``TrainIterStats/learning_rate``, ``train/grad_norm_0``)."""
+    ``TrainIterStats/learning_rate``, ``train/grad_norm_0``); the one in the same table as the
+    loss ``beside`` first (:func:`_table_of`), then the shortest."""
     bases = OTHER_BASES.get(role, ())
     found = []
     for n in names:
@@ -419,8 +420,18 @@ def other_choice(role: str, names: Iterable[str], taken: set[str]) -> Choice | N
             found.append(n)
     if not found:
         return None
-    best = min(found, key=lambda n: (len(n), n))
+    table = _table_of(beside) if beside else None
+    best = min(found, key=lambda n: (table is not None and _table_of(n) != table, len(n), n))
     return Choice(role, (best,), f"{role.replace('_', ' ')} by its name", 1)
+
+
+# One document's tables each log a learning rate (gkrls/straggle-ml-experiments' rank4.json: an
+# ``lr`` in its per-epoch records, 0 at the end of the cosine schedule, and one in its per-step
+# records): the one logged beside the loss is the one on the loss's steps.
+def _table_of(name: str) -> str | None:
+    """The table a read document's metric came from (``updates/lr``: ``updates``); None for a bare name."""
+    table, sep, _ = name.rpartition("/")
+    return table if sep else None
 
 
 def candidates(names: Iterable[str], limit: int = 3) -> list[str]:

@@ -163,7 +163,7 @@ def choose(
         parts = _sum_parts(name, names)
         if parts:
             out[role] = Choice(role, parts, "--map", 0)
-    tallies = game_tallies(names)
+    tallies = game_tallies(names) | loss_counts(names)
     names = [n for n in names if n not in tallies]  # --map alone may still name one
     mapped = {n for c in out.values() for n in c.names}  # a metric --map gave a role has no other
     by_key = {n.strip().lower(): n for n in names if n not in mapped}
@@ -202,7 +202,8 @@ def choose(
         out["loss"] = Choice("loss", ev.names, f"{why}: judged as the loss", 3)
     for role in OTHER_BASES:
         if role not in out:
-            c = other_choice(role, names, taken)
+            loss = out["loss"].names[0] if "loss" in out and len(out["loss"].names) == 1 else None
+            c = other_choice(role, names, taken, loss)
             if c is not None:
                 out[role] = c
                 taken.update(c.names)
@@ -228,6 +229,23 @@ def game_tallies(names: Iterable[str]) -> set[str]:
         if prefix and prefix[-1].isalnum():  # ``val_loss`` splits at a separator, ``xloss`` does not
             continue
         if all(prefix + w in keyed for w in _TALLIES[word]):
+            out.add(name)
+    return out
+
+
+# A count of losing outcomes, not a loss to judge: a loss word beside a word that counts
+# (Venkatachla/Stock-Market-Analysis' backtest/swing_validation_report.json: ``consecutive_losses``,
+# the losing trades in a row, 0 for most stocks, once read as a loss that sat at exactly 0).
+_COUNTING_WORDS = frozenset({"consecutive", "streak", "streaks", "count", "num", "number", "days", "trades"})
+_LOSS_WORDS_COUNTED = frozenset({"loss", "losses"})
+
+
+def loss_counts(names: Iterable[str]) -> set[str]:
+    """The names in ``names`` that count losses (``consecutive_losses``, ``loss_count``, ``num_losses``)."""
+    out: set[str] = set()
+    for name in names:
+        words = set(words_of(name.strip().lower().rsplit("/", 1)[-1]))
+        if words & _LOSS_WORDS_COUNTED and words & _COUNTING_WORDS:
             out.add(name)
     return out
 
@@ -490,7 +508,8 @@ def _logged_together(run: Any, c: Choice) -> Choice | None:
 def unmapped_reason(run: Any) -> str:
     """The NOT-CHECKED reason of a run without a loss: the likeliest names and all metric names."""
     names = sorted(run.series)
-    likely = candidates(names)
+    counts = loss_counts(names)
+    likely = [n for n in candidates(names) if n not in counts]
     hint = f"did you mean --map loss={likely[0]}?" if likely else "use --map loss=NAME"
     more = f" (other candidates: {', '.join(likely[1:])})" if len(likely) > 1 else ""
     source = getattr(run, "source", "PATH") or "PATH"

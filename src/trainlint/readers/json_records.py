@@ -62,6 +62,8 @@ _ROWS = re.compile(rb"^\s*\[\s*\[\s*[-+.\d]")
 # A series of a metric named by its key, a loss among them: {"train.loss": {"steps": [..], "values": [..]}}
 _SERIES = re.compile(rb'"[^"\\\n]{0,80}loss[^"\\\n]{0,80}"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[', re.I)
 _INT = re.compile(r"^\d{1,9}$")
+# CatBoost's catboost_info/catboost_training.json: its "meta" (the metrics' names) opens the document
+_CATBOOST_HEAD = re.compile(rb'^\s*\{\s*"meta"\s*:\s*\{[^\n]{0,4000}"learn_metrics"\s*:')
 _WALL_MIN = 1e9  # a wall time of this century (2001 on): rows [step, loss, val_loss] are no export
 # json.dump(str(history.history), f): Keras' history printed as a Python dict, saved as a JSON string
 _PRINTED = re.compile(rb"""^\s*"\{'[^'\n]{0,80}'\s*:\s*\[""")
@@ -104,14 +106,41 @@ def _flat(record: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str,
     return out
 
 
-def _keyed_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Records keyed by their place, the key's number as their epoch (``epoch_3``) or step."""
+def _keyed_records(doc: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
+    """Records keyed by their place, the key's number as their epoch (``epoch_3``, or any key
+    under an ``epochs`` key) or step. A record that carries its own step (``global_step``) keeps
+    it: a bare key is then its place in the list, not its step. Groups of keyed records keyed in
+    turn (records nested by epoch) are one table: :func:`_grouped_records`."""
+    grouped = _grouped_records(doc)
+    if grouped:
+        return grouped
+    under_epochs = prefix.rstrip("/").rsplit("/", 1)[-1].lower() in ("epoch", "epochs")
     rows = []
     for m, value in ((_PLACE_KEY.match(key), value) for key, value in doc.items()):
         if m is not None:
-            word = "epoch" if (m[1] or "").lower() in ("epoch", "ep") else "step"
-            rows.append({word: int(m[2]), **_flat(value)})
+            word = "epoch" if under_epochs or (m[1] or "").lower() in ("epoch", "ep") else "step"
+            own_step = word == "step" and any(k in value for k in STEP_KEYS)
+            rows.append(_flat(value) if own_step else {word: int(m[2]), **_flat(value)})
     return rows
+
+
+# Per-step records nested by epoch, each keyed by its step in the epoch, each holding its global
+# step (gkrls/straggle-ml-experiments' data/train/*/rank4.json: ``"updates": {"0": {"0050":
+# {"global_step": 50, "train_loss": ..}, ..}, "1": {..}}``): one table of the inner records, the
+# outer key their epoch. Read as records keyed by their place instead, each epoch was one record
+# and each step one metric of its own (``0050/train_loss``).
+def _grouped_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The inner records of ``{epoch: {place: record}}``, each with its epoch, where every group
+    is keyed by places and every record carries a step of its own; [] else."""
+    groups = list(doc.items())
+    if not all(
+        isinstance(g, dict) and g and all(isinstance(k, str) and _PLACE_KEY.match(k) for k in g) for _, g in groups
+    ):
+        return []
+    records = [(m, r) for key, g in groups for m in [_PLACE_KEY.match(key)] for r in g.values()]
+    if not all(isinstance(r, dict) and any(type(r.get(k)) in (int, float) for k in STEP_KEYS) for _, r in records):
+        return []
+    return [{"epoch": int(m[2]), **_flat(r)} for m, r in records if m is not None]
 
 
 def _numbers(value: Any) -> bool:
@@ -128,7 +157,7 @@ def _tables(doc: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, list[
     if frame:
         return [(prefix, frame)]
     if len(doc) >= 2 and all(_PLACE_KEY.match(k) and isinstance(v, dict) for k, v in doc.items()):
-        return [(prefix, _keyed_records(doc))]  # {"1": {...}, "2": {...}}, {"epoch_1": {...}, ...}
+        return [(prefix, _keyed_records(doc, prefix))]  # {"1": {...}, "2": {...}}, {"epoch_1": {...}, ...}
     if prefix and _numbers(doc.get("values")) and isinstance(doc.get("steps"), list):  # Sacred's metrics.json
         name, steps = prefix.rstrip("/"), doc["steps"]
         return [("", [{"step": s, name: v} for s, v in zip(steps, doc["values"])])]
@@ -279,7 +308,12 @@ class JsonRecordsReader:
             return b"loss" in head
         if not lines or lines[0][:1] not in (b"[", b"{") or _BRACKET_FRAME.match(lines[0]):
             return False
-        if _TRIPLES.match(head) or _SPLIT.match(head) or (_ROWS.match(head) and loss_name(path.stem)):
+        if (
+            _TRIPLES.match(head)
+            or _SPLIT.match(head)
+            or _CATBOOST_HEAD.match(head)
+            or (_ROWS.match(head) and loss_name(path.stem))
+        ):
             return True
         # a table repeats its loss's key; a list holds its values: a config's "loss_weight": 0.5 does neither
         keys = _LOSS_KEY.finditer(head)
@@ -309,7 +343,65 @@ class JsonRecordsReader:
         run = Run(source=str(path), format="json-records", files=[str(path)], notes=notes)
         if damage is not None:
             run.damage.append(damage)
+        if _catboost_document(doc):
+            return _catboost_into(run, doc)
         return document_into(run, doc, "JSON")
+
+
+# CatBoost's own JSON log (catboost_info/catboost_training.json, written by every fit beside
+# learn_error.tsv; Anastasia615/hhd_failure_prediction): ``meta`` names the metrics of each set
+# (``learn_metrics``, ``test_metrics``, each ``{"name": "Logloss", "best_value": "Min"}``), and
+# each of ``iterations`` holds their values in that order (``{"learn": [0.63], "iteration": 0,
+# "test": [0.64], "passed_time": ..}``). Read as records it held no loss (lists, not numbers).
+def _catboost_document(doc: Any) -> bool:
+    meta = doc.get("meta") if isinstance(doc, dict) else None
+    return (
+        isinstance(meta, dict)
+        and isinstance(meta.get("learn_metrics"), list)
+        and isinstance(doc.get("iterations"), list)
+    )
+
+
+def _metric_names(meta: dict[str, Any], sets_key: str, metrics_key: str, default: str) -> list[str]:
+    """The names of one kind of set's values in an iteration, ``set/metric`` (``test/Logloss``),
+    every metric of the first set, then of the next (CatBoost's order for several eval sets)."""
+    sets = [x for x in meta.get(sets_key) or [default] if isinstance(x, str)]
+    metrics = [m.get("name") if isinstance(m, dict) else None for m in meta.get(metrics_key) or []]
+    return [f"{s}/{m}" for s in sets for m in metrics if isinstance(m, str)]
+
+
+def _catboost_into(run: Run, doc: dict[str, Any]) -> Run:
+    """A CatBoost JSON log's iterations as series named ``learn/Logloss``, ``test/Logloss``: the
+    first learn metric CatBoost minimises is its objective (its loss function comes first unless an
+    eval metric that it maximises, ``AUC``, is put before it), the same metric on the first test
+    set the evaluation's, as for its learn_error.tsv, whose column names the function too."""
+    meta = doc["meta"]
+    learn = _metric_names(meta, "learn_sets", "learn_metrics", "learn")
+    test = _metric_names(meta, "test_sets", "test_metrics", "test")
+    rows = []
+    for it in doc["iterations"]:
+        if isinstance(it, dict):
+            row = {k: v for k, v in it.items() if type(v) in (int, float)}
+            for names, values in ((learn, it.get("learn")), (test, it.get("test"))):
+                if isinstance(values, list) and len(values) == len(names):
+                    row.update(zip(names, values))
+            rows.append(row)
+    _table_into(run, "", rows)
+    if not run.series:
+        raise ReadError("a CatBoost JSON log without a number in its iterations")
+    run.meta["written_by"] = "catboost"
+    minimised = [m.get("name") for m in meta["learn_metrics"] if isinstance(m, dict) and m.get("best_value") == "Min"]
+    objective = next((n for n in learn if n.split("/", 1)[1] in minimised and n in run.series), None)
+    if objective is None:  # an AUC alone: no loss named; the roles say so
+        return run
+    run.meta["objective"] = objective
+    run.meta["objective_why"] = f"CatBoost's '{objective}': the first metric it minimises on the learning set"
+    name = objective.split("/", 1)[1]
+    eval_name = next((n for n in test if n.split("/", 1)[1] == name), None)
+    if eval_name in run.series:
+        run.meta["eval_objective"] = eval_name
+        run.meta["eval_objective_why"] = f"CatBoost's '{eval_name}': its objective on the first eval set"
+    return run
 
 
 def document_into(run: Run, doc: Any, kind: str) -> Run:
