@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import msgspec
@@ -136,7 +137,10 @@ EVAL_OR_TEST_WORDS = EVAL_WORDS | {"test"}
 _SPLIT_FRAME = lazy_regex(r"^\[\s*([A-Za-z]+)\s*[|:,]\s*(\d+\s*/\s*\d+)\s*\]$")
 
 
-_TABLE_ROW = lazy_regex(r"^([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
+# A name and its value parted by a bar (Stable-Baselines3's logger row ``| loss | 11.6 |``), maybe after one
+# word of a tag and its bar (rajiv256/NeuralCRNGen julia/neuralode.log, a Julia loop's ``println("ODE | loss | ", l)``:
+# ``ODE | loss | 0.2007``, beside ``ODE | error: 0.63``): the tag stays in front (a split word there names the split).
+_TABLE_ROW = lazy_regex(r"^([A-Za-z][\w.\-]*\s*\|\s*)?([A-Za-z][\w/.\-]*)\s*\|\s*(%s)\s*\|?\s*$" % NUM)
 
 
 _SUMMED = lazy_regex(r"(?<![\w@/.\-])([A-Za-z][\w]*)==\[(%s)=[^\]]{0,200}\]" % NUM)
@@ -403,6 +407,13 @@ def _split_unglued(text: str) -> str:
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+')
 
 
+# A line the wandb client prints about its run (uw-math-ai/PolyArithmeticCircuitsRL
+# opentensor12-01/codes/scripts/runs/train_curriculum.log): its ``Run summary:`` block of each logged
+# series' last value (``wandb:         total_loss 1.50197``) repeats values the loop printed, and its
+# notices (``wandb: Synced 5 W&B file(s)``) hold counts: never a record (they had read as one evaluation).
+_WANDB_LINE = re.compile(r"^\s*wandb:(?:\s|$)")
+
+
 # A counter between rules glued to it (``-----Iteration: 1000-----``, a PINN script's banner over the
 # losses printed under it): the counter alone, a header the lines after it take.
 _RULED_COUNTER = lazy_regex(
@@ -435,7 +446,7 @@ def _counter_named(key: str) -> str:
 
 def read_line(text: str) -> Record | None:
     """The counters and pairs of one framed line (line number 0; None when it holds neither)."""
-    if _FRAME_LINE.match(text) or _config_repr(text):
+    if _FRAME_LINE.match(text) or _WANDB_LINE.match(text) or _config_repr(text):
         return None
     if text[:3] in ("---", "===", "***", "###", "~~~") and (ruled := _RULED_COUNTER.match(text)) is not None:
         text = ruled[1]
@@ -457,6 +468,8 @@ def read_line(text: str) -> Record | None:
             continue
         v = float(value.replace(",", "")) if "," in value else float(value)
         timed = unit in ("s", "ms") or _DURATION.match(body, end) is not None
+        if key in _PLACED_NAMES and not math.isfinite(v):  # "step: nan", a count of 4000 digits: no count
+            continue
         # "steps=112.0" written with a point: an RL loop's mean episode length (``r= 22.2 steps=209.7``), no counter
         if key in _PLACED_NAMES and v == int(v) and not unit and not timed and not (key == "steps" and "." in value):
             _place(rec, key, v, None)
@@ -598,7 +611,7 @@ def _lead(body: str, rec: Record) -> str:
         body = _NAMED_LIST.sub(_zipped, body)
         body = _LOSS_LIST.sub(lambda m: _first_listed(m, rec), body)
     if "|" in body:  # Stable-Baselines3's logger
-        body = _TABLE_ROW.sub(r"\1: \2", body)
+        body = _TABLE_ROW.sub(r"\1\2: \3", body)
     if "==[" in body:  # NGCF, KGAT and their forks: "train==[30.47=16.65 + 13.32 + 0.50]", the total first
         body = _SUMMED.sub(_summed_loss, body)
     if (epoch := _LEAD_EPOCH.match(body)) is not None:
