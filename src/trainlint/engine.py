@@ -307,19 +307,24 @@ def _judge_segments(
 
 def _previous_ends(run: Run, segs: list[Run]) -> list[float | None]:
     """For each segment, the loss level (median of its last tenth) the segment before it ended
-    at: what a segment appended later may have continued from. None for the first segment and
-    for the writers of an interleaved log, which ran side by side rather than one after another."""
+    at (past a segment too short to hold a level, the one before it): what a segment appended later
+    may have continued from. None for the first segment and for the writers of an interleaved log,
+    which ran side by side rather than one after another."""
     from .rules.segments import reference, writer_chains
     from .rules.stats import robust_level
 
     ref = reference(run)
     if ref is None or writer_chains(ref.steps) is not None:
         return [None] * len(segs)
+    # A launch cut off after a point or two says nothing of the level: the segment after it continued
+    # from the last segment that held one (AnyaForger198517/DeepLearning-Homework's train.log: a
+    # 30-epoch run, a relaunch stopped after 2 logged steps, then a 20-epoch run resumed from the
+    # first one's checkpoint, the step counter at 1300 each time).
     out: list[float | None] = [None]
     for seg in segs[:-1]:
         loss = seg.get("loss")
         f = loss.finite() if loss is not None else None
-        out.append(robust_level(f.values) if f is not None and len(f) >= 3 else None)
+        out.append(robust_level(f.values) if f is not None and len(f) >= 3 else out[-1])
     return out
 
 

@@ -439,9 +439,18 @@ _COUNT_WORDS = frozenset({"index", "idx", "number", "num", "no"})
 
 
 def _counter_named(key: str) -> str:
-    """The counter's name of ``iteration_index``, ``epoch_number`` (:data:`_COUNT_WORDS`), else ``key``."""
+    """The counter's name of ``iteration_index``, ``epoch_number`` (:data:`_COUNT_WORDS`) and of
+    ``iteration_step`` (:func:`_steps_twice`), else ``key``."""
     first, _, rest = key.partition("_")
-    return first if rest in _COUNT_WORDS and first in _COUNTER_NAMES else key
+    if first in _COUNTER_NAMES and (rest in _COUNT_WORDS or _steps_twice(first, rest)):
+        return first
+    return key
+
+
+def _steps_twice(first: str, rest: str) -> bool:
+    """Whether a name is two step counters' words (``Iteration step: 1300, loss: 5.21``, the logging
+    lines of AnyaForger198517/DeepLearning-Homework's train.log; ``iter step``): the step counter."""
+    return first in _STEP_NAMES and rest in _STEP_NAMES
 
 
 def read_line(text: str) -> Record | None:
