@@ -479,6 +479,23 @@ def read_console_text(
     return run
 
 
+# A line that announces a checkpoint loaded back, or a checkpoint tag then the save or the load
+# (Akash05-kr/skin_lesion_classifier's training.log: ``[Checkpoint] Saved → ..best_model.pth  (epoch=1,
+# val_acc=60.9)`` after each improvement, ``[Checkpoint] Loaded ← ..best_model.pth  (epoch=20, val_loss=1.05)``
+# at a resume and before the test, the tag stripped with the logging frame; ``Loaded checkpoint (epoch 20,
+# loss 0.93)``, ``Saving to ckpt/best.pt (val_loss 0.4)``): the values it prints are the
+# checkpoint's, printed again, not an evaluation (its ``val_loss`` was once the run's eval loss, 3 points
+# beside the 35 of the epoch lines' ``ValLoss``).
+_LOAD_NOTICE = (
+    r"\[\s*(?:checkpoint|ckpt)\s*\]\s*(?:sav(?:ed|ing)|load(?:ed|ing)|restor(?:ed|ing))\b"
+    r"|(?:load(?:ed|ing)|restor(?:ed|ing))\s+(?:the\s+|a\s+)?(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\b"
+    r"|(?:best\s+)?(?:model|checkpoint|ckpt|weights?)\s+(?:(?:is|was|has\s+been)\s+)?(?:loaded|restored)\b"
+    # the verb, then the checkpoint's file (the tag gone with the logging frame)
+    r"|(?:sav(?:ed|ing)|load(?:ed|ing)|restor(?:ed|ing))\s*(?:→|←|->|<-|to\b|from\b|:)?[^()\n]{0,300}?"
+    r"\.(?:pth|pt|ckpt|h5|hdf5|keras|bin|safetensors|pkl)\b"
+)
+
+
 # A line that announces a saved model before any value (``Saved model at epoch 3 with loss 0.41``,
 # ``Epoch 3: best model saved with loss: 0.41``, ``[CHECKPOINT] Saved model ...``, ``==> Saving
 # checkpoint ... (val_loss 0.4)``, EasonLi292/Z-GED's ``  -> Saved best (loss: 0.2407)``, ``New best
@@ -495,9 +512,15 @@ _SAVE_NOTICE = lazy_regex(
     r"|new\s+best\s+(?:val|valid|validation|eval|evaluation|test|dev)\b"
     # a new best value, then the save (Ba-aH/HGNN's ``✓ New best MRR=0.4823 — checkpoint saved``)
     r"|new\s+best\b.{0,60}?\b(?:(?:checkpoint|ckpt|model|weights?)\s+sav(?:ed|ing)"
-    r"|sav(?:ed|ing)\s+(?:the\s+)?(?:checkpoint|ckpt|model|weights?))\b)"
+    r"|sav(?:ed|ing)\s+(?:the\s+)?(?:checkpoint|ckpt|model|weights?))\b"
+    # a checkpoint loaded back (:data:`_LOAD_NOTICE`)
+    r"|%s)" % _LOAD_NOTICE
 )
-_SAVE_WORDS = ("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT", "New best", "new best", "NEW BEST")
+# the words a log must hold for :func:`_save_notice` to be tried (the last six: a checkpoint loaded back)
+_SAVE_WORDS = (
+    *("sav", "Sav", "SAV", "checkpoint", "Checkpoint", "CHECKPOINT", "New best", "new best", "NEW BEST"),
+    *("load", "Load", "LOAD", "restor", "Restor", "RESTOR"),
+)
 
 
 def _save_notice(line: Line) -> bool:
@@ -507,7 +530,7 @@ def _save_notice(line: Line) -> bool:
     if _SAVE_NOTICE.match(text.lstrip()) is not None:
         return True
     low = text.lower()  # the frame stripped only where the line names a save at all
-    named = "sav" in low or "checkpoint" in low or "new best" in low
+    named = "sav" in low or "checkpoint" in low or "new best" in low or "load" in low or "restor" in low
     return named and _SAVE_NOTICE.match(strip_frame(text).lstrip()) is not None
 
 

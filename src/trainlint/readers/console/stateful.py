@@ -680,6 +680,16 @@ def _renders(lines: list[Line]) -> Iterator[tuple[Line, re.Match[str]]]:
 # An epoch's number in a bar's description (``Epoch 3/60: 100%|..| 10/10``): a bar of its own.
 _DESC_EPOCH = lazy_regex(r"\b(?:epoch|ep)\s*[:#]?\s*(\d+)", re.I)
 _EVAL_BAR = lazy_regex(r"^\s*(?:val\w*|eval\w*|test\w*|dev)\b", re.I)
+# or a split in brackets after the epoch (Akash05-kr/skin_lesion_classifier's training_console.log:
+# ``Epoch 001 [Train]: ..| 5/115 [.., loss=1.80]`` then ``Epoch 001 [Val]  : ..| 5/25 [.., loss=1.35]``)
+_EVAL_TAG = lazy_regex(r"[\[(]\s*(?:val\w*|eval\w*|test\w*|dev)\s*[\])]", re.I)
+
+
+def _evaluates(desc: str) -> bool:
+    """Whether a bar's description says it evaluates (:data:`_EVAL_BAR`, :data:`_EVAL_TAG`)."""
+    return _EVAL_BAR.match(desc) is not None or ("[" in desc or "(" in desc) and _EVAL_TAG.search(desc) is not None
+
+
 # a value with a unit after it (``Speed: 0.2 steps/s``, ``ETA: 44.0h``, ``Mem: 6.4 GB``) is no metric's value
 _DESC_PAIR = lazy_regex(
     r"(?<![\w/.\-])([A-Za-z_][\w/.\-]*)\s*[:=]\s*(%s)(?![\w/.%%])(?!\s*(?:\w+/\w+|[KMGT]i?B|ms|s|h|min)\b)" % NUM
@@ -757,7 +767,7 @@ def _bars(lines: list[Line]) -> list[list[float]]:
     after its complete render (a bar of one render: the count of each bar of a loop is its total)."""
     bars: list[list[float]] = []
     for line, m in _renders(lines):
-        if m[4] == "?" or _EVAL_BAR.match(m[1]) or not _has_loss(_postfix(m[5])):
+        if m[4] == "?" or _evaluates(m[1]) or not _has_loss(_postfix(m[5])):
             continue
         n, total = float(m[3]), float(m[4])
         last = bars[-1] if bars else None
@@ -809,7 +819,7 @@ def tqdm_postfix(lines: list[Line]) -> Capture | None:
                 continue
             vals, last_desc = described, m[1]
         # "validating...: 45%|..", or the smaller loop of two alternating ones: its own count, at the training step
-        if _EVAL_BAR.match(m[1]) or evaluates is not None and m[4] != "?" and float(m[4]) == evaluates:
+        if _evaluates(m[1]) or evaluates is not None and m[4] != "?" and float(m[4]) == evaluates:
             for k, v in vals.items():
                 cap.add(k if k.lower().startswith(_VAL_PREFIX) else f"val_{k}", offset + max(last_n, 0.0), v)
             continue
