@@ -6,7 +6,17 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .role_structure import OTHER_BASES, TRAIN_WORDS, Choice, candidates, loss_choice, other_choice, parse, words_of
+from .role_structure import (
+    LOSS_WORDS,
+    OTHER_BASES,
+    TRAIN_WORDS,
+    Choice,
+    candidates,
+    loss_choice,
+    other_choice,
+    parse,
+    words_of,
+)
 
 ROLES = ("loss", "eval_loss", "learning_rate", "grad_norm", "step_time", "throughput", "wall_time", "epoch")
 
@@ -237,7 +247,6 @@ def game_tallies(names: Iterable[str]) -> set[str]:
 # (Venkatachla/Stock-Market-Analysis' backtest/swing_validation_report.json: ``consecutive_losses``,
 # the losing trades in a row, 0 for most stocks, once read as a loss that sat at exactly 0).
 _COUNTING_WORDS = frozenset({"consecutive", "streak", "streaks", "count", "num", "number", "days", "trades"})
-_LOSS_WORDS_COUNTED = frozenset({"loss", "losses"})
 
 
 def loss_counts(names: Iterable[str]) -> set[str]:
@@ -245,7 +254,7 @@ def loss_counts(names: Iterable[str]) -> set[str]:
     out: set[str] = set()
     for name in names:
         words = set(words_of(name.strip().lower().rsplit("/", 1)[-1]))
-        if words & _LOSS_WORDS_COUNTED and words & _COUNTING_WORDS:
+        if words & LOSS_WORDS and words & _COUNTING_WORDS:
             out.add(name)
     return out
 
