@@ -28,10 +28,10 @@ A loss that jumps to `factor` times the lowest level it had reached and to `over
 the highest it had been (its start, mostly) blew up: the updates undid all of training and
 more, whether the run later came back or not. Measured against the highest level before it,
 the per-batch noise of a heavy-tailed loss (one batch at 30x the best, no higher than the first
-batches) does not count, nor does a jump the loss keeps reaching after it (a per-sample loss
-whose peak is within `noise_band` times the 95th percentile of the 10 or more points after it:
-its own spread, for the spike rule to report). The trend rules (TL010, TL011, TL020) look at rolling windows and need
-10 to 20 points, so a blow-up in the first steps of a run (a learning rate too high through
+batches) does not count, nor does a jump the loss keeps coming back to (a per-sample loss
+that reaches 1/`noise_band` of the peak `repeats` times or more after it: its own spread, for
+the spike rule to report). The trend rules (TL010, TL011, TL020) look at rolling windows and
+need 10 to 20 points, so a blow-up in the first steps of a run (a learning rate too high through
 warm-up: 8 -> 805 -> 3.7) or on a short log (10 epochs: 2.29 -> 63,020 -> 1.95) escapes them;
 this rule judges the points themselves, on any number of them (3 or more). A blow-up long
 enough for TL011, or one that lasts to the end on a log long enough for TL010, is left to that
@@ -44,11 +44,8 @@ too-large step.""",
         Threshold("factor", 10.0, "loss / lowest loss before it that counts as blown up"),
         Threshold("over_high", 2.0, "loss / highest loss before it (the start, mostly) that counts as blown up"),
         Threshold("min_points", 3, "finite loss points needed to judge"),
-        Threshold(
-            "noise_band",
-            2.0,
-            "peak / 95th percentile of the points after it at or under which a jump is the loss's own spread",
-        ),
+        Threshold("noise_band", 2.0, "a later point at or above peak / this comes back to the jump's height"),
+        Threshold("repeats", 3, "later points back at the jump's height that make it the loss's own spread"),
     ],
 )
 def loss_blowup_brief(ctx: Context) -> Finding | None:
@@ -69,7 +66,7 @@ def loss_blowup_brief(ctx: Context) -> Finding | None:
     peak_i = first + int(np.argmax(v[first : last + 1]))
     back = last < len(v) - 1
     _leave_to_trend_rules(v, back)
-    _leave_to_spread(v[last + 1 :], float(v[peak_i]), ctx.t("noise_band"))
+    _leave_to_spread(v[last + 1 :], float(v[peak_i]), ctx.t("noise_band"), int(ctx.t("repeats")))
     evidence: dict[str, Any] = dict(
         start_step=float(steps[first]),
         end_step=float(steps[last]),
@@ -113,15 +110,13 @@ def _leave_to_trend_rules(v: np.ndarray, back: bool) -> None:
         raise StandDown("the blow-up lasts long enough for TL011 (loss-blowup) to judge it")
 
 
-AFTER_POINTS = 10  # points after a jump needed to say the loss keeps reaching its height
-
-
-def _leave_to_spread(after: np.ndarray, peak: float, band: float) -> None:
-    """A jump the loss keeps reaching afterwards is its spread, not a blow-up: a per-sample loss
-    whose first points were low by chance (rajiv256/NeuralCRNGen's Julia neural-ODE log: 0.033 then
-    1.09 at the sixth sample, and 0.93, 0.94 a few samples later)."""
-    if len(after) >= AFTER_POINTS and peak <= band * float(np.quantile(after, 0.95)):
+def _leave_to_spread(after: np.ndarray, peak: float, band: float, repeats: int) -> None:
+    """A jump the loss keeps coming back to is its spread, not a blow-up: a per-sample loss whose
+    first points were low by chance (rajiv256/NeuralCRNGen's Julia neural-ODE log: 0.033 then 1.09
+    at the sixth sample, and 0.93, 0.94 and six more points over half that height later on)."""
+    back = int(np.count_nonzero(after >= peak / band))
+    if back >= repeats:
         raise StandDown(
-            f"the jump to {fmt(peak)} is within {fmt(band)}x the 95th percentile of the {len(after)} points "
-            f"after it ({fmt(float(np.quantile(after, 0.95)))}): the loss's own spread"
+            f"the loss comes back to {fmt(peak / band)} (1/{fmt(band)} of the jump to {fmt(peak)}) at {back} "
+            f"of the {len(after)} points after it: its own spread"
         )
