@@ -93,3 +93,13 @@ def test_dense_fast_path_in_blocks(tmp_path, monkeypatch, block):
     fast, general = _both(tmp_path, text, monkeypatch)
     _same(fast, general)
     assert fast.series["loss"].values.tolist() == [round(3 - i / 10, 3) for i in range(17)]
+
+
+def test_an_epoch_counted_on_past_two_to_the_53_agrees_on_both_paths(tmp_path, monkeypatch):
+    """Hypothesis's draw (a helper's worktree, round 32f): an epoch column repeating 2**53 is
+    counted on from there. Adding 1 a row stalls at 2**53 (its float spacing is 2) where the dense
+    path adds the count to the base: both now add the count to the base."""
+    text = "epoch,loss\n9007199254740992.0,0.0\n9007199254740992.0,0.0\n0.0,0.0"
+    fast, general = _both(tmp_path, text, monkeypatch)
+    _same(fast, general)
+    assert list(general.series["loss"].steps) == [2.0**53, 2.0**53, 2.0**53 + 2]  # 2**53 + 1 rounds to 2**53

@@ -236,7 +236,8 @@ class _EpochClock:
         self.epoch: float | None = None  # the epoch of the row before
         self.filled: tuple[bool, ...] = ()  # which cells the row before filled
         self.last: float | None = None  # the step of the row before
-        self.counting = False  # an epoch repeated: rows are counted from then on
+        self.base: float | None = None  # an epoch repeated: the step rows are counted on from
+        self.counted = 0  # the rows counted since
 
     def step(self, row: list[str], n: int) -> float:
         epoch = _cell(row, self.col)
@@ -244,9 +245,13 @@ class _EpochClock:
             return float(n)
         # sparse rows that fill other cells at one epoch (a train row, then a val row) are one epoch's
         filled = tuple(bool(c.strip()) for c in row)
-        repeat = self.last is not None and epoch == self.epoch and filled == self.filled
-        self.counting = self.counting or repeat
-        step = self.last + 1 if self.counting and self.last is not None else epoch
+        if self.base is None and self.last is not None and epoch == self.epoch and filled == self.filled:
+            self.base = self.last
+        if self.base is not None:  # the base plus the count, as :func:`_clock_steps` adds them (not +1 a row)
+            self.counted += 1
+            step = self.base + self.counted
+        else:
+            step = epoch
         self.epoch, self.filled, self.last = epoch, filled, step
         return step
 
