@@ -251,3 +251,33 @@ def test_tl013_stands_down_on_a_surrogate_swinging_around_zero_and_on_a_zero_sta
     swing = np.r_[0.01 * (-1.0) ** np.arange(80), np.linspace(-1, -10, 20)]
     assert "swings around 0" in stood_down("TL013", make_run(swing))
     assert "starts at exactly 0" in stood_down("TL013", make_run(np.r_[np.zeros(20), np.linspace(-1, -100, 80)]))
+
+
+def _batch_mse_every_50_steps():
+    """Made up in the shape of GajdaMJ/AI-for-Chemistry-Project lightning_logs/version_25/metrics.csv
+    (round 32f): a regression's train_loss logged as one mini-batch's squared error every 50 steps,
+    24 points from 150 to 4500 with no trend (the val loss plateaued from a tenth of the run on)."""
+    return [
+        2650.0, 1500.0, 450.0, 3200.0, 2300.0, 1700.0, 3100.0, 950.0, 1450.0, 1900.0, 1250.0, 900.0,
+        820.0, 4500.0, 3150.0, 1100.0, 3400.0, 2000.0, 1300.0, 1450.0, 480.0, 650.0, 2700.0, 150.0,
+    ]  # fmt: skip
+
+
+def test_tl011_note_when_the_blowup_is_within_the_losses_own_noise():
+    loss = _batch_mse_every_50_steps()
+    f = one("TL011", make_run(loss, steps=list(range(49, 1200, 50))))
+    assert f.severity.value == "NOTE" and f.evidence["noise_z"] < 3.0
+    assert "noise" in f.message and f.evidence["best_before"] < 1000
+    # the threshold is the rule's own, overridable
+    assert one("TL011", make_run(loss), noise_z=1.0).severity.value == "FAIL"
+
+
+def test_tl011_a_blowup_far_beyond_the_noise_still_fails():
+    # the same batches, with a stretch in the middle at 30x their level: updates undoing training
+    loss = np.array(_batch_mse_every_50_steps())
+    loss[12:17] *= 30.0
+    f = one("TL011", make_run(loss))
+    assert f.severity.value == "FAIL" and "noise_z" not in f.evidence
+    assert f.evidence["peak"] > 100000 and f.evidence["stretch_fraction"] >= 0.1
+    # weighed against the noise all the same: only a far looser threshold would call it spread
+    assert one("TL011", make_run(loss), noise_z=100.0).severity.value == "NOTE"

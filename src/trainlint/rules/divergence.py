@@ -209,9 +209,14 @@ it for at least `min_stretch` of the run and the run ends below that level (a ri
 lasts to the end is TL010). A blow-up whose rise (its highest level less the earlier best) is
 under `immaterial` of the loss's fall from its first point to its lowest is a NOTE: a hinge loss
 at 0.002 that swings to 0.02 after a fall from 10 is a ratio of two numbers near 0, not updates
-undoing training. Try: a lower peak learning rate, longer warm-up, clipping.""",
+undoing training. A blow-up whose rise (on the log scale) is under `noise_z` standard errors of
+the loss's own point-to-point noise is a NOTE too, as in TL010: a loss printed as one mini-batch's
+value every N steps (a regression's squared error, 130 to 4800 with no trend) has a lowest stretch
+that is luck and a highest one that is its spread, not a level it blew up to. Try: a lower peak
+learning rate, longer warm-up, clipping.""",
     thresholds=[
         Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
+        Threshold("noise_z", 3.0, "rise under this many standard errors of the loss's own noise: a NOTE"),
         Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
         Threshold("min_points", 20, "finite loss points needed to judge"),
         Threshold(
@@ -250,6 +255,8 @@ def loss_blowup(ctx: Context) -> Finding | None:
         f"{fmt(ctx.t('min_stretch') * 100)}% of the run)"
     )
     said, lesser = _immaterial_blowup(ctx, v, high - ref)
+    if not lesser:
+        said, lesser = _blowup_in_noise(ctx, v, high, ref)
     return ctx.fire(
         message + said,
         step=steps[start],
@@ -279,6 +286,20 @@ def _immaterial_blowup(ctx: Context, v: np.ndarray, rise: float) -> tuple[str, d
         f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
     )
     return said, dict(share_of_fall=share, immaterial=ctx.t("immaterial"))
+
+
+def _blowup_in_noise(ctx: Context, v: np.ndarray, high: float, ref: float) -> tuple[str, dict[str, float]]:
+    """Where a blow-up's rise from the earlier best ``ref`` to its highest level ``high`` is under
+    ``noise_z`` standard errors of the loss's own point-to-point noise (TL010's measure), the words
+    that say so and the evidence of a NOTE; else nothing."""
+    z = _rise_in_noise(v, high, ref)
+    if z >= ctx.t("noise_z"):
+        return "", {}
+    said = (
+        f", but the rise is {fmt(z)} standard errors of the loss's own point-to-point noise (threshold "
+        f"{fmt(ctx.t('noise_z'))}): a noisy curve's spread, not a level it blew up to (a NOTE)"
+    )
+    return said, dict(noise_z=z)
 
 
 def _too_short_to_blow_up(v: np.ndarray, factor: float, stretch: float) -> bool:
