@@ -281,3 +281,32 @@ def test_tl011_a_blowup_far_beyond_the_noise_still_fails():
     assert f.evidence["peak"] > 100000 and f.evidence["stretch_fraction"] >= 0.1
     # weighed against the noise all the same: only a far looser threshold would call it spread
     assert one("TL011", make_run(loss), noise_z=100.0).severity.value == "NOTE"
+
+
+def _ppo_agent(reward_end: float, seed: int = 5):
+    """Made up in the shape of laddermoon/combatbench baseline/sb3/runs/fight_from_stand_smoke_v1/train.log
+    (round 32f): a Stable-Baselines3 PPO run, 24 updates of 2048 steps, train/loss swinging 0.7 to 13
+    (a value regression onto the returns), low through the middle and back up at the end, while
+    rollout/ep_rew_mean goes 88 to ``reward_end``."""
+    rng = np.random.default_rng(seed)
+    loss = np.r_[rng.uniform(5.0, 13.0, 9), [2.4, 5.5, 3.9, 1.6, 0.7, 2.8, 1.2, 3.3], rng.uniform(6.5, 11.0, 7)]
+    reward = np.linspace(88.0, reward_end, 24) + rng.normal(0, 0.8, 24)
+    steps = list(range(2048, 2048 * 25, 2048))
+    return make_run(loss, steps=steps, **{"rollout/ep_rew_mean": reward})
+
+
+def test_tl010_an_rl_agents_loss_that_rises_while_its_reward_rises_is_a_note():
+    f = one("TL010", _ppo_agent(reward_end=108.0))
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] >= 2.0
+    assert f.message.startswith("loss (an RL agent's: rollout/ep_rew_mean logged) ended ")
+    assert f.evidence["reward_end"] > f.evidence["reward_start"] + f.evidence["reward_margin"]
+
+
+def test_tl010_an_rl_agents_loss_that_rises_while_its_reward_stays_flat_still_fails():
+    from trainlint.rules.entropy import episode_reward_rise
+
+    flat = _ppo_agent(reward_end=88.0)
+    assert episode_reward_rise(flat) is None  # a reward within its noise says nothing about the loss
+    f = one("TL010", flat)
+    assert f.severity.value == "FAIL" and f.message.startswith("loss diverged: ")
+    assert f.evidence["ratio"] >= 2.0 and "reward_start" not in f.evidence

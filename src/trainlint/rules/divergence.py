@@ -8,7 +8,7 @@ from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import share_of_fall
-from .entropy import reward_rise
+from .entropy import episode_reward_rise, reward_rise
 from .kept import coarse_of
 from .stats import (
     blowup_candidates,
@@ -49,7 +49,10 @@ floor), not an optimizer that left the good region. A rise under `noise_z` stand
 loss's own point-to-point noise is a NOTE too: a loss printed as one mini-batch's value every N
 steps swings by more than its trend, and its lowest stretch is luck, not a level it left. An
 online RL fine-tune's loss (GRPO and kin: a reward and a KL logged beside it) whose reward rose is a
-NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. So is an RL
+agent's loss (PPO, A2C: a mean episode reward such as `rollout/ep_rew_mean` logged beside it) whose
+reward rose: the loss holds a value regression onto returns that grow as the policy improves, each
+update on fresh rollouts, so its level is no measure of learning (the reward is). Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
@@ -86,7 +89,7 @@ def loss_diverged(ctx: Context) -> Finding | None:
     lesser = _lesser_rise(ctx, v, evidence)
     if lesser is not None:
         return lesser
-    for softer in (_kl_penalty_rise, _eval_still_improving):
+    for softer in (_kl_penalty_rise, _agent_reward_rose, _eval_still_improving):
         found = softer(ctx, evidence)
         if found is not None:
             return found
@@ -115,6 +118,26 @@ def _kl_penalty_rise(ctx: Context, evidence: dict[str, float]) -> Finding | None
         reward_start=rose[2],
         reward_end=rose[3],
         reward_margin=rose[4],
+        **evidence,
+    )
+
+
+def _agent_reward_rose(ctx: Context, evidence: dict[str, float]) -> Finding | None:
+    """A NOTE for an RL agent (PPO, A2C and kin) whose mean episode reward rose: its loss holds a
+    value regression onto returns that grow as the policy improves."""
+    rose = episode_reward_rise(ctx.subject)
+    if rose is None:
+        return None
+    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
+    return ctx.fire(
+        f"loss (an RL agent's: {rose[0]} logged) ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)}) "
+        f"while {rose[0]} rose {fmt(rose[1])} to {fmt(rose[2])}: the loss holds a value regression onto "
+        "returns that grow as the policy improves, each update on fresh rollouts; the reward says it learned",
+        step=evidence["best_step"],
+        severity="NOTE",
+        reward_start=rose[1],
+        reward_end=rose[2],
+        reward_margin=rose[3],
         **evidence,
     )
 
