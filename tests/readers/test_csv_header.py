@@ -90,3 +90,44 @@ def test_a_commented_header_over_numbers_is_the_header(tmp_path):
     run = read_run(path)
     assert run.roles["loss"] == "loss" and run.roles["eval_loss"] == "val_loss"
     assert len(run.series["loss"].steps) == 20 and float(run.series["loss"].values[-1]) == 0.1
+
+
+def _search_results(rows: list[tuple[int, int, int, float, float]]) -> str:
+    return "d_model,num_heads,num_layers,train_loss,val_loss\n" + "".join(
+        f"{d:.1f},{h:.1f},{n:.1f},{t},{v}\n" for d, h, n, t, v in rows
+    )
+
+
+def test_a_search_results_table_is_no_training_run(tmp_path):
+    """Made up in the shape of danielruijs/dd2424-project hp_tuning/hparams_table_transformer.csv
+    (round 32f): one row per transformer configuration, no step column, sorted by val loss (so the
+    losses climb down the rows and read as a diverging curve)."""
+    import pytest
+
+    from trainlint.readers.base import ReadError
+
+    grid = [(d, h, n) for n in (2, 1) for d in (128, 384) for h in (2, 6, 10)]
+    rows = [(d, h, n, round(0.9 + 0.1 * i, 3), round(1.1 + 0.1 * i, 3)) for i, (d, h, n) in enumerate(grid)]
+    path = tmp_path / "hparams_table.csv"
+    path.write_text(_search_results(rows))
+    with pytest.raises(ReadError, match="results table, not a training run"):
+        read_run(path)
+
+
+def test_a_step_less_table_with_one_setting_column_is_still_a_run(tmp_path):
+    # a step-less loss table with a learning rate beside it (a schedule's lr, one value per row) reads as rows
+    path = tmp_path / "history.csv"
+    path.write_text(
+        "lr,loss,val_loss\n" + "".join(f"{1e-3 * 0.9**i:.6f},{2.0 - 0.1 * i},{2.1 - 0.09 * i}\n" for i in range(12))
+    )
+    run = read_run(path)
+    assert run.meta["steps_are"] == "rows" and len(run.series["loss"].finite()) == 12
+    # and two settings that never repeat a value (a run's own columns, not a grid) read as rows too
+    path.write_text(
+        "lr,dropout,loss\n" + "".join(f"{1e-3 * 0.9**i:.6f},{0.5 - 0.01 * i},{2.0 - 0.1 * i}\n" for i in range(12))
+    )
+    assert len(read_run(path).series["loss"].finite()) == 12
+    # where a grid's settings repeat, the same columns make it a results table
+    from trainlint.readers.csv_log import SETTING_COLUMNS
+
+    assert SETTING_COLUMNS == 2

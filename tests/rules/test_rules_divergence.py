@@ -251,3 +251,62 @@ def test_tl013_stands_down_on_a_surrogate_swinging_around_zero_and_on_a_zero_sta
     swing = np.r_[0.01 * (-1.0) ** np.arange(80), np.linspace(-1, -10, 20)]
     assert "swings around 0" in stood_down("TL013", make_run(swing))
     assert "starts at exactly 0" in stood_down("TL013", make_run(np.r_[np.zeros(20), np.linspace(-1, -100, 80)]))
+
+
+def _batch_mse_every_50_steps():
+    """Made up in the shape of GajdaMJ/AI-for-Chemistry-Project lightning_logs/version_25/metrics.csv
+    (round 32f): a regression's train_loss logged as one mini-batch's squared error every 50 steps,
+    24 points from 150 to 4500 with no trend (the val loss plateaued from a tenth of the run on)."""
+    return [
+        2650.0, 1500.0, 450.0, 3200.0, 2300.0, 1700.0, 3100.0, 950.0, 1450.0, 1900.0, 1250.0, 900.0,
+        820.0, 4500.0, 3150.0, 1100.0, 3400.0, 2000.0, 1300.0, 1450.0, 480.0, 650.0, 2700.0, 150.0,
+    ]  # fmt: skip
+
+
+def test_tl011_note_when_the_blowup_is_within_the_losses_own_noise():
+    loss = _batch_mse_every_50_steps()
+    f = one("TL011", make_run(loss, steps=list(range(49, 1200, 50))))
+    assert f.severity.value == "NOTE" and f.evidence["noise_z"] < 3.0
+    assert "noise" in f.message and f.evidence["best_before"] < 1000
+    # the threshold is the rule's own, overridable
+    assert one("TL011", make_run(loss), noise_z=1.0).severity.value == "FAIL"
+
+
+def test_tl011_a_blowup_far_beyond_the_noise_still_fails():
+    # the same batches, with a stretch in the middle at 30x their level: updates undoing training
+    loss = np.array(_batch_mse_every_50_steps())
+    loss[12:17] *= 30.0
+    f = one("TL011", make_run(loss))
+    assert f.severity.value == "FAIL" and "noise_z" not in f.evidence
+    assert f.evidence["peak"] > 100000 and f.evidence["stretch_fraction"] >= 0.1
+    # weighed against the noise all the same: only a far looser threshold would call it spread
+    assert one("TL011", make_run(loss), noise_z=100.0).severity.value == "NOTE"
+
+
+def _ppo_agent(reward_end: float, seed: int = 5):
+    """Made up in the shape of laddermoon/combatbench baseline/sb3/runs/fight_from_stand_smoke_v1/train.log
+    (round 32f): a Stable-Baselines3 PPO run, 24 updates of 2048 steps, train/loss swinging 0.7 to 13
+    (a value regression onto the returns), low through the middle and back up at the end, while
+    rollout/ep_rew_mean goes 88 to ``reward_end``."""
+    rng = np.random.default_rng(seed)
+    loss = np.r_[rng.uniform(5.0, 13.0, 9), [2.4, 5.5, 3.9, 1.6, 0.7, 2.8, 1.2, 3.3], rng.uniform(6.5, 11.0, 7)]
+    reward = np.linspace(88.0, reward_end, 24) + rng.normal(0, 0.8, 24)
+    steps = list(range(2048, 2048 * 25, 2048))
+    return make_run(loss, steps=steps, **{"rollout/ep_rew_mean": reward})
+
+
+def test_tl010_an_rl_agents_loss_that_rises_while_its_reward_rises_is_a_note():
+    f = one("TL010", _ppo_agent(reward_end=108.0))
+    assert f.severity.value == "NOTE" and f.evidence["ratio"] >= 2.0
+    assert f.message.startswith("loss (an RL agent's: rollout/ep_rew_mean logged) ended ")
+    assert f.evidence["reward_end"] > f.evidence["reward_start"] + f.evidence["reward_margin"]
+
+
+def test_tl010_an_rl_agents_loss_that_rises_while_its_reward_stays_flat_still_fails():
+    from trainlint.rules.entropy import episode_reward_rise
+
+    flat = _ppo_agent(reward_end=88.0)
+    assert episode_reward_rise(flat) is None  # a reward within its noise says nothing about the loss
+    f = one("TL010", flat)
+    assert f.severity.value == "FAIL" and f.message.startswith("loss diverged: ")
+    assert f.evidence["ratio"] >= 2.0 and "reward_start" not in f.evidence

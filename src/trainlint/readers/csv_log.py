@@ -114,6 +114,7 @@ class CsvReader:
         table = _dense(text, header, delim) if dense else None
         if table is not None:
             _dense_columns(table, header, layout.step_col, layout.epoch_col).into(run)
+            _results_table(run)
             _flavour(run, header, path)
             return run
         refused: list[int] = []
@@ -126,8 +127,37 @@ class CsvReader:
         if not run.series:
             why = next((n for n in reversed(run.notes) if "not a real number" in n), "")
             raise ReadError("no numeric columns found" + (f" ({why})" if why else ""))
+        _results_table(run)
         _flavour(run, header, path)
         return run
+
+
+# A model's or an optimizer's setting, as a search's results table names its columns.
+_SETTING = re.compile(
+    r"^(d_model|n_?heads|num_heads|n_?layers|num_layers|hidden_(dim|size)|embed(ding)?_(dim|size)|seq_len|"
+    r"batch_size|learning_rate|lr|dropout|weight_decay|n_?embd|ff_dim|kernel_size|num_filters)$"
+)
+SETTING_COLUMNS = 2  # settings columns that make a step-less table a search's results
+
+
+def _results_table(run: Run) -> None:
+    """Refuse a table with no step or epoch column whose rows are configurations, not steps: at
+    least ``SETTING_COLUMNS`` columns named after a model's or an optimizer's setting (``d_model``,
+    ``num_heads``, ``num_layers``, ``learning_rate``..), each taking a few values that its rows
+    repeat (a grid: at most half as many values as rows). A search's results table (one row per
+    configuration, its final train and val loss, sorted by one of them) is no training run."""
+    if run.meta.get("steps_are") != "rows":
+        return
+    grid = []
+    for name, s in run.series.items():
+        v = s.finite().values
+        if _SETTING.match(name.strip().lower()) and len(v) >= 4 and 2 <= len(np.unique(v)) <= len(v) / 2:
+            grid.append(name)
+    if len(grid) >= SETTING_COLUMNS:
+        raise ReadError(
+            f"a search's results table, not a training run: no step column, and its rows are configurations "
+            f"({', '.join(sorted(grid)[:4])} each repeat a few values)"
+        )
 
 
 def _note_steps(run: Run, layout: _Layout) -> None:

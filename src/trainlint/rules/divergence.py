@@ -8,7 +8,7 @@ from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..verdict import Finding
 from ._evals import share_of_fall
-from .entropy import reward_rise
+from .entropy import episode_reward_rise, reward_rise
 from .kept import coarse_of
 from .stats import (
     blowup_candidates,
@@ -49,7 +49,10 @@ floor), not an optimizer that left the good region. A rise under `noise_z` stand
 loss's own point-to-point noise is a NOTE too: a loss printed as one mini-batch's value every N
 steps swings by more than its trend, and its lowest stretch is luck, not a level it left. An
 online RL fine-tune's loss (GRPO and kin: a reward and a KL logged beside it) whose reward rose is a
-NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. So is an RL
+agent's loss (PPO, A2C: a mean episode reward such as `rollout/ep_rew_mean` logged beside it) whose
+reward rose: the loss holds a value regression onto returns that grow as the policy improves, each
+update on fresh rollouts, so its level is no measure of learning (the reward is). Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
@@ -86,7 +89,7 @@ def loss_diverged(ctx: Context) -> Finding | None:
     lesser = _lesser_rise(ctx, v, evidence)
     if lesser is not None:
         return lesser
-    for softer in (_kl_penalty_rise, _eval_still_improving):
+    for softer in (_kl_penalty_rise, _agent_reward_rose, _eval_still_improving):
         found = softer(ctx, evidence)
         if found is not None:
             return found
@@ -115,6 +118,26 @@ def _kl_penalty_rise(ctx: Context, evidence: dict[str, float]) -> Finding | None
         reward_start=rose[2],
         reward_end=rose[3],
         reward_margin=rose[4],
+        **evidence,
+    )
+
+
+def _agent_reward_rose(ctx: Context, evidence: dict[str, float]) -> Finding | None:
+    """A NOTE for an RL agent (PPO, A2C and kin) whose mean episode reward rose: its loss holds a
+    value regression onto returns that grow as the policy improves."""
+    rose = episode_reward_rise(ctx.subject)
+    if rose is None:
+        return None
+    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
+    return ctx.fire(
+        f"loss (an RL agent's: {rose[0]} logged) ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)}) "
+        f"while {rose[0]} rose {fmt(rose[1])} to {fmt(rose[2])}: the loss holds a value regression onto "
+        "returns that grow as the policy improves, each update on fresh rollouts; the reward says it learned",
+        step=evidence["best_step"],
+        severity="NOTE",
+        reward_start=rose[1],
+        reward_end=rose[2],
+        reward_margin=rose[3],
         **evidence,
     )
 
@@ -209,9 +232,14 @@ it for at least `min_stretch` of the run and the run ends below that level (a ri
 lasts to the end is TL010). A blow-up whose rise (its highest level less the earlier best) is
 under `immaterial` of the loss's fall from its first point to its lowest is a NOTE: a hinge loss
 at 0.002 that swings to 0.02 after a fall from 10 is a ratio of two numbers near 0, not updates
-undoing training. Try: a lower peak learning rate, longer warm-up, clipping.""",
+undoing training. A blow-up whose rise (on the log scale) is under `noise_z` standard errors of
+the loss's own point-to-point noise is a NOTE too, as in TL010: a loss printed as one mini-batch's
+value every N steps (a regression's squared error, 130 to 4800 with no trend) has a lowest stretch
+that is luck and a highest one that is its spread, not a level it blew up to. Try: a lower peak
+learning rate, longer warm-up, clipping.""",
     thresholds=[
         Threshold("factor", 3.0, "rolling median / earlier best that counts as blown up"),
+        Threshold("noise_z", 3.0, "rise under this many standard errors of the loss's own noise: a NOTE"),
         Threshold("min_stretch", 0.1, "fraction of the run the blow-up must last"),
         Threshold("min_points", 20, "finite loss points needed to judge"),
         Threshold(
@@ -250,6 +278,8 @@ def loss_blowup(ctx: Context) -> Finding | None:
         f"{fmt(ctx.t('min_stretch') * 100)}% of the run)"
     )
     said, lesser = _immaterial_blowup(ctx, v, high - ref)
+    if not lesser:
+        said, lesser = _blowup_in_noise(ctx, v, high, ref)
     return ctx.fire(
         message + said,
         step=steps[start],
@@ -279,6 +309,20 @@ def _immaterial_blowup(ctx: Context, v: np.ndarray, rise: float) -> tuple[str, d
         f"{fmt(ctx.t('immaterial') * 100)}%): immaterial, a ratio of numbers near 0 (a NOTE)"
     )
     return said, dict(share_of_fall=share, immaterial=ctx.t("immaterial"))
+
+
+def _blowup_in_noise(ctx: Context, v: np.ndarray, high: float, ref: float) -> tuple[str, dict[str, float]]:
+    """Where a blow-up's rise from the earlier best ``ref`` to its highest level ``high`` is under
+    ``noise_z`` standard errors of the loss's own point-to-point noise (TL010's measure), the words
+    that say so and the evidence of a NOTE; else nothing."""
+    z = _rise_in_noise(v, high, ref)
+    if z >= ctx.t("noise_z"):
+        return "", {}
+    said = (
+        f", but the rise is {fmt(z)} standard errors of the loss's own point-to-point noise (threshold "
+        f"{fmt(ctx.t('noise_z'))}): a noisy curve's spread, not a level it blew up to (a NOTE)"
+    )
+    return said, dict(noise_z=z)
 
 
 def _too_short_to_blow_up(v: np.ndarray, factor: float, stretch: float) -> bool:

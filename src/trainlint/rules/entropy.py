@@ -75,13 +75,36 @@ def reward_rise(run: Run, frac: float = 0.1) -> tuple[str, str, float, float, fl
     found = online_rl_series(run)
     if found is None:
         return None
-    f = run.series[found[0]].finite()
+    rose = _rose(run, found[0], frac)
+    return (*found, *rose) if rose is not None else None
+
+
+# An RL agent's mean episode reward (Stable-Baselines3's rollout/ep_rew_mean and eval/mean_reward,
+# RLlib's episode_reward_mean and kin).
+_EPISODE_REWARD = re.compile(r"(^|/)(ep_rew_mean|ep_reward_mean|episode_reward_mean|mean_reward|mean_episode_reward)$")
+
+
+def episode_reward_rise(run: Run, frac: float = 0.1) -> tuple[str, float, float, float] | None:
+    """(reward, start, end, margin) of an RL agent whose mean episode reward rose from its first to
+    its last ``frac`` of points beyond noise (the policy learned), else None."""
+    for name in sorted(run.series):
+        if _EPISODE_REWARD.search(name.lower()):
+            rose = _rose(run, name, frac)
+            if rose is not None:
+                return (name, *rose)
+    return None
+
+
+def _rose(run: Run, name: str, frac: float) -> tuple[float, float, float] | None:
+    """(start, end, margin) of series ``name`` where its last ``frac`` of points stand above its
+    first beyond noise (at least 6 points), else None."""
+    f = run.series[name].finite()
     if len(f) < 6:
         return None
     k = max(3, int(round(len(f) * frac)))
     start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
     need = improvement_margin(f.values, k, 0.0)
-    return (*found, start, end, need) if end - start > need else None
+    return (start, end, need) if end - start > need else None
 
 
 MAX_GUESS = 1000  # classes tried when none is given
