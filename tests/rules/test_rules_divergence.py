@@ -164,6 +164,29 @@ def test_tl012_stands_down_on_a_jump_the_loss_keeps_coming_back_to():
     assert f.step == 6 and f.evidence["peak"] == 1.09  # make_run counts steps from 1
 
 
+def _vae_kl_spike(end: float):
+    """The real shape (1644heihei/3D-VAE old_backup/train.txt, a VAE's total loss logged every 30
+    steps): about 150 at the first step, about 13,000 at the second point with the KL term
+    spiking, back under 1,000 by the fifth, then a noisy fall that settles at ``end`` over the
+    last epochs (0.05-0.09 in the log). A synthetic series."""
+    rng = np.random.default_rng(3)
+    n = 570
+    head = np.array([150.0, 13000.0, 7000.0, 2700.0, 800.0, 50.0, 2.0])
+    fall = (end + 0.4 * np.exp(-np.arange(n - len(head)) / 150)) * rng.lognormal(0, 0.3, n - len(head))
+    return make_run(np.r_[head, fall], steps=np.arange(n, dtype=float) * 30)
+
+
+def test_tl012_stands_down_on_a_jump_the_run_learned_far_past():
+    """Settling at 0.07 (about 1/2,000 of the 150 before the spike) the run learned far past it;
+    the same spike with the loss settling at 3 (1/50 of it) is still a blow-up."""
+    why = stood_down("TL012", _vae_kl_spike(0.07))
+    assert "the run learned far past the jump to 1.3e+04" in why and "threshold 1/100" in why
+    assert "its best before the jump (150" in why
+    f = one("TL012", _vae_kl_spike(3.0))
+    assert f.severity.value == "FAIL" and f.step == 30 and f.evidence["best_before"] == 150.0
+    assert f.evidence["peak"] == 13000.0 and f.evidence["recovered"]
+
+
 def test_tl012_leaves_a_lasting_blowup_to_the_trend_rules():
     assert "TL010" in stood_down("TL012", make_run(np.r_[np.full(10, 2.0), np.full(10, 50.0)]))
     loss = decay(200, start=3, end=1, noise=0.02)
