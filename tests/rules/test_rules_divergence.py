@@ -220,6 +220,29 @@ def test_tl010_a_loss_blown_up_by_orders_of_magnitude_is_no_noise():
     assert f.severity.value == "FAIL" and f.evidence["best_step"] == 5
 
 
+def _gan(d_end: float, n: int = 420, seed: int = 5):
+    """The real shape (0111yoyo/GAN1202's training_log.csv, a GAN's per-batch losses over 20
+    epochs): the generator's loss near 0.72 for the first two epochs, then up to about 2.5 with
+    single batches far above; the discriminator's from 1.38 (two BCE terms at chance) down to
+    ``d_end``. A synthetic series."""
+    rng = np.random.default_rng(seed)
+    t = np.clip((np.arange(n) - 40) / (n - 40), 0, 1)
+    gen = (0.72 + 1.8 * np.sqrt(t)) * rng.lognormal(0, 0.3, n)
+    disc = (1.38 + (d_end - 1.38) * np.sqrt(t)) * rng.lognormal(0, 0.3, n)
+    return make_run(gen, steps=np.arange(n, dtype=float), d_loss=disc)
+
+
+def test_tl010_a_gan_generator_rising_as_its_discriminator_gains_is_a_warn():
+    """The discriminator's loss falling to 0.27 (a fifth of its start) while the generator's rises is
+    the game's usual course: a WARN with both sides' numbers. A discriminator that won outright
+    (0.02, under 1/20 of its start) or whose loss rose too leaves it a FAIL."""
+    f = one("TL010", _gan(0.27))
+    assert f.severity.value == "WARN" and f.evidence["ratio"] > 2 and "discriminator gained" in f.message
+    assert 1.2 < f.evidence["disc_start"] < 1.6 and 0.2 < f.evidence["disc_end"] < 0.35 and "(d_loss)" in f.message
+    assert one("TL010", _gan(0.02)).severity.value == "FAIL"
+    assert one("TL010", _gan(2.5)).severity.value == "FAIL"
+
+
 def _grpo_rising_kl(reward_end: float, n: int = 200, seed: int = 11):
     """A GRPO fine-tune (TRL's log: loss, reward, kl): the loss is beta x KL, from 1e-4 to about
     0.03 as the policy leaves its reference; the reward goes 0.1 to ``reward_end``."""
