@@ -55,6 +55,20 @@ def test_tl081_relaunched_crash_is_warn():
     assert f.severity.value == "WARN" and f.evidence["resumed"] and "relaunched" in f.message
 
 
+def test_tl080_a_crash_followed_by_a_relaunch_is_not_how_the_log_ends():
+    """The real shape (112292454/ChatGLM-Efficient-Tuning-main's
+    result_WebQSP_ChatGLMv2_lora_epoch200_1e-4.txt): a launch that failed at start-up with a
+    traceback, then a relaunch into the same file whose loss falls 2.58 to 0.002 and whose log stops
+    short of its plan with no error: a WARN with no completion record, not a crash. A crash at the
+    end after the relaunch still fails."""
+    early = dict(CRASH, signature="python-traceback", line=631, resumed=True)
+    f = one("TL080", make_run(decay(50), meta={"max_steps": 1000}, events=[early]))
+    assert f.severity.value == "WARN" and not f.evidence["crashed"] and "no completion record" in f.message
+    assert "ends in a crash" not in f.message
+    f = one("TL080", make_run(decay(50), meta={"max_steps": 1000}, events=[early, CRASH]))
+    assert f.severity.value == "FAIL" and "ends in a crash: CUDA out of memory" in f.message
+
+
 def test_tl081_the_reader_says_whether_it_looked_for_crashes_not_the_format_name(tmp_path):
     """The console and Coqui readers record that they scanned the text; a format's name alone
     (a run made up as console output without that record) proves no scan."""

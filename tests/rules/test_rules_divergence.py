@@ -164,6 +164,29 @@ def test_tl012_stands_down_on_a_jump_the_loss_keeps_coming_back_to():
     assert f.step == 6 and f.evidence["peak"] == 1.09  # make_run counts steps from 1
 
 
+def _vae_kl_spike(end: float):
+    """The real shape (1644heihei/3D-VAE old_backup/train.txt, a VAE's total loss logged every 30
+    steps): about 150 at the first step, about 13,000 at the second point with the KL term
+    spiking, back under 1,000 by the fifth, then a noisy fall that settles at ``end`` over the
+    last epochs (0.05-0.09 in the log). A synthetic series."""
+    rng = np.random.default_rng(3)
+    n = 570
+    head = np.array([150.0, 13000.0, 7000.0, 2700.0, 800.0, 50.0, 2.0])
+    fall = (end + 0.4 * np.exp(-np.arange(n - len(head)) / 150)) * rng.lognormal(0, 0.3, n - len(head))
+    return make_run(np.r_[head, fall], steps=np.arange(n, dtype=float) * 30)
+
+
+def test_tl012_stands_down_on_a_jump_the_run_learned_far_past():
+    """Settling at 0.07 (about 1/2,000 of the 150 before the spike) the run learned far past it;
+    the same spike with the loss settling at 3 (1/50 of it) is still a blow-up."""
+    why = stood_down("TL012", _vae_kl_spike(0.07))
+    assert "the run learned far past the jump to 1.3e+04" in why and "threshold 1/100" in why
+    assert "its best before the jump (150" in why
+    f = one("TL012", _vae_kl_spike(3.0))
+    assert f.severity.value == "FAIL" and f.step == 30 and f.evidence["best_before"] == 150.0
+    assert f.evidence["peak"] == 13000.0 and f.evidence["recovered"]
+
+
 def test_tl012_leaves_a_lasting_blowup_to_the_trend_rules():
     assert "TL010" in stood_down("TL012", make_run(np.r_[np.full(10, 2.0), np.full(10, 50.0)]))
     loss = decay(200, start=3, end=1, noise=0.02)
@@ -195,6 +218,29 @@ def test_tl010_a_loss_blown_up_by_orders_of_magnitude_is_no_noise():
     loss = [1.2e6, 5.3e12, 2.4e18, 4.3e18, 2.5e18, 4.0e18, 4.2e18, 1.9e18, 3.5e18, 6.3e18, 3.8e18, 2.9e18]
     f = one("TL010", make_run(loss, steps=list(range(5, 65, 5))))
     assert f.severity.value == "FAIL" and f.evidence["best_step"] == 5
+
+
+def _gan(d_end: float, n: int = 420, seed: int = 5):
+    """The real shape (0111yoyo/GAN1202's training_log.csv, a GAN's per-batch losses over 20
+    epochs): the generator's loss near 0.72 for the first two epochs, then up to about 2.5 with
+    single batches far above; the discriminator's from 1.38 (two BCE terms at chance) down to
+    ``d_end``. A synthetic series."""
+    rng = np.random.default_rng(seed)
+    t = np.clip((np.arange(n) - 40) / (n - 40), 0, 1)
+    gen = (0.72 + 1.8 * np.sqrt(t)) * rng.lognormal(0, 0.3, n)
+    disc = (1.38 + (d_end - 1.38) * np.sqrt(t)) * rng.lognormal(0, 0.3, n)
+    return make_run(gen, steps=np.arange(n, dtype=float), d_loss=disc)
+
+
+def test_tl010_a_gan_generator_rising_as_its_discriminator_gains_is_a_warn():
+    """The discriminator's loss falling to 0.27 (a fifth of its start) while the generator's rises is
+    the game's usual course: a WARN with both sides' numbers. A discriminator that won outright
+    (0.02, under 1/20 of its start) or whose loss rose too leaves it a FAIL."""
+    f = one("TL010", _gan(0.27))
+    assert f.severity.value == "WARN" and f.evidence["ratio"] > 2 and "discriminator gained" in f.message
+    assert 1.2 < f.evidence["disc_start"] < 1.6 and 0.2 < f.evidence["disc_end"] < 0.35 and "(d_loss)" in f.message
+    assert one("TL010", _gan(0.02)).severity.value == "FAIL"
+    assert one("TL010", _gan(2.5)).severity.value == "FAIL"
 
 
 def _grpo_rising_kl(reward_end: float, n: int = 200, seed: int = 11):

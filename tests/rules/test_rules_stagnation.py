@@ -377,3 +377,25 @@ def test_a_grpo_loss_whose_reward_rose_is_no_dead_run():
 def test_a_grpo_run_whose_reward_stayed_flat_is_still_judged_on_its_loss():
     f = one("TL031", _grpo(reward_end=0.1))
     assert f.severity.value == "WARN" and f.evidence["start_level"] == 0.0
+
+
+def _actor_critic(return_end: float, n: int = 100, seed: int = 9):
+    """The real shape (jiebanrennei/lunwen's log/run_ACM_20260715_140042.log, an actor-critic graph
+    generator over 100 epochs): the average return climbs from about 320 to ``return_end`` within
+    the first 20 epochs and holds there; the loss (about 2,700 at the start, 20,000 by epoch 19,
+    7,500 at the end) ends near its first tenth's level. A synthetic series."""
+    rng = np.random.default_rng(seed)
+    t = np.minimum(np.arange(n) / 20, 1.0)
+    ret = (320 + (return_end - 320) * t) * rng.lognormal(0, 0.08, n)
+    level = np.interp(np.arange(n), [0, 6, 19, 30, n - 1], [2700, 7800, 20000, 10000, 7500])
+    loss = level * rng.lognormal(0, 0.2, n)
+    return make_run(loss, avg_return=ret)
+
+
+def test_a_loss_beside_a_return_that_rose_is_no_dead_run():
+    """The return rising 320 -> about 5,000 is learning, whatever the loss's level; a return that
+    stayed near 320 leaves the loss judged."""
+    why = stood_down("TL031", _actor_critic(5000.0))
+    assert why.startswith("avg_return, logged beside the loss, rose ") and "the learner improved" in why
+    f = one("TL031", _actor_critic(330.0))
+    assert f.severity.value == "WARN" and "no meaningful improvement" in f.message

@@ -30,7 +30,9 @@ more, whether the run later came back or not. Measured against the highest level
 the per-batch noise of a heavy-tailed loss (one batch at 30x the best, no higher than the first
 batches) does not count, nor does a jump the loss keeps coming back to (a per-sample loss
 that reaches 1/`noise_band` of the peak `repeats` times or more after it: its own spread, for
-the spike rule to report). The trend rules (TL010, TL011, TL020) look at rolling windows and
+the spike rule to report), nor a jump the run then learned far past (the loss's last tenth
+settling at 1/`learned_past` of its best before the jump or lower: a VAE's KL term spiking in
+its first steps, 153 -> 13,386 -> 0.07; the run's end model bears no mark of it). The trend rules (TL010, TL011, TL020) look at rolling windows and
 need 10 to 20 points, so a blow-up in the first steps of a run (a learning rate too high through
 warm-up: 8 -> 805 -> 3.7) or on a short log (10 epochs: 2.29 -> 63,020 -> 1.95) escapes them;
 this rule judges the points themselves, on any number of them (3 or more). A blow-up long
@@ -46,6 +48,7 @@ too-large step.""",
         Threshold("min_points", 3, "finite loss points needed to judge"),
         Threshold("noise_band", 2.0, "a later point at or above peak / this comes back to the jump's height"),
         Threshold("repeats", 3, "later points back at the jump's height that make it the loss's own spread"),
+        Threshold("learned_past", 100.0, "best before the jump / the last tenth's median: learned far past it"),
     ],
 )
 def loss_blowup_brief(ctx: Context) -> Finding | None:
@@ -67,6 +70,7 @@ def loss_blowup_brief(ctx: Context) -> Finding | None:
     back = last < len(v) - 1
     _leave_to_trend_rules(v, back)
     _leave_to_spread(v[last + 1 :], float(v[peak_i]), ctx.t("noise_band"), int(ctx.t("repeats")))
+    _learned_past(v[last + 1 :], ref, float(v[peak_i]), ctx.t("learned_past"))
     evidence: dict[str, Any] = dict(
         start_step=float(steps[first]),
         end_step=float(steps[last]),
@@ -119,4 +123,19 @@ def _leave_to_spread(after: np.ndarray, peak: float, band: float, repeats: int) 
         raise StandDown(
             f"the loss comes back to {fmt(peak / band)} (1/{fmt(band)} of the jump to {fmt(peak)}) at {back} "
             f"of the {len(after)} points after it: its own spread"
+        )
+
+
+def _learned_past(after: np.ndarray, ref: float, peak: float, past: float) -> None:
+    """A jump the run then learned far past did no lasting harm: the median of the last tenth of
+    the points (3 at least) at 1/``past`` of the best before the jump or lower (1644heihei/3D-VAE's
+    VAE log: total loss 153 at the first step, 13,386 at step 30 with the KL term spiking, then
+    down to 0.05-0.09 over the last epochs, about 2,000x below it)."""
+    if len(after) < 3:
+        return
+    tail = float(np.median(after[-max(3, len(after) // 10) :]))
+    if tail * past <= ref:
+        raise StandDown(
+            f"the run learned far past the jump to {fmt(peak)}: its last points settle at {fmt(tail)}, "
+            f"1/{fmt(ref / tail)} of its best before the jump ({fmt(ref)}; threshold 1/{fmt(past)})"
         )

@@ -104,7 +104,9 @@ def stopped_on_purpose(run: Run, meta: RunMeta) -> str | None:
 The run planned max_steps steps (or num_train_epochs epochs), the log stops short of that
 and holds no completion record (for Hugging Face, the final summary entry with
 train_runtime). The job was killed, preempted, ran out of time, or crashed: WARN, and FAIL
-when the log ends in a crash signature (see TL081). A log ending in a KeyboardInterrupt
+when the log ends in a crash signature (see TL081); a crash the log shows was followed by a
+relaunch into the same file (a launch that failed at start-up, then one that trained) is not
+how it ends. A log ending in a KeyboardInterrupt
 traceback was stopped by hand or by a scheduler's SIGINT: a WARN that says so, not a crash. Judgements of the other rules cover
 only the part that ran. A single trainer_state.json is written only when the Trainer saves
 (checkpoint-N/, or a copy of one): without a completion record it ends where that save was
@@ -132,7 +134,8 @@ def run_incomplete(ctx: Context) -> Finding | None:
     slack = max(ctx.t("tolerance") * planned, float(cadence) if cadence is not None else 0.0)
     if reached >= planned - slack:
         return None
-    crashes = crash_events(run)
+    # A crash followed by a relaunch into the same log (TL081's WARN) is not how the log ends.
+    crashes = [e for e in crash_events(run) if not e.get("resumed")]
     cut = not crashes and any(d.kind == "truncated" for d in run.damage)  # died while writing it
     purpose = None if crashes or cut else stopped_on_purpose(run, meta)
     if purpose:

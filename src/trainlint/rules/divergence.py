@@ -10,6 +10,7 @@ from ..verdict import Finding
 from ._evals import share_of_fall
 from .entropy import episode_reward_rise, reward_rise
 from .kept import coarse_of
+from .stagnation import discriminator_beside
 from .stats import (
     blowup_candidates,
     centred_median,
@@ -52,7 +53,12 @@ online RL fine-tune's loss (GRPO and kin: a reward and a KL logged beside it) wh
 NOTE: its loss is the KL penalty, which grows from 0 as the policy leaves its reference. So is an RL
 agent's loss (PPO, A2C: a mean episode reward such as `rollout/ep_rew_mean` logged beside it) whose
 reward rose: the loss holds a value regression onto returns that grow as the policy improves, each
-update on fresh rollouts, so its level is no measure of learning (the reward is). Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
+update on fresh rollouts, so its level is no measure of learning (the reward is). A GAN
+generator's loss (a discriminator's logged beside it) that rose while the discriminator's fell is a
+WARN: the discriminator gained on the generator, the game's usual course (0.72 -> 2.5 while the
+discriminator's went 1.39 -> 0.27), not an optimizer that left its region; it stays a FAIL when the
+discriminator's loss ends under `disc_floor` of its start (it won outright, the generator gets no
+signal) or did not fall. Try: a lower peak learning rate, longer warm-up, gradient clipping, and the
 checkpoint nearest the best step.""",
     thresholds=[
         Threshold("min_rise", 2.0, "end level / best level ratio that counts as diverged"),
@@ -60,6 +66,7 @@ checkpoint nearest the best step.""",
         Threshold("min_stretch", 0.1, "fraction of the run the rise must persist over"),
         Threshold("noise_z", 3.0, "rise under this many standard errors of the loss's own noise: a NOTE"),
         Threshold("immaterial", 0.01, "rise (end - best) under this share of the fall from the first point: a NOTE"),
+        Threshold("disc_floor", 0.05, "a discriminator's end level / its start under which it won outright"),
     ],
 )
 def loss_diverged(ctx: Context) -> Finding | None:
@@ -89,7 +96,7 @@ def loss_diverged(ctx: Context) -> Finding | None:
     lesser = _lesser_rise(ctx, v, evidence)
     if lesser is not None:
         return lesser
-    for softer in (_kl_penalty_rise, _agent_reward_rose, _eval_still_improving):
+    for softer in (_kl_penalty_rise, _agent_reward_rose, _adversarial_rise, _eval_still_improving):
         found = softer(ctx, evidence)
         if found is not None:
             return found
@@ -138,6 +145,34 @@ def _agent_reward_rose(ctx: Context, evidence: dict[str, float]) -> Finding | No
         reward_start=rose[1],
         reward_end=rose[2],
         reward_margin=rose[3],
+        **evidence,
+    )
+
+
+def _adversarial_rise(ctx: Context, evidence: dict[str, float]) -> Finding | None:
+    """A WARN for a GAN generator's loss that rose while the discriminator's loss logged beside it
+    fell without reaching ``disc_floor`` of its start (0111yoyo/GAN1202's training_log.csv: Gen Loss
+    0.72 -> about 2.5, Disc Loss 1.39 -> about 0.27 over 20 epochs): the discriminator gained, as it
+    does, and the generator still gets its signal."""
+    loss = ctx.series("loss").name
+    disc = discriminator_beside(ctx, loss, int(ctx.t("min_points")))
+    if disc is None:
+        return None
+    d = ctx.subject.series[disc].finite().values
+    k = max(3, int(round(len(d) * 0.1)))
+    d0, d1 = float(np.median(d[:k])), float(np.median(d[-k:]))
+    if not 0 < d1 < d0 or d1 < ctx.t("disc_floor") * d0:
+        return None
+    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
+    return ctx.fire(
+        f"the GAN generator's loss ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)}) while the "
+        f"discriminator's ({disc}) fell {fmt(d0)} to {fmt(d1)}: the discriminator gained on the generator, "
+        f"not an optimizer that left its region; a discriminator's loss under {fmt(ctx.t('disc_floor'))} of "
+        "its start would mean it won outright",
+        step=evidence["best_step"],
+        severity="WARN",
+        disc_start=d0,
+        disc_end=d1,
         **evidence,
     )
 

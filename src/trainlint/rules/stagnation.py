@@ -114,7 +114,10 @@ not judged (the reward is the measure there), nor is a loss named as a policy-gr
 (`ploss`, `pg_loss`, `policy_loss`, `loss_pi`) with an actor-critic loop's series beside it (a
 value or critic loss, the entropy, the clip fraction, the KL), whatever its sign. So is an online RL fine-tune's loss (GRPO and kin: a
 reward and a KL logged beside it) whose reward rose beyond noise: the loss is the KL penalty, which
-grows from 0 as the policy leaves its reference. A GAN generator's loss that adds an adversarial term to
+grows from 0 as the policy leaves its reference. So is any loss with a return or a reward logged
+beside it (`avg_return`, `episode_reward`) that rose beyond noise from its first tenth to its last:
+the learner improved, and an RL learner's loss (an actor-critic's, which scales with the returns:
+2,654 -> 23,843 -> 7,437 while the average return rose 320 -> 5,139) measures no learning. A GAN generator's loss that adds an adversarial term to
 a fit term (pix2pix's loss_G = G_GAN + G_L1, a discriminator's loss logged beside it) is not judged
 when the fit term (L1, L2, cycle, identity, perceptual ...) fell beyond noise: the adversarial term rises
 as the discriminator learns, so the sum can hold its level while the generator learns. Usual causes: zero or tiny learning rate, frozen
@@ -141,6 +144,7 @@ def dead_run(ctx: Context) -> Finding | None:
     _eval_still_improving(ctx, None, float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
     _reward_still_rising(ctx)
+    _return_still_rising(ctx)
     around_zero(v, ctx.t("min_sign_share"))
     policy_surrogate(ctx, s.name)
     _generator_fit_improved(ctx, s)
@@ -201,7 +205,7 @@ def _generator_fit_improved(ctx: Context, loss: Series) -> None:
     G_GAN + 100 x G_L1) when the fit term fell beyond noise: the adversarial term rises as the
     discriminator learns (a game, not a descent), so the sum can hold its level while the generator
     learns to reproduce its targets."""
-    disc = _discriminator_beside(ctx, loss.name, 1)
+    disc = discriminator_beside(ctx, loss.name, 1)
     if disc is None:
         return
     for name in _generator_terms(ctx, loss):
@@ -234,6 +238,27 @@ def _reward_still_rising(ctx: Context) -> None:
             f"{fmt(end)} (more than {fmt(need)}): the policy learned, while its loss, the KL penalty, grew "
             "from 0 as the policy left its reference"
         )
+
+
+def _return_still_rising(ctx: Context) -> None:
+    """Stand down where a return or a reward is logged beside the loss (jiebanrennei/lunwen's
+    actor-critic log: avg_return 320 -> about 5,000 over 100 epochs, its loss 2,654 -> 7,437 with
+    the returns' scale) and rose from its first to its last ``window`` beyond noise: the learner
+    improved, whatever its loss's level says."""
+    for name in sorted(ctx.subject.series):
+        if not name_words(name) & {"return", "reward"}:
+            continue
+        f = ctx.subject.series[name].finite()
+        if len(f) < 6:
+            continue
+        k = max(3, int(round(len(f) * ctx.t("window"))))
+        start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
+        need = improvement_margin(f.values, k, 0.0)
+        if end - start > need:
+            raise StandDown(
+                f"{name}, logged beside the loss, rose {fmt(start)} to {fmt(end)} (more than {fmt(need)}): "
+                "the learner improved; an RL learner's loss measures no learning"
+            )
 
 
 def _preference_still_learning(ctx: Context) -> None:
@@ -369,7 +394,7 @@ def plateau(ctx: Context) -> Finding | None:
     _eval_still_improving(ctx, float(steps[mid]), float(steps[0]), float(steps[-1]))
     _preference_still_learning(ctx)
     policy_surrogate(ctx, s.name)
-    disc = _discriminator_beside(ctx, s.name, int(ctx.t("min_discriminator_points")))
+    disc = discriminator_beside(ctx, s.name, int(ctx.t("min_discriminator_points")))
     msg = (
         f"plateau: loss {fmt(mid_level)} at mid-run (step {fstep(steps[mid])}), {fmt(end)} at the end "
         f"(drop {fmt(mid_level - end)}, needs more than {fmt(margin)}) while the LR is still "
@@ -409,7 +434,7 @@ def _lr_still_high(ctx: Context) -> tuple[float, float]:
     return peak, lr_end
 
 
-def _discriminator_beside(ctx: Context, loss: str, min_points: int) -> str | None:
+def discriminator_beside(ctx: Context, loss: str, min_points: int) -> str | None:
     """The first discriminator term (loss_disc, loss_D_A, d_loss) logged beside the loss with
     ``min_points`` finite points (of the loss's split first), when the loss is not a discriminator's
     itself: the loss is then a GAN generator's objective (so-vits-svc's loss_gen_all, Coqui VITS's
