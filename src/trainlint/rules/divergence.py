@@ -115,18 +115,9 @@ def _kl_penalty_rise(ctx: Context, evidence: dict[str, float]) -> Finding | None
     rose = reward_rise(ctx.subject)
     if rose is None:
         return None
-    end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
-    return ctx.fire(
-        f"loss (an online RL fine-tune's KL penalty: {rose[0]} and {rose[1]} logged) ended {fmt(ratio)}x "
-        f"its best ({fmt(end)} vs {fmt(best)}) while {rose[0]} rose {fmt(rose[2])} to {fmt(rose[3])}: the "
-        "policy left its reference as it learned; a KL still growing at the end is worth a look",
-        step=evidence["best_step"],
-        severity="NOTE",
-        reward_start=rose[2],
-        reward_end=rose[3],
-        reward_margin=rose[4],
-        **evidence,
-    )
+    said = f"an online RL fine-tune's KL penalty: {rose[0]} and {rose[1]} logged"
+    why = "the policy left its reference as it learned; a KL still growing at the end is worth a look"
+    return _reward_note(ctx, evidence, said, (rose[0], *rose[2:]), why)
 
 
 def _agent_reward_rose(ctx: Context, evidence: dict[str, float]) -> Finding | None:
@@ -135,11 +126,21 @@ def _agent_reward_rose(ctx: Context, evidence: dict[str, float]) -> Finding | No
     rose = episode_reward_rise(ctx.subject)
     if rose is None:
         return None
+    why = (
+        "the loss holds a value regression onto returns that grow as the policy improves, each update on "
+        "fresh rollouts; the reward says it learned"
+    )
+    return _reward_note(ctx, evidence, f"an RL agent's: {rose[0]} logged", rose, why)
+
+
+def _reward_note(
+    ctx: Context, evidence: dict[str, float], said: str, rose: tuple[str, float, float, float], why: str
+) -> Finding:
+    """The NOTE of a loss that rose while the ``rose`` reward (name, start, end, margin) rose too."""
     end, best, ratio = evidence["end_level"], evidence["best_level"], evidence["ratio"]
     return ctx.fire(
-        f"loss (an RL agent's: {rose[0]} logged) ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)}) "
-        f"while {rose[0]} rose {fmt(rose[1])} to {fmt(rose[2])}: the loss holds a value regression onto "
-        "returns that grow as the policy improves, each update on fresh rollouts; the reward says it learned",
+        f"loss ({said}) ended {fmt(ratio)}x its best ({fmt(end)} vs {fmt(best)}) while {rose[0]} rose "
+        f"{fmt(rose[1])} to {fmt(rose[2])}: {why}",
         step=evidence["best_step"],
         severity="NOTE",
         reward_start=rose[1],
