@@ -210,14 +210,20 @@ def choose(
         ev = out.pop("eval_loss")
         why = "the only loss logged is an eval loss" + (f" ({ev.reason})" if len(ev.names) > 1 else "")
         out["loss"] = Choice("loss", ev.names, f"{why}: judged as the loss", 3)
+    _choose_others(out, names, taken)
+    return out
+
+
+def _choose_others(out: dict[str, Choice], names: list[str], taken: set[str]) -> None:
+    """The learning rate, grad norm and epoch, each by its name, into ``out``: the one in the loss's
+    own table first (a document of several tables, each with an ``lr``)."""
+    loss = out["loss"].names[0] if "loss" in out and len(out["loss"].names) == 1 else None
     for role in OTHER_BASES:
         if role not in out:
-            loss = out["loss"].names[0] if "loss" in out and len(out["loss"].names) == 1 else None
             c = other_choice(role, names, taken, loss)
             if c is not None:
                 out[role] = c
                 taken.update(c.names)
-    return out
 
 
 # A game's outcome tally counts the games lost, not a loss to judge: ``losses`` beside ``wins``, or

@@ -75,7 +75,7 @@ def reward_rise(run: Run, frac: float = 0.1) -> tuple[str, str, float, float, fl
     found = online_rl_series(run)
     if found is None:
         return None
-    rose = _rose(run, found[0], frac)
+    rose = rose_beyond_noise(run, found[0], frac)
     return (*found, *rose) if rose is not None else None
 
 
@@ -89,13 +89,13 @@ def episode_reward_rise(run: Run, frac: float = 0.1) -> tuple[str, float, float,
     its last ``frac`` of points beyond noise (the policy learned), else None."""
     for name in sorted(run.series):
         if _EPISODE_REWARD.search(name.lower()):
-            rose = _rose(run, name, frac)
+            rose = rose_beyond_noise(run, name, frac)
             if rose is not None:
                 return (name, *rose)
     return None
 
 
-def _rose(run: Run, name: str, frac: float) -> tuple[float, float, float] | None:
+def rose_beyond_noise(run: Run, name: str, frac: float) -> tuple[float, float, float] | None:
     """(start, end, margin) of series ``name`` where its last ``frac`` of points stand above its
     first beyond noise (at least 6 points), else None."""
     f = run.series[name].finite()

@@ -8,7 +8,7 @@ from ..model import Series
 from ..registry import Context, StandDown, Threshold, rule
 from ..role_structure import discriminator_part, name_words, parse, words_of
 from ..verdict import Finding
-from .entropy import preference_series, reward_rise
+from .entropy import preference_series, reward_rise, rose_beyond_noise
 from .kept import coarse_of, finite_values, quantiles_kept
 from .stats import fmt, fstep, improvement_margin, median, noise
 
@@ -248,13 +248,9 @@ def _return_still_rising(ctx: Context) -> None:
     for name in sorted(ctx.subject.series):
         if not name_words(name) & {"return", "reward"}:
             continue
-        f = ctx.subject.series[name].finite()
-        if len(f) < 6:
-            continue
-        k = max(3, int(round(len(f) * ctx.t("window"))))
-        start, end = float(median(f.values[:k])), float(median(f.values[-k:]))
-        need = improvement_margin(f.values, k, 0.0)
-        if end - start > need:
+        rose = rose_beyond_noise(ctx.subject, name, ctx.t("window"))
+        if rose is not None:
+            start, end, need = rose
             raise StandDown(
                 f"{name}, logged beside the loss, rose {fmt(start)} to {fmt(end)} (more than {fmt(need)}): "
                 "the learner improved; an RL learner's loss measures no learning"
